@@ -1,0 +1,60 @@
+/**
+ * Command dispatch: each command lives in src/commands/<name>.ts and is loaded on demand, so
+ * `liquidator keygen` does not pay for the daemon's imports.
+ */
+import { LiquidatorError } from "../venue/errors.js";
+import type { Command, CommandIO } from "./command.js";
+
+const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> = {
+  run: { load: async () => (await import("./run.js")).run, help: "run the daemon [--config FILE] [--dry-run]" },
+  simulate: { load: async () => (await import("./simulate.js")).simulate, help: "run the simulated venue alone [--port N] [--seed N]" },
+  "check-config": { load: async () => (await import("./checkConfig.js")).checkConfig, help: "validate and print the effective config [--config FILE]" },
+  keygen: { load: async () => (await import("./keygen.js")).keygen, help: "print a new ed25519 key pair" },
+  epochs: { load: async () => (await import("./epochs.js")).epochs, help: "trading-rewards epochs [--json|--csv]" },
+  campaign: { load: async () => (await import("./campaign.js")).campaign, help: "campaign statistics of one user" },
+  orders: { load: async () => (await import("./orders.js")).orders, help: "admin order listing [--all]" },
+};
+
+/** Exit statuses: 64 usage (sysexits EX_USAGE), 78 config (EX_CONFIG), 1 anything else. */
+function exitStatusFor(err: LiquidatorError): number {
+  if (err.code === "LIQ_CONFIG") return 78;
+  if (err.code === "LIQ_USAGE") return 64;
+  return 1;
+}
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(13)} ${c.help}`);
+  return `usage: liquidator <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nliquidator <command> --help for a command's options\n`;
+}
+
+export async function main(argv: string[], io: CommandIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    io.stdout.write(usage());
+    return name === undefined ? 64 : 0;
+  }
+  const entry = COMMANDS[name];
+  if (entry === undefined) {
+    io.stderr.write(`liquidator: unknown command '${name}'\n${usage()}`);
+    return 64;
+  }
+  try {
+    const command = await entry.load();
+    return await command(rest, io);
+  } catch (err) {
+    if (err instanceof LiquidatorError) {
+      io.stderr.write(`liquidator ${name}: ${err.message}\n`);
+      return exitStatusFor(err);
+    }
+    // node:util parseArgs reports unknown or malformed options this way: a user mistake, not a bug.
+    if (isParseArgsError(err)) {
+      io.stderr.write(`liquidator ${name}: ${err.message}\n`);
+      return 64;
+    }
+    throw err;
+  }
+}
+
+function isParseArgsError(err: unknown): err is Error {
+  return err instanceof TypeError && String((err as { code?: unknown }).code ?? "").startsWith("ERR_PARSE_ARGS");
+}

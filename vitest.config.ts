@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Integration tests start real servers and child processes; a slow, noisy CI machine needs room.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    reporters: ["default", "./test/support/summaryReporter.ts"],
+  },
+});
