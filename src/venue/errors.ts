@@ -12,6 +12,7 @@ export type LiquidatorErrorCode =
   | "LIQ_BAD_RESPONSE" // the venue answered, but not with a valid envelope/payload
   | "LIQ_BAD_KEY" // a secret or public key that cannot be parsed
   | "LIQ_CONFIG" // configuration invalid (exit status 78)
+  | "LIQ_JOURNAL" // the claims journal cannot be written: claiming must stop
   | "LIQ_USAGE"; // a command-line mistake by the user
 
 export class LiquidatorError extends Error {
@@ -121,6 +122,13 @@ export class ConfigError extends LiquidatorError {
   constructor(key: string, problem: string) {
     super("LIQ_CONFIG", `config ${key}: ${problem}`);
     this.key = key;
+  }
+}
+
+/** The journal could not record an intent or outcome; no claim may be sent without its intent. */
+export class JournalError extends LiquidatorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("LIQ_JOURNAL", message, options);
   }
 }
 
