@@ -1,0 +1,322 @@
+/**
+ * The liquidator's Prometheus metrics: every family of INTERFACE.md plus what the alert rules need,
+ * in a fresh prom-client Registry per call (no global default registry, so tests build their own and
+ * two daemons in one process never share counters).
+ *
+ * Label values must come from bounded sets, or Prometheus memory grows without limit:
+ * `symbol` from the venue's symbol list, `code` through `codeLabel` (unknown codes become "other"),
+ * `endpoint` a path template without query, `stream`/`limiter`/`target`/`reason` from the constants
+ * below or the owning module's enum, `epoch` a sliding window of a few epochs (rewardsPoller).
+ *
+ * Sampled values (mark prices and ages, exposure, limiter queues, watchdog ages) are read at scrape
+ * time from a source callback, so the hot path never touches a label map for them.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { LiquidatorError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
+
+/** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+  2.5, 5, 10,
+];
+
+export const STREAMS = ["public", "private"] as const;
+export type StreamName = (typeof STREAMS)[number];
+
+/**
+ * `claims_result_total{result}`: success; rejected = the venue refused for a business reason that
+ * competition or the market explains (gone, racing, price moved, ratio, margin); error = anything
+ * that should not happen (auth, rate limit, bad parameter, 5xx, invalid answer, undelivered);
+ * unknown = the request may have reached the venue but no answer came (outcome unknown).
+ */
+export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown"] as const;
+export type ClaimResult = (typeof CLAIM_RESULTS)[number];
+
+/** Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew. */
+export const PAUSE_REASONS = ["margin", "journal", "clock"] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];
+
+export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
+export type PollTarget = (typeof POLL_TARGETS)[number];
+
+/** `ws_bad_messages_total{reason}`: not JSON, failed validation, or anything else. */
+export const BAD_MESSAGE_REASONS = ["json", "schema", "other"] as const;
+export type BadMessageReason = (typeof BAD_MESSAGE_REASONS)[number];
+
+/** SPEC.md §2.2 numeric fields, as `epoch_info{field}`; times are converted to seconds. */
+export const EPOCH_INFO_FIELDS = [
+  "start_time_seconds",
+  "end_time_seconds",
+  "power_fees_paid_major",
+  "power_fees_paid_alts",
+  "power_staked_major",
+  "power_staked_alts",
+  "max_reward_amount",
+  "k_constant_major",
+  "k_constant_alts",
+] as const;
+/** SPEC.md §2.3 numeric fields, as `epoch_data{field}`; reward_status via REWARD_STATUS_VALUES. */
+export const EPOCH_DATA_FIELDS = ["total_trader_score_major", "total_trader_score_alts", "r_major", "r_alts", "reward_status"] as const;
+
+/**
+ * `epoch_data{field="reward_status"}` as a number (PROTOCOL.md §4 lists the values): 0 future epoch
+ * ("0"), 1 Ongoing, 2 Pending, 3 Confirmed, -1 any value the venue adds later.
+ */
+export const REWARD_STATUS_VALUES: ReadonlyMap<string, number> = new Map([
+  ["0", 0],
+  ["Ongoing", 1],
+  ["Pending", 2],
+  ["Confirmed", 3],
+]);
+
+/** SPEC.md §2.4 field → gauge `liquidator_campaign_<name>{campaign_id}`; `divisor` converts ms to s. */
+export const CAMPAIGN_GAUGES = [
+  { field: "volume", name: "volume", help: "Campaign trading volume of the configured user" },
+  { field: "filled_order_count", name: "filled_orders", help: "Filled orders in the campaign" },
+  { field: "updated_time", name: "updated_timestamp_seconds", help: "When the venue last updated the statistics", divisor: 1000 },
+  { field: "pnl", name: "pnl", help: "Campaign PnL" },
+  { field: "total_deposit_amount", name: "deposit_amount", help: "Total deposits during the campaign" },
+  { field: "total_withdrawal_amount", name: "withdrawal_amount", help: "Total withdrawals during the campaign" },
+  { field: "start_account_value", name: "start_account_value", help: "Account value at campaign start" },
+  { field: "end_account_value", name: "end_account_value", help: "Current account value (end_account_value)" },
+  { field: "new_invited_referee", name: "new_invited_referees", help: "New referees invited" },
+  { field: "new_traded_referee", name: "new_traded_referees", help: "New referees who traded" },
+  { field: "total_staked_native", name: "staked_native", help: "Total staked, native token" },
+  { field: "total_staked_esnative", name: "staked_esnative", help: "Total staked, escrowed native token" },
+] as const;
+export type CampaignField = (typeof CAMPAIGN_GAUGES)[number]["field"];
+
+export interface MarkSample {
+  symbol: string;
+  price: number;
+  ageSeconds: number;
+}
+export interface SymbolValue {
+  symbol: string;
+  value: number;
+}
+export interface LimiterSample {
+  limiter: string;
+  queued: number;
+}
+export interface WatchdogSample {
+  loop: string;
+  ageSeconds: number;
+  limitSeconds: number;
+}
+
+export interface MetricsOptions {
+  version?: string;
+  commit?: string;
+  /** Defaults to process.version. */
+  node?: string;
+  /** Default process metrics (`liquidator_process_*`, `liquidator_nodejs_*`); default true. */
+  defaultMetrics?: boolean;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly liquidationsSeen: Counter;
+  readonly claimsSubmitted: Counter;
+  readonly claimsResult: Counter<"result" | "code">;
+  readonly claimsSkipped: Counter<"reason">;
+  /** Seconds, frame received → claim response. */
+  readonly claimLatency: Histogram;
+  /** Seconds, frame received → request written. */
+  readonly decisionLatency: Histogram;
+  readonly wsConnected: Gauge<"stream">;
+  readonly wsReconnects: Counter<"stream">;
+  readonly wsMessages: Counter<"stream" | "topic">;
+  readonly wsBadMessages: Counter<"stream" | "reason">;
+  readonly markPrice: Gauge<"symbol">;
+  readonly markPriceAge: Gauge<"symbol">;
+  readonly exposureNotional: Gauge<"symbol">;
+  readonly feeEarned: Counter<"symbol">;
+  readonly httpRequests: Counter<"endpoint" | "status">;
+  readonly httpRequestDuration: Histogram<"endpoint">;
+  readonly limiterQueued: Gauge<"limiter">;
+  readonly epochCurrent: Gauge;
+  readonly epochInfo: Gauge<"epoch" | "token" | "field">;
+  readonly epochData: Gauge<"epoch" | "token" | "field">;
+  readonly rewardsReleased: Gauge<"kind">;
+  readonly campaign: Readonly<Record<CampaignField, Gauge<"campaign_id">>>;
+  readonly pollErrors: Counter<"target">;
+  readonly pollLastSuccess: Gauge<"target">;
+  readonly buildInfo: Gauge<"version" | "commit" | "node">;
+  readonly dryRun: Gauge;
+  readonly claimingPaused: Gauge<"reason">;
+  readonly journalErrors: Counter;
+  readonly watchdogAge: Gauge<"loop">;
+  readonly watchdogLimit: Gauge<"loop">;
+  /** Mark price and age per symbol, read at scrape time (replaces what was set by hand). */
+  setMarkSource(source: (() => Iterable<MarkSample>) | undefined): void;
+  setExposureSource(source: (() => Iterable<SymbolValue>) | undefined): void;
+  setLimiterSource(source: (() => Iterable<LimiterSample>) | undefined): void;
+  setWatchdogSource(source: (() => Iterable<WatchdogSample>) | undefined): void;
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const reg = { registers: [registry] };
+  const p = "liquidator_";
+  const sources: {
+    marks?: () => Iterable<MarkSample>;
+    exposure?: () => Iterable<SymbolValue>;
+    limiters?: () => Iterable<LimiterSample>;
+    watchdogs?: () => Iterable<WatchdogSample>;
+  } = {};
+
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name: p + name, help, labelNames, ...reg });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void) =>
+    new Gauge<L>({ name: p + name, help, labelNames, ...reg, ...(collect ? { collect } : {}) });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Histogram<L>({ name: p + name, help, labelNames, buckets: [...LATENCY_BUCKETS_SECONDS], ...reg });
+
+  // One source feeds two gauges (price and age): both are rebuilt from it by each collect.
+  const collectMarks = (): void => {
+    const marks = read(sources.marks);
+    if (marks === undefined) return;
+    markPrice.reset();
+    markPriceAge.reset();
+    for (const m of marks) {
+      if (Number.isFinite(m.price)) markPrice.set({ symbol: m.symbol }, m.price);
+      if (!Number.isNaN(m.ageSeconds)) markPriceAge.set({ symbol: m.symbol }, m.ageSeconds);
+    }
+  };
+  const collectWatchdogs = (): void => {
+    const loops = read(sources.watchdogs);
+    if (loops === undefined) return;
+    watchdogAge.reset();
+    watchdogLimit.reset();
+    for (const w of loops) {
+      watchdogAge.set({ loop: w.loop }, w.ageSeconds);
+      watchdogLimit.set({ loop: w.loop }, w.limitSeconds);
+    }
+  };
+
+  const markPrice = gauge("mark_price", "Latest mark price per symbol (quote currency)", ["symbol"], collectMarks);
+  const markPriceAge = gauge("mark_price_age_seconds", "Age of the latest mark price per symbol", ["symbol"], collectMarks);
+  const watchdogAge = gauge("watchdog_age_seconds", "Time since each loop last reported progress", ["loop"], collectWatchdogs);
+  const watchdogLimit = gauge("watchdog_limit_seconds", "Age after which a loop counts as stalled (/healthz fails)", ["loop"], collectWatchdogs);
+
+  const metrics: Metrics = {
+    registry,
+    liquidationsSeen: counter("liquidations_seen_total", "Liquidations heard on the streams or the REST reconcile (each id once)"),
+    claimsSubmitted: counter("claims_submitted_total", "Claims sent to the venue"),
+    claimsResult: counter("claims_result_total", "Claim outcomes by result (success|rejected|error|unknown) and venue/local code", ["result", "code"]),
+    claimsSkipped: counter("claims_skipped_total", "Liquidations (or claims) not sent, by policy reason", ["reason"]),
+    claimLatency: histogram("claim_latency_seconds", "Frame received to claim response"),
+    decisionLatency: histogram("decision_latency_seconds", "Frame received to claim request written"),
+    wsConnected: gauge("ws_connected", "1 while the stream is authenticated (private) and subscribed, else 0", ["stream"]),
+    wsReconnects: counter("ws_reconnects_total", "Stream reconnect attempts", ["stream"]),
+    wsMessages: counter("ws_messages_total", "Data frames received per stream and topic", ["stream", "topic"]),
+    wsBadMessages: counter("ws_bad_messages_total", "Frames dropped as invalid (json|schema|other)", ["stream", "reason"]),
+    markPrice,
+    markPriceAge,
+    exposureNotional: gauge("exposure_notional", "Absolute notional held + queued + in flight per symbol (quote)", ["symbol"], function () {
+      const exposure = read(sources.exposure);
+      if (exposure === undefined) return;
+      this.reset();
+      for (const e of exposure) this.set({ symbol: e.symbol }, e.value);
+    }),
+    feeEarned: counter("fee_earned_total", "Liquidator fee earned from successful claims (quote)", ["symbol"]),
+    httpRequests: counter("http_requests_total", "REST requests to the venue by path template and HTTP status ('error' = no response)", ["endpoint", "status"]),
+    httpRequestDuration: histogram("http_request_duration_seconds", "REST request duration by path template", ["endpoint"]),
+    limiterQueued: gauge("limiter_queued", "Requests waiting for a rate-limiter permit", ["limiter"], function () {
+      const limiters = read(sources.limiters);
+      if (limiters === undefined) return;
+      this.reset();
+      for (const l of limiters) this.set({ limiter: l.limiter }, l.queued);
+    }),
+    epochCurrent: gauge("epoch_current", "Current trading-rewards epoch (epoch_info current_epoch)"),
+    epochInfo: gauge("epoch_info", "Epoch parameters (SPEC.md 2.2) by epoch and field; times in seconds", ["epoch", "token", "field"]),
+    epochData: gauge("epoch_data", "Epoch scores and rewards (SPEC.md 2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other", ["epoch", "token", "field"]),
+    rewardsReleased: gauge("rewards_released", "Total released trading rewards (epoch_data), kind native|escrow", ["kind"]),
+    campaign: Object.fromEntries(
+      CAMPAIGN_GAUGES.map((c) => [c.field, gauge(`campaign_${c.name}`, c.help, ["campaign_id"])]),
+    ) as Record<CampaignField, Gauge<"campaign_id">>,
+    pollErrors: counter("poll_errors_total", "Failed rewards/campaign polls by target", ["target"]),
+    pollLastSuccess: gauge("poll_last_success_timestamp_seconds", "Time of the last successful poll by target", ["target"]),
+    buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
+    dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
+    claimingPaused: gauge("claiming_paused", "1 while claiming is paused for the reason (margin|journal|clock)", ["reason"]),
+    journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
+    watchdogAge,
+    watchdogLimit,
+    setMarkSource: (s) => void (sources.marks = s),
+    setExposureSource: (s) => void (sources.exposure = s),
+    setLimiterSource: (s) => void (sources.limiters = s),
+    setWatchdogSource: (s) => void (sources.watchdogs = s),
+  };
+
+  metrics.buildInfo.set({ version: options.version ?? "unknown", commit: options.commit ?? "unknown", node: options.node ?? process.version }, 1);
+  metrics.dryRun.set(0);
+  // Series that alerts and panels compare with 0 must exist before the first event.
+  for (const stream of STREAMS) {
+    metrics.wsConnected.set({ stream }, 0);
+    metrics.wsReconnects.inc({ stream }, 0);
+  }
+  for (const reason of PAUSE_REASONS) metrics.claimingPaused.set({ reason }, 0);
+  for (const target of POLL_TARGETS) metrics.pollErrors.inc({ target }, 0);
+  metrics.liquidationsSeen.inc(0);
+  metrics.claimsSubmitted.inc(0);
+  metrics.journalErrors.inc(0);
+
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: p });
+  return metrics;
+}
+
+/**
+ * A source's samples, or undefined when there is no source or it threw: a broken source leaves its
+ * gauges at their last values instead of failing the whole scrape.
+ */
+function read<T>(source: (() => Iterable<T>) | undefined): T[] | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return [...source()];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Bounded `code` label: a venue code of PROTOCOL.md §3 as its decimal text, a local error code
+ * (`LIQ_*`) as is, "none" for no code, "other" for anything else.
+ */
+export function codeLabel(code: number | string | undefined): string {
+  if (code === undefined) return "none";
+  if (typeof code === "number") return VENUE_CODES.has(code) ? String(code) : "other";
+  return LOCAL_CODES.has(code) ? code : "other";
+}
+
+const LOCAL_CODES: ReadonlySet<string> = new Set([
+  "LIQ_VENUE",
+  "LIQ_TRANSPORT",
+  "LIQ_TIMEOUT",
+  "LIQ_ABORTED",
+  "LIQ_BAD_RESPONSE",
+  "LIQ_BAD_KEY",
+  "LIQ_CONFIG",
+  "LIQ_USAGE",
+]);
+
+/** Venue refusals that competition or the market explain (see CLAIM_RESULTS). */
+const REJECTION_KINDS: ReadonlySet<string> = new Set(["liquidation_gone", "claim_in_process", "price_moved", "ratio_too_small", "insufficient_margin"]);
+
+/** `{result, code}` of a claim: `undefined` for success, else the error it failed with. */
+export function claimOutcomeLabels(err: unknown): { result: ClaimResult; code: string } {
+  if (err === undefined) return { result: "success", code: "none" };
+  if (err instanceof VenueError) {
+    return { result: REJECTION_KINDS.has(err.kind) ? "rejected" : "error", code: codeLabel(err.venueCode) };
+  }
+  if (err instanceof TimeoutError) return { result: "unknown", code: err.code };
+  if (err instanceof TransportError) return { result: err.maybeDelivered ? "unknown" : "error", code: err.code };
+  if (err instanceof LiquidatorError) return { result: "error", code: codeLabel(err.code) };
+  return { result: "error", code: "other" };
+}
+
+/** Bounded `status` label of `http_requests_total`: the HTTP status, or "error" when none came. */
+export function httpStatusLabel(status: number | undefined): string {
+  return status !== undefined && Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : "error";
+}

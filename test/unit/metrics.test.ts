@@ -1,0 +1,202 @@
+import { register as globalRegister } from "prom-client";
+import { describe, expect, it } from "vitest";
+import {
+  CAMPAIGN_GAUGES,
+  LATENCY_BUCKETS_SECONDS,
+  claimOutcomeLabels,
+  codeLabel,
+  createMetrics,
+  httpStatusLabel,
+} from "../../src/observe/metrics.js";
+import { AbortedError, BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
+
+/** `# TYPE` lines of a scrape: family name → type. */
+function types(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) out.set(m[1] ?? "", m[2] ?? "");
+  return out;
+}
+
+/** Value of the sample with exactly this name and label text (`{a="b"}` or ""). */
+function sample(text: string, name: string, labels = ""): number | undefined {
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}${labels} `)) return Number(line.slice(name.length + labels.length + 1));
+  }
+  return undefined;
+}
+
+const venueError = (code: number): VenueError => new VenueError({ venueCode: code, status: VENUE_CODES.get(code)?.status ?? 400, venueMessage: "x", endpoint: "/v1/liquidation" });
+
+describe("createMetrics", () => {
+  it("registers every family of INTERFACE.md with its Prometheus type", async () => {
+    const t = types(await createMetrics({ defaultMetrics: false }).registry.metrics());
+    const required: [string, string][] = [
+      ["liquidator_liquidations_seen_total", "counter"],
+      ["liquidator_claims_submitted_total", "counter"],
+      ["liquidator_claims_result_total", "counter"],
+      ["liquidator_claims_skipped_total", "counter"],
+      ["liquidator_claim_latency_seconds", "histogram"],
+      ["liquidator_decision_latency_seconds", "histogram"],
+      ["liquidator_ws_connected", "gauge"],
+      ["liquidator_ws_reconnects_total", "counter"],
+      ["liquidator_ws_messages_total", "counter"],
+      ["liquidator_ws_bad_messages_total", "counter"],
+      ["liquidator_mark_price", "gauge"],
+      ["liquidator_mark_price_age_seconds", "gauge"],
+      ["liquidator_exposure_notional", "gauge"],
+      ["liquidator_fee_earned_total", "counter"],
+      ["liquidator_http_requests_total", "counter"],
+      ["liquidator_http_request_duration_seconds", "histogram"],
+      ["liquidator_limiter_queued", "gauge"],
+      ["liquidator_epoch_current", "gauge"],
+      ["liquidator_epoch_info", "gauge"],
+      ["liquidator_epoch_data", "gauge"],
+      ["liquidator_build_info", "gauge"],
+      ["liquidator_dry_run", "gauge"],
+      ["liquidator_claiming_paused", "gauge"],
+      ["liquidator_journal_errors_total", "counter"],
+      ["liquidator_poll_errors_total", "counter"],
+      ["liquidator_watchdog_age_seconds", "gauge"],
+      ...CAMPAIGN_GAUGES.map((c): [string, string] => [`liquidator_campaign_${c.name}`, "gauge"]),
+    ];
+    for (const [name, type] of required) expect(t.get(name), name).toBe(type);
+    // Naming conventions: one prefix, `_total` exactly on counters.
+    for (const [name, type] of t) {
+      expect(name.startsWith("liquidator_"), name).toBe(true);
+      expect(name.endsWith("_total"), name).toBe(type === "counter");
+    }
+  });
+
+  it("uses the documented label names", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    m.claimsResult.inc({ result: "rejected", code: "-1202" });
+    m.claimsSkipped.inc({ reason: "min_fee" });
+    m.wsMessages.inc({ stream: "public", topic: "markprices" });
+    m.wsBadMessages.inc({ stream: "private", reason: "schema" });
+    m.feeEarned.inc({ symbol: "PERP_ETH_USDC" }, 2.5);
+    m.httpRequests.inc({ endpoint: "/v1/public/futures", status: "429" });
+    m.httpRequestDuration.observe({ endpoint: "/v1/public/futures" }, 0.02);
+    const text = await m.registry.metrics();
+    expect(sample(text, "liquidator_claims_result_total", '{result="rejected",code="-1202"}')).toBe(1);
+    expect(sample(text, "liquidator_claims_skipped_total", '{reason="min_fee"}')).toBe(1);
+    expect(sample(text, "liquidator_ws_messages_total", '{stream="public",topic="markprices"}')).toBe(1);
+    expect(sample(text, "liquidator_ws_bad_messages_total", '{stream="private",reason="schema"}')).toBe(1);
+    expect(sample(text, "liquidator_fee_earned_total", '{symbol="PERP_ETH_USDC"}')).toBe(2.5);
+    expect(sample(text, "liquidator_http_requests_total", '{endpoint="/v1/public/futures",status="429"}')).toBe(1);
+    expect(sample(text, "liquidator_http_request_duration_seconds_count", '{endpoint="/v1/public/futures"}')).toBe(1);
+  });
+
+  it("latency histograms resolve from ~10 µs to 10 s", async () => {
+    expect(LATENCY_BUCKETS_SECONDS[0]).toBeLessThanOrEqual(0.00001);
+    expect(LATENCY_BUCKETS_SECONDS.at(-1)).toBeGreaterThanOrEqual(10);
+    const m = createMetrics({ defaultMetrics: false });
+    m.decisionLatency.observe(0.00002); // 20 µs
+    m.claimLatency.observe(3);
+    const text = await m.registry.metrics();
+    expect(sample(text, "liquidator_decision_latency_seconds_bucket", '{le="0.00001"}')).toBe(0);
+    expect(sample(text, "liquidator_decision_latency_seconds_bucket", '{le="0.000025"}')).toBe(1);
+    expect(sample(text, "liquidator_claim_latency_seconds_bucket", '{le="2.5"}')).toBe(0);
+    expect(sample(text, "liquidator_claim_latency_seconds_bucket", '{le="5"}')).toBe(1);
+  });
+
+  it("gives each call its own registry and leaves the global one alone", async () => {
+    const a = createMetrics({ defaultMetrics: false });
+    const b = createMetrics({ defaultMetrics: false });
+    a.liquidationsSeen.inc(3);
+    expect(sample(await a.registry.metrics(), "liquidator_liquidations_seen_total")).toBe(3);
+    expect(sample(await b.registry.metrics(), "liquidator_liquidations_seen_total")).toBe(0);
+    expect(await globalRegister.metrics()).not.toContain("liquidator_");
+  });
+
+  it("exports build_info, default process metrics with the prefix, and zero series alerts compare with", async () => {
+    const text = await createMetrics({ version: "1.2.3", commit: "abc1234" }).registry.metrics();
+    expect(sample(text, "liquidator_build_info", `{version="1.2.3",commit="abc1234",node="${process.version}"}`)).toBe(1);
+    expect(text).toMatch(/^liquidator_process_cpu_seconds_total /m);
+    expect(text).toMatch(/^liquidator_nodejs_eventloop_lag_seconds /m);
+    expect(sample(text, "liquidator_ws_connected", '{stream="public"}')).toBe(0);
+    expect(sample(text, "liquidator_ws_connected", '{stream="private"}')).toBe(0);
+    expect(sample(text, "liquidator_claiming_paused", '{reason="margin"}')).toBe(0);
+    expect(sample(text, "liquidator_dry_run")).toBe(0);
+    expect(sample(text, "liquidator_poll_errors_total", '{target="campaign"}')).toBe(0);
+    const bare = await createMetrics({ defaultMetrics: false }).registry.metrics();
+    expect(bare).not.toContain("liquidator_process_cpu_seconds_total");
+  });
+
+  it("reads sampled gauges from their sources at scrape time", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    let marks = [
+      { symbol: "PERP_BTC_USDC", price: 100_000, ageSeconds: 0.25 },
+      { symbol: "PERP_ETH_USDC", price: 3000, ageSeconds: 4 },
+    ];
+    let queued = 2;
+    m.setMarkSource(() => marks);
+    m.setExposureSource(() => [{ symbol: "PERP_BTC_USDC", value: 1234 }]);
+    m.setLimiterSource(() => [{ limiter: "claims", queued }]);
+    m.setWatchdogSource(() => [{ loop: "claimer", ageSeconds: 1.5, limitSeconds: 30 }]);
+    let text = await m.registry.metrics();
+    expect(sample(text, "liquidator_mark_price", '{symbol="PERP_BTC_USDC"}')).toBe(100_000);
+    expect(sample(text, "liquidator_mark_price_age_seconds", '{symbol="PERP_ETH_USDC"}')).toBe(4);
+    expect(sample(text, "liquidator_exposure_notional", '{symbol="PERP_BTC_USDC"}')).toBe(1234);
+    expect(sample(text, "liquidator_limiter_queued", '{limiter="claims"}')).toBe(2);
+    expect(sample(text, "liquidator_watchdog_age_seconds", '{loop="claimer"}')).toBe(1.5);
+    expect(sample(text, "liquidator_watchdog_limit_seconds", '{loop="claimer"}')).toBe(30);
+
+    marks = [{ symbol: "PERP_BTC_USDC", price: 99_000, ageSeconds: 7 }];
+    queued = 0;
+    text = await m.registry.metrics();
+    expect(sample(text, "liquidator_mark_price", '{symbol="PERP_BTC_USDC"}')).toBe(99_000);
+    expect(sample(text, "liquidator_mark_price_age_seconds", '{symbol="PERP_BTC_USDC"}')).toBe(7);
+    // A symbol the source no longer reports disappears instead of freezing at its last value.
+    expect(sample(text, "liquidator_mark_price_age_seconds", '{symbol="PERP_ETH_USDC"}')).toBeUndefined();
+    expect(sample(text, "liquidator_limiter_queued", '{limiter="claims"}')).toBe(0);
+
+    // A throwing source does not fail the scrape; its gauges keep their last values.
+    m.setLimiterSource(() => {
+      throw new Error("limiter gone");
+    });
+    text = await m.registry.metrics();
+    expect(sample(text, "liquidator_limiter_queued", '{limiter="claims"}')).toBe(0);
+    expect(sample(text, "liquidator_mark_price", '{symbol="PERP_BTC_USDC"}')).toBe(99_000);
+
+    // Without a source the gauges are set by hand and keep their values.
+    m.setExposureSource(undefined);
+    m.exposureNotional.set({ symbol: "PERP_SOL_USDC" }, 5);
+    expect(sample(await m.registry.metrics(), "liquidator_exposure_notional", '{symbol="PERP_SOL_USDC"}')).toBe(5);
+  });
+});
+
+describe("bounded label helpers", () => {
+  it("codeLabel keeps registry codes and folds the rest into 'other'", () => {
+    for (const code of VENUE_CODES.keys()) expect(codeLabel(code)).toBe(String(code));
+    expect(codeLabel(-9999)).toBe("other");
+    expect(codeLabel(200)).toBe("other");
+    expect(codeLabel(undefined)).toBe("none");
+    expect(codeLabel("LIQ_TIMEOUT")).toBe("LIQ_TIMEOUT");
+    expect(codeLabel("anything the venue made up")).toBe("other");
+  });
+
+  it("claimOutcomeLabels separates rejections, errors and unknown outcomes", () => {
+    expect(claimOutcomeLabels(undefined)).toEqual({ result: "success", code: "none" });
+    expect(claimOutcomeLabels(venueError(-1202))).toEqual({ result: "rejected", code: "-1202" });
+    expect(claimOutcomeLabels(venueError(-1012))).toEqual({ result: "rejected", code: "-1012" });
+    expect(claimOutcomeLabels(venueError(-1203))).toEqual({ result: "rejected", code: "-1203" });
+    expect(claimOutcomeLabels(venueError(-1101))).toEqual({ result: "rejected", code: "-1101" });
+    expect(claimOutcomeLabels(venueError(-1003))).toEqual({ result: "error", code: "-1003" });
+    expect(claimOutcomeLabels(venueError(-1002))).toEqual({ result: "error", code: "-1002" });
+    expect(claimOutcomeLabels(venueError(-4242))).toEqual({ result: "error", code: "other" });
+    expect(claimOutcomeLabels(new TransportError("reset", true))).toEqual({ result: "unknown", code: "LIQ_TRANSPORT" });
+    expect(claimOutcomeLabels(new TransportError("refused", false))).toEqual({ result: "error", code: "LIQ_TRANSPORT" });
+    expect(claimOutcomeLabels(new TimeoutError("slow"))).toEqual({ result: "unknown", code: "LIQ_TIMEOUT" });
+    expect(claimOutcomeLabels(new BadResponseError("/v1/liquidation", "bad"))).toEqual({ result: "error", code: "LIQ_BAD_RESPONSE" });
+    expect(claimOutcomeLabels(new AbortedError())).toEqual({ result: "error", code: "LIQ_ABORTED" });
+    expect(claimOutcomeLabels(new Error("boom"))).toEqual({ result: "error", code: "other" });
+  });
+
+  it("httpStatusLabel is an HTTP status or 'error'", () => {
+    expect(httpStatusLabel(200)).toBe("200");
+    expect(httpStatusLabel(429)).toBe("429");
+    expect(httpStatusLabel(undefined)).toBe("error");
+    expect(httpStatusLabel(0)).toBe("error");
+    expect(httpStatusLabel(1000)).toBe("error");
+  });
+});
