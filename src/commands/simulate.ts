@@ -1,0 +1,76 @@
+/**
+ * `liquidator simulate [--port N] [--seed N] [--host H] [--quiet]`: the simulated venue alone
+ * (INTERFACE.md). The first stdout line is one JSON object telling clients where it is and which
+ * key to use; logs go to stderr; SIGINT/SIGTERM close it cleanly.
+ */
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { UsageError } from "../venue/errors.js";
+import { QUIET_SCENARIO } from "../sim/scenario.js";
+import { startSimulator } from "../sim/startSimulator.js";
+import type { Command } from "./command.js";
+
+const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--quiet]
+  runs the simulated venue (REST + both streams) on one port until SIGINT/SIGTERM.
+  The first stdout line is a JSON object: base_url, ws_url, ws_private_url, account_id, secret,
+  order_users. Logs go to stderr (level from LIQUIDATOR_LOG_LEVEL, default info).
+  --port N           TCP port (default 0: a free one)
+  --seed N           seed of the market and order history (default random)
+  --host H           listen address (default 127.0.0.1)
+  --header-prefix P  auth header prefix (default service)
+  --quiet            no scripted market: marks pushed but still, no liquidations unless made
+`;
+
+function intOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${name} must be an integer in [${min}, ${max}]`);
+  }
+  return Number(value);
+}
+
+export const simulate: Command = async (args, io) => {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: "string" },
+      seed: { type: "string" },
+      host: { type: "string" },
+      "header-prefix": { type: "string" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const port = intOption("port", values.port, 0, 65535);
+  const seed = intOption("seed", values.seed, 0, 2 ** 32 - 1);
+  const logger = pino({ level: io.env.LIQUIDATOR_LOG_LEVEL ?? "info", base: { component: "sim" } }, io.stderr);
+  const options: Parameters<typeof startSimulator>[0] = { logger };
+  if (port !== undefined) options.port = port;
+  if (seed !== undefined) options.seed = seed;
+  if (values.host !== undefined) options.host = values.host;
+  if (values["header-prefix"] !== undefined) options.headerPrefix = values["header-prefix"];
+  if (values.quiet) options.scenario = QUIET_SCENARIO;
+
+  const sim = await startSimulator(options);
+  // The one line other tools read; the secret belongs to a throwaway simulator key.
+  io.stdout.write(
+    `${JSON.stringify({
+      base_url: sim.baseUrl,
+      ws_url: sim.wsUrl,
+      ws_private_url: sim.wsPrivateUrl,
+      account_id: sim.accountId,
+      secret: sim.secret,
+      order_users: sim.orderUsers,
+    })}\n`,
+  );
+  if (!io.signal.aborted) {
+    await new Promise<void>((resolve) => io.signal.addEventListener("abort", () => resolve(), { once: true }));
+  }
+  logger.info("simulated venue stopping");
+  await sim.close();
+  return 0;
+};

@@ -1,0 +1,92 @@
+/**
+ * Accounts of the simulated venue: registered keys (signed REST and private stream auth), admin
+ * rights (GET /v1/admin/orders), collateral and positions (the -1101 margin rule of simrules).
+ */
+import { parsePublicKey, formatPublicKey } from "../venue/signer.js";
+import type { HeldPosition } from "./claimRules.js";
+
+export interface SimAccount {
+  accountId: string;
+  address: string;
+  admin: boolean;
+  collateral: number;
+  readonly keys: Set<string>;
+  readonly positions: Map<string, HeldPosition>;
+}
+
+export interface AddAccountOptions {
+  accountId: string;
+  address?: string;
+  admin?: boolean;
+  collateral?: number;
+}
+
+/** Keys are compared in their canonical `ed25519:` + base58 form, whatever form they were given in. */
+function canonicalKey(publicKey: string): string | undefined {
+  try {
+    return formatPublicKey(parsePublicKey(publicKey));
+  } catch {
+    return undefined;
+  }
+}
+
+export class Accounts {
+  readonly #byId = new Map<string, SimAccount>();
+  readonly #byAddress = new Map<string, SimAccount>();
+
+  add(options: AddAccountOptions): SimAccount {
+    if (options.accountId === "") throw new RangeError("accountId must not be empty");
+    if (this.#byId.has(options.accountId)) throw new RangeError(`account ${options.accountId} already exists`);
+    const collateral = options.collateral ?? 0;
+    if (!(Number.isFinite(collateral) && collateral >= 0)) throw new RangeError("collateral must be a non-negative number");
+    const account: SimAccount = {
+      accountId: options.accountId,
+      address: (options.address ?? "").toLowerCase(),
+      admin: options.admin ?? false,
+      collateral,
+      keys: new Set(),
+      positions: new Map(),
+    };
+    this.#byId.set(account.accountId, account);
+    if (account.address !== "") this.#byAddress.set(account.address, account);
+    return account;
+  }
+
+  get(accountId: string): SimAccount | undefined {
+    return this.#byId.get(accountId);
+  }
+
+  /** Addresses are hex: matched case-insensitively, as wallets print them in mixed case. */
+  byAddress(address: string): SimAccount | undefined {
+    return this.#byAddress.get(address.toLowerCase());
+  }
+
+  registerKey(accountId: string, publicKey: string): void {
+    const account = this.#byId.get(accountId);
+    if (account === undefined) throw new RangeError(`unknown account ${accountId}`);
+    const key = canonicalKey(publicKey);
+    if (key === undefined) throw new RangeError("public key must be ed25519:<base58 of 32 bytes>");
+    account.keys.add(key);
+  }
+
+  revokeKey(accountId: string, publicKey: string): void {
+    const key = canonicalKey(publicKey);
+    if (key !== undefined) this.#byId.get(accountId)?.keys.delete(key);
+  }
+
+  isKeyAuthorized(accountId: string, publicKey: string): boolean {
+    const key = canonicalKey(publicKey);
+    return key !== undefined && (this.#byId.get(accountId)?.keys.has(key) ?? false);
+  }
+
+  setCollateral(accountId: string, amount: number): void {
+    const account = this.#byId.get(accountId);
+    if (account === undefined) throw new RangeError(`unknown account ${accountId}`);
+    if (!(Number.isFinite(amount) && amount >= 0)) throw new RangeError("collateral must be a non-negative number");
+    account.collateral = amount;
+  }
+
+  all(): SimAccount[] {
+    return [...this.#byId.values()];
+  }
+}

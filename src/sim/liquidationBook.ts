@@ -1,0 +1,91 @@
+/**
+ * Liquidations open for claims: their remaining quantities and their deadline. A liquidation leaves
+ * the book when every symbol is fully claimed, when its TTL passes (the insurance fund takes it,
+ * simrules) or when removed by hand; after that every claim on its id gets -1202.
+ */
+export interface OpenPosition {
+  symbol: string;
+  /** Remaining signed quantity a claimant would take over (simrules). */
+  positionQty: number;
+  liquidatorFee: number;
+}
+
+export interface OpenLiquidation {
+  liquidationId: number;
+  /** When the venue opened it, ms. */
+  timestamp: number;
+  type: string;
+  positions: OpenPosition[];
+  expiresAt: number;
+}
+
+export type RemovalReason = "claimed" | "expired" | "removed";
+
+export class LiquidationBook {
+  readonly #open = new Map<number, OpenLiquidation>();
+  readonly #closed = new Map<number, RemovalReason>();
+  #nextId: number;
+
+  constructor(firstId = 1) {
+    this.#nextId = firstId;
+  }
+
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  add(liq: OpenLiquidation): void {
+    if (this.#open.has(liq.liquidationId) || this.#closed.has(liq.liquidationId)) {
+      throw new RangeError(`liquidation id ${liq.liquidationId} already used`);
+    }
+    if (liq.liquidationId >= this.#nextId) this.#nextId = liq.liquidationId + 1;
+    this.#open.set(liq.liquidationId, liq);
+  }
+
+  /** The open liquidation, or undefined when unknown, claimed, expired or removed. */
+  get(id: number): OpenLiquidation | undefined {
+    return this.#open.get(id);
+  }
+
+  /** Why a known id is no longer open; undefined for open or never-seen ids. */
+  closedReason(id: number): RemovalReason | undefined {
+    return this.#closed.get(id);
+  }
+
+  /** Replace remaining quantities; a liquidation whose every quantity is 0 is closed as claimed. */
+  updateRemaining(id: number, remaining: ReadonlyMap<string, number>): "open" | "closed" {
+    const liq = this.#open.get(id);
+    if (liq === undefined) return "closed";
+    for (const p of liq.positions) {
+      const r = remaining.get(p.symbol);
+      if (r !== undefined) p.positionQty = r;
+    }
+    if (liq.positions.every((p) => p.positionQty === 0)) {
+      this.remove(id, "claimed");
+      return "closed";
+    }
+    return "open";
+  }
+
+  remove(id: number, reason: RemovalReason): boolean {
+    if (!this.#open.delete(id)) return false;
+    this.#closed.set(id, reason);
+    return true;
+  }
+
+  /** Ids whose TTL has passed at `now` (not yet removed). */
+  expiredAt(now: number): number[] {
+    const out: number[] = [];
+    for (const liq of this.#open.values()) if (liq.expiresAt <= now) out.push(liq.liquidationId);
+    return out;
+  }
+
+  /** Open liquidations in id order. */
+  list(): OpenLiquidation[] {
+    return [...this.#open.values()];
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The simulated venue's REST API over node:http: routing, envelopes and error bodies with the HTTP
+ * status of PROTOCOL.md §3, sliding-window rate limits (PROTOCOL.md §4), signature checks on the
+ * signed endpoints, and the REST faults. State and rules live in VenueCore and venueReads.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "pino";
+import { SlidingWindowLimiter } from "./rateLimiter.js";
+import { RestFaults, type FaultAction } from "./restFaults.js";
+import { checkSignedRequest, type Signatory } from "./signatureCheck.js";
+import type { VenueCore } from "./venueCore.js";
+import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams } from "./venueReads.js";
+import { ok, VenueRefusal, type Checked } from "./venueRefusal.js";
+
+/** PROTOCOL.md §4 limits, per second. */
+export interface RateLimits {
+  publicPerIp: number;
+  claimsPerAccount: number;
+  adminOrdersPerAccount: number;
+  windowMs: number;
+}
+
+export const VENUE_RATE_LIMITS: RateLimits = { publicPerIp: 10, claimsPerAccount: 5, adminOrdersPerAccount: 10, windowMs: 1000 };
+
+export interface RestServerOptions {
+  core: VenueCore;
+  /** Auth header prefix (PROTOCOL.md §2: configurable; default `service`). */
+  headerPrefix?: string;
+  /** false disables every limit (benchmarks that measure something else). */
+  rateLimits?: Partial<RateLimits> | false;
+  faults?: RestFaults;
+  logger?: Logger;
+  /** Largest request body accepted, bytes. */
+  maxBodyBytes?: number;
+}
+
+type Handler = (ctx: RequestContext) => Promise<Checked<unknown>> | Checked<unknown>;
+
+interface Route {
+  method: "GET" | "POST";
+  limit: "public" | "claims" | "admin";
+  signed: boolean;
+  handler: Handler;
+}
+
+interface RequestContext {
+  search: URLSearchParams;
+  body: Buffer;
+  receivedAt: number;
+  signatory: Signatory | undefined;
+  contentType: string | undefined;
+}
+
+const HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>";
+
+export class RestServer {
+  readonly faults: RestFaults;
+  readonly #core: VenueCore;
+  readonly #prefix: string;
+  readonly #logger: Logger | undefined;
+  readonly #maxBody: number;
+  readonly #limiters: Record<Route["limit"], SlidingWindowLimiter> | undefined;
+  readonly #routes: Map<string, Route>;
+  readonly #closing = new AbortController();
+
+  constructor(options: RestServerOptions) {
+    this.#core = options.core;
+    this.#prefix = (options.headerPrefix ?? "service").toLowerCase();
+    if (!/^[a-z0-9-]+$/.test(this.#prefix)) throw new RangeError("headerPrefix must be letters, digits and dashes");
+    this.#logger = options.logger;
+    this.#maxBody = options.maxBodyBytes ?? 64 * 1024;
+    this.faults = options.faults ?? new RestFaults(options.core.now);
+    if (options.rateLimits === false) {
+      this.#limiters = undefined;
+    } else {
+      const l = { ...VENUE_RATE_LIMITS, ...options.rateLimits };
+      const now = options.core.now;
+      this.#limiters = {
+        public: new SlidingWindowLimiter({ limit: l.publicPerIp, windowMs: l.windowMs, now }),
+        claims: new SlidingWindowLimiter({ limit: l.claimsPerAccount, windowMs: l.windowMs, now }),
+        admin: new SlidingWindowLimiter({ limit: l.adminOrdersPerAccount, windowMs: l.windowMs, now }),
+      };
+    }
+    const core = this.#core;
+    const pub = (handler: Handler): Route => ({ method: "GET", limit: "public", signed: false, handler });
+    this.#routes = new Map<string, Route>([
+      ["/v1/public/trading_rewards/epoch_info", pub(({ search }) => withData(noParams(search), () => core.rewards.epochInfo()))],
+      ["/v1/public/trading_rewards/epoch_data", pub(({ search }) => withData(noParams(search), () => core.rewards.epochData()))],
+      ["/v1/public/campaign/user", pub(({ search }) => campaignUserData(core, search))],
+      ["/v1/public/liquidation", pub(({ search }) => liquidationList(core, search))],
+      ["/v1/public/futures", pub(({ search }) => withData(noParams(search), () => futuresData(core)))],
+      ["/v1/public/info", pub(({ search }) => withData(noParams(search), () => infoData(core)))],
+      ["/v1/admin/orders", { method: "GET", limit: "admin", signed: true, handler: (ctx) => this.#adminOrders(ctx) }],
+      ["/v1/liquidation", { method: "POST", limit: "claims", signed: true, handler: (ctx) => this.#claim(ctx) }],
+    ]);
+  }
+
+  /** The node:http request listener. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.#serve(req, res).catch((err: unknown) => {
+      this.#logger?.error({ err }, "sim rest handler failed");
+      this.#send(res, new VenueRefusal(-1000).status, new VenueRefusal(-1000).body());
+    });
+  };
+
+  /** Abort the faults' pending delays (their sockets are destroyed). */
+  close(): void {
+    this.#closing.abort();
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.url ?? "/";
+    const q = target.indexOf("?");
+    const path = q === -1 ? target : target.slice(0, q);
+    const search = new URLSearchParams(q === -1 ? "" : target.slice(q + 1));
+    const method = req.method ?? "GET";
+    const body = await this.#readBody(req);
+    const receivedAt = this.#core.now();
+    const started = performance.now();
+    if (body === undefined) return this.#refuse(res, new VenueRefusal(-1005, `body larger than ${this.#maxBody} bytes`), path, started);
+
+    const route = this.#routes.get(path);
+    if (route === undefined) return this.#send(res, 404, { success: false, code: -1000, message: `no such endpoint ${path}` });
+    if (route.method !== method) return this.#send(res, 405, { success: false, code: -1000, message: `${method} is not allowed on ${path}` });
+    const isClaim = path === "/v1/liquidation";
+
+    const plan = this.faults.plan(method, path);
+    if (plan.delayBeforeMs > 0 && !(await this.#wait(plan.delayBeforeMs))) return void res.destroy();
+    if (plan.failure !== undefined) {
+      if (isClaim) this.#core.logRejectedClaim(undefined, receivedAt, failureCode(plan.failure), "fault injected", peekLiquidationId(body));
+      return this.#fail(res, plan.failure);
+    }
+
+    let signatory: Signatory | undefined;
+    if (route.signed) {
+      const auth = await checkSignedRequest(
+        { headers: req.headers, method, pathWithQuery: target, body },
+        { headerPrefix: this.#prefix, now: this.#core.now, isKeyAuthorized: (a, k) => this.#core.accounts.isKeyAuthorized(a, k) },
+      );
+      if (!auth.ok) {
+        if (isClaim) this.#core.logRejectedClaim(undefined, receivedAt, auth.refusal.code, auth.refusal.message, peekLiquidationId(body));
+        return this.#refuse(res, auth.refusal, path, started);
+      }
+      signatory = auth.value;
+    }
+    // Public limits count per IP address, signed ones per account (PROTOCOL.md §4).
+    const limitKey = signatory === undefined ? `${path}|${req.socket.remoteAddress ?? "?"}` : signatory.accountId;
+    const limiter = this.#limiters?.[route.limit];
+    if (limiter !== undefined && !limiter.tryAcquire(limitKey)) {
+      const refusal = new VenueRefusal(-1003, `at most ${limiter.limit} requests per ${limiter.windowMs} ms`);
+      if (isClaim) this.#core.logRejectedClaim(signatory?.accountId, receivedAt, refusal.code, refusal.message, peekLiquidationId(body));
+      return this.#refuse(res, refusal, path, started);
+    }
+
+    const result = await route.handler({ search, body, receivedAt, signatory, contentType: header(req, "content-type") });
+    if (plan.delayAfterMs > 0 && !(await this.#wait(plan.delayAfterMs))) return void res.destroy();
+    if (plan.resetAfter) return void res.destroy();
+    if (!result.ok) return this.#refuse(res, result.refusal, path, started);
+    this.#logger?.debug({ path, ms: performance.now() - started }, "sim rest ok");
+    this.#send(res, 200, { success: true, data: result.value, timestamp: this.#core.now() });
+  }
+
+  #adminOrders(ctx: RequestContext): Checked<unknown> {
+    const account = ctx.signatory === undefined ? undefined : this.#core.accounts.get(ctx.signatory.accountId);
+    if (account === undefined || !account.admin) return { ok: false, refusal: new VenueRefusal(-1002, "account is not an admin") };
+    return adminOrdersData(this.#core, ctx.search);
+  }
+
+  async #claim(ctx: RequestContext): Promise<Checked<unknown>> {
+    const accountId = (ctx.signatory as Signatory).accountId;
+    const reject = (refusal: VenueRefusal): Checked<unknown> => {
+      this.#core.logRejectedClaim(accountId, ctx.receivedAt, refusal.code, refusal.message, peekLiquidationId(ctx.body));
+      return { ok: false, refusal };
+    };
+    if (ctx.search.size > 0) return reject(new VenueRefusal(-1004, [...ctx.search.keys()][0]));
+    if (!/^application\/json\b/i.test(ctx.contentType ?? "")) return reject(new VenueRefusal(-1005, "Content-Type must be application/json"));
+    let body: unknown;
+    try {
+      body = JSON.parse(ctx.body.toString("utf8"));
+    } catch {
+      return reject(new VenueRefusal(-1005, "body is not valid JSON"));
+    }
+    const result = await this.#core.submitClaim(accountId, body, ctx.receivedAt, "rest");
+    if (result.ok) {
+      this.#logger?.info({ liquidationId: result.value.liquidation_id, accountId }, "sim claim accepted");
+    } else {
+      this.#logger?.info({ code: result.refusal.code, accountId }, "sim claim refused");
+    }
+    return result;
+  }
+
+  async #readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > this.#maxBody) tooBig = true; // keep reading so the answer can still be sent
+      else chunks.push(chunk);
+    }
+    return tooBig ? undefined : Buffer.concat(chunks);
+  }
+
+  async #wait(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.#closing.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #fail(res: ServerResponse, failure: FaultAction): void {
+    switch (failure.kind) {
+      case "status":
+        if (failure.body === "html") return this.#sendRaw(res, failure.status, "text/html", HTML_502);
+        if (failure.body === "empty") return this.#sendRaw(res, failure.status, "text/plain", "");
+        return this.#send(res, failure.status, { success: false, code: -1000, message: "unknown error" });
+      case "code": {
+        const r = new VenueRefusal(failure.code);
+        return this.#send(res, r.status, r.body());
+      }
+      case "rateLimit": {
+        const r = new VenueRefusal(-1003);
+        return this.#send(res, r.status, r.body());
+      }
+      default:
+        res.destroy();
+    }
+  }
+
+  #refuse(res: ServerResponse, refusal: VenueRefusal, path: string, started: number): void {
+    this.#logger?.debug({ path, code: refusal.code, ms: performance.now() - started }, "sim rest refused");
+    this.#send(res, refusal.status, refusal.body());
+  }
+
+  #send(res: ServerResponse, status: number, payload: unknown): void {
+    this.#sendRaw(res, status, "application/json", JSON.stringify(payload));
+  }
+
+  #sendRaw(res: ServerResponse, status: number, contentType: string, text: string): void {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  }
+}
+
+function withData<T>(check: Checked<void>, build: () => T): Checked<T> {
+  return check.ok ? ok(build()) : check;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Code recorded in the claim log for a fault: the venue code answered, or -1 for a dropped connection. */
+function failureCode(a: FaultAction): number {
+  if (a.kind === "code") return a.code;
+  if (a.kind === "rateLimit") return -1003;
+  return a.kind === "status" ? -1000 : -1;
+}
+
+/** Best-effort id of a claim body, for the claim log of refused requests. */
+function peekLiquidationId(body: Buffer): number | undefined {
+  try {
+    const v = (JSON.parse(body.toString("utf8")) as { liquidation_id?: unknown }).liquidation_id;
+    return typeof v === "number" && Number.isSafeInteger(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

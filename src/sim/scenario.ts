@@ -1,0 +1,173 @@
+/**
+ * The scripted market: marks walk and are pushed every second, liquidations arrive as a Poisson
+ * process, cascades burst now and then, competing liquidators take some ids first, and rewards
+ * epochs advance. All timers stop when the AbortSignal fires.
+ */
+import type { Logger } from "pino";
+import type { VenueCore } from "./venueCore.js";
+
+export interface ScenarioOptions {
+  /** Mark pushes (`markprices` + `${symbol}@markprice`) every this many ms; 0 disables (PROTOCOL.md §5: 1 s). */
+  markIntervalMs: number;
+  /** Multiplier of each symbol's volatility; 0 keeps marks still (they are still pushed). */
+  volatilityScale: number;
+  /** Mean liquidations per second (Poisson arrivals); 0 disables. */
+  liquidationsPerSec: number;
+  /** A cascade every this many ms; 0 disables. */
+  cascadeIntervalMs: number;
+  /** Liquidations per cascade. */
+  cascadeSize: number;
+  /** Chance that a competitor goes after a new liquidation. */
+  competitorProbability: number;
+  /** Competitor's reaction time, uniform in [min, max] ms. */
+  competitorDelayMs: readonly [number, number];
+  /** Rewards epoch advance every this many ms; 0 disables. */
+  epochAdvanceMs: number;
+  /** How often expired liquidations are handed to the insurance fund and pushed as gone. */
+  expirySweepMs: number;
+  /**
+   * Every this many ms, accounts with a registered key (the liquidators, not the simulated
+   * competitors) close their positions at mark, so a long demo run does not end in -1101; 0 disables.
+   */
+  unwindIntervalMs: number;
+}
+
+export const DEFAULT_SCENARIO: ScenarioOptions = {
+  markIntervalMs: 1000,
+  volatilityScale: 1,
+  liquidationsPerSec: 0.5,
+  cascadeIntervalMs: 45_000,
+  cascadeSize: 8,
+  competitorProbability: 0.3,
+  competitorDelayMs: [300, 3000],
+  epochAdvanceMs: 300_000,
+  expirySweepMs: 250,
+  unwindIntervalMs: 60_000,
+};
+
+/** Marks pushed but still; nothing else happens unless a test makes it happen. */
+export const QUIET_SCENARIO: Partial<ScenarioOptions> = {
+  volatilityScale: 0,
+  liquidationsPerSec: 0,
+  cascadeIntervalMs: 0,
+  competitorProbability: 0,
+  epochAdvanceMs: 0,
+  unwindIntervalMs: 0,
+};
+
+export function resolveScenario(partial: Partial<ScenarioOptions> = {}): ScenarioOptions {
+  const o = { ...DEFAULT_SCENARIO, ...partial };
+  const nonNegative: (keyof ScenarioOptions)[] = ["markIntervalMs", "volatilityScale", "liquidationsPerSec", "cascadeIntervalMs", "epochAdvanceMs", "unwindIntervalMs"];
+  for (const k of nonNegative) {
+    const v = o[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new RangeError(`scenario.${k} must be a number ≥ 0`);
+  }
+  if (!Number.isInteger(o.cascadeSize) || o.cascadeSize < 1) throw new RangeError("scenario.cascadeSize must be a positive integer");
+  if (!(o.competitorProbability >= 0 && o.competitorProbability <= 1)) throw new RangeError("scenario.competitorProbability must be in [0, 1]");
+  const [lo, hi] = o.competitorDelayMs;
+  if (!(lo >= 0 && hi >= lo)) throw new RangeError("scenario.competitorDelayMs must be [min, max] with 0 ≤ min ≤ max");
+  if (!(o.expirySweepMs > 0)) throw new RangeError("scenario.expirySweepMs must be positive");
+  return o;
+}
+
+export class Scenario {
+  readonly options: ScenarioOptions;
+  readonly #core: VenueCore;
+  readonly #logger: Logger | undefined;
+  readonly #seen = new Set<number>();
+
+  constructor(core: VenueCore, options: Partial<ScenarioOptions> = {}, logger?: Logger) {
+    this.#core = core;
+    this.options = resolveScenario(options);
+    this.#logger = logger;
+  }
+
+  /** Start every timer; they all stop when `signal` aborts. */
+  start(signal: AbortSignal): void {
+    if (signal.aborted) return;
+    const o = this.options;
+    const core = this.#core;
+    const timers = new Set<NodeJS.Timeout>();
+    const after = (ms: number, fn: () => void): void => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        if (!signal.aborted) fn();
+      }, ms);
+      timers.add(t);
+    };
+    const every = (ms: number, fn: () => void): void => {
+      const t = setInterval(() => {
+        if (!signal.aborted) this.#guard(fn);
+      }, ms);
+      timers.add(t);
+    };
+    const unsubscribe = core.onPush((push) => {
+      if (push.scope !== "public" || push.topic !== "liquidation" || o.competitorProbability === 0) return;
+      for (const row of push.data as { liquidationId: number; positionsByPerp: unknown[] }[]) {
+        if (this.#seen.has(row.liquidationId) || row.positionsByPerp.length === 0) continue;
+        this.#seen.add(row.liquidationId);
+        if (this.#seen.size > 100_000) this.#seen.clear();
+        if (!core.prng.chance(o.competitorProbability)) continue;
+        const delay = core.prng.uniform(o.competitorDelayMs[0], o.competitorDelayMs[1]);
+        after(delay, () => void this.#compete(row.liquidationId));
+      }
+    });
+
+    signal.addEventListener("abort", () => {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      unsubscribe();
+    }, { once: true });
+
+    if (o.markIntervalMs > 0) {
+      every(o.markIntervalMs, () => {
+        core.stepMarket(o.markIntervalMs / 1000, o.volatilityScale);
+        core.publishMarks();
+      });
+    }
+    every(o.expirySweepMs, () => core.expireDue());
+    if (o.liquidationsPerSec > 0) {
+      const next = (): void => {
+        after(core.prng.exponential(o.liquidationsPerSec) * 1000, () => {
+          this.#guard(() => core.addRandomLiquidation());
+          next();
+        });
+      };
+      next();
+    }
+    if (o.cascadeIntervalMs > 0) {
+      every(o.cascadeIntervalMs, () => {
+        const ids = core.cascade(o.cascadeSize, { shock: core.prng.uniform(-0.02, 0.02) });
+        this.#logger?.info({ count: ids.length, first: ids[0] }, "sim cascade");
+      });
+    }
+    if (o.unwindIntervalMs > 0) {
+      every(o.unwindIntervalMs, () => {
+        for (const a of core.accounts.all()) if (a.keys.size > 0) core.closePositions(a.accountId);
+      });
+    }
+    if (o.epochAdvanceMs > 0) {
+      every(o.epochAdvanceMs, () => {
+        core.advanceEpoch();
+        this.#logger?.info({ epoch: core.rewards.currentEpoch }, "sim epoch advanced");
+      });
+    }
+  }
+
+  /** A competitor takes all, or a share (all when the notional rule demands it). */
+  async #compete(id: number): Promise<void> {
+    const core = this.#core;
+    const ratio = core.prng.chance(0.5) ? 1 : Math.round(core.prng.uniform(0.2, 0.8) * 1000) / 1000;
+    let result = await core.competitorClaim(id, ratio);
+    if (!result.ok && result.refusal.code === -1201 && ratio < 1) result = await core.competitorClaim(id, 1);
+    this.#logger?.debug({ id, ok: result.ok, code: result.ok ? 0 : result.refusal.code }, "sim competitor claim");
+  }
+
+  #guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#logger?.error({ err }, "sim scenario step failed");
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Composition of the simulated venue: one node:http server serves the REST API and both stream
+ * paths (so `simulate --port N` needs one port), the core's pushes go to the streams, the scenario
+ * drives the market, and a generated key is registered for the liquidator's account.
+ */
+import { randomInt } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { generateKeyPair } from "../venue/signer.js";
+import { Prng } from "./prng.js";
+import { RestFaults } from "./restFaults.js";
+import { RestServer, type RateLimits } from "./restServer.js";
+import { Scenario, type ScenarioOptions } from "./scenario.js";
+import { SimStreams, type SimStreamsOptions } from "./simStreams.js";
+import type { StreamFaults } from "./streamFaults.js";
+import type { SymbolSpec } from "./symbols.js";
+import { VenueCore } from "./venueCore.js";
+
+export interface StartSimulatorOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Listen address, default 127.0.0.1. */
+  host?: string;
+  /** Seed of the market, ids and order history; random when omitted (see `handle.seed`). */
+  seed?: number;
+  scenario?: Partial<ScenarioOptions>;
+  /** Auth header prefix, default `service` (PROTOCOL.md §2). */
+  headerPrefix?: string;
+  /** Venue clock in ms (default Date.now). */
+  now?: () => number;
+  logger?: Logger;
+  /** Override or disable (false) the venue's rate limits. */
+  rateLimits?: Partial<RateLimits> | false;
+  liquidationTtlMs?: number;
+  claimProcessingDelayMs?: number;
+  /** The liquidator account's collateral (quote), default 1,000,000. */
+  collateral?: number;
+  symbols?: readonly SymbolSpec[];
+  orderCounts?: readonly number[];
+  streams?: Partial<Pick<SimStreamsOptions, "pingIntervalMs" | "maxFrameBytes" | "deadAfterMs" | "maxBufferedBytes" | "onPublicWrite">>;
+}
+
+export interface SimulatorHandle {
+  baseUrl: string;
+  wsUrl: string;
+  wsPrivateUrl: string;
+  /** The liquidator's account: an admin, with `secret`'s key registered. */
+  accountId: string;
+  secret: string;
+  publicKey: string;
+  /** User accounts that have seeded order history. */
+  orderUsers: string[];
+  seed: number;
+  port: number;
+  core: VenueCore;
+  rest: RestServer;
+  streams: SimStreams;
+  scenario: Scenario;
+  faults: { rest: RestFaults; streams: StreamFaults };
+  close(): Promise<void>;
+}
+
+/** The host clients should dial: a wildcard listen address is reached through loopback. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startSimulator(options: StartSimulatorOptions = {}): Promise<SimulatorHandle> {
+  const seed = options.seed ?? randomInt(0, 2 ** 31);
+  const host = options.host ?? "127.0.0.1";
+  const coreOptions: ConstructorParameters<typeof VenueCore>[0] = { seed };
+  if (options.now !== undefined) coreOptions.now = options.now;
+  if (options.symbols !== undefined) coreOptions.symbols = options.symbols;
+  if (options.liquidationTtlMs !== undefined) coreOptions.liquidationTtlMs = options.liquidationTtlMs;
+  if (options.claimProcessingDelayMs !== undefined) coreOptions.claimProcessingDelayMs = options.claimProcessingDelayMs;
+  if (options.orderCounts !== undefined) coreOptions.orderCounts = options.orderCounts;
+  const core = new VenueCore(coreOptions);
+  const scenario = new Scenario(core, options.scenario, options.logger);
+
+  // The liquidator: an id derived from the seed, a fresh key (never derived from the seed).
+  const ids = new Prng(seed ^ 0x5eed);
+  const accountId = `0x${ids.hex(32)}`;
+  core.accounts.add({ accountId, address: `0x${ids.hex(20)}`, admin: true, collateral: options.collateral ?? 1_000_000 });
+  const key = generateKeyPair();
+  core.accounts.registerKey(accountId, key.publicKey);
+
+  const restOptions: ConstructorParameters<typeof RestServer>[0] = { core, faults: new RestFaults(core.now) };
+  if (options.headerPrefix !== undefined) restOptions.headerPrefix = options.headerPrefix;
+  if (options.logger !== undefined) restOptions.logger = options.logger;
+  if (options.rateLimits !== undefined) restOptions.rateLimits = options.rateLimits;
+  const rest = new RestServer(restOptions);
+
+  const publicTopics = new Set(["liquidation", "markprices", ...core.symbols.names().map((s) => `${s}@markprice`)]);
+  const streams = new SimStreams({
+    ...options.streams,
+    isKeyAuthorized: (a, k) => core.accounts.isKeyAuthorized(a, k),
+    isPublicTopic: (t) => publicTopics.has(t),
+    now: core.now,
+  });
+  const unsubscribe = core.onPush((push) => streams.publish(push));
+
+  const server: Server = createServer(rest.handle);
+  streams.attach(server);
+  server.on("clientError", (_err, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const stop = new AbortController();
+  scenario.start(stop.signal);
+  options.logger?.info({ port, seed, accountId }, "simulated venue listening");
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      stop.abort();
+      unsubscribe();
+      rest.close();
+      await streams.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    })();
+    return closing;
+  };
+
+  const base = `${urlHost(host)}:${port}`;
+  return {
+    baseUrl: `http://${base}`,
+    wsUrl: `ws://${base}`,
+    wsPrivateUrl: `ws://${base}`,
+    accountId,
+    secret: key.secret,
+    publicKey: key.publicKey,
+    orderUsers: core.orderUsers.map((u) => u.accountId),
+    seed,
+    port,
+    core,
+    rest,
+    streams,
+    scenario,
+    faults: { rest: rest.faults, streams: streams.faults },
+    close,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * A refusal the simulated venue answers with: code and message of PROTOCOL.md §3, HTTP status from
+ * the one table in src/venue/errors.ts (so the daemon and the simulator cannot disagree on it).
+ */
+import { VENUE_CODES } from "../venue/errors.js";
+
+export class VenueRefusal extends Error {
+  readonly code: number;
+  readonly status: number;
+
+  /** `detail` is appended to the code's standard text: "parameter in wrong format...: size must be ≤ 500". */
+  constructor(code: number, detail?: string) {
+    const entry = VENUE_CODES.get(code);
+    const base = entry?.text ?? "error";
+    super(detail === undefined ? base : `${base}: ${detail}`);
+    this.name = "VenueRefusal";
+    this.code = code;
+    this.status = entry?.status ?? 500;
+  }
+
+  /** The wire body of PROTOCOL.md §3. */
+  body(): { success: false; code: number; message: string } {
+    return { success: false, code: this.code, message: this.message };
+  }
+}
+
+/** Result of a pure check: a value, or the refusal to answer with. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: VenueRefusal };
+
+export function ok<T>(value: T): Checked<T> {
+  return { ok: true, value };
+}
+
+export function refused<T = never>(code: number, detail?: string): Checked<T> {
+  return { ok: false, refusal: new VenueRefusal(code, detail) };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { resolveScenario, Scenario } from "../../src/sim/scenario.js";
+import type { SimPush } from "../../src/sim/simPush.js";
+import { VenueCore } from "../../src/sim/venueCore.js";
+
+async function until(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("Scenario", () => {
+  it("drives marks, liquidations, cascades, competitors, expiry and epochs, and stops on abort", async () => {
+    const core = new VenueCore({ seed: 99, orderCounts: [5], liquidationTtlMs: 300 });
+    const pushes: SimPush[] = [];
+    core.onPush((p) => pushes.push(p));
+    const scenario = new Scenario(core, {
+      markIntervalMs: 20,
+      liquidationsPerSec: 50,
+      cascadeIntervalMs: 100,
+      cascadeSize: 4,
+      competitorProbability: 1,
+      competitorDelayMs: [0, 5],
+      epochAdvanceMs: 100,
+      expirySweepMs: 20,
+    });
+    const stop = new AbortController();
+    const startEpoch = core.rewards.currentEpoch;
+    const btcStart = core.mark("PERP_BTC_USDC");
+    scenario.start(stop.signal);
+    try {
+      await until(() => pushes.filter((p) => p.topic === "markprices").length >= 5, "mark pushes");
+      await until(() => pushes.some((p) => p.topic === "PERP_BTC_USDC@markprice"), "per-symbol mark push");
+      await until(() => core.claims().some((c) => c.source === "competitor"), "a competitor claim");
+      await until(() => core.rewards.currentEpoch >= startEpoch + 2, "two epoch advances");
+      await until(() => pushes.some((p) => p.topic === "liquidation" && (p.data as unknown[]).length === 4), "a cascade of 4");
+      expect(core.mark("PERP_BTC_USDC")).not.toBe(btcStart);
+    } finally {
+      stop.abort();
+    }
+    const count = pushes.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pushes.length).toBe(count);
+  });
+
+  it("unwinds the positions of keyed accounts (the liquidators) but not the competitors'", async () => {
+    const core = new VenueCore({ seed: 4, orderCounts: [1] });
+    core.accounts.add({ accountId: "0xme", collateral: 1e9 });
+    core.accounts.registerKey("0xme", "ed25519:11111111111111111111111111111111");
+    const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }, { symbol: "PERP_BTC_USDC", position_qty: 1 }] });
+    await core.submitClaim("0xme", { liquidation_id: id, ratio_qty_request: 0.5, limit_price: { PERP_ETH_USDC: 1e9, PERP_BTC_USDC: 1e9 } }, core.now());
+    await core.competitorClaim(id, 1);
+    const stop = new AbortController();
+    new Scenario(core, { markIntervalMs: 0, liquidationsPerSec: 0, cascadeIntervalMs: 0, competitorProbability: 0, epochAdvanceMs: 0, unwindIntervalMs: 20 }).start(stop.signal);
+    try {
+      await until(() => core.positionsOf("0xme").every((p) => p.qty === 0), "unwind");
+      expect(core.positionsOf(core.competitorIds[0]!).some((p) => p.qty !== 0)).toBe(true);
+    } finally {
+      stop.abort();
+    }
+  });
+
+  it("a liquidation nobody claims is pushed as gone after its TTL", async () => {
+    const core = new VenueCore({ seed: 1, orderCounts: [1], liquidationTtlMs: 100 });
+    const pushes: SimPush[] = [];
+    core.onPush((p) => pushes.push(p));
+    const stop = new AbortController();
+    new Scenario(core, { markIntervalMs: 0, liquidationsPerSec: 0, cascadeIntervalMs: 0, competitorProbability: 0, epochAdvanceMs: 0, expirySweepMs: 20 }).start(stop.signal);
+    try {
+      const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
+      await until(() => pushes.some((p) => p.topic === "liquidation" && (p.data as { liquidationId: number; positionsByPerp: unknown[] }[]).some((r) => r.liquidationId === id && r.positionsByPerp.length === 0)), "expiry push");
+      expect(core.book.closedReason(id)).toBe("expired");
+    } finally {
+      stop.abort();
+    }
+  });
+
+  it.each([
+    [{ markIntervalMs: -1 }],
+    [{ liquidationsPerSec: Number.NaN }],
+    [{ cascadeSize: 0 }],
+    [{ competitorProbability: 1.5 }],
+    [{ competitorDelayMs: [10, 5] as const }],
+    [{ expirySweepMs: 0 }],
+    [{ unwindIntervalMs: -5 }],
+  ])("refuses invalid options %j", (opts) => {
+    expect(() => resolveScenario(opts)).toThrow(RangeError);
+  });
+});
