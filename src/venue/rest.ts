@@ -72,6 +72,14 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface ClaimCallOptions extends CallOptions {
+  /**
+   * The caller already holds a claims-limiter permit (the claimer takes one, then picks the best
+   * pending claim for it): do not take a second one here.
+   */
+  permitHeld?: boolean;
+}
+
 type QueryValue = string | number | undefined;
 
 /** RFC 3986 query string of the defined, non-empty params, in the given order. Built once, then signed and sent as is. */
@@ -223,8 +231,8 @@ export class RestClient {
    * The claim. Exactly one attempt (a POST is never retried: the caller owns the outcome), one
    * JSON.stringify, and the signed bytes are the sent bytes.
    */
-  claimLiquidation(body: ClaimRequest, opts: CallOptions = {}): Promise<ClaimResult> {
-    return this.#attempt("POST", ENDPOINTS.claim, "claims", this.#claimPath, JSON.stringify(body), claimResultSchema, true, opts.signal);
+  claimLiquidation(body: ClaimRequest, opts: ClaimCallOptions = {}): Promise<ClaimResult> {
+    return this.#attempt("POST", ENDPOINTS.claim, opts.permitHeld === true ? undefined : "claims", this.#claimPath, JSON.stringify(body), claimResultSchema, true, opts.signal);
   }
 
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
@@ -279,14 +287,14 @@ export class RestClient {
   async #attempt<S extends z.ZodType>(
     method: "GET" | "POST",
     endpoint: string,
-    scope: LimiterName,
+    scope: LimiterName | undefined,
     pathWithQuery: string,
     body: string | undefined,
     schema: S,
     signed: boolean,
     signal: AbortSignal | undefined,
   ): Promise<z.output<S>> {
-    if (this.#limiters) await this.#limiters.acquire(scope, signal);
+    if (this.#limiters && scope !== undefined) await this.#limiters.acquire(scope, signal);
     const headers = signed ? this.#signedHeaders(method, pathWithQuery, body) : this.#plainHeaders;
     const started = performance.now();
     let res: HttpResponse;

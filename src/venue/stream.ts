@@ -1,0 +1,516 @@
+/**
+ * One resilient venue stream connection (PROTOCOL.md §5): connect, authenticate (private), subscribe,
+ * heartbeat both ways, declare the socket dead after `deadAfterMs` of silence, and reconnect with
+ * full-jitter exponential backoff, re-authenticating and re-subscribing every time. Every frame is
+ * validated (wire.ts); a bad one is counted, logged once per reason per connection, and dropped.
+ *
+ * Hot path: one JSON.parse per frame, a Map lookup and a switch on the topic kind, a hand-written
+ * validator, the callback. Socket handlers are bound once per connection, never per frame.
+ */
+import WebSocket from "ws";
+import type { RawData } from "ws";
+import { Backoff } from "./backoff.js";
+import { UsageError } from "./errors.js";
+import type { Signer } from "./signer.js";
+import {
+  frameTimestamp,
+  parseLiquidations,
+  parseLiquidatorLiquidation,
+  parseMarkPrice,
+  parseMarkPrices,
+  parsePositions,
+  type BadMessageReason,
+  type StreamData,
+  type TopicRoute,
+} from "./wire.js";
+import {
+  DEFAULTS,
+  noopLogger,
+  sleep,
+  validateStreamOptions,
+  type FailureReason,
+  type StreamClientOptions,
+  type StreamKind,
+  type StreamLogger,
+  type StreamState,
+  type StreamStatus,
+} from "./streamOptions.js";
+
+export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState, StreamStatus };
+
+/** ws error codes raised by the receiver for a frame over `maxPayload` (closed with 1009). */
+const OVERSIZED_CODES = new Set(["WS_ERR_UNSUPPORTED_MESSAGE_LENGTH", "WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH"]);
+const MAX_LOGGED_TEXT = 200;
+
+function shortText(v: unknown): string | undefined {
+  return typeof v === "string" ? v.slice(0, MAX_LOGGED_TEXT) : undefined;
+}
+
+export class StreamClient {
+  readonly url: string;
+  readonly stream: StreamKind;
+  readonly topics: readonly string[];
+  readonly #signer: Pick<Signer, "wsAuthParams"> | undefined;
+  readonly #routes: Map<string, TopicRoute>;
+  readonly #pingIntervalMs: number;
+  readonly #deadAfterMs: number;
+  readonly #resetAfterMs: number;
+  readonly #maxFrameBytes: number;
+  readonly #backoff: Backoff;
+  readonly #onData: (...args: StreamData) => void;
+  readonly #onStateChange: ((state: StreamState) => void) | undefined;
+  readonly #onBadMessage: ((reason: BadMessageReason) => void) | undefined;
+  readonly #onReconnect: (() => void) | undefined;
+  readonly #log: StreamLogger;
+  readonly #now: () => number;
+
+  #started = false;
+  #state: StreamState = "stopped";
+  #reconnects = 0;
+  #badMessages = 0;
+  #droppedEntries = 0;
+  #lastFailure: FailureReason | undefined;
+  #consecutiveFailures = 0;
+
+  // Per-connection state, reset by #connectOnce.
+  #ws: WebSocket | undefined;
+  #connSeq = 0;
+  #connectedAt: number | undefined;
+  #readyAt: number | undefined;
+  #lastFrameAt: number | undefined;
+  #failure: FailureReason | undefined;
+  /** Set once the connection is being torn down: ws may still hand over frames it had buffered. */
+  #closing = false;
+  #authId: string | undefined;
+  readonly #pendingSubs = new Map<string, string>();
+  readonly #loggedReasons = new Set<string>();
+  #pingTimer: NodeJS.Timeout | undefined;
+  #deadTimer: NodeJS.Timeout | undefined;
+  #closeGuard: NodeJS.Timeout | undefined;
+
+  constructor(options: StreamClientOptions) {
+    const o = validateStreamOptions(options);
+    this.url = o.url;
+    this.stream = o.stream;
+    this.topics = o.topics;
+    this.#routes = o.routes;
+    this.#signer = o.signer;
+    this.#pingIntervalMs = o.pingIntervalMs;
+    this.#deadAfterMs = o.deadAfterMs;
+    this.#resetAfterMs = o.resetAfterMs;
+    this.#maxFrameBytes = o.maxFrameBytes;
+    this.#backoff = new Backoff({ initialMs: o.backoffInitialMs, maxMs: o.backoffMaxMs, random: o.random });
+    this.#onData = options.onData;
+    this.#onStateChange = options.onStateChange;
+    this.#onBadMessage = options.onBadMessage;
+    this.#onReconnect = options.onReconnect;
+    this.#log = options.logger ?? noopLogger;
+    this.#now = o.now;
+  }
+
+  get state(): StreamState {
+    return this.#state;
+  }
+  isReady(): boolean {
+    return this.#state === "ready";
+  }
+  /** Local time the current socket opened; undefined while not connected. */
+  get connectedAt(): number | undefined {
+    return this.#connectedAt;
+  }
+  /** Local time of the last inbound frame of any kind on the current socket. */
+  get lastFrameAt(): number | undefined {
+    return this.#lastFrameAt;
+  }
+  /** Times a connection ended (or failed to open) and another one was scheduled. */
+  get reconnects(): number {
+    return this.#reconnects;
+  }
+  /** Frames counted bad (one per frame, whatever the reason). */
+  get badMessages(): number {
+    return this.#badMessages;
+  }
+  /** Rows dropped from liquidation / mark-price arrays whose other rows were kept. */
+  get droppedEntries(): number {
+    return this.#droppedEntries;
+  }
+  /** Why the last connection ended; stays set until the next failure (a readiness reason). */
+  get lastFailure(): FailureReason | undefined {
+    return this.#lastFailure;
+  }
+  /** Connections in a row that ended without reaching `ready` (plus the drop of a ready one). */
+  get consecutiveFailures(): number {
+    return this.#consecutiveFailures;
+  }
+
+  /** Everything readiness needs, as one plain object (safe to log or serialise). */
+  status(): StreamStatus {
+    return {
+      stream: this.stream,
+      state: this.#state,
+      connectedAt: this.#connectedAt,
+      readyAt: this.#readyAt,
+      lastFrameAt: this.#lastFrameAt,
+      reconnects: this.#reconnects,
+      badMessages: this.#badMessages,
+      droppedEntries: this.#droppedEntries,
+      lastFailure: this.#lastFailure,
+      consecutiveFailures: this.#consecutiveFailures,
+    };
+  }
+
+  /** Run until `signal` aborts; then close the socket, stop every timer and resolve. Never rejects after start. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new UsageError("StreamClient.start may be called once");
+    this.#started = true;
+    try {
+      while (!signal.aborted) {
+        await this.#connectOnce(signal);
+        if (signal.aborted) break;
+        this.#reconnects++;
+        this.#safeCall(this.#onReconnect);
+        const ceilingMs = this.#backoff.nextCeilingMs;
+        const delayMs = this.#backoff.next();
+        this.#setState("backoff");
+        this.#log.info(
+          { stream: this.stream, reason: this.#lastFailure, delayMs, ceilingMs, failures: this.#consecutiveFailures },
+          "stream reconnect scheduled",
+        );
+        await sleep(delayMs, signal);
+      }
+    } finally {
+      this.#clearTimers();
+      this.#setState("stopped");
+    }
+  }
+
+  #connectOnce(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#connSeq++;
+      this.#connectedAt = undefined;
+      this.#readyAt = undefined;
+      this.#lastFrameAt = undefined;
+      this.#failure = undefined;
+      this.#closing = false;
+      this.#authId = undefined;
+      this.#pendingSubs.clear();
+      this.#loggedReasons.clear();
+      this.#setState("connecting");
+      let ws: WebSocket;
+      try {
+        // perMessageDeflate off: inflating every frame costs latency on the hot path and zlib memory.
+        ws = new WebSocket(this.url, {
+          maxPayload: this.#maxFrameBytes,
+          handshakeTimeout: this.#deadAfterMs,
+          perMessageDeflate: false,
+        });
+      } catch (err) {
+        this.#failure = "connect_error";
+        this.#log.warn({ stream: this.stream, err: shortText((err as Error)?.message) }, "stream connect failed");
+        this.#afterClose(undefined);
+        resolve();
+        return;
+      }
+      this.#ws = ws;
+      const onAbort = (): void => this.#shutdown(ws);
+      signal.addEventListener("abort", onAbort, { once: true });
+      ws.on("open", () => this.#onOpen(ws));
+      ws.on("message", (data: RawData, isBinary: boolean) => this.#onMessage(ws, data, isBinary));
+      ws.on("error", (err: Error) => this.#onError(ws, err));
+      ws.on("close", (code: number) => {
+        signal.removeEventListener("abort", onAbort);
+        if (ws === this.#ws) this.#afterClose(code, signal.aborted);
+        resolve();
+      });
+    });
+  }
+
+  #onOpen(ws: WebSocket): void {
+    if (ws !== this.#ws) return;
+    try {
+      const t = this.#now();
+      this.#connectedAt = t;
+      this.#lastFrameAt = t;
+      this.#pingTimer = setInterval(this.#sendPing, this.#pingIntervalMs);
+      this.#deadTimer = setTimeout(this.#checkAlive, this.#deadAfterMs);
+      if (this.#signer !== undefined) {
+        this.#setState("authenticating");
+        this.#authId = `auth-${this.#connSeq}`;
+        this.#send({ id: this.#authId, event: "auth", params: this.#signer.wsAuthParams() });
+      } else {
+        this.#subscribeAll();
+      }
+    } catch (err) {
+      this.#fail("socket_error", err);
+    }
+  }
+
+  #subscribeAll(): void {
+    this.#setState("subscribing");
+    for (let i = 0; i < this.topics.length; i++) {
+      const topic = this.topics[i]!;
+      const id = `sub-${this.#connSeq}-${i}`;
+      this.#pendingSubs.set(id, topic);
+      this.#send({ id, event: "subscribe", topic });
+    }
+  }
+
+  #onMessage(ws: WebSocket, raw: RawData, isBinary: boolean): void {
+    // A dying connection must not act on frames parsed after the decision (e.g. a success ack that
+    // followed a refused one in the same TCP read would otherwise flip it to ready).
+    if (ws !== this.#ws || this.#closing) return;
+    this.#lastFrameAt = this.#now();
+    try {
+      this.#handleFrame(raw, isBinary);
+    } catch (err) {
+      // Only a consumer callback can get here (validators do not throw): log it, keep the socket.
+      this.#logOnce("callback_error", "error", { err: shortText((err as Error)?.message) }, "stream data callback threw");
+    }
+  }
+
+  #handleFrame(raw: RawData, isBinary: boolean): void {
+    if (isBinary) return this.#bad("not_json");
+    let msg: unknown;
+    try {
+      msg = JSON.parse((raw as Buffer).toString("utf8"));
+    } catch {
+      return this.#bad("not_json");
+    }
+    if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return this.#bad("not_object");
+    const f = msg as Record<string, unknown>;
+    const event = f.event;
+    if (typeof event === "string") return this.#handleEvent(event, f);
+    const topic = f.topic;
+    if (typeof topic !== "string") return this.#bad("no_topic");
+    const route = this.#routes.get(topic);
+    if (route === undefined) return this.#bad("unknown_topic");
+    const ts = frameTimestamp(f.ts);
+    if (ts === null) return this.#bad("bad_payload");
+    const data = f.data;
+    switch (route.kind) {
+      case "liquidation": {
+        const r = parseLiquidations(data);
+        if (r === undefined) return this.#bad("bad_payload");
+        if (r.dropped > 0) this.#badEntries(r.dropped);
+        // An all-bad array delivers nothing; an empty one from the venue is delivered as is.
+        if (r.items.length > 0 || r.dropped === 0) this.#onData("liquidation", r.items, ts);
+        return;
+      }
+      case "markprices": {
+        const r = parseMarkPrices(data);
+        if (r === undefined) return this.#bad("bad_payload");
+        if (r.dropped > 0) this.#badEntries(r.dropped);
+        if (r.items.length > 0 || r.dropped === 0) this.#onData("markprices", r.items, ts);
+        return;
+      }
+      case "markprice": {
+        const m = parseMarkPrice(data, route.symbol);
+        if (m === undefined) return this.#bad("bad_payload");
+        this.#onData("markprice", m, ts);
+        return;
+      }
+      case "liquidatorliquidations": {
+        const l = parseLiquidatorLiquidation(data);
+        if (l === undefined) return this.#bad("bad_payload");
+        this.#onData("liquidatorliquidations", l, ts);
+        return;
+      }
+      case "position": {
+        const p = parsePositions(data);
+        if (p === undefined) return this.#bad("bad_payload");
+        this.#onData("position", p, ts);
+        return;
+      }
+    }
+  }
+
+  #handleEvent(event: string, f: Record<string, unknown>): void {
+    switch (event) {
+      case "ping": {
+        // Echo the server's ts when it is a sane number (PROTOCOL.md §5), else our own clock.
+        const ts = typeof f.ts === "number" && Number.isFinite(f.ts) ? f.ts : this.#now();
+        this.#send({ event: "pong", ts });
+        return;
+      }
+      case "pong":
+        return; // liveness only; #onMessage already stamped lastFrameAt
+      case "auth":
+        return this.#onAuthAck(f);
+      case "subscribe":
+        return this.#onSubscribeAck(f);
+      case "unsubscribe":
+        return this.#bad("unexpected_ack"); // this client never unsubscribes
+      default:
+        return this.#bad("unknown_event");
+    }
+  }
+
+  #onAuthAck(f: Record<string, unknown>): void {
+    if (this.#authId === undefined || f.id !== this.#authId) return this.#bad("unexpected_ack");
+    this.#authId = undefined;
+    if (f.success !== true) {
+      this.#log.warn({ stream: this.stream, errorMsg: shortText(f.errorMsg) }, "stream auth refused");
+      return this.#fail("auth_failed");
+    }
+    this.#subscribeAll();
+  }
+
+  #onSubscribeAck(f: Record<string, unknown>): void {
+    const id = f.id;
+    const topic = typeof id === "string" ? this.#pendingSubs.get(id) : undefined;
+    if (topic === undefined) return this.#bad("unexpected_ack");
+    this.#pendingSubs.delete(id as string);
+    if (f.success !== true) {
+      this.#log.warn({ stream: this.stream, topic, errorMsg: shortText(f.errorMsg) }, "stream subscribe refused");
+      return this.#fail("subscribe_failed");
+    }
+    if (this.#pendingSubs.size === 0 && this.#state === "subscribing") {
+      this.#readyAt = this.#now();
+      this.#consecutiveFailures = 0;
+      this.#setState("ready");
+      this.#log.info({ stream: this.stream, topics: this.topics }, "stream ready");
+    }
+  }
+
+  #onError(ws: WebSocket, err: Error): void {
+    if (ws !== this.#ws || this.#closing) return; // errors of a socket we are tearing down are expected
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && OVERSIZED_CODES.has(code)) {
+      this.#bad("oversized");
+      this.#failure ??= "oversized";
+    } else if (typeof code === "string" && code.startsWith("WS_ERR_")) {
+      this.#bad("protocol_error");
+      this.#failure ??= "protocol_error";
+    } else {
+      this.#failure ??= this.#connectedAt === undefined ? "connect_error" : "socket_error";
+      this.#logOnce("socket_error", "warn", { err: shortText(err.message) }, "stream socket error");
+    }
+    // ws follows every error with 'close'; the reconnect happens there.
+    this.#closing = true;
+  }
+
+  /** Watchdog: a socket silent for deadAfterMs, or not ready deadAfterMs after opening, is dead. */
+  readonly #checkAlive = (): void => {
+    this.#deadTimer = undefined;
+    const ws = this.#ws;
+    if (ws === undefined || this.#connectedAt === undefined) return;
+    const t = this.#now();
+    const silentMs = t - (this.#lastFrameAt ?? this.#connectedAt);
+    const setupMs = t - this.#connectedAt;
+    if (silentMs >= this.#deadAfterMs) {
+      this.#log.warn({ stream: this.stream, silentMs }, "stream silent, replacing the connection");
+      return this.#fail("stalled");
+    }
+    if (this.#state !== "ready" && setupMs >= this.#deadAfterMs) {
+      this.#log.warn({ stream: this.stream, state: this.#state, setupMs }, "stream setup timed out");
+      return this.#fail("setup_timeout");
+    }
+    let nextMs = this.#deadAfterMs - silentMs;
+    if (this.#state !== "ready") nextMs = Math.min(nextMs, this.#deadAfterMs - setupMs);
+    this.#deadTimer = setTimeout(this.#checkAlive, Math.max(1, nextMs));
+  };
+
+  readonly #sendPing = (): void => {
+    this.#send({ event: "ping", ts: this.#now() });
+  };
+
+  #send(frame: object): void {
+    const ws = this.#ws;
+    if (ws === undefined || ws.readyState !== WebSocket.OPEN) return;
+    ws.send(JSON.stringify(frame), (err) => {
+      if (err !== undefined && err !== null) {
+        this.#logOnce("send_error", "warn", { err: shortText(err.message) }, "stream send failed");
+      }
+    });
+  }
+
+  /** End the current connection for `reason`; the reconnect loop takes over when 'close' fires. */
+  #fail(reason: FailureReason, err?: unknown): void {
+    this.#failure ??= reason;
+    this.#closing = true;
+    if (err !== undefined) {
+      this.#log.error({ stream: this.stream, reason, err: shortText((err as Error)?.message) }, "stream connection failed");
+    }
+    this.#clearTimers();
+    this.#ws?.terminate();
+  }
+
+  /** Abort: a polite close, with a short guard in case the peer never answers the close frame. */
+  #shutdown(ws: WebSocket): void {
+    this.#closing = true;
+    this.#clearTimers();
+    if (ws.readyState === WebSocket.OPEN) {
+      ws.close(1000, "shutdown");
+      this.#closeGuard = setTimeout(() => ws.terminate(), DEFAULTS.closeGuardMs);
+    } else {
+      ws.terminate();
+    }
+  }
+
+  #afterClose(code: number | undefined, aborted = false): void {
+    this.#clearTimers();
+    if (this.#closeGuard !== undefined) {
+      clearTimeout(this.#closeGuard);
+      this.#closeGuard = undefined;
+    }
+    const t = this.#now();
+    const wasReady = this.#readyAt !== undefined;
+    // Only a connection that stayed healthy long enough earns a fresh backoff: a venue that accepts
+    // and then drops every connection at once must still see growing delays.
+    if (wasReady && t - this.#readyAt! >= this.#resetAfterMs) this.#backoff.reset();
+    this.#ws = undefined;
+    this.#connectedAt = undefined;
+    this.#readyAt = undefined;
+    this.#authId = undefined;
+    this.#pendingSubs.clear();
+    if (aborted) return;
+    // Not ready from the instant the socket is gone (the loop schedules the retry a tick later).
+    this.#setState("backoff");
+    const reason = this.#failure ?? (this.#lastFrameAt === undefined ? "connect_error" : "closed");
+    this.#lastFailure = reason;
+    this.#consecutiveFailures = wasReady ? 1 : this.#consecutiveFailures + 1;
+    this.#log.warn({ stream: this.stream, reason, code, failures: this.#consecutiveFailures }, "stream connection lost");
+  }
+
+  #clearTimers(): void {
+    if (this.#pingTimer !== undefined) clearInterval(this.#pingTimer);
+    if (this.#deadTimer !== undefined) clearTimeout(this.#deadTimer);
+    this.#pingTimer = undefined;
+    this.#deadTimer = undefined;
+  }
+
+  /** A frame with `dropped` bad rows counts once (it is one bad message); the rows are tallied apart. */
+  #badEntries(dropped: number): void {
+    this.#droppedEntries += dropped;
+    this.#bad("bad_entry");
+  }
+
+  #bad(reason: BadMessageReason): void {
+    this.#badMessages++;
+    this.#safeCall(this.#onBadMessage, reason);
+    this.#logOnce(reason, "warn", undefined, "stream frame dropped");
+  }
+
+  /** Log at most once per key per connection: 1,000 bad frames must not become 1,000 log lines. */
+  #logOnce(key: string, level: "warn" | "error", extra: object | undefined, msg: string): void {
+    if (this.#loggedReasons.has(key)) return;
+    this.#loggedReasons.add(key);
+    this.#log[level]({ stream: this.stream, reason: key, ...extra }, msg);
+  }
+
+  #setState(state: StreamState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    this.#safeCall(this.#onStateChange, state);
+  }
+
+  #safeCall<A extends unknown[]>(fn: ((...args: A) => void) | undefined, ...args: A): void {
+    if (fn === undefined) return;
+    try {
+      fn(...args);
+    } catch (err) {
+      this.#logOnce("callback_error", "error", { err: shortText((err as Error)?.message) }, "stream callback threw");
+    }
+  }
+}
+

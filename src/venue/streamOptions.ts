@@ -1,0 +1,220 @@
+/**
+ * Options, public types and construction-time validation of `StreamClient` (stream.ts), kept apart so
+ * the connection logic stays readable. Every option is checked once here; the client never re-checks.
+ */
+import { ConfigError } from "./errors.js";
+import type { Signer } from "./signer.js";
+import { routeTopic, type BadMessageReason, type StreamData, type TopicRoute } from "./wire.js";
+
+export type StreamKind = "public" | "private";
+
+export type StreamState = "connecting" | "authenticating" | "subscribing" | "ready" | "backoff" | "stopped";
+
+/**
+ * Why a connection ended (a small closed set, fit for logs, metrics and /readyz):
+ * connect_error (never opened), closed (peer closed), socket_error, auth_failed, subscribe_failed,
+ * stalled (silent for deadAfterMs), setup_timeout (not ready deadAfterMs after opening),
+ * oversized (frame over maxFrameBytes), protocol_error (WebSocket-level violation).
+ */
+export type FailureReason =
+  | "connect_error"
+  | "closed"
+  | "socket_error"
+  | "auth_failed"
+  | "subscribe_failed"
+  | "stalled"
+  | "setup_timeout"
+  | "oversized"
+  | "protocol_error";
+
+/** pino-compatible subset. */
+export interface StreamLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface StreamClientOptions {
+  /** Full URL including the path (PROTOCOL.md §1), `ws://` or `wss://`. */
+  url: string;
+  stream: StreamKind;
+  /** Topics to subscribe on every connection; each must belong to `stream` (PROTOCOL.md §5). */
+  topics: readonly string[];
+  /** Required for the private stream: signs the auth frame (`wsAuthParams`, PROTOCOL.md §5). */
+  signer?: Pick<Signer, "wsAuthParams">;
+  /** Own ping interval, ms; default 10,000 (the venue's own heartbeat period, PROTOCOL.md §5). */
+  pingIntervalMs?: number;
+  /** Silence (no frame of any kind) after which the socket is dead, ms; default 30,000 (PROTOCOL.md §5). */
+  deadAfterMs?: number;
+  /**
+   * Reconnect backoff: delay n is uniform in [0, min(maxMs, initialMs·2^n)]. It resets once a
+   * connection has been ready for resetAfterMs (default 30,000). Default 500 ms .. 30 s.
+   */
+  backoff?: { initialMs: number; maxMs: number; resetAfterMs?: number };
+  /** Largest accepted frame, bytes; a larger one closes the socket (counted `oversized`). Default 1 MiB. */
+  maxFrameBytes?: number;
+  /** Validated, typed data. Called synchronously on the socket's turn; keep it short. */
+  onData: (...args: StreamData) => void;
+  onStateChange?: (state: StreamState) => void;
+  onBadMessage?: (reason: BadMessageReason) => void;
+  /** Called each time a connection ended and another is scheduled (ws_reconnects_total). */
+  onReconnect?: () => void;
+  logger?: StreamLogger;
+  /** Uniform [0, 1] source for the jitter; Math.random by default. */
+  random?: () => number;
+  /** Local clock, ms; Date.now by default. */
+  now?: () => number;
+}
+
+export interface StreamStatus {
+  stream: StreamKind;
+  state: StreamState;
+  connectedAt: number | undefined;
+  readyAt: number | undefined;
+  lastFrameAt: number | undefined;
+  reconnects: number;
+  badMessages: number;
+  droppedEntries: number;
+  lastFailure: FailureReason | undefined;
+  consecutiveFailures: number;
+}
+
+export const DEFAULTS = {
+  pingIntervalMs: 10_000,
+  deadAfterMs: 30_000,
+  backoffInitialMs: 500,
+  backoffMaxMs: 30_000,
+  resetAfterMs: 30_000,
+  maxFrameBytes: 1024 * 1024,
+  /** How long a shutdown waits for the peer's close frame before dropping the socket. */
+  closeGuardMs: 1_000,
+} as const;
+
+const MIN_FRAME_BYTES = 256;
+
+export const noopLogger: StreamLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+};
+
+export interface ValidatedStreamOptions {
+  url: string;
+  stream: StreamKind;
+  topics: readonly string[];
+  routes: Map<string, TopicRoute>;
+  signer: Pick<Signer, "wsAuthParams"> | undefined;
+  pingIntervalMs: number;
+  deadAfterMs: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  resetAfterMs: number;
+  maxFrameBytes: number;
+  random: (() => number) | undefined;
+  now: () => number;
+}
+
+function ms(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > 2_147_483_647) {
+    throw new ConfigError(`stream.${key}`, "must be a positive number of milliseconds (at most 2^31-1)");
+  }
+  return value;
+}
+
+function optionalFn<T>(key: string, value: T | undefined): T | undefined {
+  if (value !== undefined && typeof value !== "function") throw new ConfigError(`stream.${key}`, "must be a function");
+  return value;
+}
+
+export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOptions {
+  if (typeof o !== "object" || o === null) throw new ConfigError("stream", "options object required");
+  let parsed: URL;
+  try {
+    parsed = new URL(o.url);
+  } catch {
+    throw new ConfigError("stream.url", "is not a valid URL");
+  }
+  if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
+    throw new ConfigError("stream.url", "must start with ws:// or wss://");
+  }
+  if (o.stream !== "public" && o.stream !== "private") {
+    throw new ConfigError("stream.stream", 'must be "public" or "private"');
+  }
+  if (o.stream === "private") {
+    if (o.signer === undefined || typeof o.signer.wsAuthParams !== "function") {
+      throw new ConfigError("stream.signer", "is required for the private stream");
+    }
+  }
+  if (!Array.isArray(o.topics) || o.topics.length === 0) {
+    throw new ConfigError("stream.topics", "must list at least one topic");
+  }
+  const routes = new Map<string, TopicRoute>();
+  for (const topic of o.topics) {
+    const route = typeof topic === "string" ? routeTopic(topic) : undefined;
+    if (route === undefined) throw new ConfigError("stream.topics", `unknown topic ${JSON.stringify(topic)}`);
+    if (route.stream !== o.stream) {
+      throw new ConfigError("stream.topics", `topic ${topic} belongs to the ${route.stream} stream`);
+    }
+    if (routes.has(topic)) throw new ConfigError("stream.topics", `topic ${topic} listed twice`);
+    routes.set(topic, route);
+  }
+  const pingIntervalMs = ms("pingIntervalMs", o.pingIntervalMs, DEFAULTS.pingIntervalMs);
+  const deadAfterMs = ms("deadAfterMs", o.deadAfterMs, DEFAULTS.deadAfterMs);
+  // Our own pings draw pongs; pinging less often than the dead line would kill a healthy quiet socket.
+  if (pingIntervalMs >= deadAfterMs) throw new ConfigError("stream.pingIntervalMs", "must be below deadAfterMs");
+  const b = o.backoff;
+  if (b !== undefined && (typeof b !== "object" || b === null)) {
+    throw new ConfigError("stream.backoff", "must be {initialMs, maxMs, resetAfterMs?}");
+  }
+  const backoffInitialMs = ms("backoff.initialMs", b?.initialMs, DEFAULTS.backoffInitialMs);
+  const backoffMaxMs = ms("backoff.maxMs", b?.maxMs, DEFAULTS.backoffMaxMs);
+  if (backoffMaxMs < backoffInitialMs) throw new ConfigError("stream.backoff.maxMs", "must be >= backoff.initialMs");
+  const resetAfterMs = ms("backoff.resetAfterMs", b?.resetAfterMs, DEFAULTS.resetAfterMs);
+  const maxFrameBytes = o.maxFrameBytes ?? DEFAULTS.maxFrameBytes;
+  if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes < MIN_FRAME_BYTES) {
+    throw new ConfigError("stream.maxFrameBytes", `must be an integer >= ${MIN_FRAME_BYTES}`);
+  }
+  if (typeof o.onData !== "function") throw new ConfigError("stream.onData", "must be a function");
+  optionalFn("onStateChange", o.onStateChange);
+  optionalFn("onBadMessage", o.onBadMessage);
+  optionalFn("onReconnect", o.onReconnect);
+  const random = optionalFn("random", o.random);
+  const now = optionalFn("now", o.now) ?? Date.now;
+  if (o.logger !== undefined) {
+    for (const level of ["debug", "info", "warn", "error"] as const) {
+      if (typeof o.logger[level] !== "function") throw new ConfigError("stream.logger", `lacks ${level}()`);
+    }
+  }
+  return {
+    url: o.url,
+    stream: o.stream,
+    topics: [...o.topics],
+    routes,
+    signer: o.stream === "private" ? o.signer : undefined, // the public stream needs no auth
+    pingIntervalMs,
+    deadAfterMs,
+    backoffInitialMs,
+    backoffMaxMs,
+    resetAfterMs,
+    maxFrameBytes,
+    random,
+    now,
+  };
+}
+
+/** Wait `ms`, or less if `signal` aborts; never rejects, leaves no timer or listener behind. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
