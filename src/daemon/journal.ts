@@ -24,7 +24,7 @@ const intentSchema = z.object({
   perSymbolQty: z.record(z.string(), finite),
   dryRun: z.boolean().optional(),
 });
-const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
+export const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
 const outcomeSchema = z.object({
   t: z.literal("outcome"),
   id: z.number().int().nonnegative(),
@@ -43,6 +43,7 @@ const recordSchema = z.discriminatedUnion("t", [intentSchema, outcomeSchema]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
 export type OutcomeRecord = z.infer<typeof outcomeSchema>;
+export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = IntentRecord | OutcomeRecord;
 
 export interface JournalReplay {

@@ -27,9 +27,10 @@ export type StreamName = (typeof STREAMS)[number];
  * `claims_result_total{result}`: success; rejected = the venue refused for a business reason that
  * competition or the market explains (gone, racing, price moved, ratio, margin); error = anything
  * that should not happen (auth, rate limit, bad parameter, 5xx, invalid answer, undelivered);
- * unknown = the request may have reached the venue but no answer came (outcome unknown).
+ * unknown = the request may have reached the venue but no answer came (outcome unknown);
+ * confirmed = an unknown outcome later confirmed by the private stream; dry_run = decided, not sent.
  */
-export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown"] as const;
+export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown", "confirmed", "dry_run"] as const;
 export type ClaimResult = (typeof CLAIM_RESULTS)[number];
 
 /** Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew. */
@@ -40,8 +41,7 @@ export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
 export type PollTarget = (typeof POLL_TARGETS)[number];
 
 /** `ws_bad_messages_total{reason}`: not JSON, failed validation, or anything else. */
-export const BAD_MESSAGE_REASONS = ["json", "schema", "other"] as const;
-export type BadMessageReason = (typeof BAD_MESSAGE_REASONS)[number];
+export { BAD_MESSAGE_REASONS, type BadMessageReason } from "../venue/wire.js";
 
 /** SPEC.md §2.2 numeric fields, as `epoch_info{field}`; times are converted to seconds. */
 export const EPOCH_INFO_FIELDS = [

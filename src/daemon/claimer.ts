@@ -1,0 +1,389 @@
+/**
+ * Claim queue → limiter → single send point, with outcomes handled by venue code.
+ *
+ * Late binding: pending claims wait in a max-heap by expected fee; each claims-limiter permit picks
+ * the best pending claim *when it is granted* and re-decides it on the latest marks, exposure and
+ * open list, so nothing is sent on stale data and, when the 5/s claim limit binds (PROTOCOL.md §4),
+ * the most valuable claims leave first. A permit is only spent on a claim that is actually sent.
+ *
+ * Never twice: every id has one state; once an id is in flight, accepted, unknown or finished it
+ * is not claimed again, and the journal intent is written before the request leaves.
+ */
+import type { Exposure } from "../engine/exposure.js";
+import { claimRequestBody, type ClaimDecision, type Decision } from "../engine/policy.js";
+import { RankingQueue } from "../engine/ranking.js";
+import type { Liquidation } from "../engine/types.js";
+import type { ClaimResult } from "../venue/restSchemas.js";
+import type { LiquidatorLiquidation } from "../venue/wire.js";
+import { VenueError } from "../venue/errors.js";
+import { classifyClaimFailure } from "./claimOutcome.js";
+import type { ClaimSender } from "./claimSender.js";
+import type { Fill, Journal, OutcomeRecord } from "./journal.js";
+import type { OpenBook } from "./openBook.js";
+
+export type PauseReason = "margin" | "journal" | "clock";
+
+/** Metrics and logs hang off this; the claimer does not know prom-client. */
+export interface ClaimerObserver {
+  skipped(reason: string): void;
+  submitted(): void;
+  result(result: string, code: string, claimLatencySeconds: number | undefined): void;
+  decisionLatency(seconds: number): void;
+  feeEarned(symbol: string, amount: number): void;
+  paused(reason: PauseReason, on: boolean): void;
+}
+
+export interface ClaimerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ClaimerOptions {
+  decide: (liquidation: Liquidation, now: number) => Decision;
+  book: OpenBook;
+  exposure: Exposure;
+  /** The claims limiter's permit (limiters.acquire("claims", signal)). */
+  acquire: (signal: AbortSignal) => Promise<void>;
+  sender: ClaimSender;
+  journal: Journal;
+  observer: ClaimerObserver;
+  logger: ClaimerLogger;
+  /** Wall clock, ms (decisions, journal). */
+  now?: () => number;
+  /** Monotonic clock, ms (latencies). */
+  monotonic?: () => number;
+  /** How long -1101 (insufficient margin) stops claiming. */
+  marginPauseMs?: number;
+  /** Delay before the one retry after -1012 / -1011 / a request that never left. */
+  retryDelayMs?: number;
+  /** -1003: hold every claim this long (one venue window). */
+  rateLimitHoldMs?: number;
+  /** An unknown outcome not confirmed by the private push within this time is closed as not accepted. */
+  unknownTimeoutMs?: number;
+}
+
+type Phase = "pending" | "waiting" | "inflight" | "unknown" | "done";
+
+interface IdState {
+  phase: Phase;
+  /** Monotonic ms at which the frame that made us want this id arrived. */
+  receivedAt: number;
+  retries: number;
+  repriced: number;
+  doneAt: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class Claimer {
+  readonly #o: Required<Omit<ClaimerOptions, "now" | "monotonic">> & { now: () => number; monotonic: () => number };
+  readonly #queue = new RankingQueue<number>();
+  readonly #ids = new Map<number, IdState>();
+  /** Last skip reason per open id: the skip metric counts a liquidation once per reason, not per re-check. */
+  readonly #skips = new Map<number, string>();
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #paused = new Map<PauseReason, NodeJS.Timeout | undefined>();
+  #holdUntil = 0;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+  readonly #stop = new AbortController();
+
+  constructor(options: ClaimerOptions) {
+    this.#o = {
+      marginPauseMs: 60_000,
+      retryDelayMs: 500,
+      rateLimitHoldMs: 1_000,
+      unknownTimeoutMs: 120_000,
+      now: Date.now,
+      monotonic: () => performance.now(),
+      ...options,
+    };
+  }
+
+  get pendingCount(): number {
+    return this.#queue.size;
+  }
+
+  get inflightCount(): number {
+    return this.#inflight.size;
+  }
+
+  pausedReasons(): PauseReason[] {
+    return [...this.#paused.keys()];
+  }
+
+  /** Ids the journal says were claimed before a restart: never again (see journal replay). */
+  markDone(id: number): void {
+    this.#ids.set(id, { phase: "done", receivedAt: 0, retries: 0, repriced: 0, doneAt: this.#o.now(), timer: undefined });
+  }
+
+  start(): void {
+    this.#loop ??= this.#pump();
+  }
+
+  /** A liquidation is new or changed (stream delta or REST reconcile). */
+  offer(liquidation: Liquidation, receivedAt = this.#o.monotonic()): void {
+    const id = liquidation.liquidationId;
+    const st = this.#ids.get(id);
+    if (st !== undefined && st.phase !== "pending") return;
+    const d = this.#o.decide(liquidation, this.#o.now());
+    if (d.action === "skip") {
+      this.#skipped(id, d.reason);
+      if (st !== undefined) {
+        this.#queue.remove(id);
+        this.#ids.delete(id);
+      }
+      return;
+    }
+    this.#skips.delete(id);
+    if (st === undefined) {
+      this.#ids.set(id, { phase: "pending", receivedAt, retries: 0, repriced: 0, doneAt: 0, timer: undefined });
+      this.#queue.push(id, d.expectedFee, liquidation.timestamp, id);
+    } else {
+      this.#queue.update(id, d.expectedFee);
+    }
+    this.#wake?.();
+  }
+
+  /** The id left the open list: drop it unless it is already on its way. */
+  cancel(id: number): void {
+    this.#skips.delete(id);
+    const st = this.#ids.get(id);
+    if (st === undefined || (st.phase !== "pending" && st.phase !== "waiting")) return;
+    this.#queue.remove(id);
+    if (st.timer !== undefined) clearTimeout(st.timer);
+    this.#ids.delete(id);
+  }
+
+  /** Stop (or resume) all claiming for a reason; `forMs` resumes by itself. */
+  setPaused(reason: PauseReason, on: boolean, forMs?: number): void {
+    const had = this.#paused.has(reason);
+    clearTimeout(this.#paused.get(reason));
+    if (on) {
+      const timer = forMs === undefined ? undefined : setTimeout(() => this.setPaused(reason, false), forMs);
+      timer?.unref();
+      this.#paused.set(reason, timer);
+      if (!had) this.#o.observer.paused(reason, true);
+    } else if (had) {
+      this.#paused.delete(reason);
+      this.#o.observer.paused(reason, false);
+      this.#wake?.();
+    }
+  }
+
+  /** Private `liquidatorliquidations` push: confirms an unknown outcome. */
+  onAssignment(push: LiquidatorLiquidation): void {
+    const st = this.#ids.get(push.liquidationId);
+    if (st === undefined || st.phase !== "unknown") return;
+    if (st.timer !== undefined) clearTimeout(st.timer);
+    const fills = push.positionsByPerp.map((p) => ({ symbol: p.symbol, qty: p.positionQty, price: p.transferPrice, fee: p.absLiquidatorFee }));
+    this.#settle(push.liquidationId, st, fills, "confirmed");
+    this.#o.observer.result("confirmed", "none", undefined);
+  }
+
+  /** Forget finished ids that left the open list long ago (bounded memory over a week of running). */
+  sweep(olderThanMs = 600_000): void {
+    const cutoff = this.#o.now() - olderThanMs;
+    for (const [id, st] of this.#ids) {
+      if (st.phase === "done" && st.doneAt < cutoff && !this.#o.book.has(id)) this.#ids.delete(id);
+    }
+    for (const id of this.#skips.keys()) if (!this.#o.book.has(id)) this.#skips.delete(id);
+  }
+
+  /** Stop sending, wait for claims in flight (their outcomes are journaled), clear timers. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    this.#wake?.();
+    await this.#loop;
+    await Promise.allSettled([...this.#inflight]);
+    for (const st of this.#ids.values()) if (st.timer !== undefined) clearTimeout(st.timer);
+    for (const timer of this.#paused.values()) clearTimeout(timer);
+  }
+
+  async #pump(): Promise<void> {
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      const hold = this.#holdUntil - this.#o.now();
+      if (this.#queue.size === 0 || this.#paused.size > 0 || hold > 0) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          if (hold > 0) setTimeout(resolve, hold).unref();
+        });
+        this.#wake = undefined;
+        continue;
+      }
+      try {
+        await this.#o.acquire(signal);
+      } catch {
+        continue; // aborted or limiter stopped: the loop condition ends it
+      }
+      this.#sendBest();
+    }
+  }
+
+  /** Late binding: the best pending claim that still passes the policy now is sent on this permit. */
+  #sendBest(): void {
+    while (this.#queue.size > 0 && this.#paused.size === 0) {
+      const top = this.#queue.pop();
+      if (top === undefined) return;
+      const id = top.liquidationId;
+      const st = this.#ids.get(id);
+      const liquidation = this.#o.book.get(id);
+      if (st === undefined) continue;
+      if (liquidation === undefined) {
+        this.#ids.delete(id);
+        this.#skipped(id, "gone");
+        continue;
+      }
+      const d = this.#o.decide(liquidation, this.#o.now());
+      if (d.action === "skip") {
+        this.#ids.delete(id);
+        this.#skipped(id, d.reason);
+        continue;
+      }
+      const p = this.#send(d, st);
+      this.#inflight.add(p);
+      void p.finally(() => this.#inflight.delete(p));
+      return;
+    }
+  }
+
+  async #send(d: ClaimDecision, st: IdState): Promise<void> {
+    const id = d.liquidationId;
+    const o = this.#o;
+    st.phase = "inflight";
+    o.exposure.reserve(id, d.perSymbolQty);
+    const body = claimRequestBody(d);
+    const dryRun = o.sender.dryRun;
+    try {
+      o.journal.append({ t: "intent", id, at: o.now(), ratio: d.ratio, ...(d.symbols ? { symbols: [...d.symbols] } : {}), limitPrice: { ...d.limitPrice }, expectedFee: d.expectedFee, perSymbolQty: { ...d.perSymbolQty }, ...(dryRun ? { dryRun } : {}) });
+    } catch {
+      // No intent, no claim: put it back and stop until the journal works again.
+      o.exposure.release(id);
+      this.#ids.delete(id);
+      this.setPaused("journal", true);
+      return;
+    }
+    o.observer.decisionLatency((o.monotonic() - st.receivedAt) / 1000);
+    if (!dryRun) o.observer.submitted();
+    let outcome;
+    try {
+      outcome = await o.sender.send(body);
+    } catch (err) {
+      this.#onFailure(d, st, err);
+      return;
+    }
+    if (!outcome.sent) {
+      o.exposure.release(id);
+      this.#finish(id, st, { t: "outcome", id, at: o.now(), result: "dry_run" });
+      o.observer.result("dry_run", "none", undefined);
+      o.logger.info({ id, ratio: d.ratio, expectedFee: round(d.expectedFee), limitPrice: d.limitPrice }, "dry run: claim decided, not sent");
+      return;
+    }
+    o.observer.result("success", "none", (o.monotonic() - st.receivedAt) / 1000);
+    this.#settle(id, st, fillsOf(outcome.result), "accepted");
+  }
+
+  #settle(id: number, st: IdState, fills: Fill[], result: "accepted" | "confirmed"): void {
+    const actual: Record<string, number> = {};
+    let fee = 0;
+    for (const f of fills) {
+      actual[f.symbol] = (actual[f.symbol] ?? 0) + f.qty;
+      fee += f.fee;
+      this.#o.observer.feeEarned(f.symbol, f.fee);
+    }
+    this.#o.exposure.commit(id, actual);
+    this.#finish(id, st, { t: "outcome", id, at: this.#o.now(), result, fills });
+    this.#o.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");
+  }
+
+  #onFailure(d: ClaimDecision, st: IdState, err: unknown): void {
+    const o = this.#o;
+    const id = d.liquidationId;
+    const f = classifyClaimFailure(err);
+    const latency = (o.monotonic() - st.receivedAt) / 1000;
+    o.observer.result(f.result, f.code, latency);
+    const code = err instanceof VenueError ? err.venueCode : undefined;
+    const record: OutcomeRecord = { t: "outcome", id, at: o.now(), result: f.action === "unknown" ? "unknown" : "rejected", ...(code !== undefined ? { code } : {}) };
+    o.logger.warn({ id, code: f.code, action: f.action, err: (err as Error).message }, "claim not accepted");
+    if (f.action === "unknown") {
+      // Keep the reservation: the position may be ours. The private push (or the timeout) settles it.
+      st.phase = "unknown";
+      this.#journal(record);
+      st.timer = setTimeout(() => {
+        o.exposure.release(id);
+        this.#finish(id, st, { t: "outcome", id, at: o.now(), result: "not_accepted" });
+      }, o.unknownTimeoutMs);
+      st.timer.unref();
+      return;
+    }
+    o.exposure.release(id);
+    this.#journal(record);
+    switch (f.action) {
+      case "gone":
+        o.book.remove(id);
+        return this.#finish(id, st);
+      case "retry_racing":
+      case "retry_transient":
+        return st.retries++ < 1 ? this.#retryLater(id, st, o.retryDelayMs) : this.#finish(id, st);
+      case "backoff":
+        this.#holdUntil = o.now() + o.rateLimitHoldMs;
+        return st.retries++ < 3 ? this.#retryLater(id, st, 0) : this.#finish(id, st);
+      case "reevaluate":
+        return st.repriced++ < 1 ? this.#retryLater(id, st, 0) : this.#finish(id, st);
+      case "pause_margin":
+        this.#ids.delete(id); // it may be claimable again once margin frees up
+        return this.setPaused("margin", true, o.marginPauseMs);
+      default:
+        return this.#finish(id, st);
+    }
+  }
+
+  /** Re-decide the id from the open list after `ms` (a fresh decision, fresh marks). */
+  #retryLater(id: number, st: IdState, ms: number): void {
+    st.phase = "waiting";
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      const liquidation = this.#o.book.get(id);
+      if (liquidation === undefined) return void this.#ids.delete(id);
+      st.phase = "pending";
+      const d = this.#o.decide(liquidation, this.#o.now());
+      if (d.action === "skip") {
+        this.#skipped(id, d.reason);
+        return void this.#ids.delete(id);
+      }
+      this.#queue.push(id, d.expectedFee, liquidation.timestamp, id);
+      this.#wake?.();
+    }, ms);
+    st.timer.unref();
+  }
+
+  #skipped(id: number, reason: string): void {
+    if (this.#skips.get(id) === reason) return;
+    this.#skips.set(id, reason);
+    this.#o.observer.skipped(reason);
+  }
+
+  #finish(id: number, st: IdState, record?: OutcomeRecord): void {
+    if (record !== undefined) this.#journal(record);
+    st.phase = "done";
+    st.doneAt = this.#o.now();
+    this.#ids.set(id, st);
+  }
+
+  #journal(record: OutcomeRecord): void {
+    try {
+      this.#o.journal.append(record);
+    } catch {
+      this.setPaused("journal", true);
+    }
+  }
+}
+
+function fillsOf(result: ClaimResult): Fill[] {
+  return result.positions_by_perp.map((p) => ({ symbol: p.symbol, qty: p.position_qty, price: p.transfer_price, fee: p.abs_liquidator_fee }));
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -1,0 +1,116 @@
+/**
+ * The liquidations open for claims right now, as far as this daemon knows. Fed by two sources
+ * that can disagree in time: `liquidation` stream deltas (fast, may be missed across reconnects)
+ * and `GET /v1/public/liquidation` snapshots (the source of truth, PROTOCOL.md §5, but slower and
+ * possibly older than a push received while the snapshot was in flight).
+ */
+import type { Liquidation, LiquidationPosition } from "../engine/types.js";
+import type { OpenLiquidation } from "../venue/restSchemas.js";
+import type { LiquidationEntry } from "../venue/wire.js";
+
+interface BookEntry {
+  liquidation: Liquidation;
+  /** Local time this entry was last set from either source. */
+  updatedAt: number;
+}
+
+export interface BookChanges {
+  /** New or changed liquidations (with their remaining quantities). */
+  upserted: Liquidation[];
+  /** Ids no longer open. */
+  removed: number[];
+  /** How many of `upserted` were not in the book before. */
+  added: number;
+}
+
+export class OpenBook {
+  readonly #entries = new Map<number, BookEntry>();
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(id: number): Liquidation | undefined {
+    return this.#entries.get(id)?.liquidation;
+  }
+
+  has(id: number): boolean {
+    return this.#entries.has(id);
+  }
+
+  ids(): IterableIterator<number> {
+    return this.#entries.keys();
+  }
+
+  values(): Liquidation[] {
+    return [...this.#entries.values()].map((e) => e.liquidation);
+  }
+
+  /** A `liquidation` push: entries with positions are set, an empty `positionsByPerp` is a removal. */
+  applyDelta(entries: readonly LiquidationEntry[], now: number): BookChanges {
+    const changes: BookChanges = { upserted: [], removed: [], added: 0 };
+    for (const e of entries) {
+      if (e.positionsByPerp.length === 0 || e.positionsByPerp.every((p) => p.positionQty === 0)) {
+        if (this.#entries.delete(e.liquidationId)) changes.removed.push(e.liquidationId);
+        continue;
+      }
+      const liquidation: Liquidation = { liquidationId: e.liquidationId, timestamp: e.timestamp, positions: e.positionsByPerp };
+      if (!this.#entries.has(e.liquidationId)) changes.added++;
+      this.#entries.set(e.liquidationId, { liquidation, updatedAt: now });
+      changes.upserted.push(liquidation);
+    }
+    return changes;
+  }
+
+  /** Remove one id (e.g. the venue answered -1202 for it). */
+  remove(id: number): boolean {
+    return this.#entries.delete(id);
+  }
+
+  /**
+   * Reconcile with a full REST snapshot whose first request left at `requestedAt`. An id absent from
+   * the snapshot is gone only if we learned of it before the request left; one pushed meanwhile may
+   * simply be newer than the snapshot. Likewise a snapshot row never overwrites a push received
+   * after the request left.
+   */
+  reconcile(rows: readonly OpenLiquidation[], requestedAt: number, now: number): BookChanges {
+    const changes: BookChanges = { upserted: [], removed: [], added: 0 };
+    const seen = new Set<number>();
+    for (const row of rows) {
+      seen.add(row.liquidation_id);
+      const current = this.#entries.get(row.liquidation_id);
+      if (current !== undefined && current.updatedAt >= requestedAt) continue;
+      const positions: LiquidationPosition[] = row.positions_by_perp.map((p) => ({
+        symbol: p.symbol,
+        positionQty: p.position_qty,
+        liquidatorFee: p.liquidator_fee,
+      }));
+      if (positions.length === 0 || positions.every((p) => p.positionQty === 0)) continue;
+      if (current !== undefined && samePositions(current.liquidation.positions, positions)) {
+        current.updatedAt = now;
+        continue;
+      }
+      const liquidation: Liquidation = { liquidationId: row.liquidation_id, timestamp: row.timestamp, positions };
+      if (current === undefined) changes.added++;
+      this.#entries.set(row.liquidation_id, { liquidation, updatedAt: now });
+      changes.upserted.push(liquidation);
+    }
+    for (const [id, entry] of this.#entries) {
+      if (!seen.has(id) && entry.updatedAt < requestedAt) {
+        this.#entries.delete(id);
+        changes.removed.push(id);
+      }
+    }
+    return changes;
+  }
+}
+
+function samePositions(a: readonly LiquidationPosition[], b: readonly LiquidationPosition[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as LiquidationPosition;
+    const y = b[i] as LiquidationPosition;
+    if (x.symbol !== y.symbol || x.positionQty !== y.positionQty || x.liquidatorFee !== y.liquidatorFee) return false;
+  }
+  return true;
+}

@@ -1,0 +1,207 @@
+/**
+ * Composition root: builds every part of the daemon from a validated config, starts it, and
+ * tears it down in order on shutdown. The only place (with cli.ts) that may start the embedded
+ * simulated venue, through a dynamic import so a live daemon never loads it.
+ */
+import { readFileSync } from "node:fs";
+import type { Config } from "./config/schema.js";
+import type { LoadedConfig } from "./config/loadConfig.js";
+import { reloadPolicy } from "./config/reloadPolicy.js";
+import { Exposure } from "./engine/exposure.js";
+import { MarkBook } from "./engine/marks.js";
+import { Claimer } from "./daemon/claimer.js";
+import { ClaimSender } from "./daemon/claimSender.js";
+import type { Logger } from "pino";
+import { Daemon, createPolicyContext, makeDecider } from "./daemon/daemon.js";
+import { Journal } from "./daemon/journal.js";
+import { restoreFromJournal } from "./daemon/restore.js";
+import { OpenBook } from "./daemon/openBook.js";
+import { startObserveServer, type ObserveServer } from "./observe/httpServer.js";
+import { createLogger } from "./observe/logger.js";
+import { createMetrics, type Metrics } from "./observe/metrics.js";
+import { RewardsPoller } from "./observe/rewardsPoller.js";
+import { Watchdog } from "./observe/watchdog.js";
+import { LIMITER_NAMES, createVenueLimiters } from "./venue/limiters.js";
+import { RestClient } from "./venue/rest.js";
+import { Signer } from "./venue/signer.js";
+
+export interface RunDaemonOptions {
+  loaded: LoadedConfig;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** Pretty logs (npm start on a terminal); the config's `log.pretty` also turns it on. */
+  pretty?: boolean;
+  /** Log destination (tests); stdout by default. */
+  logDestination?: NodeJS.WritableStream;
+  /** Called once the daemon is up (tests and `npm start` read the metrics URL from it). */
+  onStarted?: (info: { metricsUrl: string; simulated: boolean; baseUrl: string }) => void;
+  /** Stream and loop timing overrides (tests). */
+  timing?: { reconcileIntervalMs?: number; pingIntervalMs?: number; deadAfterMs?: number; backoff?: { initialMs: number; maxMs: number } };
+}
+
+interface Venue {
+  baseUrl: string;
+  wsUrl: string;
+  wsPrivateUrl: string;
+  accountId: string;
+  secret: string;
+  close(): Promise<void>;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+async function openVenue(config: Config, secret: string | undefined, logger: Logger): Promise<Venue> {
+  if (config.venue.mode === "live") {
+    const v = config.venue;
+    return { baseUrl: v.base_url, wsUrl: v.ws_url, wsPrivateUrl: v.ws_private_url, accountId: v.account_id, secret: secret as string, close: async () => {} };
+  }
+  const { startSimulator } = await import("./sim/startSimulator.js");
+  const sim = await startSimulator({
+    seed: config.simulator.seed,
+    headerPrefix: config.venue.header_prefix,
+    scenario: { liquidationsPerSec: config.simulator.liquidations_per_second },
+    logger: logger.child({ component: "simulator" }),
+  });
+  logger.info({ baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed }, "embedded simulated venue started (venue.mode=simulator)");
+  return { ...sim, close: () => sim.close() };
+}
+
+export async function runDaemon(options: RunDaemonOptions): Promise<void> {
+  const { loaded, signal } = options;
+  const config = loaded.config;
+  const logger = createLogger({
+    level: config.log.level,
+    pretty: config.log.pretty || options.pretty === true,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const metrics = createMetrics({ version: packageVersion(), commit: options.env.LIQUIDATOR_BUILD_COMMIT ?? "unknown" });
+  const watchdog = new Watchdog();
+  metrics.setWatchdogSource(() => watchdog.samples());
+
+  const { journal, replay } = Journal.open({ dir: config.state.dir, logger: logger.child({ component: "journal" }) });
+  const venue = await openVenue(config, loaded.secret, logger);
+  const signer = new Signer({ secret: venue.secret, accountId: venue.accountId, headerPrefix: config.venue.header_prefix });
+  const limiters = createVenueLimiters(config.venue.limits);
+  metrics.setLimiterSource(() => LIMITER_NAMES.map((limiter) => ({ limiter, queued: limiters.queued(limiter) })));
+  const rest = new RestClient({
+    baseUrl: venue.baseUrl,
+    signer,
+    limiters,
+    timeoutMs: config.venue.request_timeout_ms,
+    onRequest: (endpoint, status, seconds) => {
+      metrics.httpRequests.inc({ endpoint, status: String(status) });
+      metrics.httpRequestDuration.observe({ endpoint }, seconds);
+    },
+  });
+
+  const marks = new MarkBook();
+  const exposure = new Exposure();
+  const book = new OpenBook();
+  metrics.setMarkSource(() => marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })));
+  metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
+  const sender = new ClaimSender(rest, config.policy.dry_run);
+  metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
+  const ctx = createPolicyContext(config.policy, marks, exposure);
+  const claimer = new Claimer({
+    decide: makeDecider(ctx),
+    book,
+    exposure,
+    acquire: (s) => limiters.acquire("claims", s),
+    sender,
+    journal,
+    observer: claimObserver(metrics),
+    logger: logger.child({ component: "claimer" }),
+  });
+  const restored = restoreFromJournal(replay, claimer, exposure);
+  if (restored.ids > 0) logger.info(restored, "journal replayed: these ids are never claimed again");
+
+  const daemon = new Daemon({
+    rest,
+    signer,
+    publicUrl: `${venue.wsUrl}/ws/stream/${venue.accountId}`,
+    privateUrl: `${venue.wsPrivateUrl}/v2/ws/private/stream/${venue.accountId}`,
+    policy: config.policy,
+    ctx,
+    book,
+    marks,
+    exposure,
+    claimer,
+    metrics,
+    watchdog,
+    logger: logger.child({ component: "daemon" }),
+    ...(options.timing?.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.timing.reconcileIntervalMs } : {}),
+    stream: {
+      ...(options.timing?.pingIntervalMs !== undefined ? { pingIntervalMs: options.timing.pingIntervalMs } : {}),
+      ...(options.timing?.deadAfterMs !== undefined ? { deadAfterMs: options.timing.deadAfterMs } : {}),
+      ...(options.timing?.backoff !== undefined ? { backoff: options.timing.backoff } : {}),
+    },
+  });
+
+  let server: ObserveServer | undefined;
+  try {
+    server = await startObserveServer({
+      host: config.metrics.host,
+      port: config.metrics.port,
+      metrics,
+      health: { stale: () => watchdog.stale(), notReady: () => daemon.notReady() },
+      logger,
+    });
+    logger.info({ url: server.url, port: server.port }, "metrics server listening");
+    const poller = new RewardsPoller({
+      source: rest,
+      metrics,
+      intervalMs: config.rewards.poll_interval_ms,
+      ...(config.rewards.campaign ? { campaign: config.rewards.campaign } : {}),
+      logger: logger.child({ component: "rewards" }),
+    });
+    const polling = poller.start(signal);
+    const onHup = (): void => void reload(loaded, options.env, daemon, sender, metrics, logger);
+    process.on("SIGHUP", onHup);
+    options.onStarted?.({ metricsUrl: server.url, simulated: config.venue.mode === "simulator", baseUrl: venue.baseUrl });
+    logger.info({ accountId: venue.accountId, dryRun: config.policy.dry_run, publicKey: signer.publicKey }, "liquidator running");
+    await daemon.run(signal);
+    process.off("SIGHUP", onHup);
+    await polling;
+    logger.info({}, "shutting down: claims drained");
+  } finally {
+    await rest.close().catch(() => undefined);
+    await limiters.stop().catch(() => undefined);
+    await journal.close();
+    await server?.close();
+    await venue.close();
+  }
+}
+
+/** SIGHUP: apply a valid new policy without touching connections; log and ignore an invalid one. */
+async function reload(loaded: LoadedConfig, env: NodeJS.ProcessEnv, daemon: Daemon, sender: ClaimSender, metrics: Metrics, logger: Logger): Promise<void> {
+  const result = await reloadPolicy(loaded.path, env, loaded.config);
+  if (!result.ok) {
+    logger.error({ key: result.error.key, err: result.error.message }, "config reload refused; keeping the running policy");
+    return;
+  }
+  daemon.applyPolicy(result.policy);
+  sender.setDryRun(result.policy.dry_run);
+  metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
+  if (result.needsRestart.length > 0) logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
+  logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");
+}
+
+function claimObserver(metrics: Metrics) {
+  return {
+    skipped: (reason: string) => metrics.claimsSkipped.inc({ reason }),
+    submitted: () => metrics.claimsSubmitted.inc(),
+    result: (result: string, code: string, latency: number | undefined) => {
+      metrics.claimsResult.inc({ result, code });
+      if (latency !== undefined) metrics.claimLatency.observe(latency);
+    },
+    decisionLatency: (seconds: number) => metrics.decisionLatency.observe(seconds),
+    feeEarned: (symbol: string, amount: number) => metrics.feeEarned.inc({ symbol }, amount),
+    paused: (reason: "margin" | "journal" | "clock", on: boolean) => metrics.claimingPaused.set({ reason }, on ? 1 : 0),
+  };
+}
