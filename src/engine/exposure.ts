@@ -1,0 +1,300 @@
+/**
+ * Exposure accounting (DESIGN.md "Exposure counts what is held plus what is queued and in flight").
+ *
+ * Per symbol the book keeps the signed quantity held (the venue's view: claim results add to it,
+ * `position` pushes replace it) and the claims reserved but not yet settled, split by side:
+ * `long` = Σ of positive reserved quantities, `short` = Σ of negative ones. Each reservation may
+ * still succeed or fail, so the position can end anywhere in [held + short, held + long]; the
+ * symbol's exposure is the worst case, max(|held + long|, |held + short|) × mark. A claim on the
+ * opposite side of what is held therefore never lowers exposure before it is settled (it might fail)
+ * but it does not raise it either: counted conservatively, never undercounted. A burst of decisions
+ * sees the reservations of the decisions before it, so it cannot pass the cap on one empty book.
+ */
+import type { PriceSource } from "./types.js";
+
+/** Read-only view of one symbol's book. */
+export interface ExposureView {
+  readonly symbol: string;
+  /** Signed quantity held. */
+  readonly held: number;
+  /** Σ of positive reserved quantities (≥ 0). */
+  readonly long: number;
+  /** Σ of negative reserved quantities (≤ 0). */
+  readonly short: number;
+}
+
+interface Entry extends ExposureView {
+  held: number;
+  long: number;
+  short: number;
+  /** How many reservations touch this symbol (0 → long/short reset to exact zeros). */
+  refs: number;
+  /** Price to use when the mark book has none (from a `position` push), NaN if none. */
+  fallbackPrice: number;
+  /** Index in `list` (swap-remove). */
+  index: number;
+}
+
+interface Reservation {
+  readonly symbols: string[];
+  readonly qty: number[];
+}
+
+/** A held position as a `position` push reports it (mapped by the daemon). */
+export interface HeldPositionInput {
+  readonly symbol: string;
+  readonly positionQty: number;
+  /** The push's `markPrice`, used only when the mark book has no price for the symbol. */
+  readonly markPrice?: number;
+}
+
+/** Worst-case absolute quantity of an entry. */
+export function worstQty(e: ExposureView): number {
+  const up = Math.abs(e.held + e.long);
+  const down = Math.abs(e.held + e.short);
+  return up > down ? up : down;
+}
+
+export class Exposure {
+  private readonly bySymbol = new Map<string, Entry>();
+  // Dense array of the same entries: the total is summed on every decision, and an array walk is
+  // cheaper than a Map iterator.
+  private readonly list: Entry[] = [];
+  private readonly reservations = new Map<number, Reservation>();
+
+  private entry(symbol: string): Entry {
+    let e = this.bySymbol.get(symbol);
+    if (e === undefined) {
+      e = { symbol, held: 0, long: 0, short: 0, refs: 0, fallbackPrice: Number.NaN, index: this.list.length };
+      this.bySymbol.set(symbol, e);
+      this.list.push(e);
+    }
+    return e;
+  }
+
+  private dropIfEmpty(e: Entry): void {
+    if (e.held !== 0 || e.refs !== 0) return;
+    this.bySymbol.delete(e.symbol);
+    const last = this.list.pop() as Entry;
+    if (last !== e) {
+      this.list[e.index] = last;
+      last.index = e.index;
+    }
+  }
+
+  /** This symbol's book, or undefined when nothing is held or reserved in it. */
+  get(symbol: string): ExposureView | undefined {
+    return this.bySymbol.get(symbol);
+  }
+
+  heldQty(symbol: string): number {
+    return this.bySymbol.get(symbol)?.held ?? 0;
+  }
+
+  /** Replace the held quantity of one symbol (the venue's view wins). */
+  setHeld(symbol: string, qty: number, markPrice?: number): void {
+    if (!Number.isFinite(qty)) throw new RangeError(`held quantity of ${symbol} must be finite`);
+    const e = this.entry(symbol);
+    e.held = qty === 0 ? 0 : qty;
+    if (markPrice !== undefined && Number.isFinite(markPrice) && markPrice > 0) e.fallbackPrice = markPrice;
+    this.dropIfEmpty(e);
+  }
+
+  /**
+   * Apply a `position` push: each listed symbol's held quantity is replaced. With `complete` the
+   * list is the whole account, so every symbol not listed is held at 0. Entries with a non-finite
+   * quantity are ignored (returned count excludes them).
+   */
+  applyPositions(positions: readonly HeldPositionInput[], complete: boolean): number {
+    let applied = 0;
+    const listed = complete ? new Set<string>() : undefined;
+    for (const p of positions) {
+      if (!Number.isFinite(p.positionQty)) continue;
+      this.setHeld(p.symbol, p.positionQty, p.markPrice);
+      listed?.add(p.symbol);
+      applied++;
+    }
+    if (listed !== undefined) {
+      for (const e of [...this.list]) if (!listed.has(e.symbol) && e.held !== 0) this.setHeld(e.symbol, 0);
+    }
+    return applied;
+  }
+
+  /**
+   * Reserve the signed quantities a claim would take (`Decision.perSymbolQty`). A second reserve on
+   * the same id replaces the first (a re-decided claim).
+   */
+  reserve(liquidationId: number, perSymbolQty: Readonly<Record<string, number>>): void {
+    for (const symbol of Object.keys(perSymbolQty)) {
+      if (!Number.isFinite(perSymbolQty[symbol])) throw new RangeError(`reserved quantity of ${symbol} must be finite`);
+    }
+    this.release(liquidationId);
+    const r: Reservation = { symbols: [], qty: [] };
+    for (const symbol of Object.keys(perSymbolQty)) {
+      const q = perSymbolQty[symbol] as number;
+      if (q === 0) continue;
+      const e = this.entry(symbol);
+      if (q > 0) e.long += q;
+      else e.short += q;
+      e.refs++;
+      r.symbols.push(symbol);
+      r.qty.push(q);
+    }
+    this.reservations.set(liquidationId, r);
+  }
+
+  /** Drop a reservation (claim refused, skipped after a late re-check, or gone). False if none. */
+  release(liquidationId: number): boolean {
+    const r = this.reservations.get(liquidationId);
+    if (r === undefined) return false;
+    this.reservations.delete(liquidationId);
+    for (let i = 0; i < r.symbols.length; i++) {
+      const e = this.bySymbol.get(r.symbols[i] as string);
+      if (e === undefined) continue;
+      const q = r.qty[i] as number;
+      e.refs--;
+      if (e.refs <= 0) {
+        // Exact zeros: repeated += / -= would otherwise leave float dust that counts as exposure.
+        e.refs = 0;
+        e.long = 0;
+        e.short = 0;
+      } else if (q > 0) {
+        e.long = Math.max(0, e.long - q);
+      } else {
+        e.short = Math.min(0, e.short - q);
+      }
+      this.dropIfEmpty(e);
+    }
+    return true;
+  }
+
+  /**
+   * A claim settled: its reservation is released and what the venue actually transferred (signed
+   * quantity per symbol, from the claim result's `positions_by_perp`) is added to what is held. A
+   * later `position` push replaces these quantities with the venue's own. Returns whether a
+   * reservation existed (the quantities are added either way: the venue transferred them).
+   */
+  commit(liquidationId: number, actual: Readonly<Record<string, number>>): boolean {
+    const had = this.release(liquidationId);
+    for (const symbol of Object.keys(actual)) {
+      const q = actual[symbol] as number;
+      if (!Number.isFinite(q) || q === 0) continue;
+      const e = this.entry(symbol);
+      e.held += q;
+      if (e.held === 0) e.held = 0; // no -0
+      this.dropIfEmpty(e);
+    }
+    return had;
+  }
+
+  hasReservation(liquidationId: number): boolean {
+    return this.reservations.has(liquidationId);
+  }
+
+  /** Copy of a reservation's signed quantities, or undefined. */
+  reservation(liquidationId: number): Record<string, number> | undefined {
+    const r = this.reservations.get(liquidationId);
+    if (r === undefined) return undefined;
+    const out: Record<string, number> = {};
+    for (let i = 0; i < r.symbols.length; i++) out[r.symbols[i] as string] = r.qty[i] as number;
+    return out;
+  }
+
+  get reservationCount(): number {
+    return this.reservations.size;
+  }
+
+  private priceOf(e: Entry, prices: PriceSource): number {
+    const p = prices.price(e.symbol);
+    return p !== undefined ? p : e.fallbackPrice;
+  }
+
+  /** Worst-case notional of one symbol at its mark; 0 when empty, NaN when it has no price at all. */
+  symbolNotional(symbol: string, prices: PriceSource): number {
+    const e = this.bySymbol.get(symbol);
+    if (e === undefined) return 0;
+    const w = worstQty(e);
+    return w === 0 ? 0 : w * this.priceOf(e, prices);
+  }
+
+  /**
+   * Σ worst-case notional over every symbol. Infinity when a symbol with exposure has no price at
+   * all: an exposure that cannot be valued must block new claims, not count as zero.
+   */
+  totalNotional(prices: PriceSource): number {
+    let total = 0;
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i] as Entry;
+      const w = worstQty(e);
+      if (w === 0) continue;
+      const p = this.priceOf(e, prices);
+      if (!(p > 0) || p === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+      total += w * p;
+    }
+    return total;
+  }
+
+  /** Every symbol with something held or reserved (for the `exposure_notional{symbol}` gauges). */
+  symbols(): string[] {
+    return this.list.map((e) => e.symbol);
+  }
+
+  /** Copies of every symbol's book (journal snapshots, logs). */
+  snapshot(): ExposureView[] {
+    return this.list.map((e) => ({ symbol: e.symbol, held: e.held, long: e.long, short: e.short }));
+  }
+}
+
+/**
+ * How a claim of signed quantity q on a symbol moves its worst-case exposure. For q > 0 the worst
+ * case becomes max(|held + long + q|, |held + short|); it stays within a cap C (in quantity) iff
+ * q ≤ C − (held + long), given the book is within C now. `free` is how much |q| can grow before the
+ * worst case grows at all: W − (held + long) for q > 0, W + (held + short) for q < 0 (≥ 0). Beyond
+ * it the worst case grows one for one: increase(q) = max(0, |q| − free).
+ */
+export function roomForClaim(view: ExposureView | undefined, qtySign: number, capQty: number): { maxQty: number; free: number } {
+  const held = view?.held ?? 0;
+  const up = held + (view?.long ?? 0);
+  const down = held + (view?.short ?? 0);
+  const au = Math.abs(up);
+  const ad = Math.abs(down);
+  const w = au > ad ? au : ad;
+  if (qtySign > 0) return { maxQty: w > capQty ? 0 : capQty - up, free: w - up };
+  return { maxQty: w > capQty ? 0 : capQty + down, free: w + down };
+}
+
+/**
+ * Largest r with Σᵢ max(0, r·notional[i] − free[i]) ≤ budget: the proportional ratio the global
+ * exposure cap leaves when a claim of ratio r adds r·notional[i] to symbol i, whose first free[i] of
+ * notional do not raise its worst case (see `roomForClaim`). The left side is convex, piecewise
+ * linear and increasing in r, so the answer is found by water-filling: assume every symbol grows,
+ * solve the linear equation, drop the symbols that would not grow at that r, repeat (r only
+ * decreases, at most one round per symbol). 0 when the budget is negative or NaN (exposure already
+ * over the cap or not priceable); Infinity when nothing can grow.
+ */
+export function maxRatioWithinBudget(budget: number, notional: readonly number[], free: readonly number[]): number {
+  if (!(budget >= 0)) return 0;
+  if (budget === Number.POSITIVE_INFINITY) return budget;
+  const n = notional.length;
+  const active: boolean[] = new Array<boolean>(n).fill(true);
+  for (;;) {
+    let sumN = 0;
+    let sumF = 0;
+    for (let i = 0; i < n; i++) {
+      if (!active[i]) continue;
+      sumN += notional[i] as number;
+      sumF += free[i] as number;
+    }
+    if (sumN === 0) return Number.POSITIVE_INFINITY;
+    const r = (budget + sumF) / sumN;
+    let dropped = false;
+    for (let i = 0; i < n; i++) {
+      if (active[i] && r * (notional[i] as number) < (free[i] as number)) {
+        active[i] = false;
+        dropped = true;
+      }
+    }
+    if (!dropped) return r;
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * The decision: liquidation + marks + exposure + risk policy → claim (with its guards) or skip (with
+ * a reason from a closed set, the `reason` label of `claims_skipped_total`). Pure: no I/O, no clock
+ * (`now` is passed in), no randomness; the same inputs always give the same decision.
+ *
+ * Semantics of each policy key (INTERFACE.md; `lim` = the symbol's limits, overrides merged in):
+ * - allow / deny: deny wins; an empty allow list allows every symbol.
+ * - max_mark_age_ms: a symbol whose mark is missing, or older than its limit at `now`, is not claimed.
+ * - limit_price_slippage_bps: see `safeLimitPrice` (quantize.ts); a symbol whose quantised limit
+ *   would land on the wrong side of the mark is not claimed (`limit_tick`).
+ * - max_claim_notional: each symbol's part (|q| × mark) of one claim spends part / lim.maxClaimNotional
+ *   of a single budget of 1. With no overrides this is exactly "claim notional ≤ max_claim_notional";
+ *   an override sets the limit for that symbol's part, and a claim spanning several symbols cannot
+ *   exceed what its parts would be allowed alone (each part ≤ its own limit, total ≤ the largest).
+ * - max_total_exposure: the global value caps Σ over all symbols of the worst-case exposure (held +
+ *   reserved, exposure.ts), the merged per-symbol value caps that symbol's own; the claim's ratio is
+ *   cut so that both still hold with the claim reserved.
+ * - min_fee: the claim's expected fee (simrules: Σ |q| × mark × liquidator_fee) must be at least the
+ *   largest min_fee of the symbols it claims.
+ *
+ * Claim forms (simrules): a liquidation with any low-tier open symbol is claimed as one proportional
+ * share of all open symbols (no `symbols` field): every one must be claimable, and below 10,000 of
+ * total notional the ratio must be 1 — if our caps cut it, the whole is over our caps (`over_caps`).
+ * A liquidation of only high-tier symbols is claimed per symbol through `symbols`: ineligible symbols
+ * are left out, each symbol gets its own ratio (a symbol under 5,000 of notional whole or not at all),
+ * the shared budgets are given out by highest fee rate first, and the top-level ratio is the largest.
+ * Open symbols are those with position_qty ≠ 0 (a zero one was already claimed by others).
+ *
+ * Reason precedence: invalid_liquidation; unknown_symbol (any open symbol); then per symbol, in the
+ * liquidation's order, denied / not allowed / mark missing / stale / limit_tick (the first failing
+ * symbol names the reason of a proportional skip, or of a per-symbol skip where none is left); then
+ * below_min_fee at full size (proportional), the caps (exposure_cap when exposure is the binding cap,
+ * else over_caps / ratio_zero), and below_min_fee at the final ratio.
+ *
+ * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (simrules,
+ * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
+ */
+import { maxRatioWithinBudget, roomForClaim, type Exposure } from "./exposure.js";
+import type { MarkBook } from "./marks.js";
+import { ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio, RATIO_QUANTA } from "./quantize.js";
+import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
+import type { SymbolTable } from "./symbolInfo.js";
+import type { ClaimDecision, Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+
+export { SKIP_REASONS } from "./types.js";
+export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+
+/** PROTOCOL.md §4 / simrules: below these notionals (quote, at mark) a claim must take everything. */
+export const FULL_TAKE_LOW_TIER = 10_000;
+export const FULL_TAKE_HIGH_TIER = 5_000;
+
+/** Everything a decision reads besides the liquidation and the time. */
+export interface PolicyContext {
+  readonly policy: RiskPolicy;
+  readonly symbols: SymbolTable;
+  readonly marks: MarkBook;
+  readonly exposure: Exposure;
+}
+
+function skip(liquidationId: number, reason: SkipReason, detail: string | undefined): SkipDecision {
+  return { action: "skip", liquidationId, reason, detail };
+}
+
+/** Per open symbol, what the decision needs (one small object per symbol, no closures). */
+interface Leg {
+  readonly pos: LiquidationPosition;
+  reason: SkipReason | undefined;
+  lim: SymbolLimits;
+  mark: number;
+  notional: number;
+  limit: number;
+  /** Largest |q| the symbol's own exposure cap allows. */
+  maxQty: number;
+  /** Notional of |q| that does not raise the worst-case exposure (see roomForClaim). */
+  freeNotional: number;
+  /** Ratio given to this leg, in thousandths (0 = not claimed). */
+  k: number;
+}
+
+function validate(liq: Liquidation): string | undefined {
+  const id = liq.liquidationId;
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id <= 0) return "liquidation_id";
+  const positions = liq.positions;
+  if (!Array.isArray(positions) || positions.length === 0) return "no_positions";
+  let open = 0;
+  // Pairwise duplicate check for the usual handful of symbols; a Set when a hostile payload is long.
+  const seen = positions.length > 16 ? new Set<string>() : undefined;
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i] as LiquidationPosition;
+    if (typeof p !== "object" || p === null || typeof p.symbol !== "string") return "position";
+    const q = p.positionQty;
+    if (typeof q !== "number" || !Number.isFinite(q)) return p.symbol;
+    // simrules: the fee is a fraction; ≥ 1 would make the transfer price non-positive.
+    const f = p.liquidatorFee;
+    if (typeof f !== "number" || !Number.isFinite(f) || f < 0 || f >= 1) return p.symbol;
+    if (seen !== undefined) {
+      if (seen.has(p.symbol)) return "duplicate_symbol";
+      seen.add(p.symbol);
+    } else {
+      for (let j = 0; j < i; j++) if ((positions[j] as LiquidationPosition).symbol === p.symbol) return "duplicate_symbol";
+    }
+    if (q !== 0) open++;
+  }
+  return open === 0 ? "no_quantity" : undefined;
+}
+
+export function decide(liq: Liquidation, ctx: PolicyContext, now: number): Decision {
+  const id = liq.liquidationId;
+  const bad = validate(liq);
+  if (bad !== undefined) return skip(id, "invalid_liquidation", bad);
+  const { policy, symbols, marks, exposure } = ctx;
+
+  const legs: Leg[] = [];
+  let anyLow = false;
+  for (const pos of liq.positions) {
+    if (pos.positionQty === 0) continue;
+    const info = symbols.get(pos.symbol);
+    // Without its tier the claim form cannot be chosen, whatever the other symbols are.
+    if (info === undefined) return skip(id, "unknown_symbol", pos.symbol);
+    if (info.tier === 1) anyLow = true;
+    const lim = policy.limitsFor(pos.symbol);
+    const leg: Leg = { pos, reason: undefined, lim, mark: 0, notional: 0, limit: 0, maxQty: 0, freeNotional: 0, k: 0 };
+    legs.push(leg);
+
+    const access = policy.access(pos.symbol);
+    if (access !== "allowed") {
+      leg.reason = access === "denied" ? "symbol_denied" : "symbol_not_allowed";
+      continue;
+    }
+    const m = marks.get(pos.symbol);
+    if (m === undefined || !(m.price > 0) || m.price === Number.POSITIVE_INFINITY) {
+      leg.reason = "mark_missing";
+      continue;
+    }
+    // `!(≤)` so a NaN age (bad clock input) counts as stale.
+    if (!(now - m.receivedAt <= lim.maxMarkAgeMs)) {
+      leg.reason = "mark_stale";
+      continue;
+    }
+    leg.mark = m.price;
+    leg.notional = Math.abs(pos.positionQty) * m.price;
+    if (!Number.isFinite(leg.notional)) return skip(id, "invalid_liquidation", pos.symbol);
+    leg.limit = safeLimitPrice(pos.positionQty, m.price, pos.positionQty > 0 ? lim.upNumerator : lim.downNumerator, info.baseTick, info.tickDecimals);
+    if (Number.isNaN(leg.limit)) {
+      leg.reason = "limit_tick";
+      continue;
+    }
+    const room = roomForClaim(exposure.get(pos.symbol), pos.positionQty, lim.maxTotalExposure / m.price);
+    leg.maxQty = room.maxQty;
+    leg.freeNotional = room.free * m.price;
+  }
+
+  return anyLow ? decideProportional(id, legs, ctx) : decidePerSymbol(id, legs, ctx);
+}
+
+/** Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). */
+function exposureBudget(ctx: PolicyContext): number {
+  return ctx.policy.maxTotalExposure - ctx.exposure.totalNotional(ctx.marks);
+}
+
+function decideProportional(id: number, legs: Leg[], ctx: PolicyContext): Decision {
+  for (const leg of legs) if (leg.reason !== undefined) return skip(id, leg.reason, leg.pos.symbol);
+
+  let total = 0;
+  let feeAtFull = 0;
+  let minFee = 0; // the strictest min_fee of the symbols claimed
+  let claimWeight = 0; // Σ notional / own max_claim_notional: ratio r spends r × claimWeight of the budget 1
+  let rExp = Number.POSITIVE_INFINITY;
+  const notional: number[] = [];
+  const free: number[] = [];
+  for (const leg of legs) {
+    total += leg.notional;
+    feeAtFull += leg.notional * leg.pos.liquidatorFee;
+    if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
+    claimWeight += leg.notional / leg.lim.maxClaimNotional;
+    const r = leg.maxQty / Math.abs(leg.pos.positionQty);
+    if (r < rExp) rExp = r;
+    notional.push(leg.notional);
+    free.push(leg.freeNotional);
+  }
+  // Even the whole liquidation pays too little: that is the reason, whatever the caps say.
+  if (feeAtFull < minFee) return skip(id, "below_min_fee", undefined);
+
+  const rClaim = claimWeight > 0 ? 1 / claimWeight : Number.POSITIVE_INFINITY;
+  const rTotal = maxRatioWithinBudget(exposureBudget(ctx), notional, free);
+  if (rTotal < rExp) rExp = rTotal;
+  const k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
+  const byExposure = rExp < rClaim;
+  if (total < FULL_TAKE_LOW_TIER && k < RATIO_QUANTA) return skip(id, byExposure ? "exposure_cap" : "over_caps", undefined);
+  if (k === 0) return skip(id, byExposure ? "exposure_cap" : "ratio_zero", undefined);
+
+  for (const leg of legs) leg.k = k;
+  return buildClaim(id, legs, undefined, thousandthsToRatio(k));
+}
+
+/** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
+function byFeeRate(legs: Leg[]): Leg[] {
+  const out = legs.slice();
+  for (let i = 1; i < out.length; i++) {
+    const x = out[i] as Leg;
+    let j = i - 1;
+    while (j >= 0 && (out[j] as Leg).pos.liquidatorFee < x.pos.liquidatorFee) {
+      out[j + 1] = out[j] as Leg;
+      j--;
+    }
+    out[j + 1] = x;
+  }
+  return out;
+}
+
+function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext): Decision {
+  let claimBudget = 1; // fraction of "one claim" left (see max_claim_notional above)
+  let expBudget = Number.NaN; // computed on first use: most liquidations fail earlier
+  let eligible = 0;
+  for (const leg of legs) if (leg.reason === undefined) eligible++;
+
+  if (eligible > 0) {
+    expBudget = exposureBudget(ctx);
+    for (const leg of eligible > 1 ? byFeeRate(legs) : legs) {
+      if (leg.reason !== undefined) continue;
+      const rClaim = (claimBudget * leg.lim.maxClaimNotional) / leg.notional;
+      let rExp = leg.maxQty / Math.abs(leg.pos.positionQty);
+      const rTotal = expBudget >= 0 ? (expBudget + leg.freeNotional) / leg.notional : 0;
+      if (rTotal < rExp) rExp = rTotal;
+      const k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
+      const byExposure = rExp < rClaim;
+      if (leg.notional < FULL_TAKE_HIGH_TIER && k < RATIO_QUANTA) {
+        leg.reason = byExposure ? "exposure_cap" : "over_caps";
+        continue;
+      }
+      if (k === 0) {
+        leg.reason = byExposure ? "exposure_cap" : "ratio_zero";
+        continue;
+      }
+      leg.k = k;
+      const part = (leg.notional * k) / RATIO_QUANTA;
+      claimBudget = Math.max(0, claimBudget - part / leg.lim.maxClaimNotional);
+      expBudget -= Math.max(0, part - leg.freeNotional);
+    }
+  }
+
+  const claimed: SymbolRatio[] = [];
+  let top = 0;
+  for (const leg of legs) {
+    if (leg.k === 0) continue;
+    claimed.push({ symbol: leg.pos.symbol, ratio_qty_request: thousandthsToRatio(leg.k) });
+    if (leg.k > top) top = leg.k;
+  }
+  if (claimed.length === 0) {
+    const first = legs[0] as Leg; // validate() guarantees an open symbol, and none was claimed
+    return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
+  }
+  return buildClaim(id, legs, claimed, thousandthsToRatio(top));
+}
+
+/** The claim of every leg with k > 0, or `below_min_fee` when its fee is under the strictest min_fee. */
+function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined, ratio: number): Decision {
+  const limitPrice: Record<string, number> = {};
+  const perSymbolQty: Record<string, number> = {};
+  let expectedFee = 0;
+  let notional = 0;
+  let minFee = 0;
+  for (const leg of legs) {
+    if (leg.k === 0) continue;
+    const qty = leg.pos.positionQty;
+    // Same arithmetic as the venue (simrules): q = position_qty × ratio, rounded to 1e-9.
+    const q = leg.k === RATIO_QUANTA ? qty : roundQty((qty * leg.k) / RATIO_QUANTA);
+    const n = Math.abs(q) * leg.mark;
+    limitPrice[leg.pos.symbol] = leg.limit;
+    perSymbolQty[leg.pos.symbol] = q;
+    notional += n;
+    expectedFee += n * leg.pos.liquidatorFee;
+    if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
+  }
+  // Quantities so small that 1e-9 rounding leaves nothing: the venue would transfer nothing (-1201).
+  if (notional === 0) return skip(id, "ratio_zero", undefined);
+  if (expectedFee < minFee) return skip(id, "below_min_fee", undefined);
+  return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty };
+}
+
+/** The POST /v1/liquidation body (PROTOCOL.md §4), snake_case. */
+export interface ClaimRequestBody {
+  liquidation_id: number;
+  ratio_qty_request: number;
+  limit_price: Record<string, number>;
+  symbols?: { symbol: string; ratio_qty_request: number }[];
+}
+
+/**
+ * The request body of a claim decision. The numbers are already quantised (ratio k/1000, prices
+ * n ticks written with the tick's decimals) so `JSON.stringify` prints them without float noise.
+ * Throws RangeError if the decision was tampered with into something the venue must not receive.
+ */
+export function claimRequestBody(d: ClaimDecision): ClaimRequestBody {
+  const okRatio = (r: number): boolean => r > 0 && r <= 1 && Number.isFinite(r);
+  if (!okRatio(d.ratio)) throw new RangeError(`claim ${d.liquidationId}: ratio ${d.ratio} is not in (0, 1]`);
+  const limit: Record<string, number> = {};
+  for (const symbol of Object.keys(d.limitPrice)) {
+    const p = d.limitPrice[symbol] as number;
+    if (!(p > 0) || !Number.isFinite(p)) throw new RangeError(`claim ${d.liquidationId}: limit_price of ${symbol} is not a positive finite number`);
+    limit[symbol] = p;
+  }
+  const body: ClaimRequestBody = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };
+  if (d.symbols !== undefined) {
+    body.symbols = d.symbols.map((s) => {
+      if (!okRatio(s.ratio_qty_request)) throw new RangeError(`claim ${d.liquidationId}: ratio of ${s.symbol} is not in (0, 1]`);
+      return { symbol: s.symbol, ratio_qty_request: s.ratio_qty_request };
+    });
+  }
+  return body;
+}

@@ -1,0 +1,95 @@
+/**
+ * The engine's own input and output types: camelCase domain objects, independent of the wire. The
+ * daemon maps stream payloads (camelCase, PROTOCOL.md §5) and REST rows (snake_case, PROTOCOL.md §4)
+ * into these after validating them; the engine re-checks the numbers it relies on, because a bad
+ * value must become a skip, never a claim.
+ */
+
+/** One position offered by a liquidation (`positionsByPerp[i]` / `positions_by_perp[i]`). */
+export interface LiquidationPosition {
+  readonly symbol: string;
+  /** Signed quantity the liquidator takes over (same sign) when it claims; 0 = already fully claimed. */
+  readonly positionQty: number;
+  /** Fraction, e.g. 0.006 (simrules). */
+  readonly liquidatorFee: number;
+}
+
+/** An open liquidation as the daemon currently knows it (remaining quantities). */
+export interface Liquidation {
+  readonly liquidationId: number;
+  /** Venue timestamp (ms); used only for ordering ties in the ranking. */
+  readonly timestamp: number;
+  readonly positions: readonly LiquidationPosition[];
+}
+
+/** A mark price and when the daemon received it (the daemon's clock, ms). */
+export interface Mark {
+  readonly symbol: string;
+  readonly price: number;
+  readonly receivedAt: number;
+}
+
+/** Something that can price a symbol (the MarkBook); used for exposure notionals. */
+export interface PriceSource {
+  /** Last known mark of `symbol` regardless of age, or undefined. */
+  price(symbol: string): number | undefined;
+}
+
+/** One row of `GET /v1/public/info` (PROTOCOL.md §4) in domain form. */
+export interface SymbolInfo {
+  readonly symbol: string;
+  /** simrules: 1 = low risk (proportional claims only), 2 = high risk (per-symbol claims allowed). */
+  readonly tier: 1 | 2;
+  readonly liquidatorFee: number;
+  /** Price tick; every limit price sent is a whole number of ticks. */
+  readonly baseTick: number;
+  readonly minNotional: number;
+}
+
+/** Why a liquidation was not claimed: the bounded `reason` label of `claims_skipped_total`. */
+export const SKIP_REASONS = [
+  "invalid_liquidation", // malformed input: bad id, no open position, non-finite qty, bad fee, duplicate symbol
+  "unknown_symbol", // an open symbol missing from GET /v1/public/info: its tier, tick are unknown
+  "symbol_denied", // in policy.symbols.deny
+  "symbol_not_allowed", // not in a non-empty policy.symbols.allow
+  "mark_missing", // no usable mark price
+  "mark_stale", // mark older than max_mark_age_ms
+  "limit_tick", // the limit quantised to the tick would be on the wrong side of the mark
+  "below_min_fee", // expected fee < min_fee
+  "ratio_zero", // max_claim_notional leaves less than 0.001 of the position
+  "over_caps", // a full take is required (notional under the venue's threshold) but our caps cut the ratio
+  "exposure_cap", // max_total_exposure (global or the symbol's) leaves no room
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export interface SymbolRatio {
+  readonly symbol: string;
+  readonly ratio_qty_request: number;
+}
+
+export interface ClaimDecision {
+  readonly action: "claim";
+  readonly liquidationId: number;
+  /** `ratio_qty_request`: a multiple of 0.001 in (0, 1]; with `symbols`, the largest symbol ratio. */
+  readonly ratio: number;
+  /** Per-symbol claim (all symbols high tier); undefined for a proportional claim. */
+  readonly symbols: readonly SymbolRatio[] | undefined;
+  /** `limit_price` for every claimed symbol, already on the symbol's tick. */
+  readonly limitPrice: Readonly<Record<string, number>>;
+  /** simrules: Σ |q| × mark × liquidator_fee over the claimed symbols (the ranking key). */
+  readonly expectedFee: number;
+  /** Σ |q| × mark over the claimed symbols. */
+  readonly notional: number;
+  /** Signed quantity taken per claimed symbol (rounded to 1e-9 like the venue): reserve it in Exposure. */
+  readonly perSymbolQty: Readonly<Record<string, number>>;
+}
+
+export interface SkipDecision {
+  readonly action: "skip";
+  readonly liquidationId: number;
+  readonly reason: SkipReason;
+  /** The symbol concerned, or a short constant; for logs, never a metric label. */
+  readonly detail: string | undefined;
+}
+
+export type Decision = ClaimDecision | SkipDecision;
