@@ -1,0 +1,160 @@
+/**
+ * The dashboard and the alert rules against a live scrape: the daemon runs (in-process, live mode)
+ * against the simulated venue, the test drives every kind of event a panel or an alert counts
+ * (claims won, rejected and skipped, a stream reconnect, a bad frame, rewards and campaign polls),
+ * then checks that every `liquidator_*` name the dashboard JSON and the alert rules query is on a
+ * sample line of the real `/metrics` answer — not merely declared by a `# TYPE` line.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, metricNamesInDashboardAndRules, scrapeNames } from "../support/dashboardNames.js";
+import { sampleValue, startObserveHarness, waitFor, type ObserveHarness } from "../support/observeHarness.js";
+
+const CAMPAIGN_ID = 2; // the simulator's running campaign (src/sim/population.ts)
+const COMMIT = "0123abc";
+
+/** Names that have at least one sample line (a series), unlike scrapeNames which also counts `# TYPE`. */
+function seriesNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#") || line.trim() === "") continue;
+    const m = /^([A-Za-z_:][A-Za-z0-9_:]*)/.exec(line);
+    if (m?.[1] !== undefined) names.add(m[1]);
+  }
+  return names;
+}
+
+let h: ObserveHarness;
+
+beforeAll(async () => {
+  h = await startObserveHarness({
+    env: { LIQUIDATOR_BUILD_COMMIT: COMMIT },
+    config: (sim) => ({
+      policy: { symbols: { deny: ["PERP_TSLA_USDC"] } },
+      rewards: { poll_interval_ms: 1000, campaign: { campaign_id: CAMPAIGN_ID, account_id: sim.accountId } },
+    }),
+  });
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+async function scrape(): Promise<string> {
+  const r = await h.get("/metrics");
+  expect(r.status).toBe(200);
+  return r.text;
+}
+
+/** Polls the scrape until `name{labels}` is at least `min`. */
+async function waitForSample(name: string, labels: string, min = 1): Promise<void> {
+  await waitFor(`${name}{${labels}} >= ${min}`, async () => (sampleValue(await scrape(), name, labels) ?? -Infinity) >= min);
+}
+
+describe("live /metrics scrape of the daemon against the simulated venue", () => {
+  it("offers every metric name the dashboard and the alert rules use, each with at least one series", async () => {
+    const used = metricNamesInDashboardAndRules();
+    expect(used.length).toBeGreaterThan(30);
+    await waitFor("/readyz 200", async () => (await h.get("/readyz")).status === 200);
+
+    // Before any event: the families only events create have no series yet. This is what makes the
+    // final check meaningful (and shows it can fail): without the driving below it would.
+    const before = seriesNames(await scrape());
+    const missingBefore = used.filter((n) => !before.has(n));
+    expect(missingBefore).toEqual(
+      expect.arrayContaining([
+        "liquidator_claims_result_total",
+        "liquidator_claims_skipped_total",
+        "liquidator_exposure_notional",
+        "liquidator_fee_earned_total",
+        "liquidator_ws_bad_messages_total",
+      ]),
+    );
+
+    const { core, faults } = h.sim;
+    // A claim won (latency histograms, fee earned, exposure).
+    core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.1 }] });
+    await waitForSample("liquidator_claims_result_total", 'result="success"');
+    // A claim the venue rejects: the id is gone (-1202, PROTOCOL.md §3), injected once.
+    faults.rest.venueError(-1202, { path: "/v1/liquidation", method: "POST", times: 1 });
+    core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
+    await waitForSample("liquidator_claims_result_total", 'result="rejected",code="-1202"');
+    // A liquidation the policy skips (denied symbol).
+    core.addLiquidation({ positions: [{ symbol: "PERP_TSLA_USDC", position_qty: 10 }] });
+    await waitForSample("liquidator_claims_skipped_total", 'reason="symbol_denied"');
+    // Garbage frames on both streams.
+    expect(faults.streams.sendMalformed(3)).toBeGreaterThan(0);
+    await waitForSample("liquidator_ws_bad_messages_total", 'stream="public"');
+    await waitForSample("liquidator_ws_bad_messages_total", 'stream="private"');
+    // Both streams dropped: they reconnect.
+    expect(faults.streams.dropAll()).toBeGreaterThanOrEqual(2);
+    await waitForSample("liquidator_ws_reconnects_total", 'stream="public"');
+    await waitForSample("liquidator_ws_reconnects_total", 'stream="private"');
+    await waitFor("/readyz 200 after the reconnect", async () => (await h.get("/readyz")).status === 200);
+    // Rewards and campaign polls (poll_interval_ms 1000).
+    await waitForSample("liquidator_campaign_volume", `campaign_id="${CAMPAIGN_ID}"`, 0);
+    await waitForSample("liquidator_epoch_current", "", 1);
+    // The venue's periodic mark push (every second, PROTOCOL.md §5).
+    await waitForSample("liquidator_ws_messages_total", 'stream="public",topic="markprices"');
+
+    const text = await scrape();
+    const series = seriesNames(text);
+    const missing = used.filter((n) => !series.has(n));
+    expect(missing).toEqual([]);
+    // The weaker check of the unit test holds too, and the parser is not fooled by a made-up name.
+    const offered = scrapeNames(text);
+    expect(used.filter((n) => !offered.has(n))).toEqual([]);
+    expect(offered.has("liquidator_not_a_metric_total")).toBe(false);
+
+    // The labelled series the dashboard's panels split by are really there.
+    for (const [name, labels] of [
+      ["liquidator_ws_connected", 'stream="public"'],
+      ["liquidator_ws_connected", 'stream="private"'],
+      ["liquidator_ws_messages_total", 'stream="public",topic="liquidation"'],
+      ["liquidator_ws_messages_total", 'stream="public",topic="markprices"'],
+      ["liquidator_mark_price", 'symbol="PERP_BTC_USDC"'],
+      ["liquidator_mark_price_age_seconds", 'symbol="PERP_BTC_USDC"'],
+      ["liquidator_exposure_notional", 'symbol="PERP_BTC_USDC"'],
+      ["liquidator_fee_earned_total", 'symbol="PERP_BTC_USDC"'],
+      ["liquidator_http_requests_total", 'endpoint="/v1/liquidation",status="200"'],
+      ["liquidator_http_request_duration_seconds_count", 'endpoint="/v1/liquidation"'],
+      ["liquidator_limiter_queued", 'limiter="claims"'],
+      ["liquidator_epoch_info", 'field="max_reward_amount"'],
+      ["liquidator_epoch_data", 'field="reward_status"'],
+      ["liquidator_rewards_released", 'kind="native"'],
+      ["liquidator_campaign_end_account_value", `campaign_id="${CAMPAIGN_ID}"`],
+      ["liquidator_watchdog_age_seconds", 'loop="reconcile"'],
+    ] as const) {
+      expect(sampleValue(text, name, labels), `${name}{${labels}}`).toBeDefined();
+    }
+    expect(sampleValue(text, "liquidator_ws_connected", 'stream="public"')).toBe(1);
+    expect(sampleValue(text, "liquidator_ws_connected", 'stream="private"')).toBe(1);
+    expect(sampleValue(text, "liquidator_claims_submitted_total")).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(text, "liquidator_liquidations_seen_total")).toBeGreaterThanOrEqual(3);
+    expect(sampleValue(text, "liquidator_fee_earned_total", 'symbol="PERP_BTC_USDC"')).toBeGreaterThan(0);
+  });
+
+  it("labels build_info with version, commit and Node.js version, and exports default process metrics", async () => {
+    const text = await scrape();
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+    const line = text.split("\n").find((l) => l.startsWith("liquidator_build_info{"));
+    expect(line).toBeDefined();
+    const labels = Object.fromEntries([...(line ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    expect(labels).toEqual({ version, commit: COMMIT, node: process.version });
+    expect(line).toMatch(/ 1$/);
+
+    const series = seriesNames(text);
+    for (const name of [
+      "liquidator_process_cpu_seconds_total",
+      "liquidator_process_resident_memory_bytes",
+      "liquidator_process_start_time_seconds",
+      "liquidator_nodejs_heap_size_used_bytes",
+      "liquidator_nodejs_eventloop_lag_p99_seconds",
+      "liquidator_nodejs_version_info",
+    ]) {
+      expect(series.has(name), name).toBe(true);
+    }
+    expect(sampleValue(text, "liquidator_process_resident_memory_bytes")).toBeGreaterThan(0);
+  });
+});
