@@ -23,8 +23,11 @@ export const run: Command = async (args, io) => {
     io.stdout.write(HELP);
     return 0;
   }
-  const loaded = await loadConfig({ ...(values.config !== undefined ? { path: values.config } : {}), env: io.env });
-  if (values["dry-run"]) loaded.config.policy.dry_run = true;
+  // Fix: `--dry-run` used to be set on the first load only, so a SIGHUP reload (which re-reads the
+  // file and the environment) silently turned a dry-run daemon live. As LIQUIDATOR_DRY_RUN it
+  // holds for every reload of this process, and wins over the file and the caller's environment.
+  const env: NodeJS.ProcessEnv = values["dry-run"] ? { ...io.env, LIQUIDATOR_DRY_RUN: "1" } : io.env;
+  const loaded = await loadConfig({ ...(values.config !== undefined ? { path: values.config } : {}), env });
   // The daemon pulls in undici, ws, prom-client...: loaded only once the config is known good.
   const { runDaemon } = await import("../main.js");
   const deadline = (): void => {
@@ -36,7 +39,7 @@ export const run: Command = async (args, io) => {
   io.signal.addEventListener("abort", deadline, { once: true });
   await runDaemon({
     loaded,
-    env: io.env,
+    env,
     signal: io.signal,
     pretty: prettyByDefault(io.env, (io.stdout as NodeJS.WriteStream).isTTY),
     logDestination: io.stdout,

@@ -14,11 +14,11 @@ import { claimRequestBody, type ClaimDecision, type Decision } from "../engine/p
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation } from "../engine/types.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
-import type { LiquidatorLiquidation } from "../venue/wire.js";
+import type { LiquidatorLiquidation, PositionPush } from "../venue/wire.js";
 import { VenueError } from "../venue/errors.js";
 import { classifyClaimFailure } from "./claimOutcome.js";
 import type { ClaimSender } from "./claimSender.js";
-import type { Fill, Journal, OutcomeRecord } from "./journal.js";
+import type { Fill, Journal, JournalRecord, OutcomeRecord } from "./journal.js";
 import type { OpenBook } from "./openBook.js";
 
 export type PauseReason = "margin" | "journal" | "clock";
@@ -73,6 +73,12 @@ interface IdState {
   repriced: number;
   doneAt: number;
   timer: NodeJS.Timeout | undefined;
+  /**
+   * A `liquidatorliquidations` push for this id that arrived while the request was still in flight.
+   * The venue pushes as it applies the claim, so the push can beat the HTTP answer; if that answer
+   * then never comes (connection dropped after processing), the push is what settles the claim.
+   */
+  assignment?: LiquidatorLiquidation | undefined;
 }
 
 export class Claimer {
@@ -84,6 +90,8 @@ export class Claimer {
   readonly #inflight = new Set<Promise<void>>();
   readonly #paused = new Map<PauseReason, NodeJS.Timeout | undefined>();
   #holdUntil = 0;
+  /** Venue time (ms) of the last `position` push applied: held quantities include every claim applied until then. */
+  #positionsAsOf = Number.NEGATIVE_INFINITY;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   readonly #stop = new AbortController();
@@ -174,11 +182,38 @@ export class Claimer {
   /** Private `liquidatorliquidations` push: confirms an unknown outcome. */
   onAssignment(push: LiquidatorLiquidation): void {
     const st = this.#ids.get(push.liquidationId);
-    if (st === undefined || st.phase !== "unknown") return;
+    if (st === undefined) return;
+    // Fix: a push that beats the HTTP answer used to be dropped here, so a claim applied by the
+    // venue whose answer was then lost stayed "unknown" and was closed as not_accepted (a journal
+    // that lies). Keep it; #onFailure settles with it if the answer never comes.
+    if (st.phase === "inflight") {
+      st.assignment = push;
+      return;
+    }
+    if (st.phase !== "unknown") return;
+    this.#confirm(push.liquidationId, st, push);
+  }
+
+  #confirm(id: number, st: IdState, push: LiquidatorLiquidation): void {
     if (st.timer !== undefined) clearTimeout(st.timer);
+    st.timer = undefined;
+    st.assignment = undefined;
     const fills = push.positionsByPerp.map((p) => ({ symbol: p.symbol, qty: p.positionQty, price: p.transferPrice, fee: p.absLiquidatorFee }));
-    this.#settle(push.liquidationId, st, fills, "confirmed");
+    this.#settle(id, st, fills, "confirmed", push.timestamp);
     this.#o.observer.result("confirmed", "none", undefined);
+  }
+
+  /**
+   * Private `position` push (the whole account): the venue's held quantities replace ours, and a
+   * snapshot is journaled so that a restart starts from it (restore.ts).
+   */
+  onPositions(push: PositionPush, venueTs: number | undefined): void {
+    this.#o.exposure.applyPositions(push.positions, true);
+    if (venueTs === undefined || !Number.isFinite(venueTs)) return;
+    if (venueTs > this.#positionsAsOf) this.#positionsAsOf = venueTs;
+    const held: Record<string, number> = {};
+    for (const p of push.positions) if (Number.isFinite(p.positionQty) && p.positionQty !== 0) held[p.symbol] = p.positionQty;
+    this.#journal({ t: "positions", at: this.#o.now(), venueTs, held });
   }
 
   /** Forget finished ids that left the open list long ago (bounded memory over a week of running). */
@@ -217,6 +252,10 @@ export class Claimer {
       } catch {
         continue; // aborted or limiter stopped: the loop condition ends it
       }
+      // Fix: a -1003 that came back while this permit was awaited starts a hold; sending on the
+      // permit anyway put a claim inside the window the venue had just refused (and burned one of
+      // the refused claim's retries). The permit is let go; the loop waits out the hold.
+      if (this.#holdUntil > this.#o.now()) continue;
       this.#sendBest();
     }
   }
@@ -281,10 +320,12 @@ export class Claimer {
       return;
     }
     o.observer.result("success", "none", (o.monotonic() - st.receivedAt) / 1000);
-    this.#settle(id, st, fillsOf(outcome.result), "accepted");
+    st.assignment = undefined; // the answer's fills are the venue's word; an early push adds nothing
+    this.#settle(id, st, fillsOf(outcome.result), "accepted", outcome.result.timestamp);
   }
 
-  #settle(id: number, st: IdState, fills: Fill[], result: "accepted" | "confirmed"): void {
+  /** `venueTs`: venue time the claim was applied (the answer's or the push's `timestamp`). */
+  #settle(id: number, st: IdState, fills: Fill[], result: "accepted" | "confirmed", venueTs: number): void {
     const actual: Record<string, number> = {};
     let fee = 0;
     for (const f of fills) {
@@ -292,8 +333,14 @@ export class Claimer {
       fee += f.fee;
       this.#o.observer.feeEarned(f.symbol, f.fee);
     }
-    this.#o.exposure.commit(id, actual);
-    this.#finish(id, st, { t: "outcome", id, at: this.#o.now(), result, fills });
+    // Fix: the venue pushes `position` as it applies a claim, so that push often arrives before the
+    // HTTP answer and already holds these fills; adding them again counted the claim twice (e.g.
+    // 7,700 of exposure for one 3,850 claim), which blocked claims the policy allows until the
+    // next push — and none came, as nothing was claimed. A push at or after the claim's venue time
+    // includes it: then only the reservation goes.
+    if (venueTs <= this.#positionsAsOf) this.#o.exposure.release(id);
+    else this.#o.exposure.commit(id, actual);
+    this.#finish(id, st, { t: "outcome", id, at: this.#o.now(), result, fills, venueTs });
     this.#o.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");
   }
 
@@ -310,6 +357,7 @@ export class Claimer {
       // Keep the reservation: the position may be ours. The private push (or the timeout) settles it.
       st.phase = "unknown";
       this.#journal(record);
+      if (st.assignment !== undefined) return this.#confirm(id, st, st.assignment);
       st.timer = setTimeout(() => {
         o.exposure.release(id);
         this.#finish(id, st, { t: "outcome", id, at: o.now(), result: "not_accepted" });
@@ -371,7 +419,7 @@ export class Claimer {
     this.#ids.set(id, st);
   }
 
-  #journal(record: OutcomeRecord): void {
+  #journal(record: JournalRecord): void {
     try {
       this.#o.journal.append(record);
     } catch {

@@ -159,7 +159,8 @@ export class Daemon {
         this.#o.claimer.onAssignment(args[1]);
         return;
       case "position":
-        this.#o.exposure.applyPositions(args[1].positions, true);
+        // Through the claimer: it knows which settled claims the push already includes, and journals it.
+        this.#o.claimer.onPositions(args[1], args[2]);
         return;
     }
   }

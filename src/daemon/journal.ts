@@ -38,19 +38,35 @@ const outcomeSchema = z.object({
   result: z.enum(["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted"]),
   code: z.number().int().optional(),
   fills: z.array(fillSchema).optional(),
+  /** Venue time the claim was applied (the answer's or the assignment push's `timestamp`). */
+  venueTs: finite.optional(),
 });
-const recordSchema = z.discriminatedUnion("t", [intentSchema, outcomeSchema]);
+/**
+ * The account's positions as the venue's `position` push reported them (the whole account), with the
+ * push's venue time. Replay starts exposure from the last one instead of summing every fill ever
+ * journaled: positions closed since (an operator unwinding) must not come back on restart.
+ */
+const positionsSchema = z.object({
+  t: z.literal("positions"),
+  at: finite,
+  venueTs: finite,
+  held: z.record(z.string(), finite),
+});
+const recordSchema = z.discriminatedUnion("t", [intentSchema, outcomeSchema, positionsSchema]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
 export type OutcomeRecord = z.infer<typeof outcomeSchema>;
+export type PositionsRecord = z.infer<typeof positionsSchema>;
 export type Fill = z.infer<typeof fillSchema>;
-export type JournalRecord = IntentRecord | OutcomeRecord;
+export type JournalRecord = IntentRecord | OutcomeRecord | PositionsRecord;
 
 export interface JournalReplay {
   /** Last intent per liquidation id. */
   intents: Map<number, IntentRecord>;
   /** Outcomes per liquidation id, in file order. */
   outcomes: Map<number, OutcomeRecord[]>;
+  /** The last positions snapshot, if any. */
+  positions: PositionsRecord | undefined;
   /** Valid records read. */
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
@@ -176,7 +192,7 @@ export class Journal {
 
 /** Pure parse of journal text: valid records, corrupt lines counted, a partial last line detected. */
 export function parseJournal(text: string): JournalReplay {
-  const replay: JournalReplay = { intents: new Map(), outcomes: new Map(), records: 0, corruptLines: 0, tornTail: false };
+  const replay: JournalReplay = { intents: new Map(), outcomes: new Map(), positions: undefined, records: 0, corruptLines: 0, tornTail: false };
   const lines = text.split("\n");
   // The element after the last "\n" is "" for a clean file; anything else is a line the kill cut short.
   const tail = lines.pop() ?? "";
@@ -199,6 +215,8 @@ export function parseJournal(text: string): JournalReplay {
     replay.records++;
     if (rec.t === "intent") {
       replay.intents.set(rec.id, rec);
+    } else if (rec.t === "positions") {
+      replay.positions = rec;
     } else {
       const list = replay.outcomes.get(rec.id);
       if (list === undefined) replay.outcomes.set(rec.id, [rec]);

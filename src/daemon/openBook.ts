@@ -25,6 +25,11 @@ export interface BookChanges {
 
 export class OpenBook {
   readonly #entries = new Map<number, BookEntry>();
+  /**
+   * Ids removed (by a push or after a -1202) and when, kept until a snapshot requested after the
+   * removal has been applied: an older snapshot still lists them and must not bring them back.
+   */
+  readonly #removedAt = new Map<number, number>();
 
   get size(): number {
     return this.#entries.size;
@@ -52,8 +57,10 @@ export class OpenBook {
     for (const e of entries) {
       if (e.positionsByPerp.length === 0 || e.positionsByPerp.every((p) => p.positionQty === 0)) {
         if (this.#entries.delete(e.liquidationId)) changes.removed.push(e.liquidationId);
+        this.#removedAt.set(e.liquidationId, now);
         continue;
       }
+      this.#removedAt.delete(e.liquidationId); // an id may reappear with new quantities
       const liquidation: Liquidation = { liquidationId: e.liquidationId, timestamp: e.timestamp, positions: e.positionsByPerp };
       if (!this.#entries.has(e.liquidationId)) changes.added++;
       this.#entries.set(e.liquidationId, { liquidation, updatedAt: now });
@@ -62,8 +69,9 @@ export class OpenBook {
     return changes;
   }
 
-  /** Remove one id (e.g. the venue answered -1202 for it). */
-  remove(id: number): boolean {
+  /** Remove one id (e.g. the venue answered -1202 for it); `now` is the local time, as for pushes. */
+  remove(id: number, now = Date.now()): boolean {
+    this.#removedAt.set(id, now);
     return this.#entries.delete(id);
   }
 
@@ -78,6 +86,11 @@ export class OpenBook {
     const seen = new Set<number>();
     for (const row of rows) {
       seen.add(row.liquidation_id);
+      // Fix: a removal learned after the request left used to be undone here (the older snapshot
+      // still lists the id), so a liquidation a competitor (or we) had just taken came back and was
+      // offered again: a claim wasted on -1202 and a permit of the 5/s budget with it.
+      const removedAt = this.#removedAt.get(row.liquidation_id);
+      if (removedAt !== undefined && removedAt >= requestedAt) continue;
       const current = this.#entries.get(row.liquidation_id);
       if (current !== undefined && current.updatedAt >= requestedAt) continue;
       const positions: LiquidationPosition[] = row.positions_by_perp.map((p) => ({
@@ -101,6 +114,8 @@ export class OpenBook {
         changes.removed.push(id);
       }
     }
+    // Removals older than this request are this snapshot's business now (bounded memory).
+    for (const [id, at] of this.#removedAt) if (at < requestedAt) this.#removedAt.delete(id);
     return changes;
   }
 }

@@ -8,6 +8,7 @@
  * hot path.
  */
 import { z } from "zod";
+import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 
 /** A JSON number that is an integer (ids, counts, ms timestamps). */
 const int = z.number().int();
@@ -194,19 +195,28 @@ export interface ClaimRequest {
   symbols?: { symbol: string; ratio_qty_request: number }[];
 }
 
+/**
+ * One fill of an accepted claim. It becomes held exposure, a journal record and the `symbol` label of
+ * `fee_earned_total`, so it gets the same bounds as the private stream's copy of it
+ * (`liquidatorliquidations`, wire.ts): a venue symbol, a fee that is a fraction, a positive price,
+ * and a fee amount that is not negative (a Prometheus counter cannot go down: a negative one threw
+ * inside the claim's settlement, an unhandled rejection that ended the process).
+ */
 export const positionTransferSchema = z.object({
-  symbol: z.string(),
-  abs_liquidator_fee: z.number(),
-  cost_position_transfer: z.number(),
-  liquidator_fee: z.number(),
-  position_qty: z.number(),
-  transfer_price: z.number(),
+  symbol: z.string().regex(/^PERP_[A-Z0-9]{1,32}_[A-Z0-9]{1,16}$/),
+  abs_liquidator_fee: z.number().min(0).max(MAX_ABS_NOTIONAL),
+  cost_position_transfer: z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL),
+  liquidator_fee: z.number().min(0).lt(1),
+  position_qty: z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY),
+  transfer_price: z.number().positive().max(MAX_PRICE),
 });
 export type PositionTransfer = z.infer<typeof positionTransferSchema>;
 
 export const claimResultSchema = z.object({
-  liquidation_id: int,
-  timestamp: int,
+  // Same bounds as the stream's ids and times (wire.ts); the claimer orders this timestamp against
+  // `position` pushes.
+  liquidation_id: int.nonnegative(),
+  timestamp: int.min(0).max(MAX_TIMESTAMP_MS),
   type: z.string(),
   positions_by_perp: z.array(positionTransferSchema),
 });

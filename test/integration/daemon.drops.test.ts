@@ -1,0 +1,97 @@
+/**
+ * 20 stream drops with liquidations arriving while the streams are down (and while reconnects are
+ * being refused): the REST reconcile after every reconnect (and on its interval) finds what the
+ * pushes missed, and the claimer's one-state-per-id never claims an id twice. Venue truth: exactly
+ * one claim request per liquidation id from our account, every one accepted.
+ */
+import { afterEach, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import {
+  claimsBy,
+  countById,
+  ethLong,
+  metricValue,
+  removeDir,
+  requestsFrom,
+  scrape,
+  sleep,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  type InProcessDaemon,
+} from "../support/daemonHarness.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+const DROPS = 20;
+
+test("20 stream drops, liquidations added while down: every one claimed exactly once", async () => {
+  // Each claim is held 250 ms at the venue: drops and reconcile rounds land while claims are in
+  // flight or just settled, when the open list still shows them.
+  sim = await startQuietSim({ claimProcessingDelayMs: 250 });
+  dir = await tempDir("drops");
+  daemon = await startInProcessDaemon({
+    sim,
+    stateDir: dir,
+    // Some liquidations are bigger than one claim may take: they stay open with the remainder, and
+    // every later push and reconcile offers them again; they must still be claimed only once.
+    policy: { max_claim_notional: 20_000 },
+    timing: { reconcileIntervalMs: 400, backoff: { initialMs: 20, maxMs: 200 } },
+  });
+  const s = sim;
+  const d = daemon;
+  // Ready again after a drop: two new sockets accepted since `accepted` (public + private), the
+  // old ones gone, and the daemon itself reports both streams subscribed.
+  const ready = async (accepted: number): Promise<boolean> => {
+    const st = s.streams.stats();
+    if (st.connectionsAccepted < accepted + 2 || st.publicSockets !== 1 || st.privateSockets !== 1 || st.authenticatedSockets !== 1) return false;
+    const text = await scrape(d.metricsUrl);
+    return (["public", "private"] as const).every((stream) => metricValue(text, "liquidator_ws_connected", { stream }) === 1);
+  };
+  await waitFor(() => ready(0), "both streams ready");
+
+  const ids: number[] = [];
+  // One before the first drop, claimed over the streams.
+  ids.push(s.core.addLiquidation(ethLong(0.5)));
+  for (let i = 1; i <= DROPS; i++) {
+    const refuse = i % 3 === 0;
+    const accepted = s.streams.stats().connectionsAccepted;
+    if (refuse) s.faults.streams.refuseConnections(true);
+    expect(s.faults.streams.dropAll()).toBe(2);
+    // Down: these pushes go nowhere (or to sockets being torn down).
+    ids.push(s.core.addLiquidation(ethLong(0.1 + i / 100)));
+    if (i % 2 === 0) ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -(5 + i) }] }));
+    if (i % 5 === 1) ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.5 }] })); // 52,000: partly claimed
+    if (refuse) {
+      // Reconnecting: attempts are being refused while more liquidations arrive.
+      await sleep(150);
+      ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BNB_USDC", position_qty: 1 + i / 10 }] }));
+      s.faults.streams.refuseConnections(false);
+    }
+    await waitFor(() => ready(accepted), `streams back after drop ${i}`);
+  }
+
+  await waitFor(() => ids.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "every liquidation claimed", 30_000);
+  // Let any stray duplicate (a late reconcile, a replayed push) arrive before counting.
+  await sleep(1_000);
+  const perId = countById(requestsFrom(s));
+  const duplicates = [...perId].filter(([, n]) => n !== 1);
+  expect(duplicates).toEqual([]);
+  expect([...perId.keys()].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  expect(requestsFrom(s).every((r) => r.code === 0)).toBe(true);
+
+  const text = await scrape(d.metricsUrl);
+  expect(metricValue(text, "liquidator_ws_reconnects_total", { stream: "public" })).toBeGreaterThanOrEqual(DROPS);
+  expect(metricValue(text, "liquidator_ws_reconnects_total", { stream: "private" })).toBeGreaterThanOrEqual(DROPS);
+  expect(metricValue(text, "liquidator_claims_result_total", { result: "success" })).toBe(ids.length);
+}, 90_000);

@@ -1,0 +1,61 @@
+/**
+ * Dry run (LIQUIDATOR_DRY_RUN=1): every decision runs as in a live run — ranking, limiter, journal
+ * intent — but nothing reaches the venue: zero claim requests at the simulator, intents marked
+ * dryRun with dry_run outcomes in the journal, claims_result_total{result="dry_run"} per claim.
+ * (`run --dry-run` is covered by the child-process test in daemon.signals.test.ts.)
+ */
+import { afterEach, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import {
+  ethLong,
+  metric,
+  readJournal,
+  removeDir,
+  requestsFrom,
+  sleep,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  type InProcessDaemon,
+} from "../support/daemonHarness.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("dryrun");
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, env: { LIQUIDATOR_DRY_RUN: "1" } });
+  const s = sim;
+  const d = daemon;
+  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
+  expect(await metric(d.metricsUrl, "liquidator_dry_run")).toBe(1);
+
+  const ids = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -10 }] }), s.core.addLiquidation(ethLong(2))];
+  await waitFor(() => ids.every((id) => readJournal(d.stateDir).outcomes.has(id)), "every decision journaled");
+  // Several reconcile rounds pass: a dry-run id is decided once, not re-sent every round.
+  await sleep(2_500);
+
+  expect(requestsFrom(s)).toEqual([]);
+  expect(s.core.claimRequests()).toEqual([]);
+  const journal = readJournal(dir);
+  for (const id of ids) {
+    expect(journal.intents.get(id)?.dryRun).toBe(true);
+    expect(journal.outcomes.get(id)?.map((o) => o.result)).toEqual(["dry_run"]);
+  }
+  expect(journal.records).toBe(2 * ids.length);
+  expect(await metric(d.metricsUrl, "liquidator_claims_result_total", { result: "dry_run" })).toBe(ids.length);
+  expect(await metric(d.metricsUrl, "liquidator_claims_submitted_total")).toBe(0);
+  expect(await metric(d.metricsUrl, "liquidator_fee_earned_total")).toBe(0);
+  // The liquidations are still open at the venue: nothing was taken.
+  expect(s.core.openLiquidations().map((l) => l.liquidationId).sort()).toEqual([...ids].sort());
+}, 60_000);

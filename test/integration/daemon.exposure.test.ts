@@ -1,0 +1,76 @@
+/**
+ * Exposure across a restart tells the venue's truth, not the journal's whole history: positions the
+ * account closed since (the venue's `position` push said so) must not come back on restart as if
+ * still held — that would block every claim under max_total_exposure until some claim happened,
+ * which it never would. And a burst cannot pass the cap: exposure counts queued and in-flight claims.
+ */
+import { afterEach, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import {
+  claimsBy,
+  ethLong,
+  metric,
+  removeDir,
+  sleep,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  type InProcessDaemon,
+} from "../support/daemonHarness.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+// One ETH is 3,850 of notional at the simulator's (still) mark.
+const policy = { max_total_exposure: 10_000 };
+
+const claimed = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
+const held = (s: SimulatorHandle): number => s.core.positionsOf(s.accountId).reduce((a, p) => a + Math.abs(p.qty) * p.markPrice, 0);
+
+test("restart after positions were closed: exposure is the venue's, claims continue under the cap", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("exposure");
+  const s = sim;
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  let d = daemon;
+  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
+
+  // A burst of three whole ETH: the cap (10,000) admits two (7,700), never three (11,550).
+  const burst = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1))];
+  await waitFor(() => burst.filter((id) => claimed(s, id)).length === 2, "two of the burst claimed");
+  await waitFor(() => burst.filter((id) => claimed(s, id)).length === 2, "two of the burst claimed");
+  await sleep(800);
+  expect(burst.filter((id) => claimed(s, id))).toHaveLength(2);
+  expect(held(s)).toBeLessThanOrEqual(10_000);
+  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_claims_skipped_total", { reason: "exposure_cap" })) >= 1, "exposure_cap counted");
+
+  // The account unwinds (the venue pushes the flat `position`); the daemon claims again.
+  s.core.closePositions(s.accountId);
+  await waitFor(() => claimed(s, burst[2] as number), "the third claimed once the positions were closed");
+  const more = s.core.addLiquidation(ethLong(1));
+  await waitFor(() => claimed(s, more), "another claimed");
+  expect(held(s)).toBeCloseTo(7_700, 6);
+
+  await daemon.stop();
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  d = daemon;
+  await waitFor(() => d.logs.lines.some((l) => /^journal replayed/.test(l.msg)), "journal replayed");
+  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready after restart");
+
+  // The venue holds 7,700; half an ETH more (1,925) fits under 10,000; a whole one (3,850) does not.
+  const half = s.core.addLiquidation(ethLong(0.5));
+  await waitFor(() => claimed(s, half), "a claim that fits is made after the restart", 15_000);
+  const whole = s.core.addLiquidation(ethLong(1));
+  await sleep(1_500);
+  expect(claimed(s, whole)).toBe(false);
+  expect(held(s)).toBeLessThanOrEqual(10_000);
+}, 60_000);

@@ -1,0 +1,85 @@
+/**
+ * Claims flow end to end: liquidations appear on the simulated venue, the daemon (in process, live
+ * mode over loopback) claims each one exactly once, journals intent + accepted outcome with the
+ * fills the venue reported, and exposes it on /metrics; /readyz is 200 while streams and marks are fresh.
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import {
+  claimsBy,
+  countById,
+  ethLong,
+  journalLines,
+  metric,
+  readJournal,
+  removeDir,
+  requestsFrom,
+  scrape,
+  metricValue,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  type InProcessDaemon,
+} from "../support/daemonHarness.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+describe("daemon against the simulated venue", () => {
+  test("claims flow end to end: claimed once each, journaled with fills, counted in /metrics, ready", async () => {
+    sim = await startQuietSim();
+    dir = await tempDir("flow");
+    daemon = await startInProcessDaemon({ sim, stateDir: dir });
+    const d = daemon;
+    await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "/readyz 200");
+
+    const ids = [
+      sim.core.addLiquidation(ethLong(1)),
+      sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -20 }] }),
+      sim.core.addLiquidation({ positions: [{ symbol: "PERP_DOGE_USDC", position_qty: 10_000 }, { symbol: "PERP_WIF_USDC", position_qty: 500 }] }),
+    ];
+    const s = sim;
+    await waitFor(() => ids.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "every liquidation claimed");
+    // Outcomes are journaled right after the response; give the daemon a moment to write them.
+    await waitFor(() => ids.every((id) => readJournal(d.stateDir).outcomes.has(id)), "every outcome journaled");
+
+    // Venue truth: one request per id, each accepted.
+    const perId = countById(requestsFrom(sim));
+    for (const id of ids) expect(perId.get(id)).toBe(1);
+    expect(requestsFrom(sim).every((r) => r.code === 0)).toBe(true);
+
+    // The journal tells the truth: intent before outcome, fills equal to what the venue transferred.
+    const lines = journalLines(dir);
+    for (const id of ids) {
+      const intentAt = lines.findIndex((l) => l.t === "intent" && l.id === id);
+      const outcomeAt = lines.findIndex((l) => l.t === "outcome" && l.id === id);
+      expect(intentAt).toBeGreaterThanOrEqual(0);
+      expect(outcomeAt).toBeGreaterThan(intentAt);
+      const outcome = readJournal(dir).outcomes.get(id)?.[0];
+      expect(outcome?.result).toBe("accepted");
+      const venue = claimsBy(sim).find((c) => c.liquidationId === id);
+      const fills = (outcome?.fills ?? []).map((f) => ({ symbol: f.symbol, qty: f.qty }));
+      expect(fills).toEqual(venue?.transfers.map((t) => ({ symbol: t.symbol, qty: t.positionQty })));
+    }
+
+    const text = await scrape(daemon.metricsUrl);
+    expect(metricValue(text, "liquidator_claims_submitted_total")).toBe(3);
+    expect(metricValue(text, "liquidator_claims_result_total", { result: "success" })).toBe(3);
+    const venueFees = claimsBy(sim).reduce((a, c) => a + c.transfers.reduce((b, t) => b + t.absLiquidatorFee, 0), 0);
+    expect(metricValue(text, "liquidator_fee_earned_total")).toBeCloseTo(venueFees, 6);
+    expect(metricValue(text, "liquidator_liquidations_seen_total")).toBe(3);
+    expect(metricValue(text, "liquidator_ws_connected", { stream: "public" })).toBe(1);
+    expect(metricValue(text, "liquidator_ws_connected", { stream: "private" })).toBe(1);
+    expect((await fetch(`${daemon.metricsUrl}/readyz`)).status).toBe(200);
+    expect(await metric(daemon.metricsUrl, "liquidator_claims_result_total", { result: "rejected" })).toBe(0);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Unknown outcome at the venue: the claim is applied, then the connection is dropped before the
+ * answer (the simulator's "reset after" fault). The daemon must never resend it, and must settle it
+ * from the private `liquidatorliquidations` push as confirmed, with the venue's fills, whichever of
+ * the push and the transport error reaches it first.
+ */
+import { afterEach, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import {
+  claimsBy,
+  countById,
+  ethLong,
+  metric,
+  readJournal,
+  removeDir,
+  requestsFrom,
+  sleep,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  type InProcessDaemon,
+} from "../support/daemonHarness.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+test("claim applied but the answer lost: never resent, confirmed by the private push with the venue's fills", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("unknown");
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 300 } });
+  const s = sim;
+  const d = daemon;
+  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
+
+  const ids: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    s.faults.rest.reset({ path: "/v1/liquidation", method: "POST", phase: "after", times: 1 });
+    const id = s.core.addLiquidation(ethLong(0.2 + i / 10));
+    ids.push(id);
+    await waitFor(() => claimsBy(s).some((c) => c.liquidationId === id), `claim ${id} applied at the venue`);
+    await waitFor(() => readJournal(d.stateDir).outcomes.get(id)?.some((o) => o.result === "confirmed"), `claim ${id} confirmed in the journal`, 10_000);
+  }
+  await sleep(1_000); // reconcile rounds: nothing is resent
+  expect([...countById(requestsFrom(s))].filter(([, n]) => n !== 1)).toEqual([]);
+  const journal = readJournal(dir);
+  for (const id of ids) {
+    const results = journal.outcomes.get(id)?.map((o) => o.result);
+    expect(results).toEqual(["unknown", "confirmed"]);
+    const confirmed = journal.outcomes.get(id)?.[1];
+    const venue = claimsBy(s).find((c) => c.liquidationId === id);
+    expect(confirmed?.fills?.map((f) => [f.symbol, f.qty])).toEqual(venue?.transfers.map((t) => [t.symbol, t.positionQty]));
+  }
+  expect(await metric(d.metricsUrl, "liquidator_claims_result_total", { result: "confirmed" })).toBe(ids.length);
+}, 60_000);

@@ -1,0 +1,227 @@
+/**
+ * A Claimer with real engine objects (policy, marks, exposure, open book), a real Journal in a temp
+ * dir, a claims-permit source the test grants by hand, and a fake venue transport whose answers the
+ * test settles by hand. Meant for fake timers (the claimer's clocks read Date.now). Not a test file.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Claimer, type ClaimerOptions } from "../../src/daemon/claimer.js";
+import { ClaimSender, type ClaimTransport } from "../../src/daemon/claimSender.js";
+import { createPolicyContext, makeDecider, type PolicyContextHolder } from "../../src/daemon/daemon.js";
+import { JOURNAL_FILE, Journal, type JournalRecord } from "../../src/daemon/journal.js";
+import { OpenBook } from "../../src/daemon/openBook.js";
+import { Exposure } from "../../src/engine/exposure.js";
+import { MarkBook } from "../../src/engine/marks.js";
+import type { ClaimRequestBody } from "../../src/engine/policy.js";
+import type { RiskPolicyInput } from "../../src/engine/riskPolicy.js";
+import { SymbolTable } from "../../src/engine/symbolInfo.js";
+import type { Liquidation } from "../../src/engine/types.js";
+import { AbortedError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
+import type { ClaimResult } from "../../src/venue/restSchemas.js";
+import type { LiquidatorLiquidation } from "../../src/venue/wire.js";
+import { policyInput, PRICES, SYMBOLS } from "../unit/engine.fixtures.js";
+
+/** Claims-limiter permits, granted by the test. */
+export class Permits {
+  readonly #waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  granted = 0;
+
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  readonly acquire = (signal: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const w = { resolve, reject };
+      this.#waiting.push(w);
+      signal.addEventListener(
+        "abort",
+        () => {
+          const i = this.#waiting.indexOf(w);
+          if (i >= 0) this.#waiting.splice(i, 1);
+          reject(new AbortedError());
+        },
+        { once: true },
+      );
+    });
+
+  grant(): void {
+    const w = this.#waiting.shift();
+    if (w === undefined) throw new Error("nobody is waiting for a permit");
+    this.granted++;
+    w.resolve();
+  }
+}
+
+export interface VenueCall {
+  body: ClaimRequestBody;
+  settled: boolean;
+  resolve(result: ClaimResult): void;
+  reject(err: unknown): void;
+}
+
+/** The transport: records every claim that would leave the process; the test answers each. */
+export class FakeVenue implements ClaimTransport {
+  readonly calls: VenueCall[] = [];
+
+  claimLiquidation(body: ClaimRequestBody): Promise<ClaimResult> {
+    return new Promise<ClaimResult>((resolve, reject) => {
+      const call: VenueCall = {
+        body,
+        settled: false,
+        resolve: (r) => {
+          call.settled = true;
+          resolve(r);
+        },
+        reject: (e) => {
+          call.settled = true;
+          reject(e);
+        },
+      };
+      this.calls.push(call);
+    });
+  }
+
+  ids(): number[] {
+    return this.calls.map((c) => c.body.liquidation_id);
+  }
+
+  last(): VenueCall {
+    const c = this.calls.at(-1);
+    if (c === undefined) throw new Error("no claim reached the venue");
+    return c;
+  }
+}
+
+export function venueError(code: number): VenueError {
+  return new VenueError({ venueCode: code, status: VENUE_CODES.get(code)?.status ?? 400, venueMessage: "refused", endpoint: "/v1/liquidation" });
+}
+
+export type ObserverEvent =
+  | { e: "skipped"; reason: string }
+  | { e: "submitted" }
+  | { e: "result"; result: string; code: string }
+  | { e: "fee"; symbol: string; amount: number }
+  | { e: "paused"; reason: string; on: boolean };
+
+export interface ClaimerRig {
+  claimer: Claimer;
+  venue: FakeVenue;
+  permits: Permits;
+  book: OpenBook;
+  marks: MarkBook;
+  exposure: Exposure;
+  journal: Journal;
+  ctx: PolicyContextHolder;
+  events: ObserverEvent[];
+  /** The liquidation appears (as a stream push would add it) and is offered. */
+  add(l: Liquidation): void;
+  /** Every mark set to its price now (fresh). */
+  refreshMarks(prices?: Record<string, number>): void;
+  /** The venue's answer for a call: what simrules would transfer at the current marks. */
+  resultFor(call: VenueCall, timestamp?: number): ClaimResult;
+  /** The private push for a call, as the venue would send it. */
+  assignmentFor(call: VenueCall, timestamp?: number): LiquidatorLiquidation;
+  records(): JournalRecord[];
+  close(): Promise<void>;
+}
+
+export async function claimerRig(o: { policy?: Partial<RiskPolicyInput>; dryRun?: boolean; options?: Partial<ClaimerOptions> } = {}): Promise<ClaimerRig> {
+  const dir = await mkdtemp(join(tmpdir(), "liq-claimer-"));
+  const { journal } = Journal.open({ dir });
+  const marks = new MarkBook();
+  const exposure = new Exposure();
+  const book = new OpenBook();
+  const ctx = createPolicyContext(policyInput({ min_fee: 0, max_total_exposure: 10_000_000, max_claim_notional: 1_000_000, ...o.policy }), marks, exposure);
+  ctx.current = { ...ctx.current, symbols: new SymbolTable(SYMBOLS) };
+  const venue = new FakeVenue();
+  const permits = new Permits();
+  const events: ObserverEvent[] = [];
+  const quantities = new Map<number, Liquidation>();
+  const claimer = new Claimer({
+    decide: makeDecider(ctx),
+    book,
+    exposure,
+    acquire: permits.acquire,
+    sender: new ClaimSender(venue, o.dryRun ?? false),
+    journal,
+    observer: {
+      skipped: (reason) => void events.push({ e: "skipped", reason }),
+      submitted: () => void events.push({ e: "submitted" }),
+      result: (result, code) => void events.push({ e: "result", result, code }),
+      decisionLatency: () => undefined,
+      feeEarned: (symbol, amount) => void events.push({ e: "fee", symbol, amount }),
+      paused: (reason, on) => void events.push({ e: "paused", reason, on }),
+    },
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    now: () => Date.now(),
+    monotonic: () => Date.now(),
+    ...o.options,
+  });
+  const refreshMarks = (prices: Record<string, number> = {}): void => {
+    for (const [symbol, price] of Object.entries({ ...PRICES, ...prices })) marks.set(symbol, price, Date.now());
+  };
+  refreshMarks();
+  claimer.start();
+
+  const transfers = (call: VenueCall) => {
+    const liq = quantities.get(call.body.liquidation_id);
+    if (liq === undefined) throw new Error(`unknown liquidation ${call.body.liquidation_id}`);
+    return Object.keys(call.body.limit_price).map((symbol) => {
+      const pos = liq.positions.find((p) => p.symbol === symbol);
+      if (pos === undefined) throw new Error(`${symbol} is not in ${liq.liquidationId}`);
+      const ratio = call.body.symbols?.find((s) => s.symbol === symbol)?.ratio_qty_request ?? call.body.ratio_qty_request;
+      const q = Math.round(pos.positionQty * ratio * 1e9) / 1e9;
+      const mark = marks.get(symbol)?.price as number;
+      const price = mark * (1 - Math.sign(q) * pos.liquidatorFee);
+      const cost = q * price;
+      return { symbol, q, price, cost, fee: pos.liquidatorFee, abs: Math.abs(cost) * pos.liquidatorFee };
+    });
+  };
+
+  return {
+    claimer,
+    venue,
+    permits,
+    book,
+    marks,
+    exposure,
+    journal,
+    ctx,
+    events,
+    add: (l) => {
+      quantities.set(l.liquidationId, l);
+      book.applyDelta([{ liquidationId: l.liquidationId, timestamp: l.timestamp, type: "liquidated", positionsByPerp: [...l.positions] }], Date.now());
+      claimer.offer(l);
+    },
+    refreshMarks,
+    resultFor: (call, timestamp = Date.now()) => ({
+      liquidation_id: call.body.liquidation_id,
+      timestamp,
+      type: "liquidated",
+      positions_by_perp: transfers(call).map((t) => ({ symbol: t.symbol, position_qty: t.q, transfer_price: t.price, cost_position_transfer: t.cost, liquidator_fee: t.fee, abs_liquidator_fee: t.abs })),
+    }),
+    assignmentFor: (call, timestamp = Date.now()) => ({
+      liquidationId: call.body.liquidation_id,
+      timestamp,
+      type: "liquidated",
+      assigned: 1,
+      positionsByPerp: transfers(call).map((t) => ({ symbol: t.symbol, positionQty: t.q, transferPrice: t.price, costPositionTransfer: t.cost, liquidatorFee: t.fee, absLiquidatorFee: t.abs })),
+    }),
+    records: () => {
+      const text = readFileSync(join(dir, JOURNAL_FILE), "utf8");
+      return text
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as JournalRecord);
+    },
+    close: async () => {
+      for (const c of venue.calls) if (!c.settled) c.reject(new AbortedError("test over"));
+      await claimer.stop();
+      await journal.close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

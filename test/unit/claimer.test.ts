@@ -1,0 +1,451 @@
+/**
+ * The Claimer: late binding (each permit takes the best pending claim, re-decided on the latest
+ * inputs), one state per id (never twice), the journal before the send, outcomes by venue code,
+ * dry run at the single send point, and a draining stop. Real engine objects and a real journal;
+ * the permits and the venue's answers are in the test's hands; time is fake.
+ */
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import type { IntentRecord, OutcomeRecord } from "../../src/daemon/journal.js";
+import { TransportError } from "../../src/venue/errors.js";
+import { claimerRig, venueError, type ClaimerRig, type VenueCall } from "../support/daemonClaimerRig.js";
+import { liq } from "./engine.fixtures.js";
+
+const ETH = "PERP_ETH_USDC"; // tier 1, mark 2,000, fee 0.006: 12 of fee per ETH
+const BTC = "PERP_BTC_USDC"; // tier 1, mark 100,000, fee 0.006: 600 per BTC
+const SOL = "PERP_SOL_USDC"; // tier 2, mark 100, fee 0.01: 1 per SOL
+
+let rig: ClaimerRig;
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+});
+
+afterEach(async () => {
+  await rig?.close();
+  vi.useRealTimers();
+});
+
+/** Let promises and due timers run. */
+const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
+
+/** Grant the one permit the claimer is waiting for, and let it act. */
+async function grantOne(): Promise<void> {
+  await settle();
+  rig.permits.grant();
+  await settle();
+}
+
+/** Grant permits while the claimer asks for them (up to `max`), letting each one act. */
+async function grantAll(max = 20): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await settle();
+    if (rig.permits.waiting === 0) return;
+    rig.permits.grant();
+  }
+  await settle();
+}
+
+const intents = (): IntentRecord[] => rig.records().filter((r): r is IntentRecord => r.t === "intent");
+const outcomes = (id?: number): OutcomeRecord[] => rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && (id === undefined || r.id === id));
+
+describe("ordering and late binding", () => {
+  test("highest expected fee first, chosen when each permit is granted", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 1])); // 12
+    rig.add(liq(2, [ETH, 5])); // 60
+    rig.add(liq(3, [BTC, 0.05])); // 30
+    rig.add(liq(4, [SOL, 10])); // 10
+    await settle();
+    expect(rig.permits.waiting).toBe(1); // one permit asked for, nothing sent before it
+    expect(rig.venue.calls).toEqual([]);
+    await grantOne();
+    expect(rig.venue.ids()).toEqual([2]);
+    // A better one arriving while others wait goes next.
+    rig.add(liq(5, [ETH, 10])); // 120
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([2, 5, 3, 1, 4]);
+    expect(rig.permits.granted).toBe(5); // one permit per claim sent, none wasted
+  });
+
+  test("a mark gone stale while queued: not sent, and the same permit goes to the next best", async () => {
+    rig = await claimerRig({ policy: { max_mark_age_ms: 3_000 } });
+    rig.add(liq(1, [ETH, 5])); // 60, best
+    rig.add(liq(2, [SOL, 10])); // 10
+    await settle(3_500);
+    rig.marks.set(SOL, 100, Date.now()); // only SOL's mark is fresh now
+    await grantOne();
+    expect(rig.venue.ids()).toEqual([2]);
+    expect(rig.events).toContainEqual({ e: "skipped", reason: "mark_stale" });
+    expect(intents().map((r) => r.id)).toEqual([2]);
+  });
+
+  test("an id that left the open list while queued is not sent (with or without cancel)", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 5]));
+    rig.add(liq(2, [ETH, 3]));
+    rig.add(liq(3, [ETH, 1]));
+    rig.book.remove(1); // e.g. a -1202 seen elsewhere; the late re-check reads the book
+    rig.claimer.cancel(2); // the daemon's path for a removal push
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([3]);
+    expect(rig.events).toContainEqual({ e: "skipped", reason: "gone" });
+    expect(rig.permits.granted).toBe(1);
+  });
+
+  test("the re-check sees the exposure taken by claims decided before it", async () => {
+    // Cap 5,000: two ETH 2 (4,000 each) were both fine alone; the second no longer fits once the
+    // first is in flight.
+    rig = await claimerRig({ policy: { max_total_exposure: 5_000 } });
+    rig.add(liq(1, [ETH, 2]));
+    rig.add(liq(2, [ETH, 2]));
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]);
+    expect(rig.events).toContainEqual({ e: "skipped", reason: "exposure_cap" });
+  });
+});
+
+describe("never twice", () => {
+  test("offering an id again while it is pending, in flight or done does nothing", async () => {
+    rig = await claimerRig();
+    const l = liq(1, [ETH, 1]);
+    rig.add(l);
+    rig.claimer.offer(l);
+    rig.claimer.offer(liq(1, [ETH, 0.5])); // changed quantities while pending: re-keyed, not duplicated
+    await grantOne();
+    expect(rig.venue.ids()).toEqual([1]);
+    expect(rig.venue.last().body.ratio_qty_request).toBe(1);
+    // In flight: offers (stream pushes, reconcile rounds) must not queue it again.
+    for (let i = 0; i < 3; i++) rig.claimer.offer(l);
+    await settle();
+    expect(rig.permits.waiting).toBe(0);
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    await settle();
+    rig.claimer.offer(l); // done
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]);
+    expect(intents()).toHaveLength(1);
+    expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
+  });
+
+  test("an in-flight id whose re-decision now says skip keeps its state: offered again later, still not sent", async () => {
+    rig = await claimerRig({ policy: { max_mark_age_ms: 3_000 } });
+    const l = liq(1, [ETH, 1]);
+    rig.add(l);
+    await grantAll();
+    await settle(4_000); // marks stale: a re-decision would skip it now
+    rig.claimer.offer(l);
+    rig.refreshMarks(); // fresh again: a re-decision would claim it
+    rig.claimer.offer(l);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]);
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    await settle(4_000);
+    rig.claimer.offer(l); // done, and a skip now
+    rig.refreshMarks();
+    rig.claimer.offer(l);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]);
+  });
+
+  test("the intent is journaled before the request leaves", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [SOL, -30]));
+    await grantAll();
+    const call = rig.venue.last();
+    const [intent] = intents();
+    expect(intent).toMatchObject({ id: 1, ratio: call.body.ratio_qty_request, limitPrice: call.body.limit_price, perSymbolQty: { [SOL]: -30 } });
+    expect(outcomes()).toEqual([]);
+  });
+
+  test("markDone (journal replay) blocks an id for good", async () => {
+    rig = await claimerRig();
+    rig.claimer.markDone(1);
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+  });
+});
+
+describe("outcomes by venue code", () => {
+  test("success: accepted with the venue's fills, fee counted, reservation turned into a held position", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 2]));
+    await grantAll();
+    const call = rig.venue.last();
+    expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 });
+    const result = rig.resultFor(call);
+    call.resolve(result);
+    await settle();
+    const [outcome] = outcomes(1);
+    expect(outcome?.result).toBe("accepted");
+    expect(outcome?.venueTs).toBe(result.timestamp);
+    expect(outcome?.fills).toEqual([{ symbol: ETH, qty: 2, price: result.positions_by_perp[0]?.transfer_price, fee: result.positions_by_perp[0]?.abs_liquidator_fee }]);
+    expect(rig.exposure.reservationCount).toBe(0);
+    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    expect(rig.events).toContainEqual({ e: "submitted" });
+    expect(rig.events).toContainEqual({ e: "result", result: "success", code: "none" });
+    expect(rig.events).toContainEqual({ e: "fee", symbol: ETH, amount: result.positions_by_perp[0]?.abs_liquidator_fee });
+  });
+
+  test("-1202 gone: journaled, dropped from the open list, never claimed again", async () => {
+    rig = await claimerRig();
+    const l = liq(1, [ETH, 1]);
+    rig.add(l);
+    await grantAll();
+    rig.venue.last().reject(venueError(-1202));
+    await settle();
+    expect(outcomes(1)).toMatchObject([{ result: "rejected", code: -1202 }]);
+    expect(rig.book.has(1)).toBe(false);
+    expect(rig.exposure.reservationCount).toBe(0);
+    rig.add(l); // a stale push brings it back
+    await settle(5_000);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]);
+  });
+
+  test("-1012 racing: retried exactly once, after the retry delay", async () => {
+    rig = await claimerRig({ options: { retryDelayMs: 500 } });
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    rig.venue.last().reject(venueError(-1012));
+    await settle(499);
+    expect(rig.permits.waiting).toBe(0);
+    await settle(1);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+    rig.venue.last().reject(venueError(-1012));
+    await settle(10_000);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+    expect(outcomes(1).map((o) => [o.result, o.code])).toEqual([["rejected", -1012], ["rejected", -1012]]);
+    expect(intents()).toHaveLength(2);
+  });
+
+  test("a request that never left (transport, not delivered): retried exactly once", async () => {
+    rig = await claimerRig({ options: { retryDelayMs: 200 } });
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    rig.venue.last().reject(new TransportError("connect ECONNREFUSED", false));
+    await settle(200);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    await settle();
+    expect(outcomes(1).map((o) => o.result)).toEqual(["rejected", "accepted"]);
+  });
+
+  test("-1003 rate limited: every claim held one window, then the refused one goes first again", async () => {
+    rig = await claimerRig({ options: { rateLimitHoldMs: 1_000 } });
+    rig.add(liq(1, [ETH, 5])); // 60
+    rig.add(liq(2, [ETH, 1])); // 12
+    await grantOne();
+    expect(rig.venue.ids()).toEqual([1]);
+    // The claimer may already wait for the next permit (2 is pending) when the -1003 comes back.
+    rig.venue.last().reject(venueError(-1003));
+    await grantAll();
+    await settle(999);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]); // nothing inside the window, whoever holds a permit
+    await settle(1);
+    await grantAll();
+    expect(rig.venue.ids().slice(0, 2)).toEqual([1, 1]);
+    const retry = rig.venue.calls[1] as VenueCall;
+    retry.resolve(rig.resultFor(retry));
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1, 2]);
+    expect(outcomes(1).map((o) => [o.result, o.code ?? null])).toEqual([["rejected", -1003], ["accepted", null]]);
+  });
+
+  test("-1203 price moved: re-decided once on fresh marks, then given up", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    const first = rig.venue.last().body.limit_price[ETH] as number;
+    rig.refreshMarks({ [ETH]: 2_100 }); // the market moved
+    rig.venue.last().reject(venueError(-1203));
+    await settle();
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+    const second = rig.venue.last().body.limit_price[ETH] as number;
+    expect(second).toBeGreaterThan(first); // a new limit from the new mark
+    rig.venue.last().reject(venueError(-1203));
+    await settle(10_000);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+    expect(outcomes(1).map((o) => o.code)).toEqual([-1203, -1203]);
+  });
+
+  test("-1101 margin: claiming pauses (reason margin), resumes by itself after the pause", async () => {
+    rig = await claimerRig({ options: { marginPauseMs: 60_000 } });
+    const l1 = liq(1, [ETH, 5]);
+    rig.add(l1);
+    rig.add(liq(2, [ETH, 1]));
+    await grantOne();
+    rig.venue.last().reject(venueError(-1101));
+    await settle();
+    expect(rig.claimer.pausedReasons()).toContain("margin");
+    expect(rig.events).toContainEqual({ e: "paused", reason: "margin", on: true });
+    await grantAll();
+    await settle(59_999);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]); // 2 waits out the pause
+    expect(rig.claimer.pausedReasons()).toContain("margin");
+    rig.refreshMarks(); // the market kept pushing marks meanwhile
+    await settle(1);
+    expect(rig.claimer.pausedReasons()).toEqual([]);
+    expect(rig.events).toContainEqual({ e: "paused", reason: "margin", on: false });
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 2]);
+    // The refused one may fit now; the daemon's next reconcile offers it again.
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    rig.claimer.offer(l1);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 2, 1]);
+  });
+
+  describe("unknown outcome (the request may have reached the venue)", () => {
+    const lost = (): TransportError => new TransportError("socket hang up", true);
+
+    test("never resent; the private push confirms it with the venue's fills", async () => {
+      rig = await claimerRig();
+      const l = liq(1, [ETH, 2]);
+      rig.add(l);
+      await grantAll();
+      const call = rig.venue.last();
+      call.reject(lost());
+      await settle();
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 }); // may be ours: still counted
+      rig.claimer.offer(l);
+      await settle(60_000);
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([1]);
+      rig.claimer.onAssignment(rig.assignmentFor(call));
+      await settle();
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
+      expect(outcomes(1)[1]?.fills?.map((f) => [f.symbol, f.qty])).toEqual([[ETH, 2]]);
+      expect(rig.exposure.reservationCount).toBe(0);
+      expect(rig.exposure.heldQty(ETH)).toBe(2);
+      expect(rig.events).toContainEqual({ e: "result", result: "confirmed", code: "none" });
+    });
+
+    test("a push that beats the transport error settles the claim as soon as the error comes", async () => {
+      rig = await claimerRig();
+      rig.add(liq(1, [ETH, 2]));
+      await grantAll();
+      const call = rig.venue.last();
+      rig.claimer.onAssignment(rig.assignmentFor(call)); // the venue applied it and pushed...
+      call.reject(lost()); // ...then the connection dropped before the answer
+      await settle();
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
+      expect(rig.exposure.heldQty(ETH)).toBe(2);
+      await settle(200_000);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
+    });
+
+    test("no confirmation within the timeout: closed as not_accepted, reservation released, still never resent", async () => {
+      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000 } });
+      const l = liq(1, [ETH, 2]);
+      rig.add(l);
+      await grantAll();
+      rig.venue.last().reject(lost());
+      await settle(119_999);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      await settle(1);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "not_accepted"]);
+      expect(rig.exposure.reservationCount).toBe(0);
+      rig.claimer.offer(l);
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([1]);
+    });
+  });
+});
+
+describe("exposure against the venue's position pushes", () => {
+  test("a position push that beat the answer already holds the fill: not counted twice", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 2]));
+    await grantAll();
+    const call = rig.venue.last();
+    const appliedAt = Date.now();
+    rig.claimer.onPositions({ positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] }, appliedAt);
+    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    call.resolve(rig.resultFor(call, appliedAt));
+    await settle();
+    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    expect(rig.exposure.reservationCount).toBe(0);
+    expect(rig.records().filter((r) => r.t === "positions")).toEqual([{ t: "positions", at: appliedAt, venueTs: appliedAt, held: { [ETH]: 2 } }]);
+  });
+
+  test("an answer before the push: the fill is held at once, the push then confirms it", async () => {
+    rig = await claimerRig();
+    rig.claimer.onPositions({ positions: [{ symbol: SOL, positionQty: -3, averageOpenPrice: 100, markPrice: 100, costPosition: -300 }] }, Date.now());
+    await settle(10);
+    rig.add(liq(1, [ETH, 2]));
+    await grantAll();
+    const call = rig.venue.last();
+    call.resolve(rig.resultFor(call, Date.now()));
+    await settle();
+    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    expect(rig.exposure.heldQty(SOL)).toBe(-3);
+    rig.claimer.onPositions({ positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] }, Date.now());
+    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    expect(rig.exposure.heldQty(SOL)).toBe(0); // the push is the whole account
+  });
+});
+
+describe("dry run, journal failure, stop", () => {
+  test("dry run: nothing reaches the transport; intent (dryRun) and dry_run outcome are journaled", async () => {
+    rig = await claimerRig({ dryRun: true });
+    const l = liq(1, [ETH, 1]);
+    rig.add(l);
+    rig.add(liq(2, [SOL, -10])); // 10, after ETH's 12
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+    expect(rig.permits.granted).toBe(2); // the same path as a live run, limiter included
+    expect(intents().map((r) => [r.id, r.dryRun])).toEqual([[1, true], [2, true]]);
+    expect(outcomes().map((o) => [o.id, o.result])).toEqual([[1, "dry_run"], [2, "dry_run"]]);
+    expect(rig.events.filter((e) => e.e === "result")).toEqual([{ e: "result", result: "dry_run", code: "none" }, { e: "result", result: "dry_run", code: "none" }]);
+    expect(rig.events.some((e) => e.e === "submitted")).toBe(false);
+    expect(rig.exposure.reservationCount).toBe(0);
+    rig.claimer.offer(l);
+    await grantAll();
+    expect(intents()).toHaveLength(2);
+  });
+
+  test("journal write failure: the claim is not sent and claiming pauses (reason journal)", async () => {
+    rig = await claimerRig();
+    await rig.journal.close(); // every append now throws
+    rig.add(liq(1, [ETH, 1]));
+    rig.add(liq(2, [ETH, 2]));
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+    expect(rig.claimer.pausedReasons()).toContain("journal");
+    expect(rig.events).toContainEqual({ e: "paused", reason: "journal", on: true });
+    expect(rig.exposure.reservationCount).toBe(0);
+    await settle(60_000);
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+    expect(rig.permits.granted).toBe(1);
+  });
+
+  test("stop() waits for the claim in flight, journals its outcome, and sends nothing more", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 5]));
+    rig.add(liq(2, [ETH, 1]));
+    await grantOne();
+    let stopped = false;
+    const stopping = rig.claimer.stop().then(() => void (stopped = true));
+    await settle(5_000);
+    expect(stopped).toBe(false);
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    await stopping;
+    expect(stopped).toBe(true);
+    expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
+    rig.add(liq(3, [ETH, 9]));
+    await settle(1_000);
+    expect(rig.permits.waiting).toBe(0);
+    expect(rig.venue.ids()).toEqual([1]);
+  });
+});
