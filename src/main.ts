@@ -13,6 +13,7 @@ import { Claimer } from "./daemon/claimer.js";
 import { ClaimSender } from "./daemon/claimSender.js";
 import type { Logger } from "pino";
 import { Daemon, createPolicyContext, makeDecider } from "./daemon/daemon.js";
+import { Housekeeping } from "./daemon/housekeeping.js";
 import { Journal } from "./daemon/journal.js";
 import { restoreFromJournal } from "./daemon/restore.js";
 import { OpenBook } from "./daemon/openBook.js";
@@ -24,6 +25,7 @@ import { Watchdog } from "./observe/watchdog.js";
 import { LIMITER_NAMES, createVenueLimiters } from "./venue/limiters.js";
 import { RestClient } from "./venue/rest.js";
 import { Signer } from "./venue/signer.js";
+import { sleep } from "./venue/streamOptions.js";
 
 export interface RunDaemonOptions {
   loaded: LoadedConfig;
@@ -84,7 +86,71 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   const watchdog = new Watchdog();
   metrics.setWatchdogSource(() => watchdog.samples());
 
-  const { journal, replay } = Journal.open({ dir: config.state.dir, logger: logger.child({ component: "journal" }) });
+  // The metrics server comes first so /readyz can say why the daemon is not claiming yet.
+  let notReady: () => readonly string[] = () => ["starting"];
+  const server = await startObserveServer({
+    host: config.metrics.host,
+    port: config.metrics.port,
+    metrics,
+    health: { stale: () => watchdog.stale(), notReady: () => notReady() },
+    logger,
+  });
+  logger.info({ url: server.url, port: server.port }, "metrics server listening");
+  // SIGHUP is handled from the first moment (Node's default action would kill the process);
+  // reloads run one after another so two quick signals cannot apply the older file last.
+  let onReload: (() => Promise<void>) | undefined;
+  let reloading = Promise.resolve();
+  const onHup = (): void => {
+    if (onReload === undefined) return void logger.warn({}, "SIGHUP during start-up ignored: the config being started is the one read");
+    reloading = reloading.then(onReload, onReload);
+  };
+  process.on("SIGHUP", onHup);
+  try {
+    await runStarted({ options, logger, metrics, watchdog, server, setNotReady: (f) => (notReady = f), setReload: (f) => (onReload = f) });
+  } finally {
+    onReload = undefined;
+    await reloading;
+    process.off("SIGHUP", onHup);
+    await server.close();
+  }
+}
+
+interface StartedParts {
+  options: RunDaemonOptions;
+  logger: Logger;
+  metrics: Metrics;
+  watchdog: Watchdog;
+  server: ObserveServer;
+  setNotReady(f: () => readonly string[]): void;
+  setReload(f: () => Promise<void>): void;
+}
+
+/**
+ * The claims journal, retried until it opens: claiming never starts without the journal replayed
+ * (it is what says which ids were already claimed), and /readyz says why meanwhile.
+ */
+async function openJournal(dir: string, signal: AbortSignal, logger: Logger, setNotReady: StartedParts["setNotReady"]): Promise<ReturnType<typeof Journal.open> | undefined> {
+  for (let failures = 0; !signal.aborted; failures++) {
+    try {
+      return Journal.open({ dir, logger: logger.child({ component: "journal" }) });
+    } catch (err) {
+      const message = (err as Error).message;
+      setNotReady(() => [`journal_error:${message}`]);
+      if (failures === 0) logger.error({ err: message }, "claims journal unavailable; not claiming until it opens (retrying every 10 s)");
+      await sleep(10_000, signal).catch(() => undefined);
+    }
+  }
+  return undefined;
+}
+
+async function runStarted(parts: StartedParts): Promise<void> {
+  const { options, logger, metrics, watchdog, server } = parts;
+  const { loaded, signal } = options;
+  const config = loaded.config;
+  const opened = await openJournal(config.state.dir, signal, logger, parts.setNotReady);
+  if (opened === undefined) return;
+  const { journal, replay } = opened;
+  parts.setNotReady(() => ["starting"]);
   const venue = await openVenue(config, loaded.secret, logger);
   const signer = new Signer({ secret: venue.secret, accountId: venue.accountId, headerPrefix: config.venue.header_prefix });
   const limiters = createVenueLimiters(config.venue.limits);
@@ -134,6 +200,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     claimer,
     metrics,
     watchdog,
+    housekeeping: new Housekeeping({ clock: signer.clock, journal, claimer, logger: logger.child({ component: "housekeeping" }) }),
     logger: logger.child({ component: "daemon" }),
     ...(options.timing?.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.timing.reconcileIntervalMs } : {}),
     stream: {
@@ -143,16 +210,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     },
   });
 
-  let server: ObserveServer | undefined;
   try {
-    server = await startObserveServer({
-      host: config.metrics.host,
-      port: config.metrics.port,
-      metrics,
-      health: { stale: () => watchdog.stale(), notReady: () => daemon.notReady() },
-      logger,
-    });
-    logger.info({ url: server.url, port: server.port }, "metrics server listening");
+    parts.setNotReady(() => daemon.notReady());
     const poller = new RewardsPoller({
       source: rest,
       metrics,
@@ -161,32 +220,31 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       logger: logger.child({ component: "rewards" }),
     });
     const polling = poller.start(signal);
-    const onHup = (): void => void reload(loaded, options.env, daemon, sender, metrics, logger);
-    process.on("SIGHUP", onHup);
+    parts.setReload(() => reload(loaded, options.env, daemon, claimer, sender, metrics, logger));
     options.onStarted?.({ metricsUrl: server.url, simulated: config.venue.mode === "simulator", baseUrl: venue.baseUrl });
     logger.info({ accountId: venue.accountId, dryRun: config.policy.dry_run, publicKey: signer.publicKey }, "liquidator running");
     await daemon.run(signal);
-    process.off("SIGHUP", onHup);
     await polling;
     logger.info({}, "shutting down: claims drained");
   } finally {
     await rest.close().catch(() => undefined);
     await limiters.stop().catch(() => undefined);
     await journal.close();
-    await server?.close();
     await venue.close();
   }
 }
 
 /** SIGHUP: apply a valid new policy without touching connections; log and ignore an invalid one. */
-async function reload(loaded: LoadedConfig, env: NodeJS.ProcessEnv, daemon: Daemon, sender: ClaimSender, metrics: Metrics, logger: Logger): Promise<void> {
+async function reload(loaded: LoadedConfig, env: NodeJS.ProcessEnv, daemon: Daemon, claimer: Claimer, sender: ClaimSender, metrics: Metrics, logger: Logger): Promise<void> {
   const result = await reloadPolicy(loaded.path, env, loaded.config);
   if (!result.ok) {
     logger.error({ key: result.error.key, err: result.error.message }, "config reload refused; keeping the running policy");
     return;
   }
-  daemon.applyPolicy(result.policy);
+  // Ids decided while dry run was on sent nothing: once live they may be claimed (re-offered below).
+  if (sender.dryRun && !result.policy.dry_run) claimer.forgetDryRun();
   sender.setDryRun(result.policy.dry_run);
+  daemon.applyPolicy(result.policy);
   metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
   if (result.needsRestart.length > 0) logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
   logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");

@@ -31,7 +31,10 @@ export interface ClaimFailure {
 }
 
 export function classifyClaimFailure(err: unknown): ClaimFailure {
-  return { action: failureAction(err), ...claimOutcomeLabels(err) };
+  const action = failureAction(err);
+  const labels = claimOutcomeLabels(err);
+  // The metric says what the journal says: whatever may have been applied is "unknown".
+  return { action, code: labels.code, result: action === "unknown" ? "unknown" : labels.result };
 }
 
 function failureAction(err: unknown): ClaimFailureAction {

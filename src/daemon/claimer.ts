@@ -79,6 +79,8 @@ interface IdState {
    * then never comes (connection dropped after processing), the push is what settles the claim.
    */
   assignment?: LiquidatorLiquidation | undefined;
+  /** Finished by a dry run: nothing was sent, so turning dry run off makes the id claimable. */
+  dryRun?: boolean;
 }
 
 export class Claimer {
@@ -127,6 +129,11 @@ export class Claimer {
 
   start(): void {
     this.#loop ??= this.#pump();
+  }
+
+  /** Dry run was switched off: ids that were only decided in dry run may now be claimed for real. */
+  forgetDryRun(): void {
+    for (const [id, st] of this.#ids) if (st.phase === "done" && st.dryRun === true) this.#ids.delete(id);
   }
 
   /** A liquidation is new or changed (stream delta or REST reconcile). */
@@ -280,7 +287,7 @@ export class Claimer {
         this.#skipped(id, d.reason);
         continue;
       }
-      const p = this.#send(d, st);
+      const p = this.#send(d, st).catch((err: unknown) => this.#internalError(d.liquidationId, err));
       this.#inflight.add(p);
       void p.finally(() => this.#inflight.delete(p));
       return;
@@ -314,6 +321,7 @@ export class Claimer {
     }
     if (!outcome.sent) {
       o.exposure.release(id);
+      st.dryRun = true;
       this.#finish(id, st, { t: "outcome", id, at: o.now(), result: "dry_run" });
       o.observer.result("dry_run", "none", undefined);
       o.logger.info({ id, ratio: d.ratio, expectedFee: round(d.expectedFee), limitPrice: d.limitPrice }, "dry run: claim decided, not sent");
@@ -404,6 +412,17 @@ export class Claimer {
       this.#wake?.();
     }, ms);
     st.timer.unref();
+  }
+
+  /**
+   * A bug, not a venue answer (e.g. claimRequestBody refusing a decision): the id is finished
+   * unsent if the failure came before the journal intent, and the process keeps running.
+   */
+  #internalError(id: number, err: unknown): void {
+    this.#o.exposure.release(id);
+    const st = this.#ids.get(id);
+    if (st !== undefined && st.phase === "inflight") this.#finish(id, st);
+    this.#o.logger.error({ id, err: err instanceof Error ? err.message : String(err) }, "internal error while claiming; id dropped");
   }
 
   #skipped(id: number, reason: string): void {

@@ -17,6 +17,7 @@ import { StreamClient, type StreamKind, type StreamLogger } from "../venue/strea
 import { sleep } from "../venue/streamOptions.js";
 import type { StreamData } from "../venue/wire.js";
 import { Claimer, type ClaimerLogger } from "./claimer.js";
+import type { Housekeeping } from "./housekeeping.js";
 import type { OpenBook } from "./openBook.js";
 
 export type DaemonLogger = StreamLogger & ClaimerLogger & { child(bindings: object): DaemonLogger };
@@ -37,8 +38,12 @@ export interface DaemonOptions {
   metrics: Metrics;
   watchdog: Watchdog;
   logger: DaemonLogger;
+  /** Clock and journal checks on the one-second tick (they pause and resume claiming). */
+  housekeeping: Housekeeping;
   /** How often the open list is re-read from REST besides after every (re)connect. */
   reconcileIntervalMs?: number;
+  /** How often the symbol table is refreshed from GET /v1/public/info. */
+  symbolRefreshMs?: number;
   /** Stream timing overrides (tests). */
   stream?: { pingIntervalMs?: number; deadAfterMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }
@@ -118,24 +123,31 @@ export class Daemon {
     if (marks.size === 0) reasons.push("marks_missing");
     else if (marks.oldestAgeMs(now) > this.#maxMarkAgeMs) reasons.push("marks_stale");
     for (const r of this.#o.claimer.pausedReasons()) reasons.push(`claiming_paused:${r}`);
+    reasons.push(...this.#o.housekeeping.problems());
     return reasons;
   }
 
   /** Runs until `signal` aborts; then stops claiming, drains in-flight claims and closes the sockets. */
   async run(signal: AbortSignal): Promise<void> {
-    const { watchdog, claimer } = this.#o;
+    const { watchdog, claimer, housekeeping } = this.#o;
     watchdog.register("event_loop", 10_000);
-    const tick = setInterval(() => watchdog.kick("event_loop"), 1_000);
+    const tick = setInterval(() => {
+      watchdog.kick("event_loop");
+      housekeeping.tick(Date.now());
+    }, 1_000);
     tick.unref();
     watchdog.kick("event_loop");
-    await this.#loadSymbols(signal);
+    housekeeping.tick(Date.now());
+    // Streams connect at once (marks and the open list start filling); nothing is offered to the
+    // claimer until the symbol table is loaded, since a claim's form depends on the tiers.
     const streams = Object.values(this.#streams).map((s) => s.start(signal));
     claimer.start();
+    const symbols = this.#symbolsLoop(signal);
     const reconcile = this.#reconcileLoop(signal);
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     clearInterval(tick);
     await claimer.stop();
-    await Promise.allSettled([...streams, reconcile]);
+    await Promise.allSettled([...streams, symbols, reconcile]);
   }
 
   #onData(args: StreamData): void {
@@ -144,8 +156,10 @@ export class Daemon {
       case "liquidation": {
         const changes = this.#o.book.applyDelta(args[1], now);
         if (changes.added > 0) this.#o.metrics.liquidationsSeen.inc(changes.added);
-        const receivedAt = performance.now();
-        for (const liq of changes.upserted) this.#o.claimer.offer(liq, receivedAt);
+        if (this.#symbolsLoaded) {
+          const receivedAt = performance.now();
+          for (const liq of changes.upserted) this.#o.claimer.offer(liq, receivedAt);
+        }
         for (const id of changes.removed) this.#o.claimer.cancel(id);
         return;
       }
@@ -165,10 +179,15 @@ export class Daemon {
     }
   }
 
-  /** Tiers, fees and ticks (GET /v1/public/info) and a mark snapshot (GET /v1/public/futures). */
-  async #loadSymbols(signal: AbortSignal): Promise<void> {
+  /**
+   * Tiers, fees and ticks (GET /v1/public/info) with a mark snapshot (GET /v1/public/futures): at
+   * start, retried until it works, then refreshed every `symbolRefreshMs` so a newly listed symbol or
+   * a changed fee is picked up without a restart (a failed refresh keeps the table it has).
+   */
+  async #symbolsLoop(signal: AbortSignal): Promise<void> {
     const log = this.#o.logger;
-    for (let attempt = 0; !signal.aborted; attempt++) {
+    const refreshMs = this.#o.symbolRefreshMs ?? 300_000;
+    for (let failures = 0; !signal.aborted; ) {
       try {
         const requestedAt = Date.now();
         const [info, futures] = await Promise.all([this.#o.rest.info({ signal }), this.#o.rest.futures({ signal })]);
@@ -176,12 +195,15 @@ export class Daemon {
         if (rejected.length > 0) log.warn({ rejected }, "symbol info rows left out");
         this.ctx.current = { ...this.ctx.current, symbols: table };
         this.#o.marks.setMany(futures.rows.filter((r) => Number.isFinite(r.mark_price) && r.mark_price > 0).map((r) => ({ symbol: r.symbol, price: r.mark_price })), requestedAt);
+        if (!this.#symbolsLoaded) log.info({ symbols: table.size }, "symbol info loaded");
         this.#symbolsLoaded = true;
-        log.info({ symbols: table.size }, "symbol info loaded");
-        return;
+        failures = 0;
+        this.#offerAll();
+        await sleep(refreshMs, signal).catch(() => undefined);
       } catch (err) {
-        log.warn({ err: (err as Error).message, attempt }, "symbol info load failed; retrying");
-        await sleep(Math.min(30_000, 1_000 * 2 ** attempt), signal).catch(() => undefined);
+        if (signal.aborted) return;
+        log.warn({ err: (err as Error).message, failures }, this.#symbolsLoaded ? "symbol info refresh failed; keeping the current table" : "symbol info load failed; retrying");
+        await sleep(Math.min(30_000, 1_000 * 2 ** failures++), signal).catch(() => undefined);
       }
     }
   }
@@ -235,6 +257,7 @@ export class Daemon {
 
   /** Re-decide every open id the claimer is not already handling (marks, exposure or policy changed). */
   #offerAll(): void {
+    if (!this.#symbolsLoaded) return;
     const receivedAt = performance.now();
     for (const liq of this.#o.book.values()) this.#o.claimer.offer(liq, receivedAt);
   }

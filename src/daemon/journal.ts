@@ -97,6 +97,8 @@ export class Journal {
   #timer: NodeJS.Timeout | undefined;
   #failure: Error | undefined;
   #closed = false;
+  /** A write was cut short (e.g. ENOSPC mid-line): the next append starts on a fresh line. */
+  #partial = false;
 
   private constructor(path: string, fd: number, options: JournalOptions) {
     this.path = path;
@@ -131,6 +133,17 @@ export class Journal {
     return { journal: new Journal(path, fd, options), replay };
   }
 
+  /**
+   * Forget a write failure so the next append tries again (disk space freed, permissions fixed).
+   * Safe to call on a timer: the next append is itself the probe, and a failed intent append means
+   * its claim is not sent. False when there was nothing to recover or the journal is closed.
+   */
+  recover(): boolean {
+    if (this.#failure === undefined || this.#closed) return false;
+    this.#failure = undefined;
+    return true;
+  }
+
   /** Why writing stopped, if it did; claiming must stop with it. */
   get failure(): Error | undefined {
     return this.#failure;
@@ -140,10 +153,15 @@ export class Journal {
   append(record: JournalRecord): void {
     if (this.#failure !== undefined) throw new JournalError(`journal unavailable: ${this.#failure.message}`, { cause: this.#failure });
     if (this.#closed) throw new JournalError("journal is closed");
-    const line = `${JSON.stringify(record)}\n`;
+    const line = `${this.#partial ? "\n" : ""}${JSON.stringify(record)}\n`;
+    const bytes = Buffer.from(line, "utf8");
     try {
-      writeSync(this.#fd, line);
+      const written = writeSync(this.#fd, bytes);
+      if (written !== bytes.length) throw new Error(`short write (${written} of ${bytes.length} bytes): disk full?`);
+      this.#partial = false;
     } catch (err) {
+      // Whatever part of the line reached the file is a corrupt line to replay (skipped, counted).
+      this.#partial = true;
       this.#fail(err as Error);
       throw new JournalError(`cannot write the claims journal: ${(err as Error).message}`, { cause: err });
     }

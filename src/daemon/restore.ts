@@ -1,6 +1,7 @@
 /**
  * Start-up from the journal: every id with an intent is never claimed again (accepted, unknown or
- * refused alike — "never the same claim twice" survives kill -9), and exposure is rebuilt until the
+ * refused alike — "never the same claim twice" survives kill -9; dry-run intents excepted, as they
+ * sent nothing), and exposure is rebuilt until the
  * private stream's next `position` push replaces it with the venue's own numbers.
  *
  * Exposure starts from the last `positions` snapshot journaled (the venue's word), plus what was
@@ -37,8 +38,9 @@ export function restoreFromJournal(replay: JournalReplay, claimer: Pick<Claimer,
   let accepted = 0;
   let unresolved = 0;
   for (const [id, intent] of replay.intents) {
-    claimer.markDone(id);
+    // A dry-run decision sent nothing: after a restart (perhaps live now) the id may be claimed.
     if (intent.dryRun) continue;
+    claimer.markDone(id);
     const outcomes = replay.outcomes.get(id) ?? [];
     const settled = outcomes.find((o) => o.result === "accepted" || o.result === "confirmed");
     if (settled !== undefined) {

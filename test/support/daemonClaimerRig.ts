@@ -108,6 +108,7 @@ export type ObserverEvent =
 
 export interface ClaimerRig {
   claimer: Claimer;
+  sender: ClaimSender;
   venue: FakeVenue;
   permits: Permits;
   book: OpenBook;
@@ -140,12 +141,13 @@ export async function claimerRig(o: { policy?: Partial<RiskPolicyInput>; dryRun?
   const permits = new Permits();
   const events: ObserverEvent[] = [];
   const quantities = new Map<number, Liquidation>();
+  const sender = new ClaimSender(venue, o.dryRun ?? false);
   const claimer = new Claimer({
     decide: makeDecider(ctx),
     book,
     exposure,
     acquire: permits.acquire,
-    sender: new ClaimSender(venue, o.dryRun ?? false),
+    sender,
     journal,
     observer: {
       skipped: (reason) => void events.push({ e: "skipped", reason }),
@@ -183,6 +185,7 @@ export async function claimerRig(o: { policy?: Partial<RiskPolicyInput>; dryRun?
 
   return {
     claimer,
+    sender,
     venue,
     permits,
     book,

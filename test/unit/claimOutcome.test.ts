@@ -27,15 +27,15 @@ describe("classifyClaimFailure", () => {
     ["-1001 bad signature", venue(-1001), "rejected", "error", "-1001"],
     ["-1002 unauthorized", venue(-1002), "rejected", "error", "-1002"],
     // A 5xx is ambiguous for a write: the venue may have applied it before failing.
-    ["-1000 unknown error (HTTP 500)", venue(-1000, 500), "unknown", "error", "-1000"],
-    ["an unmapped code on a 502", venue(-9999, 502), "unknown", "error", "other"],
+    ["-1000 unknown error (HTTP 500)", venue(-1000, 500), "unknown", "unknown", "-1000"],
+    ["an unmapped code on a 502", venue(-9999, 502), "unknown", "unknown", "other"],
     ["an unmapped code on a 400", venue(-9999, 400), "rejected", "error", "other"],
     ["transport failure after the request was written", new TransportError("socket hang up", true), "unknown", "unknown", "LIQ_TRANSPORT"],
     ["transport failure before anything left", new TransportError("connect ECONNREFUSED", false), "retry_transient", "error", "LIQ_TRANSPORT"],
     ["timeout", new TimeoutError("no answer in 5000 ms"), "unknown", "unknown", "LIQ_TIMEOUT"],
-    ["an unreadable 2xx answer", new BadResponseError("/v1/liquidation", "body is not JSON"), "unknown", "error", "LIQ_BAD_RESPONSE"],
-    ["aborted by shutdown", new AbortedError(), "unknown", "error", "LIQ_ABORTED"],
-    ["anything else", new Error("boom"), "unknown", "error", "other"],
+    ["an unreadable 2xx answer", new BadResponseError("/v1/liquidation", "body is not JSON"), "unknown", "unknown", "LIQ_BAD_RESPONSE"],
+    ["aborted by shutdown", new AbortedError(), "unknown", "unknown", "LIQ_ABORTED"],
+    ["anything else", new Error("boom"), "unknown", "unknown", "other"],
   ];
   test.each(cases)("%s", (_name, err, action, result, code) => {
     expect(classifyClaimFailure(err)).toEqual({ action, result, code });

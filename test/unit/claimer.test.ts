@@ -414,6 +414,22 @@ describe("dry run, journal failure, stop", () => {
     expect(intents()).toHaveLength(2);
   });
 
+  test("dry run switched off: ids decided in dry run become claimable, others stay done", async () => {
+    rig = await claimerRig({ dryRun: true });
+    const l = liq(1, [ETH, 1]);
+    rig.add(l);
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+    rig.sender.setDryRun(false);
+    rig.claimer.offer(l); // still finished by the dry run: nothing happens without forgetDryRun
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+    rig.claimer.forgetDryRun();
+    rig.claimer.offer(l);
+    await grantAll();
+    expect(rig.venue.calls.map((c) => c.body.liquidation_id)).toEqual([1]);
+  });
+
   test("journal write failure: the claim is not sent and claiming pauses (reason journal)", async () => {
     rig = await claimerRig();
     await rig.journal.close(); // every append now throws

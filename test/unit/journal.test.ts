@@ -89,3 +89,4 @@ describe("Journal", () => {
     expect(() => journal.append(intent(10))).toThrow(JournalError);
   });
 });
+

@@ -27,7 +27,7 @@ function restore(records: JournalRecord[]) {
 }
 
 describe("restoreFromJournal without a position snapshot", () => {
-  test("every id with an intent is marked done, whatever became of it", () => {
+  test("every id with an intent is marked done, whatever became of it, except dry-run ones", () => {
     const { done, summary } = restore([
       intent(1, 10, { [ETH]: 1 }),
       { t: "outcome", id: 1, at: 11, result: "accepted", fills: [{ symbol: ETH, qty: 1, price: 3800, fee: 30 }] },
@@ -40,7 +40,8 @@ describe("restoreFromJournal without a position snapshot", () => {
       { t: "outcome", id: 5, at: 18, result: "unknown" },
       { t: "outcome", id: 5, at: 19, result: "not_accepted" },
     ]);
-    expect(done).toEqual([1, 2, 3, 4, 5]);
+    // 4 was only decided in dry run: nothing was sent, so a (live) restart may claim it.
+    expect(done).toEqual([1, 2, 3, 5]);
     expect(summary).toEqual({ ids: 5, accepted: 1, unresolved: 1, fromSnapshot: false });
   });
 
