@@ -38,7 +38,16 @@ export interface RunDaemonOptions {
   /** Called once the daemon is up (tests and `npm start` read the metrics URL from it). */
   onStarted?: (info: { metricsUrl: string; simulated: boolean; baseUrl: string }) => void;
   /** Stream and loop timing overrides (tests). */
-  timing?: { reconcileIntervalMs?: number; pingIntervalMs?: number; deadAfterMs?: number; backoff?: { initialMs: number; maxMs: number } };
+  timing?: {
+    reconcileIntervalMs?: number;
+    pingIntervalMs?: number;
+    deadAfterMs?: number;
+    backoff?: { initialMs: number; maxMs: number };
+    /** Server-time samples older than this pause claiming (default 120 s). */
+    clockMaxAgeMs?: number;
+    /** How often a failed journal is retried (default 10 s). */
+    journalRetryMs?: number;
+  };
 }
 
 interface Venue {
@@ -200,7 +209,14 @@ async function runStarted(parts: StartedParts): Promise<void> {
     claimer,
     metrics,
     watchdog,
-    housekeeping: new Housekeeping({ clock: signer.clock, journal, claimer, logger: logger.child({ component: "housekeeping" }) }),
+    housekeeping: new Housekeeping({
+      clock: signer.clock,
+      journal,
+      claimer,
+      logger: logger.child({ component: "housekeeping" }),
+      ...(options.timing?.clockMaxAgeMs !== undefined ? { clockMaxAgeMs: options.timing.clockMaxAgeMs } : {}),
+      ...(options.timing?.journalRetryMs !== undefined ? { journalRetryMs: options.timing.journalRetryMs } : {}),
+    }),
     logger: logger.child({ component: "daemon" }),
     ...(options.timing?.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.timing.reconcileIntervalMs } : {}),
     stream: {
