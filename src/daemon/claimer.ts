@@ -12,14 +12,14 @@
 import type { Exposure } from "../engine/exposure.js";
 import { claimRequestBody, type ClaimDecision, type Decision } from "../engine/policy.js";
 import { RankingQueue } from "../engine/ranking.js";
-import type { Liquidation } from "../engine/types.js";
+import type { Liquidation, LiquidationPosition } from "../engine/types.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
 import type { LiquidatorLiquidation, PositionPush } from "../venue/wire.js";
 import { VenueError } from "../venue/errors.js";
 import { classifyClaimFailure } from "./claimOutcome.js";
 import type { ClaimSender } from "./claimSender.js";
 import type { Fill, Journal, JournalRecord, OutcomeRecord } from "./journal.js";
-import type { OpenBook } from "./openBook.js";
+import { samePositions, type OpenBook } from "./openBook.js";
 
 export type PauseReason = "margin" | "journal" | "clock";
 
@@ -61,6 +61,12 @@ export interface ClaimerOptions {
   rateLimitHoldMs?: number;
   /** An unknown outcome not confirmed by the private push within this time is closed as not accepted. */
   unknownTimeoutMs?: number;
+  /**
+   * An unknown outcome may be settled by the open list (id still open, quantities untouched) only
+   * once this long has passed since the failure: a venue still working on a timed-out request must
+   * have finished with it, or the re-claim would be a second claim on the same id.
+   */
+  openListSettleMs?: number;
 }
 
 type Phase = "pending" | "waiting" | "inflight" | "unknown" | "done";
@@ -81,6 +87,9 @@ interface IdState {
   assignment?: LiquidatorLiquidation | undefined;
   /** Finished by a dry run: nothing was sent, so turning dry run off makes the id claimable. */
   dryRun?: boolean;
+  /** The liquidation's positions when the claim was sent, and when its outcome became unknown. */
+  sentPositions?: readonly LiquidationPosition[];
+  failedAt?: number;
 }
 
 export class Claimer {
@@ -104,6 +113,7 @@ export class Claimer {
       retryDelayMs: 500,
       rateLimitHoldMs: 1_000,
       unknownTimeoutMs: 120_000,
+      openListSettleMs: 30_000,
       now: Date.now,
       monotonic: () => performance.now(),
       ...options,
@@ -223,6 +233,26 @@ export class Claimer {
     this.#journal({ t: "positions", at: this.#o.now(), venueTs, held });
   }
 
+  /**
+   * After an open-list snapshot requested at `requestedAt`: an unknown outcome whose id is still
+   * open with exactly the quantities it had when the claim was sent was not applied (applying it
+   * changes or removes them). It is closed as not_accepted and may be claimed again — confirmed by
+   * the open list, not resent blindly. Only once `openListSettleMs` has passed since the failure.
+   */
+  settleFromOpenList(requestedAt: number): void {
+    for (const [id, st] of this.#ids) {
+      if (st.phase !== "unknown" || st.failedAt === undefined || st.sentPositions === undefined) continue;
+      if (requestedAt - st.failedAt < this.#o.openListSettleMs) continue;
+      const open = this.#o.book.get(id);
+      if (open === undefined || !samePositions(open.positions, st.sentPositions)) continue;
+      if (st.timer !== undefined) clearTimeout(st.timer);
+      this.#o.exposure.release(id);
+      this.#journal({ t: "outcome", id, at: this.#o.now(), result: "not_accepted" });
+      this.#ids.delete(id);
+      this.#o.logger.info({ id }, "unknown claim outcome settled by the open list: not applied, the id may be claimed again");
+    }
+  }
+
   /** Forget finished ids that left the open list long ago (bounded memory over a week of running). */
   sweep(olderThanMs = 600_000): void {
     const cutoff = this.#o.now() - olderThanMs;
@@ -287,6 +317,7 @@ export class Claimer {
         this.#skipped(id, d.reason);
         continue;
       }
+      st.sentPositions = liquidation.positions;
       const p = this.#send(d, st).catch((err: unknown) => this.#internalError(d.liquidationId, err));
       this.#inflight.add(p);
       void p.finally(() => this.#inflight.delete(p));
@@ -364,6 +395,7 @@ export class Claimer {
     if (f.action === "unknown") {
       // Keep the reservation: the position may be ours. The private push (or the timeout) settles it.
       st.phase = "unknown";
+      st.failedAt = o.now();
       this.#journal(record);
       if (st.assignment !== undefined) return this.#confirm(id, st, st.assignment);
       st.timer = setTimeout(() => {
@@ -380,11 +412,17 @@ export class Claimer {
         o.book.remove(id);
         return this.#finish(id, st);
       case "retry_racing":
-      case "retry_transient":
+        // -1012: someone else's claim is being processed; once more, then it is theirs.
         return st.retries++ < 1 ? this.#retryLater(id, st, o.retryDelayMs) : this.#finish(id, st);
+      case "retry_transient": {
+        // Not processed (-1011, or the request never left): the id is still there to be had, so
+        // retry with doubling delays while it stays open, a few times.
+        const n = st.retries++;
+        return n < 4 ? this.#retryLater(id, st, o.retryDelayMs * 2 ** n) : this.#finish(id, st);
+      }
       case "backoff":
         this.#holdUntil = o.now() + o.rateLimitHoldMs;
-        return st.retries++ < 3 ? this.#retryLater(id, st, 0) : this.#finish(id, st);
+        return st.retries++ < 10 ? this.#retryLater(id, st, 0) : this.#finish(id, st);
       case "reevaluate":
         return st.repriced++ < 1 ? this.#retryLater(id, st, 0) : this.#finish(id, st);
       case "pause_margin":

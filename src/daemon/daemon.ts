@@ -222,6 +222,7 @@ export class Daemon {
         const changes = book.reconcile(rows, requestedAt, Date.now());
         if (changes.added > 0) this.#o.metrics.liquidationsSeen.inc(changes.added);
         for (const id of changes.removed) claimer.cancel(id);
+        claimer.settleFromOpenList(requestedAt);
         this.#offerAll();
         claimer.sweep();
         if (failing) logger.info({}, "open list reconcile recovered");

@@ -120,7 +120,8 @@ export class OpenBook {
   }
 }
 
-function samePositions(a: readonly LiquidationPosition[], b: readonly LiquidationPosition[]): boolean {
+/** Same symbols, quantities and fees in the same order. */
+export function samePositions(a: readonly LiquidationPosition[], b: readonly LiquidationPosition[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as LiquidationPosition;

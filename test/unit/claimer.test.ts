@@ -359,6 +359,38 @@ describe("outcomes by venue code", () => {
       await grantAll();
       expect(rig.venue.ids()).toEqual([1]);
     });
+
+    test("the open list shows it untouched long enough after the failure: not applied, claimed again", async () => {
+      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+      const l = liq(1, [ETH, 2]);
+      rig.add(l);
+      await grantAll();
+      rig.venue.last().reject(lost());
+      await settle();
+      // Too soon after the failure: the venue may still be working on the request.
+      rig.claimer.settleFromOpenList(Date.now() + 29_999);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      await settle(30_000);
+      rig.claimer.settleFromOpenList(Date.now());
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "not_accepted"]);
+      expect(rig.exposure.reservationCount).toBe(0);
+      rig.refreshMarks(); // 30 s later the marks of the first decision are stale
+      rig.claimer.offer(l);
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([1, 1]);
+    });
+
+    test("the open list shows changed quantities: still unknown (someone's claim was applied, maybe ours)", async () => {
+      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+      rig.add(liq(1, [ETH, 2]));
+      await grantAll();
+      rig.venue.last().reject(lost());
+      await settle(30_000);
+      rig.book.applyDelta([{ liquidationId: 1, timestamp: 1, type: "liquidated", positionsByPerp: [{ symbol: ETH, positionQty: 1, liquidatorFee: 0.006 }] }], Date.now());
+      rig.claimer.settleFromOpenList(Date.now());
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      expect(rig.exposure.reservationCount).toBe(1);
+    });
   });
 });
 
