@@ -54,6 +54,7 @@ export class StreamClient {
   readonly #routes: Map<string, TopicRoute>;
   readonly #pingIntervalMs: number;
   readonly #deadAfterMs: number;
+  readonly #setupTimeoutMs: number;
   readonly #resetAfterMs: number;
   readonly #maxFrameBytes: number;
   readonly #backoff: Backoff;
@@ -97,6 +98,7 @@ export class StreamClient {
     this.#signer = o.signer;
     this.#pingIntervalMs = o.pingIntervalMs;
     this.#deadAfterMs = o.deadAfterMs;
+    this.#setupTimeoutMs = o.setupTimeoutMs;
     this.#resetAfterMs = o.resetAfterMs;
     this.#maxFrameBytes = o.maxFrameBytes;
     this.#backoff = new Backoff({ initialMs: o.backoffInitialMs, maxMs: o.backoffMaxMs, random: o.random });
@@ -389,7 +391,7 @@ export class StreamClient {
     this.#closing = true;
   }
 
-  /** Watchdog: a socket silent for deadAfterMs, or not ready deadAfterMs after opening, is dead. */
+  /** Watchdog: a socket silent for deadAfterMs, or not ready setupTimeoutMs after opening, is dead. */
   readonly #checkAlive = (): void => {
     this.#deadTimer = undefined;
     const ws = this.#ws;
@@ -401,12 +403,12 @@ export class StreamClient {
       this.#log.warn({ stream: this.stream, silentMs }, "stream silent, replacing the connection");
       return this.#fail("stalled");
     }
-    if (this.#state !== "ready" && setupMs >= this.#deadAfterMs) {
+    if (this.#state !== "ready" && setupMs >= this.#setupTimeoutMs) {
       this.#log.warn({ stream: this.stream, state: this.#state, setupMs }, "stream setup timed out");
       return this.#fail("setup_timeout");
     }
     let nextMs = this.#deadAfterMs - silentMs;
-    if (this.#state !== "ready") nextMs = Math.min(nextMs, this.#deadAfterMs - setupMs);
+    if (this.#state !== "ready") nextMs = Math.min(nextMs, this.#setupTimeoutMs - setupMs);
     this.#deadTimer = setTimeout(this.#checkAlive, Math.max(1, nextMs));
   };
 

@@ -13,7 +13,7 @@ export type StreamState = "connecting" | "authenticating" | "subscribing" | "rea
 /**
  * Why a connection ended (a small closed set, fit for logs, metrics and /readyz):
  * connect_error (never opened), closed (peer closed), socket_error, auth_failed, subscribe_failed,
- * stalled (silent for deadAfterMs), setup_timeout (not ready deadAfterMs after opening),
+ * stalled (silent for deadAfterMs), setup_timeout (not ready setupTimeoutMs after opening),
  * oversized (frame over maxFrameBytes), protocol_error (WebSocket-level violation).
  */
 export type FailureReason =
@@ -47,6 +47,12 @@ export interface StreamClientOptions {
   pingIntervalMs?: number;
   /** Silence (no frame of any kind) after which the socket is dead, ms; default 30,000 (PROTOCOL.md §5). */
   deadAfterMs?: number;
+  /**
+   * A connection not ready (auth + every subscribe acknowledged) this long after opening is replaced,
+   * ms; default 10,000, capped at deadAfterMs. Acks come within a round trip or two: waiting the
+   * whole silence limit for one that was lost (e.g. swallowed by a venue stall) only prolongs an outage.
+   */
+  setupTimeoutMs?: number;
   /**
    * Reconnect backoff: delay n is uniform in [0, min(maxMs, initialMs·2^n)]. It resets once a
    * connection has been ready for resetAfterMs (default 30,000). Default 500 ms .. 30 s.
@@ -83,6 +89,7 @@ export interface StreamStatus {
 export const DEFAULTS = {
   pingIntervalMs: 10_000,
   deadAfterMs: 30_000,
+  setupTimeoutMs: 10_000,
   backoffInitialMs: 500,
   backoffMaxMs: 30_000,
   resetAfterMs: 30_000,
@@ -108,6 +115,7 @@ export interface ValidatedStreamOptions {
   signer: Pick<Signer, "wsAuthParams"> | undefined;
   pingIntervalMs: number;
   deadAfterMs: number;
+  setupTimeoutMs: number;
   backoffInitialMs: number;
   backoffMaxMs: number;
   resetAfterMs: number;
@@ -163,6 +171,7 @@ export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOp
   }
   const pingIntervalMs = ms("pingIntervalMs", o.pingIntervalMs, DEFAULTS.pingIntervalMs);
   const deadAfterMs = ms("deadAfterMs", o.deadAfterMs, DEFAULTS.deadAfterMs);
+  const setupTimeoutMs = Math.min(deadAfterMs, ms("setupTimeoutMs", o.setupTimeoutMs, DEFAULTS.setupTimeoutMs));
   // Our own pings draw pongs; pinging less often than the dead line would kill a healthy quiet socket.
   if (pingIntervalMs >= deadAfterMs) throw new ConfigError("stream.pingIntervalMs", "must be below deadAfterMs");
   const b = o.backoff;
@@ -196,6 +205,7 @@ export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOp
     signer: o.stream === "private" ? o.signer : undefined, // the public stream needs no auth
     pingIntervalMs,
     deadAfterMs,
+    setupTimeoutMs,
     backoffInitialMs,
     backoffMaxMs,
     resetAfterMs,
