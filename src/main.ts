@@ -138,15 +138,15 @@ interface StartedParts {
  * The claims journal, retried until it opens: claiming never starts without the journal replayed
  * (it is what says which ids were already claimed), and /readyz says why meanwhile.
  */
-async function openJournal(dir: string, signal: AbortSignal, logger: Logger, setNotReady: StartedParts["setNotReady"]): Promise<ReturnType<typeof Journal.open> | undefined> {
+async function openJournal(dir: string, signal: AbortSignal, logger: Logger, setNotReady: StartedParts["setNotReady"], retryMs: number): Promise<ReturnType<typeof Journal.open> | undefined> {
   for (let failures = 0; !signal.aborted; failures++) {
     try {
       return Journal.open({ dir, logger: logger.child({ component: "journal" }) });
     } catch (err) {
       const message = (err as Error).message;
       setNotReady(() => [`journal_error:${message}`]);
-      if (failures === 0) logger.error({ err: message }, "claims journal unavailable; not claiming until it opens (retrying every 10 s)");
-      await sleep(10_000, signal).catch(() => undefined);
+      if (failures === 0) logger.error({ err: message, retryMs }, "claims journal unavailable; not claiming until it opens");
+      await sleep(retryMs, signal).catch(() => undefined);
     }
   }
   return undefined;
@@ -156,7 +156,9 @@ async function runStarted(parts: StartedParts): Promise<void> {
   const { options, logger, metrics, watchdog, server } = parts;
   const { loaded, signal } = options;
   const config = loaded.config;
-  const opened = await openJournal(config.state.dir, signal, logger, parts.setNotReady);
+  // Reliability tests: the open is retried on timing.journalRetryMs like a failed write (it used a
+  // fixed 10 s, so a test of "fix the disk → it opens" had to wait that out).
+  const opened = await openJournal(config.state.dir, signal, logger, parts.setNotReady, options.timing?.journalRetryMs ?? 10_000);
   if (opened === undefined) return;
   const { journal, replay } = opened;
   parts.setNotReady(() => ["starting"]);

@@ -15,6 +15,8 @@ export class ServerClock {
   readonly #now: () => number;
   #offsetMs = 0;
   #bestRttMs = Number.POSITIVE_INFINITY;
+  /** Local time of the sample the offset comes from. */
+  #bestAt = 0;
   #lastSampleAt = 0;
 
   constructor(options: ServerClockOptions = {}) {
@@ -26,7 +28,10 @@ export class ServerClock {
     return this.#offsetMs;
   }
 
-  /** Local time of the last accepted sample, 0 if none yet. */
+  /**
+   * Local time of the last valid server timestamp seen (whatever its round trip), 0 if none yet:
+   * how fresh our knowledge of server time is (housekeeping pauses claiming when it is old).
+   */
   get lastSampleAt(): number {
     return this.#lastSampleAt;
   }
@@ -44,10 +49,16 @@ export class ServerClock {
   observe(serverTimestamp: number, sentAt: number, receivedAt: number): void {
     if (!Number.isFinite(serverTimestamp) || serverTimestamp <= 0 || receivedAt < sentAt) return;
     const rtt = receivedAt - sentAt;
-    const stale = receivedAt - this.#lastSampleAt > 60_000;
+    // Fix: freshness used to advance only with a sample that replaced the offset (tighter than the
+    // best, or the best over 60 s old), so a venue answering every second with a round trip a little
+    // above the best one looked silent for up to 60 s: with a clockMaxAgeMs below that, claiming
+    // paused on a healthy venue, and stayed paused up to 60 s after an outage ended. Any valid
+    // sample shows the venue's clock is being heard; the offset still comes from the tightest.
+    if (receivedAt > this.#lastSampleAt) this.#lastSampleAt = receivedAt;
+    const stale = receivedAt - this.#bestAt > 60_000;
     if (rtt > this.#bestRttMs && !stale) return;
     this.#bestRttMs = rtt;
     this.#offsetMs = Math.round(serverTimestamp - (sentAt + rtt / 2));
-    this.#lastSampleAt = receivedAt;
+    this.#bestAt = receivedAt;
   }
 }

@@ -1,0 +1,83 @@
+/**
+ * Reliability, server time (the issue's item 5, last part). The venue rejects a signed request or a
+ * private-stream auth whose timestamp is more than 300 s from its clock (PROTOCOL.md §2):
+ *
+ * - A venue clock 10 minutes ahead of the host: the offset learned from response envelopes corrects
+ *   every signature, so claims are accepted and the private stream authenticates.
+ * - Answers slower than the best round trip still count as fresh server time (a fix in serverClock.ts).
+ * - No server time for longer than clockMaxAgeMs (every REST request cut, so no envelope arrives):
+ *   the correction cannot be vouched for, claiming pauses (`claiming_paused:clock` on /readyz) and
+ *   no claim is sent; REST back → a fresh sample → claiming resumes, the waiting claim goes once.
+ */
+import { afterEach, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { claimsBy, ethLong, removeDir, sleep, startInProcessDaemon, startQuietSim, tempDir, waitFor, type InProcessDaemon } from "../support/daemonHarness.js";
+import { readyz, requestsPerId, startReliabilityDaemon, venueClaimRequests, type ReliabilityDaemon } from "../support/reliability.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | ReliabilityDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+const claimed = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
+
+test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claims accepted, private stream up", async () => {
+  const AHEAD_MS = 600_000;
+  sim = await startQuietSim({ now: () => Date.now() + AHEAD_MS });
+  dir = await tempDir("rel-clock-ahead");
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 500 } });
+  const s = sim;
+  const d = daemon;
+  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready (private stream authenticated)", 30_000);
+  const authRefusedAtReady = s.streams.stats().authFailures;
+
+  const ids = [s.core.addLiquidation(ethLong(0.2)), s.core.addLiquidation(ethLong(0.3)), s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -4 }] })];
+  await waitFor(() => ids.every((id) => claimed(s, id)), "every liquidation claimed");
+  // Every claim the venue saw passed its 300 s check (a stale timestamp is -1002 in its log).
+  const requests = venueClaimRequests(s);
+  expect(requests.map((r) => r.code)).toEqual(ids.map(() => 0));
+  expect([...requestsPerId(requests).keys()].sort()).toEqual([...ids].sort());
+  // Once the offset was known, no auth was refused (a reconnect now authenticates at once).
+  expect(s.faults.streams.dropAll("private")).toBe(1);
+  await waitFor(async () => s.streams.stats().authSuccesses >= 2 && (await readyz(d.metricsUrl)).status === 200, "private stream re-authenticated");
+  expect(s.streams.stats().authFailures).toBe(authRefusedAtReady);
+}, 60_000);
+
+test("no server time for longer than clockMaxAgeMs: claiming paused and says why, nothing sent; REST back → resumes", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("rel-clock-stale");
+  const CLOCK_MAX_AGE_MS = 2_000;
+  daemon = await startReliabilityDaemon({ sim, dir, stateDir: `${dir}/state`, timing: { clockMaxAgeMs: CLOCK_MAX_AGE_MS, reconcileIntervalMs: 500 } });
+  const s = sim;
+  const d = daemon;
+  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
+  // Healthy REST keeps the clock fresh: the pause never shows while envelopes arrive — also when
+  // every answer is a little slower than the best round trip seen (the offset keeps the tightest
+  // sample; freshness counts every one).
+  const warm = s.core.addLiquidation(ethLong(0.2));
+  await waitFor(() => claimed(s, warm), "warm-up claim");
+  const slower = s.faults.rest.delay(30, { method: "GET" });
+  await sleep(CLOCK_MAX_AGE_MS + 1_500);
+  expect((await readyz(d.metricsUrl)).reasons).not.toContain("claiming_paused:clock");
+  slower();
+
+  // REST unreachable: every request's connection is cut before an answer (streams stay up).
+  const disarm = s.faults.rest.reset({ phase: "before" });
+  await waitFor(async () => (await readyz(d.metricsUrl)).reasons.includes("claiming_paused:clock"), "claiming_paused:clock on /readyz", 15_000);
+  expect((await readyz(d.metricsUrl)).status).toBe(503);
+  const waiting = s.core.addLiquidation(ethLong(0.3)); // pushed on the stream, decided, held
+  await sleep(2_000);
+  expect(venueClaimRequests(s).some((r) => r.liquidationId === waiting)).toBe(false);
+
+  disarm();
+  await waitFor(() => claimed(s, waiting), "the held claim sent once server time is known again", 15_000);
+  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready again");
+  expect(d.logs.has("server time known again; claiming resumes")).toBe(true);
+  expect(requestsPerId(venueClaimRequests(s)).get(waiting)?.map((r) => r.code)).toEqual([0]);
+}, 60_000);

@@ -1,0 +1,76 @@
+/**
+ * Reliability, a stream that stays open but goes silent (the issue's item 1), with the DEFAULT
+ * timing of PROTOCOL.md §5: server pings every 10 s, a socket silent for 30 s is dead. The venue
+ * stalls the public socket (open, nothing sent, nothing read) and, so that the replacement is seen
+ * at the venue and not silently stalled in turn, refuses new public sockets meanwhile: the first
+ * refused upgrade is the daemon's replacement attempt. It must come within 30 s (+ margin) of the
+ * stall. A liquidation added once the stall has made the marks stale cannot be claimed on the old
+ * socket's data; it is claimed after the replacement connection brings fresh marks.
+ * (daemon.stall.test.ts covers the same with a short deadAfterMs; this one proves the default.)
+ */
+import { afterEach, expect, test } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import {
+  claimsBy,
+  ethLong,
+  removeDir,
+  requestsFrom,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  type InProcessDaemon,
+} from "../support/daemonHarness.js";
+import { readyz, requestsPerId } from "../support/reliability.js";
+
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = dir = undefined;
+});
+
+/** PROTOCOL.md §5: "A silent socket is dead after 30 s (client side)". */
+const DEAD_AFTER_MS = 30_000;
+/** Room for the reconnect backoff, timers and a busy machine. */
+const MARGIN_MS = 5_000;
+
+test("a silent public stream is detected and replaced within 30 s (default timing); a liquidation added during the stall is claimed after", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("rel-stall");
+  // Only the reconnect backoff and the reconcile interval are shortened/lengthened; pingIntervalMs
+  // and deadAfterMs are the daemon's defaults.
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } } });
+  const s = sim;
+  const d = daemon;
+  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
+  const warm = s.core.addLiquidation(ethLong(0.2));
+  await waitFor(() => claimsBy(s).some((c) => c.liquidationId === warm), "warm-up claim");
+
+  const refusedBefore = s.streams.stats().upgradesRefused;
+  s.faults.streams.refuseConnections(true, "public");
+  s.faults.streams.stall("public", true);
+  const stalledAt = Date.now();
+  // No mark push gets through: the marks go stale (max_mark_age_ms 5 s) and the daemon says so.
+  await waitFor(async () => (await readyz(d.metricsUrl)).reasons.includes("marks_stale"), "marks stale during the stall", 15_000);
+  const lost = s.core.addLiquidation(ethLong(0.3)); // its push is swallowed; the reconcile finds it, but marks are stale
+
+  await waitFor(() => s.streams.stats().upgradesRefused > refusedBefore, "the daemon's replacement connection at the venue", DEAD_AFTER_MS + 15_000, 20);
+  const replacedAfterMs = Date.now() - stalledAt;
+  expect(replacedAfterMs).toBeLessThanOrEqual(DEAD_AFTER_MS + MARGIN_MS);
+  expect(d.logs.has("stream silent, replacing the connection")).toBe(true);
+  expect(s.streams.stats().publicSockets).toBe(0); // the silent socket was closed by the daemon
+  expect((await readyz(d.metricsUrl)).status).toBe(503);
+  expect(claimsBy(s).some((c) => c.liquidationId === lost)).toBe(false);
+
+  // The venue speaks again: the next attempt connects, marks are fresh, the liquidation is claimed.
+  s.faults.streams.stall("public", false);
+  s.faults.streams.refuseConnections(false, "public");
+  await waitFor(() => claimsBy(s).some((c) => c.liquidationId === lost), "the liquidation lost in the stall claimed", 20_000);
+  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready again");
+  expect([...requestsPerId(requestsFrom(s)).values()].every((list) => list.length === 1)).toBe(true);
+}, 90_000);
