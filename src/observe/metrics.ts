@@ -20,6 +20,13 @@ export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
   2.5, 5, 10,
 ];
 
+/**
+ * Sampling interval of the event-loop delay gauges (`liquidator_nodejs_eventloop_lag_*`, prom-client's
+ * monitorEventLoopDelay, reset at every scrape). Their readings are intervals between sampling ticks,
+ * so an idle loop reads about this much: the delay is the reading minus this (nodejs/node#34661).
+ */
+export const EVENT_LOOP_RESOLUTION_MS = 10;
+
 export const STREAMS = ["public", "private"] as const;
 export type StreamName = (typeof STREAMS)[number];
 
@@ -263,7 +270,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);
 
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: p });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: p, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });
   return metrics;
 }
 

@@ -2,8 +2,21 @@
  * The narrow HTTP layer under RestClient: one keep-alive undici Pool for the venue's origin, a
  * per-request deadline, caller abort, and the mapping of every failure below HTTP to the typed errors
  * of errors.ts. It knows nothing of envelopes or endpoints beyond the name used in messages.
+ *
+ * Hot path (a claim): the request goes through `Pool.dispatch` with a small handler that collects
+ * the answer into a string, not through `Pool.request`, which builds an AsyncResource, a promise
+ * callback and a Readable body stream per request. undici writes the request to a free keep-alive
+ * socket synchronously inside `dispatch`; the deadline timer and the caller-abort listener are armed
+ * only after that, so nothing but the write itself stands between the signed bytes and the socket.
+ *
+ * Claims have their own keep-alive connection (the "claim lane", one undici Client): a claim never
+ * waits for a pooled socket busy with a read, and the lane can be kept open (RestClient
+ * .keepClaimConnectionWarm) so that a claim after a quiet minute does not pay a new TCP (and TLS)
+ * handshake — undici drops an idle socket a little before the server's keep-alive timeout. A claim
+ * sent while the lane is busy (another claim still unanswered) goes through the pool instead of
+ * queueing behind it.
  */
-import { Pool } from "undici";
+import { Client, Pool, type Dispatcher } from "undici";
 import { AbortedError, BadResponseError, LiquidatorError, TimeoutError, TransportError } from "./errors.js";
 
 export interface HttpResponse {
@@ -76,66 +89,142 @@ export function mapTransportError(err: unknown, endpoint: string, timedOut: bool
   return new TransportError(`${what} ${endpoint}: ${detail}`, !notDelivered, { cause: err });
 }
 
+/** Which connection a request should use: the pool (reads) or the claim lane (claims, warm-ups). */
+export type Lane = "read" | "claim";
+
 export class HttpTransport {
   readonly #pool: Pool;
+  readonly #claimLane: Client;
   readonly #timeoutMs: number;
   readonly #now: () => number;
+  /** Requests in flight on the claim lane (0 or 1: it never queues). */
+  #laneBusy = 0;
+  /** performance.now() when the claim lane last finished a request; -Infinity before the first. */
+  #laneLastDone = Number.NEGATIVE_INFINITY;
 
   constructor(options: HttpTransportOptions) {
     this.#timeoutMs = options.timeoutMs;
     this.#now = options.now ?? Date.now;
-    this.#pool = new Pool(options.origin, {
-      connections: MAX_CONNECTIONS,
+    const common = {
       // Backstops only: the deadline below covers the whole request. Connect gets its own, shorter
       // bound so an unreachable host is reported as not delivered (UND_ERR_CONNECT_TIMEOUT).
       connectTimeout: Math.max(1, Math.min(options.timeoutMs, 10_000)),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       maxResponseSize: MAX_RESPONSE_BYTES,
-    });
+    };
+    this.#pool = new Pool(options.origin, { ...common, connections: MAX_CONNECTIONS });
+    this.#claimLane = new Client(options.origin, { ...common, pipelining: 1 });
+  }
+
+  /** Milliseconds since the claim lane last finished a request (Infinity if it never did; 0 while busy). */
+  claimLaneIdleMs(): number {
+    return this.#laneBusy > 0 ? 0 : performance.now() - this.#laneLastDone;
   }
 
   /**
    * Sends one request and reads the whole body. `pathWithQuery` and `body` go out byte for byte as
-   * given (they may be signed). Never retries.
+   * given (they may be signed). `headers` is an object or a flat `[name, value, ...]` list. Never retries.
    */
-  async send(
+  send(
     method: "GET" | "POST",
     pathWithQuery: string,
-    headers: Record<string, string>,
+    headers: Record<string, string> | string[],
     body: string | undefined,
     endpoint: string,
     signal: AbortSignal | undefined,
+    lane: Lane = "read",
   ): Promise<HttpResponse> {
-    if (signal?.aborted) throw new AbortedError(`request to ${endpoint} aborted`);
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#timeoutMs);
-    const onAbort = (): void => controller.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const sentAt = this.#now();
-    try {
-      const res = await this.#pool.request({ path: pathWithQuery, method, headers, body, signal: controller.signal });
-      const text = await res.body.text();
-      return { status: res.statusCode, text, sentAt, receivedAt: this.#now() };
-    } catch (err) {
-      throw mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
+    if (signal?.aborted) return Promise.reject(new AbortedError(`request to ${endpoint} aborted`));
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const sentAt = this.#now();
+      let timedOut = false;
+      let timer: NodeJS.Timeout | undefined;
+      const onLane = lane === "claim" && this.#laneBusy === 0;
+      if (onLane) this.#laneBusy++;
+      const onAbort = (): void => handler.abort(new AbortedError(`request to ${endpoint} aborted`));
+      const handler = new TextResponse((err, status, text) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (onLane) {
+          this.#laneBusy--;
+          this.#laneLastDone = performance.now();
+        }
+        if (err !== undefined) reject(mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs));
+        else resolve({ status, text, sentAt, receivedAt: this.#now() });
+      });
+      (onLane ? this.#claimLane : this.#pool).dispatch({ path: pathWithQuery, method, headers, body }, handler);
+      // Armed after the write (see the file comment); a request that already failed has settled.
+      if (handler.settled) return;
+      timer = setTimeout(() => {
+        timedOut = true;
+        handler.abort(new TimeoutError(`no complete answer from ${endpoint} within ${this.#timeoutMs} ms`));
+      }, this.#timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   /** Lets in-flight requests finish, then closes every socket. */
   async close(): Promise<void> {
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#claimLane.close()]);
   }
 
   /** Closes every socket now; in-flight requests fail (maybeDelivered). */
   async destroy(): Promise<void> {
-    await this.#pool.destroy();
+    await Promise.all([this.#pool.destroy(), this.#claimLane.destroy()]);
+  }
+}
+
+/**
+ * undici dispatch handler that keeps the whole answer as one string. It settles exactly once: on the
+ * end of the body, on an error, or on `abort()` (deadline, caller abort) — even before undici handed
+ * it a controller (the request was still queued for a socket).
+ */
+class TextResponse implements Dispatcher.DispatchHandler {
+  settled = false;
+  #status = 0;
+  readonly #chunks: Buffer[] = [];
+  #controller: Dispatcher.DispatchController | undefined;
+  #abortReason: Error | undefined;
+  readonly #done: (err: unknown, status: number, text: string) => void;
+
+  constructor(done: (err: unknown, status: number, text: string) => void) {
+    this.#done = done;
+  }
+
+  abort(reason: Error): void {
+    if (this.settled || this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    // undici answers an abort with onResponseError(reason); without a controller yet, settle here.
+    if (this.#controller !== undefined) this.#controller.abort(reason);
+    else this.#settle(reason, 0, "");
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#abortReason !== undefined) controller.abort(this.#abortReason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.#status = statusCode; // a 1xx is followed by the final status
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const c = this.#chunks;
+    this.#settle(undefined, this.#status, c.length === 1 ? (c[0] as Buffer).toString("utf8") : Buffer.concat(c).toString("utf8"));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.#settle(err, 0, "");
+  }
+
+  #settle(err: unknown, status: number, text: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#done(err, status, text);
   }
 }

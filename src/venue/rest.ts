@@ -6,7 +6,7 @@
 import pRetry from "p-retry";
 import type { z } from "zod";
 import { AbortedError, BadResponseError, ConfigError, isRetryableRead, VenueError } from "./errors.js";
-import { HttpTransport, type HttpResponse } from "./httpTransport.js";
+import { HttpTransport, type HttpResponse, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import {
   adminOrdersSchema,
@@ -232,7 +232,31 @@ export class RestClient {
    * JSON.stringify, and the signed bytes are the sent bytes.
    */
   claimLiquidation(body: ClaimRequest, opts: ClaimCallOptions = {}): Promise<ClaimResult> {
-    return this.#attempt("POST", ENDPOINTS.claim, opts.permitHeld === true ? undefined : "claims", this.#claimPath, JSON.stringify(body), claimResultSchema, true, opts.signal);
+    return this.#attempt("POST", ENDPOINTS.claim, opts.permitHeld === true ? undefined : "claims", this.#claimPath, JSON.stringify(body), claimResultSchema, true, opts.signal, "claim");
+  }
+
+  /**
+   * Keeps the claims connection open until `signal` aborts: whenever it has been idle for `everyMs`,
+   * one `GET /v1/public/futures` goes over it (through the public limiter, like any read; at the
+   * default 2 s that is at most 0.5 of the 10 requests/s of PROTOCOL.md §4). Without this, undici
+   * closes an idle socket shortly before the venue's keep-alive timeout (with the usual 5 s, after
+   * 3 s), and the first claim after a quiet spell pays a TCP and TLS handshake. A failed warm-up
+   * changes nothing (the next claim connects as it would have anyway). Never rejects.
+   */
+  async keepClaimConnectionWarm(signal: AbortSignal, everyMs = 2_000): Promise<void> {
+    if (!Number.isFinite(everyMs) || everyMs < 100) throw new ConfigError("keepClaimConnectionWarm.everyMs", "must be at least 100 ms");
+    const path = this.#basePath + ENDPOINTS.futures;
+    while (!signal.aborted) {
+      const idle = this.#transport.claimLaneIdleMs();
+      if (idle < everyMs) {
+        await abortableSleep(everyMs - idle, signal).catch(() => undefined);
+        continue;
+      }
+      // Idle long enough (or never used: the first round opens the connection before any claim).
+      await this.#attempt("GET", ENDPOINTS.futures, "public", path, undefined, futuresSchema, false, signal, "claim").catch(() => undefined);
+      // A warm-up that never reached the lane (limiter stopped, aborted) must not spin.
+      if (this.#transport.claimLaneIdleMs() >= everyMs) await abortableSleep(everyMs, signal).catch(() => undefined);
+    }
   }
 
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
@@ -293,13 +317,14 @@ export class RestClient {
     schema: S,
     signed: boolean,
     signal: AbortSignal | undefined,
+    lane: Lane = "read",
   ): Promise<z.output<S>> {
     if (this.#limiters && scope !== undefined) await this.#limiters.acquire(scope, signal);
     const headers = signed ? this.#signedHeaders(method, pathWithQuery, body) : this.#plainHeaders;
     const started = performance.now();
     let res: HttpResponse;
     try {
-      res = await this.#transport.send(method, pathWithQuery, headers, body, endpoint, signal);
+      res = await this.#transport.send(method, pathWithQuery, headers, body, endpoint, signal, lane);
     } catch (err) {
       this.#report(endpoint, "error", started);
       throw err;
@@ -308,15 +333,15 @@ export class RestClient {
     return this.#interpret(endpoint, res, schema);
   }
 
-  #signedHeaders(method: string, pathWithQuery: string, body: string | undefined): Record<string, string> {
+  #signedHeaders(method: string, pathWithQuery: string, body: string | undefined): string[] {
     if (this.#signer === undefined) {
       throw new ConfigError("LIQUIDATOR_SECRET", "a signed venue request needs a secret and venue.account_id");
     }
-    // A fresh object per call from the signer: completed in place, no copies on the claim path.
-    const headers = this.#signer.headers(method, pathWithQuery, body);
-    headers.accept = "application/json";
+    // One flat list per request (Signer.headerList): no object to build and for undici to walk.
+    const headers = this.#signer.headerList(method, pathWithQuery, body);
     // PROTOCOL.md §2: Content-Type application/json on POST; only POSTs carry a body here.
-    if (body !== undefined) headers["content-type"] = "application/json";
+    if (body !== undefined) headers.push("accept", "application/json", "content-type", "application/json");
+    else headers.push("accept", "application/json");
     return headers;
   }
 

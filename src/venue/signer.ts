@@ -121,6 +121,17 @@ export class Signer {
     };
   }
 
+  /**
+   * The same four headers as a flat `[name, value, name, value, ...]` list, the form undici takes
+   * without walking an object's keys: the names and the two constant values come from fields set
+   * once, so a claim builds one small array. Same signing rules as `headers`.
+   */
+  headerList(method: string, pathWithQuery: string, body?: string, timestamp = this.clock.now()): string[] {
+    const ts = Math.trunc(timestamp);
+    const signature = this.sign(signingMessage(ts, method, pathWithQuery, body));
+    return [this.#hTimestamp, String(ts), this.#hAccount, this.accountId, this.#hKey, this.publicKey, this.#hSignature, signature];
+  }
+
   /** The private stream's auth frame params: `sign` is the signature of the timestamp alone. */
   wsAuthParams(timestamp = this.clock.now()): { orderly_key: string; sign: string; timestamp: number } {
     const ts = Math.trunc(timestamp);

@@ -1,0 +1,142 @@
+/**
+ * The daemon as a user starts it: `node dist/cli.js run --config FILE` with the secret in
+ * LIQUIDATOR_SECRET, live mode against the bench's venue on loopback, a temporary state dir, metrics
+ * on a free loopback port, log level warn. Readiness is the daemon's own `/readyz`; event-loop delay
+ * comes from its `/metrics` (prom-client's monitorEventLoopDelay, reset at every scrape), RSS from
+ * /proc/<pid>/status (sampled without disturbing the daemon).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { poll, stopChild, type ProcessGroup } from "./children.js";
+import type { VenueInfo } from "./venueProtocol.js";
+
+export interface DaemonRunOptions {
+  cli: string;
+  venue: VenueInfo;
+  workDir: string;
+  claimsPerSecond: number;
+  /** Extra node flags (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}
+
+export interface RunningDaemon {
+  child: ChildProcess;
+  metricsUrl: string;
+  /** Output kept for error messages (warn and above). */
+  output(): string;
+  scrape(): Promise<DaemonScrape>;
+  /** Resident set size now, bytes (Linux /proc), or NaN. */
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export interface DaemonScrape {
+  eventLoopP99Seconds: number;
+  rssBytes: number;
+}
+
+/** A free TCP port on loopback (closed again at once; the daemon binds it right after). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function configYaml(o: DaemonRunOptions, port: number, stateDir: string): string {
+  const v = o.venue;
+  // Caps far above what the scenarios offer: every liquidation is claimable, whole.
+  return `venue:
+  mode: live
+  base_url: ${v.baseUrl}
+  ws_url: ${v.wsUrl}
+  ws_private_url: ${v.wsUrl}
+  account_id: "${v.accountId}"
+  limits:
+    public_per_second: 10
+    claims_per_second: ${o.claimsPerSecond}
+    admin_orders_per_second: 10
+policy:
+  max_claim_notional: 1000000000
+  max_total_exposure: 1000000000000
+  min_fee: 0
+metrics:
+  host: 127.0.0.1
+  port: ${port}
+state:
+  dir: ${JSON.stringify(stateDir)}
+log:
+  level: warn
+`;
+}
+
+export function metricValue(text: string, name: string): number {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([^\\s]+)`, "m").exec(text);
+  return m === null ? Number.NaN : Number(m[1]);
+}
+
+export function procRssBytes(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m === null ? Number.NaN : Number(m[1]) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag: string): Promise<RunningDaemon> {
+  const dir = join(o.workDir, tag);
+  const stateDir = join(dir, "state");
+  mkdirSync(stateDir, { recursive: true });
+  const port = await freePort();
+  const configPath = join(dir, "config.yaml");
+  writeFileSync(configPath, configYaml(o, port, stateDir));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? dir, LIQUIDATOR_SECRET: o.venue.secret, NODE_ENV: "production" };
+  const child = group.spawn(process.execPath, [...(o.nodeArgs ?? []), o.cli, "run", "--config", configPath], { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const keep = (s: string): void => {
+    out = (out + s).slice(-20_000);
+  };
+  child.stdout?.setEncoding("utf8").on("data", keep);
+  child.stderr?.setEncoding("utf8").on("data", keep);
+  const metricsUrl = `http://127.0.0.1:${port}`;
+  await poll(
+    "the daemon's /readyz",
+    async () => {
+      if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${out.slice(-2000)}`);
+      try {
+        const res = await fetch(`${metricsUrl}/readyz`);
+        await res.arrayBuffer();
+        return res.status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    30_000,
+    100,
+  );
+  return {
+    child,
+    metricsUrl,
+    output: () => out,
+    rssBytes: () => procRssBytes(child.pid),
+    scrape: async () => {
+      const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+      return {
+        eventLoopP99Seconds: metricValue(text, "liquidator_nodejs_eventloop_lag_p99_seconds"),
+        rssBytes: metricValue(text, "liquidator_process_resident_memory_bytes"),
+      };
+    },
+    stop: async () => {
+      const r = await stopChild(child);
+      if (r.code !== 0) process.stderr.write(`bench: daemon ${tag} exited with ${r.code ?? r.signal}\n${out.slice(-2000)}\n`);
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The bench's results: the JSON document written to bench/results/<date>.json, the target checks of
+ * the performance issue, and the short table printed on stdout. Pure.
+ */
+import type { LatencySummary, ValueResult } from "./stats.js";
+import type { ThroughputResult } from "./throughput.js";
+
+export interface ClientLatency extends LatencySummary {
+  missed: number;
+  refusedByCode: Record<string, number>;
+  /** Every measured tick-to-claim, µs, in frame order (for re-analysis; the SVG is drawn from these). */
+  samplesUs?: number[];
+}
+
+export interface CascadeResult extends ValueResult {
+  liquidations: number;
+  pushes: number;
+  spanMs: number;
+  claimsPerSecond: number;
+  claimsCounted: number;
+  /** Claims the venue refused with -1003 (rate limit) during the measured windows. */
+  rateLimited: number;
+  /** Every claim received by the end of the after window, and the refusals among them by code. */
+  claimsReceived: number;
+  refusedByCode: Record<string, number>;
+  /** TCP connections (REST and streams) the daemon opened to the venue, start to end. */
+  venueConnections: number;
+  /** [ms after the first push, venue code] of every claim received, in arrival order. */
+  claims: [number, number][];
+  /** p99 event-loop delay (monitorEventLoopDelay reading minus its resolution), ms. */
+  eventLoopP99MsDuring: number;
+  eventLoopP99MsAfter: number;
+  /** The readings as prom-client exposes them (resolution included). */
+  eventLoopRawP99MsDuring: number;
+  eventLoopRawP99MsAfter: number;
+  eventLoopResolutionMs: number;
+  rssMbBefore: number;
+  rssMbDuringMax: number;
+  rssMbAfter: number;
+  duringWindowMs: number;
+  afterWindowMs: number;
+}
+
+export interface BenchResults {
+  date: string;
+  command: string;
+  machine: { cpu: string; cores: number; memoryGb: number; node: string; os: string };
+  settings: Record<string, unknown>;
+  tickToClaim?: {
+    daemon: ClientLatency;
+    floor?: ClientLatency;
+    ratioP50?: number;
+    ratioP99?: number;
+    /** Frames ~8 s apart per client: the claim connection has gone idle in between. */
+    sparse?: { daemon: ClientLatency; floor: ClientLatency };
+  };
+  cascade?: CascadeResult;
+  throughput?: ThroughputResult;
+  targets: Target[];
+}
+
+export interface Target {
+  name: string;
+  value: number;
+  target: string;
+  met: boolean;
+}
+
+export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
+  const t: Target[] = [];
+  const add = (name: string, value: number | undefined, target: string, ok: (v: number) => boolean): void => {
+    if (value === undefined) return;
+    t.push({ name, value, target, met: Number.isFinite(value) && ok(value) });
+  };
+  add("tick-to-claim p50 daemon/floor", r.tickToClaim?.ratioP50, "<= 1.3", (v) => v <= 1.3);
+  add("tick-to-claim p99 daemon/floor", r.tickToClaim?.ratioP99, "<= 2.0", (v) => v <= 2.0);
+  add("cascade value ratio (first 20 / best 20)", r.cascade?.ratio, ">= 0.98", (v) => v >= 0.98);
+  add("cascade 429s", r.cascade?.rateLimited, "= 0", (v) => v === 0);
+  add("cascade event-loop delay p99 during (ms)", r.cascade?.eventLoopP99MsDuring, "< 10", (v) => v < 10);
+  add("cascade event-loop delay p99 after (ms)", r.cascade?.eventLoopP99MsAfter, "< 10", (v) => v < 10);
+  add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
+  add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
+  add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 500000", (v) => v >= 500_000);
+  return t;
+}
+
+function fmt(v: number | undefined, digits = 0): string {
+  if (v === undefined || !Number.isFinite(v)) return "n/a";
+  return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** The short table for stdout (and, as Markdown, for the README). */
+export function table(r: BenchResults, markdown = false): string {
+  const rows: string[][] = [["measure", "daemon", "floor", "daemon/floor", "target"]];
+  const tc = r.tickToClaim;
+  const target = (name: string): string => {
+    const x = r.targets.find((t) => t.name === name);
+    return x === undefined ? "" : `${x.target} ${x.met ? "met" : "NOT met"}`;
+  };
+  if (tc !== undefined) {
+    const ratio = (a: number, b: number | undefined): string => (b === undefined ? "" : fmt(a / b, 2));
+    rows.push(["tick-to-claim p50 (µs)", fmt(tc.daemon.p50Us), fmt(tc.floor?.p50Us), ratio(tc.daemon.p50Us, tc.floor?.p50Us), target("tick-to-claim p50 daemon/floor")]);
+    rows.push(["tick-to-claim p99 (µs)", fmt(tc.daemon.p99Us), fmt(tc.floor?.p99Us), ratio(tc.daemon.p99Us, tc.floor?.p99Us), target("tick-to-claim p99 daemon/floor")]);
+    rows.push(["tick-to-claim p99.9 (µs)", fmt(tc.daemon.p999Us), fmt(tc.floor?.p999Us), ratio(tc.daemon.p999Us, tc.floor?.p999Us), ""]);
+    rows.push(["frames measured / missed", `${tc.daemon.count} / ${tc.daemon.missed}`, tc.floor ? `${tc.floor.count} / ${tc.floor.missed}` : "", "", ""]);
+    const sp = tc.sparse;
+    if (sp !== undefined) rows.push([`after a quiet spell, p50 (µs, n=${sp.daemon.count})`, fmt(sp.daemon.p50Us), fmt(sp.floor.p50Us), ratio(sp.daemon.p50Us, sp.floor.p50Us), ""]);
+  }
+  const c = r.cascade;
+  if (c !== undefined) {
+    rows.push(["cascade value, first 20 / best 20", fmt(c.ratio, 3), "", "", target("cascade value ratio (first 20 / best 20)")]);
+    rows.push(["  (vs best possible at the same times)", fmt(c.ratioOnline, 3), "", "", ""]);
+    rows.push(["cascade 429s", fmt(c.rateLimited), "", "", target("cascade 429s")]);
+    rows.push(["event-loop delay p99 during / after (ms)", `${fmt(c.eventLoopP99MsDuring, 1)} / ${fmt(c.eventLoopP99MsAfter, 1)}`, "", "", "< 10 " + (r.targets.filter((t) => t.name.startsWith("cascade event-loop")).every((t) => t.met) ? "met" : "NOT met")]);
+    rows.push(["RSS during (max) / after (MB)", `${fmt(c.rssMbDuringMax)} / ${fmt(c.rssMbAfter)}`, "", "", "< 150 " + (r.targets.filter((t) => t.name.startsWith("cascade RSS")).every((t) => t.met) ? "met" : "NOT met")]);
+  }
+  const th = r.throughput;
+  if (th !== undefined) {
+    rows.push(["policy decisions / s", fmt(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
+    rows.push(["signatures / s node:crypto (noble)", `${fmt(th.signaturesPerSecond)} (${fmt(th.nobleSignaturesPerSecond)})`, "", "", ""]);
+  }
+  if (markdown) {
+    const line = (cells: string[]): string => `| ${cells.join(" | ")} |`;
+    return [line(rows[0] as string[]), line(rows[0]!.map(() => "---")), ...rows.slice(1).map(line)].join("\n");
+  }
+  const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd()).join("\n");
+}

@@ -1,0 +1,264 @@
+/**
+ * `npm run bench`: the simulated venue, the daemon and a minimal reference client ("floor") as
+ * separate processes on loopback, then in-process throughput. Phases (README "Performance"):
+ * 1. tick-to-claim: single-liquidation frames, each after the previous claim was answered,
+ *    alternating between the daemon and the floor (each on its own simulated venue in the one venue
+ *    process); claim limits raised on both sides so the limiter is not measured;
+ * 2. cascade: 10,000 liquidations in 10 pushes over one second, claim limit 5/s on both sides, after
+ *    a warm-up of 2,000 short-lived liquidations;
+ * 3. throughput: decide() and ed25519 signatures per second, in this process.
+ * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
+ * killed when the bench ends or fails, and the whole run has a deadline.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, totalmem, type } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { ChildProcess } from "node:child_process";
+import { poll, ProcessGroup, stopChild, VenueClient } from "./children.js";
+import { startDaemon } from "./daemonRunner.js";
+import type { FloorConfig, FloorMessage } from "./floorClient.js";
+import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
+import { latencySvg } from "./latencySvg.js";
+import { checkTargets, table, type BenchResults, type CascadeResult, type ClientLatency } from "./report.js";
+import { summarize, valueRatio } from "./stats.js";
+import { measureThroughput } from "./throughput.js";
+import type { CascadeReport, CascadeStarted, TickOptions, TickResult, VenueInfo, VenueStartOptions } from "./venueProtocol.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const DEADLINE_MS = 8 * 60_000;
+
+const { values: args } = parseArgs({
+  options: {
+    frames: { type: "string", default: "2000" },
+    warmup: { type: "string", default: "300" },
+    cascade: { type: "string", default: "10000" },
+    /** Frames per client ~8 s apart after the latency run (a claim after a quiet spell); 0 skips. */
+    sparse: { type: "string", default: "8" },
+    phases: { type: "string", default: "latency,cascade,throughput" },
+    out: { type: "string", default: join(root, "bench", "results") },
+    profile: { type: "string" },
+    "node-args": { type: "string" },
+    /** The daemon executable to measure (another build, e.g. for a before/after comparison). */
+    cli: { type: "string", default: join(root, "dist", "cli.js") },
+  },
+});
+const CLI = resolve(args.cli);
+const phases = new Set(args.phases.split(","));
+const group = new ProcessGroup();
+const work = mkdtempSync(join(tmpdir(), "liquidator-bench-"));
+const deadline = setTimeout(() => {
+  process.stderr.write(`bench: over the ${DEADLINE_MS / 60_000} min deadline; stopping every child\n`);
+  group.killAll();
+  process.exit(2);
+}, DEADLINE_MS);
+/** Node flags for the daemon and the floor (e.g. --node-args="--import ./trace.mjs"); --profile adds a CPU profile of the daemon. */
+const clientNodeArgs = args["node-args"]?.split(" ").filter((a) => a.length > 0) ?? [];
+const daemonNodeArgs = [...clientNodeArgs, ...(args.profile !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args.profile)}`] : [])];
+
+async function startVenue(options: VenueStartOptions): Promise<{ client: VenueClient; lanes: VenueInfo[] }> {
+  const client = new VenueClient(group.fork(join(here, "venueProcess.js")));
+  const lanes = await client.request<VenueInfo[]>({ cmd: "start", options });
+  return { client, lanes };
+}
+
+async function stopVenue(v: VenueClient): Promise<void> {
+  await v.request({ cmd: "stop" }).catch(() => undefined);
+  await stopChild(v.child, 3_000);
+}
+
+function clientLatency(r: TickResult): ClientLatency {
+  return { ...summarize(r.samplesMs), missed: r.missed, refusedByCode: r.refusedByCode, samplesUs: r.samplesMs.map((ms) => Math.round(ms * 1000)) };
+}
+
+async function startFloor(info: VenueInfo): Promise<ChildProcess> {
+  const child = group.fork(join(here, "floorClient.js"), [], clientNodeArgs);
+  const ready = new Promise<void>((resolveReady, reject) => {
+    child.on("message", (m: FloorMessage) => (m.type === "ready" ? resolveReady() : reject(new Error(`floor: ${m.error}`))));
+    child.once("exit", (code) => reject(new Error(`floor exited with ${code}`)));
+    setTimeout(() => reject(new Error("floor not ready within 15 s")), 15_000).unref();
+  });
+  child.send({ baseUrl: info.baseUrl, wsUrl: info.wsUrl, accountId: info.accountId, secret: info.secret, headerPrefix: "service" } satisfies FloorConfig);
+  await ready;
+  return child;
+}
+
+/**
+ * Daemon and floor run at the same time, each against its own simulated venue (a "lane") in the one
+ * venue process; frames alternate between the lanes, one at a time, each after the previous claim
+ * was answered and a pause.
+ */
+async function latencyPhase(
+  frames: number,
+  warmup: number,
+  sparseFrames: number,
+): Promise<{ daemon: TickResult; floor: TickResult; tick: TickOptions; sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions } }> {
+  const { client: venue, lanes } = await startVenue({ lanes: 2, seed: 11, claimsPerSecond: 10_000, collateral: 1e9, liquidationTtlMs: 60_000 });
+  const tick: TickOptions = { warmup, count: frames, gapMs: 4, gapJitterMs: 4, claimTimeoutMs: 2_000, seed: 5 };
+  const timeout = 2 * (warmup + frames) * (tick.gapMs + tick.gapJitterMs + 50) + 30_000;
+  let floor: ChildProcess | undefined;
+  try {
+    const daemon = await startDaemon(group, { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs }, "latency");
+    floor = await startFloor(lanes[1]!);
+    log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
+    const [d, f] = await venue.request<TickResult[]>({ cmd: "tick", options: tick }, timeout);
+    let sparse: { daemon: TickResult; floor: TickResult; tick: TickOptions } | undefined;
+    if (sparseFrames > 0) {
+      // Each client gets a frame every ~8 s: longer than undici keeps an idle socket (3 s with the
+      // simulator's keep-alive of 5 s), so each claim shows what a quiet spell costs.
+      const st: TickOptions = { warmup: 1, count: sparseFrames, gapMs: 3_500, gapJitterMs: 1_000, claimTimeoutMs: 2_000, seed: 9 };
+      log(`latency: ${sparseFrames} sparse frames each, ~8 s apart`);
+      const [sd, sf] = await venue.request<TickResult[]>({ cmd: "tick", options: st }, 2 * (sparseFrames + 1) * 7_000 + 30_000);
+      sparse = { daemon: sd!, floor: sf!, tick: st };
+    }
+    await daemon.stop();
+    return { daemon: d!, floor: f!, tick, ...(sparse !== undefined ? { sparse } : {}) };
+  } finally {
+    if (floor !== undefined) await stopChild(floor, 2_000);
+    await stopVenue(venue);
+  }
+}
+
+async function cascadePhase(total: number): Promise<CascadeResult> {
+  const claimsPerSecond = 5; // PROTOCOL.md §4
+  const { client: venue, lanes } = await startVenue({ lanes: 1, seed: 23, claimsPerSecond, collateral: 1e9, liquidationTtlMs: 120_000 });
+  const info = lanes[0]!;
+  try {
+    const daemon = await startDaemon(group, { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs }, "cascade");
+    await sleep(1_500); // first reconcile and rewards poll out of the way
+    const opts = { total, pushes: 10, spanMs: 1_000, notional: [200, 50_000] as const, warmupLiquidations: 5_000, warmupLeadMs: 3_000 };
+    // The venue pushes the warm-up liquidations, waits warmupLeadMs, then the cascade: the
+    // measurement window opens shortly before the cascade's first push.
+    const cascade = venue.request<CascadeStarted>({ cmd: "cascade", options: opts });
+    await sleep(opts.warmupLeadMs - 500);
+    const before = await daemon.scrape(); // also resets the event-loop histogram
+    let rssMax = 0;
+    const sampler = setInterval(() => (rssMax = Math.max(rssMax, daemon.rssBytes() || 0)), 50);
+    const t0 = performance.now();
+    const started = await cascade;
+    log(`cascade: ${started.ids} liquidations pushed in ${opts.pushes} frames over ${Math.round(started.lastPushAt - started.firstPushAt)} ms`);
+    await poll("20 claims", async () => ((await venue.request<number>({ cmd: "claimCount" })) >= 20 ? true : undefined), 30_000, 100);
+    const during = await daemon.scrape();
+    const duringWindowMs = performance.now() - t0;
+    clearInterval(sampler);
+    await sleep(3_000);
+    await daemon.scrape(); // reset: the after window starts here
+    const t1 = performance.now();
+    await sleep(5_000);
+    const after = await daemon.scrape();
+    const afterWindowMs = performance.now() - t1;
+    const rssAfter = daemon.rssBytes() || after.rssBytes;
+    const report = await venue.request<CascadeReport>({ cmd: "cascadeReport" });
+    await daemon.stop();
+    const v = valueRatio({ fees: report.fees, claims: report.claims, first: 20 });
+    const value = { ...v, ratio: round4(v.ratio), ratioOnline: round4(v.ratioOnline), captured: round2(v.captured), best: round2(v.best), bestOnline: round2(v.bestOnline) };
+    const refusedByCode: Record<string, number> = {};
+    for (const c of report.claims) if (c.code !== 0) refusedByCode[String(c.code)] = (refusedByCode[String(c.code)] ?? 0) + 1;
+    const mb = (b: number): number => Math.round((b / 1024 / 1024) * 10) / 10;
+    return {
+      ...value,
+      liquidations: started.ids,
+      pushes: opts.pushes,
+      spanMs: opts.spanMs,
+      claimsPerSecond,
+      claimsCounted: 20,
+      rateLimited: refusedByCode["-1003"] ?? 0,
+      claimsReceived: report.claims.length,
+      venueConnections: report.connections,
+      // Every claim, in arrival order: ms after the first push (venue clock) and the venue's code.
+      claims: report.claims.map((c) => [round1(c.receivedAt - started.firstPushAt), c.code] as [number, number]),
+      refusedByCode,
+      // monitorEventLoopDelay records the time between its timer ticks, resolution included: an
+      // idle loop reads ~10.2 ms at a 10 ms resolution (nodejs/node#34661). Delay = reading − resolution.
+      eventLoopP99MsDuring: delayMs(during.eventLoopP99Seconds),
+      eventLoopP99MsAfter: delayMs(after.eventLoopP99Seconds),
+      eventLoopRawP99MsDuring: round1(during.eventLoopP99Seconds * 1000),
+      eventLoopRawP99MsAfter: round1(after.eventLoopP99Seconds * 1000),
+      eventLoopResolutionMs: EVENT_LOOP_RESOLUTION_MS,
+      rssMbBefore: mb(before.rssBytes),
+      rssMbDuringMax: mb(Math.max(rssMax, during.rssBytes)),
+      rssMbAfter: mb(rssAfter),
+      duringWindowMs: Math.round(duringWindowMs),
+      afterWindowMs: Math.round(afterWindowMs),
+    };
+  } finally {
+    await stopVenue(venue);
+  }
+}
+
+function log(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const frames = Number(args.frames);
+  const warmup = Number(args.warmup);
+  const total = Number(args.cascade);
+  const sparseFrames = Number(args.sparse);
+  if (![frames, warmup, total, sparseFrames].every((n) => Number.isInteger(n) && n >= 0)) throw new Error("--frames, --warmup, --cascade and --sparse take non-negative integers");
+  const cpu = cpus();
+  const partial: Omit<BenchResults, "targets"> = {
+    date: new Date().toISOString(),
+    command: "npm run bench",
+    machine: { cpu: cpu[0]?.model ?? "unknown", cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, os: `${type()} ${release()}` },
+    settings: { frames, warmup, cascadeLiquidations: total, phases: [...phases], daemon: CLI, daemonNodeArgs },
+  };
+  let svg: string | undefined;
+  if (phases.has("latency")) {
+    const r = await latencyPhase(frames, warmup, sparseFrames);
+    const daemon = clientLatency(r.daemon);
+    const floor = clientLatency(r.floor);
+    partial.tickToClaim = { daemon, floor, ratioP50: round2(daemon.p50Us / floor.p50Us), ratioP99: round2(daemon.p99Us / floor.p99Us) };
+    if (r.sparse !== undefined) {
+      partial.tickToClaim.sparse = { daemon: clientLatency(r.sparse.daemon), floor: clientLatency(r.sparse.floor) };
+      partial.settings.sparseTick = r.sparse.tick;
+    }
+    partial.settings.tick = { ...r.tick, interleaved: true, venueClaimsPerSecond: 10_000, daemonClaimsPerSecond: 1_000 };
+    svg = latencySvg(
+      [
+        { label: "daemon", color: "#c0392b", samplesMs: r.daemon.samplesMs },
+        { label: "floor", color: "#2c6fbb", samplesMs: r.floor.samplesMs },
+      ],
+      `Tick-to-claim on loopback, ${frames} frames each (${cpu.length} cores)`,
+    );
+  }
+  if (phases.has("cascade")) partial.cascade = await cascadePhase(total);
+  if (phases.has("throughput")) partial.throughput = measureThroughput();
+  const results: BenchResults = { ...partial, targets: checkTargets(partial) };
+
+  mkdirSync(args.out, { recursive: true });
+  const file = join(args.out, `${results.date.slice(0, 10)}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  if (svg !== undefined) writeFileSync(join(args.out, "latency.svg"), svg);
+  process.stdout.write(`\n${table(results)}\n\nresults: ${file}${svg !== undefined ? `, ${join(args.out, "latency.svg")}` : ""}\n`);
+}
+
+function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+function delayMs(p99Seconds: number): number {
+  return round1(Math.max(0, p99Seconds * 1000 - EVENT_LOOP_RESOLUTION_MS));
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(deadline);
+  group.killAll();
+  rmSync(work, { recursive: true, force: true });
+}
