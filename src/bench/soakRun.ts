@@ -16,6 +16,7 @@ import type { SoakOptions } from "./soakOptions.js";
 import { minuteRow, tableHeader, tableRow, type MinuteRow } from "./soakReport.js";
 import { injectFault } from "./soakFaults.js";
 import { faultSchedule, type FaultStep } from "./soakSchedule.js";
+import { sleep as abortableSleep } from "../venue/streamOptions.js";
 
 /** A liquidation must have been open to us this long to be eligible (one reconcile interval). */
 export const GRACE_MS = 5_000;
@@ -185,17 +186,7 @@ export class Soak {
 
   /** A fault's wait: cut short by Ctrl-C, so the fault is undone and the run ends promptly. */
   #pause(ms: number): Promise<void> {
-    const signal = this.stop.signal;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-    });
+    return abortableSleep(ms, this.stop.signal);
   }
 
   #background(p: Promise<void>): void {
