@@ -3,9 +3,10 @@
  * separate processes on loopback, then in-process throughput. Phases (README "Performance"):
  * 1. tick-to-claim: single-liquidation frames, each after the previous claim was answered,
  *    alternating between the daemon and the floor (each on its own simulated venue in the one venue
- *    process); claim limits raised on both sides so the limiter is not measured;
+ *    process); claim limits raised on both sides so the limiter is not measured; then a few frames
+ *    ~8 s apart (a claim after a quiet spell, when idle sockets have been closed);
  * 2. cascade: 10,000 liquidations in 10 pushes over one second, claim limit 5/s on both sides, after
- *    a warm-up of 2,000 short-lived liquidations;
+ *    a warm-up of 5,000 short-lived liquidations;
  * 3. throughput: decide() and ed25519 signatures per second, in this process.
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
