@@ -10,9 +10,9 @@
  * only after that, so nothing but the write itself stands between the signed bytes and the socket.
  *
  * Claims have their own keep-alive connection (the "claim lane", one undici Client): a claim never
- * waits for a pooled socket busy with a read, and the lane can be kept open (RestClient
- * .keepClaimConnectionWarm) so that a claim after a quiet minute does not pay a new TCP (and TLS)
- * handshake — undici drops an idle socket a little before the server's keep-alive timeout. A claim
+ * waits for a pooled socket busy with a read. (undici drops an idle socket a little before the
+ * server's keep-alive timeout, so the first claim after a quiet spell pays a new TCP and TLS
+ * handshake; keeping the lane warm was measured to help but is not done yet.) A claim
  * sent while the lane is busy (another claim still unanswered) goes through the pool instead of
  * queueing behind it.
  */
@@ -100,7 +100,6 @@ export class HttpTransport {
   /** Requests in flight on the claim lane (0 or 1: it never queues). */
   #laneBusy = 0;
   /** performance.now() when the claim lane last finished a request; -Infinity before the first. */
-  #laneLastDone = Number.NEGATIVE_INFINITY;
 
   constructor(options: HttpTransportOptions) {
     this.#timeoutMs = options.timeoutMs;
@@ -115,11 +114,6 @@ export class HttpTransport {
     };
     this.#pool = new Pool(options.origin, { ...common, connections: MAX_CONNECTIONS });
     this.#claimLane = new Client(options.origin, { ...common, pipelining: 1 });
-  }
-
-  /** Milliseconds since the claim lane last finished a request (Infinity if it never did; 0 while busy). */
-  claimLaneIdleMs(): number {
-    return this.#laneBusy > 0 ? 0 : performance.now() - this.#laneLastDone;
   }
 
   /**
@@ -146,10 +140,7 @@ export class HttpTransport {
       const handler = new TextResponse((err, status, text) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        if (onLane) {
-          this.#laneBusy--;
-          this.#laneLastDone = performance.now();
-        }
+        if (onLane) this.#laneBusy--;
         if (err !== undefined) reject(mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs));
         else resolve({ status, text, sentAt, receivedAt: this.#now() });
       });

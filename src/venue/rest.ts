@@ -235,30 +235,6 @@ export class RestClient {
     return this.#attempt("POST", ENDPOINTS.claim, opts.permitHeld === true ? undefined : "claims", this.#claimPath, JSON.stringify(body), claimResultSchema, true, opts.signal, "claim");
   }
 
-  /**
-   * Keeps the claims connection open until `signal` aborts: whenever it has been idle for `everyMs`,
-   * one `GET /v1/public/futures` goes over it (through the public limiter, like any read; at the
-   * default 2 s that is at most 0.5 of the 10 requests/s of PROTOCOL.md §4). Without this, undici
-   * closes an idle socket shortly before the venue's keep-alive timeout (with the usual 5 s, after
-   * 3 s), and the first claim after a quiet spell pays a TCP and TLS handshake. A failed warm-up
-   * changes nothing (the next claim connects as it would have anyway). Never rejects.
-   */
-  async keepClaimConnectionWarm(signal: AbortSignal, everyMs = 2_000): Promise<void> {
-    if (!Number.isFinite(everyMs) || everyMs < 100) throw new ConfigError("keepClaimConnectionWarm.everyMs", "must be at least 100 ms");
-    const path = this.#basePath + ENDPOINTS.futures;
-    while (!signal.aborted) {
-      const idle = this.#transport.claimLaneIdleMs();
-      if (idle < everyMs) {
-        await abortableSleep(everyMs - idle, signal).catch(() => undefined);
-        continue;
-      }
-      // Idle long enough (or never used: the first round opens the connection before any claim).
-      await this.#attempt("GET", ENDPOINTS.futures, "public", path, undefined, futuresSchema, false, signal, "claim").catch(() => undefined);
-      // A warm-up that never reached the lane (limiter stopped, aborted) must not spin.
-      if (this.#transport.claimLaneIdleMs() >= everyMs) await abortableSleep(everyMs, signal).catch(() => undefined);
-    }
-  }
-
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
     const q = buildQuery({ page: query.page, size: query.size, start_t: query.start_t, end_t: query.end_t });
     return this.#get(ENDPOINTS.openLiquidations, "public", q, openLiquidationsSchema, false, opts);

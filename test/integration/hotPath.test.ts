@@ -182,62 +182,6 @@ describe("claim lane", () => {
     await rest.close();
   });
 
-  test("keepClaimConnectionWarm: idle-time GETs on the claim connection, which the next claim reuses; stops on abort", async () => {
-    const sockets = new Map<string, string>(); // request → remote port of its socket
-    let n = 0;
-    const { origin, seen } = await serve((req, res, s) => {
-      sockets.set(`${n++} ${s.method} ${s.url}`, String(req.socket.remotePort));
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(s.method === "GET" ? ok({ rows: [] }) : ok(claimData));
-    });
-    const key = generateKeyPair();
-    const { RestClient } = await import("../../src/venue/rest.js");
-    const rest = new RestClient({ baseUrl: origin, signer: new Signer({ secret: key.secret, accountId: "0xa" }), timeoutMs: 5_000 });
-    const stop = new AbortController();
-    const warming = rest.keepClaimConnectionWarm(stop.signal, 150);
-    await waitUntil(() => seen.filter((x) => x.url === "/v1/public/futures").length >= 3);
-    await rest.claimLiquidation({ liquidation_id: 1, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } }, { permitHeld: true });
-    stop.abort();
-    await warming; // resolves once aborted
-    const entries = [...sockets.entries()];
-    const claimPort = entries.find(([k]) => k.includes("POST"))?.[1];
-    const warmPorts = new Set(entries.filter(([k]) => k.includes("GET")).map(([, p]) => p));
-    expect(warmPorts.size).toBe(1); // one connection, kept open by the warm-ups
-    expect(warmPorts.has(claimPort as string)).toBe(true); // and the claim went out on it
-    const after = seen.length;
-    await new Promise((r) => setTimeout(r, 400));
-    expect(seen.length).toBe(after); // no warm-up after abort
-    await expect(rest.keepClaimConnectionWarm(stop.signal, 50)).rejects.toThrow(/at least 100 ms/);
-    await rest.close();
-  });
-
-  test("keepClaimConnectionWarm does not spin when its requests cannot start (limiters stopped)", async () => {
-    const { origin, seen } = await serve((_req, res) => res.end(ok({ rows: [] })));
-    const { RestClient } = await import("../../src/venue/rest.js");
-    const { createVenueLimiters } = await import("../../src/venue/limiters.js");
-    const limiters = createVenueLimiters({ public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10 });
-    await limiters.stop();
-    const rest = new RestClient({ baseUrl: origin, timeoutMs: 5_000, limiters });
-    const stop = new AbortController();
-    let loops = 0;
-    const started = performance.now();
-    const warming = rest.keepClaimConnectionWarm(stop.signal, 200);
-    // The event loop stays free: timers keep firing while the warmer waits out its interval.
-    await new Promise<void>((resolve) => {
-      const t = setInterval(() => {
-        loops++;
-        if (performance.now() - started > 500) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 10);
-    });
-    stop.abort();
-    await warming;
-    expect(loops).toBeGreaterThan(10);
-    expect(seen.length).toBe(0);
-    await rest.close();
-  });
 });
 
 async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
