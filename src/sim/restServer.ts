@@ -3,6 +3,7 @@
  * status of PROTOCOL.md §3, sliding-window rate limits (PROTOCOL.md §4), signature checks on the
  * signed endpoints, and the REST faults. State and rules live in VenueCore and venueReads.
  */
+import { setMaxListeners } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
@@ -62,7 +63,13 @@ export class RestServer {
   readonly #maxBody: number;
   readonly #limiters: Record<Route["limit"], SlidingWindowLimiter> | undefined;
   readonly #routes: Map<string, Route>;
-  readonly #closing = new AbortController();
+  // Every delayed request waits on this one shutdown signal; any number may be pending at once, so
+  // Node's 10-listener leak warning is a false alarm here (it cluttered the fault tests' output).
+  readonly #closing = (() => {
+    const c = new AbortController();
+    setMaxListeners(0, c.signal);
+    return c;
+  })();
 
   constructor(options: RestServerOptions) {
     this.#core = options.core;
