@@ -4,25 +4,25 @@
  * simulated venue, through a dynamic import so a live daemon never loads it.
  */
 import { readFileSync } from "node:fs";
-import type { Config } from "./config/schema.js";
+import type { Logger } from "pino";
 import type { LoadedConfig } from "./config/loadConfig.js";
 import { reloadPolicy } from "./config/reloadPolicy.js";
-import { Exposure } from "./engine/exposure.js";
-import { MarkBook } from "./engine/marks.js";
+import type { Config } from "./config/schema.js";
 import { Claimer } from "./daemon/claimer.js";
 import { ClaimSender } from "./daemon/claimSender.js";
-import type { Logger } from "pino";
-import { Daemon, createPolicyContext, makeDecider } from "./daemon/daemon.js";
+import { createPolicyContext, Daemon, makeDecider } from "./daemon/daemon.js";
 import { Housekeeping } from "./daemon/housekeeping.js";
 import { Journal } from "./daemon/journal.js";
-import { restoreFromJournal } from "./daemon/restore.js";
 import { OpenBook } from "./daemon/openBook.js";
-import { startObserveServer, type ObserveServer } from "./observe/httpServer.js";
+import { restoreFromJournal } from "./daemon/restore.js";
+import { Exposure } from "./engine/exposure.js";
+import { MarkBook } from "./engine/marks.js";
+import { type ObserveServer, startObserveServer } from "./observe/httpServer.js";
 import { createLogger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import { RewardsPoller } from "./observe/rewardsPoller.js";
 import { Watchdog } from "./observe/watchdog.js";
-import { LIMITER_NAMES, createVenueLimiters } from "./venue/limiters.js";
+import { createVenueLimiters, LIMITER_NAMES } from "./venue/limiters.js";
 import { RestClient } from "./venue/rest.js";
 import { Signer } from "./venue/signer.js";
 import { sleep } from "./venue/streamOptions.js";
@@ -70,7 +70,14 @@ function packageVersion(): string {
 async function openVenue(config: Config, secret: string | undefined, logger: Logger): Promise<Venue> {
   if (config.venue.mode === "live") {
     const v = config.venue;
-    return { baseUrl: v.base_url, wsUrl: v.ws_url, wsPrivateUrl: v.ws_private_url, accountId: v.account_id, secret: secret as string, close: async () => {} };
+    return {
+      baseUrl: v.base_url,
+      wsUrl: v.ws_url,
+      wsPrivateUrl: v.ws_private_url,
+      accountId: v.account_id,
+      secret: secret as string,
+      close: async () => {},
+    };
   }
   const { startSimulator } = await import("./sim/startSimulator.js");
   const sim = await startSimulator({
@@ -79,12 +86,15 @@ async function openVenue(config: Config, secret: string | undefined, logger: Log
     scenario: { liquidationsPerSec: config.simulator.liquidations_per_second },
     logger: logger.child({ component: "simulator" }),
   });
-  logger.info({ baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed }, "embedded simulated venue started (venue.mode=simulator)");
+  logger.info(
+    { baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed },
+    "embedded simulated venue started (venue.mode=simulator)",
+  );
   return { ...sim, close: () => sim.close() };
 }
 
 export async function runDaemon(options: RunDaemonOptions): Promise<void> {
-  const { loaded, signal } = options;
+  const { loaded } = options;
   const config = loaded.config;
   const logger = createLogger({
     level: config.log.level,
@@ -138,7 +148,13 @@ interface StartedParts {
  * The claims journal, retried until it opens: claiming never starts without the journal replayed
  * (it is what says which ids were already claimed), and /readyz says why meanwhile.
  */
-async function openJournal(dir: string, signal: AbortSignal, logger: Logger, setNotReady: StartedParts["setNotReady"], retryMs: number): Promise<ReturnType<typeof Journal.open> | undefined> {
+async function openJournal(
+  dir: string,
+  signal: AbortSignal,
+  logger: Logger,
+  setNotReady: StartedParts["setNotReady"],
+  retryMs: number,
+): Promise<ReturnType<typeof Journal.open> | undefined> {
   for (let failures = 0; !signal.aborted; failures++) {
     try {
       return Journal.open({ dir, logger: logger.child({ component: "journal" }) });
@@ -180,7 +196,9 @@ async function runStarted(parts: StartedParts): Promise<void> {
   const marks = new MarkBook();
   const exposure = new Exposure();
   const book = new OpenBook();
-  metrics.setMarkSource(() => marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })));
+  metrics.setMarkSource(() =>
+    marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })),
+  );
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   const sender = new ClaimSender(rest, config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
@@ -253,7 +271,15 @@ async function runStarted(parts: StartedParts): Promise<void> {
 }
 
 /** SIGHUP: apply a valid new policy without touching connections; log and ignore an invalid one. */
-async function reload(loaded: LoadedConfig, env: NodeJS.ProcessEnv, daemon: Daemon, claimer: Claimer, sender: ClaimSender, metrics: Metrics, logger: Logger): Promise<void> {
+async function reload(
+  loaded: LoadedConfig,
+  env: NodeJS.ProcessEnv,
+  daemon: Daemon,
+  claimer: Claimer,
+  sender: ClaimSender,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<void> {
   const result = await reloadPolicy(loaded.path, env, loaded.config);
   if (!result.ok) {
     logger.error({ key: result.error.key, err: result.error.message }, "config reload refused; keeping the running policy");
@@ -264,7 +290,8 @@ async function reload(loaded: LoadedConfig, env: NodeJS.ProcessEnv, daemon: Daem
   sender.setDryRun(result.policy.dry_run);
   daemon.applyPolicy(result.policy);
   metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
-  if (result.needsRestart.length > 0) logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
+  if (result.needsRestart.length > 0)
+    logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
   logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");
 }
 

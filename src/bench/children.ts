@@ -3,7 +3,7 @@
  * killed when the bench ends, fails, is interrupted, or overruns its deadline. IPC helpers for the
  * venue child live here too.
  */
-import { fork, spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, fork, type SpawnOptions, spawn } from "node:child_process";
 import type { VenueReply, VenueRequest } from "./venueProtocol.js";
 
 type Distribute<T> = T extends unknown ? Omit<T, "id"> : never;
@@ -46,7 +46,9 @@ export class ProcessGroup {
 /** Resolves when `child` has exited; SIGTERM first, SIGKILL after `graceMs`. */
 export async function stopChild(child: ChildProcess, graceMs = 6_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   const result = await exited;
@@ -98,7 +100,12 @@ export class VenueClient {
 }
 
 /** Poll `check` every `everyMs` until it returns a value other than undefined, or fail after `timeoutMs`. */
-export async function poll<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, everyMs = 50): Promise<T> {
+export async function poll<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const v = await check();

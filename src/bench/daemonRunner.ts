@@ -5,11 +5,12 @@
  * comes from its `/metrics` (prom-client's monitorEventLoopDelay, reset at every scrape), RSS from
  * /proc/<pid>/status (sampled without disturbing the daemon).
  */
+
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import type { ChildProcess } from "node:child_process";
-import { poll, stopChild, type ProcessGroup } from "./children.js";
+import { type ProcessGroup, poll, stopChild } from "./children.js";
 import type { VenueInfo } from "./venueProtocol.js";
 
 export interface DaemonRunOptions {
@@ -98,8 +99,17 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
   const port = await freePort();
   const configPath = join(dir, "config.yaml");
   writeFileSync(configPath, configYaml(o, port, stateDir));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? dir, LIQUIDATOR_SECRET: o.venue.secret, NODE_ENV: "production" };
-  const child = group.spawn(process.execPath, [...(o.nodeArgs ?? []), o.cli, "run", "--config", configPath], { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? dir,
+    LIQUIDATOR_SECRET: o.venue.secret,
+    NODE_ENV: "production",
+  };
+  const child = group.spawn(process.execPath, [...(o.nodeArgs ?? []), o.cli, "run", "--config", configPath], {
+    env,
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const keep = (s: string): void => {
     out = (out + s).slice(-20_000);

@@ -8,7 +8,7 @@
 import { sign } from "node:crypto";
 import { Client } from "undici";
 import WebSocket from "ws";
-import { privateKeyFromSeed, parseSecret, Signer } from "../venue/signer.js";
+import { parseSecret, privateKeyFromSeed, Signer } from "../venue/signer.js";
 
 export interface FloorConfig {
   baseUrl: string;
@@ -33,7 +33,12 @@ interface Row {
 function start(c: FloorConfig): void {
   const key = privateKeyFromSeed(parseSecret(c.secret));
   const publicKey = new Signer({ secret: c.secret, accountId: c.accountId }).publicKey;
-  const [hTs, hAccount, hKey, hSig] = ["timestamp", "account-id", "key", "signature"].map((h) => `${c.headerPrefix}-${h}`) as [string, string, string, string];
+  const [hTs, hAccount, hKey, hSig] = ["timestamp", "account-id", "key", "signature"].map((h) => `${c.headerPrefix}-${h}`) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   const http = new Client(c.baseUrl, { keepAliveTimeout: 60_000, pipelining: 1 });
   const marks = new Map<string, number>();
   const claimed = new Set<number>();
@@ -60,7 +65,10 @@ function start(c: FloorConfig): void {
         headers: { [hTs]: ts, [hAccount]: c.accountId, [hKey]: publicKey, [hSig]: signature, "content-type": "application/json" },
         body,
       })
-      .then((res) => res.body.dump(), () => undefined);
+      .then(
+        (res) => res.body.dump(),
+        () => undefined,
+      );
   };
 
   const ws = new WebSocket(`${c.wsUrl}/ws/stream/${c.accountId}`, { perMessageDeflate: false });

@@ -57,7 +57,9 @@ export function latencySvg(series: readonly Series[], title: string): string {
   const binX = (i: number): number => M.left + (i / nBins) * pw;
 
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   out.push(`<text x="${W / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold">${esc(title)}</text>`);
   // Grid and x ticks at 1, 2, 5 per decade.
@@ -66,7 +68,9 @@ export function latencySvg(series: readonly Series[], title: string): string {
       const v = lo * 10 ** d * m;
       if (v > hi * 1.0001) continue;
       const px = x(v);
-      out.push(`<line x1="${px.toFixed(1)}" y1="${M.top}" x2="${px.toFixed(1)}" y2="${M.top + ph}" stroke="${m === 1 ? "#cccccc" : "#eeeeee"}"/>`);
+      out.push(
+        `<line x1="${px.toFixed(1)}" y1="${M.top}" x2="${px.toFixed(1)}" y2="${M.top + ph}" stroke="${m === 1 ? "#cccccc" : "#eeeeee"}"/>`,
+      );
       out.push(`<text x="${px.toFixed(1)}" y="${M.top + ph + 16}" text-anchor="middle" fill="#333">${esc(tickLabel(v))}</text>`);
     }
   }
@@ -76,19 +80,27 @@ export function latencySvg(series: readonly Series[], title: string): string {
     out.push(`<text x="${M.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#333">${v}%</text>`);
   }
   out.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#666"/>`);
-  out.push(`<text x="${M.left + pw / 2}" y="${H - 14}" text-anchor="middle">tick-to-claim: venue frame written → complete claim request received (venue clock, log scale)</text>`);
+  out.push(
+    `<text x="${M.left + pw / 2}" y="${H - 14}" text-anchor="middle">tick-to-claim: venue frame written → complete claim request received (venue clock, log scale)</text>`,
+  );
   out.push(`<text transform="translate(16 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">share of frames per bin</text>`);
 
   series.forEach((s, k) => {
     const h = hists[k] as number[];
     let d = `M${binX(0).toFixed(1)} ${y(0).toFixed(1)}`;
-    for (let i = 0; i < nBins; i++) d += ` L${binX(i).toFixed(1)} ${y(h[i] as number).toFixed(1)} L${binX(i + 1).toFixed(1)} ${y(h[i] as number).toFixed(1)}`;
+    for (let i = 0; i < nBins; i++)
+      d += ` L${binX(i).toFixed(1)} ${y(h[i] as number).toFixed(1)} L${binX(i + 1).toFixed(1)} ${y(h[i] as number).toFixed(1)}`;
     d += ` L${binX(nBins).toFixed(1)} ${y(0).toFixed(1)} Z`;
     out.push(`<path d="${d}" fill="${s.color}" fill-opacity="0.18" stroke="${s.color}" stroke-width="1.5"/>`);
-    for (const [p, dash] of [[50, "5 3"], [99, "2 3"]] as const) {
+    for (const [p, dash] of [
+      [50, "5 3"],
+      [99, "2 3"],
+    ] as const) {
       const v = percentile(s.samplesMs, p);
       if (!Number.isFinite(v) || v <= 0) continue;
-      out.push(`<line x1="${x(v).toFixed(1)}" y1="${M.top}" x2="${x(v).toFixed(1)}" y2="${M.top + ph}" stroke="${s.color}" stroke-dasharray="${dash}" stroke-width="1.2"/>`);
+      out.push(
+        `<line x1="${x(v).toFixed(1)}" y1="${M.top}" x2="${x(v).toFixed(1)}" y2="${M.top + ph}" stroke="${s.color}" stroke-dasharray="${dash}" stroke-width="1.2"/>`,
+      );
     }
     const ly = M.top + 16 + k * 18;
     const lx = M.left + pw - 300;

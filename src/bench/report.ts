@@ -99,20 +99,57 @@ export function table(r: BenchResults, markdown = false): string {
   };
   if (tc !== undefined) {
     const ratio = (a: number, b: number | undefined): string => (b === undefined ? "" : fmt(a / b, 2));
-    rows.push(["tick-to-claim p50 (µs)", fmt(tc.daemon.p50Us), fmt(tc.floor?.p50Us), ratio(tc.daemon.p50Us, tc.floor?.p50Us), target("tick-to-claim p50 daemon/floor")]);
-    rows.push(["tick-to-claim p99 (µs)", fmt(tc.daemon.p99Us), fmt(tc.floor?.p99Us), ratio(tc.daemon.p99Us, tc.floor?.p99Us), target("tick-to-claim p99 daemon/floor")]);
+    rows.push([
+      "tick-to-claim p50 (µs)",
+      fmt(tc.daemon.p50Us),
+      fmt(tc.floor?.p50Us),
+      ratio(tc.daemon.p50Us, tc.floor?.p50Us),
+      target("tick-to-claim p50 daemon/floor"),
+    ]);
+    rows.push([
+      "tick-to-claim p99 (µs)",
+      fmt(tc.daemon.p99Us),
+      fmt(tc.floor?.p99Us),
+      ratio(tc.daemon.p99Us, tc.floor?.p99Us),
+      target("tick-to-claim p99 daemon/floor"),
+    ]);
     rows.push(["tick-to-claim p99.9 (µs)", fmt(tc.daemon.p999Us), fmt(tc.floor?.p999Us), ratio(tc.daemon.p999Us, tc.floor?.p999Us), ""]);
-    rows.push(["frames measured / missed", `${tc.daemon.count} / ${tc.daemon.missed}`, tc.floor ? `${tc.floor.count} / ${tc.floor.missed}` : "", "", ""]);
+    rows.push([
+      "frames measured / missed",
+      `${tc.daemon.count} / ${tc.daemon.missed}`,
+      tc.floor ? `${tc.floor.count} / ${tc.floor.missed}` : "",
+      "",
+      "",
+    ]);
     const sp = tc.sparse;
-    if (sp !== undefined) rows.push([`after a quiet spell, p50 (µs, n=${sp.daemon.count})`, fmt(sp.daemon.p50Us), fmt(sp.floor.p50Us), ratio(sp.daemon.p50Us, sp.floor.p50Us), ""]);
+    if (sp !== undefined)
+      rows.push([
+        `after a quiet spell, p50 (µs, n=${sp.daemon.count})`,
+        fmt(sp.daemon.p50Us),
+        fmt(sp.floor.p50Us),
+        ratio(sp.daemon.p50Us, sp.floor.p50Us),
+        "",
+      ]);
   }
   const c = r.cascade;
   if (c !== undefined) {
     rows.push(["cascade value, first 20 / best 20", fmt(c.ratio, 3), "", "", target("cascade value ratio (first 20 / best 20)")]);
     rows.push(["  (vs best possible at the same times)", fmt(c.ratioOnline, 3), "", "", ""]);
     rows.push(["cascade 429s", fmt(c.rateLimited), "", "", target("cascade 429s")]);
-    rows.push(["event-loop delay p99 during / after (ms)", `${fmt(c.eventLoopP99MsDuring, 1)} / ${fmt(c.eventLoopP99MsAfter, 1)}`, "", "", "< 10 " + (r.targets.filter((t) => t.name.startsWith("cascade event-loop")).every((t) => t.met) ? "met" : "NOT met")]);
-    rows.push(["RSS during (max) / after (MB)", `${fmt(c.rssMbDuringMax)} / ${fmt(c.rssMbAfter)}`, "", "", "< 150 " + (r.targets.filter((t) => t.name.startsWith("cascade RSS")).every((t) => t.met) ? "met" : "NOT met")]);
+    rows.push([
+      "event-loop delay p99 during / after (ms)",
+      `${fmt(c.eventLoopP99MsDuring, 1)} / ${fmt(c.eventLoopP99MsAfter, 1)}`,
+      "",
+      "",
+      `< 10 ${r.targets.filter((t) => t.name.startsWith("cascade event-loop")).every((t) => t.met) ? "met" : "NOT met"}`,
+    ]);
+    rows.push([
+      "RSS during (max) / after (MB)",
+      `${fmt(c.rssMbDuringMax)} / ${fmt(c.rssMbAfter)}`,
+      "",
+      "",
+      `< 150 ${r.targets.filter((t) => t.name.startsWith("cascade RSS")).every((t) => t.met) ? "met" : "NOT met"}`,
+    ]);
   }
   const th = r.throughput;
   if (th !== undefined) {
@@ -124,5 +161,12 @@ export function table(r: BenchResults, markdown = false): string {
     return [line(rows[0] as string[]), line(rows[0]!.map(() => "---")), ...rows.slice(1).map(line)].join("\n");
   }
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] as number))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }

@@ -11,19 +11,20 @@
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  */
+
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { ChildProcess } from "node:child_process";
-import { poll, ProcessGroup, stopChild, VenueClient } from "./children.js";
+import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
+import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
-import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
 import { latencySvg } from "./latencySvg.js";
-import { checkTargets, table, type BenchResults, type CascadeResult, type ClientLatency } from "./report.js";
+import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
 import { summarize, valueRatio } from "./stats.js";
 import { measureThroughput } from "./throughput.js";
 import type { CascadeReport, CascadeStarted, TickOptions, TickResult, VenueInfo, VenueStartOptions } from "./venueProtocol.js";
@@ -58,7 +59,10 @@ const deadline = setTimeout(() => {
 }, DEADLINE_MS);
 /** Node flags for the daemon and the floor (e.g. --node-args="--import ./trace.mjs"); --profile adds a CPU profile of the daemon. */
 const clientNodeArgs = args["node-args"]?.split(" ").filter((a) => a.length > 0) ?? [];
-const daemonNodeArgs = [...clientNodeArgs, ...(args.profile !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args.profile)}`] : [])];
+const daemonNodeArgs = [
+  ...clientNodeArgs,
+  ...(args.profile !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args.profile)}`] : []),
+];
 
 async function startVenue(options: VenueStartOptions): Promise<{ client: VenueClient; lanes: VenueInfo[] }> {
   const client = new VenueClient(group.fork(join(here, "venueProcess.js")));
@@ -72,7 +76,12 @@ async function stopVenue(v: VenueClient): Promise<void> {
 }
 
 function clientLatency(r: TickResult): ClientLatency {
-  return { ...summarize(r.samplesMs), missed: r.missed, refusedByCode: r.refusedByCode, samplesUs: r.samplesMs.map((ms) => Math.round(ms * 1000)) };
+  return {
+    ...summarize(r.samplesMs),
+    missed: r.missed,
+    refusedByCode: r.refusedByCode,
+    samplesUs: r.samplesMs.map((ms) => Math.round(ms * 1000)),
+  };
 }
 
 async function startFloor(info: VenueInfo): Promise<ChildProcess> {
@@ -82,7 +91,13 @@ async function startFloor(info: VenueInfo): Promise<ChildProcess> {
     child.once("exit", (code) => reject(new Error(`floor exited with ${code}`)));
     setTimeout(() => reject(new Error("floor not ready within 15 s")), 15_000).unref();
   });
-  child.send({ baseUrl: info.baseUrl, wsUrl: info.wsUrl, accountId: info.accountId, secret: info.secret, headerPrefix: "service" } satisfies FloorConfig);
+  child.send({
+    baseUrl: info.baseUrl,
+    wsUrl: info.wsUrl,
+    accountId: info.accountId,
+    secret: info.secret,
+    headerPrefix: "service",
+  } satisfies FloorConfig);
   await ready;
   return child;
 }
@@ -96,13 +111,28 @@ async function latencyPhase(
   frames: number,
   warmup: number,
   sparseFrames: number,
-): Promise<{ daemon: TickResult; floor: TickResult; tick: TickOptions; sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions } }> {
-  const { client: venue, lanes } = await startVenue({ lanes: 2, seed: 11, claimsPerSecond: 10_000, collateral: 1e9, liquidationTtlMs: 60_000 });
+): Promise<{
+  daemon: TickResult;
+  floor: TickResult;
+  tick: TickOptions;
+  sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions };
+}> {
+  const { client: venue, lanes } = await startVenue({
+    lanes: 2,
+    seed: 11,
+    claimsPerSecond: 10_000,
+    collateral: 1e9,
+    liquidationTtlMs: 60_000,
+  });
   const tick: TickOptions = { warmup, count: frames, gapMs: 4, gapJitterMs: 4, claimTimeoutMs: 2_000, seed: 5 };
   const timeout = 2 * (warmup + frames) * (tick.gapMs + tick.gapJitterMs + 50) + 30_000;
   let floor: ChildProcess | undefined;
   try {
-    const daemon = await startDaemon(group, { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs }, "latency");
+    const daemon = await startDaemon(
+      group,
+      { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs },
+      "latency",
+    );
     floor = await startFloor(lanes[1]!);
     log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
     const [d, f] = await venue.request<TickResult[]>({ cmd: "tick", options: tick }, timeout);
@@ -140,7 +170,9 @@ async function cascadePhase(total: number): Promise<CascadeResult> {
     const sampler = setInterval(() => (rssMax = Math.max(rssMax, daemon.rssBytes() || 0)), 50);
     const t0 = performance.now();
     const started = await cascade;
-    log(`cascade: ${started.ids} liquidations pushed in ${opts.pushes} frames over ${Math.round(started.lastPushAt - started.firstPushAt)} ms`);
+    log(
+      `cascade: ${started.ids} liquidations pushed in ${opts.pushes} frames over ${Math.round(started.lastPushAt - started.firstPushAt)} ms`,
+    );
     await poll("20 claims", async () => ((await venue.request<number>({ cmd: "claimCount" })) >= 20 ? true : undefined), 30_000, 100);
     const during = await daemon.scrape();
     const duringWindowMs = performance.now() - t0;
@@ -155,7 +187,14 @@ async function cascadePhase(total: number): Promise<CascadeResult> {
     const report = await venue.request<CascadeReport>({ cmd: "cascadeReport" });
     await daemon.stop();
     const v = valueRatio({ fees: report.fees, claims: report.claims, first: 20 });
-    const value = { ...v, ratio: round4(v.ratio), ratioOnline: round4(v.ratioOnline), captured: round2(v.captured), best: round2(v.best), bestOnline: round2(v.bestOnline) };
+    const value = {
+      ...v,
+      ratio: round4(v.ratio),
+      ratioOnline: round4(v.ratioOnline),
+      captured: round2(v.captured),
+      best: round2(v.best),
+      bestOnline: round2(v.bestOnline),
+    };
     const refusedByCode: Record<string, number> = {};
     for (const c of report.claims) if (c.code !== 0) refusedByCode[String(c.code)] = (refusedByCode[String(c.code)] ?? 0) + 1;
     const mb = (b: number): number => Math.round((b / 1024 / 1024) * 10) / 10;
@@ -199,12 +238,19 @@ async function main(): Promise<void> {
   const warmup = Number(args.warmup);
   const total = Number(args.cascade);
   const sparseFrames = Number(args.sparse);
-  if (![frames, warmup, total, sparseFrames].every((n) => Number.isInteger(n) && n >= 0)) throw new Error("--frames, --warmup, --cascade and --sparse take non-negative integers");
+  if (![frames, warmup, total, sparseFrames].every((n) => Number.isInteger(n) && n >= 0))
+    throw new Error("--frames, --warmup, --cascade and --sparse take non-negative integers");
   const cpu = cpus();
   const partial: Omit<BenchResults, "targets"> = {
     date: new Date().toISOString(),
     command: "npm run bench",
-    machine: { cpu: cpu[0]?.model ?? "unknown", cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, os: `${type()} ${release()}` },
+    machine: {
+      cpu: cpu[0]?.model ?? "unknown",
+      cores: cpu.length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      os: `${type()} ${release()}`,
+    },
     settings: { frames, warmup, cascadeLiquidations: total, phases: [...phases], daemon: CLI, daemonNodeArgs },
   };
   let svg: string | undefined;

@@ -14,7 +14,7 @@
  */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseSoakArgs, SOAK_USAGE, SoakUsageError, type SoakOptions } from "./soakOptions.js";
+import { parseSoakArgs, SOAK_USAGE, type SoakOptions, SoakUsageError } from "./soakOptions.js";
 import { GRACE_MS, Soak } from "./soakRun.js";
 import { fmtClock, writeSummary } from "./soakSummary.js";
 
@@ -41,11 +41,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (pid !== undefined && soak.daemon.running) process.kill(pid, "SIGKILL");
   };
   process.once("exit", killChild);
-  const watchdog = setTimeout(() => {
-    process.stderr.write("soak: overran its time by 2 minutes; giving up\n");
-    killChild();
-    process.exit(2);
-  }, o.minutes * 60_000 + 120_000);
+  const watchdog = setTimeout(
+    () => {
+      process.stderr.write("soak: overran its time by 2 minutes; giving up\n");
+      killChild();
+      process.exit(2);
+    },
+    o.minutes * 60_000 + 120_000,
+  );
   watchdog.unref();
   try {
     await soak.setUp();
@@ -65,7 +68,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
 }
-
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main(process.argv.slice(2)).then(

@@ -4,7 +4,7 @@
  * it, kill it hard, restart it on the same state dir, stop it politely, and read its metrics URL
  * from its log. Also keeps a count of its warn/error log lines by message.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 
 export interface DaemonExit {

@@ -4,7 +4,7 @@
  * when the fault is over (and undone, for those that must be switched off).
  */
 import type { SimulatorHandle } from "../sim/startSimulator.js";
-import { REQUEST_TIMEOUT_MS, type FaultStep } from "./soakSchedule.js";
+import { type FaultStep, REQUEST_TIMEOUT_MS } from "./soakSchedule.js";
 
 const CLAIM_PATH = "/v1/liquidation";
 

@@ -53,7 +53,10 @@ export class SoakLedger {
     this.#unsubscribe = core.onPush((push) => {
       if (push.scope !== "public" || push.topic !== "liquidation") return;
       const now = core.now();
-      for (const row of push.data as { liquidationId: number; positionsByPerp: { symbol: string; positionQty: number; liquidatorFee: number }[] }[]) {
+      for (const row of push.data as {
+        liquidationId: number;
+        positionsByPerp: { symbol: string; positionQty: number; liquidatorFee: number }[];
+      }[]) {
         const known = this.#offered.get(row.liquidationId);
         if (row.positionsByPerp.length === 0) {
           if (known !== undefined && known.goneAt === undefined) known.goneAt = now;
@@ -80,7 +83,10 @@ export class SoakLedger {
     for (const e of this.#core.claimRequests()) {
       if (e.liquidationId === undefined) continue;
       let list = byId.get(e.liquidationId);
-      if (list === undefined) byId.set(e.liquidationId, (list = []));
+      if (list === undefined) {
+        list = [];
+        byId.set(e.liquidationId, list);
+      }
       list.push(e);
     }
     const out: IdOutcome[] = [];
@@ -89,7 +95,8 @@ export class SoakLedger {
       const ours = entries.filter((e) => e.source === "rest");
       const ourSuccesses = ours.filter((e) => e.code === 0);
       const firstSuccess = entries.find((e) => e.code === 0);
-      const competitorFirst = firstSuccess !== undefined && firstSuccess.source === "competitor" && firstSuccess.decidedAt - o.firstPushAt < graceMs;
+      const competitorFirst =
+        firstSuccess !== undefined && firstSuccess.source === "competitor" && firstSuccess.decidedAt - o.firstPushAt < graceMs;
       const decided = Math.min(now, runEnd) - o.firstPushAt >= graceMs;
       const claimedByUs = ourSuccesses.length > 0;
       const firstOurs = ourSuccesses[0];

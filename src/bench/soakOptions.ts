@@ -32,14 +32,14 @@ export class SoakUsageError extends Error {}
 function number(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
   const v = Number(text);
-  if (!Number.isFinite(v) || v < min || v > max) throw new SoakUsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  if (!Number.isFinite(v) || v < min || v > max)
+    throw new SoakUsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(text)}`);
   return v;
 }
 
-export function parseSoakArgs(argv: readonly string[]): SoakOptions | "help" {
-  let parsed;
+function parseOrThrow(argv: readonly string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...argv],
       options: {
         minutes: { type: "string" },
@@ -49,11 +49,14 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions | "help" {
         keep: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
-    });
+    }).values;
   } catch (err) {
     throw new SoakUsageError((err as Error).message);
   }
-  const v = parsed.values;
+}
+
+export function parseSoakArgs(argv: readonly string[]): SoakOptions | "help" {
+  const v = parseOrThrow(argv);
   if (v.help) return "help";
   const seed = number("seed", v.seed, 1, 0, 2 ** 31 - 1);
   if (!Number.isInteger(seed)) throw new SoakUsageError("--seed must be an integer");

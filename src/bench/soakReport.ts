@@ -103,7 +103,22 @@ export function tableRow(r: MinuteRow): string {
 
 /** A Markdown version of the final table (for a README or an issue). */
 export function markdownTable(rows: readonly MinuteRow[]): string {
-  const head = ["min", "offered", "eligible", "claimed by us", "missed", "competitor first", "duplicate", "requests", "failed (code×n)", "RSS MB", "EL p99 ms", "EL max ms", "ready %", "faults"];
+  const head = [
+    "min",
+    "offered",
+    "eligible",
+    "claimed by us",
+    "missed",
+    "competitor first",
+    "duplicate",
+    "requests",
+    "failed (code×n)",
+    "RSS MB",
+    "EL p99 ms",
+    "EL max ms",
+    "ready %",
+    "faults",
+  ];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const r of rows) {
     lines.push(

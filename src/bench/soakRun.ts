@@ -8,15 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
-import { startSimulator, type SimulatorHandle } from "../sim/startSimulator.js";
-import { SoakDaemon, sleep } from "./soakDaemon.js";
-import { countOutcomes, SoakLedger, type IdOutcome } from "./soakLedger.js";
-import { addCounts, probeReady, scrapeDaemon, type DaemonSample } from "./soakMetrics.js";
-import type { SoakOptions } from "./soakOptions.js";
-import { minuteRow, tableHeader, tableRow, type MinuteRow } from "./soakReport.js";
-import { injectFault } from "./soakFaults.js";
-import { faultSchedule, type FaultStep } from "./soakSchedule.js";
+import { type SimulatorHandle, startSimulator } from "../sim/startSimulator.js";
 import { sleep as abortableSleep } from "../venue/streamOptions.js";
+import { SoakDaemon, sleep } from "./soakDaemon.js";
+import { injectFault } from "./soakFaults.js";
+import { countOutcomes, type IdOutcome, SoakLedger } from "./soakLedger.js";
+import { addCounts, type DaemonSample, probeReady, scrapeDaemon } from "./soakMetrics.js";
+import type { SoakOptions } from "./soakOptions.js";
+import { type MinuteRow, minuteRow, tableHeader, tableRow } from "./soakReport.js";
+import { type FaultStep, faultSchedule } from "./soakSchedule.js";
 
 /** A liquidation must have been open to us this long to be eligible (one reconcile interval). */
 export const GRACE_MS = 5_000;
@@ -85,7 +85,15 @@ export class Soak {
       port: 0,
       seed: this.o.seed,
       collateral: 1e10,
-      scenario: { liquidationsPerSec: this.o.liquidationsPerSecond, cascadeIntervalMs: 30_000, cascadeSize: 10, competitorProbability: 0.3, competitorDelayMs: [300, 3_000], unwindIntervalMs: 60_000, epochAdvanceMs: 120_000 },
+      scenario: {
+        liquidationsPerSec: this.o.liquidationsPerSecond,
+        cascadeIntervalMs: 30_000,
+        cascadeSize: 10,
+        competitorProbability: 0.3,
+        competitorDelayMs: [300, 3_000],
+        unwindIntervalMs: 60_000,
+        epochAdvanceMs: 120_000,
+      },
     });
     this.ledger = new SoakLedger(this.sim.core);
     const stateDir = join(this.work, "state");
@@ -139,7 +147,9 @@ export class Soak {
       if (now >= nextProbe) {
         nextProbe += READY_PROBE_EVERY_MS;
         const at = now;
-        this.#background(probeReady(this.daemon.running ? this.daemon.metricsUrl : undefined).then((ready) => void this.readiness.push({ at, ready })));
+        this.#background(
+          probeReady(this.daemon.running ? this.daemon.metricsUrl : undefined).then((ready) => void this.readiness.push({ at, ready })),
+        );
       }
       if (now >= nextScrape) {
         nextScrape += SCRAPE_EVERY_MS;
@@ -233,7 +243,15 @@ export class Soak {
     const samples = this.scrapes.filter((s) => s.at >= from && s.at < to);
     const probes = this.readiness.filter((r) => r.at >= from && r.at < to);
     const faults = this.faults.filter((f) => f.startedAt !== undefined && f.startedAt >= from && f.startedAt < to).map((f) => f.kind);
-    return minuteRow(minute, countOutcomes(outcomes), this.ledger.requests(from, to), this.ledger.failedByCode(from, to), samples, probes, faults);
+    return minuteRow(
+      minute,
+      countOutcomes(outcomes),
+      this.ledger.requests(from, to),
+      this.ledger.failedByCode(from, to),
+      samples,
+      probes,
+      faults,
+    );
   }
 
   /** Final per-minute rows: the same windows, with every outcome decided. */
@@ -264,4 +282,3 @@ export class Soak {
       .map((f) => f.kind);
   }
 }
-

@@ -63,7 +63,7 @@ export function faultSchedule(runMs: number): FaultStep[] {
   const first = runMs * 0.08;
   const last = runMs * 0.8;
   const slot = (last - first) / (ORDER.length - 1);
-  const fit = (ms: number): number => Math.round(Math.min(ms, slot * 0.6));
+  const within = (ms: number): number => Math.round(Math.min(ms, slot * 0.6));
   return ORDER.map((kind, i) => {
     const atMs = Math.round(first + i * slot);
     switch (kind) {
@@ -72,11 +72,11 @@ export function faultSchedule(runMs: number): FaultStep[] {
       case "malformed":
         return { atMs, kind, durationMs: 0, detail: "400 malformed frames per stream + 1 oversized public frame" };
       case "rest_5xx": {
-        const d = fit(10_000);
+        const d = within(10_000);
         return { atMs, kind, durationMs: d, detail: `REST reads 503 (HTML) for ${sec(d)}` };
       }
       case "claim_1011":
-        return { atMs, kind, durationMs: fit(10_000), detail: "next 5 claims answered -1011" };
+        return { atMs, kind, durationMs: within(10_000), detail: "next 5 claims answered -1011" };
       case "stall": {
         // Past the dead line when there is room (a 10-minute run: 40 s): the client must notice the
         // silence itself. The slot after it is a quiet one's length, so this one may take 90 % of its own.
@@ -84,19 +84,26 @@ export function faultSchedule(runMs: number): FaultStep[] {
         return { atMs, kind, durationMs: d, detail: `public stream silent for ${sec(d)}` };
       }
       case "claim_slow_answer":
-        return { atMs, kind, durationMs: fit(20_000), detail: `next 3 claims applied, answered after ${sec(REQUEST_TIMEOUT_MS + 2_000)} (past the timeout)` };
+        return {
+          atMs,
+          kind,
+          durationMs: within(20_000),
+          detail: `next 3 claims applied, answered after ${sec(REQUEST_TIMEOUT_MS + 2_000)} (past the timeout)`,
+        };
       case "kill9_restart":
         return { atMs, kind, durationMs: 2_000, detail: "SIGKILL, restart 2 s later on the same state dir" };
       case "rate_limit_storm": {
-        const d = fit(5_000);
+        const d = within(5_000);
         return { atMs, kind, durationMs: d, detail: `every REST request 429 / -1003 for ${sec(d)}` };
       }
       case "stream_refuse": {
-        const d = fit(5_000);
+        const d = within(5_000);
         return { atMs, kind, durationMs: d, detail: `streams closed (1012), reconnects refused for ${sec(d)}` };
       }
       case "claim_reset":
-        return { atMs, kind, durationMs: fit(10_000), detail: "next 3 claims: connection reset before the venue reads them" };
+        return { atMs, kind, durationMs: within(10_000), detail: "next 3 claims: connection reset before the venue reads them" };
+      default:
+        throw new RangeError(`no schedule for fault ${kind satisfies never}`);
     }
   });
 }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { countOutcomes, percentile, type IdOutcome } from "./soakLedger.js";
+import { countOutcomes, type IdOutcome, percentile } from "./soakLedger.js";
 import type { DaemonSample } from "./soakMetrics.js";
 import { formatCodes, markdownTable, tableHeader, tableRow } from "./soakReport.js";
 import { GRACE_MS, SOAK_POLICY, type Soak } from "./soakRun.js";
@@ -26,23 +26,53 @@ export function writeSummary(soak: Soak, stopExit: string): number {
   const duplicates = outcomes.filter((x) => x.duplicate);
   const daemon = soak.daemonTotals();
   const interrupted = soak.stop.signal.aborted;
-  const verdict = duplicates.length > 0 ? "FAIL: duplicate claims" : soak.unexpectedExits.length > 0 ? "FAIL: the daemon died by itself" : interrupted ? "interrupted" : "ok";
+  const verdict =
+    duplicates.length > 0
+      ? "FAIL: duplicate claims"
+      : soak.unexpectedExits.length > 0
+        ? "FAIL: the daemon died by itself"
+        : interrupted
+          ? "interrupted"
+          : "ok";
 
   const out = process.stdout;
   out.write(`\nfinal (every outcome decided):\n${tableHeader()}\n${rows.map(tableRow).join("\n")}\n\n`);
-  out.write(`offered ${totals.offered}, eligible ${totals.eligible}, claimed by us ${totals.claimedByUs}, missed ${totals.missed}, competitor first ${totals.competitorFirst}, duplicate ${totals.duplicates}\n`);
+  out.write(
+    `offered ${totals.offered}, eligible ${totals.eligible}, claimed by us ${totals.claimedByUs}, missed ${totals.missed}, competitor first ${totals.competitorFirst}, duplicate ${totals.duplicates}\n`,
+  );
   out.write(`our claim requests ${requests}, refused by code: ${formatCodes(failedByCode)}\n`);
-  out.write(`first push → our claim at the venue: p50 ${fmtMs(percentile(delays, 50))}, p99 ${fmtMs(percentile(delays, 99))}, max ${fmtMs(percentile(delays, 100))}\n`);
-  out.write(`RSS MB: first ${fmtMb(rss[0])}, last ${fmtMb(rss.at(-1))}, max ${fmtMb(rss.length ? Math.max(...rss) : undefined)}; event-loop p99 ms: median ${fmtMs(percentile(el, 50))}, worst ${fmtMs(percentile(el, 100))} (${EL_NOTE})\n`);
+  out.write(
+    `first push → our claim at the venue: p50 ${fmtMs(percentile(delays, 50))}, p99 ${fmtMs(percentile(delays, 99))}, max ${fmtMs(percentile(delays, 100))}\n`,
+  );
+  out.write(
+    `RSS MB: first ${fmtMb(rss[0])}, last ${fmtMb(rss.at(-1))}, max ${fmtMb(rss.length ? Math.max(...rss) : undefined)}; event-loop p99 ms: median ${fmtMs(percentile(el, 50))}, worst ${fmtMs(percentile(el, 100))} (${EL_NOTE})\n`,
+  );
   out.write(`daemon: ${soak.daemon.starts} starts, unexpected exits ${soak.unexpectedExits.length}, final stop: ${stopExit}\n`);
-  out.write(`daemon counters: claims ${formatCodes(daemon.claimResults)}; bad frames ${formatCodes(daemon.badMessages)}; skipped ${formatCodes(daemon.skipped)}; reconnects ${daemon.reconnects}\n`);
-  for (const f of soak.faults) out.write(`  fault ${fmtClock(f.atMs).padStart(5)} ${f.kind.padEnd(18)} ${f.detail}${f.error ? ` (error: ${f.error})` : ""}\n`);
+  out.write(
+    `daemon counters: claims ${formatCodes(daemon.claimResults)}; bad frames ${formatCodes(daemon.badMessages)}; skipped ${formatCodes(daemon.skipped)}; reconnects ${daemon.reconnects}\n`,
+  );
+  for (const f of soak.faults)
+    out.write(`  fault ${fmtClock(f.atMs).padStart(5)} ${f.kind.padEnd(18)} ${f.detail}${f.error ? ` (error: ${f.error})` : ""}\n`);
   if (missed.length > 0) {
     out.write(`missed by cause: ${missedCauses(missed, (m) => soak.faultsDuring(m))}\n`);
     // Claims leave highest expected fee first at the venue's 5/s: after an outage the cheap ones wait longest.
-    const fees = (list: readonly IdOutcome[]): number | undefined => percentile(list.map((x) => x.expectedFee), 50);
-    out.write(`median expected fee: missed ${fmtFee(fees(missed))}, claimed by us ${fmtFee(fees(outcomes.filter((x) => x.claimedByUs)))}\n`);
-    out.write(`missed ids (first 10): ${missed.slice(0, 10).map((m) => `${m.id} [${fmtClock(m.firstPushAt - soak.t0)}, ${m.goneReason ?? "open"}, our codes ${m.ourRequests.map((r) => r.code).join("/") || "none"}, during ${soak.faultsDuring(m).join("+") || "no fault"}]`).join("; ")}\n`);
+    const fees = (list: readonly IdOutcome[]): number | undefined =>
+      percentile(
+        list.map((x) => x.expectedFee),
+        50,
+      );
+    out.write(
+      `median expected fee: missed ${fmtFee(fees(missed))}, claimed by us ${fmtFee(fees(outcomes.filter((x) => x.claimedByUs)))}\n`,
+    );
+    out.write(
+      `missed ids (first 10): ${missed
+        .slice(0, 10)
+        .map(
+          (m) =>
+            `${m.id} [${fmtClock(m.firstPushAt - soak.t0)}, ${m.goneReason ?? "open"}, our codes ${m.ourRequests.map((r) => r.code).join("/") || "none"}, during ${soak.faultsDuring(m).join("+") || "no fault"}]`,
+        )
+        .join("; ")}\n`,
+    );
   }
   out.write(`verdict: ${verdict}\n`);
 
@@ -61,13 +91,43 @@ export function writeSummary(soak: Soak, stopExit: string): number {
       failed: "our claim requests the venue refused, by code (-1 = connection dropped by a fault)",
     },
     verdict,
-    totals: { ...totals, requests, failedByCode, claimDelayMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), max: percentile(delays, 100) } },
+    totals: {
+      ...totals,
+      requests,
+      failedByCode,
+      claimDelayMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), max: percentile(delays, 100) },
+    },
     minutes: rows,
     markdown: markdownTable(rows),
     notReady: notReadySpans(soak.readiness, soak.t0),
-    samples: soak.scrapes.map((s) => ("missing" in s ? { t: s.at - soak.t0, missing: true } : { t: s.at - soak.t0, rssBytes: s.rssBytes, heapUsedBytes: s.heapUsedBytes, eventLoopP99Ms: s.eventLoopP99Ms, eventLoopMaxMs: s.eventLoopMaxMs, ready: s.ready })),
-    faults: soak.faults.map((f) => ({ kind: f.kind, detail: f.detail, atMs: f.atMs, durationMs: f.durationMs, startedMs: f.startedAt === undefined ? undefined : f.startedAt - soak.t0, endedMs: f.endedAt === undefined ? undefined : f.endedAt - soak.t0, error: f.error })),
-    daemon: { starts: soak.daemon.starts, unexpectedExits: soak.unexpectedExits, finalStop: stopExit, counters: daemon, warnings: Object.fromEntries([...soak.daemon.problems].sort((a, b) => b[1] - a[1]).slice(0, 30)) },
+    samples: soak.scrapes.map((s) =>
+      "missing" in s
+        ? { t: s.at - soak.t0, missing: true }
+        : {
+            t: s.at - soak.t0,
+            rssBytes: s.rssBytes,
+            heapUsedBytes: s.heapUsedBytes,
+            eventLoopP99Ms: s.eventLoopP99Ms,
+            eventLoopMaxMs: s.eventLoopMaxMs,
+            ready: s.ready,
+          },
+    ),
+    faults: soak.faults.map((f) => ({
+      kind: f.kind,
+      detail: f.detail,
+      atMs: f.atMs,
+      durationMs: f.durationMs,
+      startedMs: f.startedAt === undefined ? undefined : f.startedAt - soak.t0,
+      endedMs: f.endedAt === undefined ? undefined : f.endedAt - soak.t0,
+      error: f.error,
+    })),
+    daemon: {
+      starts: soak.daemon.starts,
+      unexpectedExits: soak.unexpectedExits,
+      finalStop: stopExit,
+      counters: daemon,
+      warnings: Object.fromEntries([...soak.daemon.problems].sort((a, b) => b[1] - a[1]).slice(0, 30)),
+    },
     missed: missed.slice(0, 100).map((m) => ({ ...m, firstPushMs: m.firstPushAt - soak.t0, faultsDuring: soak.faultsDuring(m) })),
     duplicates: duplicates.map((d) => ({ id: d.id, requests: d.ourRequests })),
   };

@@ -65,7 +65,10 @@ export function valueRatio(input: ValueInput): ValueResult {
   const n = input.first;
   const firstClaims = input.claims.slice(0, n);
   const captured = firstClaims.reduce((a, c) => a + c.value, 0);
-  const best = [...input.fees].sort((a, b) => b.fee - a.fee).slice(0, n).reduce((a, f) => a + f.fee, 0);
+  const best = [...input.fees]
+    .sort((a, b) => b.fee - a.fee)
+    .slice(0, n)
+    .reduce((a, f) => a + f.fee, 0);
   // Online optimum: at each of the first n receive times, take the largest fee pushed before it
   // and not yet taken. Fees are pushed in batches, so a sort by push time then a running heap works;
   // n is small, so a sorted array of what is available is enough.
@@ -75,7 +78,8 @@ export function valueRatio(input: ValueInput): ValueResult {
   let bestOnline = 0;
   for (const c of firstClaims) {
     const t = Number.isFinite(c.receivedAt) ? c.receivedAt : Number.POSITIVE_INFINITY;
-    while (next < byPush.length && (byPush[next] as { pushedAt: number }).pushedAt <= t) available.push((byPush[next++] as { fee: number }).fee);
+    while (next < byPush.length && (byPush[next] as { pushedAt: number }).pushedAt <= t)
+      available.push((byPush[next++] as { fee: number }).fee);
     if (available.length === 0) continue;
     let bi = 0;
     for (let i = 1; i < available.length; i++) if ((available[i] as number) > (available[bi] as number)) bi = i;

@@ -51,7 +51,15 @@ function median(xs: number[]): number {
 
 /** A policy context like a running daemon's: default policy, every symbol priced, some exposure. */
 export function realisticContext(now: number): PolicyContext {
-  const symbols = new SymbolTable(DEFAULT_SYMBOLS.map((s) => ({ symbol: s.symbol, tier: s.tier, liquidatorFee: s.liquidatorFee, baseTick: s.baseTick, minNotional: s.minNotional })));
+  const symbols = new SymbolTable(
+    DEFAULT_SYMBOLS.map((s) => ({
+      symbol: s.symbol,
+      tier: s.tier,
+      liquidatorFee: s.liquidatorFee,
+      baseTick: s.baseTick,
+      minNotional: s.minNotional,
+    })),
+  );
   const marks = new MarkBook();
   for (const s of DEFAULT_SYMBOLS) marks.set(s.symbol, s.startPrice, now - 400);
   const exposure = new Exposure();
@@ -97,7 +105,8 @@ export function measureThroughput(rounds = 5, roundMs = 1_000): ThroughputResult
 
   const key = generateKeyPair();
   const signer = new Signer({ secret: key.secret, accountId: "0xbench" });
-  const body = '{"liquidation_id":123456,"ratio_qty_request":1,"limit_price":{"PERP_BTC_USDC":104771.2},"symbols":[{"symbol":"PERP_BTC_USDC","ratio_qty_request":1}]}';
+  const body =
+    '{"liquidation_id":123456,"ratio_qty_request":1,"limit_price":{"PERP_BTC_USDC":104771.2},"symbols":[{"symbol":"PERP_BTC_USDC","ratio_qty_request":1}]}';
   const message = signingMessage(now, "POST", "/v1/liquidation", body);
   ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash("sha512").update(m).digest());
   const seed = parseSecret(key.secret);
@@ -109,10 +118,26 @@ export function measureThroughput(rounds = 5, roundMs = 1_000): ThroughputResult
   const noble: number[] = [];
   let sink = 0;
   for (let r = 0; r < rounds; r++) {
-    decisions.push(rate((i) => void (sink += decide(liqs[i & mask] as Liquidation, ctx, now).liquidationId), roundMs));
-    signatures.push(rate(() => void (sink += signer.sign(message).length), roundMs / 2));
-    headers.push(rate(() => void (sink += Object.keys(signer.headers("POST", "/v1/liquidation", body, now)).length), roundMs / 2));
-    noble.push(rate(() => void (sink += ed.sign(messageBytes, seed).length), roundMs / 4));
+    decisions.push(
+      rate((i) => {
+        sink += decide(liqs[i & mask] as Liquidation, ctx, now).liquidationId;
+      }, roundMs),
+    );
+    signatures.push(
+      rate(() => {
+        sink += signer.sign(message).length;
+      }, roundMs / 2),
+    );
+    headers.push(
+      rate(() => {
+        sink += Object.keys(signer.headers("POST", "/v1/liquidation", body, now)).length;
+      }, roundMs / 2),
+    );
+    noble.push(
+      rate(() => {
+        sink += ed.sign(messageBytes, seed).length;
+      }, roundMs / 4),
+    );
   }
   if (sink === 0) throw new Error("unreachable: keeps the loops from being optimised away");
   return {

@@ -17,9 +17,9 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Prng } from "../sim/prng.js";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
-import { startSimulator, type SimulatorHandle } from "../sim/startSimulator.js";
-import { roundToStep } from "../sim/symbols.js";
 import type { StreamWrite } from "../sim/simStreams.js";
+import { type SimulatorHandle, startSimulator } from "../sim/startSimulator.js";
+import { roundToStep } from "../sim/symbols.js";
 import type {
   CascadeClaim,
   CascadeOptions,
@@ -84,7 +84,13 @@ class Lane {
 
   info(): VenueInfo {
     const port = (this.#front.address() as AddressInfo).port;
-    return { baseUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}`, accountId: this.#sim.accountId, secret: this.#sim.secret, pid: process.pid };
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      wsUrl: `ws://127.0.0.1:${port}`,
+      accountId: this.#sim.accountId,
+      secret: this.#sim.secret,
+      pid: process.pid,
+    };
   }
 
   /** The simulator's REST handler, plus µs stamps of claim requests (id peeked from the body). */
@@ -190,7 +196,8 @@ class Lane {
   /** Claims received from the liquidator's account since the cascade started. */
   claimCount(): number {
     let n = 0;
-    for (const e of this.#sim.core.claimRequests()) if (e.seq > this.#cascadeFromSeq && e.source === "rest" && e.accountId === this.#sim.accountId) n++;
+    for (const e of this.#sim.core.claimRequests())
+      if (e.seq > this.#cascadeFromSeq && e.source === "rest" && e.accountId === this.#sim.accountId) n++;
     return n;
   }
 
@@ -201,7 +208,12 @@ class Lane {
       let value = 0;
       for (const t of e.transfers) value += Math.abs(t.positionQty) * t.markPrice * t.liquidatorFee;
       const id = e.liquidationId;
-      claims.push({ liquidationId: id, receivedAt: (id !== undefined ? this.#received.get(id) : undefined) ?? Number.NaN, code: e.code, value });
+      claims.push({
+        liquidationId: id,
+        receivedAt: (id !== undefined ? this.#received.get(id) : undefined) ?? Number.NaN,
+        code: e.code,
+        value,
+      });
     }
     return { fees: this.#fees, claims, connections: this.connections };
   }

@@ -80,7 +80,8 @@ export const campaign: Command = async (args, io) => {
   const address = nonEmpty("address", values.address);
   if (accountId !== undefined && address !== undefined) throw new UsageError("give exactly one of --account-id / --address, not both");
   const symbol = nonEmpty("symbol", values.symbol);
-  if (symbol !== undefined && !SYMBOL_PATTERN.test(symbol)) throw new UsageError(`--symbol must look like PERP_<BASE>_<QUOTE>, got '${symbol}'`);
+  if (symbol !== undefined && !SYMBOL_PATTERN.test(symbol))
+    throw new UsageError(`--symbol must look like PERP_<BASE>_<QUOTE>, got '${symbol}'`);
 
   return withVenue(values.config, io, async (venue) => {
     const query: CampaignUserQuery = { campaign_id: campaignId };

@@ -8,7 +8,10 @@ import type { Command, CommandIO } from "./command.js";
 const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> = {
   run: { load: async () => (await import("./run.js")).run, help: "run the daemon [--config FILE] [--dry-run]" },
   simulate: { load: async () => (await import("./simulate.js")).simulate, help: "run the simulated venue alone [--port N] [--seed N]" },
-  "check-config": { load: async () => (await import("./checkConfig.js")).checkConfig, help: "validate and print the effective config [--config FILE]" },
+  "check-config": {
+    load: async () => (await import("./checkConfig.js")).checkConfig,
+    help: "validate and print the effective config [--config FILE]",
+  },
   keygen: { load: async () => (await import("./keygen.js")).keygen, help: "print a new ed25519 key pair" },
   epochs: { load: async () => (await import("./epochs.js")).epochs, help: "trading-rewards epochs [--json|--csv]" },
   campaign: { load: async () => (await import("./campaign.js")).campaign, help: "campaign statistics of one user" },

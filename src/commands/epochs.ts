@@ -3,11 +3,11 @@
  * epoch_data by epoch_id, one row per epoch.
  */
 import { parseArgs } from "node:util";
-import type { EpochData, EpochDataRow, EpochInfo, EpochInfoRow } from "../venue/restSchemas.js";
 import { UsageError } from "../venue/errors.js";
+import type { EpochData, EpochDataRow, EpochInfo, EpochInfoRow } from "../venue/restSchemas.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";
-import { isoTime, OUTPUT_OPTIONS, outputFormat, render, type Column } from "./output.js";
+import { type Column, isoTime, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
 
 const USAGE = `usage: liquidator epochs [--config FILE] [--info | --data] [--json | --csv]
 
@@ -103,7 +103,9 @@ export const epochs: Command = async (args, io) => {
     io.stdout.write(render(format, epochColumns(only), joinEpochs(info, data)));
     const summary: string[] = [`current epoch: ${data?.current_epoch ?? info?.current_epoch ?? "?"}`];
     if (data) {
-      summary.push(`total released: ${data.total_released_trading_rewards_native} native, ${data.total_released_trading_rewards_escrow} escrow`);
+      summary.push(
+        `total released: ${data.total_released_trading_rewards_native} native, ${data.total_released_trading_rewards_escrow} escrow`,
+      );
     }
     // The rows alone go to stdout in machine formats, so a pipe into jq or a CSV reader stays clean.
     (format === "table" ? io.stdout : io.stderr).write(`${format === "table" ? "\n" : ""}${summary.join("\n")}\n`);

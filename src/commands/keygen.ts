@@ -6,7 +6,9 @@ import type { Command } from "./command.js";
 export const keygen: Command = async (args, io) => {
   const { values } = parseArgs({ args, options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
   if (values.help) {
-    io.stdout.write("usage: liquidator keygen [--json]\n  prints a new ed25519 key pair: secret (base58 seed) and public key (ed25519:...)\n");
+    io.stdout.write(
+      "usage: liquidator keygen [--json]\n  prints a new ed25519 key pair: secret (base58 seed) and public key (ed25519:...)\n",
+    );
     return 0;
   }
   const pair = generateKeyPair();
@@ -14,7 +16,9 @@ export const keygen: Command = async (args, io) => {
     io.stdout.write(`${JSON.stringify({ secret: pair.secret, public_key: pair.publicKey })}\n`);
   } else {
     io.stdout.write(`secret:     ${pair.secret}\npublic_key: ${pair.publicKey}\n`);
-    io.stderr.write("keep the secret out of files under version control; give it to the daemon as LIQUIDATOR_SECRET or LIQUIDATOR_SECRET_FILE (mode 0600)\n");
+    io.stderr.write(
+      "keep the secret out of files under version control; give it to the daemon as LIQUIDATOR_SECRET or LIQUIDATOR_SECRET_FILE (mode 0600)\n",
+    );
   }
   return 0;
 };

@@ -3,7 +3,7 @@
  * first `liquidator epochs` works with no account) an embedded simulated venue started for the
  * duration of the command.
  */
-import { loadConfig, type LoadedConfig } from "../config/loadConfig.js";
+import { type LoadedConfig, loadConfig } from "../config/loadConfig.js";
 import { ConfigError } from "../venue/errors.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
@@ -72,7 +72,11 @@ export async function openVenue(loaded: LoadedConfig, io: CommandIO): Promise<Op
 }
 
 /** Loads the config (`--config` or LIQUIDATOR_CONFIG), opens the venue, runs `fn`, always closes. */
-export async function withVenue<T>(configPath: string | undefined, io: CommandIO, fn: (venue: OpenVenue, loaded: LoadedConfig) => Promise<T>): Promise<T> {
+export async function withVenue<T>(
+  configPath: string | undefined,
+  io: CommandIO,
+  fn: (venue: OpenVenue, loaded: LoadedConfig) => Promise<T>,
+): Promise<T> {
   const loaded = await loadConfig({ path: configPath ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
   const venue = await openVenue(loaded, io);
   try {

@@ -8,16 +8,16 @@ import { UsageError } from "../venue/errors.js";
 import { collectPages, pageCount } from "../venue/rest.js";
 import {
   ADMIN_ORDERS_MAX_SIZE,
+  type AdminOrdersQuery,
   ORDER_SIDES,
   ORDER_SORTS,
   ORDER_STATUSES,
   ORDER_TYPES,
-  type AdminOrdersQuery,
   type OrderRecord,
 } from "../venue/restSchemas.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";
-import { isoTime, OUTPUT_OPTIONS, outputFormat, render, type Column } from "./output.js";
+import { type Column, isoTime, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
 
 const USAGE = `usage: liquidator orders (--user-account ID | --user-address ADDR) [filters] [--all] [--json | --csv]
 
@@ -105,7 +105,8 @@ export function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boole
   set("user_account", account);
   set("user_address", address);
   const symbol = text("symbol", flags.symbol);
-  if (symbol !== undefined && !SYMBOL_PATTERN.test(symbol)) throw new UsageError(`--symbol must look like PERP_<BASE>_<QUOTE>, got '${symbol}'`);
+  if (symbol !== undefined && !SYMBOL_PATTERN.test(symbol))
+    throw new UsageError(`--symbol must look like PERP_<BASE>_<QUOTE>, got '${symbol}'`);
   set("symbol", symbol);
   set("side", oneOf("side", flags.side, ORDER_SIDES));
   set("order_type", oneOf("order-type", flags["order-type"], ORDER_TYPES));
@@ -126,7 +127,12 @@ export function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boole
 }
 
 type C = Column<OrderRecord>;
-const time = (key: "created_time" | "updated_time", header: string): C => ({ key, header, value: (r) => r[key], text: (r) => isoTime(r[key]) });
+const time = (key: "created_time" | "updated_time", header: string): C => ({
+  key,
+  header,
+  value: (r) => r[key],
+  text: (r) => isoTime(r[key]),
+});
 /** Every SPEC.md §2.5 field for JSON / CSV; the table shows the ones a person scans for. */
 export const ORDER_COLUMNS: C[] = [
   { key: "order_id", value: (r) => r.order_id },

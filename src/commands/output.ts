@@ -58,10 +58,15 @@ export function renderTable<R>(columns: readonly Column<R>[], rows: readonly R[]
   const headers = shown.map((c) => sanitize(c.header ?? c.key));
   const cells = rows.map((row) => shown.map((c) => sanitize(c.text ? c.text(row) : cellText(c.value(row)))));
   // Numbers read best right-aligned; a column is numeric when every non-empty value is a number.
-  const numeric = shown.map((c) => rows.length > 0 && rows.every((r) => {
-    const v = c.value(r);
-    return typeof v === "number" || v === null || v === undefined;
-  }) && !c.text);
+  const numeric = shown.map(
+    (c) =>
+      rows.length > 0 &&
+      rows.every((r) => {
+        const v = c.value(r);
+        return typeof v === "number" || v === null || v === undefined;
+      }) &&
+      !c.text,
+  );
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
   const line = (parts: string[]): string =>
     parts
@@ -108,5 +113,5 @@ export function render<R>(format: OutputFormat, columns: readonly Column<R>[], r
 /** A two-column field / value listing, for a single record in table form. */
 export function renderFields(pairs: readonly [string, string][]): string {
   const width = Math.max(0, ...pairs.map(([k]) => k.length));
-  return pairs.map(([k, v]) => `${sanitize(k).padEnd(width)}  ${sanitize(v)}`.trimEnd()).join("\n") + "\n";
+  return `${pairs.map(([k, v]) => `${sanitize(k).padEnd(width)}  ${sanitize(v)}`.trimEnd()).join("\n")}\n`;
 }

@@ -60,7 +60,10 @@ export function problemsFromZod(issues: readonly z.core.$ZodIssue[]): Problem[] 
     switch (issue.code) {
       case "unrecognized_keys": {
         const allowed = issue.message.startsWith(ALLOWED_KEYS_MARK)
-          ? issue.message.slice(ALLOWED_KEYS_MARK.length).split(",").filter((k) => k !== "")
+          ? issue.message
+              .slice(ALLOWED_KEYS_MARK.length)
+              .split(",")
+              .filter((k) => k !== "")
           : [];
         for (const k of issue.keys) {
           problems.push({ key: issue.path.length === 0 ? k : `${key}.${k}`, problem: unknownKeyProblem(k, allowed) });

@@ -7,8 +7,8 @@ import { readFile, stat } from "node:fs/promises";
 import { parseDocument } from "yaml";
 import { ConfigError } from "../venue/errors.js";
 import { applyEnvOverrides } from "./envOverrides.js";
-import { configErrorFrom, problemsFromZod, type Problem } from "./issues.js";
-import { configSchema, type Config } from "./schema.js";
+import { configErrorFrom, type Problem, problemsFromZod } from "./issues.js";
+import { type Config, configSchema } from "./schema.js";
 import { readSecret, type SecretSource } from "./secret.js";
 
 export interface LoadConfigOptions {

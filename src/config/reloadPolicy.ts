@@ -5,7 +5,7 @@
  * can log that they need a restart.
  */
 import { ConfigError } from "../venue/errors.js";
-import { loadConfig, type LoadedConfig } from "./loadConfig.js";
+import { type LoadedConfig, loadConfig } from "./loadConfig.js";
 import type { Config, PolicyConfig } from "./schema.js";
 
 export type ReloadResult =
@@ -31,13 +31,13 @@ export async function reloadPolicy(path: string | undefined, env: NodeJS.Process
     // An explicit path wins over LIQUIDATOR_CONFIG inside loadConfig; with none, drop the variable
     // too, so a reload reads what the start read.
     const loaded = await loadConfig(path === undefined ? { env: { ...env, LIQUIDATOR_CONFIG: undefined } } : { path, env });
-    const needsRestart =
-      current === undefined
-        ? []
-        : changedKeys({ ...current, policy: null }, { ...loaded.config, policy: null });
+    const needsRestart = current === undefined ? [] : changedKeys({ ...current, policy: null }, { ...loaded.config, policy: null });
     return { ok: true, loaded, config: loaded.config, policy: loaded.config.policy, needsRestart };
   } catch (err) {
-    const error = err instanceof ConfigError ? err : new ConfigError(path ?? "(config)", `reload failed: ${err instanceof Error ? err.message : String(err)}`);
+    const error =
+      err instanceof ConfigError
+        ? err
+        : new ConfigError(path ?? "(config)", `reload failed: ${err instanceof Error ? err.message : String(err)}`);
     return { ok: false, error };
   }
 }

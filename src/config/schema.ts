@@ -83,7 +83,9 @@ function list<T extends z.ZodType>(item: T) {
   return z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(item));
 }
 
-const symbol = z.string().regex(SYMBOL_PATTERN, { error: "is not a venue symbol; expected PERP_<BASE>_<QUOTE> in capitals, e.g. PERP_BTC_USDC" });
+const symbol = z
+  .string()
+  .regex(SYMBOL_PATTERN, { error: "is not a venue symbol; expected PERP_<BASE>_<QUOTE> in capitals, e.g. PERP_BTC_USDC" });
 
 const positiveNotional = z.number().gt(0);
 const fee = z.number().min(0);
@@ -128,7 +130,10 @@ function baseUrl(schemes: readonly ["http", "https"] | readonly ["ws", "wss"]) {
       if (!schemes.some((p) => u.protocol === `${p}:`)) {
         ctx.addIssue({ code: "custom", message: `has scheme ${u.protocol}//; ${expected}` });
       } else if (u.username !== "" || u.password !== "") {
-        ctx.addIssue({ code: "custom", message: "must not contain credentials (user:password@); the venue authenticates by signed headers" });
+        ctx.addIssue({
+          code: "custom",
+          message: "must not contain credentials (user:password@); the venue authenticates by signed headers",
+        });
       } else if (u.search !== "" || u.hash !== "") {
         ctx.addIssue({ code: "custom", message: "must not contain a query or fragment; paths are appended to it" });
       }

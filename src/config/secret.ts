@@ -38,7 +38,7 @@ async function readSecretFile(path: string): Promise<SecretResult> {
     source: "LIQUIDATOR_SECRET_FILE",
     problems: [{ key: "LIQUIDATOR_SECRET_FILE", problem }],
   });
-  let handle;
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, "r");
   } catch (err) {

@@ -2,7 +2,7 @@
  * What a failed claim means for the next step, decided by error code (DESIGN.md rule 5), never by
  * message text. Pure: the claimer acts on the answer.
  */
-import { claimOutcomeLabels, type ClaimResult as ClaimResultLabel } from "../observe/metrics.js";
+import { type ClaimResult as ClaimResultLabel, claimOutcomeLabels } from "../observe/metrics.js";
 import { TransportError, VenueError } from "../venue/errors.js";
 
 export type ClaimFailureAction =

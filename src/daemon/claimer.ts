@@ -10,16 +10,16 @@
  * is not claimed again, and the journal intent is written before the request leaves.
  */
 import type { Exposure } from "../engine/exposure.js";
-import { claimRequestBody, type ClaimDecision, type Decision } from "../engine/policy.js";
+import { type ClaimDecision, claimRequestBody, type Decision } from "../engine/policy.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation, LiquidationPosition } from "../engine/types.js";
+import { VenueError } from "../venue/errors.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
 import type { LiquidatorLiquidation, PositionPush } from "../venue/wire.js";
-import { VenueError } from "../venue/errors.js";
 import { classifyClaimFailure } from "./claimOutcome.js";
 import type { ClaimSender } from "./claimSender.js";
 import type { Fill, Journal, JournalRecord, OutcomeRecord } from "./journal.js";
-import { samePositions, type OpenBook } from "./openBook.js";
+import { type OpenBook, samePositions } from "./openBook.js";
 
 export type PauseReason = "margin" | "journal" | "clock";
 
@@ -215,7 +215,12 @@ export class Claimer {
     if (st.timer !== undefined) clearTimeout(st.timer);
     st.timer = undefined;
     st.assignment = undefined;
-    const fills = push.positionsByPerp.map((p) => ({ symbol: p.symbol, qty: p.positionQty, price: p.transferPrice, fee: p.absLiquidatorFee }));
+    const fills = push.positionsByPerp.map((p) => ({
+      symbol: p.symbol,
+      qty: p.positionQty,
+      price: p.transferPrice,
+      fee: p.absLiquidatorFee,
+    }));
     this.#settle(id, st, fills, "confirmed", push.timestamp);
     this.#o.observer.result("confirmed", "none", undefined);
   }
@@ -333,7 +338,17 @@ export class Claimer {
     const body = claimRequestBody(d);
     const dryRun = o.sender.dryRun;
     try {
-      o.journal.append({ t: "intent", id, at: o.now(), ratio: d.ratio, ...(d.symbols ? { symbols: [...d.symbols] } : {}), limitPrice: { ...d.limitPrice }, expectedFee: d.expectedFee, perSymbolQty: { ...d.perSymbolQty }, ...(dryRun ? { dryRun } : {}) });
+      o.journal.append({
+        t: "intent",
+        id,
+        at: o.now(),
+        ratio: d.ratio,
+        ...(d.symbols ? { symbols: [...d.symbols] } : {}),
+        limitPrice: { ...d.limitPrice },
+        expectedFee: d.expectedFee,
+        perSymbolQty: { ...d.perSymbolQty },
+        ...(dryRun ? { dryRun } : {}),
+      });
     } catch {
       // No intent, no claim: put it back and stop until the journal works again.
       o.exposure.release(id);
@@ -343,7 +358,7 @@ export class Claimer {
     }
     o.observer.decisionLatency((o.monotonic() - st.receivedAt) / 1000);
     if (!dryRun) o.observer.submitted();
-    let outcome;
+    let outcome: Awaited<ReturnType<ClaimSender["send"]>>;
     try {
       outcome = await o.sender.send(body);
     } catch (err) {
@@ -355,7 +370,10 @@ export class Claimer {
       st.dryRun = true;
       this.#finish(id, st, { t: "outcome", id, at: o.now(), result: "dry_run" });
       o.observer.result("dry_run", "none", undefined);
-      o.logger.info({ id, ratio: d.ratio, expectedFee: round(d.expectedFee), limitPrice: d.limitPrice }, "dry run: claim decided, not sent");
+      o.logger.info(
+        { id, ratio: d.ratio, expectedFee: round(d.expectedFee), limitPrice: d.limitPrice },
+        "dry run: claim decided, not sent",
+      );
       return;
     }
     o.observer.result("success", "none", (o.monotonic() - st.receivedAt) / 1000);
@@ -390,7 +408,13 @@ export class Claimer {
     const latency = (o.monotonic() - st.receivedAt) / 1000;
     o.observer.result(f.result, f.code, latency);
     const code = err instanceof VenueError ? err.venueCode : undefined;
-    const record: OutcomeRecord = { t: "outcome", id, at: o.now(), result: f.action === "unknown" ? "unknown" : "rejected", ...(code !== undefined ? { code } : {}) };
+    const record: OutcomeRecord = {
+      t: "outcome",
+      id,
+      at: o.now(),
+      result: f.action === "unknown" ? "unknown" : "rejected",
+      ...(code !== undefined ? { code } : {}),
+    };
     o.logger.warn({ id, code: f.code, action: f.action, err: (err as Error).message }, "claim not accepted");
     if (f.action === "unknown") {
       // Keep the reservation: the position may be ours. The private push (or the timeout) settles it.
@@ -491,7 +515,12 @@ export class Claimer {
 }
 
 function fillsOf(result: ClaimResult): Fill[] {
-  return result.positions_by_perp.map((p) => ({ symbol: p.symbol, qty: p.position_qty, price: p.transfer_price, fee: p.abs_liquidator_fee }));
+  return result.positions_by_perp.map((p) => ({
+    symbol: p.symbol,
+    qty: p.position_qty,
+    price: p.transfer_price,
+    fee: p.abs_liquidator_fee,
+  }));
 }
 
 function round(x: number): number {

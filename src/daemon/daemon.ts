@@ -5,8 +5,8 @@
  */
 import type { Exposure } from "../engine/exposure.js";
 import type { MarkBook } from "../engine/marks.js";
-import { compileRiskPolicy, type RiskPolicyInput } from "../engine/riskPolicy.js";
 import { decide, type PolicyContext } from "../engine/policy.js";
+import { compileRiskPolicy, type RiskPolicyInput } from "../engine/riskPolicy.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
 import type { Metrics } from "../observe/metrics.js";
@@ -16,7 +16,7 @@ import type { Signer } from "../venue/signer.js";
 import { StreamClient, type StreamKind, type StreamLogger } from "../venue/stream.js";
 import { sleep } from "../venue/streamOptions.js";
 import type { StreamData } from "../venue/wire.js";
-import { Claimer, type ClaimerLogger } from "./claimer.js";
+import type { Claimer, ClaimerLogger } from "./claimer.js";
 import type { Housekeeping } from "./housekeeping.js";
 import type { OpenBook } from "./openBook.js";
 
@@ -87,7 +87,10 @@ export class Daemon {
         logger: logger.child({ component: `stream.${stream}` }),
         onData: (...args: StreamData) => {
           let counter = messages.get(args[0]);
-          if (counter === undefined) messages.set(args[0], (counter = metrics.wsMessages.labels(stream, args[0])));
+          if (counter === undefined) {
+            counter = metrics.wsMessages.labels(stream, args[0]);
+            messages.set(args[0], counter);
+          }
           counter.inc();
           this.#onData(args);
         },
@@ -194,7 +197,12 @@ export class Daemon {
         const { table, rejected } = SymbolTable.fromInfoRows(info.rows);
         if (rejected.length > 0) log.warn({ rejected }, "symbol info rows left out");
         this.ctx.current = { ...this.ctx.current, symbols: table };
-        this.#o.marks.setMany(futures.rows.filter((r) => Number.isFinite(r.mark_price) && r.mark_price > 0).map((r) => ({ symbol: r.symbol, price: r.mark_price })), requestedAt);
+        this.#o.marks.setMany(
+          futures.rows
+            .filter((r) => Number.isFinite(r.mark_price) && r.mark_price > 0)
+            .map((r) => ({ symbol: r.symbol, price: r.mark_price })),
+          requestedAt,
+        );
         if (!this.#symbolsLoaded) log.info({ symbols: table.size }, "symbol info loaded");
         this.#symbolsLoaded = true;
         failures = 0;
@@ -202,7 +210,10 @@ export class Daemon {
         await sleep(refreshMs, signal).catch(() => undefined);
       } catch (err) {
         if (signal.aborted) return;
-        log.warn({ err: (err as Error).message, failures }, this.#symbolsLoaded ? "symbol info refresh failed; keeping the current table" : "symbol info load failed; retrying");
+        log.warn(
+          { err: (err as Error).message, failures },
+          this.#symbolsLoaded ? "symbol info refresh failed; keeping the current table" : "symbol info load failed; retrying",
+        );
         await sleep(Math.min(30_000, 1_000 * 2 ** failures++), signal).catch(() => undefined);
       }
     }

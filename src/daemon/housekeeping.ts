@@ -9,8 +9,9 @@
  *   cleared so that the next intent append probes the disk again. A failed probe sends nothing
  *   (no intent, no claim) and pauses again.
  */
-import type { Journal } from "./journal.js";
+
 import type { Claimer } from "./claimer.js";
+import type { Journal } from "./journal.js";
 
 export interface HousekeepingOptions {
   clock: { readonly lastSampleAt: number };

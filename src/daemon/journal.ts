@@ -210,7 +210,14 @@ export class Journal {
 
 /** Pure parse of journal text: valid records, corrupt lines counted, a partial last line detected. */
 export function parseJournal(text: string): JournalReplay {
-  const replay: JournalReplay = { intents: new Map(), outcomes: new Map(), positions: undefined, records: 0, corruptLines: 0, tornTail: false };
+  const replay: JournalReplay = {
+    intents: new Map(),
+    outcomes: new Map(),
+    positions: undefined,
+    records: 0,
+    corruptLines: 0,
+    tornTail: false,
+  };
   const lines = text.split("\n");
   // The element after the last "\n" is "" for a clean file; anything else is a line the kill cut short.
   const tail = lines.pop() ?? "";

@@ -30,7 +30,11 @@ export interface RestoreSummary {
  */
 export const SNAPSHOT_COVERS_AFTER_MS = 600_000;
 
-export function restoreFromJournal(replay: JournalReplay, claimer: Pick<Claimer, "markDone">, exposure: Pick<Exposure, "heldQty" | "setHeld">): RestoreSummary {
+export function restoreFromJournal(
+  replay: JournalReplay,
+  claimer: Pick<Claimer, "markDone">,
+  exposure: Pick<Exposure, "heldQty" | "setHeld">,
+): RestoreSummary {
   const held = new Map<string, number>();
   const add = (symbol: string, qty: number): void => void held.set(symbol, (held.get(symbol) ?? 0) + qty);
   const snap = replay.positions;

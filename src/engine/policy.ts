@@ -35,15 +35,15 @@
  * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (simrules,
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
-import { maxRatioWithinBudget, roomForClaim, type Exposure } from "./exposure.js";
+import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
 import type { MarkBook } from "./marks.js";
-import { ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio, RATIO_QUANTA } from "./quantize.js";
+import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
 import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
 import type { ClaimDecision, Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 
-export { SKIP_REASONS } from "./types.js";
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+export { SKIP_REASONS } from "./types.js";
 
 /** PROTOCOL.md §4 / simrules: below these notionals (quote, at mark) a claim must take everything. */
 export const FULL_TAKE_LOW_TIER = 10_000;
@@ -140,7 +140,13 @@ export function decide(liq: Liquidation, ctx: PolicyContext, now: number): Decis
     leg.mark = m.price;
     leg.notional = Math.abs(pos.positionQty) * m.price;
     if (!Number.isFinite(leg.notional)) return skip(id, "invalid_liquidation", pos.symbol);
-    leg.limit = safeLimitPrice(pos.positionQty, m.price, pos.positionQty > 0 ? lim.upNumerator : lim.downNumerator, info.baseTick, info.tickDecimals);
+    leg.limit = safeLimitPrice(
+      pos.positionQty,
+      m.price,
+      pos.positionQty > 0 ? lim.upNumerator : lim.downNumerator,
+      info.baseTick,
+      info.tickDecimals,
+    );
     if (Number.isNaN(leg.limit)) {
       leg.reason = "limit_tick";
       continue;
@@ -297,7 +303,8 @@ export function claimRequestBody(d: ClaimDecision): ClaimRequestBody {
   const limit: Record<string, number> = {};
   for (const symbol of Object.keys(d.limitPrice)) {
     const p = d.limitPrice[symbol] as number;
-    if (!(p > 0) || !Number.isFinite(p)) throw new RangeError(`claim ${d.liquidationId}: limit_price of ${symbol} is not a positive finite number`);
+    if (!(p > 0) || !Number.isFinite(p))
+      throw new RangeError(`claim ${d.liquidationId}: limit_price of ${symbol} is not a positive finite number`);
     limit[symbol] = p;
   }
   const body: ClaimRequestBody = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };

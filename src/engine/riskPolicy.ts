@@ -54,7 +54,12 @@ export class RiskPolicy {
   readonly deny: ReadonlySet<string>;
   readonly perSymbol: ReadonlyMap<string, SymbolLimits>;
 
-  constructor(defaults: SymbolLimits, allow: ReadonlySet<string> | null, deny: ReadonlySet<string>, perSymbol: ReadonlyMap<string, SymbolLimits>) {
+  constructor(
+    defaults: SymbolLimits,
+    allow: ReadonlySet<string> | null,
+    deny: ReadonlySet<string>,
+    perSymbol: ReadonlyMap<string, SymbolLimits>,
+  ) {
     this.defaults = defaults;
     this.allow = allow;
     this.deny = deny;
@@ -118,12 +123,19 @@ function resolve(base: RiskLimitsInput, over: Partial<RiskLimitsInput>, prefix: 
   };
 }
 
-const LIMIT_KEYS: readonly LimitKey[] = ["max_claim_notional", "max_total_exposure", "min_fee", "limit_price_slippage_bps", "max_mark_age_ms"];
+const LIMIT_KEYS: readonly LimitKey[] = [
+  "max_claim_notional",
+  "max_total_exposure",
+  "min_fee",
+  "limit_price_slippage_bps",
+  "max_mark_age_ms",
+];
 
 function symbolSet(list: readonly string[], path: string): Set<string> {
   const out = new Set<string>();
   list.forEach((s, i) => {
-    if (typeof s !== "string" || !SYMBOL_PATTERN.test(s)) throw new ConfigError(`${path}[${i}]`, "is not a venue symbol PERP_<BASE>_<QUOTE>");
+    if (typeof s !== "string" || !SYMBOL_PATTERN.test(s))
+      throw new ConfigError(`${path}[${i}]`, "is not a venue symbol PERP_<BASE>_<QUOTE>");
     out.add(s);
   });
   return out;
@@ -149,7 +161,8 @@ export function compileRiskPolicy(input: RiskPolicyInput): RiskPolicy {
     if (!SYMBOL_PATTERN.test(symbol)) throw new ConfigError(prefix, "is not a venue symbol PERP_<BASE>_<QUOTE>");
     const over = overrides[symbol] ?? {};
     for (const key of Object.keys(over)) {
-      if (!(LIMIT_KEYS as readonly string[]).includes(key)) throw new ConfigError(`${prefix}.${key}`, `unknown key; expected one of: ${LIMIT_KEYS.join(", ")}`);
+      if (!(LIMIT_KEYS as readonly string[]).includes(key))
+        throw new ConfigError(`${prefix}.${key}`, `unknown key; expected one of: ${LIMIT_KEYS.join(", ")}`);
     }
     perSymbol.set(symbol, resolve(base, over, prefix));
   }

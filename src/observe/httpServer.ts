@@ -42,7 +42,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 export async function startObserveServer(options: ObserveServerOptions): Promise<ObserveServer> {
   const { host, port, metrics, health, logger, signal } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("metrics.port", `must be an integer in 0..65535, got ${port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError("metrics.port", `must be an integer in 0..65535, got ${port}`);
   if (signal?.aborted) throw new AbortedError("observe server not started: shutdown requested");
 
   const server = createServer((req, res) => {

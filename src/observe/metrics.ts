@@ -11,13 +11,12 @@
  * Sampled values (mark prices and ages, exposure, limiter queues, watchdog ages) are read at scrape
  * time from a source callback, so the hot path never touches a label map for them.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { LiquidatorError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
 
 /** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
-  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-  2.5, 5, 10,
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
 /**
@@ -205,13 +204,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const markPrice = gauge("mark_price", "Latest mark price per symbol (quote currency)", ["symbol"], collectMarks);
   const markPriceAge = gauge("mark_price_age_seconds", "Age of the latest mark price per symbol", ["symbol"], collectMarks);
   const watchdogAge = gauge("watchdog_age_seconds", "Time since each loop last reported progress", ["loop"], collectWatchdogs);
-  const watchdogLimit = gauge("watchdog_limit_seconds", "Age after which a loop counts as stalled (/healthz fails)", ["loop"], collectWatchdogs);
+  const watchdogLimit = gauge(
+    "watchdog_limit_seconds",
+    "Age after which a loop counts as stalled (/healthz fails)",
+    ["loop"],
+    collectWatchdogs,
+  );
 
   const metrics: Metrics = {
     registry,
     liquidationsSeen: counter("liquidations_seen_total", "Liquidations heard on the streams or the REST reconcile (each id once)"),
     claimsSubmitted: counter("claims_submitted_total", "Claims sent to the venue"),
-    claimsResult: counter("claims_result_total", "Claim outcomes by result (success|rejected|error|unknown) and venue/local code", ["result", "code"]),
+    claimsResult: counter("claims_result_total", "Claim outcomes by result (success|rejected|error|unknown) and venue/local code", [
+      "result",
+      "code",
+    ]),
     claimsSkipped: counter("claims_skipped_total", "Liquidations (or claims) not sent, by policy reason", ["reason"]),
     claimLatency: histogram("claim_latency_seconds", "Frame received to claim response"),
     decisionLatency: histogram("decision_latency_seconds", "Frame received to claim request written"),
@@ -228,7 +235,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const e of exposure) this.set({ symbol: e.symbol }, e.value);
     }),
     feeEarned: counter("fee_earned_total", "Liquidator fee earned from successful claims (quote)", ["symbol"]),
-    httpRequests: counter("http_requests_total", "REST requests to the venue by path template and HTTP status ('error' = no response)", ["endpoint", "status"]),
+    httpRequests: counter("http_requests_total", "REST requests to the venue by path template and HTTP status ('error' = no response)", [
+      "endpoint",
+      "status",
+    ]),
     httpRequestDuration: histogram("http_request_duration_seconds", "REST request duration by path template", ["endpoint"]),
     limiterQueued: gauge("limiter_queued", "Requests waiting for a rate-limiter permit", ["limiter"], function () {
       const limiters = read(sources.limiters);
@@ -238,11 +248,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     epochCurrent: gauge("epoch_current", "Current trading-rewards epoch (epoch_info current_epoch)"),
     epochInfo: gauge("epoch_info", "Epoch parameters (SPEC.md 2.2) by epoch and field; times in seconds", ["epoch", "token", "field"]),
-    epochData: gauge("epoch_data", "Epoch scores and rewards (SPEC.md 2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other", ["epoch", "token", "field"]),
+    epochData: gauge(
+      "epoch_data",
+      "Epoch scores and rewards (SPEC.md 2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other",
+      ["epoch", "token", "field"],
+    ),
     rewardsReleased: gauge("rewards_released", "Total released trading rewards (epoch_data), kind native|escrow", ["kind"]),
-    campaign: Object.fromEntries(
-      CAMPAIGN_GAUGES.map((c) => [c.field, gauge(`campaign_${c.name}`, c.help, ["campaign_id"])]),
-    ) as Record<CampaignField, Gauge<"campaign_id">>,
+    campaign: Object.fromEntries(CAMPAIGN_GAUGES.map((c) => [c.field, gauge(`campaign_${c.name}`, c.help, ["campaign_id"])])) as Record<
+      CampaignField,
+      Gauge<"campaign_id">
+    >,
     pollErrors: counter("poll_errors_total", "Failed rewards/campaign polls by target", ["target"]),
     pollLastSuccess: gauge("poll_last_success_timestamp_seconds", "Time of the last successful poll by target", ["target"]),
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
@@ -251,13 +266,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
     watchdogAge,
     watchdogLimit,
-    setMarkSource: (s) => void (sources.marks = s),
-    setExposureSource: (s) => void (sources.exposure = s),
-    setLimiterSource: (s) => void (sources.limiters = s),
-    setWatchdogSource: (s) => void (sources.watchdogs = s),
+    setMarkSource: (s) => {
+      sources.marks = s;
+    },
+    setExposureSource: (s) => {
+      sources.exposure = s;
+    },
+    setLimiterSource: (s) => {
+      sources.limiters = s;
+    },
+    setWatchdogSource: (s) => {
+      sources.watchdogs = s;
+    },
   };
 
-  metrics.buildInfo.set({ version: options.version ?? "unknown", commit: options.commit ?? "unknown", node: options.node ?? process.version }, 1);
+  metrics.buildInfo.set(
+    { version: options.version ?? "unknown", commit: options.commit ?? "unknown", node: options.node ?? process.version },
+    1,
+  );
   metrics.dryRun.set(0);
   // Series that alerts and panels compare with 0 must exist before the first event.
   for (const stream of STREAMS) {
@@ -270,7 +296,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);
 
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: p, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });
+  if (options.defaultMetrics !== false)
+    collectDefaultMetrics({ register: registry, prefix: p, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });
   return metrics;
 }
 
@@ -309,7 +336,13 @@ const LOCAL_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Venue refusals that competition or the market explain (see CLAIM_RESULTS). */
-const REJECTION_KINDS: ReadonlySet<string> = new Set(["liquidation_gone", "claim_in_process", "price_moved", "ratio_too_small", "insufficient_margin"]);
+const REJECTION_KINDS: ReadonlySet<string> = new Set([
+  "liquidation_gone",
+  "claim_in_process",
+  "price_moved",
+  "ratio_too_small",
+  "insufficient_margin",
+]);
 
 /** `{result, code}` of a claim: `undefined` for success, else the error it failed with. */
 export function claimOutcomeLabels(err: unknown): { result: ClaimResult; code: string } {

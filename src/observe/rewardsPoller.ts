@@ -12,12 +12,12 @@ import type { Logger } from "pino";
 import { ConfigError } from "../venue/errors.js";
 import {
   CAMPAIGN_GAUGES,
+  type CampaignField,
   EPOCH_DATA_FIELDS,
   EPOCH_INFO_FIELDS,
-  REWARD_STATUS_VALUES,
-  type CampaignField,
   type Metrics,
   type PollTarget,
+  REWARD_STATUS_VALUES,
 } from "./metrics.js";
 
 // Minimal shapes of the payloads (snake_case, as the RestClient returns them after validation).
@@ -164,7 +164,9 @@ export class RewardsPoller {
         const stats = await this.#o.source.campaignUser(campaign, opts);
         const id = String(campaign.campaign_id);
         // Every field is checked before any gauge changes, so a bad payload leaves the old values.
-        const values = CAMPAIGN_GAUGES.map((g) => [g.field, checkedNumber(stats[g.field], g.field) / ("divisor" in g ? g.divisor : 1)] as const);
+        const values = CAMPAIGN_GAUGES.map(
+          (g) => [g.field, checkedNumber(stats[g.field], g.field) / ("divisor" in g ? g.divisor : 1)] as const,
+        );
         for (const [field, value] of values) m.campaign[field].set({ campaign_id: id }, value);
       });
     }

@@ -2,7 +2,7 @@
  * Accounts of the simulated venue: registered keys (signed REST and private stream auth), admin
  * rights (GET /v1/admin/orders), collateral and positions (the -1101 margin rule of simrules).
  */
-import { parsePublicKey, formatPublicKey } from "../venue/signer.js";
+import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
 import type { HeldPosition } from "./claimRules.js";
 
 export interface SimAccount {

@@ -5,7 +5,7 @@
  */
 import { Prng } from "./prng.js";
 import { intParam, readParams } from "./queryParams.js";
-import { ok, refused, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
 
 export const CAMPAIGN_PARAMS = ["campaign_id", "account_id", "address", "order_tag", "broker_id", "symbol"] as const;
 
@@ -83,7 +83,13 @@ function round6(x: number): number {
 }
 
 /** The statistics of one user; `fills` are all the user's fills (filtered here). */
-export function campaignStats(campaign: Campaign, accountId: string, fills: readonly CampaignFill[], q: CampaignQuery, now: number): CampaignStats {
+export function campaignStats(
+  campaign: Campaign,
+  accountId: string,
+  fills: readonly CampaignFill[],
+  q: CampaignQuery,
+  now: number,
+): CampaignStats {
   const end = Math.min(now, campaign.endTime);
   let volume = 0;
   let count = 0;

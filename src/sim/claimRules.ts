@@ -5,7 +5,7 @@
  */
 import type { OpenLiquidation } from "./liquidationBook.js";
 import { roundQty, type SymbolSpec } from "./symbols.js";
-import { ok, refused, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** simrules: full take-over below these notionals (quote, at mark). */
 export const FULL_TAKE_LOW_TIER = 10_000;
@@ -72,7 +72,8 @@ export function parseClaimBody(body: unknown): Checked<ClaimRequest> {
   let extra: number | undefined;
   if (body.extra_liquidation_ratio !== undefined && body.extra_liquidation_ratio !== null) {
     const e = body.extra_liquidation_ratio;
-    if (typeof e !== "number" || !Number.isFinite(e) || e < 0 || e > 1) return refused(-1005, "extra_liquidation_ratio must be a number in [0, 1]");
+    if (typeof e !== "number" || !Number.isFinite(e) || e < 0 || e > 1)
+      return refused(-1005, "extra_liquidation_ratio must be a number in [0, 1]");
     if (ratio.value !== 1000) return refused(-1005, "extra_liquidation_ratio is only allowed when ratio_qty_request is 1");
     extra = e;
   }

@@ -21,7 +21,12 @@ export interface GenerateOptions {
   count?: number;
 }
 
-export function generatePositions(prng: Prng, table: SymbolTable, mark: (symbol: string) => number | undefined, options: GenerateOptions = {}): GeneratedPosition[] {
+export function generatePositions(
+  prng: Prng,
+  table: SymbolTable,
+  mark: (symbol: string) => number | undefined,
+  options: GenerateOptions = {},
+): GeneratedPosition[] {
   const pool = [...(options.symbols ?? table.names())];
   if (pool.length === 0) throw new RangeError("no symbols to liquidate");
   const count = Math.min(pool.length, options.count ?? (prng.chance(0.7) ? 1 : prng.chance(0.66) ? 2 : 3));

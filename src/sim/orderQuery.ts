@@ -3,7 +3,7 @@
  * rules with their tie-breaks, and paging with `meta` as in SPEC.md §2.5.
  */
 import { enumParam, intParam, rangeParams, readParams } from "./queryParams.js";
-import { ok, refused, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** One order as the venue returns it (SPEC.md §2.5, snake_case wire names). */
 export interface OrderRecord {
@@ -43,8 +43,20 @@ export const MAX_ORDER_PAGE_SIZE = 500;
 export const DEFAULT_ORDER_PAGE_SIZE = 25;
 
 export const ADMIN_ORDER_PARAMS = [
-  "symbol", "side", "order_type", "status", "order_tag", "start_t", "end_t", "update_start_t", "update_end_t",
-  "page", "size", "sort_by", "user_account", "user_address",
+  "symbol",
+  "side",
+  "order_type",
+  "status",
+  "order_tag",
+  "start_t",
+  "end_t",
+  "update_start_t",
+  "update_end_t",
+  "page",
+  "size",
+  "sort_by",
+  "user_account",
+  "user_address",
 ] as const;
 
 export interface OrderQuery {

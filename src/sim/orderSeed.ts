@@ -15,7 +15,13 @@ export interface OrderUser {
 }
 
 const STATUS_WEIGHTS: readonly [OrderStatus, number][] = [
-  ["FILLED", 45], ["CANCELLED", 25], ["NEW", 8], ["PARTIAL_FILLED", 8], ["REJECTED", 4], ["INCOMPLETE", 5], ["COMPLETED", 5],
+  ["FILLED", 45],
+  ["CANCELLED", 25],
+  ["NEW", 8],
+  ["PARTIAL_FILLED", 8],
+  ["REJECTED", 4],
+  ["INCOMPLETE", 5],
+  ["COMPLETED", 5],
 ];
 const TYPES = ["LIMIT", "LIMIT", "LIMIT", "MARKET", "MARKET", "POST_ONLY", "IOC"] as const;
 const TAGS = [null, null, null, "default", "grid_bot", "tp_sl"] as const;
@@ -57,7 +63,11 @@ export function seedOrderHistory(prng: Prng, symbols: SymbolTable, users: readon
       const price = roundToStep(spec.startPrice * (1 + 0.05 * prng.normal()), spec.baseTick);
       const quantity = Math.max(spec.qtyStep, roundToStep(prng.logUniform(20, 20_000) / spec.startPrice, spec.qtyStep));
       const fill =
-        status === "FILLED" || status === "COMPLETED" ? 1 : status === "PARTIAL_FILLED" || status === "INCOMPLETE" ? prng.uniform(0.1, 0.9) : 0;
+        status === "FILLED" || status === "COMPLETED"
+          ? 1
+          : status === "PARTIAL_FILLED" || status === "INCOMPLETE"
+            ? prng.uniform(0.1, 0.9)
+            : 0;
       const executed = roundToStep(quantity * fill, spec.qtyStep);
       const avgPrice = executed > 0 ? roundToStep(price * (1 + 0.001 * prng.normal()), spec.baseTick) : 0;
       let updated = status === "NEW" ? created : created + prng.int(0, 3_600_000);

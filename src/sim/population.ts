@@ -5,7 +5,7 @@
 import type { Accounts } from "./accounts.js";
 import type { Campaign } from "./campaigns.js";
 import type { OrderRecord } from "./orderQuery.js";
-import { seedOrderHistory, type OrderUser } from "./orderSeed.js";
+import { type OrderUser, seedOrderHistory } from "./orderSeed.js";
 import type { Prng } from "./prng.js";
 import type { SymbolTable } from "./symbols.js";
 
@@ -19,7 +19,13 @@ export interface Population {
   campaigns: Campaign[];
 }
 
-export function seedPopulation(prng: Prng, symbols: SymbolTable, accounts: Accounts, orderCounts: readonly number[], start: number): Population {
+export function seedPopulation(
+  prng: Prng,
+  symbols: SymbolTable,
+  accounts: Accounts,
+  orderCounts: readonly number[],
+  start: number,
+): Population {
   const orderUsers: OrderUser[] = orderCounts.map((orderCount, i) => ({
     accountId: `0x${prng.hex(32)}`,
     address: `0x${prng.hex(20)}`,

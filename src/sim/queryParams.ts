@@ -2,7 +2,7 @@
  * Query-string checks shared by the REST handlers: unknown parameter → -1004, malformed → -1005
  * (PROTOCOL.md §3). An empty value counts as absent, as SPEC.md §4.4 speaks of "sort_by is empty".
  */
-import { ok, refused, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** The parameters present, by name; refuses unknown names and repeated names. */
 export function readParams(search: URLSearchParams, allowed: readonly string[]): Checked<Map<string, string>> {
@@ -45,7 +45,11 @@ export function enumParam<T extends string>(params: Map<string, string>, name: s
 }
 
 /** A start/end pair must not be inverted. */
-export function rangeParams(params: Map<string, string>, startName: string, endName: string): Checked<{ start: number | undefined; end: number | undefined }> {
+export function rangeParams(
+  params: Map<string, string>,
+  startName: string,
+  endName: string,
+): Checked<{ start: number | undefined; end: number | undefined }> {
   const start = timeParam(params, startName);
   if (!start.ok) return start;
   const end = timeParam(params, endName);

@@ -8,11 +8,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
-import { RestFaults, type FaultAction } from "./restFaults.js";
+import { type FaultAction, RestFaults } from "./restFaults.js";
 import { checkSignedRequest, type Signatory } from "./signatureCheck.js";
 import type { VenueCore } from "./venueCore.js";
 import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams } from "./venueReads.js";
-import { ok, VenueRefusal, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 
 /** PROTOCOL.md §4 limits, per second. */
 export interface RateLimits {
@@ -129,7 +129,8 @@ export class RestServer {
 
     const route = this.#routes.get(path);
     if (route === undefined) return this.#send(res, 404, { success: false, code: -1000, message: `no such endpoint ${path}` });
-    if (route.method !== method) return this.#send(res, 405, { success: false, code: -1000, message: `${method} is not allowed on ${path}` });
+    if (route.method !== method)
+      return this.#send(res, 405, { success: false, code: -1000, message: `${method} is not allowed on ${path}` });
     const isClaim = path === "/v1/liquidation";
 
     const plan = this.faults.plan(method, path);
@@ -181,7 +182,8 @@ export class RestServer {
       return { ok: false, refusal };
     };
     if (ctx.search.size > 0) return reject(new VenueRefusal(-1004, [...ctx.search.keys()][0]));
-    if (!/^application\/json\b/i.test(ctx.contentType ?? "")) return reject(new VenueRefusal(-1005, "Content-Type must be application/json"));
+    if (!/^application\/json\b/i.test(ctx.contentType ?? ""))
+      return reject(new VenueRefusal(-1005, "Content-Type must be application/json"));
     let body: unknown;
     try {
       body = JSON.parse(ctx.body.toString("utf8"));
@@ -203,7 +205,8 @@ export class RestServer {
     let tooBig = false;
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > this.#maxBody) tooBig = true; // keep reading so the answer can still be sent
+      if (size > this.#maxBody)
+        tooBig = true; // keep reading so the answer can still be sent
       else chunks.push(chunk);
     }
     return tooBig ? undefined : Buffer.concat(chunks);

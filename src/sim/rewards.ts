@@ -117,7 +117,11 @@ export class Rewards {
     next.info.start_time = now;
     next.info.end_time = now + this.#opts.epochLengthMs;
     this.#current += 1;
-    this.#epochs.push({ info: this.#makeInfo(this.#current + 1, next.info.end_time, next.info.end_time + this.#opts.epochLengthMs), scoreMajor: 0, scoreAlts: 0 });
+    this.#epochs.push({
+      info: this.#makeInfo(this.#current + 1, next.info.end_time, next.info.end_time + this.#opts.epochLengthMs),
+      scoreMajor: 0,
+      scoreAlts: 0,
+    });
   }
 
   /** Trading goes on: the current epoch's scores grow. */

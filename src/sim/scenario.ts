@@ -57,13 +57,21 @@ export const QUIET_SCENARIO: Partial<ScenarioOptions> = {
 
 export function resolveScenario(partial: Partial<ScenarioOptions> = {}): ScenarioOptions {
   const o = { ...DEFAULT_SCENARIO, ...partial };
-  const nonNegative: (keyof ScenarioOptions)[] = ["markIntervalMs", "volatilityScale", "liquidationsPerSec", "cascadeIntervalMs", "epochAdvanceMs", "unwindIntervalMs"];
+  const nonNegative: (keyof ScenarioOptions)[] = [
+    "markIntervalMs",
+    "volatilityScale",
+    "liquidationsPerSec",
+    "cascadeIntervalMs",
+    "epochAdvanceMs",
+    "unwindIntervalMs",
+  ];
   for (const k of nonNegative) {
     const v = o[k];
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new RangeError(`scenario.${k} must be a number ≥ 0`);
   }
   if (!Number.isInteger(o.cascadeSize) || o.cascadeSize < 1) throw new RangeError("scenario.cascadeSize must be a positive integer");
-  if (!(o.competitorProbability >= 0 && o.competitorProbability <= 1)) throw new RangeError("scenario.competitorProbability must be in [0, 1]");
+  if (!(o.competitorProbability >= 0 && o.competitorProbability <= 1))
+    throw new RangeError("scenario.competitorProbability must be in [0, 1]");
   const [lo, hi] = o.competitorDelayMs;
   if (!(lo >= 0 && hi >= lo)) throw new RangeError("scenario.competitorDelayMs must be [min, max] with 0 ≤ min ≤ max");
   if (!(o.expirySweepMs > 0)) throw new RangeError("scenario.expirySweepMs must be positive");
@@ -113,11 +121,15 @@ export class Scenario {
       }
     });
 
-    signal.addEventListener("abort", () => {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      unsubscribe();
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        unsubscribe();
+      },
+      { once: true },
+    );
 
     if (o.markIntervalMs > 0) {
       every(o.markIntervalMs, () => {

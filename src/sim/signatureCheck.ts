@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { verifyAsync } from "@noble/ed25519";
 import { parsePublicKey } from "../venue/signer.js";
-import { ok, refused, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** PROTOCOL.md §2: requests more than 300 s from server time are refused. */
 export const SIGNATURE_TOLERANCE_MS = 300_000;

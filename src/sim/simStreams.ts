@@ -11,12 +11,12 @@
 import type { IncomingMessage, Server } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import type { SimPush } from "./simPush.js";
 import { verifyWsAuth, type WsAuthResult } from "./streamAuth.js";
 import { StreamConnection, type StreamConnectionHost } from "./streamConnection.js";
 import { StreamFaults } from "./streamFaults.js";
-import { dataFrame, matchStreamPath, pingFrame, PRIVATE_TOPICS, type StreamScope } from "./streamProtocol.js";
+import { dataFrame, matchStreamPath, PRIVATE_TOPICS, pingFrame, type StreamScope } from "./streamProtocol.js";
 
 export interface SimStreamsOptions {
   /** Is `publicKey` (`ed25519:...`) a registered key of `accountId`? Used for the private auth frame. */
@@ -114,9 +114,18 @@ export class SimStreams {
   readonly #published = new Map<string, number>();
   readonly #authFailuresByReason = new Map<string, number>();
   readonly #counts = {
-    connectionsAccepted: 0, framesSent: 0, pingsSent: 0, clientPings: 0, authSuccesses: 0, authFailures: 0,
-    upgradesNotFound: 0, upgradesRefused: 0, badClientFrames: 0, deadClientsTerminated: 0,
-    slowConsumersTerminated: 0, socketErrors: 0,
+    connectionsAccepted: 0,
+    framesSent: 0,
+    pingsSent: 0,
+    clientPings: 0,
+    authSuccesses: 0,
+    authFailures: 0,
+    upgradesNotFound: 0,
+    upgradesRefused: 0,
+    badClientFrames: 0,
+    deadClientsTerminated: 0,
+    slowConsumersTerminated: 0,
+    socketErrors: 0,
   };
   #lastLiquidationWriteTs: number | null = null;
   #pingTimer: NodeJS.Timeout | undefined;
@@ -161,8 +170,7 @@ export class SimStreams {
     if (this.#closed) return;
     const ts = this.#now();
     this.#published.set(push.topic, (this.#published.get(push.topic) ?? 0) + 1);
-    const subs =
-      push.scope === "public" ? this.#publicSubs.get(push.topic) : this.#privateSubs.get(push.accountId)?.get(push.topic);
+    const subs = push.scope === "public" ? this.#publicSubs.get(push.topic) : this.#privateSubs.get(push.accountId)?.get(push.topic);
     let sockets = 0;
     if (subs !== undefined && subs.size > 0) {
       // Serialised once per publish, not per socket: the bench pushes thousands of frames.
@@ -294,8 +302,7 @@ export class SimStreams {
   }
 
   #makeHost(): StreamConnectionHost {
-    const isKeyAuthorized = (accountId: string, publicKey: string): boolean =>
-      this.#options.isKeyAuthorized(accountId, publicKey);
+    const isKeyAuthorized = (accountId: string, publicKey: string): boolean => this.#options.isKeyAuthorized(accountId, publicKey);
     return {
       now: this.#now,
       isStalled: (scope) => this.faults.isStalled(scope),

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
 import { Prng } from "./prng.js";
 import { RestFaults } from "./restFaults.js";
-import { RestServer, type RateLimits } from "./restServer.js";
+import { type RateLimits, RestServer } from "./restServer.js";
 import { Scenario, type ScenarioOptions } from "./scenario.js";
 import { SimStreams, type SimStreamsOptions } from "./simStreams.js";
 import type { StreamFaults } from "./streamFaults.js";

@@ -46,9 +46,9 @@ function timestampText(value: unknown): string | null {
 export async function verifyWsAuth(params: unknown, ctx: WsAuthContext): Promise<WsAuthResult> {
   if (typeof params !== "object" || params === null) return { ok: false, reason: "bad_params" };
   const p = params as Record<string, unknown>;
-  const key = p["orderly_key"];
-  const sign = p["sign"];
-  const ts = timestampText(p["timestamp"]);
+  const key = p.orderly_key;
+  const sign = p.sign;
+  const ts = timestampText(p.timestamp);
   if (typeof key !== "string" || typeof sign !== "string" || ts === null || key.length > 200) {
     return { ok: false, reason: "bad_params" };
   }

@@ -7,12 +7,12 @@ import type { RawData, WebSocket } from "ws";
 import type { WsAuthResult } from "./streamAuth.js";
 import {
   ackFrame,
+  type ClientFrame,
+  type FrameId,
   invalidTopicMessage,
   nackFrame,
   parseClientFrame,
   pongFrame,
-  type ClientFrame,
-  type FrameId,
   type StreamScope,
 } from "./streamProtocol.js";
 
@@ -121,9 +121,7 @@ export class StreamConnection {
       this.send(nackFrame(undefined, "error", "invalid frame: binary frames are not supported", this.#host.now()));
       return;
     }
-    const text = (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString(
-      "utf8",
-    );
+    const text = (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString("utf8");
     if (this.#auth === "pending") {
       if (this.#queue.length < MAX_QUEUED_WHILE_AUTH) this.#queue.push(text);
       else this.#host.badFrame(this, "frame dropped while auth pending");

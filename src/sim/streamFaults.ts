@@ -4,7 +4,7 @@
  * sockets, garbage frames and refused auth. Flags apply to sockets opened later too.
  */
 import type { StreamConnection } from "./streamConnection.js";
-import { malformedFrames, MALFORMED_KINDS, type MalformedKind } from "./streamMalformed.js";
+import { MALFORMED_KINDS, type MalformedKind, malformedFrames } from "./streamMalformed.js";
 import type { StreamScope } from "./streamProtocol.js";
 
 /** What the faults act on: the live sockets of the owning `SimStreams`. */

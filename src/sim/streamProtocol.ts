@@ -44,8 +44,8 @@ export function parseClientFrame(text: string): ClientFrame {
     return { kind: "invalid", id: undefined, detail: "frame is not a JSON object" };
   }
   const frame = value as Record<string, unknown>;
-  const id = frameId(frame["id"]);
-  const event = frame["event"];
+  const id = frameId(frame.id);
+  const event = frame.event;
   if (typeof event !== "string") return { kind: "invalid", id, detail: "missing event" };
   switch (event) {
     case "ping":
@@ -53,10 +53,10 @@ export function parseClientFrame(text: string): ClientFrame {
     case "pong":
       return { kind: "pong" };
     case "auth":
-      return { kind: "auth", id, params: frame["params"] };
+      return { kind: "auth", id, params: frame.params };
     case "subscribe":
     case "unsubscribe":
-      return { kind: event, id, topic: frame["topic"] };
+      return { kind: event, id, topic: frame.topic };
     default:
       return { kind: "unknown_event", id, event: clip(event) };
   }
@@ -74,9 +74,7 @@ export function ackFrame(id: FrameId, event: string, ts: number): string {
 
 /** `{"id","event","success":false,"errorMsg","ts"}`; `id` omitted when the request had none. */
 export function nackFrame(id: FrameId, event: string, errorMsg: string, ts: number): string {
-  return JSON.stringify(
-    id === undefined ? { event, success: false, errorMsg, ts } : { id, event, success: false, errorMsg, ts },
-  );
+  return JSON.stringify(id === undefined ? { event, success: false, errorMsg, ts } : { id, event, success: false, errorMsg, ts });
 }
 
 export function pingFrame(ts: number): string {

@@ -21,17 +21,116 @@ export interface SymbolSpec {
 }
 
 export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
-  { symbol: "PERP_BTC_USDC", tier: 1, liquidatorFee: 0.006, baseTick: 0.1, qtyStep: 0.00001, minNotional: 10, startPrice: 104250, volatilityPerSec: 0.0002 },
-  { symbol: "PERP_ETH_USDC", tier: 1, liquidatorFee: 0.008, baseTick: 0.01, qtyStep: 0.0001, minNotional: 10, startPrice: 3850, volatilityPerSec: 0.0003 },
-  { symbol: "PERP_SOL_USDC", tier: 1, liquidatorFee: 0.01, baseTick: 0.001, qtyStep: 0.01, minNotional: 10, startPrice: 182.5, volatilityPerSec: 0.0004 },
-  { symbol: "PERP_BNB_USDC", tier: 1, liquidatorFee: 0.01, baseTick: 0.01, qtyStep: 0.001, minNotional: 10, startPrice: 690, volatilityPerSec: 0.0003 },
-  { symbol: "PERP_DOGE_USDC", tier: 2, liquidatorFee: 0.02, baseTick: 0.00001, qtyStep: 1, minNotional: 10, startPrice: 0.2215, volatilityPerSec: 0.0008 },
-  { symbol: "PERP_WIF_USDC", tier: 2, liquidatorFee: 0.025, baseTick: 0.0001, qtyStep: 0.1, minNotional: 10, startPrice: 1.85, volatilityPerSec: 0.001 },
-  { symbol: "PERP_1000PEPE_USDC", tier: 2, liquidatorFee: 0.025, baseTick: 0.000001, qtyStep: 1, minNotional: 10, startPrice: 0.0125, volatilityPerSec: 0.001 },
-  { symbol: "PERP_EUR_USDC", tier: 2, liquidatorFee: 0.005, baseTick: 0.00001, qtyStep: 1, minNotional: 10, startPrice: 1.0845, volatilityPerSec: 0.00005 },
-  { symbol: "PERP_GBP_USDC", tier: 2, liquidatorFee: 0.005, baseTick: 0.00001, qtyStep: 1, minNotional: 10, startPrice: 1.2712, volatilityPerSec: 0.00005 },
-  { symbol: "PERP_NVDA_USDC", tier: 2, liquidatorFee: 0.012, baseTick: 0.01, qtyStep: 0.01, minNotional: 10, startPrice: 181.2, volatilityPerSec: 0.0002 },
-  { symbol: "PERP_TSLA_USDC", tier: 2, liquidatorFee: 0.012, baseTick: 0.01, qtyStep: 0.01, minNotional: 10, startPrice: 322.4, volatilityPerSec: 0.0003 },
+  {
+    symbol: "PERP_BTC_USDC",
+    tier: 1,
+    liquidatorFee: 0.006,
+    baseTick: 0.1,
+    qtyStep: 0.00001,
+    minNotional: 10,
+    startPrice: 104250,
+    volatilityPerSec: 0.0002,
+  },
+  {
+    symbol: "PERP_ETH_USDC",
+    tier: 1,
+    liquidatorFee: 0.008,
+    baseTick: 0.01,
+    qtyStep: 0.0001,
+    minNotional: 10,
+    startPrice: 3850,
+    volatilityPerSec: 0.0003,
+  },
+  {
+    symbol: "PERP_SOL_USDC",
+    tier: 1,
+    liquidatorFee: 0.01,
+    baseTick: 0.001,
+    qtyStep: 0.01,
+    minNotional: 10,
+    startPrice: 182.5,
+    volatilityPerSec: 0.0004,
+  },
+  {
+    symbol: "PERP_BNB_USDC",
+    tier: 1,
+    liquidatorFee: 0.01,
+    baseTick: 0.01,
+    qtyStep: 0.001,
+    minNotional: 10,
+    startPrice: 690,
+    volatilityPerSec: 0.0003,
+  },
+  {
+    symbol: "PERP_DOGE_USDC",
+    tier: 2,
+    liquidatorFee: 0.02,
+    baseTick: 0.00001,
+    qtyStep: 1,
+    minNotional: 10,
+    startPrice: 0.2215,
+    volatilityPerSec: 0.0008,
+  },
+  {
+    symbol: "PERP_WIF_USDC",
+    tier: 2,
+    liquidatorFee: 0.025,
+    baseTick: 0.0001,
+    qtyStep: 0.1,
+    minNotional: 10,
+    startPrice: 1.85,
+    volatilityPerSec: 0.001,
+  },
+  {
+    symbol: "PERP_1000PEPE_USDC",
+    tier: 2,
+    liquidatorFee: 0.025,
+    baseTick: 0.000001,
+    qtyStep: 1,
+    minNotional: 10,
+    startPrice: 0.0125,
+    volatilityPerSec: 0.001,
+  },
+  {
+    symbol: "PERP_EUR_USDC",
+    tier: 2,
+    liquidatorFee: 0.005,
+    baseTick: 0.00001,
+    qtyStep: 1,
+    minNotional: 10,
+    startPrice: 1.0845,
+    volatilityPerSec: 0.00005,
+  },
+  {
+    symbol: "PERP_GBP_USDC",
+    tier: 2,
+    liquidatorFee: 0.005,
+    baseTick: 0.00001,
+    qtyStep: 1,
+    minNotional: 10,
+    startPrice: 1.2712,
+    volatilityPerSec: 0.00005,
+  },
+  {
+    symbol: "PERP_NVDA_USDC",
+    tier: 2,
+    liquidatorFee: 0.012,
+    baseTick: 0.01,
+    qtyStep: 0.01,
+    minNotional: 10,
+    startPrice: 181.2,
+    volatilityPerSec: 0.0002,
+  },
+  {
+    symbol: "PERP_TSLA_USDC",
+    tier: 2,
+    liquidatorFee: 0.012,
+    baseTick: 0.01,
+    qtyStep: 0.01,
+    minNotional: 10,
+    startPrice: 322.4,
+    volatilityPerSec: 0.0003,
+  },
 ];
 
 /** Number of decimals of a step such as 0.001 (3) or 1 (0), for dust-free rounding. */
@@ -60,7 +159,12 @@ export class SymbolTable {
     for (const s of specs) {
       if (!/^PERP_[A-Z0-9]+_[A-Z0-9]+$/.test(s.symbol)) throw new RangeError(`bad symbol name ${s.symbol}`);
       if (this.#bySymbol.has(s.symbol)) throw new RangeError(`duplicate symbol ${s.symbol}`);
-      for (const [k, v] of [["liquidatorFee", s.liquidatorFee], ["baseTick", s.baseTick], ["qtyStep", s.qtyStep], ["startPrice", s.startPrice]] as const) {
+      for (const [k, v] of [
+        ["liquidatorFee", s.liquidatorFee],
+        ["baseTick", s.baseTick],
+        ["qtyStep", s.qtyStep],
+        ["startPrice", s.startPrice],
+      ] as const) {
         if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${s.symbol}: ${k} must be a positive number`);
       }
       if (s.liquidatorFee >= 1) throw new RangeError(`${s.symbol}: liquidatorFee must be below 1`);

@@ -8,9 +8,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Accounts, type SimAccount } from "./accounts.js";
 import type { Campaign } from "./campaigns.js";
 import { ClaimLog, type ClaimLogEntry } from "./claimLog.js";
-import { evaluateClaim, parseClaimBody, type HeldPosition, type Transfer } from "./claimRules.js";
+import { evaluateClaim, type HeldPosition, parseClaimBody, type Transfer } from "./claimRules.js";
 import { LiquidationBook, type OpenLiquidation } from "./liquidationBook.js";
-import { generatePositions, type GenerateOptions } from "./liquidationGen.js";
+import { type GenerateOptions, generatePositions } from "./liquidationGen.js";
 import { MarketState } from "./marketState.js";
 import type { OrderRecord } from "./orderQuery.js";
 import type { OrderUser } from "./orderSeed.js";
@@ -18,9 +18,9 @@ import { seedPopulation } from "./population.js";
 import { Prng } from "./prng.js";
 import { Rewards, type RewardsOptions } from "./rewards.js";
 import type { SimPush, SimPushListener } from "./simPush.js";
-import { SymbolTable, type SymbolSpec } from "./symbols.js";
-import { ok, refused, type Checked } from "./venueRefusal.js";
-import { claimResponse, liquidationPushRow, liquidatorLiquidationsData, positionData, type ClaimResponseData } from "./wireShapes.js";
+import { type SymbolSpec, SymbolTable } from "./symbols.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
+import { type ClaimResponseData, claimResponse, liquidationPushRow, liquidatorLiquidationsData, positionData } from "./wireShapes.js";
 
 export type { ClaimResponseData } from "./wireShapes.js";
 
@@ -129,7 +129,8 @@ export class VenueCore {
   /** `markprices` (every symbol) plus `${symbol}@markprice` for each, per PROTOCOL.md §5. */
   publishMarks(only?: readonly string[]): void {
     const rows = this.market.rows().filter((r) => only === undefined || only.includes(r.symbol));
-    if (only === undefined) this.#emit({ scope: "public", topic: "markprices", data: rows.map((r) => ({ symbol: r.symbol, price: r.markPrice })) });
+    if (only === undefined)
+      this.#emit({ scope: "public", topic: "markprices", data: rows.map((r) => ({ symbol: r.symbol, price: r.markPrice })) });
     for (const r of rows) this.#emit({ scope: "public", topic: `${r.symbol}@markprice`, data: { symbol: r.symbol, price: r.markPrice } });
   }
 
@@ -167,7 +168,13 @@ export class VenueCore {
     });
     const now = this.now();
     const ttl = input.ttlMs ?? this.#ttlMs;
-    const liq: OpenLiquidation = { liquidationId: this.book.nextId(), timestamp: now, type: input.type ?? "liquidated", positions, expiresAt: now + ttl };
+    const liq: OpenLiquidation = {
+      liquidationId: this.book.nextId(),
+      timestamp: now,
+      type: input.type ?? "liquidated",
+      positions,
+      expiresAt: now + ttl,
+    };
     this.book.add(liq);
     return liq;
   }
@@ -209,7 +216,10 @@ export class VenueCore {
       const positions = generatePositions(this.prng, this.symbols, (s) => this.market.mark(s), gen);
       opened.push(this.#openLiquidation({ positions, ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}) }));
     }
-    this.#pushLiquidations(opened.map((l) => liquidationPushRow(l)), opened.map((l) => l.liquidationId));
+    this.#pushLiquidations(
+      opened.map((l) => liquidationPushRow(l)),
+      opened.map((l) => l.liquidationId),
+    );
     return opened.map((l) => l.liquidationId);
   }
 
@@ -244,7 +254,12 @@ export class VenueCore {
    * One claim as the venue processes it: body shape, the in-process lock (-1012), then the rules
    * of PROTOCOL.md §4 against the state at decision time. Every request is logged.
    */
-  async submitClaim(accountId: string, body: unknown, receivedAt: number, source: ClaimLogEntry["source"] = "rest"): Promise<Checked<ClaimResponseData>> {
+  async submitClaim(
+    accountId: string,
+    body: unknown,
+    receivedAt: number,
+    source: ClaimLogEntry["source"] = "rest",
+  ): Promise<Checked<ClaimResponseData>> {
     const parsed = parseClaimBody(body);
     if (!parsed.ok) return this.#logRefusal(accountId, undefined, receivedAt, source, parsed);
     const req = parsed.value;
@@ -256,7 +271,8 @@ export class VenueCore {
       if (this.claimProcessingDelayMs > 0) await sleep(this.claimProcessingDelayMs);
       this.expireDue();
       const account = this.accounts.get(accountId);
-      if (account === undefined) return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, refused(-1002, "unknown account"));
+      if (account === undefined)
+        return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, refused(-1002, "unknown account"));
       const liq = this.book.get(req.liquidationId);
       const outcome = evaluateClaim(req, liq, {
         symbol: (s) => this.symbols.get(s),
@@ -266,15 +282,40 @@ export class VenueCore {
       });
       if (!outcome.ok) return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, outcome);
       // evaluateClaim only succeeds on an open liquidation.
-      return ok(this.#apply(account, liq as OpenLiquidation, outcome.value.transfers, outcome.value.remaining, outcome.value.positionsAfter, receivedAt, source));
+      return ok(
+        this.#apply(
+          account,
+          liq as OpenLiquidation,
+          outcome.value.transfers,
+          outcome.value.remaining,
+          outcome.value.positionsAfter,
+          receivedAt,
+          source,
+        ),
+      );
     } finally {
       this.#inProcess.delete(req.liquidationId);
     }
   }
 
-  #logRefusal(accountId: string | undefined, id: number | undefined, receivedAt: number, source: ClaimLogEntry["source"], r: Checked<never>): Checked<never> {
+  #logRefusal(
+    accountId: string | undefined,
+    id: number | undefined,
+    receivedAt: number,
+    source: ClaimLogEntry["source"],
+    r: Checked<never>,
+  ): Checked<never> {
     if (!r.ok) {
-      this.claimLog.record({ receivedAt, decidedAt: this.now(), accountId, liquidationId: id, code: r.refusal.code, message: r.refusal.message, transfers: [], source });
+      this.claimLog.record({
+        receivedAt,
+        decidedAt: this.now(),
+        accountId,
+        liquidationId: id,
+        code: r.refusal.code,
+        message: r.refusal.message,
+        transfers: [],
+        source,
+      });
     }
     return r;
   }
@@ -296,10 +337,29 @@ export class VenueCore {
     const now = this.now();
     for (const [symbol, held] of positionsAfter) account.positions.set(symbol, held);
     const state = this.book.updateRemaining(liq.liquidationId, remaining);
-    this.claimLog.record({ receivedAt, decidedAt: now, accountId: account.accountId, liquidationId: liq.liquidationId, code: 0, message: "", transfers, source });
+    this.claimLog.record({
+      receivedAt,
+      decidedAt: now,
+      accountId: account.accountId,
+      liquidationId: liq.liquidationId,
+      code: 0,
+      message: "",
+      transfers,
+      source,
+    });
     this.#pushLiquidations([liquidationPushRow(liq, state === "closed")]);
-    this.#emit({ scope: "private", accountId: account.accountId, topic: "liquidatorliquidations", data: liquidatorLiquidationsData(liq, transfers, now) });
-    this.#emit({ scope: "private", accountId: account.accountId, topic: "position", data: positionData(account.positions, (s) => this.market.mark(s), now) });
+    this.#emit({
+      scope: "private",
+      accountId: account.accountId,
+      topic: "liquidatorliquidations",
+      data: liquidatorLiquidationsData(liq, transfers, now),
+    });
+    this.#emit({
+      scope: "private",
+      accountId: account.accountId,
+      topic: "position",
+      data: positionData(account.positions, (s) => this.market.mark(s), now),
+    });
     return claimResponse(liq, transfers, now);
   }
 
@@ -331,7 +391,12 @@ export class VenueCore {
       closed++;
     }
     if (closed > 0) {
-      this.#emit({ scope: "private", accountId, topic: "position", data: positionData(account.positions, (s) => this.market.mark(s), this.now()) });
+      this.#emit({
+        scope: "private",
+        accountId,
+        topic: "position",
+        data: positionData(account.positions, (s) => this.market.mark(s), this.now()),
+      });
     }
     return closed;
   }

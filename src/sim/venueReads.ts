@@ -2,11 +2,11 @@
  * The `data` of each read endpoint, built from the core's state: query checks (-1004 / -1005 /
  * -1006) and wire shapes (snake_case, PROTOCOL.md §4). Pure with respect to I/O.
  */
-import { campaignStats, parseCampaignQuery, type CampaignFill, type CampaignStats } from "./campaigns.js";
-import { parseOrderQuery, queryOrders, type OrderRecord, type Page } from "./orderQuery.js";
+import { type CampaignFill, type CampaignStats, campaignStats, parseCampaignQuery } from "./campaigns.js";
+import { type OrderRecord, type Page, parseOrderQuery, queryOrders } from "./orderQuery.js";
 import { intParam, rangeParams, readParams } from "./queryParams.js";
 import type { VenueCore } from "./venueCore.js";
-import { ok, refused, type Checked } from "./venueRefusal.js";
+import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** PROTOCOL.md §4: GET /v1/public/liquidation pages default to 60 rows. */
 export const DEFAULT_LIQUIDATION_PAGE_SIZE = 60;
@@ -96,12 +96,19 @@ function fillsOf(core: VenueCore, accountId: string): CampaignFill[] {
   const fills: CampaignFill[] = [];
   for (const o of core.ordersOf(accountId)) {
     if (o.executed_quantity > 0) {
-      fills.push({ time: o.updated_time, symbol: o.symbol, notional: o.executed_quantity * o.average_executed_price, pnl: o.realized_pnl, orderTag: o.order_tag });
+      fills.push({
+        time: o.updated_time,
+        symbol: o.symbol,
+        notional: o.executed_quantity * o.average_executed_price,
+        pnl: o.realized_pnl,
+        orderTag: o.order_tag,
+      });
     }
   }
   for (const c of core.claimLog.successes()) {
     if (c.accountId !== accountId) continue;
-    for (const t of c.transfers) fills.push({ time: c.decidedAt, symbol: t.symbol, notional: Math.abs(t.costPositionTransfer), pnl: 0, orderTag: null });
+    for (const t of c.transfers)
+      fills.push({ time: c.decidedAt, symbol: t.symbol, notional: Math.abs(t.costPositionTransfer), pnl: 0, orderTag: null });
   }
   return fills;
 }

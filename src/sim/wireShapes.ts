@@ -28,7 +28,9 @@ export function liquidationPushRow(liq: OpenLiquidation, gone = false): unknown 
     type: liq.type,
     positionsByPerp: gone
       ? []
-      : liq.positions.filter((p) => p.positionQty !== 0).map((p) => ({ symbol: p.symbol, positionQty: p.positionQty, liquidatorFee: p.liquidatorFee })),
+      : liq.positions
+          .filter((p) => p.positionQty !== 0)
+          .map((p) => ({ symbol: p.symbol, positionQty: p.positionQty, liquidatorFee: p.liquidatorFee })),
   };
 }
 
@@ -54,7 +56,11 @@ export function liquidatorLiquidationsData(liq: OpenLiquidation, transfers: read
 }
 
 /** data of the private `position` topic: every position the account holds (0 once closed). */
-export function positionData(positions: ReadonlyMap<string, HeldPosition>, mark: (symbol: string) => number | undefined, now: number): unknown {
+export function positionData(
+  positions: ReadonlyMap<string, HeldPosition>,
+  mark: (symbol: string) => number | undefined,
+  now: number,
+): unknown {
   return {
     positions: [...positions].map(([symbol, p]) => {
       const m = mark(symbol) ?? p.averageOpenPrice;

@@ -31,7 +31,8 @@ export function backoffCeiling(attempt: number, initialMs: number, maxMs: number
  */
 export function fullJitterDelay(attempt: number, initialMs: number, maxMs: number, random: () => number): number {
   let r = random();
-  if (!(r >= 0)) r = 0; // also catches NaN
+  if (!(r >= 0))
+    r = 0; // also catches NaN
   else if (r > 1) r = 1;
   return Math.round(r * backoffCeiling(attempt, initialMs, maxMs));
 }

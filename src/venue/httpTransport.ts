@@ -16,7 +16,7 @@
  * sent while the lane is busy (another claim still unanswered) goes through the pool instead of
  * queueing behind it.
  */
-import { Client, Pool, type Dispatcher } from "undici";
+import { Client, type Dispatcher, Pool } from "undici";
 import { AbortedError, BadResponseError, LiquidatorError, TimeoutError, TransportError } from "./errors.js";
 
 export interface HttpResponse {
@@ -74,7 +74,13 @@ function errorCode(err: unknown): string {
 }
 
 /** Maps a failed request to one typed error. Caller abort wins over the deadline, both over causes. */
-export function mapTransportError(err: unknown, endpoint: string, timedOut: boolean, signal: AbortSignal | undefined, timeoutMs: number): LiquidatorError {
+export function mapTransportError(
+  err: unknown,
+  endpoint: string,
+  timedOut: boolean,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): LiquidatorError {
   if (err instanceof LiquidatorError) return err;
   if (signal?.aborted) return new AbortedError(`request to ${endpoint} aborted`, { cause: err });
   if (timedOut) return new TimeoutError(`no complete answer from ${endpoint} within ${timeoutMs} ms`, { cause: err });

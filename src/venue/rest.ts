@@ -6,33 +6,33 @@
 import pRetry from "p-retry";
 import type { z } from "zod";
 import { AbortedError, BadResponseError, ConfigError, isRetryableRead, VenueError } from "./errors.js";
-import { HttpTransport, type HttpResponse, type Lane } from "./httpTransport.js";
+import { type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import {
-  adminOrdersSchema,
-  campaignUserSchema,
-  claimResultSchema,
-  envelopeSchema,
-  epochDataSchema,
-  epochInfoSchema,
-  futuresSchema,
-  infoSchema,
-  openLiquidationsSchema,
-  parseVenueCode,
   type AdminOrdersPage,
   type AdminOrdersQuery,
+  adminOrdersSchema,
   type CampaignUser,
   type CampaignUserQuery,
   type ClaimRequest,
   type ClaimResult,
+  campaignUserSchema,
+  claimResultSchema,
   type EpochData,
   type EpochInfo,
+  envelopeSchema,
+  epochDataSchema,
+  epochInfoSchema,
   type Futures,
+  futuresSchema,
   type Info,
+  infoSchema,
   type OpenLiquidation,
   type OpenLiquidationsPage,
   type OpenLiquidationsQuery,
+  openLiquidationsSchema,
   type PageMeta,
+  parseVenueCode,
 } from "./restSchemas.js";
 import type { Signer } from "./signer.js";
 
@@ -100,7 +100,10 @@ export function pageCount(meta: PageMeta): number {
 }
 
 /** Fetches page 1, then every further page that page 1's meta announces; stops early on an empty page. */
-export async function collectPages<R>(fetchPage: (page: number) => Promise<{ meta: PageMeta; rows: R[] }>, maxPages = 10_000): Promise<R[]> {
+export async function collectPages<R>(
+  fetchPage: (page: number) => Promise<{ meta: PageMeta; rows: R[] }>,
+  maxPages = 10_000,
+): Promise<R[]> {
   const first = await fetchPage(1);
   const rows = [...first.rows];
   const pages = Math.min(pageCount(first.meta), maxPages);
@@ -153,7 +156,8 @@ function validateOptions(o: RestClientOptions): { origin: string; basePath: stri
     throw new ConfigError("venue.request_timeout_ms", "must be an integer from 1 to 600000");
   }
   const retry = o.retry ?? { retries: 3, minTimeoutMs: 200, maxTimeoutMs: 2000 };
-  if (!Number.isInteger(retry.retries) || retry.retries < 0 || retry.retries > 20) throw new ConfigError("retry.retries", "must be an integer from 0 to 20");
+  if (!Number.isInteger(retry.retries) || retry.retries < 0 || retry.retries > 20)
+    throw new ConfigError("retry.retries", "must be an integer from 0 to 20");
   if (!(retry.minTimeoutMs >= 0) || !(retry.maxTimeoutMs >= retry.minTimeoutMs) || !Number.isFinite(retry.maxTimeoutMs)) {
     throw new ConfigError("retry.minTimeoutMs", "must satisfy 0 <= minTimeoutMs <= maxTimeoutMs (finite)");
   }
@@ -232,7 +236,17 @@ export class RestClient {
    * JSON.stringify, and the signed bytes are the sent bytes.
    */
   claimLiquidation(body: ClaimRequest, opts: ClaimCallOptions = {}): Promise<ClaimResult> {
-    return this.#attempt("POST", ENDPOINTS.claim, opts.permitHeld === true ? undefined : "claims", this.#claimPath, JSON.stringify(body), claimResultSchema, true, opts.signal, "claim");
+    return this.#attempt(
+      "POST",
+      ENDPOINTS.claim,
+      opts.permitHeld === true ? undefined : "claims",
+      this.#claimPath,
+      JSON.stringify(body),
+      claimResultSchema,
+      true,
+      opts.signal,
+      "claim",
+    );
   }
 
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
@@ -259,7 +273,14 @@ export class RestClient {
     await this.#transport.close();
   }
 
-  async #get<S extends z.ZodType>(endpoint: string, scope: LimiterName, query: string, schema: S, signed: boolean, opts: CallOptions): Promise<z.output<S>> {
+  async #get<S extends z.ZodType>(
+    endpoint: string,
+    scope: LimiterName,
+    query: string,
+    schema: S,
+    signed: boolean,
+    opts: CallOptions,
+  ): Promise<z.output<S>> {
     const pathWithQuery = this.#basePath + endpoint + (query ? `?${query}` : "");
     const signal = opts.signal;
     const attempt = (): Promise<z.output<S>> => this.#attempt("GET", endpoint, scope, pathWithQuery, undefined, schema, signed, signal);
@@ -274,7 +295,8 @@ export class RestClient {
         signal,
         shouldRetry: ({ error }) => isRetryableRead(error),
         onFailedAttempt: async ({ error, retriesLeft }) => {
-          if (retriesLeft > 0 && error instanceof VenueError && error.venueCode === -1003) await abortableSleep(RATE_LIMIT_WINDOW_MS, signal);
+          if (retriesLeft > 0 && error instanceof VenueError && error.venueCode === -1003)
+            await abortableSleep(RATE_LIMIT_WINDOW_MS, signal);
         },
       });
     } catch (err) {
@@ -342,14 +364,28 @@ export class RestClient {
     }
     const env = isJson ? envelopeSchema.safeParse(json) : undefined;
     if (env === undefined || !env.success) {
-      if (ok) throw new BadResponseError(endpoint, isJson ? `not a venue envelope (HTTP ${res.status})` : `body is not JSON (HTTP ${res.status})`);
+      if (ok)
+        throw new BadResponseError(
+          endpoint,
+          isJson ? `not a venue envelope (HTTP ${res.status})` : `body is not JSON (HTTP ${res.status})`,
+        );
       // An error page from a proxy or load balancer: classify by HTTP status so retries still work.
-      throw new VenueError({ venueCode: res.status === 429 ? -1003 : -1000, status: res.status, venueMessage: `HTTP ${res.status} without a venue envelope`, endpoint });
+      throw new VenueError({
+        venueCode: res.status === 429 ? -1003 : -1000,
+        status: res.status,
+        venueMessage: `HTTP ${res.status} without a venue envelope`,
+        endpoint,
+      });
     }
     const envelope = env.data;
     if (this.#signer && typeof envelope.timestamp === "number") this.#signer.clock.observe(envelope.timestamp, res.sentAt, res.receivedAt);
     if (!envelope.success) {
-      throw new VenueError({ venueCode: parseVenueCode(envelope.code) ?? -1000, status: res.status, venueMessage: cleanText(envelope.message), endpoint });
+      throw new VenueError({
+        venueCode: parseVenueCode(envelope.code) ?? -1000,
+        status: res.status,
+        venueMessage: cleanText(envelope.message),
+        endpoint,
+      });
     }
     if (!ok) throw new BadResponseError(endpoint, `success envelope with HTTP ${res.status}`);
     const data = schema.safeParse(envelope.data);

@@ -3,7 +3,7 @@
  * once (~20 µs a signature); @noble/ed25519 is used only where an independent implementation matters
  * (the simulator's verification and the parity tests).
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, sign as cryptoSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { base58 } from "@scure/base";
 import { KeyFormatError } from "./errors.js";
 import { ServerClock } from "./serverClock.js";

@@ -7,34 +7,35 @@
  * Hot path: one JSON.parse per frame, a Map lookup and a switch on the topic kind, a hand-written
  * validator, the callback. Socket handlers are bound once per connection, never per frame.
  */
-import WebSocket from "ws";
+
 import type { RawData } from "ws";
+import WebSocket from "ws";
 import { Backoff } from "./backoff.js";
 import { UsageError } from "./errors.js";
 import type { Signer } from "./signer.js";
 import {
+  DEFAULTS,
+  type FailureReason,
+  noopLogger,
+  type StreamClientOptions,
+  type StreamKind,
+  type StreamLogger,
+  type StreamState,
+  type StreamStatus,
+  sleep,
+  validateStreamOptions,
+} from "./streamOptions.js";
+import {
+  type BadMessageReason,
   frameTimestamp,
   parseLiquidations,
   parseLiquidatorLiquidation,
   parseMarkPrice,
   parseMarkPrices,
   parsePositions,
-  type BadMessageReason,
   type StreamData,
   type TopicRoute,
 } from "./wire.js";
-import {
-  DEFAULTS,
-  noopLogger,
-  sleep,
-  validateStreamOptions,
-  type FailureReason,
-  type StreamClientOptions,
-  type StreamKind,
-  type StreamLogger,
-  type StreamState,
-  type StreamStatus,
-} from "./streamOptions.js";
 
 export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState, StreamStatus };
 
@@ -515,4 +516,3 @@ export class StreamClient {
     }
   }
 }
-

@@ -4,7 +4,7 @@
  */
 import { ConfigError } from "./errors.js";
 import type { Signer } from "./signer.js";
-import { routeTopic, type BadMessageReason, type StreamData, type TopicRoute } from "./wire.js";
+import { type BadMessageReason, routeTopic, type StreamData, type TopicRoute } from "./wire.js";
 
 export type StreamKind = "public" | "private";
 

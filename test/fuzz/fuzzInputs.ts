@@ -77,10 +77,35 @@ export const BAD_SYMBOLS: readonly string[] = [
 ];
 
 /** Values of the wrong type for any field. */
-export const WRONG_TYPES: readonly unknown[] = [null, true, false, "", "1", "0.5", "NaN", "Infinity", "-1", {}, [], [1], { value: 1 }, "x".repeat(300)];
+export const WRONG_TYPES: readonly unknown[] = [
+  null,
+  true,
+  false,
+  "",
+  "1",
+  "0.5",
+  "NaN",
+  "Infinity",
+  "-1",
+  {},
+  [],
+  [1],
+  { value: 1 },
+  "x".repeat(300),
+];
 
 /** Keys an attacker (or a newer venue) might add. */
-export const EXTRA_KEYS: readonly string[] = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "extra", "liquidation_id", "symbol", "positionsbyperp"];
+export const EXTRA_KEYS: readonly string[] = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "extra",
+  "liquidation_id",
+  "symbol",
+  "positionsbyperp",
+];
 
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...BAD_NUMBERS) },
@@ -107,7 +132,15 @@ export const ABSURD_LENGTHS = [1_001, 10_001] as const;
 export const mutationOp: fc.Arbitrary<MutationOp> = fc.oneof(
   { weight: 10, arbitrary: fc.record({ op: fc.constant("replace" as const), at: fc.nat(), value: hostileValue }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("delete" as const), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("extra" as const), at: fc.nat(), key: fc.oneof(fc.constantFrom(...EXTRA_KEYS), fc.string({ maxLength: 8 })), value: hostileValue }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("extra" as const),
+      at: fc.nat(),
+      key: fc.oneof(fc.constantFrom(...EXTRA_KEYS), fc.string({ maxLength: 8 })),
+      value: hostileValue,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("duplicate" as const), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("wrap" as const), at: fc.nat(), inArray: fc.boolean() }) },
 );
@@ -115,14 +148,21 @@ export const mutationOp: fc.Arbitrary<MutationOp> = fc.oneof(
 /** One to three edits that keep sizes ordinary (for frames on a socket, where size has its own test). */
 export const smallMutations: fc.Arbitrary<MutationOp[]> = fc.array(mutationOp, { minLength: 1, maxLength: 3 });
 
-const blowUp: fc.Arbitrary<MutationOp> = fc.record({ op: fc.constant("blowUp" as const), at: fc.nat(), length: fc.constantFrom(...ABSURD_LENGTHS) });
+const blowUp: fc.Arbitrary<MutationOp> = fc.record({
+  op: fc.constant("blowUp" as const),
+  at: fc.nat(),
+  length: fc.constantFrom(...ABSURD_LENGTHS),
+});
 
 /**
  * One to three edits, and in about 1 % of cases an array blown up past the bounds as the last one
  * (rare and last: a 10,001-element array costs more than a hundred ordinary runs).
  */
 export const mutations: fc.Arbitrary<MutationOp[]> = fc
-  .tuple(fc.array(mutationOp, { minLength: 1, maxLength: 3 }), fc.oneof({ weight: 99, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: blowUp }))
+  .tuple(
+    fc.array(mutationOp, { minLength: 1, maxLength: 3 }),
+    fc.oneof({ weight: 99, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: blowUp }),
+  )
   .map(([ops, big]) => (big === null ? ops : [...ops, big]));
 
 type Container = Record<string, unknown> | unknown[];
@@ -240,7 +280,10 @@ export function mutated(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
 // ── valid payloads (the starting points) ─────────────────────────────────────────────────────────
 
 const symbol = fc.constantFrom(...SYMBOLS);
-const id = fc.oneof({ weight: 5, arbitrary: fc.integer({ min: 1, max: 10_000_000 }) }, { weight: 1, arbitrary: fc.constantFrom(1, 2 ** 31, Number.MAX_SAFE_INTEGER) });
+const id = fc.oneof(
+  { weight: 5, arbitrary: fc.integer({ min: 1, max: 10_000_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom(1, 2 ** 31, Number.MAX_SAFE_INTEGER) },
+);
 const ms = fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 });
 const qty = fc.oneof(fc.double({ min: 1e-6, max: 1e5, noNaN: true }), fc.double({ min: -1e5, max: -1e-6, noNaN: true }));
 const fee = fc.oneof(fc.constantFrom(0.006, 0.01, 0.02), fc.double({ min: 0, max: 0.05, noNaN: true }));
@@ -254,10 +297,20 @@ export const validLiquidationEntry: fc.Arbitrary<Record<string, unknown>> = fc.o
       liquidationId: id,
       timestamp: ms,
       type: fc.constantFrom("liquidated", "claim"),
-      positionsByPerp: fc.uniqueArray(fc.record({ symbol, positionQty: qty, liquidatorFee: fee }), { minLength: 1, maxLength: 4, selector: (p) => p.symbol }),
+      positionsByPerp: fc.uniqueArray(fc.record({ symbol, positionQty: qty, liquidatorFee: fee }), {
+        minLength: 1,
+        maxLength: 4,
+        selector: (p) => p.symbol,
+      }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ liquidationId: id, timestamp: ms, type: fc.constant("liquidated"), positionsByPerp: fc.constant([]) }, { requiredKeys: ["liquidationId", "positionsByPerp"] }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { liquidationId: id, timestamp: ms, type: fc.constant("liquidated"), positionsByPerp: fc.constant([]) },
+      { requiredKeys: ["liquidationId", "positionsByPerp"] },
+    ),
+  },
 );
 
 export const validLiquidationPush = fc.array(validLiquidationEntry, { minLength: 0, maxLength: 6 });
@@ -308,7 +361,11 @@ export const validOpenLiquidationRow = fc.record({
   liquidation_id: id,
   timestamp: ms,
   type: fc.constantFrom("liquidated", "claim"),
-  positions_by_perp: fc.uniqueArray(fc.record({ symbol, position_qty: qty, liquidator_fee: fee }), { minLength: 1, maxLength: 4, selector: (p) => p.symbol }),
+  positions_by_perp: fc.uniqueArray(fc.record({ symbol, position_qty: qty, liquidator_fee: fee }), {
+    minLength: 1,
+    maxLength: 4,
+    selector: (p) => p.symbol,
+  }),
 });
 
 // ── arbitrary input (no structure at all) ────────────────────────────────────────────────────────
@@ -338,7 +395,7 @@ export const arbitraryInput: fc.Arbitrary<unknown> = fc.oneof(
 export const arbitraryText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.json() },
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 64 }) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom(..."{}[],:\"0123456789.-eE truefalsn\\u"), maxLength: 64 }) },
+  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom(...'{}[],:"0123456789.-eE truefalsn\\u'), maxLength: 64 }) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString("utf8")) },
   { weight: 1, arbitrary: fc.json().chain((j) => fc.nat({ max: Math.max(0, j.length - 1) }).map((n) => j.slice(0, n))) },
 );
@@ -401,7 +458,10 @@ export function checkBounded(v: unknown, bound: number, what: string): void {
 
 export function checkKeys(obj: object, keys: readonly string[], what: string): void {
   const got = Object.keys(obj);
-  check(got.length === keys.length && keys.every((k) => got.includes(k)), () => `${what} has exactly keys ${keys.join(",")}, got ${got.join(",")}`);
+  check(
+    got.length === keys.length && keys.every((k) => got.includes(k)),
+    () => `${what} has exactly keys ${keys.join(",")}, got ${got.join(",")}`,
+  );
 }
 
 /** The value was taken from the input as is (not coerced, clamped or rounded). */

@@ -18,15 +18,27 @@ import { describe, expect, test } from "vitest";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import { claimRequestBody, decide, type ClaimDecision, type PolicyContext } from "../../src/engine/policy.js";
+import { type ClaimDecision, claimRequestBody, decide, type PolicyContext } from "../../src/engine/policy.js";
 import { tickDecimals } from "../../src/engine/quantize.js";
 import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { DEFAULT_SYMBOLS } from "../../src/sim/symbols.js";
-import { futuresSchema, infoSchema, openLiquidationsSchema, type OpenLiquidation } from "../../src/venue/restSchemas.js";
+import { futuresSchema, infoSchema, type OpenLiquidation, openLiquidationsSchema } from "../../src/venue/restSchemas.js";
 import { MAX_PRICE, parseLiquidations, parseMarkPrice, parseMarkPrices, parsePositions } from "../../src/venue/wire.js";
-import { BAD_SYMBOLS, check, checkFee, checkFinite, checkId, checkSymbol, mutate, mutations, show, throughJson, type MutationOp } from "./fuzzInputs.js";
+import {
+  BAD_SYMBOLS,
+  check,
+  checkFee,
+  checkFinite,
+  checkId,
+  checkSymbol,
+  type MutationOp,
+  mutate,
+  mutations,
+  show,
+  throughJson,
+} from "./fuzzInputs.js";
 
 /** Sequences; each carries an info table, a futures snapshot and 1..16 steps: about 50,000 generated inputs. */
 const RUNS = 5_000;
@@ -37,12 +49,22 @@ const START = 1_700_000_000_000;
 const SPECS = DEFAULT_SYMBOLS.slice(0, 6);
 const NAMES = SPECS.map((s) => s.symbol);
 /** Symbols in events: mostly the venue's, some well-formed but unknown, some malformed. */
-const eventSymbol = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...NAMES) }, { weight: 1, arbitrary: fc.constantFrom(...BAD_SYMBOLS) });
+const eventSymbol = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom(...NAMES) },
+  { weight: 1, arbitrary: fc.constantFrom(...BAD_SYMBOLS) },
+);
 const startPrice = (s: string): number => SPECS.find((x) => x.symbol === s)?.startPrice ?? 100;
 const priceOf = (s: string): fc.Arbitrary<number> => fc.double({ min: 0.97, max: 1.03, noNaN: true }).map((f) => startPrice(s) * f);
 const notional = fc.oneof(fc.double({ min: 50, max: 20_000, noNaN: true }), fc.double({ min: 20_000, max: 400_000, noNaN: true }));
 
-const infoRows = SPECS.map((s) => ({ symbol: s.symbol, liquidation_tier: s.tier, liquidator_fee: s.liquidatorFee, base_tick: s.baseTick, min_notional: s.minNotional, base_imr: 0.1 }));
+const infoRows = SPECS.map((s) => ({
+  symbol: s.symbol,
+  liquidation_tier: s.tier,
+  liquidator_fee: s.liquidatorFee,
+  base_tick: s.baseTick,
+  min_notional: s.minNotional,
+  base_imr: 0.1,
+}));
 
 const stringPosition = (camel: boolean) =>
   eventSymbol.chain((symbol) =>
@@ -57,7 +79,15 @@ const positionsOf = (camel: boolean) => fc.uniqueArray(stringPosition(camel), { 
 
 const liquidationPush = fc.array(
   fc.oneof(
-    { weight: 6, arbitrary: fc.record({ liquidationId: smallId, timestamp: fc.constant(START), type: fc.constant("liquidated"), positionsByPerp: positionsOf(true) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        liquidationId: smallId,
+        timestamp: fc.constant(START),
+        type: fc.constant("liquidated"),
+        positionsByPerp: positionsOf(true),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ liquidationId: smallId, positionsByPerp: fc.constant([]) }) },
   ),
   { minLength: 1, maxLength: 4 },
@@ -65,11 +95,29 @@ const liquidationPush = fc.array(
 const markRow = eventSymbol.chain((symbol) => priceOf(symbol).map((price) => ({ symbol, price })));
 const markPrices = fc.array(markRow, { minLength: 1, maxLength: 6 });
 const openLiquidationsPage = fc
-  .array(fc.record({ liquidation_id: smallId, timestamp: fc.constant(START), type: fc.constant("liquidated"), positions_by_perp: positionsOf(false) }), { maxLength: 5 })
+  .array(
+    fc.record({
+      liquidation_id: smallId,
+      timestamp: fc.constant(START),
+      type: fc.constant("liquidated"),
+      positions_by_perp: positionsOf(false),
+    }),
+    { maxLength: 5 },
+  )
   .map((rows) => ({ meta: { total: rows.length, records_per_page: 60, current_page: 1 }, rows }));
-const futures = fc.array(markRow.map((m) => ({ symbol: m.symbol, mark_price: m.price, index_price: m.price })), { maxLength: 6 }).map((rows) => ({ rows }));
+const futures = fc
+  .array(
+    markRow.map((m) => ({ symbol: m.symbol, mark_price: m.price, index_price: m.price })),
+    { maxLength: 6 },
+  )
+  .map((rows) => ({ rows }));
 const positionPush = fc
-  .uniqueArray(eventSymbol.chain((symbol) => fc.record({ symbol: fc.constant(symbol), positionQty: fc.double({ min: -5, max: 5, noNaN: true }), markPrice: priceOf(symbol) })), { maxLength: 3, selector: (p) => p.symbol })
+  .uniqueArray(
+    eventSymbol.chain((symbol) =>
+      fc.record({ symbol: fc.constant(symbol), positionQty: fc.double({ min: -5, max: 5, noNaN: true }), markPrice: priceOf(symbol) }),
+    ),
+    { maxLength: 3, selector: (p) => p.symbol },
+  )
   .map((positions) => ({ positions }));
 
 type Step =
@@ -90,7 +138,12 @@ function maybeMutated(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: maybeMutated(liquidationPush).map((data) => ({ kind: "liquidation" as const, data })) },
   { weight: 5, arbitrary: maybeMutated(markPrices).map((data) => ({ kind: "markprices" as const, data })) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...NAMES), maybeMutated(markRow)).map(([topicSymbol, data]) => ({ kind: "markprice" as const, topicSymbol, data })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...NAMES), maybeMutated(markRow))
+      .map(([topicSymbol, data]) => ({ kind: "markprice" as const, topicSymbol, data })),
+  },
   { weight: 3, arbitrary: maybeMutated(openLiquidationsPage).map((data) => ({ kind: "rest" as const, data })) },
   { weight: 1, arbitrary: maybeMutated(futures).map((data) => ({ kind: "futures" as const, data })) },
   { weight: 1, arbitrary: maybeMutated(positionPush).map((data) => ({ kind: "position" as const, data })) },
@@ -106,7 +159,10 @@ const policyArb: fc.Arbitrary<RiskPolicyInput> = fc.record({
   limit_price_slippage_bps: fc.constantFrom(0, 10, 50, 500),
   max_mark_age_ms: fc.constantFrom(1_000, 3_000),
   symbols: fc.record({ allow: fc.constant([]), deny: fc.subarray(NAMES, { maxLength: 1 }) }),
-  per_symbol: fc.constantFrom<Record<string, Partial<RiskLimitsInput>>>({}, { PERP_ETH_USDC: { max_claim_notional: 2_000, limit_price_slippage_bps: 5 } }),
+  per_symbol: fc.constantFrom<Record<string, Partial<RiskLimitsInput>>>(
+    {},
+    { PERP_ETH_USDC: { max_claim_notional: 2_000, limit_price_slippage_bps: 5 } },
+  ),
 });
 
 // ── the independent check of raw marks ───────────────────────────────────────────────────────────
@@ -116,13 +172,22 @@ interface ModelMark {
   at: number;
 }
 const SYMBOL_RE = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
-const rawRow = (v: unknown): Record<string, unknown> | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const rawRow = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 /** A stream mark row is usable iff its symbol is well formed and its price a finite number in (0, MAX_PRICE]. */
 function streamMarkOk(v: unknown): { symbol: string; price: number } | undefined {
   const r = rawRow(v);
   const symbol = r?.symbol;
   const price = r?.price;
-  if (typeof symbol !== "string" || !SYMBOL_RE.test(symbol) || typeof price !== "number" || !Number.isFinite(price) || price <= 0 || price > MAX_PRICE) return undefined;
+  if (
+    typeof symbol !== "string" ||
+    !SYMBOL_RE.test(symbol) ||
+    typeof price !== "number" ||
+    !Number.isFinite(price) ||
+    price <= 0 ||
+    price > MAX_PRICE
+  )
+    return undefined;
   return { symbol, price };
 }
 
@@ -192,12 +257,16 @@ function apply(w: World, s: Step): void {
       const f = futuresSchema.safeParse(s.data);
       if (!f.success) return;
       const rows = f.data.rows.filter((r) => Number.isFinite(r.mark_price) && r.mark_price > 0);
-      w.marks.setMany(rows.map((r) => ({ symbol: r.symbol, price: r.mark_price })), now);
+      w.marks.setMany(
+        rows.map((r) => ({ symbol: r.symbol, price: r.mark_price })),
+        now,
+      );
       const raw = (s.data as { rows: unknown[] }).rows;
       for (const row of raw) {
         const r = rawRow(row);
         const price = r?.mark_price;
-        if (typeof r?.symbol === "string" && typeof price === "number" && Number.isFinite(price) && price > 0) noteMark(w, { symbol: r.symbol, price }, now);
+        if (typeof r?.symbol === "string" && typeof price === "number" && Number.isFinite(price) && price > 0)
+          noteMark(w, { symbol: r.symbol, price }, now);
       }
       return;
     }
@@ -214,7 +283,10 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
   check(id === liq.liquidationId, "the claim is for the liquidation decided");
   checkId(id, "liquidation_id");
   check(id > 0, "liquidation_id > 0");
-  check(Number.isFinite(d.ratio) && d.ratio > 0 && d.ratio <= 1 && Math.round(d.ratio * 1000) / 1000 === d.ratio, () => `ratio ${d.ratio} is k/1000 in (0, 1]`);
+  check(
+    Number.isFinite(d.ratio) && d.ratio > 0 && d.ratio <= 1 && Math.round(d.ratio * 1000) / 1000 === d.ratio,
+    () => `ratio ${d.ratio} is k/1000 in (0, 1]`,
+  );
   const symbols = Object.keys(d.limitPrice);
   check(symbols.length > 0, "a claim prices at least one symbol");
   check(Object.keys(d.perSymbolQty).sort().join() === [...symbols].sort().join(), "quantities and limits cover the same symbols");
@@ -245,7 +317,10 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
     // The mark used: the mark book's, which must be the last raw mark that was valid.
     const mark = w.marks.get(symbol);
     const model = w.model.get(symbol);
-    check(mark !== undefined && model !== undefined && mark.price === model.price, () => `${symbol} priced on ${show(mark?.price)}, the last valid mark is ${show(model?.price)}`);
+    check(
+      mark !== undefined && model !== undefined && mark.price === model.price,
+      () => `${symbol} priced on ${show(mark?.price)}, the last valid mark is ${show(model?.price)}`,
+    );
     const lim = policy.limitsFor(symbol);
     check(w.now - model.at <= lim.maxMarkAgeMs, () => `${symbol}'s mark is ${w.now - model.at} ms old (max ${lim.maxMarkAgeMs})`);
     const limit = d.limitPrice[symbol] as number;
@@ -254,8 +329,13 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
     const bps = lim.slippageBps / 10_000;
     const m = mark.price;
     // The side rule follows the offered position (PROTOCOL.md §4), also for a leg that rounds to 0.
-    if (pos.positionQty > 0) check(limit >= m && limit <= m * (1 + bps) * (1 + 1e-12), () => `long ${symbol}: limit ${limit} in [mark ${m}, mark × (1 + ${bps})]`);
-    else check(limit <= m && limit >= m * (1 - bps) * (1 - 1e-12), () => `short ${symbol}: limit ${limit} in [mark × (1 − ${bps}), mark ${m}]`);
+    if (pos.positionQty > 0)
+      check(limit >= m && limit <= m * (1 + bps) * (1 + 1e-12), () => `long ${symbol}: limit ${limit} in [mark ${m}, mark × (1 + ${bps})]`);
+    else
+      check(
+        limit <= m && limit >= m * (1 - bps) * (1 - 1e-12),
+        () => `short ${symbol}: limit ${limit} in [mark × (1 − ${bps}), mark ${m}]`,
+      );
     const ticks = limit / info.baseTick;
     check(Math.abs(ticks - Math.round(ticks)) < 1e-6 * Math.max(1, ticks), () => `limit ${limit} is on the tick ${info.baseTick}`);
     check(policy.access(symbol) === "allowed", () => `${symbol} is allowed by the policy`);
@@ -282,7 +362,10 @@ function checkTable(table: SymbolTable): void {
     checkSymbol(info.symbol, "table symbol");
     check(info.tier === 1 || info.tier === 2, "tier is 1 or 2");
     checkFee(info.liquidatorFee, "table fee");
-    check(Number.isFinite(info.baseTick) && info.baseTick > 0 && tickDecimals(info.baseTick) !== undefined, () => `tick ${info.baseTick} is a positive decimal`);
+    check(
+      Number.isFinite(info.baseTick) && info.baseTick > 0 && tickDecimals(info.baseTick) !== undefined,
+      () => `tick ${info.baseTick} is a positive decimal`,
+    );
     check(Number.isFinite(info.minNotional) && info.minNotional >= 0, "min_notional is finite >= 0");
   }
 }
@@ -323,13 +406,30 @@ function runSequence(policy: RiskPolicyInput, info: unknown, snapshot: unknown, 
 
 describe("pipeline: parsed stream and REST input → OpenBook / MarkBook / Exposure → decide()", () => {
   test("no step throws; every claim comes from valid data only", () => {
-    const info = fc.oneof({ weight: 3, arbitrary: fc.constant({ rows: infoRows }) }, { weight: 1, arbitrary: maybeMutated(fc.constant({ rows: infoRows })) });
-    const snapshot = maybeMutated(fc.constant(null).chain(() => fc.tuple(...NAMES.map((s) => priceOf(s))).map((prices) => ({ rows: NAMES.map((symbol, i) => ({ symbol, mark_price: prices[i], index_price: prices[i] })) }))));
+    const info = fc.oneof(
+      { weight: 3, arbitrary: fc.constant({ rows: infoRows }) },
+      { weight: 1, arbitrary: maybeMutated(fc.constant({ rows: infoRows })) },
+    );
+    const snapshot = maybeMutated(
+      fc
+        .constant(null)
+        .chain(() =>
+          fc
+            .tuple(...NAMES.map((s) => priceOf(s)))
+            .map((prices) => ({ rows: NAMES.map((symbol, i) => ({ symbol, mark_price: prices[i], index_price: prices[i] })) })),
+        ),
+    );
     let claims = 0;
     fc.assert(
-      fc.property(policyArb, info, snapshot, fc.array(step, { minLength: 1, maxLength: 16, size: "max" }), (policy, infoData, snap, steps) => {
-        claims += runSequence(policy, infoData, snap, steps);
-      }),
+      fc.property(
+        policyArb,
+        info,
+        snapshot,
+        fc.array(step, { minLength: 1, maxLength: 16, size: "max" }),
+        (policy, infoData, snap, steps) => {
+          claims += runSequence(policy, infoData, snap, steps);
+        },
+      ),
       { numRuns: RUNS },
     );
     // Not vacuous: the valid half of the input must lead to plenty of claims to check.

@@ -8,16 +8,16 @@ import { describe, expect, it } from "vitest";
 import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import {
+  type ClaimDecision,
   claimRequestBody,
   decide,
   FULL_TAKE_HIGH_TIER,
   FULL_TAKE_LOW_TIER,
-  SKIP_REASONS,
-  type ClaimDecision,
   type PolicyContext,
+  SKIP_REASONS,
 } from "../../src/engine/policy.js";
-import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { rawLimitPrice, roundQty } from "../../src/engine/quantize.js";
+import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { evaluateClaim, parseClaimBody } from "../../src/sim/claimRules.js";
@@ -98,7 +98,10 @@ interface PositionSpec {
 }
 
 const positionArb: fc.Arbitrary<PositionSpec> = fc.record({
-  symIdx: fc.oneof({ weight: 40, arbitrary: fc.integer({ min: 0, max: UNIVERSE.length - 1 }) }, { weight: 1, arbitrary: fc.constant(UNIVERSE.length) }),
+  symIdx: fc.oneof(
+    { weight: 40, arbitrary: fc.integer({ min: 0, max: UNIVERSE.length - 1 }) },
+    { weight: 1, arbitrary: fc.constant(UNIVERSE.length) },
+  ),
   long: fc.boolean(),
   notional: fc.oneof(dbl(0.01, 300_000), fc.constantFrom(4_999.99, 5_000, 9_999.99, 10_000, 50_000, 1e-9)),
   zero: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
@@ -117,14 +120,19 @@ interface World {
 
 const symbolWorldArb = fc.tuple(...UNIVERSE.map((s) => infoArb(s).chain((info) => fc.tuple(fc.constant(info), markArb(info.baseTick)))));
 
-const worldArb: fc.Arbitrary<World> = fc.record({
-  symbols: symbolWorldArb,
-  policy: policyArb,
-  held: fc.array(fc.tuple(fc.integer({ min: 0, max: UNIVERSE.length }), dbl(-300_000, 300_000)), { maxLength: 4 }),
-  reserved: fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: UNIVERSE.length - 1 }), dbl(-100_000, 100_000)), { minLength: 1, maxLength: 3 }), { maxLength: 3 }),
-  positions: fc.uniqueArray(positionArb, { minLength: 1, maxLength: 4, selector: (p) => p.symIdx }),
-  liquidationId: fc.integer({ min: 1, max: 1_000_000 }),
-}).map(({ symbols, ...rest }) => ({ ...rest, infos: symbols.map(([i]) => i), marks: symbols.map(([, m]) => m) }));
+const worldArb: fc.Arbitrary<World> = fc
+  .record({
+    symbols: symbolWorldArb,
+    policy: policyArb,
+    held: fc.array(fc.tuple(fc.integer({ min: 0, max: UNIVERSE.length }), dbl(-300_000, 300_000)), { maxLength: 4 }),
+    reserved: fc.array(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: UNIVERSE.length - 1 }), dbl(-100_000, 100_000)), { minLength: 1, maxLength: 3 }),
+      { maxLength: 3 },
+    ),
+    positions: fc.uniqueArray(positionArb, { minLength: 1, maxLength: 4, selector: (p) => p.symIdx }),
+    liquidationId: fc.integer({ min: 1, max: 1_000_000 }),
+  })
+  .map(({ symbols, ...rest }) => ({ ...rest, infos: symbols.map(([i]) => i), marks: symbols.map(([, m]) => m) }));
 
 function priceFor(w: World, idx: number): number {
   return w.marks[idx]?.price ?? 1;
@@ -293,7 +301,13 @@ function checkVenueAccepts(d: ClaimDecision, w: World, ctx: PolicyContext, liq: 
   if (!parsed.ok) return;
   const out = evaluateClaim(
     parsed.value,
-    { liquidationId: liq.liquidationId, timestamp: 1, type: "liquidated", positions: liq.positions.map((p) => ({ ...p })), expiresAt: NOW + 60_000 },
+    {
+      liquidationId: liq.liquidationId,
+      timestamp: 1,
+      type: "liquidated",
+      positions: liq.positions.map((p) => ({ ...p })),
+      expiresAt: NOW + 60_000,
+    },
     {
       symbol: (name) => {
         const i = ctx.symbols.get(name);

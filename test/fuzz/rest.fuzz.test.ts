@@ -121,42 +121,226 @@ const num = fc.double({ min: -1e6, max: 1e6, noNaN: true });
 const pos = fc.double({ min: 1e-3, max: 2e5, noNaN: true });
 const meta = fc.record({ total: fc.integer({ min: 0, max: 3 }), records_per_page: fc.constant(60), current_page: fc.constant(1) });
 
-const positionTransfer = fc.record({ symbol, position_qty: num, cost_position_transfer: num, transfer_price: pos, liquidator_fee: fc.double({ min: 0, max: 0.05, noNaN: true }), abs_liquidator_fee: fc.double({ min: 0, max: 1e4, noNaN: true }) });
-const claimResult = fc.record({ liquidation_id: int, timestamp: int, type: fc.constantFrom("liquidated", "claim"), positions_by_perp: fc.array(positionTransfer, { minLength: 1, maxLength: 3 }) });
+const positionTransfer = fc.record({
+  symbol,
+  position_qty: num,
+  cost_position_transfer: num,
+  transfer_price: pos,
+  liquidator_fee: fc.double({ min: 0, max: 0.05, noNaN: true }),
+  abs_liquidator_fee: fc.double({ min: 0, max: 1e4, noNaN: true }),
+});
+const claimResult = fc.record({
+  liquidation_id: int,
+  timestamp: int,
+  type: fc.constantFrom("liquidated", "claim"),
+  positions_by_perp: fc.array(positionTransfer, { minLength: 1, maxLength: 3 }),
+});
 
 /** The operations, each with a valid payload generator and what it sends. */
 const OPS = {
-  epochInfo: { data: fc.record({ current_epoch: int, rows: fc.array(fc.record({ epoch_id: int, start_time: int, end_time: int, power_fees_paid_major: num, power_fees_paid_alts: num, power_staked_major: num, power_staked_alts: num, epoch_token: fc.constant("ORDER"), max_reward_amount: num, k_constant_major: num, k_constant_alts: num }), { maxLength: 2 }) }), call: (c: RestClient) => c.epochInfo() },
-  epochData: { data: fc.record({ total_released_trading_rewards_native: num, total_released_trading_rewards_escrow: num, current_epoch: int, rows: fc.array(fc.record({ epoch_id: int, total_trader_score_major: num, total_trader_score_alts: num, epoch_token: fc.constant("ORDER"), reward_status: fc.constantFrom("Ongoing", "Pending", "Confirmed", "0", 0), r_major: num, r_alts: num }), { maxLength: 2 }) }), call: (c: RestClient) => c.epochData() },
-  campaignUser: { data: fc.record({ volume: num, filled_order_count: int, updated_time: int, pnl: num, total_deposit_amount: num, total_withdrawal_amount: num, start_account_value: num, end_account_value: num, new_invited_referee: int, new_traded_referee: int, total_staked_native: num, total_staked_esnative: num }), call: (c: RestClient) => c.campaignUser({ campaign_id: 7, account_id: "0xabc" }) },
-  adminOrders: { data: fc.record({ meta, rows: fc.array(fc.record({ order_id: int, user_id: int, price: fc.option(pos), type: fc.constant("LIMIT"), quantity: pos, amount: fc.option(pos), total_executed_quantity: pos, visible_quantity: pos, symbol, side: fc.constantFrom("BUY", "SELL"), status: fc.constant("FILLED"), total_fee: num, fee_asset: fc.constant("USDC"), client_order_id: fc.option(int), average_executed_price: fc.option(pos), created_time: int, updated_time: int, realized_pnl: fc.option(num), executed_quantity: pos, visible: pos, executed: pos, reduce_only: fc.boolean(), order_tag: fc.option(fc.string()), margin_mode: fc.constant("CROSS") }), { maxLength: 2 }) }), call: (c: RestClient) => c.adminOrders({ user_account: "0xabc" }) },
-  claim: { data: claimResult, call: (c: RestClient) => c.claimLiquidation({ liquidation_id: 7, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 100_000 } }) },
-  openLiquidations: { data: fc.record({ meta, rows: fc.array(fc.record({ liquidation_id: int, timestamp: int, type: fc.constant("liquidated"), positions_by_perp: fc.array(fc.record({ symbol, position_qty: num, liquidator_fee: fc.double({ min: 0, max: 0.05, noNaN: true }) }), { maxLength: 3 }) }), { maxLength: 3 }) }), call: (c: RestClient) => c.openLiquidations() },
-  allOpenLiquidations: { data: fc.record({ meta, rows: fc.array(fc.record({ liquidation_id: int, timestamp: int, type: fc.constant("liquidated"), positions_by_perp: fc.array(fc.record({ symbol, position_qty: num, liquidator_fee: fc.constant(0.006) }), { maxLength: 2 }) }), { maxLength: 3 }) }), call: (c: RestClient) => c.allOpenLiquidations() },
-  futures: { data: fc.record({ rows: fc.array(fc.record({ symbol, mark_price: pos, index_price: pos }), { maxLength: 3 }) }), call: (c: RestClient) => c.futures() },
-  info: { data: fc.record({ rows: fc.array(fc.record({ symbol, liquidation_tier: fc.constantFrom(1, 2), liquidator_fee: fc.constant(0.006), base_tick: fc.constant(0.1), min_notional: fc.constant(10) }), { maxLength: 3 }) }), call: (c: RestClient) => c.info() },
+  epochInfo: {
+    data: fc.record({
+      current_epoch: int,
+      rows: fc.array(
+        fc.record({
+          epoch_id: int,
+          start_time: int,
+          end_time: int,
+          power_fees_paid_major: num,
+          power_fees_paid_alts: num,
+          power_staked_major: num,
+          power_staked_alts: num,
+          epoch_token: fc.constant("ORDER"),
+          max_reward_amount: num,
+          k_constant_major: num,
+          k_constant_alts: num,
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    call: (c: RestClient) => c.epochInfo(),
+  },
+  epochData: {
+    data: fc.record({
+      total_released_trading_rewards_native: num,
+      total_released_trading_rewards_escrow: num,
+      current_epoch: int,
+      rows: fc.array(
+        fc.record({
+          epoch_id: int,
+          total_trader_score_major: num,
+          total_trader_score_alts: num,
+          epoch_token: fc.constant("ORDER"),
+          reward_status: fc.constantFrom("Ongoing", "Pending", "Confirmed", "0", 0),
+          r_major: num,
+          r_alts: num,
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    call: (c: RestClient) => c.epochData(),
+  },
+  campaignUser: {
+    data: fc.record({
+      volume: num,
+      filled_order_count: int,
+      updated_time: int,
+      pnl: num,
+      total_deposit_amount: num,
+      total_withdrawal_amount: num,
+      start_account_value: num,
+      end_account_value: num,
+      new_invited_referee: int,
+      new_traded_referee: int,
+      total_staked_native: num,
+      total_staked_esnative: num,
+    }),
+    call: (c: RestClient) => c.campaignUser({ campaign_id: 7, account_id: "0xabc" }),
+  },
+  adminOrders: {
+    data: fc.record({
+      meta,
+      rows: fc.array(
+        fc.record({
+          order_id: int,
+          user_id: int,
+          price: fc.option(pos),
+          type: fc.constant("LIMIT"),
+          quantity: pos,
+          amount: fc.option(pos),
+          total_executed_quantity: pos,
+          visible_quantity: pos,
+          symbol,
+          side: fc.constantFrom("BUY", "SELL"),
+          status: fc.constant("FILLED"),
+          total_fee: num,
+          fee_asset: fc.constant("USDC"),
+          client_order_id: fc.option(int),
+          average_executed_price: fc.option(pos),
+          created_time: int,
+          updated_time: int,
+          realized_pnl: fc.option(num),
+          executed_quantity: pos,
+          visible: pos,
+          executed: pos,
+          reduce_only: fc.boolean(),
+          order_tag: fc.option(fc.string()),
+          margin_mode: fc.constant("CROSS"),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+    call: (c: RestClient) => c.adminOrders({ user_account: "0xabc" }),
+  },
+  claim: {
+    data: claimResult,
+    call: (c: RestClient) => c.claimLiquidation({ liquidation_id: 7, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 100_000 } }),
+  },
+  openLiquidations: {
+    data: fc.record({
+      meta,
+      rows: fc.array(
+        fc.record({
+          liquidation_id: int,
+          timestamp: int,
+          type: fc.constant("liquidated"),
+          positions_by_perp: fc.array(
+            fc.record({ symbol, position_qty: num, liquidator_fee: fc.double({ min: 0, max: 0.05, noNaN: true }) }),
+            { maxLength: 3 },
+          ),
+        }),
+        { maxLength: 3 },
+      ),
+    }),
+    call: (c: RestClient) => c.openLiquidations(),
+  },
+  allOpenLiquidations: {
+    data: fc.record({
+      meta,
+      rows: fc.array(
+        fc.record({
+          liquidation_id: int,
+          timestamp: int,
+          type: fc.constant("liquidated"),
+          positions_by_perp: fc.array(fc.record({ symbol, position_qty: num, liquidator_fee: fc.constant(0.006) }), { maxLength: 2 }),
+        }),
+        { maxLength: 3 },
+      ),
+    }),
+    call: (c: RestClient) => c.allOpenLiquidations(),
+  },
+  futures: {
+    data: fc.record({ rows: fc.array(fc.record({ symbol, mark_price: pos, index_price: pos }), { maxLength: 3 }) }),
+    call: (c: RestClient) => c.futures(),
+  },
+  info: {
+    data: fc.record({
+      rows: fc.array(
+        fc.record({
+          symbol,
+          liquidation_tier: fc.constantFrom(1, 2),
+          liquidator_fee: fc.constant(0.006),
+          base_tick: fc.constant(0.1),
+          min_notional: fc.constant(10),
+        }),
+        { maxLength: 3 },
+      ),
+    }),
+    call: (c: RestClient) => c.info(),
+  },
 } as const;
 type OpName = keyof typeof OPS;
 const OP_NAMES = Object.keys(OPS) as OpName[];
 
-const status = fc.oneof({ weight: 8, arbitrary: fc.constant(200) }, { weight: 3, arbitrary: fc.constantFrom(201, 204, 301, 400, 401, 404, 409, 429, 500, 502, 503, 504, 599) });
+const status = fc.oneof(
+  { weight: 8, arbitrary: fc.constant(200) },
+  { weight: 3, arbitrary: fc.constantFrom(201, 204, 301, 400, 401, 404, 409, 429, 500, 502, 503, 504, 599) },
+);
 // A hang costs a whole request timeout: rare.
-const mode = fc.oneof({ weight: 300, arbitrary: fc.constant<Mode>("normal") }, { weight: 20, arbitrary: fc.constantFrom<Mode>("destroy", "partial", "lyingLength") }, { weight: 1, arbitrary: fc.constant<Mode>("hang") });
+const mode = fc.oneof(
+  { weight: 300, arbitrary: fc.constant<Mode>("normal") },
+  { weight: 20, arbitrary: fc.constantFrom<Mode>("destroy", "partial", "lyingLength") },
+  { weight: 1, arbitrary: fc.constant<Mode>("hang") },
+);
 const contentType = fc.constantFrom("application/json", "application/json; charset=utf-8", "text/html", "application/octet-stream");
-const junkCode = fc.oneof(fc.constantFrom(-1000, -1003, -1005, -1011, -1012, -1101, -1201, -1202, -1203, "-1011", " -1202 ", "abc", "", null, 1.5, 2 ** 60), fc.jsonValue({ maxDepth: 1 }));
-const junkMessage = fc.oneof(fc.string(), fc.constantFrom("\u001b[31mred\u0007", "line\nbreak", "x".repeat(5_000)), fc.jsonValue({ maxDepth: 2 }));
+const junkCode = fc.oneof(
+  fc.constantFrom(-1000, -1003, -1005, -1011, -1012, -1101, -1201, -1202, -1203, "-1011", " -1202 ", "abc", "", null, 1.5, 2 ** 60),
+  fc.jsonValue({ maxDepth: 1 }),
+);
+const junkMessage = fc.oneof(
+  fc.string(),
+  fc.constantFrom("\u001b[31mred\u0007", "line\nbreak", "x".repeat(5_000)),
+  fc.jsonValue({ maxDepth: 2 }),
+);
 
 /** A body for an operation: mostly a (mutated) success envelope around a valid payload. */
 function bodyFor(op: OpName): fc.Arbitrary<string> {
   const data = OPS[op].data as fc.Arbitrary<unknown>;
-  const envelope = fc.tuple(data, fc.oneof(fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.constantFrom(undefined, "now", -1, 1e400))).map(([d, ts]) => ({ success: true, data: d, timestamp: ts }));
+  const envelope = fc
+    .tuple(data, fc.oneof(fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.constantFrom(undefined, "now", -1, 1e400)))
+    .map(([d, ts]) => ({ success: true, data: d, timestamp: ts }));
   return fc.oneof(
     { weight: 6, arbitrary: fc.tuple(envelope, mutations).map(([e, ops]) => toJsonText(mutate(e, ops))) },
     { weight: 2, arbitrary: envelope.map((e) => toJsonText(e)) },
-    { weight: 2, arbitrary: fc.record({ success: fc.constant(false), code: junkCode, message: junkMessage }, { requiredKeys: ["success"] }).map((e) => JSON.stringify(e)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ success: fc.constant(false), code: junkCode, message: junkMessage }, { requiredKeys: ["success"] })
+        .map((e) => JSON.stringify(e)),
+    },
     { weight: 2, arbitrary: arbitraryText },
     { weight: 1, arbitrary: envelope.chain((e) => fc.nat().map((n) => JSON.stringify(e).slice(0, n % 40))) },
-    { weight: 1, arbitrary: fc.constantFrom("", "<html><body>502 Bad Gateway</body></html>", "null", "[]", '{"success":"true","data":{}}', '{"success":true}') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "",
+        "<html><body>502 Bad Gateway</body></html>",
+        "null",
+        "[]",
+        '{"success":"true","data":{}}',
+        '{"success":true}',
+      ),
+    },
   );
 }
 const reply = (op: OpName): fc.Arbitrary<Reply> => fc.record({ status, body: bodyFor(op), contentType, mode });
@@ -166,7 +350,10 @@ const reply = (op: OpName): fc.Arbitrary<Reply> => fc.record({ status, body: bod
 /** Every number anywhere in accepted data is finite (zod rejects NaN and ±Infinity; 1e400 parses to Infinity). */
 function checkAllFinite(v: unknown, path = "data"): void {
   if (typeof v === "number") return checkFinite(v, path);
-  if (Array.isArray(v)) return v.forEach((x, i) => checkAllFinite(x, `${path}[${i}]`));
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) checkAllFinite(x, `${path}[${i}]`);
+    return;
+  }
   if (typeof v === "object" && v !== null) for (const [k, x] of Object.entries(v)) checkAllFinite(x, `${path}.${k}`);
 }
 
@@ -188,8 +375,10 @@ function checkAccepted(op: OpName, data: unknown): void {
     case "allOpenLiquidations": {
       const rows = op === "openLiquidations" ? (d.rows as Record<string, unknown>[]) : (data as Record<string, unknown>[]);
       // Safe integers (zod's int); a negative or zero id is the engine's to refuse (pipeline.fuzz.test.ts).
-      for (const r of rows) check(Number.isSafeInteger(r.liquidation_id), () => `liquidation_id is a safe integer, got ${show(r.liquidation_id)}`);
-      if (op === "allOpenLiquidations") check(new Set(rows.map((r) => r.liquidation_id)).size === rows.length, "ids are unique across pages");
+      for (const r of rows)
+        check(Number.isSafeInteger(r.liquidation_id), () => `liquidation_id is a safe integer, got ${show(r.liquidation_id)}`);
+      if (op === "allOpenLiquidations")
+        check(new Set(rows.map((r) => r.liquidation_id)).size === rows.length, "ids are unique across pages");
       return;
     }
     case "info":
@@ -226,7 +415,10 @@ function mustReject(r: Reply): boolean {
 }
 
 function checkError(err: unknown): void {
-  check(err instanceof LiquidatorError, () => `rejected with a LiquidatorError, got ${err instanceof Error ? `${err.name}: ${err.message}` : show(err)}`);
+  check(
+    err instanceof LiquidatorError,
+    () => `rejected with a LiquidatorError, got ${err instanceof Error ? `${err.name}: ${err.message}` : show(err)}`,
+  );
   check(ERROR_CODES.has(err.code), () => `error code ${err.code} is one of ${[...ERROR_CODES].join(", ")}`);
   // eslint-disable-next-line no-control-regex
   check(!/[\u0000-\u001f\u007f-\u009f]/.test(err.message), () => `error message carries no control characters: ${show(err.message)}`);
@@ -250,7 +442,8 @@ async function settled<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok:
 
 function noPollution(): void {
   const probe = {} as Record<string, unknown>;
-  for (const k of ["value", "extra", "polluted", "symbol", "liquidation_id"]) check(probe[k] === undefined, `Object.prototype.${k} was polluted`);
+  for (const k of ["value", "extra", "polluted", "symbol", "liquidation_id"])
+    check(probe[k] === undefined, `Object.prototype.${k} was polluted`);
 }
 
 // ── tests ────────────────────────────────────────────────────────────────────────────────────────
@@ -263,7 +456,9 @@ describe("RestClient against a server answering garbage", () => {
     const client = new RestClient({ baseUrl, signer, timeoutMs: TIMEOUT_MS, retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } });
     let accepted = 0;
     try {
-      const scenario = fc.constantFrom(...OP_NAMES).chain((op) => fc.tuple(fc.constant(op), fc.array(reply(op), { minLength: 1, maxLength: op === "allOpenLiquidations" ? 2 : 1 })));
+      const scenario = fc
+        .constantFrom(...OP_NAMES)
+        .chain((op) => fc.tuple(fc.constant(op), fc.array(reply(op), { minLength: 1, maxLength: op === "allOpenLiquidations" ? 2 : 1 })));
       await fc.assert(
         fc.asyncProperty(scenario, async ([op, replies]) => {
           queue = [...replies];
@@ -298,8 +493,15 @@ describe("RestClient against a server answering garbage", () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const book = new OpenBook();
     const table = new SymbolTable([{ symbol: "PERP_BTC_USDC", tier: 1, liquidatorFee: 0.006, baseTick: 0.1, minNotional: 10 }]);
-    const policy = compileRiskPolicy({ max_claim_notional: 1e9, max_total_exposure: 1e15, min_fee: 0, limit_price_slippage_bps: 50, max_mark_age_ms: 60_000, symbols: { allow: [], deny: [] } });
-        const validAnswer = new Map<number, boolean>();
+    const policy = compileRiskPolicy({
+      max_claim_notional: 1e9,
+      max_total_exposure: 1e15,
+      min_fee: 0,
+      limit_price_slippage_bps: 50,
+      max_mark_age_ms: 60_000,
+      symbols: { allow: [], deny: [] },
+    });
+    const validAnswer = new Map<number, boolean>();
     let nextId = 1;
     let accepted = 0;
     try {
@@ -311,7 +513,12 @@ describe("RestClient against a server answering garbage", () => {
           const skips: string[] = [];
           // Fresh books per run: fills accepted in earlier runs must not push this one over the caps.
           const marks = new MarkBook();
-          for (const [s, p] of [["PERP_BTC_USDC", 100_000], ["PERP_ETH_USDC", 3_000], ["PERP_DOGE_USDC", 0.2]] as const) marks.set(s, p, Date.now());
+          for (const [s, p] of [
+            ["PERP_BTC_USDC", 100_000],
+            ["PERP_ETH_USDC", 3_000],
+            ["PERP_DOGE_USDC", 0.2],
+          ] as const)
+            marks.set(s, p, Date.now());
           const exposure = new Exposure();
           const ctx: PolicyContext = { policy, symbols: table, marks, exposure };
           const claimer = new Claimer({
@@ -340,19 +547,33 @@ describe("RestClient against a server answering garbage", () => {
           });
           const heldBefore = exposure.heldQty("PERP_BTC_USDC");
           const feesBefore = await feeTotal(metrics);
-          book.applyDelta([{ liquidationId: id, timestamp: Date.now(), type: "liquidated", positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 0.05, liquidatorFee: 0.006 }] }], Date.now());
+          book.applyDelta(
+            [
+              {
+                liquidationId: id,
+                timestamp: Date.now(),
+                type: "liquidated",
+                positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 0.05, liquidatorFee: 0.006 }],
+              },
+            ],
+            Date.now(),
+          );
           queue = [r];
           claimer.start();
           claimer.offer(book.get(id)!);
           const deadline = Date.now() + SETTLE_DEADLINE_MS;
-          while (outcomes.length === 0 && skips.length === 0 && escaped.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 1));
+          while (outcomes.length === 0 && skips.length === 0 && escaped.length === 0 && Date.now() < deadline)
+            await new Promise((res) => setTimeout(res, 1));
           // Let a rejection that nobody handles surface before judging.
           await new Promise((res) => setImmediate(res));
           await new Promise((res) => setTimeout(res, 0));
           await claimer.stop();
           queue = [];
           book.remove(id);
-          check(escaped.length === 0, () => `an error escaped the claim's handling: ${escaped.map((e) => (e instanceof Error ? e.message : show(e))).join("; ")}`);
+          check(
+            escaped.length === 0,
+            () => `an error escaped the claim's handling: ${escaped.map((e) => (e instanceof Error ? e.message : show(e))).join("; ")}`,
+          );
           // A retry (after -1011, -1012, -1003...) may add outcomes; its answer is the fallback -1202.
           check(skips.length === 0, () => `the claim was sent, not skipped (${show(skips)})`);
           check(outcomes.length >= 1, "the claim has an outcome");
@@ -365,7 +586,8 @@ describe("RestClient against a server answering garbage", () => {
               // only the known ones: an extra `"x": 1e400` beside them does not make the answer invalid.
               const data = claimKnownFields((JSON.parse(r.body) as { data: unknown }).data);
               checkAccepted("claim", data);
-              for (const p of (data as { positions_by_perp: { symbol: string; position_qty: number }[] }).positions_by_perp) if (p.symbol === "PERP_BTC_USDC") fillQty += p.position_qty;
+              for (const p of (data as { positions_by_perp: { symbol: string; position_qty: number }[] }).positions_by_perp)
+                if (p.symbol === "PERP_BTC_USDC") fillQty += p.position_qty;
             } catch {
               valid = false; // the oracle: anything that breaks the invariants is invalid data
             }
@@ -377,7 +599,10 @@ describe("RestClient against a server answering garbage", () => {
           if (success) {
             check(valid, () => `an answer that fails validation counted as success: ${show(r)}`);
             const expected = heldBefore + fillQty;
-            check(Math.abs(held - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), () => `held exposure ${held} = ${heldBefore} + the fills ${fillQty}`);
+            check(
+              Math.abs(held - expected) <= 1e-9 * Math.max(1, Math.abs(expected)),
+              () => `held exposure ${held} = ${heldBefore} + the fills ${fillQty}`,
+            );
             check(feesAfter >= feesBefore, "fees only grow");
             accepted++;
             return;

@@ -19,9 +19,29 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { StreamClient } from "../../src/venue/stream.js";
-import { frameTimestamp, parseLiquidations, parseMarkPrice, parseMarkPrices, type BadMessageReason, type StreamData } from "../../src/venue/wire.js";
+import {
+  type BadMessageReason,
+  frameTimestamp,
+  parseLiquidations,
+  parseMarkPrice,
+  parseMarkPrices,
+  type StreamData,
+} from "../../src/venue/wire.js";
 import { FakeStreamServer } from "../support/fakeStreamServer.js";
-import { arbitraryText, check, checkFee, checkFinite, checkSymbol, mutate, show, smallMutations, toJsonText, validLiquidationPush, validMarkPrice, validMarkPrices } from "./fuzzInputs.js";
+import {
+  arbitraryText,
+  check,
+  checkFee,
+  checkFinite,
+  checkSymbol,
+  mutate,
+  show,
+  smallMutations,
+  toJsonText,
+  validLiquidationPush,
+  validMarkPrice,
+  validMarkPrices,
+} from "./fuzzInputs.js";
 
 /** Batches of 20..150 frames: about 5,000 frames in all. */
 const RUNS = 60;
@@ -40,7 +60,11 @@ const validFrame = fc.oneof(
 );
 const controlFrame = fc.oneof(
   fc.record({ event: fc.constantFrom("ping", "pong"), ts: fc.oneof(ts, fc.constantFrom("x", null, 1e400)) }),
-  fc.record({ id: fc.constantFrom("sub-1-0", "auth-1", "c1", 7), event: fc.constantFrom("subscribe", "unsubscribe", "auth"), success: fc.boolean() }),
+  fc.record({
+    id: fc.constantFrom("sub-1-0", "auth-1", "c1", 7),
+    event: fc.constantFrom("subscribe", "unsubscribe", "auth"),
+    success: fc.boolean(),
+  }),
   fc.record({ event: fc.string({ maxLength: 10 }) }),
 );
 const textFrame: fc.Arbitrary<Frame> = fc.oneof(
@@ -53,8 +77,22 @@ const textFrame: fc.Arbitrary<Frame> = fc.oneof(
 /** The last frame of a batch: usually nothing, sometimes one that must cost the socket. */
 const killer: fc.Arbitrary<Frame | null> = fc.oneof(
   { weight: 3, arbitrary: fc.constant(null) },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 4_096 }).map((extra) => ({ oversized: `{"topic":"markprices","ts":1,"data":[],"pad":"${"x".repeat(MAX_FRAME_BYTES + extra)}"}` })) },
-  { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), Buffer.from([0xc3, 0x28]), Buffer.from('{"topic":"liquidation","data":"\xed\xa0\x80"}', "latin1")).map((b) => ({ badUtf8: b })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1, max: 4_096 })
+      .map((extra) => ({ oversized: `{"topic":"markprices","ts":1,"data":[],"pad":"${"x".repeat(MAX_FRAME_BYTES + extra)}"}` })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('{"topic":"liquidation","data":"\xed\xa0\x80"}', "latin1"),
+      )
+      .map((b) => ({ badUtf8: b })),
+  },
 );
 
 /**
@@ -79,7 +117,8 @@ function expectedEvents(text: string): string[] {
   if (typeof o.topic !== "string") return ["bad:no_topic"];
   if (!(TOPICS as readonly string[]).includes(o.topic)) return ["bad:unknown_topic"];
   if (frameTimestamp(o.ts) === null) return ["bad:bad_payload"];
-  if (o.topic === "PERP_BTC_USDC@markprice") return parseMarkPrice(o.data, "PERP_BTC_USDC") === undefined ? ["bad:bad_payload"] : ["data:markprice"];
+  if (o.topic === "PERP_BTC_USDC@markprice")
+    return parseMarkPrice(o.data, "PERP_BTC_USDC") === undefined ? ["bad:bad_payload"] : ["data:markprice"];
   const r = o.topic === "liquidation" ? parseLiquidations(o.data) : parseMarkPrices(o.data);
   if (r === undefined) return ["bad:bad_payload"];
   const topic = `data:${o.topic}`;
@@ -205,7 +244,9 @@ describe("StreamClient on a real socket fed generated frames", () => {
         for (const f of frames) {
           send(f);
           // What arrives is the UTF-8 of what was sent (a lone surrogate becomes U+FFFD on the wire).
-          expected.push(...("binary" in f ? ["bad:not_json"] : expectedEvents(Buffer.from((f as { text: string }).text, "utf8").toString("utf8"))));
+          expected.push(
+            ...("binary" in f ? ["bad:not_json"] : expectedEvents(Buffer.from((f as { text: string }).text, "utf8").toString("utf8"))),
+          );
         }
         framesSent += frames.length;
         if (last !== null) {
@@ -213,17 +254,32 @@ describe("StreamClient on a real socket fed generated frames", () => {
           expected.push("oversized" in last ? "bad:oversized" : "bad:protocol_error");
           kills++;
           // The socket is gone; the client comes back on a new one, subscribed again.
-          await until(() => client.reconnects > reconnectsBefore && server.connections.length > connectionsBefore && ready(), "the reconnect");
-          check(client.lastFailure === ("oversized" in last ? "oversized" : "protocol_error"), () => `last failure ${String(client.lastFailure)}`);
+          await until(
+            () => client.reconnects > reconnectsBefore && server.connections.length > connectionsBefore && ready(),
+            "the reconnect",
+          );
+          check(
+            client.lastFailure === ("oversized" in last ? "oversized" : "protocol_error"),
+            () => `last failure ${String(client.lastFailure)}`,
+          );
         }
         batch++;
         server.sendRaw(JSON.stringify({ topic: "markprices", ts: Date.now(), data: [{ symbol: SENTINEL, price: batch }] }));
         await until(() => sentinelSeen >= batch || escaped.length > 0, `the sentinel of batch ${batch}`);
-        check(escaped.length === 0, () => `an exception escaped: ${escaped.map((e) => show(e instanceof Error ? e.message : e)).join("; ")}`);
+        check(
+          escaped.length === 0,
+          () => `an exception escaped: ${escaped.map((e) => show(e instanceof Error ? e.message : e)).join("; ")}`,
+        );
         check(!errorsLogged.some((l) => l.includes("callback_error")), () => `a callback threw: ${errorsLogged.join("; ")}`);
-        check(events.join(" ") === expected.join(" "), () => `frames accounted for in order\n  got      ${events.join(" ")}\n  expected ${expected.join(" ")}`);
+        check(
+          events.join(" ") === expected.join(" "),
+          () => `frames accounted for in order\n  got      ${events.join(" ")}\n  expected ${expected.join(" ")}`,
+        );
         const bad = expected.filter((e) => e.startsWith("bad:")).length;
-        check(client.badMessages - badBefore === bad, () => `bad-message counter moved by ${client.badMessages - badBefore}, ${bad} frames were bad`);
+        check(
+          client.badMessages - badBefore === bad,
+          () => `bad-message counter moved by ${client.badMessages - badBefore}, ${bad} frames were bad`,
+        );
         checkStored();
       }),
       { numRuns: RUNS },

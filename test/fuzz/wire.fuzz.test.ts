@@ -33,9 +33,9 @@ import {
   BAD_SYMBOLS,
   check,
   checkSymbol,
-  show,
   mutated,
   SYMBOLS,
+  show,
   throughJson,
   tryParse,
   validLiquidationEntry,
@@ -45,7 +45,14 @@ import {
   validMarkPrices,
   validPositionPush,
 } from "./fuzzInputs.js";
-import { checkLiquidationEntry, checkLiquidations, checkLiquidatorLiquidation, checkMarkPrice, checkMarkPrices, checkPositionPush } from "./wireInvariants.js";
+import {
+  checkLiquidationEntry,
+  checkLiquidations,
+  checkLiquidatorLiquidation,
+  checkMarkPrice,
+  checkMarkPrices,
+  checkPositionPush,
+} from "./wireInvariants.js";
 
 /** numRuns per property; their sum is the number of generated inputs of this file. */
 const RUNS = {
@@ -134,7 +141,10 @@ describe("stream parsers never throw and accept only valid data", () => {
       }),
       { numRuns: 200 },
     );
-    fc.assert(fc.property(mutated(validMarkPrices), (data) => checkMarkPrices(parseMarkPrices(data), data)), { numRuns: RUNS.markPrices });
+    fc.assert(
+      fc.property(mutated(validMarkPrices), (data) => checkMarkPrices(parseMarkPrices(data), data)),
+      { numRuns: RUNS.markPrices },
+    );
   });
 
   test("mutated `{symbol}@markprice` payloads, with and without the topic's symbol", () => {
@@ -182,8 +192,19 @@ describe("stream parsers never throw and accept only valid data", () => {
   test("routeTopic: only the liquidator's topics, `{symbol}@markprice` only for a valid symbol", () => {
     const topic = fc.oneof(
       fc.string(),
-      fc.constantFrom("liquidation", "markprices", "liquidatorliquidations", "position", "executionreport", "@markprice", "markprice", "LIQUIDATION"),
-      fc.constantFrom(...SYMBOLS, ...BAD_SYMBOLS).chain((s) => fc.constantFrom(`${s}@markprice`, `${s}@markprice@markprice`, `${s}@MARKPRICE`, `${s}@`, `@${s}`)),
+      fc.constantFrom(
+        "liquidation",
+        "markprices",
+        "liquidatorliquidations",
+        "position",
+        "executionreport",
+        "@markprice",
+        "markprice",
+        "LIQUIDATION",
+      ),
+      fc
+        .constantFrom(...SYMBOLS, ...BAD_SYMBOLS)
+        .chain((s) => fc.constantFrom(`${s}@markprice`, `${s}@markprice@markprice`, `${s}@MARKPRICE`, `${s}@`, `@${s}`)),
       fc.string().map((s) => `${s}@markprice`),
     );
     fc.assert(
@@ -201,12 +222,22 @@ describe("stream parsers never throw and accept only valid data", () => {
   });
 
   test("frameTimestamp: a number in [0, MAX_TIMESTAMP_MS], or null when present and invalid", () => {
-    const ts = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(undefined, null, -0, MAX_TIMESTAMP_MS, MAX_TIMESTAMP_MS + 1, 1e400, "1700000000000"), fc.jsonValue({ maxDepth: 1 }));
+    const ts = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(undefined, null, -0, MAX_TIMESTAMP_MS, MAX_TIMESTAMP_MS + 1, 1e400, "1700000000000"),
+      fc.jsonValue({ maxDepth: 1 }),
+    );
     fc.assert(fc.property(ts, checkFrameTimestamp), { numRuns: RUNS.timestamps });
   });
 
   test("absurd sizes: arrays past the bounds are refused whole, at the bound they are parsed", () => {
-    const row = { liquidationId: 1, timestamp: 1, type: "liquidated", positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 1, liquidatorFee: 0.01 }] };
+    const row = {
+      liquidationId: 1,
+      timestamp: 1,
+      type: "liquidated",
+      positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 1, liquidatorFee: 0.01 }],
+    };
     expect(parseLiquidations(new Array(MAX_ITEMS + 1).fill(row))).toBeUndefined();
     expect(parseLiquidations(new Array(MAX_ITEMS + 1))).toBeUndefined(); // sparse: no per-row work either
     expect(parseLiquidations(new Array(MAX_ITEMS).fill(row))?.items.length).toBe(MAX_ITEMS);
@@ -219,4 +250,3 @@ describe("stream parsers never throw and accept only valid data", () => {
     expect(parseLiquidationEntry({ ...row, positionsByPerp: [...perps.slice(0, 20), perps[3]] })).toBeUndefined();
   });
 });
-

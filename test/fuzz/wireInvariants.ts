@@ -5,21 +5,33 @@
  * Shared by the fuzz tests; not a test file itself.
  */
 import {
+  type ArrayResult,
+  type LiquidationEntry,
+  type LiquidatorLiquidation,
   MAX_ABS_NOTIONAL,
   MAX_ABS_QTY,
   MAX_ITEMS,
   MAX_PERPS,
   MAX_PRICE,
   MAX_TIMESTAMP_MS,
-  parseLiquidationEntry,
-  parseMarkPrice,
-  type ArrayResult,
-  type LiquidationEntry,
-  type LiquidatorLiquidation,
   type MarkPrice,
   type PositionPush,
+  parseLiquidationEntry,
+  parseMarkPrice,
 } from "../../src/venue/wire.js";
-import { check, checkBounded, checkFee, checkFinite, checkId, checkKeys, checkNoDuplicateSymbols, checkPrice, checkSame, checkSymbol, field } from "./fuzzInputs.js";
+import {
+  check,
+  checkBounded,
+  checkFee,
+  checkFinite,
+  checkId,
+  checkKeys,
+  checkNoDuplicateSymbols,
+  checkPrice,
+  checkSame,
+  checkSymbol,
+  field,
+} from "./fuzzInputs.js";
 
 const MAX_TYPE_LENGTH = 64;
 
@@ -29,7 +41,10 @@ function checkTimestamp(v: unknown, what: string): void {
 }
 
 function checkType(v: unknown, allowEmpty: boolean, what: string): void {
-  check(typeof v === "string" && v.length <= MAX_TYPE_LENGTH && (allowEmpty || v.length > 0), () => `${what} is a string of 1..64 chars, got ${JSON.stringify(v)}`);
+  check(
+    typeof v === "string" && v.length <= MAX_TYPE_LENGTH && (allowEmpty || v.length > 0),
+    () => `${what} is a string of 1..64 chars, got ${JSON.stringify(v)}`,
+  );
 }
 
 function inputArray(input: unknown, key: string, what: string): unknown[] {
@@ -49,9 +64,13 @@ export function checkLiquidationEntry(out: LiquidationEntry, input: unknown): vo
   checkTimestamp(out.timestamp, "timestamp");
   checkType(out.type, removal, "type");
   // A removal may omit timestamp / type (wire.ts): they read 0 / "".
-  if (!(removal && field(input, "timestamp") === undefined && out.timestamp === 0)) checkSame(out.timestamp, field(input, "timestamp"), "timestamp");
+  if (!(removal && field(input, "timestamp") === undefined && out.timestamp === 0))
+    checkSame(out.timestamp, field(input, "timestamp"), "timestamp");
   if (!(removal && field(input, "type") === undefined && out.type === "")) checkSame(out.type, field(input, "type"), "type");
-  check(out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS, () => `positionsByPerp keeps all ${raw.length} rows (at most ${MAX_PERPS})`);
+  check(
+    out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS,
+    () => `positionsByPerp keeps all ${raw.length} rows (at most ${MAX_PERPS})`,
+  );
   out.positionsByPerp.forEach((p, i) => {
     const w = `positionsByPerp[${i}]`;
     checkKeys(p, ["symbol", "positionQty", "liquidatorFee"], w);
@@ -64,9 +83,18 @@ export function checkLiquidationEntry(out: LiquidationEntry, input: unknown): vo
 }
 
 /** An array push: undefined exactly when `data` is not an array or too long; else every row accounted for. */
-export function checkArrayResult<T>(r: ArrayResult<T> | undefined, data: unknown, accepts: (row: unknown) => T | undefined, checkItem: (item: T, input: unknown) => void, what: string): void {
+export function checkArrayResult<T>(
+  r: ArrayResult<T> | undefined,
+  data: unknown,
+  accepts: (row: unknown) => T | undefined,
+  checkItem: (item: T, input: unknown) => void,
+  what: string,
+): void {
   const shapeOk = Array.isArray(data) && data.length <= MAX_ITEMS;
-  check((r !== undefined) === shapeOk, () => `${what}: ${shapeOk ? "a bounded array must be parsed" : "not an array within bounds, yet parsed"}`);
+  check(
+    (r !== undefined) === shapeOk,
+    () => `${what}: ${shapeOk ? "a bounded array must be parsed" : "not an array within bounds, yet parsed"}`,
+  );
   if (r === undefined) return;
   const rows = data as unknown[];
   check(r.items.length + r.dropped === rows.length, () => `${what}: ${r.items.length} kept + ${r.dropped} dropped = ${rows.length} rows`);
@@ -91,11 +119,18 @@ export function checkMarkPrice(out: MarkPrice, input: unknown, expectedSymbol?: 
   checkPrice(out.price, MAX_PRICE, "mark price");
   checkSame(out.symbol, field(input, "symbol"), "mark symbol");
   checkSame(out.price, field(input, "price"), "mark price");
-  if (expectedSymbol !== undefined) check(out.symbol === expectedSymbol, () => `mark of ${out.symbol} accepted on ${expectedSymbol}@markprice`);
+  if (expectedSymbol !== undefined)
+    check(out.symbol === expectedSymbol, () => `mark of ${out.symbol} accepted on ${expectedSymbol}@markprice`);
 }
 
 export function checkMarkPrices(r: ArrayResult<MarkPrice> | undefined, data: unknown): void {
-  checkArrayResult(r, data, (row) => parseMarkPrice(row), (m, input) => checkMarkPrice(m, input), "markprices push");
+  checkArrayResult(
+    r,
+    data,
+    (row) => parseMarkPrice(row),
+    (m, input) => checkMarkPrice(m, input),
+    "markprices push",
+  );
 }
 
 export function checkLiquidatorLiquidation(out: LiquidatorLiquidation, input: unknown): void {
@@ -113,7 +148,10 @@ export function checkLiquidatorLiquidation(out: LiquidatorLiquidation, input: un
     checkSame(out.assigned, assigned, "assigned");
   }
   const raw = inputArray(input, "positionsByPerp", "liquidatorliquidations");
-  check(out.positionsByPerp !== raw && out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS, "positionsByPerp: a fresh array of every row");
+  check(
+    out.positionsByPerp !== raw && out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS,
+    "positionsByPerp: a fresh array of every row",
+  );
   const keys = ["symbol", "positionQty", "costPositionTransfer", "transferPrice", "liquidatorFee", "absLiquidatorFee"] as const;
   out.positionsByPerp.forEach((p, i) => {
     const w = `positionsByPerp[${i}]`;
@@ -144,7 +182,8 @@ export function checkPositionPush(out: PositionPush, input: unknown): void {
     checkSame(p.positionQty, field(raw[i], "positionQty"), `${w}.positionQty`);
     const optional = (key: "averageOpenPrice" | "markPrice" | "costPosition", ok: (x: number) => boolean, absentToo: unknown[]): void => {
       const v = field(raw[i], key);
-      if (v === undefined || v === null || absentToo.includes(v)) return check(p[key] === undefined, () => `${w}.${key} absent reads undefined`);
+      if (v === undefined || v === null || absentToo.includes(v))
+        return check(p[key] === undefined, () => `${w}.${key} absent reads undefined`);
       checkFinite(p[key], `${w}.${key}`);
       check(ok(p[key] as number), () => `${w}.${key} within bounds, got ${p[key]}`);
       checkSame(p[key], v, `${w}.${key}`);

@@ -26,7 +26,10 @@ beforeAll(async () => {
   const tsc = join(root, "node_modules/.bin/tsc");
   const result = spawnSync(tsc, ["-p", "tsconfig.build.json", "--outDir", buildDir], { cwd: root, encoding: "utf8" });
   for (const file of ["cli.js", "commands/dispatch.js", "commands/checkConfig.js", "config/loadConfig.js"]) {
-    const ok = await stat(join(buildDir, file)).then(() => true, () => false);
+    const ok = await stat(join(buildDir, file)).then(
+      () => true,
+      () => false,
+    );
     if (!ok) throw new Error(`build did not emit ${file}: ${result.stdout}${result.stderr}`);
   }
 });
@@ -45,7 +48,11 @@ function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 function runCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(buildDir, "cli.js"), ...args], { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(buildDir, "cli.js"), ...args], {
+      cwd: dir,
+      env: cleanEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
@@ -91,7 +98,11 @@ describe("check-config child process", () => {
     const path = await writeConfig("valid-json.yaml", { venue: liveVenue });
     const r = await runCli(["check-config", "--json"], { LIQUIDATOR_CONFIG: path, LIQUIDATOR_SECRET_FILE: secretPath });
     expect(r.status).toBe(0);
-    const out = JSON.parse(r.stdout) as { config_file: string; secret: { source: string; public_key: string }; config: { venue: { mode: string } } };
+    const out = JSON.parse(r.stdout) as {
+      config_file: string;
+      secret: { source: string; public_key: string };
+      config: { venue: { mode: string } };
+    };
     expect(out.config_file).toBe(path);
     expect(out.secret).toMatchObject({ source: "LIQUIDATOR_SECRET_FILE", public_key: pair.publicKey });
     expect(out.config.venue.mode).toBe("live");
@@ -155,7 +166,12 @@ describe("check-config child process", () => {
 describe("check-config in process", () => {
   function capture(): { stream: NodeJS.WritableStream; text: () => string } {
     let text = "";
-    const stream = { write: (s: string) => ((text += s), true) } as unknown as NodeJS.WritableStream;
+    const stream = {
+      write: (s: string) => {
+        text += s;
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream;
     return { stream, text: () => text };
   }
 
@@ -163,7 +179,12 @@ describe("check-config in process", () => {
     const path = await writeConfig("inproc.yaml", { policy: { min_fee: -1 } });
     const out = capture();
     const err = capture();
-    const status = await main(["check-config", "--config", path], { stdout: out.stream, stderr: err.stream, env: {}, signal: new AbortController().signal });
+    const status = await main(["check-config", "--config", path], {
+      stdout: out.stream,
+      stderr: err.stream,
+      env: {},
+      signal: new AbortController().signal,
+    });
     expect(status).toBe(78);
     expect(out.text()).toBe("");
     expect(err.text()).toMatch(/^liquidator check-config: config policy\.min_fee: must be >= 0/);

@@ -8,13 +8,13 @@ import { afterEach, expect, test } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   countById,
+  type InProcessDaemon,
   removeDir,
   requestsFrom,
   startInProcessDaemon,
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -44,7 +44,10 @@ test("a cascade of 100: at most 5 claims per sliding second at the venue, highes
   // Expected fee of each (taken whole) at the marks, which the quiet scenario keeps still.
   const fee = new Map<number, number>();
   for (const liq of s.core.openLiquidations()) {
-    fee.set(liq.liquidationId, liq.positions.reduce((a, p) => a + Math.abs(p.positionQty) * (s.core.mark(p.symbol) as number) * p.liquidatorFee, 0));
+    fee.set(
+      liq.liquidationId,
+      liq.positions.reduce((a, p) => a + Math.abs(p.positionQty) * (s.core.mark(p.symbol) as number) * p.liquidatorFee, 0),
+    );
   }
   expect(new Set(fee.values()).size).toBeGreaterThan(N / 2);
 

@@ -10,6 +10,7 @@ import {
   claimsBy,
   countById,
   ethLong,
+  type InProcessDaemon,
   metricValue,
   removeDir,
   requestsFrom,
@@ -19,7 +20,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -54,7 +54,8 @@ test("20 stream drops, liquidations added while down: every one claimed exactly 
   // old ones gone, and the daemon itself reports both streams subscribed.
   const ready = async (accepted: number): Promise<boolean> => {
     const st = s.streams.stats();
-    if (st.connectionsAccepted < accepted + 2 || st.publicSockets !== 1 || st.privateSockets !== 1 || st.authenticatedSockets !== 1) return false;
+    if (st.connectionsAccepted < accepted + 2 || st.publicSockets !== 1 || st.privateSockets !== 1 || st.authenticatedSockets !== 1)
+      return false;
     const text = await scrape(d.metricsUrl);
     return (["public", "private"] as const).every((stream) => metricValue(text, "liquidator_ws_connected", { stream }) === 1);
   };

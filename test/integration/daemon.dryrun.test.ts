@@ -8,6 +8,7 @@ import { afterEach, expect, test } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   ethLong,
+  type InProcessDaemon,
   metric,
   readJournal,
   removeDir,
@@ -17,7 +18,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -40,7 +40,11 @@ test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async () => {
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
   expect(await metric(d.metricsUrl, "liquidator_dry_run")).toBe(1);
 
-  const ids = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -10 }] }), s.core.addLiquidation(ethLong(2))];
+  const ids = [
+    s.core.addLiquidation(ethLong(1)),
+    s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -10 }] }),
+    s.core.addLiquidation(ethLong(2)),
+  ];
   await waitFor(() => ids.every((id) => readJournal(d.stateDir).outcomes.has(id)), "every decision journaled");
   // Several reconcile rounds pass: a dry-run id is decided once, not re-sent every round.
   await sleep(2_500);
@@ -57,5 +61,10 @@ test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async () => {
   expect(await metric(d.metricsUrl, "liquidator_claims_submitted_total")).toBe(0);
   expect(await metric(d.metricsUrl, "liquidator_fee_earned_total")).toBe(0);
   // The liquidations are still open at the venue: nothing was taken.
-  expect(s.core.openLiquidations().map((l) => l.liquidationId).sort()).toEqual([...ids].sort());
+  expect(
+    s.core
+      .openLiquidations()
+      .map((l) => l.liquidationId)
+      .sort(),
+  ).toEqual([...ids].sort());
 }, 60_000);

@@ -9,6 +9,7 @@ import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   claimsBy,
   ethLong,
+  type InProcessDaemon,
   metric,
   removeDir,
   sleep,
@@ -16,7 +17,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -51,7 +51,10 @@ test("restart after positions were closed: exposure is the venue's, claims conti
   await sleep(800);
   expect(burst.filter((id) => claimed(s, id))).toHaveLength(2);
   expect(held(s)).toBeLessThanOrEqual(10_000);
-  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_claims_skipped_total", { reason: "exposure_cap" })) >= 1, "exposure_cap counted");
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_claims_skipped_total", { reason: "exposure_cap" })) >= 1,
+    "exposure_cap counted",
+  );
 
   // The account unwinds (the venue pushes the flat `position`); the daemon claims again.
   s.core.closePositions(s.accountId);

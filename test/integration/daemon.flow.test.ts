@@ -9,18 +9,18 @@ import {
   claimsBy,
   countById,
   ethLong,
+  type InProcessDaemon,
   journalLines,
   metric,
+  metricValue,
   readJournal,
   removeDir,
   requestsFrom,
   scrape,
-  metricValue,
   startInProcessDaemon,
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -45,7 +45,12 @@ describe("daemon against the simulated venue", () => {
     const ids = [
       sim.core.addLiquidation(ethLong(1)),
       sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -20 }] }),
-      sim.core.addLiquidation({ positions: [{ symbol: "PERP_DOGE_USDC", position_qty: 10_000 }, { symbol: "PERP_WIF_USDC", position_qty: 500 }] }),
+      sim.core.addLiquidation({
+        positions: [
+          { symbol: "PERP_DOGE_USDC", position_qty: 10_000 },
+          { symbol: "PERP_WIF_USDC", position_qty: 500 },
+        ],
+      }),
     ];
     const s = sim;
     await waitFor(() => ids.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "every liquidation claimed");

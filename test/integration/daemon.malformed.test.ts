@@ -8,6 +8,7 @@ import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   claimsBy,
   ethLong,
+  type InProcessDaemon,
   metric,
   readJournal,
   removeDir,
@@ -17,7 +18,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;

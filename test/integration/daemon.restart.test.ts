@@ -6,11 +6,12 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { buildOnce, type Build } from "../support/buildOnce.js";
+import { type Build, buildOnce } from "../support/buildOnce.js";
 import {
   claimsBy,
   countById,
   daemonEnv,
+  OPEN_POLICY,
   readJournal,
   removeDir,
   requestsFrom,
@@ -19,9 +20,8 @@ import {
   tempDir,
   waitFor,
   writePolicyFile,
-  OPEN_POLICY,
 } from "../support/daemonHarness.js";
-import { spawnDaemon, type DaemonProcess } from "../support/daemonProcess.js";
+import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
 
 let build: Build;
 let sim: SimulatorHandle | undefined;
@@ -60,7 +60,8 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
   await waitFor(async () => (await fetch(`${url1}/readyz`)).status === 200, "first daemon ready", 30_000);
 
   const ids: number[] = [];
-  for (let i = 0; i < BURST; i++) ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 0.1 + i / 100 }] }));
+  for (let i = 0; i < BURST; i++)
+    ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 0.1 + i / 100 }] }));
   await waitFor(() => requestsFrom(s).length >= 4, "the first few claims", 30_000);
   first.child.kill("SIGKILL");
   const end = await first.exit;
@@ -90,7 +91,9 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
   const perId = countById(requestsFrom(s));
   expect([...perId].filter(([, n]) => n > 1)).toEqual([]);
   // The second process sent nothing for an id the first one had an intent for.
-  const secondIds = requestsFrom(s).slice(requestsByFirst).map((r) => r.liquidationId);
+  const secondIds = requestsFrom(s)
+    .slice(requestsByFirst)
+    .map((r) => r.liquidationId);
   expect(secondIds.length).toBeGreaterThanOrEqual(rest.length);
   expect(secondIds.filter((id) => beforeRestart.intents.has(id as number))).toEqual([]);
   for (const id of claimedByFirst) expect(beforeRestart.intents.has(id as number)).toBe(true);

@@ -7,12 +7,13 @@
 import { writeFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { buildOnce, type Build } from "../support/buildOnce.js";
+import { type Build, buildOnce } from "../support/buildOnce.js";
 import {
   claimsBy,
   daemonEnv,
   ethLong,
   metric,
+  OPEN_POLICY,
   readJournal,
   removeDir,
   requestsFrom,
@@ -21,9 +22,8 @@ import {
   tempDir,
   waitFor,
   writePolicyFile,
-  OPEN_POLICY,
 } from "../support/daemonHarness.js";
-import { spawnDaemon, type DaemonProcess } from "../support/daemonProcess.js";
+import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
 
 let build: Build;
 let sim: SimulatorHandle | undefined;
@@ -73,7 +73,10 @@ describe("daemon child process", () => {
     const denied = s.core.addLiquidation(ethLong(0.3));
     const allowed = s.core.addLiquidation(sol(-5));
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === allowed), "SOL still claimed");
-    await waitFor(async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "symbol_denied" })) >= 1, "symbol_denied counted");
+    await waitFor(
+      async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "symbol_denied" })) >= 1,
+      "symbol_denied counted",
+    );
     await sleep(1_500); // reconcile rounds re-decide the open ETH liquidation: still denied
     expect(requestsFrom(s).some((r) => r.liquidationId === denied)).toBe(false);
     expect(s.streams.stats().connectionsAccepted).toBe(accepted);
@@ -113,7 +116,11 @@ describe("daemon child process", () => {
     expect(p.stderr()).not.toMatch(/shutdown took longer/);
     expect(tookMs).toBeLessThan(5_000);
     expect(p.logs.has("shutting down: claims drained")).toBe(true);
-    expect(readJournal(stateDir).outcomes.get(id)?.map((o) => o.result)).toEqual(["accepted"]);
+    expect(
+      readJournal(stateDir)
+        .outcomes.get(id)
+        ?.map((o) => o.result),
+    ).toEqual(["accepted"]);
     expect(claimsBy(s).map((c) => c.liquidationId)).toEqual([id]);
     await waitFor(() => {
       const st = s.streams.stats();

@@ -11,6 +11,7 @@ import {
   claimsBy,
   countById,
   ethLong,
+  type InProcessDaemon,
   metric,
   removeDir,
   requestsFrom,
@@ -18,7 +19,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -49,7 +49,10 @@ test("a stalled public socket is detected and replaced; the liquidation lost in 
   await waitFor(() => claimsBy(s).some((c) => c.liquidationId === warm), "warm-up claim");
   // The two start-up reads of the open list (at start, and after the public stream got ready) are
   // done: from here on the list is only read after a reconnect (the interval is 120 s).
-  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" })) >= 2, "start-up reconciles");
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" })) >= 2,
+    "start-up reconciles",
+  );
   const before = await metric(d.metricsUrl, "liquidator_ws_reconnects_total", { stream: "public" });
 
   s.faults.streams.stall("public", true);
@@ -57,7 +60,11 @@ test("a stalled public socket is detected and replaced; the liquidation lost in 
   const lost = s.core.addLiquidation(ethLong(0.3)); // its push is swallowed by the stall
   // Detected while the stall is still on: the silent socket is replaced (and its replacements too,
   // as the sim keeps stalling new sockets), and the daemon stops calling itself ready.
-  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_ws_reconnects_total", { stream: "public" })) > before, "a public reconnect during the stall", 15_000);
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_ws_reconnects_total", { stream: "public" })) > before,
+    "a public reconnect during the stall",
+    15_000,
+  );
   expect(d.logs.has("stream silent, replacing the connection")).toBe(true);
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 503, "/readyz 503 during the stall", 15_000);
   expect(claimsBy(s).some((c) => c.liquidationId === lost)).toBe(false);

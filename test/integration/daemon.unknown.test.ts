@@ -10,6 +10,7 @@ import {
   claimsBy,
   countById,
   ethLong,
+  type InProcessDaemon,
   metric,
   readJournal,
   removeDir,
@@ -19,7 +20,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 
 let sim: SimulatorHandle | undefined;
@@ -47,7 +47,14 @@ test("claim applied but the answer lost: never resent, confirmed by the private 
     const id = s.core.addLiquidation(ethLong(0.2 + i / 10));
     ids.push(id);
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === id), `claim ${id} applied at the venue`);
-    await waitFor(() => readJournal(d.stateDir).outcomes.get(id)?.some((o) => o.result === "confirmed"), `claim ${id} confirmed in the journal`, 10_000);
+    await waitFor(
+      () =>
+        readJournal(d.stateDir)
+          .outcomes.get(id)
+          ?.some((o) => o.result === "confirmed"),
+      `claim ${id} confirmed in the journal`,
+      10_000,
+    );
   }
   await sleep(1_000); // reconcile rounds: nothing is resent
   expect([...countById(requestsFrom(s))].filter(([, n]) => n !== 1)).toEqual([]);

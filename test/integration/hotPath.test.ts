@@ -83,7 +83,14 @@ describe("HttpTransport (dispatch)", () => {
       res.end(JSON.stringify({ ok: true, big }));
     });
     const t = transport(origin);
-    const res = await t.send("POST", "/v1/liquidation?a=1", ["service-key", "k", "content-type", "application/json"], '{"é":1}', "/v1/liquidation", undefined);
+    const res = await t.send(
+      "POST",
+      "/v1/liquidation?a=1",
+      ["service-key", "k", "content-type", "application/json"],
+      '{"é":1}',
+      "/v1/liquidation",
+      undefined,
+    );
     expect(res.status).toBe(201);
     expect(JSON.parse(res.text)).toEqual({ ok: true, big });
     expect(res.receivedAt).toBeGreaterThanOrEqual(res.sentAt);
@@ -153,7 +160,9 @@ describe("HttpTransport (dispatch)", () => {
     const { origin } = await serve(() => undefined);
     const server = servers.pop() as Server;
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    const err = await transport(origin).send("POST", "/x", [], "{}", "/x", undefined).catch((e: unknown) => e);
+    const err = await transport(origin)
+      .send("POST", "/x", [], "{}", "/x", undefined)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).maybeDelivered).toBe(false);
   });
@@ -181,7 +190,6 @@ describe("claim lane", () => {
     expect((await first).liquidation_id).toBe(1);
     await rest.close();
   });
-
 });
 
 async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {

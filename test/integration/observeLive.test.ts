@@ -8,8 +8,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, metricNamesInDashboardAndRules, scrapeNames } from "../support/dashboardNames.js";
-import { sampleValue, startObserveHarness, waitFor, type ObserveHarness } from "../support/observeHarness.js";
+import { metricNamesInDashboardAndRules, REPO_ROOT, scrapeNames } from "../support/dashboardNames.js";
+import { type ObserveHarness, sampleValue, startObserveHarness, waitFor } from "../support/observeHarness.js";
 
 const CAMPAIGN_ID = 2; // the simulator's running campaign (src/sim/population.ts)
 const COMMIT = "0123abc";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import type { CommandIO } from "../../src/commands/command.js";
 import { main } from "../../src/commands/dispatch.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
-import { fail, ok, startFakeVenue, verifySignature, type FakeVenue, type Handler } from "../support/fakeVenue.js";
+import { type FakeVenue, fail, type Handler, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
 
 const EPOCH_INFO = "/v1/public/trading_rewards/epoch_info";
 const EPOCH_DATA = "/v1/public/trading_rewards/epoch_data";
@@ -31,7 +31,15 @@ function infoRow(id: number, token = "ORDER"): Record<string, unknown> {
 }
 
 function dataRow(id: number, status: string): Record<string, unknown> {
-  return { epoch_id: id, total_trader_score_major: 100 * id, total_trader_score_alts: 10 * id, epoch_token: "ORDER", reward_status: status, r_major: 600 * id, r_alts: 400 * id };
+  return {
+    epoch_id: id,
+    total_trader_score_major: 100 * id,
+    total_trader_score_alts: 10 * id,
+    epoch_token: "ORDER",
+    reward_status: status,
+    r_major: 600 * id,
+    r_alts: 400 * id,
+  };
 }
 
 const ORDER_TOTAL = 23;
@@ -178,7 +186,14 @@ describe("epochs", () => {
     expect(r.status).toBe(0);
     const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
     expect(rows.map((x) => x.epoch_id)).toEqual([1, 2, 3, 4]);
-    expect(rows[0]).toMatchObject({ start_time: T0, end_time: T0 + 14 * DAY, max_reward_amount: 1_000_001, reward_status: "Confirmed", r_major: 600, k_constant_alts: 1.5 });
+    expect(rows[0]).toMatchObject({
+      start_time: T0,
+      end_time: T0 + 14 * DAY,
+      max_reward_amount: 1_000_001,
+      reward_status: "Confirmed",
+      r_major: 600,
+      k_constant_alts: 1.5,
+    });
     expect(rows[3]).toMatchObject({ start_time: null, reward_status: "0", r_alts: 1600 });
     expect(r.stderr).toContain("current epoch: 3");
   });
@@ -284,13 +299,40 @@ describe("orders", () => {
     expect(rows.map((x) => x.order_id)).toEqual(Array.from({ length: ORDER_TOTAL }, (_, i) => 9000 + i));
     expect(rows[0]).not.toHaveProperty("venue_added_field");
     expect(signatureChecks).toEqual([true, true, true]);
-    const pages = venue.requests.filter((q) => q.path === ORDERS).slice(-3).map((q) => q.query.get("page"));
+    const pages = venue.requests
+      .filter((q) => q.path === ORDERS)
+      .slice(-3)
+      .map((q) => q.query.get("page"));
     expect(pages).toEqual(["1", "2", "3"]);
     expect(r.stderr).toContain("23 orders in 3 page(s)");
   });
 
   test("one page by default with the meta on stderr; filters reach the venue", async () => {
-    const r = await run(["orders", "--user-address", "0xaddr", "--side", "buy", "--status", "FILLED", "--order-type", "LIMIT", "--start-t", String(T0 - DAY), "--end-t", String(T0), "--update-start-t", String(T0 - DAY), "--sort-by", "UPDATED_TIME_ASC", "--page", "2", "--size", "5", "--order-tag", "x y"]);
+    const r = await run([
+      "orders",
+      "--user-address",
+      "0xaddr",
+      "--side",
+      "buy",
+      "--status",
+      "FILLED",
+      "--order-type",
+      "LIMIT",
+      "--start-t",
+      String(T0 - DAY),
+      "--end-t",
+      String(T0),
+      "--update-start-t",
+      String(T0 - DAY),
+      "--sort-by",
+      "UPDATED_TIME_ASC",
+      "--page",
+      "2",
+      "--size",
+      "5",
+      "--order-tag",
+      "x y",
+    ]);
     expect(r.status).toBe(0);
     const q = venue.requests.at(-1)?.query;
     expect(Object.fromEntries(q ?? [])).toEqual({

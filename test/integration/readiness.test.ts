@@ -4,7 +4,7 @@
  * (a stream that is down reconnects by itself; restarting the container would not help).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { FAST_TIMING, sampleValue, startObserveHarness, waitFor, type ObserveHarness } from "../support/observeHarness.js";
+import { FAST_TIMING, type ObserveHarness, sampleValue, startObserveHarness, waitFor } from "../support/observeHarness.js";
 
 interface Readiness {
   status: number;
@@ -50,14 +50,20 @@ describe("/readyz follows the streams", () => {
     const down = await waitForReadyz(
       harness,
       "503 naming both streams",
-      (r) => r.status === 503 && (r.body.reasons ?? []).some((x) => x.startsWith("public_stream_")) && (r.body.reasons ?? []).some((x) => x.startsWith("private_stream_")),
+      (r) =>
+        r.status === 503 &&
+        (r.body.reasons ?? []).some((x) => x.startsWith("public_stream_")) &&
+        (r.body.reasons ?? []).some((x) => x.startsWith("private_stream_")),
     );
     expect(down.body.ready).toBe(false);
     // Only the streams are wrong: marks are still fresh, symbols loaded, claiming not paused.
     for (const reason of down.body.reasons ?? []) expect(reason).toMatch(/^(public|private)_stream_/);
     await expectHealthy(harness);
     // While refused, the reconnect attempts keep failing: still 503, and the gauge agrees.
-    await waitFor("a refused reconnect attempt", async () => (sampleValue((await harness.get("/metrics")).text, "liquidator_ws_reconnects_total", 'stream="public"') ?? 0) >= 2);
+    await waitFor(
+      "a refused reconnect attempt",
+      async () => (sampleValue((await harness.get("/metrics")).text, "liquidator_ws_reconnects_total", 'stream="public"') ?? 0) >= 2,
+    );
     expect((await readyz(harness)).status).toBe(503);
     const metrics = (await harness.get("/metrics")).text;
     expect(sampleValue(metrics, "liquidator_ws_connected", 'stream="public"')).toBe(0);
@@ -75,7 +81,11 @@ describe("/readyz follows the streams", () => {
     await waitForReadyz(harness, "ready", (r) => r.status === 200);
     harness.sim.faults.streams.failAuth(true);
     expect(harness.sim.faults.streams.dropAll("private")).toBe(1);
-    const down = await waitForReadyz(harness, "503 naming the private stream", (r) => r.status === 503 && (r.body.reasons ?? []).some((x) => x.startsWith("private_stream_")));
+    const down = await waitForReadyz(
+      harness,
+      "503 naming the private stream",
+      (r) => r.status === 503 && (r.body.reasons ?? []).some((x) => x.startsWith("private_stream_")),
+    );
     expect((down.body.reasons ?? []).filter((x) => x.startsWith("public_stream_"))).toEqual([]);
     await expectHealthy(harness);
     harness.sim.faults.streams.failAuth(false);
@@ -88,7 +98,11 @@ describe("/readyz follows the streams", () => {
     const harness = h;
     await waitForReadyz(harness, "ready", (r) => r.status === 200);
     harness.sim.faults.streams.stall("public", true);
-    const down = await waitForReadyz(harness, "503 naming the public stream", (r) => r.status === 503 && (r.body.reasons ?? []).some((x) => x.startsWith("public_stream_")));
+    const down = await waitForReadyz(
+      harness,
+      "503 naming the public stream",
+      (r) => r.status === 503 && (r.body.reasons ?? []).some((x) => x.startsWith("public_stream_")),
+    );
     expect((down.body.reasons ?? []).filter((x) => x.startsWith("private_stream_"))).toEqual([]);
     await expectHealthy(harness);
     harness.sim.faults.streams.stall("public", false);
@@ -101,7 +115,10 @@ describe("/readyz follows the marks", () => {
   it("goes 503 marks_stale while the venue stops pushing marks, with the streams still up, and 200 once marks flow again", async () => {
     const maxMarkAgeMs = 1_500;
     // No scripted mark pushes: this test pushes marks itself, then stops.
-    h = await startObserveHarness({ sim: { scenario: { markIntervalMs: 0 } }, config: () => ({ policy: { max_mark_age_ms: maxMarkAgeMs } }) });
+    h = await startObserveHarness({
+      sim: { scenario: { markIntervalMs: 0 } },
+      config: () => ({ policy: { max_mark_age_ms: maxMarkAgeMs } }),
+    });
     const harness = h;
     const core = harness.sim.core;
     let pushing = true;

@@ -11,8 +11,18 @@
  */
 import { afterEach, expect, test } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, ethLong, removeDir, sleep, startInProcessDaemon, startQuietSim, tempDir, waitFor, type InProcessDaemon } from "../support/daemonHarness.js";
-import { readyz, requestsPerId, startReliabilityDaemon, venueClaimRequests, type ReliabilityDaemon } from "../support/reliability.js";
+import {
+  claimsBy,
+  ethLong,
+  type InProcessDaemon,
+  removeDir,
+  sleep,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+} from "../support/daemonHarness.js";
+import { type ReliabilityDaemon, readyz, requestsPerId, startReliabilityDaemon, venueClaimRequests } from "../support/reliability.js";
 
 let sim: SimulatorHandle | undefined;
 let daemon: InProcessDaemon | ReliabilityDaemon | undefined;
@@ -37,7 +47,11 @@ test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claim
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready (private stream authenticated)", 30_000);
   const authRefusedAtReady = s.streams.stats().authFailures;
 
-  const ids = [s.core.addLiquidation(ethLong(0.2)), s.core.addLiquidation(ethLong(0.3)), s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -4 }] })];
+  const ids = [
+    s.core.addLiquidation(ethLong(0.2)),
+    s.core.addLiquidation(ethLong(0.3)),
+    s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -4 }] }),
+  ];
   await waitFor(() => ids.every((id) => claimed(s, id)), "every liquidation claimed");
   // Every claim the venue saw passed its 300 s check (a stale timestamp is -1002 in its log).
   const requests = venueClaimRequests(s);
@@ -45,7 +59,10 @@ test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claim
   expect([...requestsPerId(requests).keys()].sort()).toEqual([...ids].sort());
   // Once the offset was known, no auth was refused (a reconnect now authenticates at once).
   expect(s.faults.streams.dropAll("private")).toBe(1);
-  await waitFor(async () => s.streams.stats().authSuccesses >= 2 && (await readyz(d.metricsUrl)).status === 200, "private stream re-authenticated");
+  await waitFor(
+    async () => s.streams.stats().authSuccesses >= 2 && (await readyz(d.metricsUrl)).status === 200,
+    "private stream re-authenticated",
+  );
   expect(s.streams.stats().authFailures).toBe(authRefusedAtReady);
 }, 60_000);
 
@@ -53,7 +70,12 @@ test("no server time for longer than clockMaxAgeMs: claiming paused and says why
   sim = await startQuietSim();
   dir = await tempDir("rel-clock-stale");
   const CLOCK_MAX_AGE_MS = 2_000;
-  daemon = await startReliabilityDaemon({ sim, dir, stateDir: `${dir}/state`, timing: { clockMaxAgeMs: CLOCK_MAX_AGE_MS, reconcileIntervalMs: 500 } });
+  daemon = await startReliabilityDaemon({
+    sim,
+    dir,
+    stateDir: `${dir}/state`,
+    timing: { clockMaxAgeMs: CLOCK_MAX_AGE_MS, reconcileIntervalMs: 500 },
+  });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
@@ -69,7 +91,11 @@ test("no server time for longer than clockMaxAgeMs: claiming paused and says why
 
   // REST unreachable: every request's connection is cut before an answer (streams stay up).
   const disarm = s.faults.rest.reset({ phase: "before" });
-  await waitFor(async () => (await readyz(d.metricsUrl)).reasons.includes("claiming_paused:clock"), "claiming_paused:clock on /readyz", 15_000);
+  await waitFor(
+    async () => (await readyz(d.metricsUrl)).reasons.includes("claiming_paused:clock"),
+    "claiming_paused:clock on /readyz",
+    15_000,
+  );
   expect((await readyz(d.metricsUrl)).status).toBe(503);
   const waiting = s.core.addLiquidation(ethLong(0.3)); // pushed on the stream, decided, held
   await sleep(2_000);
@@ -79,5 +105,9 @@ test("no server time for longer than clockMaxAgeMs: claiming paused and says why
   await waitFor(() => claimed(s, waiting), "the held claim sent once server time is known again", 15_000);
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready again");
   expect(d.logs.has("server time known again; claiming resumes")).toBe(true);
-  expect(requestsPerId(venueClaimRequests(s)).get(waiting)?.map((r) => r.code)).toEqual([0]);
+  expect(
+    requestsPerId(venueClaimRequests(s))
+      .get(waiting)
+      ?.map((r) => r.code),
+  ).toEqual([0]);
 }, 60_000);

@@ -12,20 +12,33 @@
  * - File size limit (RLIMIT_FSIZE set on the running child with prlimit: EFBIG, no mount needed):
  *   the same stop and resume; runs when the tmpfs test cannot, or with RELIABILITY_DISK=all.
  */
-import { mkdir, rm, writeFile } from "node:fs/promises";
+
 import { statSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { JOURNAL_FILE } from "../../src/daemon/journal.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { buildOnce, type Build } from "../support/buildOnce.js";
-import { claimsBy, daemonEnv, ethLong, OPEN_POLICY, removeDir, sleep, startQuietSim, tempDir, waitFor, writePolicyFile } from "../support/daemonHarness.js";
-import { spawnDaemon, type DaemonProcess } from "../support/daemonProcess.js";
+import { type Build, buildOnce } from "../support/buildOnce.js";
+import {
+  claimsBy,
+  daemonEnv,
+  ethLong,
+  OPEN_POLICY,
+  removeDir,
+  sleep,
+  startQuietSim,
+  tempDir,
+  waitFor,
+  writePolicyFile,
+} from "../support/daemonHarness.js";
+import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
 import {
   fillDisk,
   freeDisk,
   journalProblems,
   mountTmpfs,
+  type ReliabilityDaemon,
   readyz,
   remount,
   requestsPerId,
@@ -33,7 +46,6 @@ import {
   startReliabilityDaemon,
   unmount,
   venueClaimRequests,
-  type ReliabilityDaemon,
 } from "../support/reliability.js";
 
 let sim: SimulatorHandle | undefined;
@@ -124,7 +136,10 @@ test("tmpfs: read-only at start, then full mid-run: claiming stops and says why,
   // (a) Read-only file system: the journal cannot open (EROFS).
   daemon = await startReliabilityDaemon({ sim, dir, stateDir, timing: { journalRetryMs: 300 } });
   const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EROFS")), "/readyz: journal_error EROFS");
+  await waitFor(
+    async () => (await readyz(d.metricsUrl)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EROFS")),
+    "/readyz: journal_error EROFS",
+  );
   const early = s.core.addLiquidation(ethLong(0.25));
   await sleep(1_000);
   expect(venueClaimRequests(s)).toEqual([]);
@@ -137,10 +152,15 @@ test("tmpfs: read-only at start, then full mid-run: claiming stops and says why,
   // few more intents, then an append fails and claiming stops.
   const filler = await fillDisk(stateDir);
   const during: number[] = [];
-  await waitFor(async () => {
-    during.push(s.core.addLiquidation(ethLong(0.05 + during.length / 100)));
-    return (await readyz(d.metricsUrl)).reasons.includes("claiming_paused:journal");
-  }, "claiming_paused:journal on /readyz", 30_000, 150);
+  await waitFor(
+    async () => {
+      during.push(s.core.addLiquidation(ethLong(0.05 + during.length / 100)));
+      return (await readyz(d.metricsUrl)).reasons.includes("claiming_paused:journal");
+    },
+    "claiming_paused:journal on /readyz",
+    30_000,
+    150,
+  );
   const r = await readyz(d.metricsUrl);
   expect(r.status).toBe(503);
   expect(r.reasons.some((x) => x.startsWith("journal_error:") && /ENOSPC|short write/.test(x))).toBe(true);
@@ -163,7 +183,8 @@ test("tmpfs: read-only at start, then full mid-run: claiming stops and says why,
 }, 90_000);
 
 test("file size limit (EFBIG) mid-run on the child process: claiming stops and says why, resumes when lifted", async (ctx) => {
-  if (tmpfs.ok && process.env.RELIABILITY_DISK !== "all") return ctx.skip("the tmpfs test covers a failing write here (RELIABILITY_DISK=all runs this too)");
+  if (tmpfs.ok && process.env.RELIABILITY_DISK !== "all")
+    return ctx.skip("the tmpfs test covers a failing write here (RELIABILITY_DISK=all runs this too)");
   build = await buildOnce("reliability-disk-test");
   sim = await startQuietSim();
   dir = await tempDir("rel-efbig");

@@ -11,9 +11,21 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { stringify } from "yaml";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { buildOnce, type Build } from "../support/buildOnce.js";
-import { daemonEnv, ethLong, metricValue, OPEN_POLICY, removeDir, requestsFrom, scrape, sleep, startQuietSim, tempDir, waitFor } from "../support/daemonHarness.js";
-import { spawnDaemon, type DaemonProcess } from "../support/daemonProcess.js";
+import { type Build, buildOnce } from "../support/buildOnce.js";
+import {
+  daemonEnv,
+  ethLong,
+  metricValue,
+  OPEN_POLICY,
+  removeDir,
+  requestsFrom,
+  scrape,
+  sleep,
+  startQuietSim,
+  tempDir,
+  waitFor,
+} from "../support/daemonHarness.js";
+import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
 import { readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
 
 let build: Build;
@@ -105,7 +117,10 @@ test("400 faulted claim requests: heap and RSS flat after warm-up, every request
   const perId = requestsPerId(venueClaimRequests(s));
   for (const id of ids) {
     const list = perId.get(id) ?? [];
-    expect(list.slice(0, -1).map((r) => r.code), `requests for ${id} before its last: ${list.map((r) => `${r.code} ${r.message}`).join(", ")}`).toEqual(list.slice(0, -1).map(() => -1011));
+    expect(
+      list.slice(0, -1).map((r) => r.code),
+      `requests for ${id} before its last: ${list.map((r) => `${r.code} ${r.message}`).join(", ")}`,
+    ).toEqual(list.slice(0, -1).map(() => -1011));
   }
   expect([...requestsPerId(requestsFrom(s).filter((r) => r.code === 0))].filter(([, l]) => l.length > 1)).toEqual([]);
   expect((await readyz(url)).status).toBe(200);

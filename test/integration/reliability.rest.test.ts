@@ -20,6 +20,7 @@ import { spacingFor } from "../../src/venue/limiters.js";
 import {
   claimsBy,
   ethLong,
+  type InProcessDaemon,
   metric,
   OPEN_POLICY,
   readJournal,
@@ -29,9 +30,8 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
-import { startObserveHarness, type ObserveHarness } from "../support/observeHarness.js";
+import { type ObserveHarness, startObserveHarness } from "../support/observeHarness.js";
 import { maxOverlap, readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
 
 let sim: SimulatorHandle | undefined;
@@ -55,7 +55,11 @@ const claimedBy = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some(
 async function startDaemon(options: { reconcileIntervalMs: number }): Promise<{ s: SimulatorHandle; d: InProcessDaemon }> {
   sim = await startQuietSim();
   dir = await tempDir("rel-rest");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: options.reconcileIntervalMs, backoff: { initialMs: 50, maxMs: 500 } } });
+  daemon = await startInProcessDaemon({
+    sim,
+    stateDir: dir,
+    timing: { reconcileIntervalMs: options.reconcileIntervalMs, backoff: { initialMs: 50, maxMs: 500 } },
+  });
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
   return { s: sim, d };
@@ -95,10 +99,17 @@ test("the open list answering 5xx, -1011 or 2 s late: retried with backoff, clai
     expect(attempts, `${phase.name}: attempts in ${windowMs} ms`).toBeGreaterThanOrEqual(phase.fails ? 2 : 1);
     expect(attempts, `${phase.name}: attempts in ${windowMs} ms`).toBeLessThanOrEqual(Math.ceil(windowMs / 1000) * 3);
     // The daemon saw each failed attempt for what it was (its own request metric, by HTTP status).
-    if (phase.fails) expect(await metric(d.metricsUrl, "liquidator_http_requests_total", { endpoint: LIST.path, status: phase.status })).toBeGreaterThanOrEqual(attempts);
+    if (phase.fails)
+      expect(
+        await metric(d.metricsUrl, "liquidator_http_requests_total", { endpoint: LIST.path, status: phase.status }),
+      ).toBeGreaterThanOrEqual(attempts);
   }
   const perId = requestsPerId(venueClaimRequests(s));
-  for (const id of ids) expect(perId.get(id)?.map((r) => r.code), `requests for ${id}`).toEqual([0]);
+  for (const id of ids)
+    expect(
+      perId.get(id)?.map((r) => r.code),
+      `requests for ${id}`,
+    ).toEqual([0]);
 }, 90_000);
 
 test("claim answers lost, failed or late: one request per id, unknown then confirmed; -1011 retried", async () => {
@@ -113,12 +124,48 @@ test("claim answers lost, failed or late: one request per id, unknown then confi
   await waitFor(async () => (await readyz(h.metricsUrl)).status === 200, "ready");
   const cases = [
     // [name, arm the fault for one claim, applied by the venue?, requests expected, journal results]
-    { name: "503 before processing", arm: () => s.faults.rest.serverError(503, { ...CLAIM, times: 1 }), applied: false, requests: 1, results: ["unknown"] },
-    { name: "reset before processing", arm: () => s.faults.rest.reset({ ...CLAIM, phase: "before", times: 1 }), applied: false, requests: 1, results: ["unknown"] },
-    { name: "reset after processing", arm: () => s.faults.rest.reset({ ...CLAIM, phase: "after", times: 1 }), applied: true, requests: 1, results: ["unknown", "confirmed"] },
-    { name: "timeout after processing", arm: () => s.faults.rest.delay(2_000, { ...CLAIM, phase: "after", times: 1 }), applied: true, requests: 1, results: ["unknown", "confirmed"] },
-    { name: "timeout, processed later", arm: () => s.faults.rest.delay(2_000, { ...CLAIM, phase: "before", times: 1 }), applied: true, requests: 1, results: ["unknown", "confirmed"] },
-    { name: "-1011 (not processed)", arm: () => s.faults.rest.venueError(-1011, { ...CLAIM, times: 1 }), applied: true, requests: 2, results: ["rejected", "accepted"] },
+    {
+      name: "503 before processing",
+      arm: () => s.faults.rest.serverError(503, { ...CLAIM, times: 1 }),
+      applied: false,
+      requests: 1,
+      results: ["unknown"],
+    },
+    {
+      name: "reset before processing",
+      arm: () => s.faults.rest.reset({ ...CLAIM, phase: "before", times: 1 }),
+      applied: false,
+      requests: 1,
+      results: ["unknown"],
+    },
+    {
+      name: "reset after processing",
+      arm: () => s.faults.rest.reset({ ...CLAIM, phase: "after", times: 1 }),
+      applied: true,
+      requests: 1,
+      results: ["unknown", "confirmed"],
+    },
+    {
+      name: "timeout after processing",
+      arm: () => s.faults.rest.delay(2_000, { ...CLAIM, phase: "after", times: 1 }),
+      applied: true,
+      requests: 1,
+      results: ["unknown", "confirmed"],
+    },
+    {
+      name: "timeout, processed later",
+      arm: () => s.faults.rest.delay(2_000, { ...CLAIM, phase: "before", times: 1 }),
+      applied: true,
+      requests: 1,
+      results: ["unknown", "confirmed"],
+    },
+    {
+      name: "-1011 (not processed)",
+      arm: () => s.faults.rest.venueError(-1011, { ...CLAIM, times: 1 }),
+      applied: true,
+      requests: 2,
+      results: ["rejected", "accepted"],
+    },
   ] as const;
   const ids = new Map<string, number>();
   for (const c of cases) {
@@ -135,7 +182,10 @@ test("claim answers lost, failed or late: one request per id, unknown then confi
   for (const c of cases) {
     const id = ids.get(c.name) as number;
     expect(perId.get(id)?.length, `${c.name}: requests at the venue`).toBe(c.requests);
-    expect(journal.outcomes.get(id)?.map((o) => o.result), `${c.name}: journal`).toEqual(c.results);
+    expect(
+      journal.outcomes.get(id)?.map((o) => o.result),
+      `${c.name}: journal`,
+    ).toEqual(c.results);
     expect(claimsBy(s).filter((x) => x.liquidationId === id).length, `${c.name}: applied claims`).toBe(c.applied ? 1 : 0);
   }
   // Never applied, still open at the venue, and not claimed again all the same (the claimer only

@@ -16,11 +16,12 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { JOURNAL_FILE } from "../../src/daemon/journal.js";
 import { Prng } from "../../src/sim/prng.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { buildOnce, type Build } from "../support/buildOnce.js";
+import { type Build, buildOnce } from "../support/buildOnce.js";
 import {
   claimsBy,
   daemonEnv,
   ethLong,
+  type InProcessDaemon,
   OPEN_POLICY,
   readJournal,
   removeDir,
@@ -30,9 +31,8 @@ import {
   tempDir,
   waitFor,
   writePolicyFile,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
-import { spawnDaemon, type DaemonProcess } from "../support/daemonProcess.js";
+import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
 import { journalProblems, rawJournal, readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
 
 let build: Build;
@@ -80,7 +80,8 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   const ids: number[] = [];
   const burst = (n: number): void => {
     for (let i = 0; i < n; i++) {
-      if (rng.chance(0.3)) ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 3) / 10 }] }));
+      if (rng.chance(0.3))
+        ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 3) / 10 }] }));
       else ids.push(s.core.addLiquidation(ethLong(0.05 + rng.int(0, 30) / 100)));
     }
   };
@@ -132,7 +133,11 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   const replayed = await waitFor(() => last.logs.lines.find((l) => /^journal replayed/.test(l.msg)), "journal replayed", 30_000);
   expect(replayed.ids).toBe(journaled.size); // every id journaled by the killed runs, replayed
   const leftover = ids.filter((id) => !journaled.has(id));
-  await waitFor(() => leftover.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "every liquidation never journaled claimed by the last process", 60_000);
+  await waitFor(
+    () => leftover.every((id) => claimsBy(s).some((c) => c.liquidationId === id)),
+    "every liquidation never journaled claimed by the last process",
+    60_000,
+  );
   await waitFor(async () => (await readyz(url)).status === 200, "last process ready");
   await sleep(1_000); // reconcile rounds: a duplicate would show now
   runs.push({ journaled, fromSeq, toSeq: lastSeq(s), killedAt: "never (SIGTERM at the end)" });
@@ -147,13 +152,20 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   // 1. No process claimed an id an earlier process had journaled.
   for (const [k, run] of runs.entries()) {
     const reclaimed = requests.filter((q) => q.seq > run.fromSeq && q.seq <= run.toSeq && run.journaled.has(q.liquidationId as number));
-    expect(reclaimed.map((q) => q.liquidationId), `run ${k} (killed ${run.killedAt}) re-claimed journaled ids`).toEqual([]);
+    expect(
+      reclaimed.map((q) => q.liquidationId),
+      `run ${k} (killed ${run.killedAt}) re-claimed journaled ids`,
+    ).toEqual([]);
   }
   // 2. Venue truth: at most one accepted claim per id, no request after our accepted one.
   for (const [id, list] of requestsPerId(requests)) {
     const accepted = list.filter((q) => q.code === 0);
     expect(accepted.length, `accepted claims of ${id}`).toBeLessThanOrEqual(1);
-    if (accepted.length === 1) expect(list.filter((q) => q.seq > (accepted[0]?.seq ?? 0)).map((q) => q.code), `requests for ${id} after it was accepted`).toEqual([]);
+    if (accepted.length === 1)
+      expect(
+        list.filter((q) => q.seq > (accepted[0]?.seq ?? 0)).map((q) => q.code),
+        `requests for ${id} after it was accepted`,
+      ).toEqual([]);
   }
   // 3. The journal tells the truth, and kill -9 never tore a line (each record is one write).
   expect(journalProblems(stateDir, s)).toEqual([]);
@@ -169,7 +181,15 @@ test("a corrupt middle line and a torn last line: recovered with warnings, intac
   const intact = [s.core.addLiquidation(ethLong(0.2)), s.core.addLiquidation(ethLong(0.3))];
   const torn = s.core.addLiquidation(ethLong(0.4));
   const intent = (id: number): string =>
-    JSON.stringify({ t: "intent", id, at: Date.now() - 1_000, ratio: 1, limitPrice: { PERP_ETH_USDC: 3_900 }, expectedFee: 6, perSymbolQty: { PERP_ETH_USDC: 0.2 } });
+    JSON.stringify({
+      t: "intent",
+      id,
+      at: Date.now() - 1_000,
+      ratio: 1,
+      limitPrice: { PERP_ETH_USDC: 3_900 },
+      expectedFee: 6,
+      perSymbolQty: { PERP_ETH_USDC: 0.2 },
+    });
   const stateDir = join(dir, "state");
   await mkdir(stateDir, { recursive: true });
   const path = join(stateDir, JOURNAL_FILE);
@@ -188,7 +208,10 @@ test("a corrupt middle line and a torn last line: recovered with warnings, intac
 
   // The torn intent never completed: that id is claimable (once); a new one is claimed as usual.
   const fresh = s.core.addLiquidation(ethLong(0.5));
-  await waitFor(() => [torn, fresh].every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "the torn and the new liquidation claimed");
+  await waitFor(
+    () => [torn, fresh].every((id) => claimsBy(s).some((c) => c.liquidationId === id)),
+    "the torn and the new liquidation claimed",
+  );
   await sleep(1_500); // reconcile rounds offer the intact ones again and again
   const perId = requestsPerId(venueClaimRequests(s));
   for (const id of intact) expect(perId.has(id), `intact intent ${id} claimed again`).toBe(false);
@@ -198,5 +221,9 @@ test("a corrupt middle line and a torn last line: recovered with warnings, intac
   const raw = rawJournal(stateDir);
   expect(raw.tornTail).toBe(false);
   expect(raw.lines.filter((l) => !l.ok).length).toBe(1);
-  expect(readJournal(stateDir).outcomes.get(fresh)?.map((o) => o.result)).toEqual(["accepted"]);
+  expect(
+    readJournal(stateDir)
+      .outcomes.get(fresh)
+      ?.map((o) => o.result),
+  ).toEqual(["accepted"]);
 }, 60_000);

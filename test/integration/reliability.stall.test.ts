@@ -13,13 +13,13 @@ import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   claimsBy,
   ethLong,
+  type InProcessDaemon,
   removeDir,
   requestsFrom,
   startInProcessDaemon,
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 import { readyz, requestsPerId } from "../support/reliability.js";
 
@@ -44,7 +44,11 @@ test("a silent public stream is detected and replaced within 30 s (default timin
   dir = await tempDir("rel-stall");
   // Only the reconnect backoff and the reconcile interval are shortened/lengthened; pingIntervalMs
   // and deadAfterMs are the daemon's defaults.
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } } });
+  daemon = await startInProcessDaemon({
+    sim,
+    stateDir: dir,
+    timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } },
+  });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
@@ -59,7 +63,12 @@ test("a silent public stream is detected and replaced within 30 s (default timin
   await waitFor(async () => (await readyz(d.metricsUrl)).reasons.includes("marks_stale"), "marks stale during the stall", 15_000);
   const lost = s.core.addLiquidation(ethLong(0.3)); // its push is swallowed; the reconcile finds it, but marks are stale
 
-  await waitFor(() => s.streams.stats().upgradesRefused > refusedBefore, "the daemon's replacement connection at the venue", DEAD_AFTER_MS + 15_000, 20);
+  await waitFor(
+    () => s.streams.stats().upgradesRefused > refusedBefore,
+    "the daemon's replacement connection at the venue",
+    DEAD_AFTER_MS + 15_000,
+    20,
+  );
   const replacedAfterMs = Date.now() - stalledAt;
   expect(replacedAfterMs).toBeLessThanOrEqual(DEAD_AFTER_MS + MARGIN_MS);
   expect(d.logs.has("stream silent, replacing the connection")).toBe(true);

@@ -14,6 +14,7 @@ import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   claimsBy,
   ethLong,
+  type InProcessDaemon,
   metricValue,
   removeDir,
   requestsFrom,
@@ -23,7 +24,6 @@ import {
   startQuietSim,
   tempDir,
   waitFor,
-  type InProcessDaemon,
 } from "../support/daemonHarness.js";
 import { readyz, requestsPerId } from "../support/reliability.js";
 
@@ -62,8 +62,10 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
   const add = (): void => {
     const kind = rng.int(0, 9);
     if (kind === 0) denied.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BNB_USDC", position_qty: 1 + rng.int(0, 9) / 10 }] }));
-    else if (kind === 1) eligible.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 5) / 10 }] }));
-    else if (kind <= 4) eligible.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -(3 + rng.int(0, 20)) }] }));
+    else if (kind === 1)
+      eligible.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 5) / 10 }] }));
+    else if (kind <= 4)
+      eligible.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -(3 + rng.int(0, 20)) }] }));
     else eligible.push(s.core.addLiquidation(ethLong(0.05 + rng.int(0, 40) / 100)));
   };
 
@@ -112,7 +114,9 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
   expect(eligible.length).toBeGreaterThanOrEqual(40);
 
   const text = await scrape(d.metricsUrl);
-  const reconnects = metricValue(text, "liquidator_ws_reconnects_total", { stream: "public" }) + metricValue(text, "liquidator_ws_reconnects_total", { stream: "private" });
+  const reconnects =
+    metricValue(text, "liquidator_ws_reconnects_total", { stream: "public" }) +
+    metricValue(text, "liquidator_ws_reconnects_total", { stream: "private" });
   expect(drops).toBe(DROPS);
   expect(reconnects).toBeGreaterThanOrEqual(socketsCut);
 }, 120_000);
@@ -121,7 +125,11 @@ test("a refused private auth is retried with growing, jittered backoff and shown
   sim = await startQuietSim();
   dir = await tempDir("rel-auth");
   // Backoff ceilings 200, 400, 800, 1600, 3000, 3000 ... ms, each delay uniform under its ceiling.
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 200, maxMs: 3_000 } } });
+  daemon = await startInProcessDaemon({
+    sim,
+    stateDir: dir,
+    timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 200, maxMs: 3_000 } },
+  });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
@@ -131,10 +139,14 @@ test("a refused private auth is retried with growing, jittered backoff and shown
   const logsBefore = d.logs.lines.length;
   expect(s.faults.streams.dropAll("private")).toBe(1);
 
-  const reasons = await waitFor(async () => {
-    const r = await readyz(d.metricsUrl);
-    return r.status === 503 && r.reasons.some((x) => /^private_stream_\w+:auth_failed$/.test(x)) ? r.reasons : undefined;
-  }, "/readyz 503 naming the private stream's auth failure", 15_000);
+  const reasons = await waitFor(
+    async () => {
+      const r = await readyz(d.metricsUrl);
+      return r.status === 503 && r.reasons.some((x) => /^private_stream_\w+:auth_failed$/.test(x)) ? r.reasons : undefined;
+    },
+    "/readyz 503 naming the private stream's auth failure",
+    15_000,
+  );
   expect(reasons.some((x) => x.startsWith("public_stream"))).toBe(false);
 
   // Observe the retries for a while: a handful of attempts, not a loop.
@@ -155,7 +167,9 @@ test("a refused private auth is retried with growing, jittered backoff and shown
   expect(ceilings.at(-1)).toBeGreaterThan(ceilings[0] as number);
   expect(delays.every((x, i) => x >= 0 && x <= (ceilings[i] as number))).toBe(true);
   expect(new Set(delays).size).toBeGreaterThan(1); // jittered, not a fixed schedule
-  expect(scheduled.filter((l) => l.reason === "auth_failed").length).toBeGreaterThanOrEqual(s.streams.stats().authFailures - failuresBefore - 1);
+  expect(scheduled.filter((l) => l.reason === "auth_failed").length).toBeGreaterThanOrEqual(
+    s.streams.stats().authFailures - failuresBefore - 1,
+  );
 
   // Auth works again: ready, and claims flow.
   s.faults.streams.failAuth(false);

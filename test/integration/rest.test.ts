@@ -1,13 +1,21 @@
-import { createServer } from "node:http";
 import { once } from "node:events";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { AbortedError, BadResponseError, ConfigError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
+import {
+  AbortedError,
+  BadResponseError,
+  ConfigError,
+  TimeoutError,
+  TransportError,
+  VENUE_CODES,
+  VenueError,
+} from "../../src/venue/errors.js";
 import type { LimiterName, VenueLimiters } from "../../src/venue/limiters.js";
 import { buildQuery, RestClient, type RestClientOptions } from "../../src/venue/rest.js";
 import { ServerClock } from "../../src/venue/serverClock.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
-import { fail, ok, startFakeVenue, verifySignature, type FakeVenue } from "../support/fakeVenue.js";
+import { type FakeVenue, fail, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
 
 const EPOCH_INFO = "/v1/public/trading_rewards/epoch_info";
 const FUTURES = "/v1/public/futures";
@@ -36,7 +44,14 @@ const claimAnswer = {
   timestamp: 1663313562090,
   type: "liquidated",
   positions_by_perp: [
-    { symbol: "PERP_BTC_USDC", position_qty: 0.00017, cost_position_transfer: 21.002786, transfer_price: 123545.8, liquidator_fee: 0.006, abs_liquidator_fee: 1.152279 },
+    {
+      symbol: "PERP_BTC_USDC",
+      position_qty: 0.00017,
+      cost_position_transfer: 21.002786,
+      transfer_price: 123545.8,
+      liquidator_fee: 0.006,
+      abs_liquidator_fee: 1.152279,
+    },
   ],
 };
 
@@ -78,7 +93,12 @@ describe("envelopes", () => {
   test("success: payload validated, unknown fields tolerated", async () => {
     venue.route("GET", EPOCH_INFO, () => ({
       status: 200,
-      json: { success: true, data: { current_epoch: 2, rows: [{ ...epochInfoRow(1), new_field: "x" }, epochInfoRow(2)], extra: 1 }, timestamp: Date.now(), more: true },
+      json: {
+        success: true,
+        data: { current_epoch: 2, rows: [{ ...epochInfoRow(1), new_field: "x" }, epochInfoRow(2)], extra: 1 },
+        timestamp: Date.now(),
+        more: true,
+      },
     }));
     const info = await client().epochInfo();
     expect(info.current_epoch).toBe(2);
@@ -106,10 +126,19 @@ describe("envelopes", () => {
     const c = client({ retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } });
     const cases: { reply: Parameters<FakeVenue["route"]>[2]; check: (e: unknown) => void }[] = [
       { reply: () => ({ status: 200, raw: "not json {" }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
-      { reply: () => ({ status: 200, raw: "<html>hi</html>", contentType: "text/html" }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
+      {
+        reply: () => ({ status: 200, raw: "<html>hi</html>", contentType: "text/html" }),
+        check: (e) => expect(e).toBeInstanceOf(BadResponseError),
+      },
       { reply: () => ({ status: 200, json: [1, 2] }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
-      { reply: () => ok({ current_epoch: "2", rows: [] }), check: (e) => expect((e as BadResponseError).message).toContain("current_epoch") },
-      { reply: () => ok({ current_epoch: 2, rows: [{ ...epochInfoRow(1), epoch_id: "one" }] }), check: (e) => expect((e as BadResponseError).message).toContain("rows.0.epoch_id") },
+      {
+        reply: () => ok({ current_epoch: "2", rows: [] }),
+        check: (e) => expect((e as BadResponseError).message).toContain("current_epoch"),
+      },
+      {
+        reply: () => ok({ current_epoch: 2, rows: [{ ...epochInfoRow(1), epoch_id: "one" }] }),
+        check: (e) => expect((e as BadResponseError).message).toContain("rows.0.epoch_id"),
+      },
       { reply: () => ({ status: 200, json: { success: "yes", data: {} } }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
       {
         reply: () => ({ status: 502, raw: "<html>Bad Gateway</html>", contentType: "text/html" }),
@@ -153,7 +182,9 @@ describe("retries", () => {
   ])("GET retried on %s", async (_name, failure) => {
     const path = FUTURES;
     const before = venue.count("GET", path);
-    venue.route("GET", path, (_req, nth) => (nth - before <= 2 ? failure() : ok({ rows: [{ symbol: "PERP_BTC_USDC", mark_price: 1, index_price: 1 }] })));
+    venue.route("GET", path, (_req, nth) =>
+      nth - before <= 2 ? failure() : ok({ rows: [{ symbol: "PERP_BTC_USDC", mark_price: 1, index_price: 1 }] }),
+    );
     const res = await client().futures();
     expect(res.rows[0]?.symbol).toBe("PERP_BTC_USDC");
     expect(venue.count("GET", path) - before).toBe(3);
@@ -195,7 +226,9 @@ describe("retries", () => {
   ])("POST is never retried (%s)", async (_name, failure) => {
     const before = venue.count("POST", CLAIM);
     venue.route("POST", CLAIM, failure);
-    const err = await caught(client({ signer: signer() }).claimLiquidation({ liquidation_id: 1, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } }));
+    const err = await caught(
+      client({ signer: signer() }).claimLiquidation({ liquidation_id: 1, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } }),
+    );
     expect(err).toBeInstanceOf(VenueError);
     expect(venue.count("POST", CLAIM) - before).toBe(1);
   });
@@ -203,7 +236,9 @@ describe("retries", () => {
   test("POST cut off after delivery: TransportError maybeDelivered, one attempt", async () => {
     const before = venue.count("POST", CLAIM);
     venue.route("POST", CLAIM, () => ({ destroy: true }));
-    const err = await caught(client({ signer: signer() }).claimLiquidation({ liquidation_id: 1, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } }));
+    const err = await caught(
+      client({ signer: signer() }).claimLiquidation({ liquidation_id: 1, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } }),
+    );
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).maybeDelivered).toBe(true);
     expect(venue.count("POST", CLAIM) - before).toBe(1);
@@ -216,7 +251,11 @@ describe("retries", () => {
     const port = (s.address() as AddressInfo).port;
     s.close();
     await once(s, "close");
-    const c = new RestClient({ baseUrl: `http://127.0.0.1:${port}`, signer: signer(), retry: { retries: 1, minTimeoutMs: 1, maxTimeoutMs: 2 } });
+    const c = new RestClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      signer: signer(),
+      retry: { retries: 1, minTimeoutMs: 1, maxTimeoutMs: 2 },
+    });
     clients.push(c);
     const err = await caught(c.claimLiquidation({ liquidation_id: 1, ratio_qty_request: 1, limit_price: {} }));
     expect(err).toBeInstanceOf(TransportError);
@@ -235,7 +274,15 @@ describe("signing", () => {
       received = req.query;
       return ok({ meta: { total: 0, records_per_page: 25, current_page: 1 }, rows: [] });
     });
-    const page = await client({ signer: s }).adminOrders({ user_account: "0xu", order_tag: "a b&c=d/é+?", symbol: "PERP_BTC_USDC", page: 2, size: 25, start_t: 1_700_000_000_000, sort_by: "CREATED_TIME_ASC" });
+    const page = await client({ signer: s }).adminOrders({
+      user_account: "0xu",
+      order_tag: "a b&c=d/é+?",
+      symbol: "PERP_BTC_USDC",
+      page: 2,
+      size: 25,
+      start_t: 1_700_000_000_000,
+      sort_by: "CREATED_TIME_ASC",
+    });
     expect(page.meta.records_per_page).toBe(25);
     expect(verified).toBe(true);
     expect(received?.get("order_tag")).toBe("a b&c=d/é+?");
@@ -258,7 +305,12 @@ describe("signing", () => {
       expect(req.headers["content-type"]).toBe("application/json");
       return ok(claimAnswer);
     });
-    const body = { liquidation_id: 101, ratio_qty_request: 0.5, limit_price: { PERP_BTC_USDC: 123456.7 }, symbols: [{ symbol: "PERP_BTC_USDC", ratio_qty_request: 0.5 }] };
+    const body = {
+      liquidation_id: 101,
+      ratio_qty_request: 0.5,
+      limit_price: { PERP_BTC_USDC: 123456.7 },
+      symbols: [{ symbol: "PERP_BTC_USDC", ratio_qty_request: 0.5 }],
+    };
     const res = await client({ signer: s }).claimLiquidation(body);
     expect(res.positions_by_perp[0]?.abs_liquidator_fee).toBe(1.152279);
     expect(verified).toBe(true);
@@ -325,7 +377,12 @@ describe("clock, abort and timeout", () => {
 
 describe("paging, hooks and options", () => {
   test("allOpenLiquidations walks every page and de-duplicates ids", async () => {
-    const row = (id: number) => ({ liquidation_id: id, timestamp: 1, type: "liquidated", positions_by_perp: [{ symbol: "PERP_ETH_USDC", position_qty: 1, liquidator_fee: 0.01 }] });
+    const row = (id: number) => ({
+      liquidation_id: id,
+      timestamp: 1,
+      type: "liquidated",
+      positions_by_perp: [{ symbol: "PERP_ETH_USDC", position_qty: 1, liquidator_fee: 0.01 }],
+    });
     const all = [1, 2, 3, 4, 5, 6, 7];
     venue.route("GET", LIQS, (req) => {
       const page = Number(req.query.get("page"));
@@ -343,13 +400,19 @@ describe("paging, hooks and options", () => {
     const seen: [string, number | "error"][] = [];
     venue.route("GET", ORDERS, () => fail(-1005, "x"));
     venue.route("GET", EPOCH_INFO, () => ok({ current_epoch: 1, rows: [] }));
-    const c = client({ signer: signer(), onRequest: (e, st, secs) => {
-      expect(secs).toBeGreaterThanOrEqual(0);
-      seen.push([e, st]);
-    } });
+    const c = client({
+      signer: signer(),
+      onRequest: (e, st, secs) => {
+        expect(secs).toBeGreaterThanOrEqual(0);
+        seen.push([e, st]);
+      },
+    });
     await c.epochInfo();
     await caught(c.adminOrders({ user_account: "u", page: 3 }));
-    expect(seen).toEqual([[EPOCH_INFO, 200], [ORDERS, 400]]);
+    expect(seen).toEqual([
+      [EPOCH_INFO, 200],
+      [ORDERS, 400],
+    ]);
   });
 
   test("options are validated when constructed", () => {

@@ -8,18 +8,18 @@
  * metrics server and `check-config`/`orders` output. Every byte of stdout and stderr is searched for
  * the secret in every encoding a careless log call could produce, and for fragments of it.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { inspect } from "node:util";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import { base58 } from "@scure/base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { startSimulator, type SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
 import { generateKeyPair, parseSecret } from "../../src/venue/signer.js";
 import { sampleValue, waitFor } from "../support/observeHarness.js";
 
@@ -102,9 +102,15 @@ beforeAll(async () => {
   await mkdir(join(root, "node_modules/.cache"), { recursive: true });
   buildDir = await mkdtemp(join(root, "node_modules/.cache/secret-leak-test-"));
   dir = await mkdtemp(join(tmpdir(), "liq-secret-leak-"));
-  const result = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--outDir", buildDir], { cwd: root, encoding: "utf8" });
+  const result = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--outDir", buildDir], {
+    cwd: root,
+    encoding: "utf8",
+  });
   for (const file of ["cli.js", "main.js", "commands/run.js", "commands/orders.js"]) {
-    const ok = await stat(join(buildDir, file)).then(() => true, () => false);
+    const ok = await stat(join(buildDir, file)).then(
+      () => true,
+      () => false,
+    );
     if (!ok) throw new Error(`build did not emit ${file}: ${result.stdout}${result.stderr}`);
   }
   sim = await startSimulator({ port: 0, seed: 11, scenario: { ...QUIET_SCENARIO } });
@@ -145,7 +151,11 @@ interface Cli {
 }
 
 function startCli(args: string[], env: Record<string, string>): Cli {
-  const child = spawn(process.execPath, [join(buildDir, "cli.js"), ...args], { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(buildDir, "cli.js"), ...args], {
+    cwd: dir,
+    env: cleanEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (s: string) => (stdout += s));
@@ -160,7 +170,10 @@ function startCli(args: string[], env: Record<string, string>): Cli {
   return cli;
 }
 
-async function runCli(args: string[], env: Record<string, string>): Promise<{ status: number | null; out: string; stdout: string; stderr: string }> {
+async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null; out: string; stdout: string; stderr: string }> {
   const cli = startCli(args, env);
   const status = await cli.exited;
   return { status, out: cli.stdout() + cli.stderr(), stdout: cli.stdout(), stderr: cli.stderr() };
@@ -308,7 +321,10 @@ describe("the secret never appears in any output", () => {
       venue: { request_timeout_ms: 1500 },
       rewards: { poll_interval_ms: 1000, campaign: { campaign_id: 2, account_id: sim.accountId } },
     });
-    const d = await startDaemon(liveEnv({ LIQUIDATOR_CONFIG: config, LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_BUILD_COMMIT: "leaktest" }), "trace");
+    const d = await startDaemon(
+      liveEnv({ LIQUIDATOR_CONFIG: config, LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_BUILD_COMMIT: "leaktest" }),
+      "trace",
+    );
     const { core, faults } = sim;
     await d.until("ready", async () => (await d.get("/readyz")).status === 200);
     let results = 0;
@@ -360,7 +376,11 @@ describe("the secret never appears in any output", () => {
     sim.core.addLiquidation({ positions: [{ symbol: "PERP_DOGE_USDC", position_qty: 20000 }] });
     await d.until("a claim outcome", async () => (await resultCount(d)) >= 1);
     sim.faults.streams.dropAll();
-    await d.until("reconnected", async () => ((await d.metric("liquidator_ws_reconnects_total", 'stream="public"')) ?? 0) >= 1 && (await d.get("/readyz")).status === 200);
+    await d.until(
+      "reconnected",
+      async () =>
+        ((await d.metric("liquidator_ws_reconnects_total", 'stream="public"')) ?? 0) >= 1 && (await d.get("/readyz")).status === 200,
+    );
     const answers = await serverAnswers(d);
     const { status, stdout, stderr } = await d.stop();
     expect(status).toBe(0);
@@ -398,11 +418,19 @@ describe("the secret never appears in any output", () => {
     });
     const nowhere = `127.0.0.1:${port}`;
     const rest = await startDaemon(
-      liveEnv({ LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_BASE_URL: `http://${nowhere}`, LIQUIDATOR_WS_URL: `ws://${nowhere}`, LIQUIDATOR_WS_PRIVATE_URL: `ws://${nowhere}` }),
+      liveEnv({
+        LIQUIDATOR_SECRET: pair.secret,
+        LIQUIDATOR_BASE_URL: `http://${nowhere}`,
+        LIQUIDATOR_WS_URL: `ws://${nowhere}`,
+        LIQUIDATOR_WS_PRIVATE_URL: `ws://${nowhere}`,
+      }),
       "unreachable REST",
     );
     await rest.until("the failed symbol load logged", () => rest.cli.stdout().includes("symbol info load failed"));
-    await rest.until("a failed rewards poll", async () => ((await rest.metric("liquidator_poll_errors_total", 'target="epoch_info"')) ?? 0) > 0);
+    await rest.until(
+      "a failed rewards poll",
+      async () => ((await rest.metric("liquidator_poll_errors_total", 'target="epoch_info"')) ?? 0) > 0,
+    );
     expect((await rest.get("/readyz")).status).toBe(503);
     const restAnswers = await serverAnswers(rest);
     const r1 = await rest.stop();
@@ -410,10 +438,18 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("unreachable REST run", r1.stdout + r1.stderr, [pair.secret]);
     expectNoLeak("unreachable REST answers", restAnswers, [pair.secret]);
 
-    const streams = await startDaemon(liveEnv({ LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_WS_URL: `ws://${nowhere}`, LIQUIDATOR_WS_PRIVATE_URL: `ws://${nowhere}` }), "unreachable streams");
+    const streams = await startDaemon(
+      liveEnv({ LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_WS_URL: `ws://${nowhere}`, LIQUIDATOR_WS_PRIVATE_URL: `ws://${nowhere}` }),
+      "unreachable streams",
+    );
     await streams.until("both streams failed to connect", async () => {
       const ready = await streams.get("/readyz");
-      return ready.status === 503 && ready.text.includes("public_stream_") && ready.text.includes("private_stream_") && ready.text.includes("connect_error");
+      return (
+        ready.status === 503 &&
+        ready.text.includes("public_stream_") &&
+        ready.text.includes("private_stream_") &&
+        ready.text.includes("connect_error")
+      );
     });
     const streamAnswers = await serverAnswers(streams);
     const r2 = await streams.stop();
@@ -454,7 +490,10 @@ describe("the secret never appears in any output", () => {
       const sources: Record<string, string>[] = [{ LIQUIDATOR_SECRET: pair.secret }, { LIQUIDATOR_SECRET_FILE: secretPath }];
       for (const source of sources) {
         for (const json of [false, true]) {
-          const r = await runCli(["check-config", ...(json ? ["--json"] : [])], liveEnv({ ...source, LIQUIDATOR_LOG_LEVEL: level, LIQUIDATOR_LOG_PRETTY: json ? "false" : "true" }));
+          const r = await runCli(
+            ["check-config", ...(json ? ["--json"] : [])],
+            liveEnv({ ...source, LIQUIDATOR_LOG_LEVEL: level, LIQUIDATOR_LOG_PRETTY: json ? "false" : "true" }),
+          );
           const label = `check-config level=${level} json=${json} ${Object.keys(source)[0]}`;
           expect(r.status, `${label}: ${r.stderr}`).toBe(0);
           expect(r.stdout, label).toContain(pair.publicKey);
@@ -469,7 +508,10 @@ describe("the secret never appears in any output", () => {
     const user = sim.orderUsers[0] ?? "";
     const wrong = generateKeyPair();
     for (const format of ["--json", "--csv", ""]) {
-      const ok = await runCli(["orders", "--user-account", user, "--size", "5", ...(format === "" ? [] : [format])], liveEnv({ LIQUIDATOR_SECRET: pair.secret }));
+      const ok = await runCli(
+        ["orders", "--user-account", user, "--size", "5", ...(format === "" ? [] : [format])],
+        liveEnv({ LIQUIDATOR_SECRET: pair.secret }),
+      );
       expect(ok.status, ok.stderr).toBe(0);
       expect(ok.stdout.length).toBeGreaterThan(100);
       expectNoLeak(`orders ${format || "(table)"}`, ok.out, [pair.secret]);

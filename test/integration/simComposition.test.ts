@@ -2,11 +2,12 @@
  * The composed simulator: one port serves REST and both streams, and the core's pushes reach
  * WebSocket subscribers (public liquidation and marks; private claim results after auth).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { startSimulator, type SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
 import { Signer } from "../../src/venue/signer.js";
 
 let sim: SimulatorHandle;
@@ -31,7 +32,9 @@ interface Frame {
   data?: unknown;
 }
 
-async function open(url: string): Promise<{ ws: WebSocket; frames: Frame[]; next: (pred: (f: Frame) => boolean, what: string) => Promise<Frame> }> {
+async function open(
+  url: string,
+): Promise<{ ws: WebSocket; frames: Frame[]; next: (pred: (f: Frame) => boolean, what: string) => Promise<Frame> }> {
   const ws = new WebSocket(url);
   sockets.push(ws);
   const frames: Frame[] = [];
@@ -62,7 +65,12 @@ describe("startSimulator composition", () => {
     await s.next((f) => f.id === "m2" && f.success === true, "symbol mark subscribed");
     const id = sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 2 }] });
     const push = await s.next((f) => f.topic === "liquidation", "liquidation push");
-    expect(push.data).toEqual([expect.objectContaining({ liquidationId: id, positionsByPerp: [expect.objectContaining({ symbol: "PERP_ETH_USDC", positionQty: 2 })] })]);
+    expect(push.data).toEqual([
+      expect.objectContaining({
+        liquidationId: id,
+        positionsByPerp: [expect.objectContaining({ symbol: "PERP_ETH_USDC", positionQty: 2 })],
+      }),
+    ]);
     const marks = await s.next((f) => f.topic === "markprices", "markprices push");
     expect((marks.data as unknown[]).length).toBe(sim.core.symbols.names().length);
     await s.next((f) => f.topic === "PERP_ETH_USDC@markprice", "symbol mark push");
@@ -77,7 +85,11 @@ describe("startSimulator composition", () => {
     await s.next((f) => f.id === "p2" && f.success === true, "position subscribed");
 
     const id = sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: -1 }] });
-    const body = JSON.stringify({ liquidation_id: id, ratio_qty_request: 1, limit_price: { PERP_ETH_USDC: sim.core.mark("PERP_ETH_USDC")! * 0.9 } });
+    const body = JSON.stringify({
+      liquidation_id: id,
+      ratio_qty_request: 1,
+      limit_price: { PERP_ETH_USDC: sim.core.mark("PERP_ETH_USDC")! * 0.9 },
+    });
     const res = await request(`${sim.baseUrl}/v1/liquidation`, {
       method: "POST",
       headers: { ...signer.headers("POST", "/v1/liquidation", body), "content-type": "application/json" },

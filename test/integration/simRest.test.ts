@@ -3,10 +3,11 @@
  * Signer and verified by the simulator with @noble/ed25519 (a cross-implementation check).
  * The venue clock is injected so rate-limit windows and the 300 s rule do not depend on machine speed.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
 import { request } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { startSimulator, type SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 
 interface Answer {
@@ -37,7 +38,13 @@ afterEach(() => {
 async function call(
   method: "GET" | "POST",
   pathWithQuery: string,
-  opts: { body?: string; sign?: Signer | false; ts?: number; headers?: Record<string, string>; mutateSigned?: (h: Record<string, string>) => void } = {},
+  opts: {
+    body?: string;
+    sign?: Signer | false;
+    ts?: number;
+    headers?: Record<string, string>;
+    mutateSigned?: (h: Record<string, string>) => void;
+  } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -69,7 +76,10 @@ function expectRefusal(a: Answer, status: number, code: number): void {
 describe("public reads", () => {
   it.each([
     ["/v1/public/trading_rewards/epoch_info", ["current_epoch", "rows"]],
-    ["/v1/public/trading_rewards/epoch_data", ["current_epoch", "rows", "total_released_trading_rewards_escrow", "total_released_trading_rewards_native"]],
+    [
+      "/v1/public/trading_rewards/epoch_data",
+      ["current_epoch", "rows", "total_released_trading_rewards_escrow", "total_released_trading_rewards_native"],
+    ],
     ["/v1/public/futures", ["rows"]],
     ["/v1/public/info", ["rows"]],
     ["/v1/public/liquidation", ["meta", "rows"]],
@@ -95,7 +105,10 @@ describe("public reads", () => {
       clock.t += 10;
       return sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 5 }] });
     });
-    const page = (qs: string) => call("GET", `/v1/public/liquidation${qs}`).then((a) => a.json.data as { meta: Record<string, number>; rows: { liquidation_id: number }[] });
+    const page = (qs: string) =>
+      call("GET", `/v1/public/liquidation${qs}`).then(
+        (a) => a.json.data as { meta: Record<string, number>; rows: { liquidation_id: number }[] },
+      );
     const first = await page("?size=2&page=1");
     expect(first.meta).toEqual({ total: sim.core.openLiquidations().length, records_per_page: 2, current_page: 1 });
     expect(first.rows.map((r) => r.liquidation_id)).toEqual([ids[2], ids[1]]);
@@ -121,7 +134,20 @@ describe("public reads", () => {
     const a = await call("GET", `/v1/public/campaign/user?campaign_id=2&account_id=${sim.orderUsers[0]}`);
     expect(a.status).toBe(200);
     expect(Object.keys(a.json.data as object).sort()).toEqual(
-      ["end_account_value", "filled_order_count", "new_invited_referee", "new_traded_referee", "pnl", "start_account_value", "total_deposit_amount", "total_staked_esnative", "total_staked_native", "total_withdrawal_amount", "updated_time", "volume"].sort(),
+      [
+        "end_account_value",
+        "filled_order_count",
+        "new_invited_referee",
+        "new_traded_referee",
+        "pnl",
+        "start_account_value",
+        "total_deposit_amount",
+        "total_staked_esnative",
+        "total_staked_native",
+        "total_withdrawal_amount",
+        "updated_time",
+        "volume",
+      ].sort(),
     );
   });
 
@@ -191,7 +217,11 @@ describe("signed requests (verified with @noble/ed25519)", () => {
 
   it("tampered query → 401 / -1001", async () => {
     const path = ordersPath();
-    const a = await call("GET", path, { mutateSigned: () => undefined, sign: false, headers: signer.headers("GET", path.replace("size=5", "size=6"), undefined, clock.t) });
+    const a = await call("GET", path, {
+      mutateSigned: () => undefined,
+      sign: false,
+      headers: signer.headers("GET", path.replace("size=5", "size=6"), undefined, clock.t),
+    });
     expectRefusal(a, 401, -1001);
   });
 
@@ -319,9 +349,15 @@ describe("claims over HTTP", () => {
     const pushedAt = clock.t;
     clock.t += 7;
     await call("POST", "/v1/liquidation", { body: claimBody(id) });
-    await call("POST", "/v1/liquidation", { body: claimBody(id), sign: new Signer({ secret: generateKeyPair().secret, accountId: sim.accountId }) });
+    await call("POST", "/v1/liquidation", {
+      body: claimBody(id),
+      sign: new Signer({ secret: generateKeyPair().secret, accountId: sim.accountId }),
+    });
     const log = sim.core.claimRequests().slice(before);
-    expect(log.map((e) => [e.liquidationId, e.code])).toEqual([[id, 0], [id, -1002]]);
+    expect(log.map((e) => [e.liquidationId, e.code])).toEqual([
+      [id, 0],
+      [id, -1002],
+    ]);
     expect(log[0]!.receivedAt - sim.core.liquidationEmittedAt(id)!).toBe(7);
     expect(sim.core.liquidationEmittedAt(id)).toBe(pushedAt);
   });

@@ -1,7 +1,7 @@
 /** `liquidator simulate`, run in-process through the real dispatcher with real sockets. */
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
 import { request } from "undici";
+import { describe, expect, it } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
 import { Signer } from "../../src/venue/signer.js";
 
@@ -83,9 +83,12 @@ describe("liquidator simulate", () => {
     expect(lines[0]!.secret).not.toBe(lines[1]!.secret); // keys are never derived from the seed
   });
 
-  it.each([[["--port", "abc"]], [["--port", "70000"]], [["--seed", "-1"]], [["--nope"]]])("refuses %j with exit status 64", async (args) => {
-    const r = run(args);
-    expect(await r.status).toBe(64);
-    expect(r.out.text()).toBe("");
-  });
+  it.each([[["--port", "abc"]], [["--port", "70000"]], [["--seed", "-1"]], [["--nope"]]])(
+    "refuses %j with exit status 64",
+    async (args) => {
+      const r = run(args);
+      expect(await r.status).toBe(64);
+      expect(r.out.text()).toBe("");
+    },
+  );
 });

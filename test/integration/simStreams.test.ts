@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
-import { startHarness, TestClient, until, type Frame, type Harness } from "./simStreamsHarness.js";
+import { type Frame, type Harness, startHarness, TestClient, until } from "./simStreamsHarness.js";
 
 let h: Harness | undefined;
 const clients: TestClient[] = [];
@@ -37,7 +37,7 @@ describe("private auth", () => {
     const c = await open("/v2/ws/private/stream/acct-1");
     const ack = await c.auth(s, "auth-1");
     expect(ack).toMatchObject({ id: "auth-1", event: "auth", success: true });
-    expect(typeof ack["ts"]).toBe("number");
+    expect(typeof ack.ts).toBe("number");
     expect(streams.stats()).toMatchObject({ authSuccesses: 1, authFailures: 0, authenticatedSockets: 1 });
   });
 
@@ -54,12 +54,7 @@ describe("private auth", () => {
     expect(await c.answer("auth-1")).toMatchObject({ success: true });
   });
 
-  async function expectAuthFailure(
-    harness: Harness,
-    path: string,
-    params: unknown,
-    reason: string,
-  ): Promise<void> {
+  async function expectAuthFailure(harness: Harness, path: string, params: unknown, reason: string): Promise<void> {
     const c = await open(path);
     c.send(authFrame(params));
     expect(await c.answer("auth-1")).toMatchObject({ id: "auth-1", event: "auth", success: false, errorMsg: "auth failed" });
@@ -88,7 +83,7 @@ describe("private auth", () => {
     const s = harness.signer("acct-1");
     await expectAuthFailure(harness, "/v2/ws/private/stream/acct-1", s.wsAuthParams(Date.now() - 301_000), "stale_timestamp");
     await expectAuthFailure(harness, "/v2/ws/private/stream/acct-1", s.wsAuthParams(Date.now() + 301_000), "stale_timestamp");
-    expect(harness.streams.stats().authFailuresByReason["stale_timestamp"]).toBe(2);
+    expect(harness.streams.stats().authFailuresByReason.stale_timestamp).toBe(2);
   });
 
   test("the auth timestamp is checked against the injected server clock", async () => {
@@ -145,7 +140,7 @@ describe("private auth", () => {
     c.send({ id: "l", event: "subscribe", topic: "liquidatorliquidations" });
     expect(await c.answer("p")).toMatchObject({ success: true });
     expect(await c.answer("l")).toMatchObject({ success: true });
-    const ids = c.frames.map((f) => f?.["id"]).filter((id) => id !== undefined);
+    const ids = c.frames.map((f) => f?.id).filter((id) => id !== undefined);
     expect(ids).toEqual(["auth-1", "p", "l"]);
   });
 });
@@ -188,7 +183,7 @@ describe("subscriptions", () => {
     c.ws.send(Buffer.from([1, 2, 3]), { binary: true });
     expect(await c.answer("e1")).toMatchObject({ event: "dance", success: false, errorMsg: "unknown event dance" });
     expect(await c.answer("e2")).toMatchObject({ success: false });
-    await until(() => c.frames.filter((f) => f?.["event"] === "error").length >= 4, "four error answers");
+    await until(() => c.frames.filter((f) => f?.event === "error").length >= 4, "four error answers");
     expect(await c.subscribe("markprices", "ok")).toMatchObject({ success: true });
     expect(streams.stats().badClientFrames).toBe(5);
   });
@@ -212,11 +207,11 @@ describe("heartbeat", () => {
     const c = await open("/ws/stream/x");
     c.ws.on("message", (d) => {
       const f = JSON.parse((d as Buffer).toString()) as Frame;
-      if (f["event"] === "ping") c.send({ event: "pong", ts: Date.now() });
+      if (f.event === "ping") c.send({ event: "pong", ts: Date.now() });
     });
-    await until(() => c.frames.filter((f) => f?.["event"] === "ping").length >= 15, "fifteen pings");
-    const ping = c.frames.find((f) => f?.["event"] === "ping") as Frame;
-    expect(typeof ping["ts"]).toBe("number");
+    await until(() => c.frames.filter((f) => f?.event === "ping").length >= 15, "fifteen pings");
+    const ping = c.frames.find((f) => f?.event === "ping") as Frame;
+    expect(typeof ping.ts).toBe("number");
     expect(c.closeCode).toBeUndefined();
     expect(streams.stats().deadClientsTerminated).toBe(0);
   });
@@ -226,14 +221,14 @@ describe("heartbeat", () => {
     const c = await open("/ws/stream/x");
     await c.closed;
     expect(streams.stats().deadClientsTerminated).toBe(1);
-    expect(c.frames.filter((f) => f?.["event"] === "ping").length).toBeGreaterThanOrEqual(1);
+    expect(c.frames.filter((f) => f?.event === "ping").length).toBeGreaterThanOrEqual(1);
   });
 
   test("a client ping is answered with a pong carrying the server time", async () => {
     const { streams } = await start({ now: () => 1_700_000_000_000 });
     const c = await open("/ws/stream/x");
     c.send({ event: "ping" });
-    const pong = await c.waitFor((f) => f["event"] === "pong", "pong");
+    const pong = await c.waitFor((f) => f.event === "pong", "pong");
     expect(pong).toEqual({ event: "pong", ts: 1_700_000_000_000 });
     expect(streams.stats().clientPings).toBe(1);
   });
@@ -262,7 +257,7 @@ describe("publish routing", () => {
     expect(marks.data("liquidation")).toEqual([]);
     expect(none.data("liquidation")).toEqual([]);
     expect(liq.data("PERP_ETH_USDC@markprice")).toEqual([]);
-    const liqTs = liq.data("liquidation")[0]?.["ts"];
+    const liqTs = liq.data("liquidation")[0]?.ts;
     expect(writes[0]).toEqual(["liquidation", liqTs, 1]);
     expect(writes[1]).toEqual(["markprices", expect.any(Number), 2]);
     const stats = streams.stats();
@@ -303,8 +298,8 @@ describe("publish routing", () => {
     expect(a.data("position")).toEqual([{ topic: "position", ts: expect.any(Number), data: { positions: [] } }]);
     expect(aNoSub.data("position")).toEqual([]);
     expect(b.data("position")).toEqual([]);
-    expect(b.data("liquidatorliquidations")[0]?.["data"]).toEqual({ liquidationId: 2 });
-    expect(unauth.frames.filter((f) => f?.["topic"] !== undefined)).toEqual([]);
+    expect(b.data("liquidatorliquidations")[0]?.data).toEqual({ liquidationId: 2 });
+    expect(unauth.frames.filter((f) => f?.topic !== undefined)).toEqual([]);
     expect(pub.data("position")).toEqual([]);
     expect(writes).toEqual([
       "private:acct-a:position:1",
@@ -327,7 +322,7 @@ describe("publish routing", () => {
     streams.publish({ scope: "public", topic: "liquidation", data: [{ liquidationId: 2 }] });
     streams.publish({ scope: "public", topic: "markprices", data: [] });
     await until(() => c.data("markprices").length === 1, "sentinel");
-    expect(c.data("liquidation").map((f) => f["data"])).toEqual([[{ liquidationId: 1 }]]);
+    expect(c.data("liquidation").map((f) => f.data)).toEqual([[{ liquidationId: 1 }]]);
   });
 
   test("thousands of pushes arrive complete and in order at every subscriber", async () => {
@@ -340,7 +335,7 @@ describe("publish routing", () => {
     }
     for (const c of subs) await until(() => c.data("liquidation").length === n, `${n} frames`);
     for (const c of subs) {
-      const ids = c.data("liquidation").map((f) => (f["data"] as { liquidationId: number }[])[0]?.liquidationId);
+      const ids = c.data("liquidation").map((f) => (f.data as { liquidationId: number }[])[0]?.liquidationId);
       expect(ids).toEqual(Array.from({ length: n }, (_, i) => i));
     }
     expect(streams.stats().framesSent).toBe(3 * n);
@@ -350,7 +345,15 @@ describe("publish routing", () => {
 describe("paths and lifecycle", () => {
   test("other paths get HTTP 404; both stream paths accept any id segment", async () => {
     const { wsBase, streams } = await start();
-    for (const path of ["/", "/ws/stream", "/ws/stream/", "/ws/stream/a/b", "/v2/ws/private/stream/", "/v1/ws/private/stream/a", "/ws/private/x"]) {
+    for (const path of [
+      "/",
+      "/ws/stream",
+      "/ws/stream/",
+      "/ws/stream/a/b",
+      "/v2/ws/private/stream/",
+      "/v1/ws/private/stream/a",
+      "/ws/private/x",
+    ]) {
       expect(await TestClient.refusedStatus(`${wsBase}${path}`), path).toBe(404);
     }
     const a = await open("/ws/stream/0xabc?x=1");

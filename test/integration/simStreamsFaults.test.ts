@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { OVERSIZED_FRAME_BYTES } from "../../src/sim/streamMalformed.js";
-import { startHarness, TestClient, until, type Harness } from "./simStreamsHarness.js";
+import { type Harness, startHarness, TestClient, until } from "./simStreamsHarness.js";
 
 let h: Harness | undefined;
 const clients: TestClient[] = [];
@@ -67,7 +67,7 @@ describe("refuseConnections", () => {
     const pub = await open("/ws/stream/a");
     expect(pub.ws.readyState).toBe(pub.ws.OPEN);
     existing.send({ event: "ping" });
-    await existing.waitFor((f) => f["event"] === "pong", "pong on the existing socket");
+    await existing.waitFor((f) => f.event === "pong", "pong on the existing socket");
     streams.faults.refuseConnections(true);
     expect(await TestClient.refusedStatus(`${wsBase}/ws/stream/a`)).toBe(503);
     streams.faults.refuseConnections(false);
@@ -93,22 +93,22 @@ describe("stall", () => {
     stalled.send({ event: "ping" });
     streams.publish({ scope: "public", topic: "liquidation", data: [{ liquidationId: 1 }] });
     // The other scope keeps its heartbeat meanwhile.
-    await other.waitFor((f) => f["event"] === "ping" && (f["ts"] as number) > stallAt, "ping on the other scope");
+    await other.waitFor((f) => f.event === "ping" && (f.ts as number) > stallAt, "ping on the other scope");
     await sleep(1_000); // a negative check: nothing may arrive over a span longer than deadAfterMs
     // Frames stamped after the stall began would be the server speaking while stalled.
-    expect(stalled.frames.filter((f) => f === undefined || (f["ts"] as number) > stallAt)).toEqual([]);
+    expect(stalled.frames.filter((f) => f === undefined || (f.ts as number) > stallAt)).toEqual([]);
     expect(stalled.data("liquidation")).toEqual([]);
     expect(stalled.closeCode).toBeUndefined();
     expect(streams.stats().publicSockets).toBe(1);
 
     streams.faults.stall("public", false);
-    await stalled.waitFor((f) => f["event"] === "ping" && (f["ts"] as number) > stallAt, "ping after the stall");
+    await stalled.waitFor((f) => f.event === "ping" && (f.ts as number) > stallAt, "ping after the stall");
     // The subscribe sent during the stall was ignored: markprices is not subscribed.
-    expect(stalled.frames.find((f) => f?.["id"] === "during")).toBeUndefined();
+    expect(stalled.frames.find((f) => f?.id === "during")).toBeUndefined();
     streams.publish({ scope: "public", topic: "markprices", data: [] });
     streams.publish({ scope: "public", topic: "liquidation", data: [{ liquidationId: 2 }] });
     await until(() => stalled.data("liquidation").length === 1, "push after the stall");
-    expect(stalled.data("liquidation")[0]?.["data"]).toEqual([{ liquidationId: 2 }]);
+    expect(stalled.data("liquidation")[0]?.data).toEqual([{ liquidationId: 2 }]);
     expect(stalled.data("markprices")).toEqual([]);
     expect(stalled.closeCode).toBeUndefined();
   });
@@ -139,10 +139,10 @@ describe("sendMalformed", () => {
     expect(streams.faults.sendMalformed(1, "public", "oversized")).toBe(1);
     await until(() => a.raw.length === 1, "oversized frame");
     expect(Buffer.byteLength(a.raw[0] as string)).toBe(OVERSIZED_FRAME_BYTES);
-    expect(a.frames[0]?.["topic"]).toBe("liquidation");
+    expect(a.frames[0]?.topic).toBe("liquidation");
     expect(streams.faults.sendMalformed(4, undefined, "nan_strings")).toBe(8);
     await until(() => priv.raw.length === 4 && a.raw.length === 5, "nan frames");
-    expect(priv.frames.every((f) => f?.["topic"] === "liquidatorliquidations" || f?.["topic"] === "position")).toBe(true);
+    expect(priv.frames.every((f) => f?.topic === "liquidatorliquidations" || f?.topic === "position")).toBe(true);
     expect(() => streams.faults.sendMalformed(-1)).toThrow(RangeError);
   });
 

@@ -8,7 +8,7 @@ import { decodeSignature } from "../../src/sim/signatureCheck.js";
 import { verifyWsAuth } from "../../src/sim/streamAuth.js";
 import { matchStreamPath, parseClientFrame } from "../../src/sim/streamProtocol.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
-import { startHarness, TestClient, until, type Harness } from "./simStreamsHarness.js";
+import { type Harness, startHarness, TestClient, until } from "./simStreamsHarness.js";
 
 let h: Harness | undefined;
 let client: TestClient | undefined;
@@ -23,12 +23,19 @@ afterEach(async () => {
 describe("parsers on arbitrary input", () => {
   test("parseClientFrame and matchStreamPath never throw", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v))), (text) => {
-        const frame = parseClientFrame(text);
-        expect(typeof frame.kind).toBe("string");
-        matchStreamPath(text);
-        matchStreamPath(`/ws/stream/${text}`);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          const frame = parseClientFrame(text);
+          expect(typeof frame.kind).toBe("string");
+          matchStreamPath(text);
+          matchStreamPath(`/ws/stream/${text}`);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -94,16 +101,13 @@ describe("a flood of arbitrary frames over a real socket", () => {
     client.send({ id: "last", event: "ping" });
     client.send({ id: "marker", event: "subscribe", topic: "position" });
     // auth frames among them fail and close the socket; otherwise the marker is answered.
-    await until(
-      () => client?.closeCode !== undefined || client?.frames.some((f) => f?.["id"] === "marker") === true,
-      "marker or close",
-    );
+    await until(() => client?.closeCode !== undefined || client?.frames.some((f) => f?.id === "marker") === true, "marker or close");
     expect(client.raw.length).toBeLessThanOrEqual(frames.length + 2);
     if (client.closeCode !== undefined) {
       expect(client.closeCode).toBe(1008); // closed by a failed auth, not a crash
       expect(h.streams.stats().authFailures).toBeGreaterThanOrEqual(1);
     } else {
-      expect(client.frames.find((f) => f?.["id"] === "marker")).toMatchObject({ errorMsg: "Auth is needed." });
+      expect(client.frames.find((f) => f?.id === "marker")).toMatchObject({ errorMsg: "Auth is needed." });
     }
     // The server still accepts and serves.
     const fresh = await TestClient.open(`${h.wsBase}/ws/stream/x`);

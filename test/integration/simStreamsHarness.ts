@@ -128,18 +128,25 @@ export class TestClient {
   /** The first frame (already received or arriving before the deadline) matching `pred`. */
   async waitFor(pred: (f: Frame) => boolean, what: string, timeoutMs = 15_000): Promise<Frame> {
     let found: Frame | undefined;
-    await until(() => (found = this.frames.find((f) => f !== undefined && pred(f))) !== undefined, what, timeoutMs);
+    await until(
+      () => {
+        found = this.frames.find((f) => f !== undefined && pred(f));
+        return found !== undefined;
+      },
+      what,
+      timeoutMs,
+    );
     return found as Frame;
   }
 
   /** The answer to a request id. */
   answer(id: string): Promise<Frame> {
-    return this.waitFor((f) => f["id"] === id, `answer ${id}`);
+    return this.waitFor((f) => f.id === id, `answer ${id}`);
   }
 
   /** Data frames of a topic received so far. */
   data(topic: string): Frame[] {
-    return this.frames.filter((f): f is Frame => f !== undefined && f["topic"] === topic);
+    return this.frames.filter((f): f is Frame => f !== undefined && f.topic === topic);
   }
 
   async subscribe(topic: string, id = `sub-${topic}`): Promise<Frame> {

@@ -154,7 +154,14 @@ describe("StreamClient against a real port-0 ws server", () => {
       type: "liquidated",
       assigned: 1,
       positionsByPerp: [
-        { symbol: "PERP_NEAR_USDC", positionQty: 12.6, costPositionTransfer: 20.05668, transferPrice: 1.5918, liquidatorFee: 0.0175, absLiquidatorFee: 0.350992 },
+        {
+          symbol: "PERP_NEAR_USDC",
+          positionQty: 12.6,
+          costPositionTransfer: 20.05668,
+          transferPrice: 1.5918,
+          liquidatorFee: 0.0175,
+          absLiquidatorFee: 0.350992,
+        },
       ],
     });
     h.server.push("position", { positions: [{ symbol: "PERP_NEAR_USDC", positionQty: 12.6, averageOpenPrice: 1.5918, markPrice: 1.6 }] });
@@ -184,11 +191,9 @@ describe("StreamClient against a real port-0 ws server", () => {
 
   test("auth failure → backoff and retry, spaced by the growing backoff, visible to readiness; recovers", async () => {
     const { signer, publicKey } = privateKeys();
-    const h = await harness(
-      { kind: "private", publicKey },
-      { signer, backoff: { initialMs: 100, maxMs: 800 }, random: () => 1 },
-      (s) => void (s.failAuth = true),
-    );
+    const h = await harness({ kind: "private", publicKey }, { signer, backoff: { initialMs: 100, maxMs: 800 }, random: () => 1 }, (s) => {
+      s.failAuth = true;
+    });
     await waitFor(() => h.server.authAttempts.length >= 4, "four auth attempts");
     expect(h.client.isReady()).toBe(false);
     expect(h.client.lastFailure).toBe("auth_failed");
@@ -292,7 +297,9 @@ describe("StreamClient against a real port-0 ws server", () => {
 
   test("a server that never acks the subscribe times out the setup and is replaced", async () => {
     // The server answers pings (the socket is alive) but swallows subscribes.
-    const h = await harness({ kind: "public" }, { pingIntervalMs: 100, deadAfterMs: 500 }, (s) => void (s.ignoreSubscribes = true));
+    const h = await harness({ kind: "public" }, { pingIntervalMs: 100, deadAfterMs: 500 }, (s) => {
+      s.ignoreSubscribes = true;
+    });
     await waitFor(() => h.server.connections.length >= 2, "a second connection");
     expect(h.client.lastFailure).toBe("setup_timeout");
     expect(h.client.isReady()).toBe(false);
@@ -323,7 +330,10 @@ describe("StreamClient against a real port-0 ws server", () => {
       ['{"topic":"markprices","data":[{"symbol":"PERP_A_B","price":-1}]}', "bad_entry"],
       ['{"topic":"liquidation","data":[{"liquidationId":1e999,"timestamp":1,"type":"t","positionsByPerp":[]}]}', "bad_entry"],
       // Several bad rows are still one bad message.
-      ['{"topic":"markprices","data":[{"symbol":"PERP_A_B","price":"NaN"},{"symbol":null,"price":1},{"symbol":"PERP_C_D","price":1e400}]}', "bad_entry"],
+      [
+        '{"topic":"markprices","data":[{"symbol":"PERP_A_B","price":"NaN"},{"symbol":null,"price":1},{"symbol":"PERP_C_D","price":1e400}]}',
+        "bad_entry",
+      ],
       ['{"topic":"liquidation","ts":"1700000000000","data":[]}', "bad_payload"],
     ];
     // Dropped rows per bad_entry frame, in table order: -1 price, 1e999 id, three bad marks.
@@ -412,10 +422,14 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(h.server.receivedEvents("ping").length).toBe(pings);
     expect(h.client.reconnects).toBe(0);
     // Nothing of the client outlives it: no timer, no socket (the listening server is not counted).
-    await waitFor(() => {
-      const now = liveHandles();
-      return now.timers <= baseline.timers && now.sockets <= baseline.sockets;
-    }, "the client's timers and sockets released", 5_000);
+    await waitFor(
+      () => {
+        const now = liveHandles();
+        return now.timers <= baseline.timers && now.sockets <= baseline.sockets;
+      },
+      "the client's timers and sockets released",
+      5_000,
+    );
   });
 
   test("abort during backoff resolves without waiting out the delay", async () => {

@@ -24,7 +24,10 @@ export async function buildOnce(prefix: string, expect: readonly string[] = ["cl
   const tsc = join(ROOT, "node_modules/.bin/tsc");
   const result = spawnSync(tsc, ["-p", "tsconfig.build.json", "--outDir", dir], { cwd: ROOT, encoding: "utf8" });
   for (const file of expect) {
-    const ok = await stat(join(dir, file)).then(() => true, () => false);
+    const ok = await stat(join(dir, file)).then(
+      () => true,
+      () => false,
+    );
     if (!ok) throw new Error(`build did not emit ${file}: ${result.stdout}${result.stderr}`);
   }
   return { dir, cli: join(dir, "cli.js"), remove: () => rm(dir, { recursive: true, force: true }) };

@@ -3,8 +3,9 @@
  * dir, a claims-permit source the test grants by hand, and a fake venue transport whose answers the
  * test settles by hand. Meant for fake timers (the claimer's clocks read Date.now). Not a test file.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Claimer, type ClaimerOptions } from "../../src/daemon/claimer.js";
@@ -21,7 +22,7 @@ import type { Liquidation } from "../../src/engine/types.js";
 import { AbortedError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 import type { ClaimResult } from "../../src/venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../../src/venue/wire.js";
-import { policyInput, PRICES, SYMBOLS } from "../unit/engine.fixtures.js";
+import { PRICES, policyInput, SYMBOLS } from "../unit/engine.fixtures.js";
 
 /** Claims-limiter permits, granted by the test. */
 export class Permits {
@@ -96,7 +97,12 @@ export class FakeVenue implements ClaimTransport {
 }
 
 export function venueError(code: number): VenueError {
-  return new VenueError({ venueCode: code, status: VENUE_CODES.get(code)?.status ?? 400, venueMessage: "refused", endpoint: "/v1/liquidation" });
+  return new VenueError({
+    venueCode: code,
+    status: VENUE_CODES.get(code)?.status ?? 400,
+    venueMessage: "refused",
+    endpoint: "/v1/liquidation",
+  });
 }
 
 export type ObserverEvent =
@@ -129,13 +135,19 @@ export interface ClaimerRig {
   close(): Promise<void>;
 }
 
-export async function claimerRig(o: { policy?: Partial<RiskPolicyInput>; dryRun?: boolean; options?: Partial<ClaimerOptions> } = {}): Promise<ClaimerRig> {
+export async function claimerRig(
+  o: { policy?: Partial<RiskPolicyInput>; dryRun?: boolean; options?: Partial<ClaimerOptions> } = {},
+): Promise<ClaimerRig> {
   const dir = await mkdtemp(join(tmpdir(), "liq-claimer-"));
   const { journal } = Journal.open({ dir });
   const marks = new MarkBook();
   const exposure = new Exposure();
   const book = new OpenBook();
-  const ctx = createPolicyContext(policyInput({ min_fee: 0, max_total_exposure: 10_000_000, max_claim_notional: 1_000_000, ...o.policy }), marks, exposure);
+  const ctx = createPolicyContext(
+    policyInput({ min_fee: 0, max_total_exposure: 10_000_000, max_claim_notional: 1_000_000, ...o.policy }),
+    marks,
+    exposure,
+  );
   ctx.current = { ...ctx.current, symbols: new SymbolTable(SYMBOLS) };
   const venue = new FakeVenue();
   const permits = new Permits();
@@ -196,7 +208,10 @@ export async function claimerRig(o: { policy?: Partial<RiskPolicyInput>; dryRun?
     events,
     add: (l) => {
       quantities.set(l.liquidationId, l);
-      book.applyDelta([{ liquidationId: l.liquidationId, timestamp: l.timestamp, type: "liquidated", positionsByPerp: [...l.positions] }], Date.now());
+      book.applyDelta(
+        [{ liquidationId: l.liquidationId, timestamp: l.timestamp, type: "liquidated", positionsByPerp: [...l.positions] }],
+        Date.now(),
+      );
       claimer.offer(l);
     },
     refreshMarks,
@@ -204,14 +219,28 @@ export async function claimerRig(o: { policy?: Partial<RiskPolicyInput>; dryRun?
       liquidation_id: call.body.liquidation_id,
       timestamp,
       type: "liquidated",
-      positions_by_perp: transfers(call).map((t) => ({ symbol: t.symbol, position_qty: t.q, transfer_price: t.price, cost_position_transfer: t.cost, liquidator_fee: t.fee, abs_liquidator_fee: t.abs })),
+      positions_by_perp: transfers(call).map((t) => ({
+        symbol: t.symbol,
+        position_qty: t.q,
+        transfer_price: t.price,
+        cost_position_transfer: t.cost,
+        liquidator_fee: t.fee,
+        abs_liquidator_fee: t.abs,
+      })),
     }),
     assignmentFor: (call, timestamp = Date.now()) => ({
       liquidationId: call.body.liquidation_id,
       timestamp,
       type: "liquidated",
       assigned: 1,
-      positionsByPerp: transfers(call).map((t) => ({ symbol: t.symbol, positionQty: t.q, transferPrice: t.price, costPositionTransfer: t.cost, liquidatorFee: t.fee, absLiquidatorFee: t.abs })),
+      positionsByPerp: transfers(call).map((t) => ({
+        symbol: t.symbol,
+        positionQty: t.q,
+        transferPrice: t.price,
+        costPositionTransfer: t.cost,
+        liquidatorFee: t.fee,
+        absLiquidatorFee: t.abs,
+      })),
     }),
     records: () => {
       const text = readFileSync(join(dir, JOURNAL_FILE), "utf8");

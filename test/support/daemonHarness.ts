@@ -4,19 +4,20 @@
  * collected, and readers for the venue's truth (claim log), the daemon's journal and `/metrics`.
  * Not a test file itself.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { JOURNAL_FILE, parseJournal, type JournalReplay } from "../../src/daemon/journal.js";
-import { runDaemon, type RunDaemonOptions } from "../../src/main.js";
+import { JOURNAL_FILE, type JournalReplay, parseJournal } from "../../src/daemon/journal.js";
+import { type RunDaemonOptions, runDaemon } from "../../src/main.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { startSimulator, type SimulatorHandle, type StartSimulatorOptions } from "../../src/sim/startSimulator.js";
+import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
 
 /** A policy that lets every test liquidation through unless a test says otherwise. */
 export const OPEN_POLICY = {

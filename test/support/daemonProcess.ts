@@ -3,7 +3,7 @@
  * kill -9, SIGHUP, SIGTERM and exit statuses. Its stdout (pino JSON lines) is collected and parsed;
  * the metrics URL is read from the "metrics server listening" line. Not a test file itself.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cleanEnv, LogCollector, waitFor } from "./daemonHarness.js";
 
 export interface DaemonProcess {
@@ -38,10 +38,14 @@ export function spawnDaemon(cli: string, args: string[], env: Record<string, str
     exit,
     exited: () => done,
     metricsUrl: async () => {
-      const line = await waitFor(() => {
-        if (done) throw new Error(`daemon exited early: ${stderr}`);
-        return logs.find("metrics server listening")[0];
-      }, "the daemon's metrics server", 30_000);
+      const line = await waitFor(
+        () => {
+          if (done) throw new Error(`daemon exited early: ${stderr}`);
+          return logs.find("metrics server listening")[0];
+        },
+        "the daemon's metrics server",
+        30_000,
+      );
       return String(line.url);
     },
     kill: async () => {

@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from "node:net";
 import * as ed from "@noble/ed25519";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import { parsePublicKey } from "../../src/venue/signer.js";
 
 export interface FakeStreamServerOptions {

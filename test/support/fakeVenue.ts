@@ -103,7 +103,10 @@ export async function startFakeVenue(): Promise<FakeVenue> {
  * Verifies the four auth headers of a recorded request with @noble/ed25519 (an implementation
  * independent of the client's node:crypto) over `timestamp + METHOD + url + body` as received.
  */
-export async function verifySignature(req: RecordedRequest, expected: { publicKey: string; accountId: string; prefix?: string }): Promise<boolean> {
+export async function verifySignature(
+  req: RecordedRequest,
+  expected: { publicKey: string; accountId: string; prefix?: string },
+): Promise<boolean> {
   const p = expected.prefix ?? "service";
   const ts = req.headers[`${p}-timestamp`];
   const account = req.headers[`${p}-account-id`];

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { runDaemon, type RunDaemonOptions } from "../../src/main.js";
+import { type RunDaemonOptions, runDaemon } from "../../src/main.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { startSimulator, type SimulatorHandle, type StartSimulatorOptions } from "../../src/sim/startSimulator.js";
+import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
 
 /** Every line the daemon logged, as raw text (what an operator's log collector would receive). */
 export class LogSink extends Writable {
@@ -141,7 +141,12 @@ export async function startObserveHarness(options: ObserveHarnessOptions = {}): 
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { JOURNAL_FILE } from "../../src/daemon/journal.js";
-import { runDaemon, type RunDaemonOptions } from "../../src/main.js";
+import { type RunDaemonOptions, runDaemon } from "../../src/main.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { claimsBy, daemonEnv, LogCollector, OPEN_POLICY, waitFor } from "./daemonHarness.js";
@@ -55,10 +55,14 @@ export async function startReliabilityDaemon(o: {
     () => (ended = true),
     () => (ended = true),
   );
-  const line = await waitFor(() => {
-    if (ended) throw new Error("daemon ended before its metrics server listened");
-    return logs.find("metrics server listening")[0];
-  }, "the daemon's metrics server", 20_000);
+  const line = await waitFor(
+    () => {
+      if (ended) throw new Error("daemon ended before its metrics server listened");
+      return logs.find("metrics server listening")[0];
+    },
+    "the daemon's metrics server",
+    20_000,
+  );
   return {
     metricsUrl: String(line.url),
     logs,

@@ -1,5 +1,5 @@
-import { describe, expect, test } from "vitest";
 import fc from "fast-check";
+import { describe, expect, test } from "vitest";
 import { Backoff, backoffCeiling, fullJitterDelay } from "../../src/venue/backoff.js";
 import { ConfigError } from "../../src/venue/errors.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { metricValue } from "../../src/bench/daemonRunner.js";
 import { formatMs, latencySvg, tickLabel } from "../../src/bench/latencySvg.js";
-import { checkTargets, table, type BenchResults } from "../../src/bench/report.js";
+import { type BenchResults, checkTargets, table } from "../../src/bench/report.js";
 import { percentile, summarize, valueRatio } from "../../src/bench/stats.js";
 
 describe("bench stats", () => {
@@ -24,15 +24,43 @@ describe("bench stats", () => {
   const fees = [10, 50, 30, 20, 40].map((fee, i) => ({ id: i + 1, fee, pushedAt: 0 }));
 
   test("value ratio: best order is 1, a worse pick and a refused claim cost their share", () => {
-    const perfect = valueRatio({ fees, first: 2, claims: [{ liquidationId: 2, receivedAt: 1, value: 50 }, { liquidationId: 5, receivedAt: 2, value: 40 }] });
+    const perfect = valueRatio({
+      fees,
+      first: 2,
+      claims: [
+        { liquidationId: 2, receivedAt: 1, value: 50 },
+        { liquidationId: 5, receivedAt: 2, value: 40 },
+      ],
+    });
     expect(perfect.ratio).toBe(1);
     expect(perfect.best).toBe(90);
-    const worse = valueRatio({ fees, first: 2, claims: [{ liquidationId: 2, receivedAt: 1, value: 50 }, { liquidationId: 1, receivedAt: 2, value: 10 }] });
+    const worse = valueRatio({
+      fees,
+      first: 2,
+      claims: [
+        { liquidationId: 2, receivedAt: 1, value: 50 },
+        { liquidationId: 1, receivedAt: 2, value: 10 },
+      ],
+    });
     expect(worse.ratio).toBeCloseTo(60 / 90);
-    const refused = valueRatio({ fees, first: 2, claims: [{ liquidationId: 2, receivedAt: 1, value: 0 }, { liquidationId: 5, receivedAt: 2, value: 40 }] });
+    const refused = valueRatio({
+      fees,
+      first: 2,
+      claims: [
+        { liquidationId: 2, receivedAt: 1, value: 0 },
+        { liquidationId: 5, receivedAt: 2, value: 40 },
+      ],
+    });
     expect(refused.captured).toBe(40);
     // Only the first `first` claims count.
-    const extra = valueRatio({ fees, first: 1, claims: [{ liquidationId: 3, receivedAt: 1, value: 30 }, { liquidationId: 2, receivedAt: 2, value: 50 }] });
+    const extra = valueRatio({
+      fees,
+      first: 1,
+      claims: [
+        { liquidationId: 3, receivedAt: 1, value: 30 },
+        { liquidationId: 2, receivedAt: 2, value: 50 },
+      ],
+    });
     expect(extra.ratio).toBeCloseTo(30 / 50);
   });
 
@@ -43,7 +71,14 @@ describe("bench stats", () => {
       { id: 3, fee: 100, pushedAt: 5 },
     ];
     // At t=1 only ids 1 and 2 exist: taking 2 is the best possible; at t=6 id 3 is.
-    const r = valueRatio({ fees: staged, first: 2, claims: [{ liquidationId: 2, receivedAt: 1, value: 20 }, { liquidationId: 3, receivedAt: 6, value: 100 }] });
+    const r = valueRatio({
+      fees: staged,
+      first: 2,
+      claims: [
+        { liquidationId: 2, receivedAt: 1, value: 20 },
+        { liquidationId: 3, receivedAt: 6, value: 100 },
+      ],
+    });
     expect(r.ratioOnline).toBe(1);
     expect(r.ratio).toBeCloseTo(120 / 120);
     const late = valueRatio({ fees: staged, first: 1, claims: [{ liquidationId: 2, receivedAt: 1, value: 20 }] });
@@ -97,7 +132,15 @@ describe("bench report", () => {
       ratioP50: 1.2,
       ratioP99: 2.5,
     },
-    throughput: { decisionsPerSecond: 600_000, claimShare: 1, signaturesPerSecond: 1, signedHeadersPerSecond: 1, nobleSignaturesPerSecond: 1, rounds: 1, roundMs: 1 },
+    throughput: {
+      decisionsPerSecond: 600_000,
+      claimShare: 1,
+      signaturesPerSecond: 1,
+      signedHeadersPerSecond: 1,
+      nobleSignaturesPerSecond: 1,
+      rounds: 1,
+      roundMs: 1,
+    },
   };
 
   test("targets are judged against the issue's thresholds", () => {
@@ -122,7 +165,7 @@ describe("bench report", () => {
   });
 
   test("metric values from Prometheus text, with or without labels", () => {
-    const text = "# HELP x\nliquidator_nodejs_eventloop_lag_p99_seconds 0.0123\nliquidator_process_resident_memory_bytes{a=\"b\"} 1.5e8\n";
+    const text = '# HELP x\nliquidator_nodejs_eventloop_lag_p99_seconds 0.0123\nliquidator_process_resident_memory_bytes{a="b"} 1.5e8\n';
     expect(metricValue(text, "liquidator_nodejs_eventloop_lag_p99_seconds")).toBe(0.0123);
     expect(metricValue(text, "liquidator_process_resident_memory_bytes")).toBe(1.5e8);
     expect(metricValue(text, "liquidator_missing")).toBeNaN();

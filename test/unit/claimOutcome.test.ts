@@ -4,7 +4,7 @@
  * bounded metric labels.
  */
 import { describe, expect, test } from "vitest";
-import { classifyClaimFailure, type ClaimFailureAction } from "../../src/daemon/claimOutcome.js";
+import { type ClaimFailureAction, classifyClaimFailure } from "../../src/daemon/claimOutcome.js";
 import { AbortedError, BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
 function venue(code: number, status = VENUE_CODES.get(code)?.status ?? 400, message = "whatever the venue says"): VenueError {
@@ -31,7 +31,13 @@ describe("classifyClaimFailure", () => {
     ["an unmapped code on a 502", venue(-9999, 502), "unknown", "unknown", "other"],
     ["an unmapped code on a 400", venue(-9999, 400), "rejected", "error", "other"],
     ["transport failure after the request was written", new TransportError("socket hang up", true), "unknown", "unknown", "LIQ_TRANSPORT"],
-    ["transport failure before anything left", new TransportError("connect ECONNREFUSED", false), "retry_transient", "error", "LIQ_TRANSPORT"],
+    [
+      "transport failure before anything left",
+      new TransportError("connect ECONNREFUSED", false),
+      "retry_transient",
+      "error",
+      "LIQ_TRANSPORT",
+    ],
     ["timeout", new TimeoutError("no answer in 5000 ms"), "unknown", "unknown", "LIQ_TIMEOUT"],
     ["an unreadable 2xx answer", new BadResponseError("/v1/liquidation", "body is not JSON"), "unknown", "unknown", "LIQ_BAD_RESPONSE"],
     ["aborted by shutdown", new AbortedError(), "unknown", "unknown", "LIQ_ABORTED"],

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { IntentRecord, OutcomeRecord } from "../../src/daemon/journal.js";
 import { TransportError } from "../../src/venue/errors.js";
-import { claimerRig, venueError, type ClaimerRig, type VenueCall } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, type VenueCall, venueError } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 
 const ETH = "PERP_ETH_USDC"; // tier 1, mark 2,000, fee 0.006: 12 of fee per ETH
@@ -46,7 +46,8 @@ async function grantAll(max = 20): Promise<void> {
 }
 
 const intents = (): IntentRecord[] => rig.records().filter((r): r is IntentRecord => r.t === "intent");
-const outcomes = (id?: number): OutcomeRecord[] => rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && (id === undefined || r.id === id));
+const outcomes = (id?: number): OutcomeRecord[] =>
+  rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && (id === undefined || r.id === id));
 
 describe("ordering and late binding", () => {
   test("highest expected fee first, chosen when each permit is granted", async () => {
@@ -154,7 +155,12 @@ describe("never twice", () => {
     await grantAll();
     const call = rig.venue.last();
     const [intent] = intents();
-    expect(intent).toMatchObject({ id: 1, ratio: call.body.ratio_qty_request, limitPrice: call.body.limit_price, perSymbolQty: { [SOL]: -30 } });
+    expect(intent).toMatchObject({
+      id: 1,
+      ratio: call.body.ratio_qty_request,
+      limitPrice: call.body.limit_price,
+      perSymbolQty: { [SOL]: -30 },
+    });
     expect(outcomes()).toEqual([]);
   });
 
@@ -180,7 +186,9 @@ describe("outcomes by venue code", () => {
     const [outcome] = outcomes(1);
     expect(outcome?.result).toBe("accepted");
     expect(outcome?.venueTs).toBe(result.timestamp);
-    expect(outcome?.fills).toEqual([{ symbol: ETH, qty: 2, price: result.positions_by_perp[0]?.transfer_price, fee: result.positions_by_perp[0]?.abs_liquidator_fee }]);
+    expect(outcome?.fills).toEqual([
+      { symbol: ETH, qty: 2, price: result.positions_by_perp[0]?.transfer_price, fee: result.positions_by_perp[0]?.abs_liquidator_fee },
+    ]);
     expect(rig.exposure.reservationCount).toBe(0);
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.events).toContainEqual({ e: "submitted" });
@@ -218,7 +226,10 @@ describe("outcomes by venue code", () => {
     await settle(10_000);
     await grantAll();
     expect(rig.venue.ids()).toEqual([1, 1]);
-    expect(outcomes(1).map((o) => [o.result, o.code])).toEqual([["rejected", -1012], ["rejected", -1012]]);
+    expect(outcomes(1).map((o) => [o.result, o.code])).toEqual([
+      ["rejected", -1012],
+      ["rejected", -1012],
+    ]);
     expect(intents()).toHaveLength(2);
   });
 
@@ -254,7 +265,10 @@ describe("outcomes by venue code", () => {
     retry.resolve(rig.resultFor(retry));
     await grantAll();
     expect(rig.venue.ids()).toEqual([1, 1, 2]);
-    expect(outcomes(1).map((o) => [o.result, o.code ?? null])).toEqual([["rejected", -1003], ["accepted", null]]);
+    expect(outcomes(1).map((o) => [o.result, o.code ?? null])).toEqual([
+      ["rejected", -1003],
+      ["accepted", null],
+    ]);
   });
 
   test("-1203 price moved: re-decided once on fresh marks, then given up", async () => {
@@ -386,7 +400,10 @@ describe("outcomes by venue code", () => {
       await grantAll();
       rig.venue.last().reject(lost());
       await settle(30_000);
-      rig.book.applyDelta([{ liquidationId: 1, timestamp: 1, type: "liquidated", positionsByPerp: [{ symbol: ETH, positionQty: 1, liquidatorFee: 0.006 }] }], Date.now());
+      rig.book.applyDelta(
+        [{ liquidationId: 1, timestamp: 1, type: "liquidated", positionsByPerp: [{ symbol: ETH, positionQty: 1, liquidatorFee: 0.006 }] }],
+        Date.now(),
+      );
       rig.claimer.settleFromOpenList(Date.now());
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
       expect(rig.exposure.reservationCount).toBe(1);
@@ -401,18 +418,26 @@ describe("exposure against the venue's position pushes", () => {
     await grantAll();
     const call = rig.venue.last();
     const appliedAt = Date.now();
-    rig.claimer.onPositions({ positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] }, appliedAt);
+    rig.claimer.onPositions(
+      { positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] },
+      appliedAt,
+    );
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     call.resolve(rig.resultFor(call, appliedAt));
     await settle();
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.reservationCount).toBe(0);
-    expect(rig.records().filter((r) => r.t === "positions")).toEqual([{ t: "positions", at: appliedAt, venueTs: appliedAt, held: { [ETH]: 2 } }]);
+    expect(rig.records().filter((r) => r.t === "positions")).toEqual([
+      { t: "positions", at: appliedAt, venueTs: appliedAt, held: { [ETH]: 2 } },
+    ]);
   });
 
   test("an answer before the push: the fill is held at once, the push then confirms it", async () => {
     rig = await claimerRig();
-    rig.claimer.onPositions({ positions: [{ symbol: SOL, positionQty: -3, averageOpenPrice: 100, markPrice: 100, costPosition: -300 }] }, Date.now());
+    rig.claimer.onPositions(
+      { positions: [{ symbol: SOL, positionQty: -3, averageOpenPrice: 100, markPrice: 100, costPosition: -300 }] },
+      Date.now(),
+    );
     await settle(10);
     rig.add(liq(1, [ETH, 2]));
     await grantAll();
@@ -421,7 +446,10 @@ describe("exposure against the venue's position pushes", () => {
     await settle();
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(-3);
-    rig.claimer.onPositions({ positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] }, Date.now());
+    rig.claimer.onPositions(
+      { positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] },
+      Date.now(),
+    );
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(0); // the push is the whole account
   });
@@ -436,9 +464,18 @@ describe("dry run, journal failure, stop", () => {
     await grantAll();
     expect(rig.venue.calls).toEqual([]);
     expect(rig.permits.granted).toBe(2); // the same path as a live run, limiter included
-    expect(intents().map((r) => [r.id, r.dryRun])).toEqual([[1, true], [2, true]]);
-    expect(outcomes().map((o) => [o.id, o.result])).toEqual([[1, "dry_run"], [2, "dry_run"]]);
-    expect(rig.events.filter((e) => e.e === "result")).toEqual([{ e: "result", result: "dry_run", code: "none" }, { e: "result", result: "dry_run", code: "none" }]);
+    expect(intents().map((r) => [r.id, r.dryRun])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    expect(outcomes().map((o) => [o.id, o.result])).toEqual([
+      [1, "dry_run"],
+      [2, "dry_run"],
+    ]);
+    expect(rig.events.filter((e) => e.e === "result")).toEqual([
+      { e: "result", result: "dry_run", code: "none" },
+      { e: "result", result: "dry_run", code: "none" },
+    ]);
     expect(rig.events.some((e) => e.e === "submitted")).toBe(false);
     expect(rig.exposure.reservationCount).toBe(0);
     rig.claimer.offer(l);
@@ -484,7 +521,9 @@ describe("dry run, journal failure, stop", () => {
     rig.add(liq(2, [ETH, 1]));
     await grantOne();
     let stopped = false;
-    const stopping = rig.claimer.stop().then(() => void (stopped = true));
+    const stopping = rig.claimer.stop().then(() => {
+      stopped = true;
+    });
     await settle(5_000);
     expect(stopped).toBe(false);
     rig.venue.last().resolve(rig.resultFor(rig.venue.last()));

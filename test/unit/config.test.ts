@@ -6,7 +6,7 @@ import { base58 } from "@scure/base";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
 import { ENV_OVERRIDES } from "../../src/config/envOverrides.js";
-import { loadConfig, type LoadedConfig } from "../../src/config/loadConfig.js";
+import { type LoadedConfig, loadConfig } from "../../src/config/loadConfig.js";
 import { REDACTED, renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
 import { reloadPolicy } from "../../src/config/reloadPolicy.js";
 import { defaultConfig } from "../../src/config/schema.js";
@@ -59,7 +59,12 @@ describe("invalid configurations name the key", () => {
   const secret = generateKeyPair().secret;
   const cases: { name: string; doc: unknown; env?: NodeJS.ProcessEnv; key: string; says?: RegExp }[] = [
     { name: "unknown top-level key", doc: { metrix: {} }, key: "metrix", says: /unknown key.*did you mean metrics/ },
-    { name: "unknown nested key", doc: { venue: { bas_url: "https://x.example" } }, key: "venue.bas_url", says: /expected one of: .*base_url/ },
+    {
+      name: "unknown nested key",
+      doc: { venue: { bas_url: "https://x.example" } },
+      key: "venue.bas_url",
+      says: /expected one of: .*base_url/,
+    },
     {
       name: "unknown key inside per_symbol",
       doc: { policy: { per_symbol: { PERP_BTC_USDC: { min_fe: 1 } } } },
@@ -73,8 +78,18 @@ describe("invalid configurations name the key", () => {
       says: /unknown key/,
     },
     { name: "secret in YAML (top level)", doc: { secret: "whatever" }, key: "secret", says: /LIQUIDATOR_SECRET or LIQUIDATOR_SECRET_FILE/ },
-    { name: "secret in YAML (venue)", doc: { venue: { secret: "whatever" } }, key: "venue.secret", says: /never read from the config file/ },
-    { name: "wrong type (string for number)", doc: { policy: { min_fee: "abc" } }, key: "policy.min_fee", says: /expected a number, got a string/ },
+    {
+      name: "secret in YAML (venue)",
+      doc: { venue: { secret: "whatever" } },
+      key: "venue.secret",
+      says: /never read from the config file/,
+    },
+    {
+      name: "wrong type (string for number)",
+      doc: { policy: { min_fee: "abc" } },
+      key: "policy.min_fee",
+      says: /expected a number, got a string/,
+    },
     { name: "wrong type (number for boolean)", doc: { policy: { dry_run: 1 } }, key: "policy.dry_run", says: /expected true or false/ },
     { name: "wrong type (section is a list)", doc: { venue: [1] }, key: "venue", says: /expected a mapping/ },
     { name: "non-integer duration", doc: { policy: { max_mark_age_ms: 1.5 } }, key: "policy.max_mark_age_ms", says: /integer/ },
@@ -95,9 +110,19 @@ describe("invalid configurations name the key", () => {
       key: "policy.per_symbol.PERP_ETH_USDC.min_fee",
     },
     { name: "zero mark age", doc: { policy: { max_mark_age_ms: 0 } }, key: "policy.max_mark_age_ms", says: /> 0/ },
-    { name: "bad symbol in allow list", doc: { policy: { symbols: { allow: ["PERP_BTC_USDC", "btc"] } } }, key: "policy.symbols.allow[1]", says: /PERP_<BASE>_<QUOTE>/ },
+    {
+      name: "bad symbol in allow list",
+      doc: { policy: { symbols: { allow: ["PERP_BTC_USDC", "btc"] } } },
+      key: "policy.symbols.allow[1]",
+      says: /PERP_<BASE>_<QUOTE>/,
+    },
     { name: "bad symbol in deny list", doc: { policy: { symbols: { deny: ["PERP_BTC"] } } }, key: "policy.symbols.deny[0]" },
-    { name: "bad per_symbol symbol", doc: { policy: { per_symbol: { perp_btc_usdc: { min_fee: 1 } } } }, key: "policy.per_symbol.perp_btc_usdc", says: /not a venue symbol/ },
+    {
+      name: "bad per_symbol symbol",
+      doc: { policy: { per_symbol: { perp_btc_usdc: { min_fee: 1 } } } },
+      key: "policy.per_symbol.perp_btc_usdc",
+      says: /not a venue symbol/,
+    },
     { name: "port out of range in YAML", doc: { metrics: { port: 70000 } }, key: "metrics.port", says: /<= 65535/ },
     { name: "poll interval below 1000", doc: { rewards: { poll_interval_ms: 999 } }, key: "rewards.poll_interval_ms", says: />= 1000/ },
     { name: "unknown log level", doc: { log: { level: "loud" } }, key: "log.level", says: /one of: fatal, error/ },
@@ -113,8 +138,20 @@ describe("invalid configurations name the key", () => {
       says: /exactly one of account_id \/ address/,
     },
     { name: "campaign with neither", doc: { rewards: { campaign: { campaign_id: 7 } } }, key: "rewards.campaign" },
-    { name: "live without base_url", doc: { venue: { ...liveVenue, base_url: "" } }, env: { LIQUIDATOR_SECRET: secret }, key: "venue.base_url", says: /required when venue.mode is live/ },
-    { name: "live without account_id", doc: { venue: { ...liveVenue, account_id: "" } }, env: { LIQUIDATOR_SECRET: secret }, key: "venue.account_id", says: /LIQUIDATOR_ACCOUNT_ID/ },
+    {
+      name: "live without base_url",
+      doc: { venue: { ...liveVenue, base_url: "" } },
+      env: { LIQUIDATOR_SECRET: secret },
+      key: "venue.base_url",
+      says: /required when venue.mode is live/,
+    },
+    {
+      name: "live without account_id",
+      doc: { venue: { ...liveVenue, account_id: "" } },
+      env: { LIQUIDATOR_SECRET: secret },
+      key: "venue.account_id",
+      says: /LIQUIDATOR_ACCOUNT_ID/,
+    },
     { name: "live without secret", doc: { venue: liveVenue }, key: "LIQUIDATOR_SECRET", says: /no secret is set/ },
     {
       name: "live with plain http to a remote host",
@@ -137,14 +174,50 @@ describe("invalid configurations name the key", () => {
       key: "LIQUIDATOR_SECRET",
       says: /set only one/,
     },
-    { name: "env bad boolean", doc: undefined, env: { LIQUIDATOR_DRY_RUN: "maybe" }, key: "LIQUIDATOR_DRY_RUN", says: /policy\.dry_run.*1, true, yes, 0, false, no/ },
-    { name: "env bad boolean (insecure)", doc: undefined, env: { LIQUIDATOR_ALLOW_INSECURE: "2" }, key: "LIQUIDATOR_ALLOW_INSECURE", says: /venue\.allow_insecure/ },
-    { name: "env bad boolean (pretty)", doc: undefined, env: { LIQUIDATOR_LOG_PRETTY: "on" }, key: "LIQUIDATOR_LOG_PRETTY", says: /log\.pretty/ },
-    { name: "env port not a number", doc: undefined, env: { LIQUIDATOR_METRICS_PORT: "http" }, key: "LIQUIDATOR_METRICS_PORT", says: /metrics\.port.*0\.\.65535/ },
+    {
+      name: "env bad boolean",
+      doc: undefined,
+      env: { LIQUIDATOR_DRY_RUN: "maybe" },
+      key: "LIQUIDATOR_DRY_RUN",
+      says: /policy\.dry_run.*1, true, yes, 0, false, no/,
+    },
+    {
+      name: "env bad boolean (insecure)",
+      doc: undefined,
+      env: { LIQUIDATOR_ALLOW_INSECURE: "2" },
+      key: "LIQUIDATOR_ALLOW_INSECURE",
+      says: /venue\.allow_insecure/,
+    },
+    {
+      name: "env bad boolean (pretty)",
+      doc: undefined,
+      env: { LIQUIDATOR_LOG_PRETTY: "on" },
+      key: "LIQUIDATOR_LOG_PRETTY",
+      says: /log\.pretty/,
+    },
+    {
+      name: "env port not a number",
+      doc: undefined,
+      env: { LIQUIDATOR_METRICS_PORT: "http" },
+      key: "LIQUIDATOR_METRICS_PORT",
+      says: /metrics\.port.*0\.\.65535/,
+    },
     { name: "env port too large", doc: undefined, env: { LIQUIDATOR_METRICS_PORT: "65536" }, key: "LIQUIDATOR_METRICS_PORT" },
     { name: "env port negative", doc: undefined, env: { LIQUIDATOR_METRICS_PORT: "-1" }, key: "LIQUIDATOR_METRICS_PORT" },
-    { name: "env bad mode (schema-checked)", doc: undefined, env: { LIQUIDATOR_VENUE: "prod" }, key: "LIQUIDATOR_VENUE", says: /venue\.mode.*simulator, live/ },
-    { name: "env bad URL (schema-checked)", doc: undefined, env: { LIQUIDATOR_BASE_URL: "ftp://x" }, key: "LIQUIDATOR_BASE_URL", says: /venue\.base_url/ },
+    {
+      name: "env bad mode (schema-checked)",
+      doc: undefined,
+      env: { LIQUIDATOR_VENUE: "prod" },
+      key: "LIQUIDATOR_VENUE",
+      says: /venue\.mode.*simulator, live/,
+    },
+    {
+      name: "env bad URL (schema-checked)",
+      doc: undefined,
+      env: { LIQUIDATOR_BASE_URL: "ftp://x" },
+      key: "LIQUIDATOR_BASE_URL",
+      says: /venue\.base_url/,
+    },
   ];
 
   test.each(cases)("$name → $key", async ({ doc, env, key, says }) => {
@@ -230,7 +303,14 @@ describe("defaults", () => {
     expect(config.venue.mode).toBe("simulator");
     expect(config.venue.header_prefix).toBe("service");
     expect(config.venue.limits).toEqual({ public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10 });
-    expect(config.policy).toMatchObject({ dry_run: false, max_claim_notional: 50000, max_total_exposure: 250000, min_fee: 1, limit_price_slippage_bps: 50, max_mark_age_ms: 3000 });
+    expect(config.policy).toMatchObject({
+      dry_run: false,
+      max_claim_notional: 50000,
+      max_total_exposure: 250000,
+      min_fee: 1,
+      limit_price_slippage_bps: 50,
+      max_mark_age_ms: 3000,
+    });
     expect(config.metrics).toEqual({ host: "0.0.0.0", port: 9464 });
     expect(config.state.dir).toBe("./data");
     expect(config.log).toEqual({ level: "info", pretty: false });
@@ -296,7 +376,12 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_VENUE", value: "live", pick: (c) => c.venue.mode, expected: "live" },
     { variable: "LIQUIDATOR_BASE_URL", value: "https://env.example/", pick: (c) => c.venue.base_url, expected: "https://env.example" },
     { variable: "LIQUIDATOR_WS_URL", value: "wss://env.example", pick: (c) => c.venue.ws_url, expected: "wss://env.example" },
-    { variable: "LIQUIDATOR_WS_PRIVATE_URL", value: "wss://env-private.example", pick: (c) => c.venue.ws_private_url, expected: "wss://env-private.example" },
+    {
+      variable: "LIQUIDATOR_WS_PRIVATE_URL",
+      value: "wss://env-private.example",
+      pick: (c) => c.venue.ws_private_url,
+      expected: "wss://env-private.example",
+    },
     { variable: "LIQUIDATOR_HEADER_PREFIX", value: "orderly", pick: (c) => c.venue.header_prefix, expected: "orderly" },
     { variable: "LIQUIDATOR_ACCOUNT_ID", value: "0xenv", pick: (c) => c.venue.account_id, expected: "0xenv" },
     { variable: "LIQUIDATOR_ALLOW_INSECURE", value: "yes", pick: (c) => c.venue.allow_insecure, expected: true },
@@ -359,7 +444,10 @@ describe("live mode", () => {
     const venue = { ...liveVenue, base_url: "http://api.example.com", ws_url: "ws://ws.example.com", allow_insecure: true };
     const { config } = await load({ venue }, { LIQUIDATOR_SECRET: secret });
     expect(config.venue.base_url).toBe("http://api.example.com");
-    const viaEnv = await load({ venue: { ...venue, allow_insecure: false } }, { LIQUIDATOR_SECRET: secret, LIQUIDATOR_ALLOW_INSECURE: "true" });
+    const viaEnv = await load(
+      { venue: { ...venue, allow_insecure: false } },
+      { LIQUIDATOR_SECRET: secret, LIQUIDATOR_ALLOW_INSECURE: "true" },
+    );
     expect(viaEnv.config.venue.allow_insecure).toBe(true);
   });
 
@@ -367,7 +455,10 @@ describe("live mode", () => {
     "plain URL to loopback %s is accepted without allow_insecure",
     async (url) => {
       const ws = url.replace(/^http/, "ws");
-      const { config } = await load({ venue: { ...liveVenue, base_url: url, ws_url: ws, ws_private_url: ws } }, { LIQUIDATOR_SECRET: secret });
+      const { config } = await load(
+        { venue: { ...liveVenue, base_url: url, ws_url: ws, ws_private_url: ws } },
+        { LIQUIDATOR_SECRET: secret },
+      );
       expect(config.venue.allow_insecure).toBe(false);
       expect(config.venue.base_url).toBe(url);
     },
@@ -420,7 +511,9 @@ describe("secret", () => {
   });
 
   test("missing, empty or malformed secret file is refused without echoing content", async () => {
-    await expect(load(undefined, { LIQUIDATOR_SECRET_FILE: join(dir, "no-secret") })).rejects.toMatchObject({ key: "LIQUIDATOR_SECRET_FILE" });
+    await expect(load(undefined, { LIQUIDATOR_SECRET_FILE: join(dir, "no-secret") })).rejects.toMatchObject({
+      key: "LIQUIDATOR_SECRET_FILE",
+    });
     const empty = join(dir, "secret-empty");
     await writeFile(empty, "\n");
     await chmod(empty, 0o600);
@@ -438,7 +531,10 @@ describe("secret", () => {
 describe("effective config rendering", () => {
   test("YAML shows <redacted>, the source and public key, never the secret, and loads back", async () => {
     const pair = generateKeyPair();
-    const loaded = await load({ venue: liveVenue, policy: { per_symbol: { PERP_BTC_USDC: { min_fee: 2 } } } }, { LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_DRY_RUN: "1" });
+    const loaded = await load(
+      { venue: liveVenue, policy: { per_symbol: { PERP_BTC_USDC: { min_fee: 2 } } } },
+      { LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_DRY_RUN: "1" },
+    );
     const out = renderEffectiveConfig(loaded);
     expect(out).not.toContain(pair.secret);
     expect(out).toContain(REDACTED);

@@ -6,13 +6,13 @@ import { parse as parseYaml } from "yaml";
 import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import {
   ALERTS_PATH,
-  REPO_ROOT,
   allPanels,
   dashboardExpressions,
   loadAlertRules,
   loadDashboard,
   metricNamesIn,
   metricNamesInDashboardAndRules,
+  REPO_ROOT,
   scrapeNames,
 } from "../support/dashboardNames.js";
 
@@ -50,7 +50,14 @@ describe("dashboard and alert rules vs. the metrics registry", () => {
   it("every metric name the dashboard and the alerts use exists in a scrape of createMetrics()", async () => {
     const used = metricNamesInDashboardAndRules();
     // The files really were read: the central families are among the names found.
-    for (const core of ["liquidator_ws_connected", "liquidator_claims_result_total", "liquidator_claim_latency_seconds_bucket", "liquidator_mark_price_age_seconds", "liquidator_claiming_paused", "liquidator_dry_run"]) {
+    for (const core of [
+      "liquidator_ws_connected",
+      "liquidator_claims_result_total",
+      "liquidator_claim_latency_seconds_bucket",
+      "liquidator_mark_price_age_seconds",
+      "liquidator_claiming_paused",
+      "liquidator_dry_run",
+    ]) {
       expect(used).toContain(core);
     }
     const metrics = createMetrics({ version: "test", commit: "test" });
@@ -156,7 +163,8 @@ if (!promtool) {
 }
 
 describe.skipIf(!promtool)("promtool", () => {
-  const run = (...args: string[]): string => execFileSync("promtool", args, { cwd: join(REPO_ROOT, "grafana"), encoding: "utf8", stdio: "pipe" });
+  const run = (...args: string[]): string =>
+    execFileSync("promtool", args, { cwd: join(REPO_ROOT, "grafana"), encoding: "utf8", stdio: "pipe" });
 
   it("accepts the alert rules", () => {
     expect(run("check", "rules", ALERTS_PATH)).toMatch(/SUCCESS/);

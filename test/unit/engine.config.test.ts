@@ -9,7 +9,13 @@ describe("compileRiskPolicy", () => {
   it("the config's zod-inferred policy type is assignable to the engine's input", () => {
     expectTypeOf<PolicyConfig>().toExtend<RiskPolicyInput>();
     const input: RiskPolicyInput = defaultConfig().policy;
-    expect(compileRiskPolicy(input).defaults).toMatchObject({ maxClaimNotional: 50_000, maxTotalExposure: 250_000, minFee: 1, slippageBps: 50, maxMarkAgeMs: 3_000 });
+    expect(compileRiskPolicy(input).defaults).toMatchObject({
+      maxClaimNotional: 50_000,
+      maxTotalExposure: 250_000,
+      minFee: 1,
+      slippageBps: 50,
+      maxMarkAgeMs: 3_000,
+    });
   });
 
   it("merges per-symbol overrides over the globals", () => {
@@ -57,7 +63,11 @@ describe("compileRiskPolicy", () => {
     ["bps over 10,000", { limit_price_slippage_bps: 10_001 }, "policy.limit_price_slippage_bps"],
     ["max_mark_age_ms 0", { max_mark_age_ms: 0 }, "policy.max_mark_age_ms"],
     ["bad allow entry", { symbols: { allow: ["btc"], deny: [] } }, "policy.symbols.allow[0]"],
-    ["bad per-symbol value", { per_symbol: { PERP_BTC_USDC: { min_fee: Number.POSITIVE_INFINITY } } }, "policy.per_symbol.PERP_BTC_USDC.min_fee"],
+    [
+      "bad per-symbol value",
+      { per_symbol: { PERP_BTC_USDC: { min_fee: Number.POSITIVE_INFINITY } } },
+      "policy.per_symbol.PERP_BTC_USDC.min_fee",
+    ],
     ["bad per-symbol key", { per_symbol: { PERP_BTC_USDC: { dry_run: true } as never } }, "policy.per_symbol.PERP_BTC_USDC.dry_run"],
     ["bad per-symbol symbol", { per_symbol: { __proto__x: {} } }, "policy.per_symbol.__proto__x"],
   ])("%s → ConfigError naming the key", (_name, over, key) => {

@@ -94,7 +94,15 @@ describe("Exposure", () => {
     e.setHeld(ETH, 2);
     expect(e.applyPositions([{ symbol: ETH, positionQty: 3 }], false)).toBe(1);
     expect(e.heldQty(BTC)).toBe(1);
-    expect(e.applyPositions([{ symbol: ETH, positionQty: 4 }, { symbol: BTC, positionQty: Number.NaN }], true)).toBe(1);
+    expect(
+      e.applyPositions(
+        [
+          { symbol: ETH, positionQty: 4 },
+          { symbol: BTC, positionQty: Number.NaN },
+        ],
+        true,
+      ),
+    ).toBe(1);
     expect(e.heldQty(BTC)).toBe(0);
     expect(e.heldQty(ETH)).toBe(4);
   });

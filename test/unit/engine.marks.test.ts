@@ -31,14 +31,17 @@ describe("MarkBook", () => {
     expect(b.price("PERP_BTC_USDC")).toBe(102);
   });
 
-  it.each([[0], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], ["5" as unknown as number]])("refuses price %s and keeps the old mark", (price) => {
-    const b = new MarkBook();
-    b.set("PERP_BTC_USDC", 100, 1_000);
-    expect(b.set("PERP_BTC_USDC", price, 2_000)).toBe(false);
-    expect(b.get("PERP_BTC_USDC")).toMatchObject({ price: 100, receivedAt: 1_000 });
-    expect(b.set("PERP_ETH_USDC", price, 2_000)).toBe(false);
-    expect(b.get("PERP_ETH_USDC")).toBeUndefined();
-  });
+  it.each([[0], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], ["5" as unknown as number]])(
+    "refuses price %s and keeps the old mark",
+    (price) => {
+      const b = new MarkBook();
+      b.set("PERP_BTC_USDC", 100, 1_000);
+      expect(b.set("PERP_BTC_USDC", price, 2_000)).toBe(false);
+      expect(b.get("PERP_BTC_USDC")).toMatchObject({ price: 100, receivedAt: 1_000 });
+      expect(b.set("PERP_ETH_USDC", price, 2_000)).toBe(false);
+      expect(b.get("PERP_ETH_USDC")).toBeUndefined();
+    },
+  );
 
   it("refuses a non-finite receive time", () => {
     const b = new MarkBook();

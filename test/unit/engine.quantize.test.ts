@@ -3,8 +3,8 @@ import {
   canonicalTick,
   ceilToTick,
   floorToTick,
-  rawLimitPrice,
   ratioThousandthsDown,
+  rawLimitPrice,
   roundQty,
   safeLimitPrice,
   thousandthsToRatio,
@@ -90,7 +90,16 @@ describe("ticks", () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    for (const [tick, d] of [[0.1, 1], [0.01, 2], [0.001, 3], [0.00025, 5], [0.00001, 5], [1e-6, 6], [1e-8, 8], [5, 0]] as const) {
+    for (const [tick, d] of [
+      [0.1, 1],
+      [0.01, 2],
+      [0.001, 3],
+      [0.00025, 5],
+      [0.00001, 5],
+      [1e-6, 6],
+      [1e-8, 8],
+      [5, 0],
+    ] as const) {
       for (let i = 0; i < 20_000; i++) {
         const n = Math.floor(rnd() * 10 ** Math.floor(1 + rnd() * 9));
         const units = Math.round(tick * 10 ** d);
@@ -141,7 +150,9 @@ describe("ticks", () => {
         for (const v of [f, c]) {
           const s = String(v);
           // At most `d` decimals, and no 17-digit noise such as 0.30000000000000004.
-          const decimals = s.includes("e-") ? Number(s.split("e-")[1]) + (s.split("e")[0]?.split(".")[1]?.length ?? 0) : (s.split(".")[1]?.length ?? 0);
+          const decimals = s.includes("e-")
+            ? Number(s.split("e-")[1]) + (s.split("e")[0]?.split(".")[1]?.length ?? 0)
+            : (s.split(".")[1]?.length ?? 0);
           expect(decimals).toBeLessThanOrEqual(d);
         }
       }

@@ -46,7 +46,14 @@ describe("Housekeeping", () => {
       },
     };
     const claimer = pauses();
-    const hk = new Housekeeping({ clock: { lastSampleAt: 0 }, journal, claimer, logger: quiet, clockMaxAgeMs: Number.MAX_SAFE_INTEGER, journalRetryMs: 10_000 });
+    const hk = new Housekeeping({
+      clock: { lastSampleAt: 0 },
+      journal,
+      claimer,
+      logger: quiet,
+      clockMaxAgeMs: Number.MAX_SAFE_INTEGER,
+      journalRetryMs: 10_000,
+    });
     claimer.setPaused("journal", true); // what the claimer does when an append throws
     expect(hk.problems()).toEqual(["journal_error:ENOSPC"]);
     hk.tick(10_000);

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { JOURNAL_FILE, Journal, type IntentRecord, parseJournal } from "../../src/daemon/journal.js";
+import { type IntentRecord, JOURNAL_FILE, Journal, parseJournal } from "../../src/daemon/journal.js";
 import { JournalError } from "../../src/venue/errors.js";
 
 const intent = (id: number): IntentRecord => ({
@@ -30,7 +30,13 @@ describe("Journal", () => {
     const { journal, replay } = Journal.open({ dir: join(dir, "nested") });
     expect(replay.records).toBe(0);
     journal.append(intent(1));
-    journal.append({ t: "outcome", id: 1, at: 5, result: "accepted", fills: [{ symbol: "PERP_BTC_USDC", qty: 0.25, price: 100_000, fee: 150 }] });
+    journal.append({
+      t: "outcome",
+      id: 1,
+      at: 5,
+      result: "accepted",
+      fills: [{ symbol: "PERP_BTC_USDC", qty: 0.25, price: 100_000, fee: 150 }],
+    });
     journal.append(intent(2));
     journal.append({ t: "outcome", id: 2, at: 6, result: "unknown" });
     journal.append({ t: "outcome", id: 2, at: 7, result: "confirmed" });
@@ -89,4 +95,3 @@ describe("Journal", () => {
     expect(() => journal.append(intent(10))).toThrow(JournalError);
   });
 });
-

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { AbortedError, ConfigError } from "../../src/venue/errors.js";
-import { createVenueLimiters, spacingFor, type LimiterName, type VenueLimiters } from "../../src/venue/limiters.js";
+import { createVenueLimiters, type LimiterName, spacingFor, type VenueLimiters } from "../../src/venue/limiters.js";
 
 const LIMITS = { public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10 };
 
@@ -35,63 +35,55 @@ describe("venue limiters", () => {
     expect(maxInWindow([0, 1001, 2002])).toBe(1);
   });
 
-  test(
-    "a burst through each limiter never puts more than its limit in any 1 s window",
-    async () => {
-      const limiters = createVenueLimiters(LIMITS);
-      try {
-        const runs = [
-          { name: "public" as const, n: 190, limit: 10 },
-          { name: "admin_orders" as const, n: 190, limit: 10 },
-          { name: "claims" as const, n: 30, limit: 5 },
-        ];
-        const pending = runs.map((r) => burst(limiters, r.name, r.n));
-        // Everything but the first permit of each scope waits in the queue.
-        expect(limiters.queued("public")).toBe(189);
-        expect(limiters.queued("claims")).toBe(29);
-        const results = await Promise.all(pending);
-        runs.forEach((r, i) => {
-          const starts = results[i] as number[];
-          expect(starts).toHaveLength(r.n);
-          expect(maxInWindow(starts)).toBeLessThanOrEqual(r.limit);
-          // Sanity: the limiter is not trivially throttling far below the limit (loose: slow CI).
-          expect(maxInWindow(starts)).toBeGreaterThanOrEqual(Math.ceil(r.limit / 2));
-          expect(limiters.queued(r.name)).toBe(0);
-        });
-      } finally {
-        await limiters.stop();
-      }
-    },
-    120_000,
-  );
+  test("a burst through each limiter never puts more than its limit in any 1 s window", async () => {
+    const limiters = createVenueLimiters(LIMITS);
+    try {
+      const runs = [
+        { name: "public" as const, n: 190, limit: 10 },
+        { name: "admin_orders" as const, n: 190, limit: 10 },
+        { name: "claims" as const, n: 30, limit: 5 },
+      ];
+      const pending = runs.map((r) => burst(limiters, r.name, r.n));
+      // Everything but the first permit of each scope waits in the queue.
+      expect(limiters.queued("public")).toBe(189);
+      expect(limiters.queued("claims")).toBe(29);
+      const results = await Promise.all(pending);
+      runs.forEach((r, i) => {
+        const starts = results[i] as number[];
+        expect(starts).toHaveLength(r.n);
+        expect(maxInWindow(starts)).toBeLessThanOrEqual(r.limit);
+        // Sanity: the limiter is not trivially throttling far below the limit (loose: slow CI).
+        expect(maxInWindow(starts)).toBeGreaterThanOrEqual(Math.ceil(r.limit / 2));
+        expect(limiters.queued(r.name)).toBe(0);
+      });
+    } finally {
+      await limiters.stop();
+    }
+  }, 120_000);
 
-  test(
-    "an event-loop stall delays permits but never bunches them",
-    async () => {
-      const limiters = createVenueLimiters(LIMITS);
-      try {
-        const starts = await burst(limiters, "public", 40, (i) => {
-          if (i === 4) {
-            // Block the loop long enough for several overdue timers to pile up.
-            const until = performance.now() + 700;
-            while (performance.now() < until) {
-              /* busy */
-            }
+  test("an event-loop stall delays permits but never bunches them", async () => {
+    const limiters = createVenueLimiters(LIMITS);
+    try {
+      const starts = await burst(limiters, "public", 40, (i) => {
+        if (i === 4) {
+          // Block the loop long enough for several overdue timers to pile up.
+          const until = performance.now() + 700;
+          while (performance.now() < until) {
+            /* busy */
           }
-        });
-        expect(maxInWindow(starts)).toBeLessThanOrEqual(10);
-        // Overdue timers firing together would show as near-zero gaps right after the stall; half the
-        // spacing leaves room for a GC pause between a permit and its caller's timestamp.
-        const sorted = [...starts].sort((a, b) => a - b);
-        for (let i = 1; i < sorted.length; i++) {
-          expect((sorted[i] as number) - (sorted[i - 1] as number)).toBeGreaterThanOrEqual(limiters.spacingMs("public") / 2);
         }
-      } finally {
-        await limiters.stop();
+      });
+      expect(maxInWindow(starts)).toBeLessThanOrEqual(10);
+      // Overdue timers firing together would show as near-zero gaps right after the stall; half the
+      // spacing leaves room for a GC pause between a permit and its caller's timestamp.
+      const sorted = [...starts].sort((a, b) => a - b);
+      for (let i = 1; i < sorted.length; i++) {
+        expect((sorted[i] as number) - (sorted[i - 1] as number)).toBeGreaterThanOrEqual(limiters.spacingMs("public") / 2);
       }
-    },
-    60_000,
-  );
+    } finally {
+      await limiters.stop();
+    }
+  }, 60_000);
 
   test("abort while queued rejects that caller only; stop rejects the rest", async () => {
     const limiters = createVenueLimiters({ public_per_second: 1, claims_per_second: 1, admin_orders_per_second: 1 });

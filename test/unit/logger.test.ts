@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { REDACTED, createLogger, prettyByDefault, redactPaths } from "../../src/observe/logger.js";
-import { Signer, generateKeyPair } from "../../src/venue/signer.js";
+import { createLogger, prettyByDefault, REDACTED, redactPaths } from "../../src/observe/logger.js";
+import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 
 /** A real destination stream that keeps every byte written to it. */
 function collector(): { stream: Writable; text: () => string } {
@@ -75,7 +75,11 @@ describe("createLogger", () => {
     // Harmless neighbours survive: redaction is by field, not by wiping whole objects.
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const headerLine = parsed.find((l) => (l.headers as Record<string, string> | undefined)?.["service-key"] !== undefined);
-    expect(headerLine?.headers).toEqual({ "service-signature": REDACTED, "service-key": "ed25519:public", "service-timestamp": "1700000000000" });
+    expect(headerLine?.headers).toEqual({
+      "service-signature": REDACTED,
+      "service-key": "ed25519:public",
+      "service-timestamp": "1700000000000",
+    });
     const envLine = parsed.find((l) => l.env !== undefined);
     expect(envLine?.env).toEqual({ LIQUIDATOR_SECRET: REDACTED, LIQUIDATOR_LOG_LEVEL: "info" });
     const paramsLine = parsed.find((l) => l.params !== undefined);
@@ -108,7 +112,11 @@ describe("createLogger", () => {
     logger.info({ a: 1 }, "quiet");
     logger.debug("quieter");
     logger.warn({ a: 2 }, "loud");
-    const lines = out.text().trim().split("\n").map((l) => JSON.parse(l) as { msg: string });
+    const lines = out
+      .text()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { msg: string });
     expect(lines.map((l) => l.msg)).toEqual(["loud"]);
     const silent = collector();
     createLogger({ level: "silent", destination: silent.stream }).fatal("nothing");
@@ -117,7 +125,18 @@ describe("createLogger", () => {
 
   it("covers every secret key at depth 0-2 and the headers", () => {
     const paths = redactPaths();
-    for (const p of ["secret", "*.secret", "*.*.secret", "LIQUIDATOR_SECRET", "*.LIQUIDATOR_SECRET", "sign", "*.sign", "*.*.sign", "headers.*", "*.headers.*"]) {
+    for (const p of [
+      "secret",
+      "*.secret",
+      "*.*.secret",
+      "LIQUIDATOR_SECRET",
+      "*.LIQUIDATOR_SECRET",
+      "sign",
+      "*.sign",
+      "*.*.sign",
+      "headers.*",
+      "*.headers.*",
+    ]) {
       expect(paths).toContain(p);
     }
   });

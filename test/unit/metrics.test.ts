@@ -2,11 +2,11 @@ import { register as globalRegister } from "prom-client";
 import { describe, expect, it } from "vitest";
 import {
   CAMPAIGN_GAUGES,
-  LATENCY_BUCKETS_SECONDS,
   claimOutcomeLabels,
   codeLabel,
   createMetrics,
   httpStatusLabel,
+  LATENCY_BUCKETS_SECONDS,
 } from "../../src/observe/metrics.js";
 import { AbortedError, BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
@@ -25,7 +25,8 @@ function sample(text: string, name: string, labels = ""): number | undefined {
   return undefined;
 }
 
-const venueError = (code: number): VenueError => new VenueError({ venueCode: code, status: VENUE_CODES.get(code)?.status ?? 400, venueMessage: "x", endpoint: "/v1/liquidation" });
+const venueError = (code: number): VenueError =>
+  new VenueError({ venueCode: code, status: VENUE_CODES.get(code)?.status ?? 400, venueMessage: "x", endpoint: "/v1/liquidation" });
 
 describe("createMetrics", () => {
   it("registers every family of INTERFACE.md with its Prometheus type", async () => {

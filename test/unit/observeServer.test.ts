@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { startObserveServer, type ObserveServer } from "../../src/observe/httpServer.js";
+import { type ObserveServer, startObserveServer } from "../../src/observe/httpServer.js";
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { Watchdog } from "../../src/observe/watchdog.js";
@@ -12,7 +12,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function start(health: { stale(): readonly string[]; notReady(): readonly string[] }, extra: { signal?: AbortSignal; logger?: ReturnType<typeof createLogger> } = {}) {
+async function start(
+  health: { stale(): readonly string[]; notReady(): readonly string[] },
+  extra: { signal?: AbortSignal; logger?: ReturnType<typeof createLogger> } = {},
+) {
   const metrics = createMetrics({ version: "9.9.9", commit: "feedbee", defaultMetrics: false });
   const server = await startObserveServer({ host: "127.0.0.1", port: 0, metrics, health, ...extra });
   servers.push(server);
@@ -149,7 +152,11 @@ describe("observe server", () => {
     const logger = createLogger({ level: "info", destination });
     const { server } = await start(alive, { logger });
     expect(server.port).toBeGreaterThan(0);
-    const lines = chunks.join("").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = chunks
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ msg: "observe server listening", port: server.port, url: server.url }));
   });
 
@@ -189,6 +196,8 @@ describe("observe server", () => {
       await new Promise((r) => blocker.close(r));
     }
     const aborted = AbortSignal.abort();
-    await expect(startObserveServer({ host: "127.0.0.1", port: 0, metrics: createMetrics({ defaultMetrics: false }), health: alive, signal: aborted })).rejects.toThrow();
+    await expect(
+      startObserveServer({ host: "127.0.0.1", port: 0, metrics: createMetrics({ defaultMetrics: false }), health: alive, signal: aborted }),
+    ).rejects.toThrow();
   });
 });

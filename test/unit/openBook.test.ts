@@ -8,11 +8,21 @@ import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
 import type { LiquidationEntry } from "../../src/venue/wire.js";
 
 function push(id: number, ...positions: [string, number][]): LiquidationEntry {
-  return { liquidationId: id, timestamp: 1_000 + id, type: "liquidated", positionsByPerp: positions.map(([symbol, positionQty]) => ({ symbol, positionQty, liquidatorFee: 0.01 })) };
+  return {
+    liquidationId: id,
+    timestamp: 1_000 + id,
+    type: "liquidated",
+    positionsByPerp: positions.map(([symbol, positionQty]) => ({ symbol, positionQty, liquidatorFee: 0.01 })),
+  };
 }
 
 function row(id: number, ...positions: [string, number][]): OpenLiquidation {
-  return { liquidation_id: id, timestamp: 1_000 + id, type: "liquidated", positions_by_perp: positions.map(([symbol, position_qty]) => ({ symbol, position_qty, liquidator_fee: 0.01 })) };
+  return {
+    liquidation_id: id,
+    timestamp: 1_000 + id,
+    type: "liquidated",
+    positions_by_perp: positions.map(([symbol, position_qty]) => ({ symbol, position_qty, liquidator_fee: 0.01 })),
+  };
 }
 
 const ids = (b: OpenBook): number[] => [...b.ids()].sort((a, c) => a - c);
@@ -27,7 +37,9 @@ describe("OpenBook deltas", () => {
 
     const c2 = b.applyDelta([push(1, ["PERP_ETH_USDC", 0.5])], 20);
     expect(c2.added).toBe(0);
-    expect(c2.upserted).toEqual([{ liquidationId: 1, timestamp: 1_001, positions: [{ symbol: "PERP_ETH_USDC", positionQty: 0.5, liquidatorFee: 0.01 }] }]);
+    expect(c2.upserted).toEqual([
+      { liquidationId: 1, timestamp: 1_001, positions: [{ symbol: "PERP_ETH_USDC", positionQty: 0.5, liquidatorFee: 0.01 }] },
+    ]);
     expect(b.get(1)?.positions[0]?.positionQty).toBe(0.5);
 
     const c3 = b.applyDelta([push(2), push(1, ["PERP_ETH_USDC", 0])], 30);

@@ -4,9 +4,9 @@
  * have been (unresolved intents), never from the whole history of fills.
  */
 import { describe, expect, test } from "vitest";
-import { Exposure } from "../../src/engine/exposure.js";
-import { parseJournal, type JournalRecord } from "../../src/daemon/journal.js";
+import { type JournalRecord, parseJournal } from "../../src/daemon/journal.js";
 import { restoreFromJournal, SNAPSHOT_COVERS_AFTER_MS } from "../../src/daemon/restore.js";
+import { Exposure } from "../../src/engine/exposure.js";
 
 const ETH = "PERP_ETH_USDC";
 const SOL = "PERP_SOL_USDC";

@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import {
-  RewardsPoller,
-  rewardStatusValue,
   type CampaignQuery,
   type CampaignUserLike,
   type EpochDataLike,
   type EpochInfoLike,
   type RequestOptions,
+  RewardsPoller,
   type RewardsSource,
+  rewardStatusValue,
 } from "../../src/observe/rewardsPoller.js";
 import { AbortedError, ConfigError, TransportError } from "../../src/venue/errors.js";
 
@@ -228,7 +228,11 @@ describe("RewardsPoller", () => {
     await poller.pollOnce();
     expect(await value(m, "liquidator_epoch_info", { epoch: "7", token: "ORDER", field: "max_reward_amount" })).toBe(7000);
 
-    const lines = chunks.join("").trim().split("\n").map((l) => JSON.parse(l) as { level: string; msg: string; target?: string });
+    const lines = chunks
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { level: string; msg: string; target?: string });
     const infoLines = lines.filter((l) => l.target === "epoch_info");
     // Warn once per outage, debug while it lasts, info on recovery.
     expect(infoLines.map((l) => `${l.level} ${l.msg}`)).toEqual([

@@ -11,8 +11,9 @@
  * - a secret file writable (not only readable) by others or group, a symlink to an open file, and
  *   a directory are refused, the message naming the path and never the secret.
  */
-import { createServer, type Server } from "node:net";
+
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -72,14 +73,20 @@ describe("live mode refuses plain http:// / ws:// unless venue.allow_insecure", 
     const err = await refusal({ venue: secureVenue }, { LIQUIDATOR_SECRET: secret, [variable]: url });
     expect(err.message).toMatch(/allow_insecure/);
     // ... and LIQUIDATOR_ALLOW_INSECURE=true lets the same through.
-    const ok = await loadConfig({ path: await configFile({ venue: secureVenue }), env: { LIQUIDATOR_SECRET: secret, [variable]: url, LIQUIDATOR_ALLOW_INSECURE: "true" } });
+    const ok = await loadConfig({
+      path: await configFile({ venue: secureVenue }),
+      env: { LIQUIDATOR_SECRET: secret, [variable]: url, LIQUIDATOR_ALLOW_INSECURE: "true" },
+    });
     expect(ok.config.venue.allow_insecure).toBe(true);
   });
 
-  test.each(["http://127.0.0.1.nip.io", "http://localhost.example.com", "http://127.example.com:8080", "http://0.0.0.0:8080"])("%s is not loopback", async (url) => {
-    const err = await refusal({ venue: { ...secureVenue, base_url: url } }, { LIQUIDATOR_SECRET: secret });
-    expect(err.key).toBe("venue.base_url");
-  });
+  test.each(["http://127.0.0.1.nip.io", "http://localhost.example.com", "http://127.example.com:8080", "http://0.0.0.0:8080"])(
+    "%s is not loopback",
+    async (url) => {
+      const err = await refusal({ venue: { ...secureVenue, base_url: url } }, { LIQUIDATOR_SECRET: secret });
+      expect(err.key).toBe("venue.base_url");
+    },
+  );
 
   test("`liquidator run` to a listening non-loopback address: exit 78 before any connection", async (ctx) => {
     const address = Object.values(networkInterfaces())
@@ -97,8 +104,18 @@ describe("live mode refuses plain http:// / ws:// unless venue.allow_insecure", 
       let stderr = "";
       let stdout = "";
       const io = {
-        stdout: { write: (s: string) => ((stdout += s), true) } as unknown as NodeJS.WritableStream,
-        stderr: { write: (s: string) => ((stderr += s), true) } as unknown as NodeJS.WritableStream,
+        stdout: {
+          write: (s: string) => {
+            stdout += s;
+            return true;
+          },
+        } as unknown as NodeJS.WritableStream,
+        stderr: {
+          write: (s: string) => {
+            stderr += s;
+            return true;
+          },
+        } as unknown as NodeJS.WritableStream,
         env: {
           LIQUIDATOR_VENUE: "live",
           LIQUIDATOR_BASE_URL: `http://${address}:${port}`,

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { KeyFormatError } from "../../src/venue/errors.js";
 import { ServerClock } from "../../src/venue/serverClock.js";
-import { Signer, generateKeyPair, parsePublicKey, parseSecret, signingMessage } from "../../src/venue/signer.js";
+import { generateKeyPair, parsePublicKey, parseSecret, Signer, signingMessage } from "../../src/venue/signer.js";
 
 // RFC 8032 §7.1, test 1: an external vector, so the signer is checked against the standard itself.
 const RFC_SEED = Buffer.from("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60", "hex");
@@ -48,12 +48,16 @@ describe("Signer", () => {
 
   test("parity with @noble/ed25519 over many random messages", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.string({ unit: "grapheme", maxLength: 300 }), async (seed, msg) => {
-        const signer = new Signer({ secret: base58.encode(seed), accountId: "x" });
-        const expected = await ed.signAsync(Buffer.from(msg, "utf8"), seed);
-        expect(signer.sign(msg)).toBe(Buffer.from(expected).toString("base64url"));
-        expect(signer.publicKey).toBe(`ed25519:${base58.encode(await ed.getPublicKeyAsync(seed))}`);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.string({ unit: "grapheme", maxLength: 300 }),
+        async (seed, msg) => {
+          const signer = new Signer({ secret: base58.encode(seed), accountId: "x" });
+          const expected = await ed.signAsync(Buffer.from(msg, "utf8"), seed);
+          expect(signer.sign(msg)).toBe(Buffer.from(expected).toString("base64url"));
+          expect(signer.publicKey).toBe(`ed25519:${base58.encode(await ed.getPublicKeyAsync(seed))}`);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,23 +1,59 @@
 import { describe, expect, it } from "vitest";
 import {
+  addToPosition,
+  type ClaimContext,
   evaluateClaim,
   FULL_TAKE_HIGH_TIER,
   FULL_TAKE_LOW_TIER,
+  type HeldPosition,
   parseClaimBody,
   quantiseRatio,
-  addToPosition,
-  type ClaimContext,
-  type HeldPosition,
 } from "../../src/sim/claimRules.js";
 import type { OpenLiquidation } from "../../src/sim/liquidationBook.js";
-import { SymbolTable, type SymbolSpec } from "../../src/sim/symbols.js";
+import { type SymbolSpec, SymbolTable } from "../../src/sim/symbols.js";
 
 // A small table of our own, so the numbers in these tests do not depend on the simulator's defaults.
 const SPECS: SymbolSpec[] = [
-  { symbol: "PERP_LOW_USDC", tier: 1, liquidatorFee: 0.01, baseTick: 0.01, qtyStep: 0.001, minNotional: 10, startPrice: 100, volatilityPerSec: 0 },
-  { symbol: "PERP_LOWB_USDC", tier: 1, liquidatorFee: 0.006, baseTick: 0.01, qtyStep: 0.001, minNotional: 10, startPrice: 50, volatilityPerSec: 0 },
-  { symbol: "PERP_HIGH_USDC", tier: 2, liquidatorFee: 0.02, baseTick: 0.0001, qtyStep: 1, minNotional: 10, startPrice: 2, volatilityPerSec: 0 },
-  { symbol: "PERP_HIGHB_USDC", tier: 2, liquidatorFee: 0.025, baseTick: 0.0001, qtyStep: 1, minNotional: 10, startPrice: 4, volatilityPerSec: 0 },
+  {
+    symbol: "PERP_LOW_USDC",
+    tier: 1,
+    liquidatorFee: 0.01,
+    baseTick: 0.01,
+    qtyStep: 0.001,
+    minNotional: 10,
+    startPrice: 100,
+    volatilityPerSec: 0,
+  },
+  {
+    symbol: "PERP_LOWB_USDC",
+    tier: 1,
+    liquidatorFee: 0.006,
+    baseTick: 0.01,
+    qtyStep: 0.001,
+    minNotional: 10,
+    startPrice: 50,
+    volatilityPerSec: 0,
+  },
+  {
+    symbol: "PERP_HIGH_USDC",
+    tier: 2,
+    liquidatorFee: 0.02,
+    baseTick: 0.0001,
+    qtyStep: 1,
+    minNotional: 10,
+    startPrice: 2,
+    volatilityPerSec: 0,
+  },
+  {
+    symbol: "PERP_HIGHB_USDC",
+    tier: 2,
+    liquidatorFee: 0.025,
+    baseTick: 0.0001,
+    qtyStep: 1,
+    minNotional: 10,
+    startPrice: 4,
+    volatilityPerSec: 0,
+  },
 ];
 const table = new SymbolTable(SPECS);
 const MARKS: Record<string, number> = { PERP_LOW_USDC: 100, PERP_LOWB_USDC: 50, PERP_HIGH_USDC: 2, PERP_HIGHB_USDC: 4 };
@@ -50,7 +86,9 @@ function body(id: number, ratio: number, extra: Record<string, unknown> = {}): R
 function run(b: unknown, l: OpenLiquidation | undefined, c: ClaimContext = ctx()) {
   if (typeof b === "object" && b !== null && (b as Record<string, unknown>).limit_price === "generous") {
     // Longs: a limit far above mark; shorts: far below.
-    const limits = Object.fromEntries((l?.positions ?? []).map((p) => [p.symbol, p.positionQty >= 0 ? MARKS[p.symbol]! * 10 : MARKS[p.symbol]! / 10]));
+    const limits = Object.fromEntries(
+      (l?.positions ?? []).map((p) => [p.symbol, p.positionQty >= 0 ? MARKS[p.symbol]! * 10 : MARKS[p.symbol]! / 10]),
+    );
     b = { ...(b as Record<string, unknown>), limit_price: limits };
   }
   const parsed = parseClaimBody(b);
@@ -74,11 +112,14 @@ describe("ratio range and the 0.001 quantum (PROTOCOL.md §4)", () => {
     expect(q.ok && q.value).toBe(thousandths);
   });
 
-  it.each([[0], [-0.5], [1.0001], [2], [0.0009], ["0.5"], [null], [true], [Number.NaN], [Number.POSITIVE_INFINITY]])("%s is refused with -1005", (ratio) => {
-    const q = quantiseRatio(ratio, "r");
-    expect(q.ok).toBe(false);
-    if (!q.ok) expect(q.refusal.code).toBe(-1005);
-  });
+  it.each([[0], [-0.5], [1.0001], [2], [0.0009], ["0.5"], [null], [true], [Number.NaN], [Number.POSITIVE_INFINITY]])(
+    "%s is refused with -1005",
+    (ratio) => {
+      const q = quantiseRatio(ratio, "r");
+      expect(q.ok).toBe(false);
+      if (!q.ok) expect(q.refusal.code).toBe(-1005);
+    },
+  );
 });
 
 describe("body shape", () => {
@@ -99,10 +140,34 @@ describe("body shape", () => {
     ["extra ratio > 1", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, extra_liquidation_ratio: 1.5 }, -1005],
     ["symbols not an array", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: { PERP_HIGH_USDC: 1 } }, -1005],
     ["symbols empty", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [] }, -1005],
-    ["symbols entry with unknown key", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 1, x: 1 }] }, -1004],
-    ["symbols entry without ratio", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC" }] }, -1005],
-    ["symbols entry ratio 0", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 0 }] }, -1005],
-    ["symbols listing one symbol twice", { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 1 }, { symbol: "PERP_HIGH_USDC", ratio_qty_request: 1 }] }, -1005],
+    [
+      "symbols entry with unknown key",
+      { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 1, x: 1 }] },
+      -1004,
+    ],
+    [
+      "symbols entry without ratio",
+      { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC" }] },
+      -1005,
+    ],
+    [
+      "symbols entry ratio 0",
+      { liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 0 }] },
+      -1005,
+    ],
+    [
+      "symbols listing one symbol twice",
+      {
+        liquidation_id: 7,
+        ratio_qty_request: 1,
+        limit_price: {},
+        symbols: [
+          { symbol: "PERP_HIGH_USDC", ratio_qty_request: 1 },
+          { symbol: "PERP_HIGH_USDC", ratio_qty_request: 1 },
+        ],
+      },
+      -1005,
+    ],
   ])("%s → %s", (_name, b, code) => {
     const parsed = parseClaimBody(b);
     expect(parsed.ok).toBe(false);
@@ -111,7 +176,9 @@ describe("body shape", () => {
 
   it("accepts extra_liquidation_ratio with ratio 1, and null optional fields", () => {
     expect(parseClaimBody({ liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, extra_liquidation_ratio: 0.2 }).ok).toBe(true);
-    expect(parseClaimBody({ liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, extra_liquidation_ratio: null, symbols: null }).ok).toBe(true);
+    expect(
+      parseClaimBody({ liquidation_id: 7, ratio_qty_request: 1, limit_price: {}, extra_liquidation_ratio: null, symbols: null }).ok,
+    ).toBe(true);
   });
 });
 
@@ -130,14 +197,28 @@ describe("limit_price side rule (SPEC.md §4.5), both sides", () => {
   });
 
   it("a claimed symbol without a limit price is refused with -1005; unclaimed symbols need none", () => {
-    const l = liq([["PERP_HIGH_USDC", 5000], ["PERP_HIGHB_USDC", 3000]]);
+    const l = liq([
+      ["PERP_HIGH_USDC", 5000],
+      ["PERP_HIGHB_USDC", 3000],
+    ]);
     expect(run({ liquidation_id: 7, ratio_qty_request: 1, limit_price: { PERP_HIGH_USDC: 10 } }, l).code).toBe(-1005);
-    const viaSymbols = run({ liquidation_id: 7, ratio_qty_request: 1, limit_price: { PERP_HIGH_USDC: 10 }, symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 1 }] }, l);
+    const viaSymbols = run(
+      {
+        liquidation_id: 7,
+        ratio_qty_request: 1,
+        limit_price: { PERP_HIGH_USDC: 10 },
+        symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 1 }],
+      },
+      l,
+    );
     expect(viaSymbols.code).toBe(0);
   });
 
   it("checks every claimed symbol: one past its limit refuses the whole claim", () => {
-    const l = liq([["PERP_LOW_USDC", 100], ["PERP_LOWB_USDC", -100]]);
+    const l = liq([
+      ["PERP_LOW_USDC", 100],
+      ["PERP_LOWB_USDC", -100],
+    ]);
     const r = run({ liquidation_id: 7, ratio_qty_request: 1, limit_price: { PERP_LOW_USDC: 101, PERP_LOWB_USDC: 51 } }, l);
     expect(r.code).toBe(-1203);
   });
@@ -145,7 +226,10 @@ describe("limit_price side rule (SPEC.md §4.5), both sides", () => {
 
 describe("tier rules", () => {
   it("low-tier symbols cannot be claimed through symbols (-1005)", () => {
-    const l = liq([["PERP_LOW_USDC", 500], ["PERP_HIGH_USDC", 10_000]]);
+    const l = liq([
+      ["PERP_LOW_USDC", 500],
+      ["PERP_HIGH_USDC", 10_000],
+    ]);
     const r = run(body(7, 1, { symbols: [{ symbol: "PERP_LOW_USDC", ratio_qty_request: 1 }] }), l);
     expect(r.code).toBe(-1005);
   });
@@ -157,8 +241,20 @@ describe("tier rules", () => {
 
   it("high tier through symbols: each at its own ratio, other symbols untouched", () => {
     // HIGH: 10,000 × 2 = 20,000 notional; HIGHB: 3,000 × 4 = 12,000; LOW: 50 × 100 = 5,000.
-    const l = liq([["PERP_LOW_USDC", 50], ["PERP_HIGH_USDC", 10_000], ["PERP_HIGHB_USDC", -3_000]]);
-    const r = run(body(7, 0.1, { symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: 0.25 }, { symbol: "PERP_HIGHB_USDC", ratio_qty_request: 0.5 }] }), l);
+    const l = liq([
+      ["PERP_LOW_USDC", 50],
+      ["PERP_HIGH_USDC", 10_000],
+      ["PERP_HIGHB_USDC", -3_000],
+    ]);
+    const r = run(
+      body(7, 0.1, {
+        symbols: [
+          { symbol: "PERP_HIGH_USDC", ratio_qty_request: 0.25 },
+          { symbol: "PERP_HIGHB_USDC", ratio_qty_request: 0.5 },
+        ],
+      }),
+      l,
+    );
     expect(r.code).toBe(0);
     if (r.code !== 0 || r.value === undefined) return;
     expect(r.value.transfers.map((t) => [t.symbol, t.positionQty])).toEqual([
@@ -170,7 +266,10 @@ describe("tier rules", () => {
   });
 
   it("without symbols the ratio applies proportionally to every remaining symbol, low and high", () => {
-    const l = liq([["PERP_LOW_USDC", 100], ["PERP_HIGH_USDC", -4000]]);
+    const l = liq([
+      ["PERP_LOW_USDC", 100],
+      ["PERP_HIGH_USDC", -4000],
+    ]);
     const r = run(body(7, 0.4), l);
     expect(r.code).toBe(0);
     if (r.code !== 0 || r.value === undefined) return;
@@ -194,8 +293,24 @@ describe("full-take thresholds (10,000 with any low tier, else 5,000)", () => {
     ["high tier just below 5,000, partial", [["PERP_HIGH_USDC", 2499]], 0.5, -1201],
     ["high tier just below 5,000, full", [["PERP_HIGH_USDC", 2499]], 1, 0],
     ["high tier at 5,000, partial", [["PERP_HIGH_USDC", 2500]], 0.5, 0],
-    ["mixed 9,000 (any low tier → 10,000), partial", [["PERP_LOW_USDC", 30], ["PERP_HIGH_USDC", 3000]], 0.5, -1201],
-    ["high-tier only 9,000, partial", [["PERP_HIGH_USDC", 2500], ["PERP_HIGHB_USDC", -1000]], 0.5, 0],
+    [
+      "mixed 9,000 (any low tier → 10,000), partial",
+      [
+        ["PERP_LOW_USDC", 30],
+        ["PERP_HIGH_USDC", 3000],
+      ],
+      0.5,
+      -1201,
+    ],
+    [
+      "high-tier only 9,000, partial",
+      [
+        ["PERP_HIGH_USDC", 2500],
+        ["PERP_HIGHB_USDC", -1000],
+      ],
+      0.5,
+      0,
+    ],
     ["short positions count by absolute notional", [["PERP_LOW_USDC", -100]], 0.5, 0],
   ] as [string, [string, number][], number, number][])("%s → %s", (_name, positions, ratio, code) => {
     expect(run(body(7, ratio), liq(positions)).code).toBe(code);
@@ -206,7 +321,10 @@ describe("full-take thresholds (10,000 with any low tier, else 5,000)", () => {
     ["listed symbol below 5,000 at ratio 1", 2499, 1, 0],
     ["listed symbol at 5,000 at ratio < 1", 2500, 0.5, 0],
   ])("through symbols: %s → %s", (_name, qty, ratio, code) => {
-    const l = liq([["PERP_HIGH_USDC", qty], ["PERP_HIGHB_USDC", 10_000]]);
+    const l = liq([
+      ["PERP_HIGH_USDC", qty],
+      ["PERP_HIGHB_USDC", 10_000],
+    ]);
     expect(run(body(7, 0.5, { symbols: [{ symbol: "PERP_HIGH_USDC", ratio_qty_request: ratio }] }), l).code).toBe(code);
   });
 

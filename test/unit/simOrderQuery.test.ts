@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   comparatorFor,
   DEFAULT_ORDER_PAGE_SIZE,
-  parseOrderQuery,
-  queryOrders,
   type OrderQuery,
   type OrderRecord,
+  parseOrderQuery,
+  queryOrders,
 } from "../../src/sim/orderQuery.js";
 import { seedOrderHistory } from "../../src/sim/orderSeed.js";
 import { Prng } from "../../src/sim/prng.js";
@@ -15,10 +15,31 @@ const NOW = 1_760_000_000_000;
 
 function order(id: number, created: number, updated: number, extra: Partial<OrderRecord> = {}): OrderRecord {
   return {
-    order_id: id, user_id: 1, price: 1, type: "LIMIT", quantity: 1, amount: 1, total_executed_quantity: 0, visible_quantity: 1,
-    symbol: "PERP_BTC_USDC", side: "BUY", status: "NEW", total_fee: 0, fee_asset: "USDC", client_order_id: 0,
-    average_executed_price: 0, created_time: created, updated_time: updated, realized_pnl: 0, executed_quantity: 0,
-    visible: 1, executed: 0, reduce_only: null, order_tag: null, margin_mode: "CROSS", ...extra,
+    order_id: id,
+    user_id: 1,
+    price: 1,
+    type: "LIMIT",
+    quantity: 1,
+    amount: 1,
+    total_executed_quantity: 0,
+    visible_quantity: 1,
+    symbol: "PERP_BTC_USDC",
+    side: "BUY",
+    status: "NEW",
+    total_fee: 0,
+    fee_asset: "USDC",
+    client_order_id: 0,
+    average_executed_price: 0,
+    created_time: created,
+    updated_time: updated,
+    realized_pnl: 0,
+    executed_quantity: 0,
+    visible: 1,
+    executed: 0,
+    reduce_only: null,
+    order_tag: null,
+    margin_mode: "CROSS",
+    ...extra,
   };
 }
 
@@ -79,10 +100,10 @@ describe("seeded history", () => {
   it("contains ties on created_time and on updated_time, and ids out of time order", () => {
     const created = new Set<number>();
     let createdTies = 0;
-    for (const o of big) (created.has(o.created_time) ? createdTies++ : created.add(o.created_time));
+    for (const o of big) created.has(o.created_time) ? createdTies++ : created.add(o.created_time);
     const updated = new Set<number>();
     let updatedTies = 0;
-    for (const o of big) (updated.has(o.updated_time) ? updatedTies++ : updated.add(o.updated_time));
+    for (const o of big) updated.has(o.updated_time) ? updatedTies++ : updated.add(o.updated_time);
     expect(createdTies).toBeGreaterThan(50);
     expect(updatedTies).toBeGreaterThan(50);
     const byCreated = [...big].sort((a, b) => a.created_time - b.created_time || a.order_id - b.order_id).map((o) => o.order_id);
@@ -94,21 +115,25 @@ describe("seeded history", () => {
     }
   });
 
-  it.each(["", "update_start_t=0000000000000", "sort_by=CREATED_TIME_DESC", "sort_by=CREATED_TIME_ASC", "sort_by=UPDATED_TIME_DESC", "sort_by=UPDATED_TIME_ASC"])(
-    "every adjacent pair is in order for '%s'",
-    (qs) => {
-      const q = parse(`user_account=0xa&size=500&${qs}`);
-      const cmp = comparatorFor(q);
-      const all: OrderRecord[] = [];
-      for (let page = 1; ; page++) {
-        const p = queryOrders(big, { ...q, page });
-        all.push(...p.rows);
-        if (p.rows.length < q.size) break;
-      }
-      expect(all).toHaveLength(big.length);
-      for (let i = 1; i < all.length; i++) expect(cmp(all[i - 1]!, all[i]!)).toBeLessThan(0);
-    },
-  );
+  it.each([
+    "",
+    "update_start_t=0000000000000",
+    "sort_by=CREATED_TIME_DESC",
+    "sort_by=CREATED_TIME_ASC",
+    "sort_by=UPDATED_TIME_DESC",
+    "sort_by=UPDATED_TIME_ASC",
+  ])("every adjacent pair is in order for '%s'", (qs) => {
+    const q = parse(`user_account=0xa&size=500&${qs}`);
+    const cmp = comparatorFor(q);
+    const all: OrderRecord[] = [];
+    for (let page = 1; ; page++) {
+      const p = queryOrders(big, { ...q, page });
+      all.push(...p.rows);
+      if (p.rows.length < q.size) break;
+    }
+    expect(all).toHaveLength(big.length);
+    for (let i = 1; i < all.length; i++) expect(cmp(all[i - 1]!, all[i]!)).toBeLessThan(0);
+  });
 
   it.each([
     ["symbol=PERP_ETH_USDC", (o: OrderRecord) => o.symbol === "PERP_ETH_USDC"],
@@ -120,8 +145,14 @@ describe("seeded history", () => {
     ["order_tag=grid_bot", (o: OrderRecord) => o.order_tag === "grid_bot"],
     [`start_t=${NOW - 10 * 86_400_000}`, (o: OrderRecord) => o.created_time >= NOW - 10 * 86_400_000],
     [`end_t=${NOW - 10 * 86_400_000}`, (o: OrderRecord) => o.created_time <= NOW - 10 * 86_400_000],
-    [`update_start_t=${NOW - 5 * 86_400_000}&update_end_t=${NOW - 2 * 86_400_000}`, (o: OrderRecord) => o.updated_time >= NOW - 5 * 86_400_000 && o.updated_time <= NOW - 2 * 86_400_000],
-    ["symbol=PERP_BTC_USDC&side=BUY&status=CANCELLED", (o: OrderRecord) => o.symbol === "PERP_BTC_USDC" && o.side === "BUY" && o.status === "CANCELLED"],
+    [
+      `update_start_t=${NOW - 5 * 86_400_000}&update_end_t=${NOW - 2 * 86_400_000}`,
+      (o: OrderRecord) => o.updated_time >= NOW - 5 * 86_400_000 && o.updated_time <= NOW - 2 * 86_400_000,
+    ],
+    [
+      "symbol=PERP_BTC_USDC&side=BUY&status=CANCELLED",
+      (o: OrderRecord) => o.symbol === "PERP_BTC_USDC" && o.side === "BUY" && o.status === "CANCELLED",
+    ],
   ] as [string, (o: OrderRecord) => boolean][])("filter %s", (qs, pred) => {
     const expected = big.filter(pred).length;
     expect(expected).toBeGreaterThan(0);

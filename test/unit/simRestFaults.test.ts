@@ -29,7 +29,12 @@ describe("RestFaults.plan", () => {
     f.serverError(502, { times: 1 });
     f.rateLimitStorm({ times: 1 });
     const first = f.plan("GET", "/x");
-    expect(first).toEqual({ delayBeforeMs: 120, delayAfterMs: 50, failure: { kind: "status", status: 502, body: "envelope" }, resetAfter: false });
+    expect(first).toEqual({
+      delayBeforeMs: 120,
+      delayAfterMs: 50,
+      failure: { kind: "status", status: 502, body: "envelope" },
+      resetAfter: false,
+    });
     expect(f.plan("GET", "/x").failure).toEqual({ kind: "rateLimit" });
     expect(f.plan("GET", "/x").failure).toBeUndefined();
     expect(f.injected).toBe(3);

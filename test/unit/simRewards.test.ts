@@ -13,7 +13,11 @@ describe("rewards epochs", () => {
     const data = r.epochData();
     expect(data.current_epoch).toBe(4);
     expect(data.rows.map((x) => [x.epoch_id, x.reward_status])).toEqual([
-      [1, "Confirmed"], [2, "Confirmed"], [3, "Pending"], [4, "Ongoing"], [5, "0"],
+      [1, "Confirmed"],
+      [2, "Confirmed"],
+      [3, "Pending"],
+      [4, "Ongoing"],
+      [5, "0"],
     ]);
     const info = r.epochInfo();
     expect(info.current_epoch).toBe(4);
@@ -39,7 +43,10 @@ describe("rewards epochs", () => {
   it("released totals sum the confirmed epochs' rewards", () => {
     const r = new Rewards(new Prng(3), NOW, { startEpoch: 5 });
     const d = r.epochData();
-    const confirmed = r.epochInfo().rows.filter((x) => x.epoch_id <= 3).reduce((s, x) => s + x.max_reward_amount, 0);
+    const confirmed = r
+      .epochInfo()
+      .rows.filter((x) => x.epoch_id <= 3)
+      .reduce((s, x) => s + x.max_reward_amount, 0);
     expect(d.total_released_trading_rewards_native + d.total_released_trading_rewards_escrow).toBeCloseTo(confirmed, 6);
     for (const row of d.rows.filter((x) => x.reward_status !== "0")) expect(row.r_major + row.r_alts).toBeGreaterThan(0);
   });
@@ -65,18 +72,25 @@ describe("campaign user statistics", () => {
     ["campaign_id=abc&account_id=x", -1005],
     ["campaign_id=2", -1005],
     ["campaign_id=2&account_id=x&foo=1", -1004],
-    ["campaign_id=99&account_id=" + user.accountId, -1006],
+    [`campaign_id=99&account_id=${user.accountId}`, -1006],
     ["campaign_id=2&account_id=0xnobody", -1006],
-    ["campaign_id=2&account_id=" + user.accountId + "&address=0x0000000000000000000000000000000000000000", -1006],
-    ["campaign_id=2&account_id=" + user.accountId, 0],
-    ["campaign_id=2&address=" + user.address.toUpperCase().replace("0X", "0x"), 0],
+    [`campaign_id=2&account_id=${user.accountId}&address=0x0000000000000000000000000000000000000000`, -1006],
+    [`campaign_id=2&account_id=${user.accountId}`, 0],
+    [`campaign_id=2&address=${user.address.toUpperCase().replace("0X", "0x")}`, 0],
   ])("%s → %s", (qs, expected) => {
     expect(code(qs)).toBe(expected);
   });
 
   it("parses the optional filters", () => {
     const q = parseCampaignQuery(new URLSearchParams("campaign_id=2&address=0xa&order_tag=t&broker_id=b&symbol=PERP_BTC_USDC"));
-    expect(q.ok && q.value).toEqual({ campaignId: 2, accountId: undefined, address: "0xa", orderTag: "t", brokerId: "b", symbol: "PERP_BTC_USDC" });
+    expect(q.ok && q.value).toEqual({
+      campaignId: 2,
+      accountId: undefined,
+      address: "0xa",
+      orderTag: "t",
+      brokerId: "b",
+      symbol: "PERP_BTC_USDC",
+    });
   });
 
   it("volume and fill count come from the user's filled orders in the window, and filters narrow them", () => {
@@ -87,9 +101,14 @@ describe("campaign user statistics", () => {
     };
     const all = get("");
     const campaign = core.campaigns.find((c) => c.campaignId === 2)!;
-    const fills = core.ordersOf(user.accountId).filter((o) => o.executed_quantity > 0 && o.updated_time >= campaign.startTime && o.updated_time <= NOW);
+    const fills = core
+      .ordersOf(user.accountId)
+      .filter((o) => o.executed_quantity > 0 && o.updated_time >= campaign.startTime && o.updated_time <= NOW);
     expect(all.filled_order_count).toBe(fills.length);
-    expect(all.volume).toBeCloseTo(fills.reduce((s, o) => s + o.executed_quantity * o.average_executed_price, 0), 4);
+    expect(all.volume).toBeCloseTo(
+      fills.reduce((s, o) => s + o.executed_quantity * o.average_executed_price, 0),
+      4,
+    );
     const btc = get("&symbol=PERP_BTC_USDC");
     expect(btc.filled_order_count).toBe(fills.filter((o) => o.symbol === "PERP_BTC_USDC").length);
     expect(btc.filled_order_count).toBeLessThan(all.filled_order_count);

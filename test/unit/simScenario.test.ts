@@ -49,11 +49,27 @@ describe("Scenario", () => {
     const core = new VenueCore({ seed: 4, orderCounts: [1] });
     core.accounts.add({ accountId: "0xme", collateral: 1e9 });
     core.accounts.registerKey("0xme", "ed25519:11111111111111111111111111111111");
-    const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }, { symbol: "PERP_BTC_USDC", position_qty: 1 }] });
-    await core.submitClaim("0xme", { liquidation_id: id, ratio_qty_request: 0.5, limit_price: { PERP_ETH_USDC: 1e9, PERP_BTC_USDC: 1e9 } }, core.now());
+    const id = core.addLiquidation({
+      positions: [
+        { symbol: "PERP_ETH_USDC", position_qty: 1 },
+        { symbol: "PERP_BTC_USDC", position_qty: 1 },
+      ],
+    });
+    await core.submitClaim(
+      "0xme",
+      { liquidation_id: id, ratio_qty_request: 0.5, limit_price: { PERP_ETH_USDC: 1e9, PERP_BTC_USDC: 1e9 } },
+      core.now(),
+    );
     await core.competitorClaim(id, 1);
     const stop = new AbortController();
-    new Scenario(core, { markIntervalMs: 0, liquidationsPerSec: 0, cascadeIntervalMs: 0, competitorProbability: 0, epochAdvanceMs: 0, unwindIntervalMs: 20 }).start(stop.signal);
+    new Scenario(core, {
+      markIntervalMs: 0,
+      liquidationsPerSec: 0,
+      cascadeIntervalMs: 0,
+      competitorProbability: 0,
+      epochAdvanceMs: 0,
+      unwindIntervalMs: 20,
+    }).start(stop.signal);
     try {
       await until(() => core.positionsOf("0xme").every((p) => p.qty === 0), "unwind");
       expect(core.positionsOf(core.competitorIds[0]!).some((p) => p.qty !== 0)).toBe(true);
@@ -67,10 +83,27 @@ describe("Scenario", () => {
     const pushes: SimPush[] = [];
     core.onPush((p) => pushes.push(p));
     const stop = new AbortController();
-    new Scenario(core, { markIntervalMs: 0, liquidationsPerSec: 0, cascadeIntervalMs: 0, competitorProbability: 0, epochAdvanceMs: 0, expirySweepMs: 20 }).start(stop.signal);
+    new Scenario(core, {
+      markIntervalMs: 0,
+      liquidationsPerSec: 0,
+      cascadeIntervalMs: 0,
+      competitorProbability: 0,
+      epochAdvanceMs: 0,
+      expirySweepMs: 20,
+    }).start(stop.signal);
     try {
       const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
-      await until(() => pushes.some((p) => p.topic === "liquidation" && (p.data as { liquidationId: number; positionsByPerp: unknown[] }[]).some((r) => r.liquidationId === id && r.positionsByPerp.length === 0)), "expiry push");
+      await until(
+        () =>
+          pushes.some(
+            (p) =>
+              p.topic === "liquidation" &&
+              (p.data as { liquidationId: number; positionsByPerp: unknown[] }[]).some(
+                (r) => r.liquidationId === id && r.positionsByPerp.length === 0,
+              ),
+          ),
+        "expiry push",
+      );
       expect(core.book.closedReason(id)).toBe("expired");
     } finally {
       stop.abort();

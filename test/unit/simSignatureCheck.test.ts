@@ -71,7 +71,11 @@ describe("checkSignedRequest (PROTOCOL.md §2)", () => {
     ["tampered body", (r: SignedRequest) => ({ ...r, body: Buffer.from('{"liquidation_id":2}') }), -1001],
     ["tampered path", (r: SignedRequest) => ({ ...r, pathWithQuery: "/v1/liquidation?x=1" }), -1001],
     ["tampered method", (r: SignedRequest) => ({ ...r, method: "PUT" }), -1001],
-    ["signature of another message", (r: SignedRequest) => ({ ...r, headers: { ...r.headers, "service-signature": Buffer.alloc(64, 7).toString("base64url") } }), -1001],
+    [
+      "signature of another message",
+      (r: SignedRequest) => ({ ...r, headers: { ...r.headers, "service-signature": Buffer.alloc(64, 7).toString("base64url") } }),
+      -1001,
+    ],
     ["signature not base64", (r: SignedRequest) => ({ ...r, headers: { ...r.headers, "service-signature": "not a signature" } }), -1001],
     ["key not ed25519 base58", (r: SignedRequest) => ({ ...r, headers: { ...r.headers, "service-key": "ed25519:0OIl" } }), -1001],
     ["timestamp not digits", (r: SignedRequest) => ({ ...r, headers: { ...r.headers, "service-timestamp": "12.5" } }), -1001],
@@ -103,7 +107,12 @@ describe("checkSignedRequest (PROTOCOL.md §2)", () => {
   it("reads headers with the configured prefix", async () => {
     const { signer, options } = setup("orderly");
     expect(Object.keys(signer.headers("GET", "/x"))).toContain("orderly-signature");
-    const req = { headers: signer.headers("GET", "/v1/admin/orders?user_account=u", undefined, NOW), method: "GET", pathWithQuery: "/v1/admin/orders?user_account=u", body: Buffer.alloc(0) };
+    const req = {
+      headers: signer.headers("GET", "/v1/admin/orders?user_account=u", undefined, NOW),
+      method: "GET",
+      pathWithQuery: "/v1/admin/orders?user_account=u",
+      body: Buffer.alloc(0),
+    };
     expect(await code(req, options)).toBe(0);
     expect(await code(req, { ...options, headerPrefix: "service" })).toBe(-1001);
   });

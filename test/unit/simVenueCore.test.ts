@@ -21,7 +21,9 @@ function setup(options: { ttl?: number; delay?: number; collateral?: number } = 
 
 function limits(core: VenueCore, id: number): Record<string, number> {
   const liq = core.book.get(id)!;
-  return Object.fromEntries(liq.positions.map((p) => [p.symbol, p.positionQty > 0 ? core.mark(p.symbol)! * 1.1 : core.mark(p.symbol)! * 0.9]));
+  return Object.fromEntries(
+    liq.positions.map((p) => [p.symbol, p.positionQty > 0 ? core.mark(p.symbol)! * 1.1 : core.mark(p.symbol)! * 0.9]),
+  );
 }
 
 const topic = (pushes: SimPush[], t: string) => pushes.filter((p) => p.topic === t);
@@ -34,7 +36,14 @@ describe("VenueCore liquidations and pushes", () => {
     expect(push).toEqual({
       scope: "public",
       topic: "liquidation",
-      data: [{ liquidationId: id, timestamp: clock.t, type: "liquidated", positionsByPerp: [{ symbol: "PERP_ETH_USDC", positionQty: 3, liquidatorFee: core.symbols.get("PERP_ETH_USDC")!.liquidatorFee }] }],
+      data: [
+        {
+          liquidationId: id,
+          timestamp: clock.t,
+          type: "liquidated",
+          positionsByPerp: [{ symbol: "PERP_ETH_USDC", positionQty: 3, liquidatorFee: core.symbols.get("PERP_ETH_USDC")!.liquidatorFee }],
+        },
+      ],
     });
     expect(core.liquidationEmittedAt(id)).toBe(clock.t);
   });
@@ -54,10 +63,11 @@ describe("VenueCore liquidations and pushes", () => {
     expect(liqPushes).toHaveLength(1);
     const rows = liqPushes[0]!.data as { liquidationId: number; positionsByPerp: { symbol: string; positionQty: number }[] }[];
     expect(rows.map((r) => r.liquidationId)).toEqual(ids);
-    for (const r of rows) for (const p of r.positionsByPerp) {
-      expect(["PERP_SOL_USDC", "PERP_WIF_USDC"]).toContain(p.symbol);
-      expect(p.positionQty).toBeLessThan(0);
-    }
+    for (const r of rows)
+      for (const p of r.positionsByPerp) {
+        expect(["PERP_SOL_USDC", "PERP_WIF_USDC"]).toContain(p.symbol);
+        expect(p.positionQty).toBeLessThan(0);
+      }
   });
 
   it("a claim pushes liquidatorliquidations and position privately, and the remaining quantity publicly", async () => {
@@ -72,16 +82,27 @@ describe("VenueCore liquidations and pushes", () => {
     expect(r.value.positions_by_perp[0]!.transfer_price).toBeCloseTo(100_000 * (1 - 0.006), 6);
 
     const [pub] = topic(pushes, "liquidation");
-    expect(pub!.data).toEqual([expect.objectContaining({ liquidationId: id, positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 0.35, liquidatorFee: 0.006 }] })]);
+    expect(pub!.data).toEqual([
+      expect.objectContaining({
+        liquidationId: id,
+        positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 0.35, liquidatorFee: 0.006 }],
+      }),
+    ]);
     const [assigned] = topic(pushes, "liquidatorliquidations");
     expect(assigned).toMatchObject({ scope: "private", accountId: LIQUIDATOR });
     expect(assigned!.data).toMatchObject({
       liquidationId: id,
       assigned: 1,
-      positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 0.15, liquidatorFee: 0.006, transferPrice: r.value.positions_by_perp[0]!.transfer_price }],
+      positionsByPerp: [
+        { symbol: "PERP_BTC_USDC", positionQty: 0.15, liquidatorFee: 0.006, transferPrice: r.value.positions_by_perp[0]!.transfer_price },
+      ],
     });
     const [pos] = topic(pushes, "position");
-    expect(pos).toMatchObject({ scope: "private", accountId: LIQUIDATOR, data: { positions: [expect.objectContaining({ symbol: "PERP_BTC_USDC", positionQty: 0.15, markPrice: 100_000 })] } });
+    expect(pos).toMatchObject({
+      scope: "private",
+      accountId: LIQUIDATOR,
+      data: { positions: [expect.objectContaining({ symbol: "PERP_BTC_USDC", positionQty: 0.15, markPrice: 100_000 })] },
+    });
     expect(core.positionsOf(LIQUIDATOR)).toEqual([expect.objectContaining({ symbol: "PERP_BTC_USDC", qty: 0.15 })]);
     expect(core.claims(id)).toHaveLength(1);
   });
@@ -90,11 +111,19 @@ describe("VenueCore liquidations and pushes", () => {
     const { core, pushes } = setup();
     const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: -1 }] });
     pushes.length = 0;
-    const first = await core.submitClaim(LIQUIDATOR, { liquidation_id: id, ratio_qty_request: 1, limit_price: limits(core, id) }, core.now());
+    const first = await core.submitClaim(
+      LIQUIDATOR,
+      { liquidation_id: id, ratio_qty_request: 1, limit_price: limits(core, id) },
+      core.now(),
+    );
     expect(first.ok).toBe(true);
     expect(topic(pushes, "liquidation")[0]!.data).toEqual([expect.objectContaining({ liquidationId: id, positionsByPerp: [] })]);
     expect(core.openLiquidations().map((l) => l.liquidationId)).not.toContain(id);
-    const again = await core.submitClaim(LIQUIDATOR, { liquidation_id: id, ratio_qty_request: 1, limit_price: { PERP_ETH_USDC: 1 } }, core.now());
+    const again = await core.submitClaim(
+      LIQUIDATOR,
+      { liquidation_id: id, ratio_qty_request: 1, limit_price: { PERP_ETH_USDC: 1 } },
+      core.now(),
+    );
     expect(again.ok ? 0 : again.refusal.code).toBe(-1202);
   });
 
@@ -106,7 +135,11 @@ describe("VenueCore liquidations and pushes", () => {
     clock.t += 1;
     expect(core.expireDue()).toEqual([id]);
     expect(topic(pushes, "liquidation").at(-1)!.data).toEqual([expect.objectContaining({ liquidationId: id, positionsByPerp: [] })]);
-    const r = await core.submitClaim(LIQUIDATOR, { liquidation_id: id, ratio_qty_request: 1, limit_price: { PERP_ETH_USDC: 1e9 } }, core.now());
+    const r = await core.submitClaim(
+      LIQUIDATOR,
+      { liquidation_id: id, ratio_qty_request: 1, limit_price: { PERP_ETH_USDC: 1e9 } },
+      core.now(),
+    );
     expect(r.ok ? 0 : r.refusal.code).toBe(-1202);
     expect(core.book.closedReason(id)).toBe("expired");
   });
@@ -138,7 +171,12 @@ describe("VenueCore liquidations and pushes", () => {
     const mine = await core.submitClaim(LIQUIDATOR, { liquidation_id: id, ratio_qty_request: 1, limit_price: limit }, core.now());
     expect(mine.ok ? 0 : mine.refusal.code).toBe(-1202);
     expect(core.claims(id).map((c) => c.accountId)).toEqual([core.competitorIds[0]]);
-    expect(core.claimRequests().filter((e) => e.liquidationId === id).map((e) => e.code)).toEqual([0, -1202]);
+    expect(
+      core
+        .claimRequests()
+        .filter((e) => e.liquidationId === id)
+        .map((e) => e.code),
+    ).toEqual([0, -1202]);
   });
 
   it("-1101 leaves everything unchanged", async () => {
@@ -151,7 +189,11 @@ describe("VenueCore liquidations and pushes", () => {
     expect(core.positionsOf(LIQUIDATOR)).toEqual([]);
     expect(core.book.get(id)!.positions[0]!.positionQty).toBe(1);
     core.setCollateral(LIQUIDATOR, 1e6);
-    const again = await core.submitClaim(LIQUIDATOR, { liquidation_id: id, ratio_qty_request: 1, limit_price: limits(core, id) }, core.now());
+    const again = await core.submitClaim(
+      LIQUIDATOR,
+      { liquidation_id: id, ratio_qty_request: 1, limit_price: limits(core, id) },
+      core.now(),
+    );
     expect(again.ok).toBe(true);
   });
 
@@ -162,7 +204,14 @@ describe("VenueCore liquidations and pushes", () => {
     pushes.length = 0;
     expect(core.closePositions(LIQUIDATOR)).toBe(1);
     expect(core.positionsOf(LIQUIDATOR)).toEqual([expect.objectContaining({ symbol: "PERP_ETH_USDC", qty: 0 })]);
-    expect(pushes).toEqual([expect.objectContaining({ scope: "private", accountId: LIQUIDATOR, topic: "position", data: { positions: [expect.objectContaining({ symbol: "PERP_ETH_USDC", positionQty: 0 })] } })]);
+    expect(pushes).toEqual([
+      expect.objectContaining({
+        scope: "private",
+        accountId: LIQUIDATOR,
+        topic: "position",
+        data: { positions: [expect.objectContaining({ symbol: "PERP_ETH_USDC", positionQty: 0 })] },
+      }),
+    ]);
     expect(core.closePositions(LIQUIDATOR)).toBe(0);
   });
 

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "vitest";
 import {
   BAD_MESSAGE_REASONS,
+  frameTimestamp,
+  isSymbol,
   MAX_ABS_QTY,
   MAX_ITEMS,
   MAX_PERPS,
   MAX_PRICE,
-  frameTimestamp,
-  isSymbol,
   parseLiquidationEntry,
   parseLiquidations,
   parseLiquidatorLiquidation,
@@ -163,7 +163,13 @@ describe("valid frames for every topic", () => {
 
 describe("rejection rules", () => {
   test("non-finite numbers (JSON 1e999 parses to Infinity) and NaN", () => {
-    expect(parseLiquidationEntry(json('{"liquidationId":1,"timestamp":1,"type":"t","positionsByPerp":[{"symbol":"PERP_A_B","positionQty":1e999,"liquidatorFee":0.01}]}'))).toBeUndefined();
+    expect(
+      parseLiquidationEntry(
+        json(
+          '{"liquidationId":1,"timestamp":1,"type":"t","positionsByPerp":[{"symbol":"PERP_A_B","positionQty":1e999,"liquidatorFee":0.01}]}',
+        ),
+      ),
+    ).toBeUndefined();
     expect(parseMarkPrice(json('{"symbol":"PERP_A_B","price":1e999}'))).toBeUndefined();
     expect(parseMarkPrice({ symbol: "PERP_A_B", price: Number.NaN })).toBeUndefined();
     expect(parseLiquidationEntry(liq({ timestamp: Number.POSITIVE_INFINITY }))).toBeUndefined();
@@ -193,7 +199,17 @@ describe("rejection rules", () => {
   });
 
   test("symbols not matching PERP_<BASE>_<QUOTE>", () => {
-    for (const s of ["BTC_USDC", "PERP_BTC", "perp_btc_usdc", "PERP_BTC_USDC_X", "PERP__USDC", "PERP_BTC-USDC", " PERP_BTC_USDC", "PERP_BTC_USDC\n", 42]) {
+    for (const s of [
+      "BTC_USDC",
+      "PERP_BTC",
+      "perp_btc_usdc",
+      "PERP_BTC_USDC_X",
+      "PERP__USDC",
+      "PERP_BTC-USDC",
+      " PERP_BTC_USDC",
+      "PERP_BTC_USDC\n",
+      42,
+    ]) {
       expect(isSymbol(s)).toBe(false);
       expect(parseMarkPrice({ symbol: s, price: 1 })).toBeUndefined();
       expect(parseLiquidationEntry(liq({}, { symbol: s }))).toBeUndefined();
@@ -268,7 +284,14 @@ describe("rejection rules", () => {
   test("one bad assigned position or position rejects the whole push", () => {
     const good = (assigned().positionsByPerp as unknown[])[0];
     expect(parseLiquidatorLiquidation(assigned({ positionsByPerp: [good, { symbol: "PERP_X_Y" }] }))).toBeUndefined();
-    expect(parsePositions({ positions: [{ symbol: "PERP_A_B", positionQty: 1 }, { symbol: "nope", positionQty: 1 }] })).toBeUndefined();
+    expect(
+      parsePositions({
+        positions: [
+          { symbol: "PERP_A_B", positionQty: 1 },
+          { symbol: "nope", positionQty: 1 },
+        ],
+      }),
+    ).toBeUndefined();
   });
 });
 
@@ -300,7 +323,13 @@ describe("bad entries inside arrays", () => {
 
   test("a mixed markprices array keeps the good entries", () => {
     const r = parseMarkPrices([{ symbol: "PERP_A_B", price: 2 }, { symbol: "PERP_C_D", price: -2 }, 5, { symbol: "PERP_E_F", price: 3 }]);
-    expect(r).toEqual({ dropped: 2, items: [{ symbol: "PERP_A_B", price: 2 }, { symbol: "PERP_E_F", price: 3 }] });
+    expect(r).toEqual({
+      dropped: 2,
+      items: [
+        { symbol: "PERP_A_B", price: 2 },
+        { symbol: "PERP_E_F", price: 3 },
+      ],
+    });
   });
 
   test("all-bad and empty arrays", () => {
