@@ -12,16 +12,20 @@ import { Claimer } from "./daemon/claimer.js";
 import { ClaimSender } from "./daemon/claimSender.js";
 import { createPolicyContext, Daemon, makeDecider } from "./daemon/daemon.js";
 import { Housekeeping } from "./daemon/housekeeping.js";
-import { Journal } from "./daemon/journal.js";
+import type { Journal, JournalReplay } from "./daemon/journal.js";
 import { OpenBook } from "./daemon/openBook.js";
+import { openOwnJournal } from "./daemon/openOwnJournal.js";
+import { RestHealth } from "./daemon/restHealth.js";
 import { restoreFromJournal } from "./daemon/restore.js";
 import { Exposure } from "./engine/exposure.js";
 import { MarkBook } from "./engine/marks.js";
+import { PositionBook } from "./engine/positionBook.js";
 import { type ObserveServer, startObserveServer } from "./observe/httpServer.js";
 import { createLogger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import { RewardsPoller } from "./observe/rewardsPoller.js";
 import { Watchdog } from "./observe/watchdog.js";
+import { ConfigError } from "./venue/errors.js";
 import { createVenueLimiters, LIMITER_NAMES } from "./venue/limiters.js";
 import { RestClient } from "./venue/rest.js";
 import { Signer } from "./venue/signer.js";
@@ -107,11 +111,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
 
   // The metrics server comes first so /readyz can say why the daemon is not claiming yet.
   let notReady: () => readonly string[] = () => ["starting"];
+  let details: () => Record<string, unknown> = () => ({ role: "single" });
   const server = await startObserveServer({
     host: config.metrics.host,
     port: config.metrics.port,
     metrics,
-    health: { stale: () => watchdog.stale(), notReady: () => notReady() },
+    health: { stale: () => watchdog.stale(), notReady: () => notReady(), details: () => details() },
     logger,
   });
   logger.info({ url: server.url, port: server.port }, "metrics server listening");
@@ -125,7 +130,22 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   };
   process.on("SIGHUP", onHup);
   try {
-    await runStarted({ options, logger, metrics, watchdog, server, setNotReady: (f) => (notReady = f), setReload: (f) => (onReload = f) });
+    await runStarted({
+      options,
+      logger,
+      metrics,
+      watchdog,
+      server,
+      setNotReady: (f) => {
+        notReady = f;
+      },
+      setDetails: (f) => {
+        details = f;
+      },
+      setReload: (f) => {
+        onReload = f;
+      },
+    });
   } finally {
     onReload = undefined;
     await reloading;
@@ -141,24 +161,33 @@ interface StartedParts {
   watchdog: Watchdog;
   server: ObserveServer;
   setNotReady(f: () => readonly string[]): void;
+  setDetails(f: () => Record<string, unknown>): void;
   setReload(f: () => Promise<void>): void;
 }
 
 /**
  * The claims journal, retried until it opens: claiming never starts without the journal replayed
- * (it is what says which ids were already claimed), and /readyz says why meanwhile.
+ * (it is what says which ids were already claimed), and /readyz says why meanwhile. A journal of
+ * another venue or account is a configuration error, not a disk error: it is not retried.
  */
 async function openJournal(
   dir: string,
+  venue: Venue,
+  simulated: boolean,
   signal: AbortSignal,
   logger: Logger,
   setNotReady: StartedParts["setNotReady"],
   retryMs: number,
-): Promise<ReturnType<typeof Journal.open> | undefined> {
+): Promise<ReturnType<typeof openOwnJournal> | undefined> {
   for (let failures = 0; !signal.aborted; failures++) {
     try {
-      return Journal.open({ dir, logger: logger.child({ component: "journal" }) });
+      return openOwnJournal({
+        dir,
+        owner: { baseUrl: venue.baseUrl, accountId: venue.accountId, simulated },
+        logger: logger.child({ component: "journal" }),
+      });
     } catch (err) {
+      if (err instanceof ConfigError) throw err;
       const message = (err as Error).message;
       setNotReady(() => [`journal_error:${message}`]);
       if (failures === 0) logger.error({ err: message, retryMs }, "claims journal unavailable; not claiming until it opens");
@@ -169,25 +198,47 @@ async function openJournal(
 }
 
 async function runStarted(parts: StartedParts): Promise<void> {
+  const { options, logger } = parts;
+  const { loaded, signal } = options;
+  const config = loaded.config;
+  const venue = await openVenue(config, loaded.secret, logger);
+  let journal: Journal | undefined;
+  try {
+    const simulated = config.venue.mode === "simulator";
+    const opened = await openJournal(
+      config.state.dir,
+      venue,
+      simulated,
+      signal,
+      logger,
+      parts.setNotReady,
+      options.timing?.journalRetryMs ?? 10_000,
+    );
+    if (opened === undefined) return;
+    journal = opened.journal;
+    parts.setNotReady(() => ["starting"]);
+    await runWithJournal(parts, venue, opened.journal, opened.replay);
+  } finally {
+    await journal?.close();
+    await venue.close();
+  }
+}
+
+async function runWithJournal(parts: StartedParts, venue: Venue, journal: Journal, replay: JournalReplay): Promise<void> {
   const { options, logger, metrics, watchdog, server } = parts;
   const { loaded, signal } = options;
   const config = loaded.config;
-  // Reliability tests: the open is retried on timing.journalRetryMs like a failed write (it used a
-  // fixed 10 s, so a test of "fix the disk → it opens" had to wait that out).
-  const opened = await openJournal(config.state.dir, signal, logger, parts.setNotReady, options.timing?.journalRetryMs ?? 10_000);
-  if (opened === undefined) return;
-  const { journal, replay } = opened;
-  parts.setNotReady(() => ["starting"]);
-  const venue = await openVenue(config, loaded.secret, logger);
   const signer = new Signer({ secret: venue.secret, accountId: venue.accountId, headerPrefix: config.venue.header_prefix });
   const limiters = createVenueLimiters(config.venue.limits);
   metrics.setLimiterSource(() => LIMITER_NAMES.map((limiter) => ({ limiter, queued: limiters.queued(limiter) })));
+  const restHealth = new RestHealth();
   const rest = new RestClient({
     baseUrl: venue.baseUrl,
     signer,
     limiters,
     timeoutMs: config.venue.request_timeout_ms,
     onRequest: (endpoint, status, seconds) => {
+      restHealth.record(status);
       metrics.httpRequests.inc({ endpoint, status: String(status) });
       metrics.httpRequestDuration.observe({ endpoint }, seconds);
     },
@@ -207,14 +258,17 @@ async function runStarted(parts: StartedParts): Promise<void> {
     decide: makeDecider(ctx),
     book,
     exposure,
+    positions: new PositionBook(exposure),
     acquire: (s) => limiters.acquire("claims", s),
     sender,
     journal,
     observer: claimObserver(metrics),
     logger: logger.child({ component: "claimer" }),
   });
-  const restored = restoreFromJournal(replay, claimer, exposure);
+  const restored = restoreFromJournal(replay, claimer);
   if (restored.ids > 0) logger.info(restored, "journal replayed: these ids are never claimed again");
+  // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
+  claimer.setPaused("positions", true);
 
   const daemon = new Daemon({
     rest,
@@ -229,6 +283,8 @@ async function runStarted(parts: StartedParts): Promise<void> {
     claimer,
     metrics,
     watchdog,
+    restHealth,
+    publicPerSecond: config.venue.limits.public_per_second,
     housekeeping: new Housekeeping({
       clock: signer.clock,
       journal,
@@ -248,6 +304,7 @@ async function runStarted(parts: StartedParts): Promise<void> {
 
   try {
     parts.setNotReady(() => daemon.notReady());
+    parts.setDetails(() => ({ role: "single", degraded: daemon.degradedStreams() }));
     const poller = new RewardsPoller({
       source: rest,
       metrics,
@@ -265,8 +322,6 @@ async function runStarted(parts: StartedParts): Promise<void> {
   } finally {
     await rest.close().catch(() => undefined);
     await limiters.stop().catch(() => undefined);
-    await journal.close();
-    await venue.close();
   }
 }
 

@@ -162,6 +162,8 @@ const venueSchema = section({
     public_per_second: z.number().gt(0).default(10),
     claims_per_second: z.number().gt(0).default(5),
     admin_orders_per_second: z.number().gt(0).default(10),
+    // PROTOCOL.md §6: GET /v1/positions allows 30 per 10 s.
+    account_reads_per_second: z.number().gt(0).default(3),
   }),
 }).superRefine((v, ctx) => {
   if (v.mode !== "live") return;

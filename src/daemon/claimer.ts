@@ -9,8 +9,9 @@
  * Never twice: every id has one state; once an id is in flight, accepted, unknown or finished it
  * is not claimed again, and the journal intent is written before the request leaves.
  */
-import type { Exposure } from "../engine/exposure.js";
+import type { Exposure, HeldPositionInput } from "../engine/exposure.js";
 import { type ClaimDecision, claimRequestBody, type Decision } from "../engine/policy.js";
+import type { PositionBook } from "../engine/positionBook.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation, LiquidationPosition } from "../engine/types.js";
 import { VenueError } from "../venue/errors.js";
@@ -21,7 +22,7 @@ import type { ClaimSender } from "./claimSender.js";
 import type { Fill, Journal, JournalRecord, OutcomeRecord } from "./journal.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 
-export type PauseReason = "margin" | "journal" | "clock";
+export type PauseReason = "margin" | "journal" | "clock" | "positions";
 
 /** Metrics and logs hang off this; the claimer does not know prom-client. */
 export interface ClaimerObserver {
@@ -43,6 +44,8 @@ export interface ClaimerOptions {
   decide: (liquidation: Liquidation, now: number) => Decision;
   book: OpenBook;
   exposure: Exposure;
+  /** The venue's held positions (what a settled claim adds to, and what the venue's reports replace). */
+  positions: PositionBook;
   /** The claims limiter's permit (limiters.acquire("claims", signal)). */
   acquire: (signal: AbortSignal) => Promise<void>;
   sender: ClaimSender;
@@ -101,8 +104,6 @@ export class Claimer {
   readonly #inflight = new Set<Promise<void>>();
   readonly #paused = new Map<PauseReason, NodeJS.Timeout | undefined>();
   #holdUntil = 0;
-  /** Venue time (ms) of the last `position` push applied: held quantities include every claim applied until then. */
-  #positionsAsOf = Number.NEGATIVE_INFINITY;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   readonly #stop = new AbortController();
@@ -225,17 +226,38 @@ export class Claimer {
     this.#o.observer.result("confirmed", "none", undefined);
   }
 
-  /**
-   * Private `position` push (the whole account): the venue's held quantities replace ours, and a
-   * snapshot is journaled so that a restart starts from it (restore.ts).
-   */
+  /** Private `position` push: a delta per symbol (PROTOCOL.md §5), as of the frame's venue time. */
   onPositions(push: PositionPush, venueTs: number | undefined): void {
-    this.#o.exposure.applyPositions(push.positions, true);
-    if (venueTs === undefined || !Number.isFinite(venueTs)) return;
-    if (venueTs > this.#positionsAsOf) this.#positionsAsOf = venueTs;
-    const held: Record<string, number> = {};
-    for (const p of push.positions) if (Number.isFinite(p.positionQty) && p.positionQty !== 0) held[p.symbol] = p.positionQty;
-    this.#journal({ t: "positions", at: this.#o.now(), venueTs, held });
+    this.#o.positions.applyPush(push.positions, venueTs !== undefined && Number.isFinite(venueTs) ? venueTs : undefined);
+  }
+
+  /**
+   * `GET /v1/positions`: the whole account as of venue time `venueTs`. The first one ends the start-up
+   * wait: until the venue has said what the account holds, exposure is unknown and nothing is claimed.
+   */
+  onPositionsSnapshot(positions: readonly HeldPositionInput[], venueTs: number | undefined): void {
+    this.#o.positions.applySnapshot(positions, venueTs);
+    if (this.#paused.has("positions")) {
+      this.#o.logger.info(
+        { held: positions.filter((p) => p.positionQty !== 0).length },
+        "positions read from the venue; claiming may start",
+      );
+      this.setPaused("positions", false);
+    }
+  }
+
+  /**
+   * Re-decide the open ids last skipped for one of `reasons` (all skips when omitted): what made them
+   * fail (a stale mark, the exposure cap, a mark moving the fee) may have changed.
+   */
+  retrySkipped(reasons?: ReadonlySet<string>): void {
+    if (this.#skips.size === 0) return;
+    const receivedAt = this.#o.monotonic();
+    for (const [id, reason] of [...this.#skips]) {
+      if (reasons !== undefined && !reasons.has(reason)) continue;
+      const liquidation = this.#o.book.get(id);
+      if (liquidation !== undefined) this.offer(liquidation, receivedAt);
+    }
   }
 
   /**
@@ -255,6 +277,7 @@ export class Claimer {
       this.#journal({ t: "outcome", id, at: this.#o.now(), result: "not_accepted" });
       this.#ids.delete(id);
       this.#o.logger.info({ id }, "unknown claim outcome settled by the open list: not applied, the id may be claimed again");
+      this.offer(open);
     }
   }
 
@@ -350,9 +373,9 @@ export class Claimer {
         ...(dryRun ? { dryRun } : {}),
       });
     } catch {
-      // No intent, no claim: put it back and stop until the journal works again.
+      // No intent, no claim: back in the queue, and nothing leaves until the journal works again.
       o.exposure.release(id);
-      this.#ids.delete(id);
+      this.#requeue(id, st, d.expectedFee);
       this.setPaused("journal", true);
       return;
     }
@@ -390,13 +413,9 @@ export class Claimer {
       fee += f.fee;
       this.#o.observer.feeEarned(f.symbol, f.fee);
     }
-    // Fix: the venue pushes `position` as it applies a claim, so that push often arrives before the
-    // HTTP answer and already holds these fills; adding them again counted the claim twice (e.g.
-    // 7,700 of exposure for one 3,850 claim), which blocked claims the policy allows until the
-    // next push — and none came, as nothing was claimed. A push at or after the claim's venue time
-    // includes it: then only the reservation goes.
-    if (venueTs <= this.#positionsAsOf) this.#o.exposure.release(id);
-    else this.#o.exposure.commit(id, actual);
+    // The venue pushes `position` as it applies a claim, often before the HTTP answer: the position
+    // book adds only what no venue report includes yet.
+    this.#o.positions.settleClaim(id, actual, venueTs);
     this.#finish(id, st, { t: "outcome", id, at: this.#o.now(), result, fills, venueTs });
     this.#o.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");
   }
@@ -455,11 +474,20 @@ export class Claimer {
       case "reevaluate":
         return st.repriced++ < 1 ? this.#retryLater(id, st, 0) : this.#finish(id, st);
       case "pause_margin":
-        this.#ids.delete(id); // it may be claimable again once margin frees up
+        // It may be claimable again once margin frees up: it waits in the queue, re-decided then.
+        this.#requeue(id, st, d.expectedFee);
         return this.setPaused("margin", true, o.marginPauseMs);
       default:
         return this.#finish(id, st);
     }
+  }
+
+  /** Back to pending (a claim that did not leave): re-decided when its turn comes. */
+  #requeue(id: number, st: IdState, expectedFee: number): void {
+    const liquidation = this.#o.book.get(id);
+    if (liquidation === undefined) return void this.#ids.delete(id);
+    st.phase = "pending";
+    this.#queue.push(id, expectedFee, liquidation.timestamp, id);
   }
 
   /** Re-decide the id from the open list after `ms` (a fresh decision, fresh marks). */

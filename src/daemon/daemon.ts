@@ -1,7 +1,12 @@
 /**
- * The running daemon: venue streams and REST reconciliation feed the open list, marks and
- * exposure; every new or changed liquidation is offered to the claimer. Built by main.ts, which
+ * The running daemon: venue streams and REST reads (restFeed.ts) feed the open list, marks and
+ * positions; every new or changed liquidation is offered to the claimer. Built by main.ts, which
  * owns every dependency; this file only wires inputs to the engine and the claimer.
+ *
+ * Degraded mode: a public stream that is not ready, or ready but silent for `degradedAfterMs`
+ * (marks come every second), is degraded; the REST feed then reads the open list and the marks about
+ * once a second, so claiming goes on from REST data while the stream flaps. A degraded private stream
+ * makes the feed read positions every few seconds; claim outcomes come from the HTTP answers anyway.
  */
 import type { Exposure } from "../engine/exposure.js";
 import type { MarkBook } from "../engine/marks.js";
@@ -11,7 +16,8 @@ import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Watchdog } from "../observe/watchdog.js";
-import type { RestClient } from "../venue/rest.js";
+import type { RestClient, Stamped } from "../venue/rest.js";
+import type { Futures, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import type { Signer } from "../venue/signer.js";
 import { StreamClient, type StreamKind, type StreamLogger } from "../venue/stream.js";
 import { sleep } from "../venue/streamOptions.js";
@@ -19,11 +25,16 @@ import type { StreamData } from "../venue/wire.js";
 import type { Claimer, ClaimerLogger } from "./claimer.js";
 import type { Housekeeping } from "./housekeeping.js";
 import type { OpenBook } from "./openBook.js";
+import { RestFeed } from "./restFeed.js";
+import type { RestHealth } from "./restHealth.js";
+
+/** Skip reasons a fresh mark can lift. */
+const MARK_SKIPS: ReadonlySet<string> = new Set(["mark_stale", "mark_missing"]);
 
 export type DaemonLogger = StreamLogger & ClaimerLogger & { child(bindings: object): DaemonLogger };
 
 export interface DaemonOptions {
-  rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "info">;
+  rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "futuresStamped" | "positions" | "info">;
   signer: Signer;
   /** Full stream URLs (PROTOCOL.md §1), account id already appended. */
   publicUrl: string;
@@ -40,12 +51,18 @@ export interface DaemonOptions {
   logger: DaemonLogger;
   /** Clock and journal checks on the one-second tick (they pause and resume claiming). */
   housekeeping: Housekeeping;
+  /** Whether the venue's REST API answers (caps the streams' reconnect backoff). */
+  restHealth: RestHealth;
+  /** The public read limit per second (the degraded feed's budget). */
+  publicPerSecond: number;
   /** How often the open list is re-read from REST besides after every (re)connect. */
   reconcileIntervalMs?: number;
+  /** A ready public stream with no data frame for this long is degraded (default 3,000 ms). */
+  degradedAfterMs?: number;
   /** How often the symbol table is refreshed from GET /v1/public/info. */
   symbolRefreshMs?: number;
   /** Stream timing overrides (tests). */
-  stream?: { pingIntervalMs?: number; deadAfterMs?: number; backoff?: { initialMs: number; maxMs: number } };
+  stream?: { pingIntervalMs?: number; deadAfterMs?: number; backoff?: { initialMs: number; maxMs: number; healthyMaxMs?: number } };
 }
 
 /** The engine's inputs, in a holder whose policy and symbol table are swapped whole (SIGHUP, info refresh). */
@@ -66,14 +83,18 @@ export class Daemon {
   readonly #o: DaemonOptions;
   readonly ctx: PolicyContextHolder;
   readonly #streams: Record<StreamKind, StreamClient>;
-  #reconcileNow: (() => void) | undefined;
-  #reconcileRequested = false;
+  readonly #feed: RestFeed;
+  readonly #degradedAfterMs: number;
+  /** Local time of the last data frame on the public stream (or of its becoming ready). */
+  #lastPublicDataAt = 0;
+  readonly #degraded: Record<StreamKind, boolean> = { public: false, private: false };
   #symbolsLoaded = false;
   #maxMarkAgeMs: number;
 
   constructor(options: DaemonOptions) {
     this.#o = options;
     this.#maxMarkAgeMs = options.policy.max_mark_age_ms;
+    this.#degradedAfterMs = options.degradedAfterMs ?? 3_000;
     this.ctx = options.ctx;
     const { metrics, logger } = options;
     const make = (stream: StreamKind, url: string, topics: string[]): StreamClient => {
@@ -84,6 +105,7 @@ export class Daemon {
         topics,
         ...(stream === "private" ? { signer: options.signer } : {}),
         ...options.stream,
+        restHealthy: () => options.restHealth.healthy(),
         logger: logger.child({ component: `stream.${stream}` }),
         onData: (...args: StreamData) => {
           let counter = messages.get(args[0]);
@@ -92,11 +114,16 @@ export class Daemon {
             messages.set(args[0], counter);
           }
           counter.inc();
+          if (stream === "public") this.#lastPublicDataAt = Date.now();
           this.#onData(args);
         },
         onStateChange: (state) => {
           metrics.wsConnected.set({ stream }, state === "ready" ? 1 : 0);
-          if (state === "ready" && stream === "public") this.#requestReconcile();
+          if (state === "ready" && stream === "public") {
+            this.#lastPublicDataAt = Date.now();
+            this.#feed.requestOpenList();
+          }
+          this.#checkDegraded(Date.now());
         },
         onBadMessage: (reason) => metrics.wsBadMessages.inc({ stream, reason }),
         onReconnect: () => metrics.wsReconnects.inc({ stream }),
@@ -106,6 +133,25 @@ export class Daemon {
       public: make("public", options.publicUrl, ["liquidation", "markprices"]),
       private: make("private", options.privateUrl, ["liquidatorliquidations", "position"]),
     };
+    this.#feed = new RestFeed({
+      source: options.rest,
+      sink: {
+        openList: (rows, at) => this.#onOpenList(rows, at),
+        marks: (rows, ts) => this.#onRestMarks(rows, ts),
+        positions: (p) => this.#onRestPositions(p),
+      },
+      degraded: () => this.#degraded,
+      logger: logger.child({ component: "rest_feed" }),
+      onRound: () => options.watchdog.kick("reconcile"),
+      publicPerSecond: options.publicPerSecond,
+      ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
+    });
+    for (const stream of ["public", "private"] as const) metrics.degraded.set({ stream }, 0);
+  }
+
+  /** Which streams are degraded (their data read from REST instead). */
+  degradedStreams(): StreamKind[] {
+    return (["public", "private"] as const).filter((s) => this.#degraded[s]);
   }
 
   /** SIGHUP: a new, already validated policy; connections stay up, every open id is re-decided. */
@@ -126,6 +172,7 @@ export class Daemon {
     if (marks.size === 0) reasons.push("marks_missing");
     else if (marks.oldestAgeMs(now) > this.#maxMarkAgeMs) reasons.push("marks_stale");
     for (const r of this.#o.claimer.pausedReasons()) reasons.push(`claiming_paused:${r}`);
+    for (const s of this.degradedStreams()) reasons.push(`degraded:${s}`);
     reasons.push(...this.#o.housekeeping.problems());
     return reasons;
   }
@@ -134,10 +181,14 @@ export class Daemon {
   async run(signal: AbortSignal): Promise<void> {
     const { watchdog, claimer, housekeeping } = this.#o;
     watchdog.register("event_loop", 10_000);
-    const tick = setInterval(() => {
-      watchdog.kick("event_loop");
-      housekeeping.tick(Date.now());
-    }, 1_000);
+    const tick = setInterval(
+      () => {
+        watchdog.kick("event_loop");
+        housekeeping.tick(Date.now());
+        this.#checkDegraded(Date.now());
+      },
+      Math.min(1_000, Math.max(100, this.#degradedAfterMs / 3)),
+    );
     tick.unref();
     watchdog.kick("event_loop");
     housekeeping.tick(Date.now());
@@ -146,7 +197,8 @@ export class Daemon {
     const streams = Object.values(this.#streams).map((s) => s.start(signal));
     claimer.start();
     const symbols = this.#symbolsLoop(signal);
-    const reconcile = this.#reconcileLoop(signal);
+    watchdog.register("reconcile", Math.max(60_000, (this.#o.reconcileIntervalMs ?? 5_000) * 6));
+    const reconcile = this.#feed.run(signal);
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     clearInterval(tick);
     await claimer.stop();
@@ -219,52 +271,62 @@ export class Daemon {
     }
   }
 
-  /** The open list from REST after every (re)connect and every interval: a missed push never means a missed claim. */
-  async #reconcileLoop(signal: AbortSignal): Promise<void> {
-    const { watchdog, logger, rest, book, claimer } = this.#o;
-    const interval = this.#o.reconcileIntervalMs ?? 5_000;
-    watchdog.register("reconcile", Math.max(60_000, interval * 6));
-    let failing = false;
-    while (!signal.aborted) {
-      watchdog.kick("reconcile");
-      try {
-        const requestedAt = Date.now();
-        const rows = await rest.allOpenLiquidations({ signal });
-        const changes = book.reconcile(rows, requestedAt, Date.now());
-        if (changes.added > 0) this.#o.metrics.liquidationsSeen.inc(changes.added);
-        for (const id of changes.removed) claimer.cancel(id);
-        claimer.settleFromOpenList(requestedAt);
-        this.#offerAll();
-        claimer.sweep();
-        if (failing) logger.info({}, "open list reconcile recovered");
-        failing = false;
-      } catch (err) {
-        if (signal.aborted) break;
-        if (!failing) logger.warn({ err: (err as Error).message }, "open list reconcile failed");
-        failing = true;
-      }
-      if (this.#reconcileRequested) {
-        this.#reconcileRequested = false;
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          this.#reconcileNow = undefined;
-          resolve();
-        };
-        const timer = setTimeout(done, interval);
-        this.#reconcileNow = done;
-        signal.addEventListener("abort", done, { once: true });
-      });
+  /**
+   * A full open list from REST. Only new or changed liquidations are offered (with 10,000 open ids a
+   * full re-decide would block the loop for tens of ms), plus those skipped last time: a mark, the
+   * exposure or a competitor's partial take may have changed their verdict.
+   */
+  #onOpenList(rows: readonly OpenLiquidation[], requestedAt: number): void {
+    const { book, claimer, metrics } = this.#o;
+    const changes = book.reconcile(rows, requestedAt, Date.now());
+    if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
+    for (const id of changes.removed) claimer.cancel(id);
+    claimer.settleFromOpenList(requestedAt);
+    if (this.#symbolsLoaded) {
+      const receivedAt = performance.now();
+      for (const liq of changes.upserted) claimer.offer(liq, receivedAt);
+      claimer.retrySkipped();
     }
+    claimer.sweep();
   }
 
-  /** A (re)connect: read the open list now, or right after the round in progress. */
-  #requestReconcile(): void {
-    if (this.#reconcileNow !== undefined) this.#reconcileNow();
-    else this.#reconcileRequested = true;
+  /** REST marks (degraded mode): their age is the venue's time of the answer, on the local clock. */
+  #onRestMarks(rows: Futures["rows"], venueTs: number | undefined): void {
+    const at = venueTs === undefined ? Date.now() : venueTs - this.#o.signer.clock.offsetMs;
+    const valid = rows
+      .filter((r) => Number.isFinite(r.mark_price) && r.mark_price > 0)
+      .map((r) => ({ symbol: r.symbol, price: r.mark_price }));
+    this.#o.marks.setMany(valid, at);
+    if (this.#symbolsLoaded) this.#o.claimer.retrySkipped(MARK_SKIPS);
+  }
+
+  #onRestPositions(snapshot: Stamped<Positions>): void {
+    const positions = snapshot.data.rows.map((r) => ({
+      symbol: r.symbol,
+      positionQty: r.position_qty,
+      ...(r.mark_price !== undefined ? { markPrice: r.mark_price } : {}),
+    }));
+    this.#o.claimer.onPositionsSnapshot(positions, snapshot.venueTs);
+  }
+
+  /** Enter or leave degraded mode per stream; entering wakes the REST feed at once. */
+  #checkDegraded(now: number): void {
+    const pub = this.#streams.public;
+    const publicDegraded = !pub.isReady() || now - this.#lastPublicDataAt > this.#degradedAfterMs;
+    const privateDegraded = !this.#streams.private.isReady();
+    let entered = false;
+    for (const [stream, on] of [
+      ["public", publicDegraded],
+      ["private", privateDegraded],
+    ] as const) {
+      if (this.#degraded[stream] === on) continue;
+      this.#degraded[stream] = on;
+      entered ||= on;
+      this.#o.metrics.degraded.set({ stream }, on ? 1 : 0);
+      if (on) this.#o.logger.warn({ stream }, "stream degraded: reading its data from REST until it is back");
+      else this.#o.logger.info({ stream }, "stream back: degraded mode left");
+    }
+    if (entered) this.#feed.degradedChanged();
   }
 
   /** Re-decide every open id the claimer is not already handling (marks, exposure or policy changed). */

@@ -52,13 +52,24 @@ const positionsSchema = z.object({
   venueTs: finite,
   held: z.record(z.string(), finite),
 });
-const recordSchema = z.discriminatedUnion("t", [intentSchema, outcomeSchema, positionsSchema]);
+/**
+ * The venue and account a journal belongs to: its first record. Ids are only unique per venue and
+ * account, so a journal replayed against another pair would block claims it never made.
+ */
+const venueSchema = z.object({
+  t: z.literal("venue"),
+  at: finite,
+  baseUrl: z.string(),
+  accountId: z.string(),
+});
+const recordSchema = z.discriminatedUnion("t", [intentSchema, outcomeSchema, positionsSchema, venueSchema]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
 export type OutcomeRecord = z.infer<typeof outcomeSchema>;
 export type PositionsRecord = z.infer<typeof positionsSchema>;
+export type VenueRecord = z.infer<typeof venueSchema>;
 export type Fill = z.infer<typeof fillSchema>;
-export type JournalRecord = IntentRecord | OutcomeRecord | PositionsRecord;
+export type JournalRecord = IntentRecord | OutcomeRecord | PositionsRecord | VenueRecord;
 
 export interface JournalReplay {
   /** Last intent per liquidation id. */
@@ -67,6 +78,8 @@ export interface JournalReplay {
   outcomes: Map<number, OutcomeRecord[]>;
   /** The last positions snapshot, if any. */
   positions: PositionsRecord | undefined;
+  /** The first venue record: whose journal this is (undefined for a journal older than the record). */
+  venue: VenueRecord | undefined;
   /** Valid records read. */
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
@@ -214,6 +227,7 @@ export function parseJournal(text: string): JournalReplay {
     intents: new Map(),
     outcomes: new Map(),
     positions: undefined,
+    venue: undefined,
     records: 0,
     corruptLines: 0,
     tornTail: false,
@@ -242,6 +256,8 @@ export function parseJournal(text: string): JournalReplay {
       replay.intents.set(rec.id, rec);
     } else if (rec.t === "positions") {
       replay.positions = rec;
+    } else if (rec.t === "venue") {
+      replay.venue ??= rec;
     } else {
       const list = replay.outcomes.get(rec.id);
       if (list === undefined) replay.outcomes.set(rec.id, [rec]);

@@ -18,6 +18,8 @@ export interface ObserveHealth {
   stale(): readonly string[];
   /** Why the daemon is not ready (e.g. "private stream down", "mark PERP_BTC_USDC stale"); empty = ready. */
   notReady(): readonly string[];
+  /** Extra fields of the `/readyz` answer, ready or not (e.g. `role`, `degraded`). */
+  details?(): Record<string, unknown>;
 }
 
 export interface ObserveServerOptions {
@@ -112,7 +114,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, registry: Regis
   }
   const reasons = guard(() => health.notReady(), ["readiness check failed"]);
   const ready = reasons.length === 0;
-  send(res, req, ready ? 200 : 503, JSON_TYPE, `${JSON.stringify(ready ? { ready: true } : { ready: false, reasons })}\n`);
+  let details: Record<string, unknown> = {};
+  try {
+    details = health.details?.() ?? {};
+  } catch {
+    // Details are informative; readiness itself is already decided.
+  }
+  send(
+    res,
+    req,
+    ready ? 200 : 503,
+    JSON_TYPE,
+    `${JSON.stringify(ready ? { ready: true, ...details } : { ready: false, reasons, ...details })}\n`,
+  );
 }
 
 /** A throwing health callback is an unhealthy answer, not a crashed request. */

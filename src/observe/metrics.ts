@@ -40,7 +40,7 @@ export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown", "confir
 export type ClaimResult = (typeof CLAIM_RESULTS)[number];
 
 /** Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew. */
-export const PAUSE_REASONS = ["margin", "journal", "clock"] as const;
+export const PAUSE_REASONS = ["margin", "journal", "clock", "positions"] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
 export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
@@ -131,6 +131,8 @@ export interface Metrics {
   /** Seconds, frame received → request written. */
   readonly decisionLatency: Histogram;
   readonly wsConnected: Gauge<"stream">;
+  /** 1 while the stream is degraded and its data is read from REST. */
+  readonly degraded: Gauge<"stream">;
   readonly wsReconnects: Counter<"stream">;
   readonly wsMessages: Counter<"stream" | "topic">;
   readonly wsBadMessages: Counter<"stream" | "reason">;
@@ -223,6 +225,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     claimLatency: histogram("claim_latency_seconds", "Frame received to claim response"),
     decisionLatency: histogram("decision_latency_seconds", "Frame received to claim request written"),
     wsConnected: gauge("ws_connected", "1 while the stream is authenticated (private) and subscribed, else 0", ["stream"]),
+    degraded: gauge("degraded", "1 while the stream is degraded (down, refused or silent) and its data is read from REST", ["stream"]),
     wsReconnects: counter("ws_reconnects_total", "Stream reconnect attempts", ["stream"]),
     wsMessages: counter("ws_messages_total", "Data frames received per stream and topic", ["stream", "topic"]),
     wsBadMessages: counter("ws_bad_messages_total", "Frames dropped as invalid (json|schema|other)", ["stream", "reason"]),
@@ -262,7 +265,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     pollLastSuccess: gauge("poll_last_success_timestamp_seconds", "Time of the last successful poll by target", ["target"]),
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
-    claimingPaused: gauge("claiming_paused", "1 while claiming is paused for the reason (margin|journal|clock)", ["reason"]),
+    claimingPaused: gauge("claiming_paused", "1 while claiming is paused for the reason (margin|journal|clock|positions)", ["reason"]),
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
     watchdogAge,
     watchdogLimit,
@@ -288,6 +291,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // Series that alerts and panels compare with 0 must exist before the first event.
   for (const stream of STREAMS) {
     metrics.wsConnected.set({ stream }, 0);
+    metrics.degraded.set({ stream }, 0);
     metrics.wsReconnects.inc({ stream }, 0);
   }
   for (const reason of PAUSE_REASONS) metrics.claimingPaused.set({ reason }, 0);

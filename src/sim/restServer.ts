@@ -11,7 +11,7 @@ import { SlidingWindowLimiter } from "./rateLimiter.js";
 import { type FaultAction, RestFaults } from "./restFaults.js";
 import { checkSignedRequest, type Signatory } from "./signatureCheck.js";
 import type { VenueCore } from "./venueCore.js";
-import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams } from "./venueReads.js";
+import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams, positionsData } from "./venueReads.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 
 /** PROTOCOL.md §4 limits, per second. */
@@ -40,7 +40,7 @@ type Handler = (ctx: RequestContext) => Promise<Checked<unknown>> | Checked<unkn
 
 interface Route {
   method: "GET" | "POST";
-  limit: "public" | "claims" | "admin";
+  limit: "public" | "claims" | "admin" | "positions";
   signed: boolean;
   handler: Handler;
 }
@@ -87,6 +87,8 @@ export class RestServer {
         public: new SlidingWindowLimiter({ limit: l.publicPerIp, windowMs: l.windowMs, now }),
         claims: new SlidingWindowLimiter({ limit: l.claimsPerAccount, windowMs: l.windowMs, now }),
         admin: new SlidingWindowLimiter({ limit: l.adminOrdersPerAccount, windowMs: l.windowMs, now }),
+        // PROTOCOL.md §6: GET /v1/positions, 30 per 10 s.
+        positions: new SlidingWindowLimiter({ limit: 30, windowMs: 10_000, now }),
       };
     }
     const core = this.#core;
@@ -100,6 +102,15 @@ export class RestServer {
       ["/v1/public/info", pub(({ search }) => withData(noParams(search), () => infoData(core)))],
       ["/v1/admin/orders", { method: "GET", limit: "admin", signed: true, handler: (ctx) => this.#adminOrders(ctx) }],
       ["/v1/liquidation", { method: "POST", limit: "claims", signed: true, handler: (ctx) => this.#claim(ctx) }],
+      [
+        "/v1/positions",
+        {
+          method: "GET",
+          limit: "positions",
+          signed: true,
+          handler: ({ search, signatory }) => withData(noParams(search), () => positionsData(core, (signatory as Signatory).accountId)),
+        },
+      ],
     ]);
   }
 

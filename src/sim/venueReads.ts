@@ -143,3 +143,21 @@ export function adminOrdersData(core: VenueCore, search: URLSearchParams): Check
   }
   return ok(queryOrders(core.ordersOf(user.accountId), q.value));
 }
+
+/** GET /v1/positions (PROTOCOL.md §6): the account's open positions, snake_case. */
+export function positionsData(core: VenueCore, accountId: string): unknown {
+  const now = core.now();
+  const rows = core
+    .positionsOf(accountId)
+    .filter((p) => p.qty !== 0)
+    .map((p) => ({
+      symbol: p.symbol,
+      position_qty: p.qty,
+      cost_position: p.qty * p.averageOpenPrice,
+      average_open_price: p.averageOpenPrice,
+      mark_price: p.markPrice,
+      unsettled_pnl: (p.markPrice - p.averageOpenPrice) * p.qty,
+      timestamp: now,
+    }));
+  return { total_collateral_value: 0, free_collateral: 0, margin_ratio: 0, rows };
+}

@@ -32,7 +32,9 @@ import {
   type OpenLiquidationsQuery,
   openLiquidationsSchema,
   type PageMeta,
+  type Positions,
   parseVenueCode,
+  positionsSchema,
 } from "./restSchemas.js";
 import type { Signer } from "./signer.js";
 
@@ -46,7 +48,15 @@ export const ENDPOINTS = {
   openLiquidations: "/v1/public/liquidation",
   futures: "/v1/public/futures",
   info: "/v1/public/info",
+  positions: "/v1/positions",
 } as const;
+
+/** A payload with the venue time of its envelope (PROTOCOL.md §3: every envelope carries `timestamp`). */
+export interface Stamped<T> {
+  data: T;
+  /** The envelope's `timestamp` (venue ms), or undefined when the venue sent none. */
+  venueTs: number | undefined;
+}
 
 export interface RetryOptions {
   /** Retries after the first attempt (0 = no retry). */
@@ -81,6 +91,10 @@ export interface ClaimCallOptions extends CallOptions {
 }
 
 type QueryValue = string | number | undefined;
+
+function dataOf<T>(stamped: Stamped<T>): T {
+  return stamped.data;
+}
 
 /** RFC 3986 query string of the defined, non-empty params, in the given order. Built once, then signed and sent as is. */
 export function buildQuery(params: Record<string, QueryValue>): string {
@@ -192,11 +206,11 @@ export class RestClient {
   }
 
   epochInfo(opts: CallOptions = {}): Promise<EpochInfo> {
-    return this.#get(ENDPOINTS.epochInfo, "public", "", epochInfoSchema, false, opts);
+    return this.#get(ENDPOINTS.epochInfo, "public", "", epochInfoSchema, false, opts).then(dataOf);
   }
 
   epochData(opts: CallOptions = {}): Promise<EpochData> {
-    return this.#get(ENDPOINTS.epochData, "public", "", epochDataSchema, false, opts);
+    return this.#get(ENDPOINTS.epochData, "public", "", epochDataSchema, false, opts).then(dataOf);
   }
 
   campaignUser(params: CampaignUserQuery, opts: CallOptions = {}): Promise<CampaignUser> {
@@ -208,7 +222,7 @@ export class RestClient {
       broker_id: params.broker_id,
       symbol: params.symbol,
     });
-    return this.#get(ENDPOINTS.campaignUser, "public", q, campaignUserSchema, false, opts);
+    return this.#get(ENDPOINTS.campaignUser, "public", q, campaignUserSchema, false, opts).then(dataOf);
   }
 
   adminOrders(query: AdminOrdersQuery, opts: CallOptions = {}): Promise<AdminOrdersPage> {
@@ -228,7 +242,7 @@ export class RestClient {
       user_account: query.user_account,
       user_address: query.user_address,
     });
-    return this.#get(ENDPOINTS.adminOrders, "admin_orders", q, adminOrdersSchema, true, opts);
+    return this.#get(ENDPOINTS.adminOrders, "admin_orders", q, adminOrdersSchema, true, opts).then(dataOf);
   }
 
   /**
@@ -246,12 +260,12 @@ export class RestClient {
       true,
       opts.signal,
       "claim",
-    );
+    ).then(dataOf);
   }
 
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
     const q = buildQuery({ page: query.page, size: query.size, start_t: query.start_t, end_t: query.end_t });
-    return this.#get(ENDPOINTS.openLiquidations, "public", q, openLiquidationsSchema, false, opts);
+    return this.#get(ENDPOINTS.openLiquidations, "public", q, openLiquidationsSchema, false, opts).then(dataOf);
   }
 
   /** Every open liquidation, all pages; an id seen twice (the list moved while paging) keeps its latest row. */
@@ -261,11 +275,21 @@ export class RestClient {
   }
 
   futures(opts: CallOptions = {}): Promise<Futures> {
+    return this.#get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts).then(dataOf);
+  }
+
+  /** Mark prices with the venue time of the answer: how old a REST mark is (degraded mode). */
+  futuresStamped(opts: CallOptions = {}): Promise<Stamped<Futures>> {
     return this.#get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts);
   }
 
+  /** The account's positions (PROTOCOL.md §6), with the venue time they are as of. */
+  positions(opts: CallOptions = {}): Promise<Stamped<Positions>> {
+    return this.#get(ENDPOINTS.positions, "account_reads", "", positionsSchema, true, opts);
+  }
+
   info(opts: CallOptions = {}): Promise<Info> {
-    return this.#get(ENDPOINTS.info, "public", "", infoSchema, false, opts);
+    return this.#get(ENDPOINTS.info, "public", "", infoSchema, false, opts).then(dataOf);
   }
 
   /** Waits for in-flight requests, then closes the connections. The limiters belong to the caller. */
@@ -280,10 +304,11 @@ export class RestClient {
     schema: S,
     signed: boolean,
     opts: CallOptions,
-  ): Promise<z.output<S>> {
+  ): Promise<Stamped<z.output<S>>> {
     const pathWithQuery = this.#basePath + endpoint + (query ? `?${query}` : "");
     const signal = opts.signal;
-    const attempt = (): Promise<z.output<S>> => this.#attempt("GET", endpoint, scope, pathWithQuery, undefined, schema, signed, signal);
+    const attempt = (): Promise<Stamped<z.output<S>>> =>
+      this.#attempt("GET", endpoint, scope, pathWithQuery, undefined, schema, signed, signal);
     if (this.#retry.retries === 0) return attempt();
     try {
       return await pRetry(attempt, {
@@ -316,7 +341,7 @@ export class RestClient {
     signed: boolean,
     signal: AbortSignal | undefined,
     lane: Lane = "read",
-  ): Promise<z.output<S>> {
+  ): Promise<Stamped<z.output<S>>> {
     if (this.#limiters && scope !== undefined) await this.#limiters.acquire(scope, signal);
     const headers = signed ? this.#signedHeaders(method, pathWithQuery, body) : this.#plainHeaders;
     const started = performance.now();
@@ -353,7 +378,7 @@ export class RestClient {
   }
 
   /** Envelope (PROTOCOL.md §3), clock sample, error mapping, then the payload schema. */
-  #interpret<S extends z.ZodType>(endpoint: string, res: HttpResponse, schema: S): z.output<S> {
+  #interpret<S extends z.ZodType>(endpoint: string, res: HttpResponse, schema: S): Stamped<z.output<S>> {
     const ok = res.status >= 200 && res.status < 300;
     let json: unknown;
     let isJson = true;
@@ -394,6 +419,7 @@ export class RestClient {
       const where = issue && issue.path.length > 0 ? `data.${issue.path.join(".")}` : "data";
       throw new BadResponseError(endpoint, `${where}: ${cleanText(issue?.message ?? "invalid")}`);
     }
-    return data.data;
+    const ts = envelope.timestamp;
+    return { data: data.data, venueTs: typeof ts === "number" && Number.isFinite(ts) && ts > 0 ? ts : undefined };
   }
 }

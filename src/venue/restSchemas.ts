@@ -261,6 +261,21 @@ export type FuturesRow = z.infer<typeof futuresRowSchema>;
 export const futuresSchema = z.object({ rows: z.array(futuresRowSchema) });
 export type Futures = z.infer<typeof futuresSchema>;
 
+// ── PROTOCOL.md §6: positions ────────────────────────────────────────────────────────────────────
+
+export const positionRowSchema = z.object({
+  symbol: z.string(),
+  position_qty: z.number(),
+  cost_position: z.number().optional(),
+  average_open_price: z.number().optional(),
+  mark_price: z.number().optional(),
+  unsettled_pnl: z.number().optional(),
+  timestamp: z.number().optional(),
+});
+export type PositionRow = z.infer<typeof positionRowSchema>;
+export const positionsSchema = z.object({ rows: z.array(positionRowSchema) });
+export type Positions = z.infer<typeof positionsSchema>;
+
 export const symbolInfoSchema = z.object({
   symbol: z.string(),
   // PROTOCOL.md §4: 1 = low risk, 2 = high risk.

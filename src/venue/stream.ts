@@ -10,8 +10,8 @@
 
 import type { RawData } from "ws";
 import WebSocket from "ws";
-import { Backoff } from "./backoff.js";
 import { UsageError } from "./errors.js";
+import { type ConnectionEnd, ReconnectPolicy } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
 import {
   DEFAULTS,
@@ -56,9 +56,9 @@ export class StreamClient {
   readonly #pingIntervalMs: number;
   readonly #deadAfterMs: number;
   readonly #setupTimeoutMs: number;
-  readonly #resetAfterMs: number;
   readonly #maxFrameBytes: number;
-  readonly #backoff: Backoff;
+  readonly #reconnect: ReconnectPolicy;
+  readonly #restHealthy: () => boolean;
   readonly #onData: (...args: StreamData) => void;
   readonly #onStateChange: ((state: StreamState) => void) | undefined;
   readonly #onBadMessage: ((reason: BadMessageReason) => void) | undefined;
@@ -73,6 +73,8 @@ export class StreamClient {
   #droppedEntries = 0;
   #lastFailure: FailureReason | undefined;
   #consecutiveFailures = 0;
+  /** How the last connection ended, for the reconnect policy. */
+  #lastEnd: ConnectionEnd = "failed";
 
   // Per-connection state, reset by #connectOnce.
   #ws: WebSocket | undefined;
@@ -100,9 +102,9 @@ export class StreamClient {
     this.#pingIntervalMs = o.pingIntervalMs;
     this.#deadAfterMs = o.deadAfterMs;
     this.#setupTimeoutMs = o.setupTimeoutMs;
-    this.#resetAfterMs = o.resetAfterMs;
     this.#maxFrameBytes = o.maxFrameBytes;
-    this.#backoff = new Backoff({ initialMs: o.backoffInitialMs, maxMs: o.backoffMaxMs, random: o.random });
+    this.#reconnect = new ReconnectPolicy({ ...o.backoff, ...(o.random !== undefined ? { random: o.random } : {}) });
+    this.#restHealthy = o.restHealthy;
     this.#onData = options.onData;
     this.#onStateChange = options.onStateChange;
     this.#onBadMessage = options.onBadMessage;
@@ -172,8 +174,7 @@ export class StreamClient {
         if (signal.aborted) break;
         this.#reconnects++;
         this.#safeCall(this.#onReconnect);
-        const ceilingMs = this.#backoff.nextCeilingMs;
-        const delayMs = this.#backoff.next();
+        const { delayMs, ceilingMs } = this.#reconnect.next(this.#lastEnd, this.#restHealthy());
         this.#setState("backoff");
         this.#log.info(
           { stream: this.stream, reason: this.#lastFailure, delayMs, ceilingMs, failures: this.#consecutiveFailures },
@@ -370,6 +371,7 @@ export class StreamClient {
     if (this.#pendingSubs.size === 0 && this.#state === "subscribing") {
       this.#readyAt = this.#now();
       this.#consecutiveFailures = 0;
+      this.#reconnect.onReady();
       this.#setState("ready");
       this.#log.info({ stream: this.stream, topics: this.topics }, "stream ready");
     }
@@ -458,9 +460,7 @@ export class StreamClient {
     }
     const t = this.#now();
     const wasReady = this.#readyAt !== undefined;
-    // Only a connection that stayed healthy long enough earns a fresh backoff: a venue that accepts
-    // and then drops every connection at once must still see growing delays.
-    if (wasReady && t - this.#readyAt! >= this.#resetAfterMs) this.#backoff.reset();
+    this.#lastEnd = this.#reconnect.classify(wasReady ? t - this.#readyAt! : undefined, this.#failure === "auth_failed");
     this.#ws = undefined;
     this.#connectedAt = undefined;
     this.#readyAt = undefined;

@@ -3,6 +3,7 @@
  * the connection logic stays readable. Every option is checked once here; the client never re-checks.
  */
 import { ConfigError } from "./errors.js";
+import type { ReconnectPolicyOptions } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
 import { type BadMessageReason, routeTopic, type StreamData, type TopicRoute } from "./wire.js";
 
@@ -54,10 +55,14 @@ export interface StreamClientOptions {
    */
   setupTimeoutMs?: number;
   /**
-   * Reconnect backoff: delay n is uniform in [0, min(maxMs, initialMs·2^n)]. It resets once a
-   * connection has been ready for resetAfterMs (default 30,000). Default 500 ms .. 30 s.
+   * Reconnect timing (reconnectPolicy.ts): a ready connection that is lost is replaced at once (≤
+   * 250 ms jitter); consecutive failed attempts back off with full jitter from initialMs (500 ms) to
+   * maxMs (30 s), capped at healthyMaxMs (5 s) while `restHealthy()` says the REST API answers; a
+   * refused auth has its own backoff (2 s .. 120 s).
    */
-  backoff?: { initialMs: number; maxMs: number; resetAfterMs?: number };
+  backoff?: Omit<ReconnectPolicyOptions, "random">;
+  /** Whether the venue's REST API answers now (caps the reconnect backoff); false when omitted. */
+  restHealthy?: () => boolean;
   /** Largest accepted frame, bytes; a larger one closes the socket (counted `oversized`). Default 1 MiB. */
   maxFrameBytes?: number;
   /** Validated, typed data. Called synchronously on the socket's turn; keep it short. */
@@ -90,9 +95,6 @@ export const DEFAULTS = {
   pingIntervalMs: 10_000,
   deadAfterMs: 30_000,
   setupTimeoutMs: 10_000,
-  backoffInitialMs: 500,
-  backoffMaxMs: 30_000,
-  resetAfterMs: 30_000,
   maxFrameBytes: 1024 * 1024,
   /** How long a shutdown waits for the peer's close frame before dropping the socket. */
   closeGuardMs: 1_000,
@@ -116,9 +118,8 @@ export interface ValidatedStreamOptions {
   pingIntervalMs: number;
   deadAfterMs: number;
   setupTimeoutMs: number;
-  backoffInitialMs: number;
-  backoffMaxMs: number;
-  resetAfterMs: number;
+  backoff: Omit<ReconnectPolicyOptions, "random">;
+  restHealthy: () => boolean;
   maxFrameBytes: number;
   random: (() => number) | undefined;
   now: () => number;
@@ -176,12 +177,8 @@ export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOp
   if (pingIntervalMs >= deadAfterMs) throw new ConfigError("stream.pingIntervalMs", "must be below deadAfterMs");
   const b = o.backoff;
   if (b !== undefined && (typeof b !== "object" || b === null)) {
-    throw new ConfigError("stream.backoff", "must be {initialMs, maxMs, resetAfterMs?}");
+    throw new ConfigError("stream.backoff", "must be {initialMs?, maxMs?, healthyMaxMs?, ...} in milliseconds");
   }
-  const backoffInitialMs = ms("backoff.initialMs", b?.initialMs, DEFAULTS.backoffInitialMs);
-  const backoffMaxMs = ms("backoff.maxMs", b?.maxMs, DEFAULTS.backoffMaxMs);
-  if (backoffMaxMs < backoffInitialMs) throw new ConfigError("stream.backoff.maxMs", "must be >= backoff.initialMs");
-  const resetAfterMs = ms("backoff.resetAfterMs", b?.resetAfterMs, DEFAULTS.resetAfterMs);
   const maxFrameBytes = o.maxFrameBytes ?? DEFAULTS.maxFrameBytes;
   if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes < MIN_FRAME_BYTES) {
     throw new ConfigError("stream.maxFrameBytes", `must be an integer >= ${MIN_FRAME_BYTES}`);
@@ -191,6 +188,7 @@ export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOp
   optionalFn("onBadMessage", o.onBadMessage);
   optionalFn("onReconnect", o.onReconnect);
   const random = optionalFn("random", o.random);
+  const restHealthy = optionalFn("restHealthy", o.restHealthy) ?? (() => false);
   const now = optionalFn("now", o.now) ?? Date.now;
   if (o.logger !== undefined) {
     for (const level of ["debug", "info", "warn", "error"] as const) {
@@ -206,9 +204,8 @@ export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOp
     pingIntervalMs,
     deadAfterMs,
     setupTimeoutMs,
-    backoffInitialMs,
-    backoffMaxMs,
-    resetAfterMs,
+    backoff: { ...b },
+    restHealthy,
     maxFrameBytes,
     random,
     now,

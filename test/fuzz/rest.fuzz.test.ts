@@ -32,6 +32,7 @@ import { OpenBook } from "../../src/daemon/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { decide, type PolicyContext } from "../../src/engine/policy.js";
+import { PositionBook } from "../../src/engine/positionBook.js";
 import { compileRiskPolicy } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { createMetrics } from "../../src/observe/metrics.js";
@@ -525,6 +526,7 @@ describe("RestClient against a server answering garbage", () => {
             decide: (liq, now) => decide(liq, ctx, now),
             book,
             exposure,
+            positions: new PositionBook(exposure),
             acquire: async () => {},
             sender: new ClaimSender(client, false),
             journal,

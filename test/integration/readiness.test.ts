@@ -8,8 +8,10 @@ import { FAST_TIMING, type ObserveHarness, sampleValue, startObserveHarness, wai
 
 interface Readiness {
   status: number;
-  body: { ready: boolean; reasons?: string[] };
+  body: { ready: boolean; reasons?: string[]; role?: string; degraded?: string[] };
 }
+
+const READY = { ready: true, role: "single", degraded: [] };
 
 let h: ObserveHarness | undefined;
 
@@ -42,7 +44,7 @@ describe("/readyz follows the streams", () => {
     h = await startObserveHarness();
     const harness = h;
     const up = await waitForReadyz(harness, "ready", (r) => r.status === 200);
-    expect(up.body).toEqual({ ready: true });
+    expect(up.body).toEqual(READY);
     await expectHealthy(harness);
 
     harness.sim.faults.streams.refuseConnections(true);
@@ -56,8 +58,10 @@ describe("/readyz follows the streams", () => {
         (r.body.reasons ?? []).some((x) => x.startsWith("private_stream_")),
     );
     expect(down.body.ready).toBe(false);
-    // Only the streams are wrong: marks are still fresh, symbols loaded, claiming not paused.
-    for (const reason of down.body.reasons ?? []) expect(reason).toMatch(/^(public|private)_stream_/);
+    // Only the streams are wrong, and their data comes from REST meanwhile: marks are still fresh,
+    // symbols loaded, claiming not paused.
+    for (const reason of down.body.reasons ?? []) expect(reason).toMatch(/^((public|private)_stream_|degraded:(public|private)$)/);
+    await waitForReadyz(harness, "degraded mode named", (r) => (r.body.degraded ?? []).length === 2);
     await expectHealthy(harness);
     // While refused, the reconnect attempts keep failing: still 503, and the gauge agrees.
     await waitFor(
@@ -71,7 +75,7 @@ describe("/readyz follows the streams", () => {
 
     harness.sim.faults.streams.refuseConnections(false);
     const back = await waitForReadyz(harness, "200 after the reconnect", (r) => r.status === 200);
-    expect(back.body).toEqual({ ready: true });
+    expect(back.body).toEqual(READY);
     await expectHealthy(harness);
   });
 
@@ -112,7 +116,7 @@ describe("/readyz follows the streams", () => {
 });
 
 describe("/readyz follows the marks", () => {
-  it("goes 503 marks_stale while the venue stops pushing marks, with the streams still up, and 200 once marks flow again", async () => {
+  it("goes 503 marks_stale while neither the stream nor REST has fresh marks, with the streams still up, and 200 once marks flow again", async () => {
     const maxMarkAgeMs = 1_500;
     // No scripted mark pushes: this test pushes marks itself, then stops.
     h = await startObserveHarness({
@@ -127,21 +131,29 @@ describe("/readyz follows the marks", () => {
     }, 200);
     try {
       const up = await waitForReadyz(harness, "ready with marks pushed", (r) => r.status === 200);
-      expect(up.body).toEqual({ ready: true });
+      expect(up.body).toEqual(READY);
       await expectHealthy(harness);
 
+      // No mark pushes and no REST marks: the silent public stream is degraded, and the REST
+      // fallback cannot refresh the marks either.
+      const restMarksDown = harness.sim.faults.rest.serverError(503, { path: "/v1/public/futures" });
       pushing = false;
-      const stale = await waitForReadyz(harness, "503 marks_stale", (r) => r.status === 503);
-      // Exactly the marks: both streams are still authenticated and subscribed.
-      expect(stale.body).toEqual({ ready: false, reasons: ["marks_stale"] });
+      const stale = await waitForReadyz(
+        harness,
+        "503 marks_stale in degraded mode",
+        (r) => (r.body.reasons ?? []).includes("marks_stale") && (r.body.degraded ?? []).includes("public"),
+      );
+      // The marks, and the public stream read from REST; both streams are still authenticated and subscribed.
+      expect(stale.body).toEqual({ ready: false, reasons: ["marks_stale", "degraded:public"], role: "single", degraded: ["public"] });
       const metrics = (await harness.get("/metrics")).text;
       expect(sampleValue(metrics, "liquidator_mark_price_age_seconds", 'symbol="PERP_BTC_USDC"')).toBeGreaterThan(maxMarkAgeMs / 1000);
       expect(sampleValue(metrics, "liquidator_ws_connected", 'stream="public"')).toBe(1);
       await expectHealthy(harness);
 
+      restMarksDown();
       pushing = true;
       const fresh = await waitForReadyz(harness, "200 once marks flow", (r) => r.status === 200);
-      expect(fresh.body).toEqual({ ready: true });
+      expect(fresh.body).toEqual(READY);
       await expectHealthy(harness);
     } finally {
       clearInterval(pusher);

@@ -391,7 +391,7 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("pretty run answers", answers, [pair.secret]);
   });
 
-  it("daemon with a key the venue does not know for the account: private auth fails, claims get -1002", async () => {
+  it("daemon with a key the venue does not know for the account: private auth and signed reads fail, nothing is claimed", async () => {
     const wrong = generateKeyPair();
     const d = await startDaemon(liveEnv({ LIQUIDATOR_SECRET: wrong.secret }), "wrong key");
     await d.until("private auth refused", async () => {
@@ -399,7 +399,13 @@ describe("the secret never appears in any output", () => {
       return r.status === 503 && r.text.includes("private_stream_");
     });
     sim.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.02 }] });
-    await d.until("claim refused with -1002", async () => ((await d.metric("liquidator_claims_result_total", 'code="-1002"')) ?? 0) >= 1);
+    // GET /v1/positions is refused (-1002, HTTP 401): positions unknown, so claiming never starts.
+    await d.until(
+      "positions read refused",
+      async () => ((await d.metric("liquidator_http_requests_total", 'endpoint="/v1/positions",status="401"')) ?? 0) >= 1,
+    );
+    expect((await d.get("/readyz")).text).toContain("claiming_paused:positions");
+    expect((await d.metric("liquidator_claims_submitted_total")) ?? 0).toBe(0);
     const answers = await serverAnswers(d);
     const { status, stdout, stderr } = await d.stop();
     expect(status).toBe(0);

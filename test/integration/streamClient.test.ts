@@ -191,9 +191,13 @@ describe("StreamClient against a real port-0 ws server", () => {
 
   test("auth failure → backoff and retry, spaced by the growing backoff, visible to readiness; recovers", async () => {
     const { signer, publicKey } = privateKeys();
-    const h = await harness({ kind: "private", publicKey }, { signer, backoff: { initialMs: 100, maxMs: 800 }, random: () => 1 }, (s) => {
-      s.failAuth = true;
-    });
+    const h = await harness(
+      { kind: "private", publicKey },
+      { signer, backoff: { initialMs: 100, maxMs: 800, authInitialMs: 100, authMaxMs: 800 }, random: () => 1 },
+      (s) => {
+        s.failAuth = true;
+      },
+    );
     await waitFor(() => h.server.authAttempts.length >= 4, "four auth attempts");
     expect(h.client.isReady()).toBe(false);
     expect(h.client.lastFailure).toBe("auth_failed");
@@ -228,12 +232,12 @@ describe("StreamClient against a real port-0 ws server", () => {
   });
 
   test.each([
-    { resetAfterMs: 300, healthyMs: 600, expectedCeiling: 100, what: "resets after a healthy period" },
-    { resetAfterMs: 60_000, healthyMs: 0, expectedCeiling: 800, what: "keeps growing when the connection was not healthy long" },
-  ])("backoff $what", async ({ resetAfterMs, healthyMs, expectedCeiling }) => {
+    { minReadyMs: 300, healthyMs: 600, expectedCeiling: 50, what: "goes out at once after a ready connection is lost" },
+    { minReadyMs: 60_000, healthyMs: 0, expectedCeiling: 800, what: "keeps growing when the connection is lost right after ready" },
+  ])("reconnect $what", async ({ minReadyMs, healthyMs, expectedCeiling }) => {
     const h = await harness(
       { kind: "public" },
-      { backoff: { initialMs: 100, maxMs: 3_200, resetAfterMs }, random: () => 1 },
+      { backoff: { initialMs: 100, maxMs: 3_200, minReadyMs, lostReadyJitterMs: 50 }, random: () => 1 },
       (s) => void s.rejectTopics.add("markprices"),
     );
     const ceilings = (): number[] =>
@@ -246,6 +250,22 @@ describe("StreamClient against a real port-0 ws server", () => {
     h.server.dropAll();
     await waitFor(() => ceilings().length === 4, "the reconnect after the drop");
     expect(ceilings()[3]).toBe(expectedCeiling);
+  });
+
+  test("the backoff ceiling is capped at healthyMaxMs while REST answers", async () => {
+    let restHealthy = true;
+    const h = await harness(
+      { kind: "public" },
+      { backoff: { initialMs: 100, maxMs: 3_200, healthyMaxMs: 250 }, restHealthy: () => restHealthy, random: () => 1 },
+      (s) => void s.rejectTopics.add("markprices"),
+    );
+    const ceilings = (): number[] =>
+      h.logs.filter((l) => l.msg === "stream reconnect scheduled").map((l) => (l.obj as { ceilingMs: number }).ceilingMs);
+    await waitFor(() => ceilings().length >= 4, "four failed connections");
+    expect(ceilings().slice(0, 4)).toEqual([100, 200, 250, 250]);
+    restHealthy = false;
+    await waitFor(() => ceilings().length >= 6, "two more failed connections");
+    expect(Math.max(...ceilings().slice(4, 6))).toBeGreaterThan(250);
   });
 
   test("server drop → reconnect, re-auth, re-subscribe, data flows again", async () => {

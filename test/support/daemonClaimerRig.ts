@@ -16,6 +16,7 @@ import { OpenBook } from "../../src/daemon/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import type { ClaimRequestBody } from "../../src/engine/policy.js";
+import { PositionBook } from "../../src/engine/positionBook.js";
 import type { RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
@@ -158,6 +159,7 @@ export async function claimerRig(
     decide: makeDecider(ctx),
     book,
     exposure,
+    positions: new PositionBook(exposure),
     acquire: permits.acquire,
     sender,
     journal,

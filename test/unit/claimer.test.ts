@@ -309,13 +309,10 @@ describe("outcomes by venue code", () => {
     await settle(1);
     expect(rig.claimer.pausedReasons()).toEqual([]);
     expect(rig.events).toContainEqual({ e: "paused", reason: "margin", on: false });
+    // The refused one waited in the queue and may fit now: re-decided and sent first (higher fee).
     await grantAll();
-    expect(rig.venue.ids()).toEqual([1, 2]);
-    // The refused one may fit now; the daemon's next reconcile offers it again.
-    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
-    rig.claimer.offer(l1);
-    await grantAll();
-    expect(rig.venue.ids()).toEqual([1, 2, 1]);
+    expect(rig.venue.ids()).toEqual([1, 1, 2]);
+    expect(l1.liquidationId).toBe(1);
   });
 
   describe("unknown outcome (the request may have reached the venue)", () => {
@@ -427,9 +424,8 @@ describe("exposure against the venue's position pushes", () => {
     await settle();
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.reservationCount).toBe(0);
-    expect(rig.records().filter((r) => r.t === "positions")).toEqual([
-      { t: "positions", at: appliedAt, venueTs: appliedAt, held: { [ETH]: 2 } },
-    ]);
+    // Positions are the venue's to say: nothing about them is journaled.
+    expect(rig.records().filter((r) => r.t === "positions")).toEqual([]);
   });
 
   test("an answer before the push: the fill is held at once, the push then confirms it", async () => {
@@ -451,7 +447,20 @@ describe("exposure against the venue's position pushes", () => {
       Date.now(),
     );
     expect(rig.exposure.heldQty(ETH)).toBe(2);
-    expect(rig.exposure.heldQty(SOL)).toBe(0); // the push is the whole account
+    expect(rig.exposure.heldQty(SOL)).toBe(-3); // a push is a delta per symbol (PROTOCOL.md §5)
+  });
+
+  test("nothing is claimed until the venue has reported the account's positions", async () => {
+    rig = await claimerRig();
+    rig.claimer.setPaused("positions", true);
+    rig.add(liq(1, [ETH, 2]));
+    await grantAll();
+    expect(rig.venue.calls).toEqual([]);
+    rig.claimer.onPositionsSnapshot([{ symbol: SOL, positionQty: -3 }], Date.now());
+    expect(rig.claimer.pausedReasons()).toEqual([]);
+    expect(rig.exposure.heldQty(SOL)).toBe(-3);
+    await grantAll();
+    expect(rig.venue.calls.map((c) => c.body.liquidation_id)).toEqual([1]);
   });
 });
 

@@ -302,7 +302,12 @@ describe("defaults", () => {
     expect(config).toEqual(defaultConfig());
     expect(config.venue.mode).toBe("simulator");
     expect(config.venue.header_prefix).toBe("service");
-    expect(config.venue.limits).toEqual({ public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10 });
+    expect(config.venue.limits).toEqual({
+      public_per_second: 10,
+      claims_per_second: 5,
+      admin_orders_per_second: 10,
+      account_reads_per_second: 3,
+    });
     expect(config.policy).toMatchObject({
       dry_run: false,
       max_claim_notional: 50000,

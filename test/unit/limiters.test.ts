@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { AbortedError, ConfigError } from "../../src/venue/errors.js";
 import { createVenueLimiters, type LimiterName, spacingFor, type VenueLimiters } from "../../src/venue/limiters.js";
 
-const LIMITS = { public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10 };
+const LIMITS = { public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10, account_reads_per_second: 3 };
 
 /** Largest number of start times inside any closed window [t, t + windowMs]. */
 function maxInWindow(times: number[], windowMs = 1000): number {
@@ -86,7 +86,12 @@ describe("venue limiters", () => {
   }, 60_000);
 
   test("abort while queued rejects that caller only; stop rejects the rest", async () => {
-    const limiters = createVenueLimiters({ public_per_second: 1, claims_per_second: 1, admin_orders_per_second: 1 });
+    const limiters = createVenueLimiters({
+      public_per_second: 1,
+      claims_per_second: 1,
+      admin_orders_per_second: 1,
+      account_reads_per_second: 1,
+    });
     await limiters.acquire("claims");
     const ac = new AbortController();
     const aborted = limiters.acquire("claims", ac.signal);

@@ -1,0 +1,83 @@
+/**
+ * Opens the claims journal of one venue and one account. Liquidation ids are only unique per venue
+ * and account, so a journal is never replayed against another pair: its ids would block claims it
+ * never made (and a second `npm start` would believe it holds the first run's positions).
+ *
+ * - Live: a journal whose first record names another venue or account is refused (exit 78, both
+ *   pairs and the path named); the operator points `state.dir` elsewhere or moves the file.
+ * - Simulator: every run is a new venue (new keys, new port, ids from 1001 again), so an existing
+ *   journal is moved aside (`claims-<time>.jsonl`, the newest `KEEP_ASIDE` kept) and a fresh one begins.
+ * - A journal older than the venue record is replayed for its ids, with a warning, and adopted.
+ */
+import { existsSync, readdirSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../venue/errors.js";
+import { JOURNAL_FILE, Journal, type JournalLogger, type JournalReplay } from "./journal.js";
+
+export interface JournalOwner {
+  baseUrl: string;
+  accountId: string;
+  /** True for the embedded simulated venue: a new venue on every run. */
+  simulated: boolean;
+}
+
+export interface OwnJournalLogger extends JournalLogger {
+  info(obj: object, msg: string): void;
+}
+
+/** Simulator journals kept beside the fresh one (older ones are deleted). */
+export const KEEP_ASIDE = 5;
+const ASIDE = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.jsonl$/;
+
+export function openOwnJournal(options: { dir: string; owner: JournalOwner; logger: OwnJournalLogger; fsyncIntervalMs?: number }): {
+  journal: Journal;
+  replay: JournalReplay;
+} {
+  const { dir, owner, logger } = options;
+  if (owner.simulated) setAside(dir, logger);
+  const opened = Journal.open({
+    dir,
+    logger,
+    ...(options.fsyncIntervalMs !== undefined ? { fsyncIntervalMs: options.fsyncIntervalMs } : {}),
+  });
+  const { journal, replay } = opened;
+  const venue = replay.venue;
+  if (venue === undefined) {
+    if (replay.records > 0) {
+      logger.warn(
+        { path: journal.path, baseUrl: owner.baseUrl, accountId: owner.accountId },
+        "journal names no venue (written before venue records): replayed for its ids and adopted for this venue and account",
+      );
+    }
+    journal.append({ t: "venue", at: Date.now(), baseUrl: owner.baseUrl, accountId: owner.accountId });
+    return opened;
+  }
+  if (venue.baseUrl !== owner.baseUrl || venue.accountId !== owner.accountId) {
+    void journal.close();
+    throw new ConfigError(
+      "state.dir",
+      `the claims journal ${journal.path} belongs to venue ${venue.baseUrl} account ${venue.accountId}, ` +
+        `but this daemon runs for venue ${owner.baseUrl} account ${owner.accountId}; ` +
+        "use a state.dir of its own for each venue and account (or move the file away if the account is really the same)",
+    );
+  }
+  return opened;
+}
+
+function setAside(dir: string, logger: OwnJournalLogger): void {
+  const path = join(dir, JOURNAL_FILE);
+  if (!existsSync(path) || statSync(path).size === 0) return;
+  const stamp = new Date().toISOString().replace(/[-:]/g, "");
+  const aside = join(dir, `claims-${stamp}.jsonl`);
+  renameSync(path, aside);
+  logger.info(
+    { previous: aside, path },
+    "simulated venue: a new venue on every run, so a fresh claims journal begins (the previous one was moved aside)",
+  );
+  const old = readdirSync(dir)
+    .filter((f) => ASIDE.test(f))
+    .sort()
+    .reverse()
+    .slice(KEEP_ASIDE);
+  for (const f of old) unlinkSync(join(dir, f));
+}

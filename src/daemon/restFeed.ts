@@ -1,0 +1,144 @@
+/**
+ * The REST side of the daemon's inputs: what the streams push, read from REST instead (PROTOCOL.md
+ * §5: `GET /v1/public/liquidation` is the source of truth for what is open).
+ *
+ * - The open list: after every (re)connect and every `reconcileIntervalMs` (5 s), so a missed push
+ *   never means a missed claim; about once a second while the public stream is degraded.
+ * - Mark prices (`GET /v1/public/futures`): only while the public stream is degraded, once per round.
+ * - The account's positions (`GET /v1/positions`): at start, every `positionsIntervalMs` (30 s), and
+ *   every `degradedPositionsMs` (3 s) while the private stream is degraded.
+ *
+ * Degraded mode is an input source, not a special path: the rows go to the same callbacks as stream
+ * frames. Its read budget is explicit: public reads share one 10/s-per-IP limit (PROTOCOL.md §4) with
+ * the symbol refresh and the rewards poller, so a degraded round of n reads is followed by a pause
+ * that keeps the feed at `degradedBudgetShare` (70 %) of `publicPerSecond`; the limiter spaces every
+ * read anyway, so the feed can queue other reads but never earn a 429.
+ */
+import type { Stamped } from "../venue/rest.js";
+import type { Futures, OpenLiquidation, Positions } from "../venue/restSchemas.js";
+import { sleep } from "../venue/streamOptions.js";
+import { Waker } from "./waker.js";
+
+/** PROTOCOL.md §4: the open list is paged 60 rows at a time. */
+const OPEN_LIST_PAGE_SIZE = 60;
+
+export interface RestFeedSource {
+  allOpenLiquidations(opts: { signal: AbortSignal }): Promise<OpenLiquidation[]>;
+  futuresStamped(opts: { signal: AbortSignal }): Promise<Stamped<Futures>>;
+  positions(opts: { signal: AbortSignal }): Promise<Stamped<Positions>>;
+}
+
+export interface RestFeedSink {
+  /** A full open list whose first request left at `requestedAt` (local ms). */
+  openList(rows: readonly OpenLiquidation[], requestedAt: number): void;
+  /** Mark prices as of venue time `venueTs`. */
+  marks(rows: Futures["rows"], venueTs: number | undefined): void;
+  /** The account's positions as of venue time `venueTs`. */
+  positions(snapshot: Stamped<Positions>): void;
+}
+
+export interface RestFeedLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface RestFeedOptions {
+  source: RestFeedSource;
+  sink: RestFeedSink;
+  /** Which streams are degraded right now. */
+  degraded: () => { public: boolean; private: boolean };
+  logger: RestFeedLogger;
+  /** Kicked every open-list round (the `reconcile` watchdog). */
+  onRound?: () => void;
+  /** The public read limit, per second (venue.limits.public_per_second). */
+  publicPerSecond: number;
+  reconcileIntervalMs?: number;
+  degradedIntervalMs?: number;
+  degradedBudgetShare?: number;
+  positionsIntervalMs?: number;
+  degradedPositionsMs?: number;
+  now?: () => number;
+}
+
+export class RestFeed {
+  readonly #o: RestFeedOptions;
+  readonly #now: () => number;
+  readonly #openListWaker = new Waker();
+  readonly #positionsWaker = new Waker();
+
+  constructor(options: RestFeedOptions) {
+    if (!(options.publicPerSecond > 0)) throw new RangeError("publicPerSecond must be positive");
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Read the open list now (a stream (re)connected), or right after the round in progress. */
+  requestOpenList(): void {
+    this.#openListWaker.wake();
+  }
+
+  /** A stream became degraded: start polling at once instead of at the end of the current wait. */
+  degradedChanged(): void {
+    this.#openListWaker.wake();
+    this.#positionsWaker.wake();
+  }
+
+  /** Runs both loops until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    await Promise.all([this.#openListLoop(signal), this.#positionsLoop(signal)]);
+  }
+
+  async #openListLoop(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const interval = o.reconcileIntervalMs ?? 5_000;
+    const degradedInterval = o.degradedIntervalMs ?? 1_000;
+    const budget = (o.degradedBudgetShare ?? 0.7) * o.publicPerSecond;
+    let failing = false;
+    while (!signal.aborted) {
+      o.onRound?.();
+      const started = this.#now();
+      const degraded = o.degraded().public;
+      let reads = 0;
+      try {
+        const rows = await o.source.allOpenLiquidations({ signal });
+        reads += Math.max(1, Math.ceil(rows.length / OPEN_LIST_PAGE_SIZE));
+        o.sink.openList(rows, started);
+        if (degraded) {
+          const futures = await o.source.futuresStamped({ signal });
+          reads++;
+          o.sink.marks(futures.data.rows, futures.venueTs);
+        }
+        if (failing) o.logger.info({}, "open list reconcile recovered");
+        failing = false;
+      } catch (err) {
+        if (signal.aborted) break;
+        if (!failing) o.logger.warn({ err: (err as Error).message, degraded }, "open list reconcile failed");
+        failing = true;
+      }
+      const elapsed = this.#now() - started;
+      const wait = o.degraded().public ? Math.max(degradedInterval, (reads * 1000) / budget) - elapsed : interval;
+      await this.#openListWaker.sleep(wait, signal);
+    }
+  }
+
+  async #positionsLoop(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        o.sink.positions(await o.source.positions({ signal }));
+        if (failures > 0) o.logger.info({}, "positions read recovered");
+        failures = 0;
+      } catch (err) {
+        if (signal.aborted) break;
+        if (failures === 0) o.logger.warn({ err: (err as Error).message }, "positions read failed; retrying");
+        failures++;
+        // Until the first answer nothing is claimed, so retry soon; later failures wait the usual interval.
+        await sleep(Math.min(5_000, 500 * 2 ** Math.min(failures, 4)), signal);
+        continue;
+      }
+      const wait = o.degraded().private ? (o.degradedPositionsMs ?? 3_000) : (o.positionsIntervalMs ?? 30_000);
+      await this.#positionsWaker.sleep(wait, signal);
+    }
+  }
+}

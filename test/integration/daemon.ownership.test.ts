@@ -1,0 +1,122 @@
+/**
+ * A journal belongs to one venue and one account, and held positions come from the venue, never from
+ * the journal: a second `npm start` in the same checkout claims at once (its embedded venue is a new
+ * one), a live daemon pointed at another account refuses the journal (exit 78, nothing sent), and
+ * positions closed while the daemon was down are not believed held after the restart.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { JOURNAL_FILE } from "../../src/daemon/journal.js";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { type Build, buildOnce } from "../support/buildOnce.js";
+import {
+  claimsBy,
+  daemonEnv,
+  ethLong,
+  type InProcessDaemon,
+  metric,
+  removeDir,
+  startInProcessDaemon,
+  startQuietSim,
+  tempDir,
+  waitFor,
+} from "../support/daemonHarness.js";
+import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
+
+let build: Build | undefined;
+let sim: SimulatorHandle | undefined;
+let daemon: InProcessDaemon | undefined;
+let proc: DaemonProcess | undefined;
+let dir: string | undefined;
+
+beforeAll(async () => {
+  build = await buildOnce("ownership-test");
+});
+afterAll(async () => {
+  await build?.remove();
+});
+afterEach(async () => {
+  await proc?.kill();
+  await daemon?.stop().catch(() => undefined);
+  await sim?.close();
+  await removeDir(dir);
+  sim = daemon = proc = dir = undefined;
+});
+
+/** Time of the first log line with `msg` (pino `time`, ms). */
+const firstAt = (p: DaemonProcess, msg: string): number => Date.parse(String(p.logs.find(msg)[0]?.time));
+
+test("two runs of the default config in one checkout: the second claims within seconds, with no exposure_cap skip", async () => {
+  dir = await tempDir("two-starts");
+  const b = build as Build;
+  // The default config (simulator mode, ./data as state dir); only the metrics port is freed.
+  const env = { LIQUIDATOR_METRICS_PORT: "0", LIQUIDATOR_METRICS_HOST: "127.0.0.1" };
+  const first = spawnDaemon(b.cli, [], env, dir);
+  proc = first;
+  await first.metricsUrl();
+  await waitFor(() => first.logs.find("claim accepted").length >= 5, "five claims in the first run", 60_000);
+  first.child.kill("SIGTERM");
+  expect((await first.exit).code).toBe(0);
+
+  const second = spawnDaemon(b.cli, [], env, dir);
+  proc = second;
+  const url = await second.metricsUrl();
+  await waitFor(
+    () => second.logs.has("simulated venue: a new venue on every run, so a fresh claims journal begins (the previous one was moved aside)"),
+    "the first run's journal set aside",
+  );
+  // The new venue's account holds nothing, and that is what the daemon starts from.
+  const positions = await waitFor(() => second.logs.find("positions read from the venue; claiming may start")[0], "positions read", 30_000);
+  expect(positions.held).toBe(0);
+  await waitFor(() => second.logs.find("claim accepted").length >= 3, "claims in the second run", 30_000);
+  const started = firstAt(second, "liquidator running");
+  const firstClaim = firstAt(second, "claim accepted");
+  expect(firstClaim - started).toBeLessThan(15_000);
+  expect(await metric(url, "liquidator_claims_skipped_total", { reason: "exposure_cap" })).toBe(0);
+  expect(second.logs.lines.some((l) => /^journal replayed/.test(l.msg))).toBe(false);
+}, 120_000);
+
+test("live mode with the journal of another account: exit 78 naming both pairs and the path, nothing sent", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("other-account");
+  const s = sim;
+  const stateDir = join(dir, "state");
+  await mkdir(stateDir);
+  const other = { t: "venue", at: 1, baseUrl: s.baseUrl, accountId: "0xsomeoneelse" };
+  await writeFile(join(stateDir, JOURNAL_FILE), `${JSON.stringify(other)}\n`);
+  s.core.addLiquidation(ethLong(0.5));
+  proc = spawnDaemon((build as Build).cli, [], daemonEnv(s, stateDir), dir);
+  const { code } = await proc.exit;
+  expect(code).toBe(78);
+  const stderr = proc.stderr();
+  for (const part of [s.baseUrl, "0xsomeoneelse", s.accountId, join(stateDir, JOURNAL_FILE)]) expect(stderr).toContain(part);
+  expect(s.core.claimRequests()).toEqual([]);
+}, 60_000);
+
+test("positions closed at the venue while the daemon was down: after the restart exposure is the venue's, not the journal's", async () => {
+  sim = await startQuietSim();
+  dir = await tempDir("closed-while-down");
+  const s = sim;
+  // One ETH is about 3,850 of notional: a cap of 10,000 admits two.
+  const policy = { max_total_exposure: 10_000 };
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  let d = daemon;
+  const held = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1))];
+  await waitFor(() => held.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "two ETH claimed");
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_exposure_notional", { symbol: "PERP_ETH_USDC" })) > 7_000,
+    "exposure held",
+  );
+  await daemon.stop();
+
+  expect(s.core.closePositions(s.accountId)).toBe(1);
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  d = daemon;
+  await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "positions read at start");
+  expect(await metric(d.metricsUrl, "liquidator_exposure_notional", { symbol: "PERP_ETH_USDC" })).toBe(0);
+  // Two more whole ETH fit again at once.
+  const more = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1))];
+  await waitFor(() => more.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "two more claimed after the restart");
+  expect(await metric(d.metricsUrl, "liquidator_claims_skipped_total", { reason: "exposure_cap" })).toBe(0);
+}, 60_000);

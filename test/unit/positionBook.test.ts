@@ -1,0 +1,81 @@
+/**
+ * The venue's held positions from three sources arriving out of order: REST snapshots, `position`
+ * push deltas and claim answers. Newer venue news wins per symbol; a claim already in a report is
+ * not added twice.
+ */
+import { describe, expect, test } from "vitest";
+import { Exposure } from "../../src/engine/exposure.js";
+import { PositionBook } from "../../src/engine/positionBook.js";
+
+const ETH = "PERP_ETH_USDC";
+const SOL = "PERP_SOL_USDC";
+
+function book() {
+  const exposure = new Exposure();
+  return { exposure, positions: new PositionBook(exposure) };
+}
+
+describe("PositionBook", () => {
+  test("a snapshot is the whole account: unlisted symbols go flat, and the book becomes known", () => {
+    const { exposure, positions } = book();
+    exposure.setHeld(SOL, -3);
+    expect(positions.known).toBe(false);
+    positions.applySnapshot([{ symbol: ETH, positionQty: 2 }], 1_000);
+    expect(positions.known).toBe(true);
+    expect(exposure.heldQty(ETH)).toBe(2);
+    expect(exposure.heldQty(SOL)).toBe(0);
+  });
+
+  test("a push is a delta: only the listed symbols change", () => {
+    const { exposure, positions } = book();
+    positions.applySnapshot(
+      [
+        { symbol: ETH, positionQty: 2 },
+        { symbol: SOL, positionQty: -3 },
+      ],
+      1_000,
+    );
+    positions.applyPush([{ symbol: ETH, positionQty: 0 }], 1_100);
+    expect(exposure.heldQty(ETH)).toBe(0);
+    expect(exposure.heldQty(SOL)).toBe(-3);
+  });
+
+  test("an older report never undoes a newer one, per symbol", () => {
+    const { exposure, positions } = book();
+    positions.applyPush([{ symbol: ETH, positionQty: 5 }], 2_000);
+    // A snapshot requested before the push, answered after it.
+    positions.applySnapshot([{ symbol: SOL, positionQty: 1 }], 1_500);
+    expect(exposure.heldQty(ETH)).toBe(5);
+    expect(exposure.heldQty(SOL)).toBe(1);
+    positions.applyPush([{ symbol: ETH, positionQty: 4 }], 1_900);
+    expect(exposure.heldQty(ETH)).toBe(5);
+  });
+
+  test("a claim already in a report is not added again; a later one is", () => {
+    const { exposure, positions } = book();
+    positions.applySnapshot([], 1_000);
+    exposure.reserve(7, { [ETH]: 1 });
+    // The push of the claim (venue time 1,200) beat its HTTP answer.
+    positions.applyPush([{ symbol: ETH, positionQty: 1 }], 1_200);
+    positions.settleClaim(7, { [ETH]: 1 }, 1_200);
+    expect(exposure.heldQty(ETH)).toBe(1);
+    expect(exposure.hasReservation(7)).toBe(false);
+    exposure.reserve(8, { [ETH]: 0.5, [SOL]: -2 });
+    positions.settleClaim(8, { [ETH]: 0.5, [SOL]: -2 }, 1_300);
+    expect(exposure.heldQty(ETH)).toBe(1.5);
+    expect(exposure.heldQty(SOL)).toBe(-2);
+    // A snapshot older than the claim does not undo it; a newer one is the venue's word.
+    positions.applySnapshot([{ symbol: ETH, positionQty: 1 }], 1_250);
+    expect(exposure.heldQty(ETH)).toBe(1.5);
+    expect(exposure.heldQty(SOL)).toBe(-2);
+    positions.applySnapshot([{ symbol: ETH, positionQty: 1.5 }], 1_400);
+    expect(exposure.heldQty(SOL)).toBe(0);
+  });
+
+  test("reports without a venue time apply as they come", () => {
+    const { exposure, positions } = book();
+    positions.applyPush([{ symbol: ETH, positionQty: 3 }], 5_000);
+    positions.applyPush([{ symbol: ETH, positionQty: 2 }], undefined);
+    expect(exposure.heldQty(ETH)).toBe(2);
+  });
+});
