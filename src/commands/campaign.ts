@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { SYMBOL_PATTERN } from "../config/schema.js";
-import { UsageError } from "../venue/errors.js";
+import { UsageError } from "../errors.js";
 import type { CampaignUser, CampaignUserQuery } from "../venue/restSchemas.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";

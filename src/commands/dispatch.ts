@@ -2,7 +2,7 @@
  * Command dispatch: each command lives in src/commands/<name>.ts and is loaded on demand, so
  * `liquidator keygen` does not pay for the daemon's imports.
  */
-import { LiquidatorError } from "../venue/errors.js";
+import { EXIT_USAGE, exitStatusFor, LiquidatorError } from "../errors.js";
 import type { Command, CommandIO } from "./command.js";
 
 const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> = {
@@ -18,13 +18,6 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
   orders: { load: async () => (await import("./orders.js")).orders, help: "admin order listing [--all]" },
 };
 
-/** Exit statuses: 64 usage (sysexits EX_USAGE), 78 config (EX_CONFIG), 1 anything else. */
-function exitStatusFor(err: LiquidatorError): number {
-  if (err.code === "LIQ_CONFIG") return 78;
-  if (err.code === "LIQ_USAGE") return 64;
-  return 1;
-}
-
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(13)} ${c.help}`);
   return `usage: liquidator <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nliquidator <command> --help for a command's options\n`;
@@ -34,12 +27,12 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.stdout.write(usage());
-    return name === undefined ? 64 : 0;
+    return name === undefined ? EXIT_USAGE : 0;
   }
   const entry = COMMANDS[name];
   if (entry === undefined) {
     io.stderr.write(`liquidator: unknown command '${name}'\n${usage()}`);
-    return 64;
+    return EXIT_USAGE;
   }
   try {
     const command = await entry.load();
@@ -52,7 +45,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     // node:util parseArgs reports unknown or malformed options this way: a user mistake, not a bug.
     if (isParseArgsError(err)) {
       io.stderr.write(`liquidator ${name}: ${err.message}\n`);
-      return 64;
+      return EXIT_USAGE;
     }
     throw err;
   }

@@ -3,7 +3,7 @@
  * epoch_data by epoch_id, one row per epoch.
  */
 import { parseArgs } from "node:util";
-import { UsageError } from "../venue/errors.js";
+import { UsageError } from "../errors.js";
 import type { EpochData, EpochDataRow, EpochInfo, EpochInfoRow } from "../venue/restSchemas.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";

@@ -4,7 +4,7 @@
  * duration of the command.
  */
 import { type LoadedConfig, loadConfig } from "../config/loadConfig.js";
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { SYMBOL_PATTERN } from "../config/schema.js";
-import { UsageError } from "../venue/errors.js";
+import { UsageError } from "../errors.js";
 import { collectPages, pageCount } from "../venue/rest.js";
 import {
   ADMIN_ORDERS_MAX_SIZE,

@@ -3,7 +3,7 @@
  * machines. Values come from the venue, so every string is stripped of control characters before it
  * reaches a terminal: a hostile order tag must not be able to move the cursor or recolour the screen.
  */
-import { UsageError } from "../venue/errors.js";
+import { UsageError } from "../errors.js";
 
 export type OutputFormat = "table" | "json" | "csv";
 export type Cell = string | number | boolean | null | undefined;

@@ -5,9 +5,9 @@
  */
 import { parseArgs } from "node:util";
 import { pino } from "pino";
+import { UsageError } from "../errors.js";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
-import { UsageError } from "../venue/errors.js";
 import type { Command } from "./command.js";
 
 const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--quiet]

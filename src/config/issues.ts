@@ -4,7 +4,7 @@
  * are echoed only when they are numbers or booleans: a string could be a misplaced secret.
  */
 import type { z } from "zod";
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 import { ALLOWED_KEYS_MARK, unknownKeyProblem } from "./schema.js";
 
 export interface Problem {

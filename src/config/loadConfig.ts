@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { parseDocument } from "yaml";
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 import { applyEnvOverrides } from "./envOverrides.js";
 import { configErrorFrom, type Problem, problemsFromZod } from "./issues.js";
 import { type Config, configSchema } from "./schema.js";

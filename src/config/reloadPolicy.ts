@@ -4,7 +4,7 @@
  * Only `policy` is meant to be applied live; keys elsewhere that changed are listed so the caller
  * can log that they need a restart.
  */
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 import { type LoadedConfig, loadConfig } from "./loadConfig.js";
 import type { Config, PolicyConfig } from "./schema.js";
 

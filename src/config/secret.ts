@@ -4,7 +4,7 @@
  * config file can be shared, printed and committed. No message here ever contains the secret.
  */
 import { open } from "node:fs/promises";
-import { KeyFormatError } from "../venue/errors.js";
+import { KeyFormatError } from "../errors.js";
 import { parseSecret } from "../venue/signer.js";
 import type { Problem } from "./issues.js";
 

@@ -8,7 +8,7 @@
 import { closeSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { JournalError } from "../venue/errors.js";
+import { InvalidArgumentError, JournalError } from "../errors.js";
 
 export const JOURNAL_FILE = "claims.jsonl";
 
@@ -123,7 +123,7 @@ export class Journal {
   /** Opens (creating the folder and file if needed), replays what is there, and repairs a torn tail. */
   static open(options: JournalOptions): { journal: Journal; replay: JournalReplay } {
     if (!(options.fsyncIntervalMs === undefined || (Number.isFinite(options.fsyncIntervalMs) && options.fsyncIntervalMs >= 0))) {
-      throw new JournalError("fsyncIntervalMs must be a non-negative number");
+      throw new InvalidArgumentError("fsyncIntervalMs must be a non-negative number");
     }
     const path = join(options.dir, JOURNAL_FILE);
     let fd: number;

@@ -11,7 +11,7 @@
  */
 import { existsSync, readdirSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 import { JOURNAL_FILE, Journal, type JournalLogger, type JournalReplay } from "./journal.js";
 
 export interface JournalOwner {

@@ -3,7 +3,7 @@
  * once per (re)load into a per-symbol lookup the hot path reads with one Map get. `dry_run` is not
  * the engine's business (DESIGN.md rule 4: it is enforced where a claim is sent) and is ignored here.
  */
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 
 /** The five keys that exist globally and per symbol (config.md). */
 export interface RiskLimitsInput {

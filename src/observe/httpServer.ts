@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import { AbortedError, ConfigError } from "../venue/errors.js";
+import { AbortedError, ConfigError } from "../errors.js";
 
 export interface ObserveHealth {
   /** Names of loops whose watchdog is stale; empty while every loop is alive. */

@@ -12,7 +12,8 @@
  * time from a source callback, so the hot path never touches a label map for them.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { LiquidatorError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
+import { isErrorCode, LiquidatorError } from "../errors.js";
+import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
 
 /** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
@@ -319,41 +320,19 @@ function read<T>(source: (() => Iterable<T>) | undefined): T[] | undefined {
 }
 
 /**
- * Bounded `code` label: a venue code of PROTOCOL.md §3 as its decimal text, a local error code
- * (`LIQ_*`) as is, "none" for no code, "other" for anything else.
+ * Bounded `code` label: a venue code of the venue's table as its decimal text, a local error code
+ * (`LIQ_*`, errors.ts) as is, "none" for no code, "other" for anything else.
  */
 export function codeLabel(code: number | string | undefined): string {
   if (code === undefined) return "none";
   if (typeof code === "number") return VENUE_CODES.has(code) ? String(code) : "other";
-  return LOCAL_CODES.has(code) ? code : "other";
+  return isErrorCode(code) ? code : "other";
 }
-
-const LOCAL_CODES: ReadonlySet<string> = new Set([
-  "LIQ_VENUE",
-  "LIQ_TRANSPORT",
-  "LIQ_TIMEOUT",
-  "LIQ_ABORTED",
-  "LIQ_BAD_RESPONSE",
-  "LIQ_BAD_KEY",
-  "LIQ_CONFIG",
-  "LIQ_USAGE",
-]);
-
-/** Venue refusals that competition or the market explain (see CLAIM_RESULTS). */
-const REJECTION_KINDS: ReadonlySet<string> = new Set([
-  "liquidation_gone",
-  "claim_in_process",
-  "price_moved",
-  "ratio_too_small",
-  "insufficient_margin",
-]);
 
 /** `{result, code}` of a claim: `undefined` for success, else the error it failed with. */
 export function claimOutcomeLabels(err: unknown): { result: ClaimResult; code: string } {
   if (err === undefined) return { result: "success", code: "none" };
-  if (err instanceof VenueError) {
-    return { result: REJECTION_KINDS.has(err.kind) ? "rejected" : "error", code: codeLabel(err.venueCode) };
-  }
+  if (err instanceof VenueError) return { result: err.meaning.result, code: codeLabel(err.venueCode) };
   if (err instanceof TimeoutError) return { result: "unknown", code: err.code };
   if (err instanceof TransportError) return { result: err.maybeDelivered ? "unknown" : "error", code: err.code };
   if (err instanceof LiquidatorError) return { result: "error", code: codeLabel(err.code) };

@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { ConfigError } from "../venue/errors.js";
+import { ConfigError } from "../errors.js";
 import {
   CAMPAIGN_GAUGES,
   type CampaignField,

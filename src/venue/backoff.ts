@@ -4,7 +4,7 @@
  * clients that all lost the venue at the same instant, so they do not come back in lockstep
  * (PROTOCOL.md §5: "reconnect with backoff and jitter"). Pure apart from the injected `random`.
  */
-import { ConfigError } from "./errors.js";
+import { InvalidArgumentError } from "../errors.js";
 
 export interface BackoffOptions {
   /** Ceiling of the first delay, ms (> 0). */
@@ -39,7 +39,7 @@ export function fullJitterDelay(attempt: number, initialMs: number, maxMs: numbe
 
 function positiveFinite(key: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(key, "must be a positive finite number of milliseconds");
+    throw new InvalidArgumentError(`${key} must be a positive finite number of milliseconds`);
   }
   return value;
 }
@@ -54,9 +54,9 @@ export class Backoff {
   constructor(options: BackoffOptions) {
     this.initialMs = positiveFinite("backoff.initialMs", options.initialMs);
     this.maxMs = positiveFinite("backoff.maxMs", options.maxMs);
-    if (this.maxMs < this.initialMs) throw new ConfigError("backoff.maxMs", "must be >= backoff.initialMs");
+    if (this.maxMs < this.initialMs) throw new InvalidArgumentError("backoff.maxMs must be >= backoff.initialMs");
     if (options.random !== undefined && typeof options.random !== "function") {
-      throw new ConfigError("backoff.random", "must be a function returning a number in [0, 1]");
+      throw new InvalidArgumentError("backoff.random must be a function returning a number in [0, 1]");
     }
     this.#random = options.random ?? Math.random;
   }

@@ -1,30 +1,45 @@
 /**
- * The one registry of typed errors. Callers decide retry / skip / fatal by `code` (and, for venue
- * refusals, by `kind`), never by message text. Messages are for humans and never carry a secret.
+ * Errors of talking to the venue, and what each venue code means (docs/protocol.md "Errors"). The
+ * table `VENUE_CODES` is the one place that says, per code, what a read does (retry or fail), what a
+ * claim does next, what an unwind order does next, and how the claim metric labels it; everything
+ * else derives from it.
  */
+import { LiquidatorError } from "../errors.js";
 
-/** Stable codes of every error this project throws on purpose. */
-export type LiquidatorErrorCode =
-  | "LIQ_VENUE" // the venue answered with an error envelope (see VenueError.kind)
-  | "LIQ_TRANSPORT" // the request failed below HTTP (connect, reset, socket closed)
-  | "LIQ_TIMEOUT" // no complete answer within the configured time
-  | "LIQ_ABORTED" // the caller's AbortSignal fired
-  | "LIQ_BAD_RESPONSE" // the venue answered, but not with a valid envelope/payload
-  | "LIQ_BAD_KEY" // a secret or public key that cannot be parsed
-  | "LIQ_CONFIG" // configuration invalid (exit status 78)
-  | "LIQ_JOURNAL" // the claims journal cannot be written: claiming must stop
-  | "LIQ_USAGE"; // a command-line mistake by the user
+/** What a claim refused with a venue code does next (daemon/claimOutcome.ts acts on it). */
+export type ClaimFailureAction =
+  /** Gone or fully claimed: forget it. */
+  | "gone"
+  /** Another claim on the id is in process: try once more a little later. */
+  | "retry_racing"
+  /** Not processed (retry in a few seconds, or the request never left): try again later. */
+  | "retry_transient"
+  /** The claim window is full: put it back and hold every claim for one window. */
+  | "backoff"
+  /** The mark moved past our limit: re-decide once on fresh marks. */
+  | "reevaluate"
+  /** Not enough margin: stop claiming for a while and say so. */
+  | "pause_margin"
+  /** The request may have reached the venue and no answer came: never resent blindly. */
+  | "unknown"
+  /** Any other refusal: record it and move on. */
+  | "rejected";
 
-export class LiquidatorError extends Error {
-  readonly code: LiquidatorErrorCode;
-  constructor(code: LiquidatorErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
+/** What an unwind order refused with a venue code does next (daemon/unwinder.ts acts on it). */
+export type OrderFailureAction =
+  /** The position is smaller than thought (or gone): re-read positions before the next slice. */
+  | "reread_positions"
+  /** The price is out of the allowed band: re-price on a fresh mark. */
+  | "reprice"
+  /** Not processed: retry with backoff. */
+  | "retry"
+  /** The order limit is full: wait one window. */
+  | "backoff"
+  /** Must not happen to a reduce-only order: stop unwinding that symbol and alert. */
+  | "halt_symbol"
+  /** Anything else: count it, retry the slice later. */
+  | "rejected";
 
-/** Venue error kinds, one per code of PROTOCOL.md §3, plus `unmapped` for anything else. */
 export type VenueErrorKind =
   | "unknown"
   | "bad_signature"
@@ -37,41 +52,84 @@ export type VenueErrorKind =
   | "retry_later"
   | "claim_in_process"
   | "insufficient_margin"
+  | "price_filter"
   | "ratio_too_small"
   | "liquidation_gone"
   | "price_moved"
+  | "min_notional"
+  | "quantity_filter"
+  | "reduce_only_refused"
   | "unmapped";
 
-/** PROTOCOL.md §3: venue code → kind and the HTTP status the venue pairs it with. */
-export const VENUE_CODES: ReadonlyMap<number, { kind: VenueErrorKind; status: number; text: string }> = new Map([
-  [-1000, { kind: "unknown", status: 500, text: "unknown error" }],
-  [-1001, { kind: "bad_signature", status: 401, text: "signature or key in wrong format" }],
-  [-1002, { kind: "unauthorized", status: 401, text: "key not authorised or timestamp out of range" }],
-  [-1003, { kind: "rate_limited", status: 429, text: "rate limit exceeded" }],
-  [-1004, { kind: "unknown_param", status: 400, text: "unknown parameter" }],
-  [-1005, { kind: "bad_param", status: 400, text: "parameter in wrong format or out of range" }],
-  [-1006, { kind: "not_found", status: 400, text: "data not found" }],
-  [-1007, { kind: "duplicate", status: 409, text: "duplicate request" }],
-  [-1011, { kind: "retry_later", status: 400, text: "internal network error, retry later" }],
-  [-1012, { kind: "claim_in_process", status: 400, text: "another claim is in process for this id" }],
-  [-1101, { kind: "insufficient_margin", status: 400, text: "insufficient margin" }],
-  [-1201, { kind: "ratio_too_small", status: 400, text: "claim ratio too small" }],
-  [-1202, { kind: "liquidation_gone", status: 400, text: "liquidation gone or fully claimed" }],
-  [-1203, { kind: "price_moved", status: 400, text: "claim rejected by limit_price" }],
+export interface VenueCodeMeaning {
+  readonly kind: VenueErrorKind;
+  /** The HTTP status the venue pairs it with. */
+  readonly status: number;
+  readonly text: string;
+  /** A GET answered with it may be retried. */
+  readonly retryRead: boolean;
+  readonly claim: ClaimFailureAction;
+  readonly order: OrderFailureAction;
+  /**
+   * `claims_result_total{result}` of a claim refused with it: `rejected` when competition or the
+   * market explains it, `error` when it should not happen.
+   */
+  readonly result: "rejected" | "error";
+}
+
+const row = (
+  kind: VenueErrorKind,
+  status: number,
+  text: string,
+  claim: ClaimFailureAction,
+  order: OrderFailureAction,
+  result: "rejected" | "error",
+  retryRead = false,
+): VenueCodeMeaning => ({ kind, status, text, retryRead, claim, order, result });
+
+/** docs/protocol.md "Errors": every code the venue answers, and what it means here. */
+export const VENUE_CODES: ReadonlyMap<number, VenueCodeMeaning> = new Map([
+  [-1000, row("unknown", 500, "unknown error", "rejected", "retry", "error")],
+  [-1001, row("bad_signature", 401, "signature or key in wrong format", "rejected", "rejected", "error")],
+  [-1002, row("unauthorized", 401, "key not authorised or timestamp out of range", "rejected", "rejected", "error")],
+  [-1003, row("rate_limited", 429, "rate limit exceeded", "backoff", "backoff", "error", true)],
+  [-1004, row("unknown_param", 400, "unknown parameter", "rejected", "rejected", "error")],
+  [-1005, row("bad_param", 400, "parameter in wrong format or out of range", "rejected", "rejected", "error")],
+  [-1006, row("not_found", 400, "data not found", "rejected", "rejected", "error")],
+  [-1007, row("duplicate", 409, "duplicate request", "rejected", "rejected", "error")],
+  [-1011, row("retry_later", 400, "internal network error, retry later", "retry_transient", "retry", "error", true)],
+  [-1012, row("claim_in_process", 400, "another request is in process", "retry_racing", "retry", "rejected")],
+  [-1101, row("insufficient_margin", 400, "insufficient margin", "pause_margin", "halt_symbol", "rejected")],
+  [-1102, row("min_notional", 400, "order value below the minimum notional", "rejected", "rejected", "error")],
+  [-1104, row("quantity_filter", 400, "quantity outside the symbol's filters", "rejected", "reread_positions", "error")],
+  [-1105, row("price_filter", 400, "price outside the allowed range", "rejected", "reprice", "error")],
+  [-1106, row("reduce_only_refused", 400, "reduce-only order would not reduce the position", "rejected", "reread_positions", "error")],
+  [-1201, row("ratio_too_small", 400, "claim ratio too small", "rejected", "rejected", "rejected")],
+  [-1202, row("liquidation_gone", 400, "liquidation gone or fully claimed", "gone", "rejected", "rejected")],
+  [-1203, row("price_moved", 400, "claim rejected by limit_price", "reevaluate", "reprice", "rejected")],
 ]);
+
+/** The meaning of a code the table does not know: an error, never retried, never a retry of a claim. */
+export const UNMAPPED_CODE: VenueCodeMeaning = row("unmapped", 400, "unmapped venue code", "rejected", "rejected", "error");
+
+export function venueCodeMeaning(code: number): VenueCodeMeaning {
+  return VENUE_CODES.get(code) ?? UNMAPPED_CODE;
+}
 
 export class VenueError extends LiquidatorError {
   readonly venueCode: number;
   readonly status: number;
   readonly kind: VenueErrorKind;
+  readonly meaning: VenueCodeMeaning;
   readonly venueMessage: string;
   readonly endpoint: string;
   constructor(p: { venueCode: number; status: number; venueMessage: string; endpoint: string }) {
-    const kind = VENUE_CODES.get(p.venueCode)?.kind ?? "unmapped";
+    const meaning = venueCodeMeaning(p.venueCode);
     super("LIQ_VENUE", `venue refused ${p.endpoint}: ${p.venueCode} ${p.venueMessage} (HTTP ${p.status})`);
     this.venueCode = p.venueCode;
     this.status = p.status;
-    this.kind = kind;
+    this.kind = meaning.kind;
+    this.meaning = meaning;
     this.venueMessage = p.venueMessage;
     this.endpoint = p.endpoint;
   }
@@ -79,8 +137,8 @@ export class VenueError extends LiquidatorError {
 
 /**
  * Failure below HTTP. `maybeDelivered` is true when the request bytes may have reached the venue
- * (the failure came after the request was written): a claim in that state has an unknown outcome and
- * must not be resent blindly.
+ * (the failure came after the request was written): a claim or order in that state has an unknown
+ * outcome and must not be resent blindly.
  */
 export class TransportError extends LiquidatorError {
   readonly maybeDelivered: boolean;
@@ -96,12 +154,6 @@ export class TimeoutError extends LiquidatorError {
   }
 }
 
-export class AbortedError extends LiquidatorError {
-  constructor(message = "operation aborted", options?: { cause?: unknown }) {
-    super("LIQ_ABORTED", message, options);
-  }
-}
-
 export class BadResponseError extends LiquidatorError {
   readonly endpoint: string;
   constructor(endpoint: string, detail: string, options?: { cause?: unknown }) {
@@ -110,38 +162,21 @@ export class BadResponseError extends LiquidatorError {
   }
 }
 
-export class KeyFormatError extends LiquidatorError {
-  constructor(message: string) {
-    super("LIQ_BAD_KEY", message);
-  }
-}
-
-/** `key` is the config path (e.g. `policy.min_fee`) so the operator knows what to fix. */
-export class ConfigError extends LiquidatorError {
-  readonly key: string;
-  constructor(key: string, problem: string) {
-    super("LIQ_CONFIG", `config ${key}: ${problem}`);
-    this.key = key;
-  }
-}
-
-/** The journal could not record an intent or outcome; no claim may be sent without its intent. */
-export class JournalError extends LiquidatorError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("LIQ_JOURNAL", message, options);
-  }
-}
-
-export class UsageError extends LiquidatorError {
-  constructor(message: string) {
-    super("LIQ_USAGE", message);
-  }
-}
-
-/** True for failures a GET may be retried on: -1003, -1011, any 5xx, and transport/timeouts. */
+/** True for failures a GET may be retried on: the table's retryable codes, any 5xx, transport and timeouts. */
 export function isRetryableRead(err: unknown): boolean {
-  if (err instanceof VenueError) {
-    return err.venueCode === -1003 || err.venueCode === -1011 || err.status >= 500;
-  }
+  if (err instanceof VenueError) return err.meaning.retryRead || err.status >= 500;
   return err instanceof TransportError || err instanceof TimeoutError;
+}
+
+/** What a refused or failed claim does next. */
+export function claimFailureAction(err: unknown): ClaimFailureAction {
+  if (err instanceof VenueError) {
+    const action = err.meaning.claim;
+    // A 5xx is ambiguous for a write: the venue may have applied the claim before failing.
+    return action === "rejected" && err.status >= 500 ? "unknown" : action;
+  }
+  if (err instanceof TransportError) return err.maybeDelivered ? "unknown" : "retry_transient";
+  // Timeout, shutdown's hard deadline, an unreadable 2xx answer, anything unexpected: it may have
+  // been applied, so it is unknown and never resent blindly.
+  return "unknown";
 }

@@ -17,7 +17,8 @@
  * queueing behind it.
  */
 import { Client, type Dispatcher, Pool } from "undici";
-import { AbortedError, BadResponseError, LiquidatorError, TimeoutError, TransportError } from "./errors.js";
+import { AbortedError, LiquidatorError } from "../errors.js";
+import { BadResponseError, TimeoutError, TransportError } from "./errors.js";
 
 export interface HttpResponse {
   status: number;

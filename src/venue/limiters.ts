@@ -20,7 +20,7 @@
  * budget (10/s → 105 ms spacing, 5/s → 210 ms).
  */
 import Bottleneck from "bottleneck";
-import { AbortedError, ConfigError } from "./errors.js";
+import { AbortedError, ConfigError } from "../errors.js";
 
 export const JITTER_BUDGET_MS = 50;
 

@@ -14,8 +14,9 @@
  * A connection lost within `minReadyMs` of becoming ready counts as a failed attempt: a gateway that
  * accepts, acknowledges and drops every connection at once must still see growing delays.
  */
+
+import { InvalidArgumentError } from "../errors.js";
 import { backoffCeiling, fullJitterDelay } from "./backoff.js";
-import { ConfigError } from "./errors.js";
 
 export type ConnectionEnd =
   /** The connection had been ready for at least `minReadyMs`. */
@@ -63,7 +64,7 @@ const DEFAULTS = {
 function ms(key: keyof typeof DEFAULTS, value: number | undefined, allowZero = false): number {
   const v = value ?? DEFAULTS[key];
   if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0) || v > 2_147_483_647) {
-    throw new ConfigError(`reconnect.${key}`, "must be a finite number of milliseconds");
+    throw new InvalidArgumentError(`reconnect.${key} must be a finite number of milliseconds`);
   }
   return v;
 }
@@ -83,14 +84,14 @@ export class ReconnectPolicy {
   constructor(options: ReconnectPolicyOptions = {}) {
     this.initialMs = ms("initialMs", options.initialMs);
     this.maxMs = ms("maxMs", options.maxMs);
-    if (this.maxMs < this.initialMs) throw new ConfigError("reconnect.maxMs", "must be >= initialMs");
+    if (this.maxMs < this.initialMs) throw new InvalidArgumentError("reconnect.maxMs must be >= initialMs");
     this.healthyMaxMs = Math.min(this.maxMs, Math.max(this.initialMs, ms("healthyMaxMs", options.healthyMaxMs)));
     this.lostReadyJitterMs = ms("lostReadyJitterMs", options.lostReadyJitterMs, true);
     this.minReadyMs = ms("minReadyMs", options.minReadyMs, true);
     this.authInitialMs = ms("authInitialMs", options.authInitialMs);
     this.authMaxMs = Math.max(this.authInitialMs, ms("authMaxMs", options.authMaxMs));
     if (options.random !== undefined && typeof options.random !== "function") {
-      throw new ConfigError("reconnect.random", "must be a function returning a number in [0, 1]");
+      throw new InvalidArgumentError("reconnect.random must be a function returning a number in [0, 1]");
     }
     this.#random = options.random ?? Math.random;
   }

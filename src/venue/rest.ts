@@ -5,7 +5,8 @@
  */
 import pRetry from "p-retry";
 import type { z } from "zod";
-import { AbortedError, BadResponseError, ConfigError, isRetryableRead, VenueError } from "./errors.js";
+import { AbortedError, ConfigError, InvalidArgumentError } from "../errors.js";
+import { BadResponseError, isRetryableRead, VenueError } from "./errors.js";
 import { type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import {
@@ -171,12 +172,12 @@ function validateOptions(o: RestClientOptions): { origin: string; basePath: stri
   }
   const retry = o.retry ?? { retries: 3, minTimeoutMs: 200, maxTimeoutMs: 2000 };
   if (!Number.isInteger(retry.retries) || retry.retries < 0 || retry.retries > 20)
-    throw new ConfigError("retry.retries", "must be an integer from 0 to 20");
+    throw new InvalidArgumentError("retry.retries must be an integer from 0 to 20");
   if (!(retry.minTimeoutMs >= 0) || !(retry.maxTimeoutMs >= retry.minTimeoutMs) || !Number.isFinite(retry.maxTimeoutMs)) {
-    throw new ConfigError("retry.minTimeoutMs", "must satisfy 0 <= minTimeoutMs <= maxTimeoutMs (finite)");
+    throw new InvalidArgumentError("retry.minTimeoutMs must satisfy 0 <= minTimeoutMs <= maxTimeoutMs (finite)");
   }
   if (o.signer !== undefined && (typeof o.signer.headers !== "function" || o.signer.clock === undefined)) {
-    throw new ConfigError("signer", "is not a Signer");
+    throw new InvalidArgumentError("signer is not a Signer");
   }
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ""), timeoutMs, retry };
 }

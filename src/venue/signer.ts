@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, createPublicKey, sign as cryptoSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { base58 } from "@scure/base";
-import { KeyFormatError } from "./errors.js";
+import { KeyFormatError } from "../errors.js";
 import { ServerClock } from "./serverClock.js";
 
 const KEY_PREFIX = "ed25519:";

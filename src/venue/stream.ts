@@ -10,7 +10,7 @@
 
 import type { RawData } from "ws";
 import WebSocket from "ws";
-import { UsageError } from "./errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import { type ConnectionEnd, ReconnectPolicy } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
 import {
@@ -166,7 +166,7 @@ export class StreamClient {
 
   /** Run until `signal` aborts; then close the socket, stop every timer and resolve. Never rejects after start. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.#started) throw new UsageError("StreamClient.start may be called once");
+    if (this.#started) throw new InvalidArgumentError("StreamClient.start may be called once");
     this.#started = true;
     try {
       while (!signal.aborted) {

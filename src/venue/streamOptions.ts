@@ -2,7 +2,7 @@
  * Options, public types and construction-time validation of `StreamClient` (stream.ts), kept apart so
  * the connection logic stays readable. Every option is checked once here; the client never re-checks.
  */
-import { ConfigError } from "./errors.js";
+import { InvalidArgumentError } from "../errors.js";
 import type { ReconnectPolicyOptions } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
 import { type BadMessageReason, routeTopic, type StreamData, type TopicRoute } from "./wire.js";
@@ -128,62 +128,62 @@ export interface ValidatedStreamOptions {
 function ms(key: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > 2_147_483_647) {
-    throw new ConfigError(`stream.${key}`, "must be a positive number of milliseconds (at most 2^31-1)");
+    throw new InvalidArgumentError(`stream.${key} must be a positive number of milliseconds (at most 2^31-1)`);
   }
   return value;
 }
 
 function optionalFn<T>(key: string, value: T | undefined): T | undefined {
-  if (value !== undefined && typeof value !== "function") throw new ConfigError(`stream.${key}`, "must be a function");
+  if (value !== undefined && typeof value !== "function") throw new InvalidArgumentError(`stream.${key} must be a function`);
   return value;
 }
 
 export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOptions {
-  if (typeof o !== "object" || o === null) throw new ConfigError("stream", "options object required");
+  if (typeof o !== "object" || o === null) throw new InvalidArgumentError("stream options object required");
   let parsed: URL;
   try {
     parsed = new URL(o.url);
   } catch {
-    throw new ConfigError("stream.url", "is not a valid URL");
+    throw new InvalidArgumentError("stream.url is not a valid URL");
   }
   if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
-    throw new ConfigError("stream.url", "must start with ws:// or wss://");
+    throw new InvalidArgumentError("stream.url must start with ws:// or wss://");
   }
   if (o.stream !== "public" && o.stream !== "private") {
-    throw new ConfigError("stream.stream", 'must be "public" or "private"');
+    throw new InvalidArgumentError('stream.stream must be "public" or "private"');
   }
   if (o.stream === "private") {
     if (o.signer === undefined || typeof o.signer.wsAuthParams !== "function") {
-      throw new ConfigError("stream.signer", "is required for the private stream");
+      throw new InvalidArgumentError("stream.signer is required for the private stream");
     }
   }
   if (!Array.isArray(o.topics) || o.topics.length === 0) {
-    throw new ConfigError("stream.topics", "must list at least one topic");
+    throw new InvalidArgumentError("stream.topics must list at least one topic");
   }
   const routes = new Map<string, TopicRoute>();
   for (const topic of o.topics) {
     const route = typeof topic === "string" ? routeTopic(topic) : undefined;
-    if (route === undefined) throw new ConfigError("stream.topics", `unknown topic ${JSON.stringify(topic)}`);
+    if (route === undefined) throw new InvalidArgumentError(`stream.topics unknown topic ${JSON.stringify(topic)}`);
     if (route.stream !== o.stream) {
-      throw new ConfigError("stream.topics", `topic ${topic} belongs to the ${route.stream} stream`);
+      throw new InvalidArgumentError(`stream.topics topic ${topic} belongs to the ${route.stream} stream`);
     }
-    if (routes.has(topic)) throw new ConfigError("stream.topics", `topic ${topic} listed twice`);
+    if (routes.has(topic)) throw new InvalidArgumentError(`stream.topics topic ${topic} listed twice`);
     routes.set(topic, route);
   }
   const pingIntervalMs = ms("pingIntervalMs", o.pingIntervalMs, DEFAULTS.pingIntervalMs);
   const deadAfterMs = ms("deadAfterMs", o.deadAfterMs, DEFAULTS.deadAfterMs);
   const setupTimeoutMs = Math.min(deadAfterMs, ms("setupTimeoutMs", o.setupTimeoutMs, DEFAULTS.setupTimeoutMs));
   // Our own pings draw pongs; pinging less often than the dead line would kill a healthy quiet socket.
-  if (pingIntervalMs >= deadAfterMs) throw new ConfigError("stream.pingIntervalMs", "must be below deadAfterMs");
+  if (pingIntervalMs >= deadAfterMs) throw new InvalidArgumentError("stream.pingIntervalMs must be below deadAfterMs");
   const b = o.backoff;
   if (b !== undefined && (typeof b !== "object" || b === null)) {
-    throw new ConfigError("stream.backoff", "must be {initialMs?, maxMs?, healthyMaxMs?, ...} in milliseconds");
+    throw new InvalidArgumentError("stream.backoff must be {initialMs?, maxMs?, healthyMaxMs?, ...} in milliseconds");
   }
   const maxFrameBytes = o.maxFrameBytes ?? DEFAULTS.maxFrameBytes;
   if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes < MIN_FRAME_BYTES) {
-    throw new ConfigError("stream.maxFrameBytes", `must be an integer >= ${MIN_FRAME_BYTES}`);
+    throw new InvalidArgumentError(`stream.maxFrameBytes must be an integer >= ${MIN_FRAME_BYTES}`);
   }
-  if (typeof o.onData !== "function") throw new ConfigError("stream.onData", "must be a function");
+  if (typeof o.onData !== "function") throw new InvalidArgumentError("stream.onData must be a function");
   optionalFn("onStateChange", o.onStateChange);
   optionalFn("onBadMessage", o.onBadMessage);
   optionalFn("onReconnect", o.onReconnect);
@@ -192,7 +192,7 @@ export function validateStreamOptions(o: StreamClientOptions): ValidatedStreamOp
   const now = optionalFn("now", o.now) ?? Date.now;
   if (o.logger !== undefined) {
     for (const level of ["debug", "info", "warn", "error"] as const) {
-      if (typeof o.logger[level] !== "function") throw new ConfigError("stream.logger", `lacks ${level}()`);
+      if (typeof o.logger[level] !== "function") throw new InvalidArgumentError(`stream.logger lacks ${level}()`);
     }
   }
   return {

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import * as ed from "@noble/ed25519";
 import { afterEach, describe, expect, test } from "vitest";
-import { AbortedError, TimeoutError, TransportError } from "../../src/venue/errors.js";
+import { AbortedError } from "../../src/errors.js";
+import { TimeoutError, TransportError } from "../../src/venue/errors.js";
 import { HttpTransport } from "../../src/venue/httpTransport.js";
 import { generateKeyPair, parsePublicKey, Signer, signingMessage } from "../../src/venue/signer.js";
 

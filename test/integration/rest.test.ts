@@ -2,15 +2,8 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import {
-  AbortedError,
-  BadResponseError,
-  ConfigError,
-  TimeoutError,
-  TransportError,
-  VENUE_CODES,
-  VenueError,
-} from "../../src/venue/errors.js";
+import { AbortedError, ConfigError, InvalidArgumentError } from "../../src/errors.js";
+import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 import type { LimiterName, VenueLimiters } from "../../src/venue/limiters.js";
 import { buildQuery, RestClient, type RestClientOptions } from "../../src/venue/rest.js";
 import { ServerClock } from "../../src/venue/serverClock.js";
@@ -420,7 +413,9 @@ describe("paging, hooks and options", () => {
     expect(() => new RestClient({ baseUrl: "ftp://x" })).toThrow(ConfigError);
     expect(() => new RestClient({ baseUrl: "http://x/?a=1" })).toThrow(ConfigError);
     expect(() => new RestClient({ baseUrl: "http://x", timeoutMs: 0 })).toThrow(ConfigError);
-    expect(() => new RestClient({ baseUrl: "http://x", retry: { retries: -1, minTimeoutMs: 1, maxTimeoutMs: 2 } })).toThrow(ConfigError);
+    expect(() => new RestClient({ baseUrl: "http://x", retry: { retries: -1, minTimeoutMs: 1, maxTimeoutMs: 2 } })).toThrow(
+      InvalidArgumentError,
+    );
   });
 
   test("buildQuery encodes consistently and skips empty values", () => {

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, test } from "vitest";
-import { ConfigError, UsageError } from "../../src/venue/errors.js";
+import { InvalidArgumentError } from "../../src/errors.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 import { StreamClient, type StreamClientOptions, type StreamState } from "../../src/venue/stream.js";
 import type { BadMessageReason, StreamData } from "../../src/venue/wire.js";
@@ -511,7 +511,7 @@ describe("StreamClient construction", () => {
       { random: 4 as unknown as () => number },
       { logger: { info() {} } as unknown as StreamClientOptions["logger"] },
     ];
-    for (const o of bad) expect(() => new StreamClient({ ...base, ...o }), JSON.stringify(o)).toThrow(ConfigError);
+    for (const o of bad) expect(() => new StreamClient({ ...base, ...o }), JSON.stringify(o)).toThrow(InvalidArgumentError);
     expect(() => new StreamClient(base)).not.toThrow();
     expect(new StreamClient(base).state).toBe("stopped");
   });
@@ -521,6 +521,6 @@ describe("StreamClient construction", () => {
     const controller = new AbortController();
     controller.abort();
     await client.start(controller.signal);
-    await expect(client.start(controller.signal)).rejects.toThrow(UsageError);
+    await expect(client.start(controller.signal)).rejects.toThrow(InvalidArgumentError);
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { InvalidArgumentError } from "../../src/errors.js";
 import { Backoff, backoffCeiling, fullJitterDelay } from "../../src/venue/backoff.js";
-import { ConfigError } from "../../src/venue/errors.js";
 
 describe("full-jitter backoff", () => {
   test("every delay lies in [0, min(max, initial·2^n)]", () => {
@@ -64,10 +64,10 @@ describe("full-jitter backoff", () => {
   });
 
   test("options are validated at construction", () => {
-    expect(() => new Backoff({ initialMs: 0, maxMs: 10 })).toThrow(ConfigError);
-    expect(() => new Backoff({ initialMs: Number.NaN, maxMs: 10 })).toThrow(ConfigError);
-    expect(() => new Backoff({ initialMs: 10, maxMs: Number.POSITIVE_INFINITY })).toThrow(ConfigError);
-    expect(() => new Backoff({ initialMs: 100, maxMs: 10 })).toThrow(ConfigError);
-    expect(() => new Backoff({ initialMs: 1, maxMs: 10, random: 3 as unknown as () => number })).toThrow(ConfigError);
+    expect(() => new Backoff({ initialMs: 0, maxMs: 10 })).toThrow(InvalidArgumentError);
+    expect(() => new Backoff({ initialMs: Number.NaN, maxMs: 10 })).toThrow(InvalidArgumentError);
+    expect(() => new Backoff({ initialMs: 10, maxMs: Number.POSITIVE_INFINITY })).toThrow(InvalidArgumentError);
+    expect(() => new Backoff({ initialMs: 100, maxMs: 10 })).toThrow(InvalidArgumentError);
+    expect(() => new Backoff({ initialMs: 1, maxMs: 10, random: 3 as unknown as () => number })).toThrow(InvalidArgumentError);
   });
 });

@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { type ClaimFailureAction, classifyClaimFailure } from "../../src/daemon/claimOutcome.js";
-import { AbortedError, BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
+import { AbortedError } from "../../src/errors.js";
+import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
 function venue(code: number, status = VENUE_CODES.get(code)?.status ?? 400, message = "whatever the venue says"): VenueError {
   return new VenueError({ venueCode: code, status, venueMessage: message, endpoint: "/v1/liquidation" });

@@ -10,7 +10,7 @@ import { type LoadedConfig, loadConfig } from "../../src/config/loadConfig.js";
 import { REDACTED, renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
 import { reloadPolicy } from "../../src/config/reloadPolicy.js";
 import { defaultConfig } from "../../src/config/schema.js";
-import { ConfigError } from "../../src/venue/errors.js";
+import { ConfigError } from "../../src/errors.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 
 let dir: string;

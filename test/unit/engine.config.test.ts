@@ -2,7 +2,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { defaultConfig, type PolicyConfig } from "../../src/config/schema.js";
 import { compileRiskPolicy, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
-import { ConfigError } from "../../src/venue/errors.js";
+import { ConfigError } from "../../src/errors.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 
 describe("compileRiskPolicy", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { type IntentRecord, JOURNAL_FILE, Journal, parseJournal } from "../../src/daemon/journal.js";
-import { JournalError } from "../../src/venue/errors.js";
+import { JournalError } from "../../src/errors.js";
 
 const intent = (id: number): IntentRecord => ({
   t: "intent",

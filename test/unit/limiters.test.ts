@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { AbortedError, ConfigError } from "../../src/venue/errors.js";
+import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createVenueLimiters, type LimiterName, spacingFor, type VenueLimiters } from "../../src/venue/limiters.js";
 
 const LIMITS = { public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10, account_reads_per_second: 3 };

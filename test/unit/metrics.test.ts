@@ -1,5 +1,6 @@
 import { register as globalRegister } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { AbortedError } from "../../src/errors.js";
 import {
   CAMPAIGN_GAUGES,
   claimOutcomeLabels,
@@ -8,7 +9,7 @@ import {
   httpStatusLabel,
   LATENCY_BUCKETS_SECONDS,
 } from "../../src/observe/metrics.js";
-import { AbortedError, BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
+import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
 /** `# TYPE` lines of a scrape: family name → type. */
 function types(text: string): Map<string, string> {

@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/errors.js";
 import { type ObserveServer, startObserveServer } from "../../src/observe/httpServer.js";
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { Watchdog } from "../../src/observe/watchdog.js";
-import { ConfigError } from "../../src/venue/errors.js";
 
 const servers: ObserveServer[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { ConfigError } from "../../src/venue/errors.js";
+import { InvalidArgumentError } from "../../src/errors.js";
 import { type ConnectionEnd, ReconnectPolicy } from "../../src/venue/reconnectPolicy.js";
 
 const ceilingsOf = (p: ReconnectPolicy, ends: ConnectionEnd[], healthy: boolean): number[] => ends.map((e) => p.next(e, healthy).ceilingMs);
@@ -83,9 +83,9 @@ describe("reconnect policy", () => {
   });
 
   test("options are checked in the constructor", () => {
-    expect(() => new ReconnectPolicy({ initialMs: 0 })).toThrow(ConfigError);
-    expect(() => new ReconnectPolicy({ initialMs: 100, maxMs: 10 })).toThrow(ConfigError);
-    expect(() => new ReconnectPolicy({ maxMs: Number.NaN })).toThrow(ConfigError);
-    expect(() => new ReconnectPolicy({ random: 3 as unknown as () => number })).toThrow(ConfigError);
+    expect(() => new ReconnectPolicy({ initialMs: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new ReconnectPolicy({ initialMs: 100, maxMs: 10 })).toThrow(InvalidArgumentError);
+    expect(() => new ReconnectPolicy({ maxMs: Number.NaN })).toThrow(InvalidArgumentError);
+    expect(() => new ReconnectPolicy({ random: 3 as unknown as () => number })).toThrow(InvalidArgumentError);
   });
 });

@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import {
@@ -12,7 +13,7 @@ import {
   type RewardsSource,
   rewardStatusValue,
 } from "../../src/observe/rewardsPoller.js";
-import { AbortedError, ConfigError, TransportError } from "../../src/venue/errors.js";
+import { TransportError } from "../../src/venue/errors.js";
 
 const DAY = 86_400_000;
 const T0 = 1_717_200_000_000; // start of epoch 1, ms

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/commands/dispatch.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { ConfigError } from "../../src/venue/errors.js";
+import { ConfigError } from "../../src/errors.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 
 let dir: string;

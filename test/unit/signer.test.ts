@@ -3,7 +3,7 @@ import * as ed from "@noble/ed25519";
 import { base58 } from "@scure/base";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { KeyFormatError } from "../../src/venue/errors.js";
+import { KeyFormatError } from "../../src/errors.js";
 import { ServerClock } from "../../src/venue/serverClock.js";
 import { generateKeyPair, parsePublicKey, parseSecret, Signer, signingMessage } from "../../src/venue/signer.js";
 
