@@ -4,8 +4,10 @@
  * it, kill it hard, restart it on the same state dir, stop it politely, and read its metrics URL
  * from its log. Also keeps a count of its warn/error log lines by message.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
+import { sleep } from "../sleep.js";
 
 export interface DaemonExit {
   code: number | null;
@@ -143,8 +145,4 @@ export class SoakDaemon {
     const key = `${level} ${msg}`;
     this.problems.set(key, (this.problems.get(key) ?? 0) + 1);
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 import { type SimulatorHandle, startSimulator } from "../sim/startSimulator.js";
-import { sleep as abortableSleep } from "../venue/streamOptions.js";
-import { SoakDaemon, sleep } from "./soakDaemon.js";
+import { sleep } from "../sleep.js";
+import { SoakDaemon } from "./soakDaemon.js";
 import { injectFault } from "./soakFaults.js";
 import { countOutcomes, type IdOutcome, SoakLedger } from "./soakLedger.js";
 import { addCounts, type DaemonSample, probeReady, scrapeDaemon } from "./soakMetrics.js";
@@ -196,7 +196,7 @@ export class Soak {
 
   /** A fault's wait: cut short by Ctrl-C, so the fault is undone and the run ends promptly. */
   #pause(ms: number): Promise<void> {
-    return abortableSleep(ms, this.stop.signal);
+    return sleep(ms, this.stop.signal);
   }
 
   #background(p: Promise<void>): void {

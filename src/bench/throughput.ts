@@ -56,7 +56,7 @@ export function realisticContext(now: number): PolicyContext {
       symbol: s.symbol,
       tier: s.tier,
       liquidatorFee: s.liquidatorFee,
-      baseTick: s.baseTick,
+      priceTick: s.baseTick,
       minNotional: s.minNotional,
     })),
   );

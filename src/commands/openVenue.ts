@@ -1,10 +1,9 @@
 /**
- * The venue a read command talks to: the configured live venue, or (the default, so a newcomer's
- * first `liquidator epochs` works with no account) an embedded simulated venue started for the
- * duration of the command.
+ * The venue a read command talks to (app/venueConnection.ts: the configured live venue, or an
+ * embedded simulated venue for the duration of the command), with a REST client on it.
  */
+import { connectVenue } from "../app/venueConnection.js";
 import { type LoadedConfig, loadConfig } from "../config/loadConfig.js";
-import { ConfigError } from "../errors.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
@@ -26,47 +25,28 @@ const SIMULATOR_NOTICE =
 
 export async function openVenue(loaded: LoadedConfig, io: CommandIO): Promise<OpenVenue> {
   const { venue } = loaded.config;
-  if (venue.mode === "live") {
-    if (loaded.secret === undefined) throw new ConfigError("LIQUIDATOR_SECRET", "is required when venue.mode is live");
-    const signer = new Signer({ secret: loaded.secret, accountId: venue.account_id, headerPrefix: venue.header_prefix });
-    const limiters = createVenueLimiters(venue.limits);
-    const rest = new RestClient({ baseUrl: venue.base_url, signer, timeoutMs: venue.request_timeout_ms, limiters });
-    return {
-      rest,
-      accountId: venue.account_id,
-      orderUsers: [],
-      simulated: false,
-      close: async () => {
-        await rest.close();
-        await limiters.stop();
-      },
-    };
-  }
-
-  const { startSimulator } = await import("../sim/startSimulator.js");
-  const sim = await startSimulator({ host: "127.0.0.1", port: 0, seed: loaded.config.simulator.seed, headerPrefix: venue.header_prefix });
-  io.stderr.write(SIMULATOR_NOTICE);
+  const connection = await connectVenue(loaded);
+  if (connection.simulated) io.stderr.write(SIMULATOR_NOTICE);
   try {
-    // The simulator registers its own key for its own account.
-    const signer = new Signer({ secret: sim.secret, accountId: sim.accountId, headerPrefix: venue.header_prefix });
+    const signer = new Signer({ secret: connection.secret, accountId: connection.accountId, headerPrefix: venue.header_prefix });
     const limiters = createVenueLimiters(venue.limits);
-    const rest = new RestClient({ baseUrl: sim.baseUrl, signer, timeoutMs: venue.request_timeout_ms, limiters });
+    const rest = new RestClient({ baseUrl: connection.baseUrl, signer, timeoutMs: venue.request_timeout_ms, limiters });
     return {
       rest,
-      accountId: sim.accountId,
-      orderUsers: [...sim.orderUsers],
-      simulated: true,
+      accountId: connection.accountId,
+      orderUsers: connection.orderUsers,
+      simulated: connection.simulated,
       close: async () => {
         try {
           await rest.close();
           await limiters.stop();
         } finally {
-          await sim.close();
+          await connection.close();
         }
       },
     };
   } catch (err) {
-    await sim.close();
+    await connection.close();
     throw err;
   }
 }

@@ -29,7 +29,7 @@ export const run: Command = async (args, io) => {
   const env: NodeJS.ProcessEnv = values["dry-run"] ? { ...io.env, LIQUIDATOR_DRY_RUN: "1" } : io.env;
   const loaded = await loadConfig({ ...(values.config !== undefined ? { path: values.config } : {}), env });
   // The daemon pulls in undici, ws, prom-client...: loaded only once the config is known good.
-  const { runDaemon } = await import("../main.js");
+  const { runDaemon } = await import("../app/runDaemon.js");
   const deadline = (): void => {
     setTimeout(() => {
       io.stderr.write("liquidator run: shutdown took longer than 4.5 s; leaving now (unsettled claims stay journaled as intents)\n");

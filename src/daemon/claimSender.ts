@@ -3,12 +3,11 @@
  * (DESIGN.md rule 4): everything before this point — decision, ranking, limiter, journal intent —
  * runs the same in a dry run, so a dry run shows exactly what a live run would have sent.
  */
-import type { ClaimRequestBody } from "../engine/policy.js";
-import type { ClaimResult } from "../venue/restSchemas.js";
+import type { ClaimRequest, ClaimResult } from "../venue/restSchemas.js";
 
 /** The narrow transport a sender needs (RestClient satisfies it). */
 export interface ClaimTransport {
-  claimLiquidation(body: ClaimRequestBody, opts?: { signal?: AbortSignal; permitHeld?: boolean }): Promise<ClaimResult>;
+  claimLiquidation(body: ClaimRequest, opts?: { signal?: AbortSignal; permitHeld?: boolean }): Promise<ClaimResult>;
 }
 
 export type SendOutcome = { sent: true; result: ClaimResult } | { sent: false; dryRun: true };
@@ -32,7 +31,7 @@ export class ClaimSender {
   }
 
   /** The caller holds a claims-limiter permit for this send (the claimer's late-binding pick). */
-  async send(body: ClaimRequestBody, signal?: AbortSignal): Promise<SendOutcome> {
+  async send(body: ClaimRequest, signal?: AbortSignal): Promise<SendOutcome> {
     if (this.#dryRun) return { sent: false, dryRun: true };
     const result = await this.#transport.claimLiquidation(body, signal === undefined ? { permitHeld: true } : { signal, permitHeld: true });
     return { sent: true, result };

@@ -10,16 +10,16 @@
  * is not claimed again, and the journal intent is written before the request leaves.
  */
 import type { Exposure, HeldPositionInput } from "../engine/exposure.js";
-import { type ClaimDecision, claimRequestBody, type Decision } from "../engine/policy.js";
+import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import { RankingQueue } from "../engine/ranking.js";
-import type { Liquidation, LiquidationPosition } from "../engine/types.js";
+import type { Fill, Liquidation, LiquidationPosition } from "../engine/types.js";
 import { VenueError } from "../venue/errors.js";
-import type { ClaimResult } from "../venue/restSchemas.js";
-import type { LiquidatorLiquidation, PositionPush } from "../venue/wire.js";
+import { assignmentFills, claimFills, claimRequestBody } from "../venue/mapping.js";
+import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { classifyClaimFailure } from "./claimOutcome.js";
 import type { ClaimSender } from "./claimSender.js";
-import type { Fill, Journal, JournalRecord, OutcomeRecord } from "./journal.js";
+import type { Journal, JournalRecord, OutcomeRecord } from "./journal.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 
 export type PauseReason = "margin" | "journal" | "clock" | "positions";
@@ -216,19 +216,13 @@ export class Claimer {
     if (st.timer !== undefined) clearTimeout(st.timer);
     st.timer = undefined;
     st.assignment = undefined;
-    const fills = push.positionsByPerp.map((p) => ({
-      symbol: p.symbol,
-      qty: p.positionQty,
-      price: p.transferPrice,
-      fee: p.absLiquidatorFee,
-    }));
-    this.#settle(id, st, fills, "confirmed", push.timestamp);
+    this.#settle(id, st, assignmentFills(push), "confirmed", push.timestamp);
     this.#o.observer.result("confirmed", "none", undefined);
   }
 
   /** Private `position` push: a delta per symbol (PROTOCOL.md §5), as of the frame's venue time. */
-  onPositions(push: PositionPush, venueTs: number | undefined): void {
-    this.#o.positions.applyPush(push.positions, venueTs !== undefined && Number.isFinite(venueTs) ? venueTs : undefined);
+  onPositions(positions: readonly HeldPositionInput[], venueTs: number | undefined): void {
+    this.#o.positions.applyPush(positions, venueTs !== undefined && Number.isFinite(venueTs) ? venueTs : undefined);
   }
 
   /**
@@ -366,7 +360,7 @@ export class Claimer {
         id,
         at: o.now(),
         ratio: d.ratio,
-        ...(d.symbols ? { symbols: [...d.symbols] } : {}),
+        ...(body.symbols ? { symbols: body.symbols } : {}),
         limitPrice: { ...d.limitPrice },
         expectedFee: d.expectedFee,
         perSymbolQty: { ...d.perSymbolQty },
@@ -401,7 +395,7 @@ export class Claimer {
     }
     o.observer.result("success", "none", (o.monotonic() - st.receivedAt) / 1000);
     st.assignment = undefined; // the answer's fills are the venue's word; an early push adds nothing
-    this.#settle(id, st, fillsOf(outcome.result), "accepted", outcome.result.timestamp);
+    this.#settle(id, st, claimFills(outcome.result), "accepted", outcome.result.timestamp);
   }
 
   /** `venueTs`: venue time the claim was applied (the answer's or the push's `timestamp`). */
@@ -540,15 +534,6 @@ export class Claimer {
       this.setPaused("journal", true);
     }
   }
-}
-
-function fillsOf(result: ClaimResult): Fill[] {
-  return result.positions_by_perp.map((p) => ({
-    symbol: p.symbol,
-    qty: p.position_qty,
-    price: p.transfer_price,
-    fee: p.abs_liquidator_fee,
-  }));
 }
 
 function round(x: number): number {

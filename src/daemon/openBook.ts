@@ -5,8 +5,6 @@
  * possibly older than a push received while the snapshot was in flight).
  */
 import type { Liquidation, LiquidationPosition } from "../engine/types.js";
-import type { OpenLiquidation } from "../venue/restSchemas.js";
-import type { LiquidationEntry } from "../venue/wire.js";
 
 interface BookEntry {
   liquidation: Liquidation;
@@ -51,19 +49,19 @@ export class OpenBook {
     return [...this.#entries.values()].map((e) => e.liquidation);
   }
 
-  /** A `liquidation` push: entries with positions are set, an empty `positionsByPerp` is a removal. */
-  applyDelta(entries: readonly LiquidationEntry[], now: number): BookChanges {
+  /** A `liquidation` push: entries with open positions are set, one without is a removal. */
+  applyDelta(liquidations: readonly Liquidation[], now: number): BookChanges {
     const changes: BookChanges = { upserted: [], removed: [], added: 0 };
-    for (const e of entries) {
-      if (e.positionsByPerp.length === 0 || e.positionsByPerp.every((p) => p.positionQty === 0)) {
-        if (this.#entries.delete(e.liquidationId)) changes.removed.push(e.liquidationId);
-        this.#removedAt.set(e.liquidationId, now);
+    for (const liquidation of liquidations) {
+      const id = liquidation.liquidationId;
+      if (!isOpen(liquidation)) {
+        if (this.#entries.delete(id)) changes.removed.push(id);
+        this.#removedAt.set(id, now);
         continue;
       }
-      this.#removedAt.delete(e.liquidationId); // an id may reappear with new quantities
-      const liquidation: Liquidation = { liquidationId: e.liquidationId, timestamp: e.timestamp, positions: e.positionsByPerp };
-      if (!this.#entries.has(e.liquidationId)) changes.added++;
-      this.#entries.set(e.liquidationId, { liquidation, updatedAt: now });
+      this.#removedAt.delete(id); // an id may reappear with new quantities
+      if (!this.#entries.has(id)) changes.added++;
+      this.#entries.set(id, { liquidation, updatedAt: now });
       changes.upserted.push(liquidation);
     }
     return changes;
@@ -81,31 +79,24 @@ export class OpenBook {
    * simply be newer than the snapshot. Likewise a snapshot row never overwrites a push received
    * after the request left.
    */
-  reconcile(rows: readonly OpenLiquidation[], requestedAt: number, now: number): BookChanges {
+  reconcile(liquidations: readonly Liquidation[], requestedAt: number, now: number): BookChanges {
     const changes: BookChanges = { upserted: [], removed: [], added: 0 };
     const seen = new Set<number>();
-    for (const row of rows) {
-      seen.add(row.liquidation_id);
-      // Fix: a removal learned after the request left used to be undone here (the older snapshot
-      // still lists the id), so a liquidation a competitor (or we) had just taken came back and was
-      // offered again: a claim wasted on -1202 and a permit of the 5/s budget with it.
-      const removedAt = this.#removedAt.get(row.liquidation_id);
+    for (const liquidation of liquidations) {
+      const id = liquidation.liquidationId;
+      seen.add(id);
+      // A removal learned after the request left: the older snapshot still lists the id.
+      const removedAt = this.#removedAt.get(id);
       if (removedAt !== undefined && removedAt >= requestedAt) continue;
-      const current = this.#entries.get(row.liquidation_id);
+      const current = this.#entries.get(id);
       if (current !== undefined && current.updatedAt >= requestedAt) continue;
-      const positions: LiquidationPosition[] = row.positions_by_perp.map((p) => ({
-        symbol: p.symbol,
-        positionQty: p.position_qty,
-        liquidatorFee: p.liquidator_fee,
-      }));
-      if (positions.length === 0 || positions.every((p) => p.positionQty === 0)) continue;
-      if (current !== undefined && samePositions(current.liquidation.positions, positions)) {
+      if (!isOpen(liquidation)) continue;
+      if (current !== undefined && samePositions(current.liquidation.positions, liquidation.positions)) {
         current.updatedAt = now;
         continue;
       }
-      const liquidation: Liquidation = { liquidationId: row.liquidation_id, timestamp: row.timestamp, positions };
       if (current === undefined) changes.added++;
-      this.#entries.set(row.liquidation_id, { liquidation, updatedAt: now });
+      this.#entries.set(id, { liquidation, updatedAt: now });
       changes.upserted.push(liquidation);
     }
     for (const [id, entry] of this.#entries) {
@@ -118,6 +109,10 @@ export class OpenBook {
     for (const [id, at] of this.#removedAt) if (at < requestedAt) this.#removedAt.delete(id);
     return changes;
   }
+}
+
+function isOpen(liquidation: Liquidation): boolean {
+  return liquidation.positions.some((p) => p.positionQty !== 0);
 }
 
 /** Same symbols, quantities and fees in the same order. */

@@ -14,9 +14,10 @@
  * that keeps the feed at `degradedBudgetShare` (70 %) of `publicPerSecond`; the limiter spaces every
  * read anyway, so the feed can queue other reads but never earn a 429.
  */
+
+import { sleep } from "../sleep.js";
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, OpenLiquidation, Positions } from "../venue/restSchemas.js";
-import { sleep } from "../venue/streamOptions.js";
 import { Waker } from "./waker.js";
 
 /** PROTOCOL.md §4: the open list is paged 60 rows at a time. */

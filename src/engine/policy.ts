@@ -40,7 +40,7 @@ import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
 import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
-import type { ClaimDecision, Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+import type { Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 export { SKIP_REASONS } from "./types.js";
@@ -144,8 +144,8 @@ export function decide(liq: Liquidation, ctx: PolicyContext, now: number): Decis
       pos.positionQty,
       m.price,
       pos.positionQty > 0 ? lim.upNumerator : lim.downNumerator,
-      info.baseTick,
-      info.tickDecimals,
+      info.priceTick,
+      info.priceDecimals,
     );
     if (Number.isNaN(leg.limit)) {
       leg.reason = "limit_tick";
@@ -249,7 +249,7 @@ function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext): Decision 
   let top = 0;
   for (const leg of legs) {
     if (leg.k === 0) continue;
-    claimed.push({ symbol: leg.pos.symbol, ratio_qty_request: thousandthsToRatio(leg.k) });
+    claimed.push({ symbol: leg.pos.symbol, ratio: thousandthsToRatio(leg.k) });
     if (leg.k > top) top = leg.k;
   }
   if (claimed.length === 0) {
@@ -282,37 +282,4 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
   if (notional === 0) return skip(id, "ratio_zero", undefined);
   if (expectedFee < minFee) return skip(id, "below_min_fee", undefined);
   return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty };
-}
-
-/** The POST /v1/liquidation body (PROTOCOL.md §4), snake_case. */
-export interface ClaimRequestBody {
-  liquidation_id: number;
-  ratio_qty_request: number;
-  limit_price: Record<string, number>;
-  symbols?: { symbol: string; ratio_qty_request: number }[];
-}
-
-/**
- * The request body of a claim decision. The numbers are already quantised (ratio k/1000, prices
- * n ticks written with the tick's decimals) so `JSON.stringify` prints them without float noise.
- * Throws RangeError if the decision was tampered with into something the venue must not receive.
- */
-export function claimRequestBody(d: ClaimDecision): ClaimRequestBody {
-  const okRatio = (r: number): boolean => r > 0 && r <= 1 && Number.isFinite(r);
-  if (!okRatio(d.ratio)) throw new RangeError(`claim ${d.liquidationId}: ratio ${d.ratio} is not in (0, 1]`);
-  const limit: Record<string, number> = {};
-  for (const symbol of Object.keys(d.limitPrice)) {
-    const p = d.limitPrice[symbol] as number;
-    if (!(p > 0) || !Number.isFinite(p))
-      throw new RangeError(`claim ${d.liquidationId}: limit_price of ${symbol} is not a positive finite number`);
-    limit[symbol] = p;
-  }
-  const body: ClaimRequestBody = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };
-  if (d.symbols !== undefined) {
-    body.symbols = d.symbols.map((s) => {
-      if (!okRatio(s.ratio_qty_request)) throw new RangeError(`claim ${d.liquidationId}: ratio of ${s.symbol} is not in (0, 1]`);
-      return { symbol: s.symbol, ratio_qty_request: s.ratio_qty_request };
-    });
-  }
-  return body;
 }

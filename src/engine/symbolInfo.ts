@@ -1,8 +1,8 @@
 /**
- * The symbol table: tier, fee, tick and min notional of every symbol, from the rows of
- * `GET /v1/public/info` (PROTOCOL.md §4). Rows are untrusted: a row whose numbers the engine cannot
- * use is left out (and reported), so its symbol is `unknown_symbol` to the policy — never a claim
- * priced on a made-up tick.
+ * The symbol table: tier, fee, price tick and min notional of every symbol, from the venue's symbol
+ * info (venue/mapping.ts). Infos are untrusted: one whose numbers the engine cannot use is left out
+ * (and reported), so its symbol is `unknown_symbol` to the policy — never a claim priced on a
+ * made-up tick.
  */
 import { canonicalTick, tickDecimals } from "./quantize.js";
 import type { SymbolInfo } from "./types.js";
@@ -12,17 +12,8 @@ const SYMBOL_PATTERN = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
 
 /** A symbol's info plus what the hot path derives from it once. */
 export interface ResolvedSymbolInfo extends SymbolInfo {
-  /** Decimals of `baseTick` (limit prices are written with this many decimals). */
-  readonly tickDecimals: number;
-}
-
-/** The fields of one `GET /v1/public/info` row the engine uses (the row may carry more). */
-export interface SymbolInfoRow {
-  readonly symbol?: unknown;
-  readonly liquidation_tier?: unknown;
-  readonly liquidator_fee?: unknown;
-  readonly base_tick?: unknown;
-  readonly min_notional?: unknown;
+  /** Decimals of `priceTick` (limit prices are written with this many decimals). */
+  readonly priceDecimals: number;
 }
 
 export type SymbolInfoCheck = { ok: true; info: ResolvedSymbolInfo } | { ok: false; symbol: string; problem: string };
@@ -37,8 +28,8 @@ export function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
   if (!Number.isFinite(info.liquidatorFee) || info.liquidatorFee < 0 || info.liquidatorFee >= 1) {
     return bad("liquidator_fee is not a fraction in [0, 1)");
   }
-  const decimals = tickDecimals(info.baseTick);
-  if (decimals === undefined) return bad("base_tick is not a positive decimal with at most 12 decimals");
+  const decimals = tickDecimals(info.priceTick);
+  if (decimals === undefined) return bad("quote_tick (the price step) is not a positive decimal with at most 12 decimals");
   if (!Number.isFinite(info.minNotional) || info.minNotional < 0) return bad("min_notional is not a finite number >= 0");
   return {
     ok: true,
@@ -46,21 +37,10 @@ export function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
       symbol: info.symbol,
       tier: info.tier,
       liquidatorFee: info.liquidatorFee,
-      baseTick: canonicalTick(info.baseTick, decimals),
+      priceTick: canonicalTick(info.priceTick, decimals),
       minNotional: info.minNotional,
-      tickDecimals: decimals,
+      priceDecimals: decimals,
     },
-  };
-}
-
-/** Map one snake_case row to the domain form (not yet validated: `checkSymbolInfo` does that). */
-export function symbolInfoFromRow(row: SymbolInfoRow): SymbolInfo {
-  return {
-    symbol: row.symbol as string,
-    tier: row.liquidation_tier as 1 | 2,
-    liquidatorFee: row.liquidator_fee as number,
-    baseTick: row.base_tick as number,
-    minNotional: row.min_notional as number,
   };
 }
 
@@ -78,18 +58,14 @@ export class SymbolTable {
   }
 
   /**
-   * Build from `GET /v1/public/info` rows, leaving out (and listing in `rejected`) every row the
-   * engine cannot use, and every later duplicate of a symbol.
+   * Build from untrusted symbol infos (the venue's rows, mapped), leaving out (and listing in
+   * `rejected`) every one the engine cannot use, and every later duplicate of a symbol.
    */
-  static fromInfoRows(rows: readonly unknown[]): { table: SymbolTable; rejected: { symbol: string; problem: string }[] } {
+  static fromUntrusted(infos: readonly SymbolInfo[]): { table: SymbolTable; rejected: { symbol: string; problem: string }[] } {
     const table = new SymbolTable();
     const rejected: { symbol: string; problem: string }[] = [];
-    for (const row of rows) {
-      if (typeof row !== "object" || row === null) {
-        rejected.push({ symbol: "?", problem: "row is not an object" });
-        continue;
-      }
-      const c = checkSymbolInfo(symbolInfoFromRow(row as SymbolInfoRow));
+    for (const info of infos) {
+      const c = checkSymbolInfo(info);
       if (!c.ok) {
         rejected.push({ symbol: c.symbol, problem: c.problem });
       } else if (table.bySymbol.has(c.info.symbol)) {

@@ -42,7 +42,7 @@ export interface SymbolInfo {
   readonly tier: 1 | 2;
   readonly liquidatorFee: number;
   /** Price tick; every limit price sent is a whole number of ticks. */
-  readonly baseTick: number;
+  readonly priceTick: number;
   readonly minNotional: number;
 }
 
@@ -62,9 +62,20 @@ export const SKIP_REASONS = [
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
+/** One symbol of a per-symbol claim and its ratio (a multiple of 0.001 in (0, 1]). */
 export interface SymbolRatio {
   readonly symbol: string;
-  readonly ratio_qty_request: number;
+  readonly ratio: number;
+}
+
+/** Quantity transferred to (or traded by) the account at a price, with the fee paid or earned. */
+export interface Fill {
+  readonly symbol: string;
+  /** Signed base quantity. */
+  readonly qty: number;
+  readonly price: number;
+  /** Quote; for a claim, the liquidator fee earned. */
+  readonly fee: number;
 }
 
 export interface ClaimDecision {

@@ -6,6 +6,7 @@
 import pRetry from "p-retry";
 import type { z } from "zod";
 import { AbortedError, ConfigError, InvalidArgumentError } from "../errors.js";
+import { sleep } from "../sleep.js";
 import { BadResponseError, isRetryableRead, VenueError } from "./errors.js";
 import { type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
@@ -136,21 +137,6 @@ function cleanText(value: unknown, max = 200): string {
   // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
-}
-
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortedError());
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new AbortedError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** PROTOCOL.md §3: -1003 promises no Retry-After, "wait for the next window" of the 1 s limits. */
@@ -321,8 +307,7 @@ export class RestClient {
         signal,
         shouldRetry: ({ error }) => isRetryableRead(error),
         onFailedAttempt: async ({ error, retriesLeft }) => {
-          if (retriesLeft > 0 && error instanceof VenueError && error.venueCode === -1003)
-            await abortableSleep(RATE_LIMIT_WINDOW_MS, signal);
+          if (retriesLeft > 0 && error instanceof VenueError && error.venueCode === -1003) await sleep(RATE_LIMIT_WINDOW_MS, signal);
         },
       });
     } catch (err) {

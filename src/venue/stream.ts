@@ -11,6 +11,7 @@
 import type { RawData } from "ws";
 import WebSocket from "ws";
 import { InvalidArgumentError } from "../errors.js";
+import { sleep } from "../sleep.js";
 import { type ConnectionEnd, ReconnectPolicy } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
 import {
@@ -22,7 +23,6 @@ import {
   type StreamLogger,
   type StreamState,
   type StreamStatus,
-  sleep,
   validateStreamOptions,
 } from "./streamOptions.js";
 import {

@@ -18,12 +18,13 @@ import { describe, expect, test } from "vitest";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import { type ClaimDecision, claimRequestBody, decide, type PolicyContext } from "../../src/engine/policy.js";
+import { type ClaimDecision, decide, type PolicyContext } from "../../src/engine/policy.js";
 import { tickDecimals } from "../../src/engine/quantize.js";
 import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { DEFAULT_SYMBOLS } from "../../src/sim/symbols.js";
+import { claimRequestBody, liquidationFromPush, liquidationFromRow, symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { futuresSchema, infoSchema, type OpenLiquidation, openLiquidationsSchema } from "../../src/venue/restSchemas.js";
 import { MAX_PRICE, parseLiquidations, parseMarkPrice, parseMarkPrices, parsePositions } from "../../src/venue/wire.js";
 import {
@@ -61,7 +62,7 @@ const infoRows = SPECS.map((s) => ({
   symbol: s.symbol,
   liquidation_tier: s.tier,
   liquidator_fee: s.liquidatorFee,
-  base_tick: s.baseTick,
+  quote_tick: s.baseTick,
   min_notional: s.minNotional,
   base_imr: 0.1,
 }));
@@ -220,7 +221,7 @@ function apply(w: World, s: Step): void {
     case "liquidation": {
       const r = parseLiquidations(s.data);
       if (r === undefined || (r.items.length === 0 && r.dropped > 0)) return;
-      const changes = w.book.applyDelta(r.items, now);
+      const changes = w.book.applyDelta(r.items.map(liquidationFromPush), now);
       for (const id of changes.removed) w.exposure.release(id);
       return;
     }
@@ -244,11 +245,11 @@ function apply(w: World, s: Step): void {
       return;
     }
     case "rest": {
-      // daemon.ts #reconcileLoop → RestClient.allOpenLiquidations (one page here: dedup by id, latest row wins).
+      // restFeed.ts → ingest.ts openList → RestClient.allOpenLiquidations (one page here: dedup by id, latest row wins).
       const page = openLiquidationsSchema.safeParse(s.data);
       if (!page.success) return;
       const rows: OpenLiquidation[] = [...new Map(page.data.rows.map((r) => [r.liquidation_id, r])).values()];
-      const changes = w.book.reconcile(rows, now - 1, now);
+      const changes = w.book.reconcile(rows.map(liquidationFromRow), now - 1, now);
       for (const id of changes.removed) w.exposure.release(id);
       return;
     }
@@ -311,7 +312,7 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
     } else {
       // Only dust rounds to nothing (simrules: quantities are cut to 1e-9): a proportional claim
       // still names that symbol, because the venue applies the ratio to every open symbol.
-      const r = d.symbols?.find((x) => x.symbol === symbol)?.ratio_qty_request ?? d.ratio;
+      const r = d.symbols?.find((x) => x.symbol === symbol)?.ratio ?? d.ratio;
       check(Math.abs(pos.positionQty) * r < 1e-9, () => `claimed quantity 0 of ${pos.positionQty} at ratio ${r}`);
     }
     // The mark used: the mark book's, which must be the last raw mark that was valid.
@@ -336,8 +337,8 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
         limit <= m && limit >= m * (1 - bps) * (1 - 1e-12),
         () => `short ${symbol}: limit ${limit} in [mark × (1 − ${bps}), mark ${m}]`,
       );
-    const ticks = limit / info.baseTick;
-    check(Math.abs(ticks - Math.round(ticks)) < 1e-6 * Math.max(1, ticks), () => `limit ${limit} is on the tick ${info.baseTick}`);
+    const ticks = limit / info.priceTick;
+    check(Math.abs(ticks - Math.round(ticks)) < 1e-6 * Math.max(1, ticks), () => `limit ${limit} is on the tick ${info.priceTick}`);
     check(policy.access(symbol) === "allowed", () => `${symbol} is allowed by the policy`);
     minFee = Math.max(minFee, lim.minFee);
   }
@@ -363,8 +364,8 @@ function checkTable(table: SymbolTable): void {
     check(info.tier === 1 || info.tier === 2, "tier is 1 or 2");
     checkFee(info.liquidatorFee, "table fee");
     check(
-      Number.isFinite(info.baseTick) && info.baseTick > 0 && tickDecimals(info.baseTick) !== undefined,
-      () => `tick ${info.baseTick} is a positive decimal`,
+      Number.isFinite(info.priceTick) && info.priceTick > 0 && tickDecimals(info.priceTick) !== undefined,
+      () => `tick ${info.priceTick} is a positive decimal`,
     );
     check(Number.isFinite(info.minNotional) && info.minNotional >= 0, "min_notional is finite >= 0");
   }
@@ -374,9 +375,9 @@ function checkTable(table: SymbolTable): void {
 function runSequence(policy: RiskPolicyInput, info: unknown, snapshot: unknown, steps: Step[]): number {
   const marks = new MarkBook();
   const exposure = new Exposure();
-  // daemon.ts #loadSymbols: a response that fails the schema is retried; meanwhile no symbol is known.
+  // daemon.ts #symbolsLoop: a response that fails the schema is retried; meanwhile no symbol is known.
   const parsed = infoSchema.safeParse(info);
-  const table = parsed.success ? SymbolTable.fromInfoRows(parsed.data.rows).table : new SymbolTable();
+  const table = parsed.success ? SymbolTable.fromUntrusted(parsed.data.rows.map(symbolInfoFromRow)).table : new SymbolTable();
   checkTable(table);
   const w: World = {
     ctx: { policy: compileRiskPolicy(policy), symbols: table, marks, exposure },

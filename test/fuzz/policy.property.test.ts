@@ -9,7 +9,6 @@ import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import {
   type ClaimDecision,
-  claimRequestBody,
   decide,
   FULL_TAKE_HIGH_TIER,
   FULL_TAKE_LOW_TIER,
@@ -22,6 +21,7 @@ import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { evaluateClaim, parseClaimBody } from "../../src/sim/claimRules.js";
 import type { SymbolSpec } from "../../src/sim/symbols.js";
+import { claimRequestBody } from "../../src/venue/mapping.js";
 
 const NUM_RUNS = 4_000;
 const NOW = 1_000_000;
@@ -45,7 +45,7 @@ const infoArb = (symbol: string): fc.Arbitrary<SymbolInfo> =>
     symbol: fc.constant(symbol),
     tier: fc.constantFrom<1 | 2>(1, 2),
     liquidatorFee: dbl(0, 0.05),
-    baseTick: fc.constantFrom(...TICKS),
+    priceTick: fc.constantFrom(...TICKS),
     minNotional: fc.constant(10),
   });
 
@@ -118,7 +118,7 @@ interface World {
   liquidationId: number;
 }
 
-const symbolWorldArb = fc.tuple(...UNIVERSE.map((s) => infoArb(s).chain((info) => fc.tuple(fc.constant(info), markArb(info.baseTick)))));
+const symbolWorldArb = fc.tuple(...UNIVERSE.map((s) => infoArb(s).chain((info) => fc.tuple(fc.constant(info), markArb(info.priceTick)))));
 
 const worldArb: fc.Arbitrary<World> = fc
   .record({
@@ -215,11 +215,11 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
     const listed = d.symbols!.map((s) => s.symbol).sort();
     expect(listed).toEqual(claimed);
     for (const s of d.symbols!) {
-      expect(isThousandths(s.ratio_qty_request)).toBe(true);
+      expect(isThousandths(s.ratio)).toBe(true);
       expect(symbols.get(s.symbol)?.tier).toBe(2);
-      ratioOf.set(s.symbol, s.ratio_qty_request);
+      ratioOf.set(s.symbol, s.ratio);
     }
-    expect(d.ratio).toBe(Math.max(...d.symbols!.map((s) => s.ratio_qty_request)));
+    expect(d.ratio).toBe(Math.max(...d.symbols!.map((s) => s.ratio)));
   }
 
   let budgetUsed = 0;
@@ -248,9 +248,9 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
       expect(limit).toBeLessThanOrEqual(bound);
     } else {
       expect(limit).toBeLessThanOrEqual(m.price);
-      expect(limit >= bound || limit === info.baseTick).toBe(true);
+      expect(limit >= bound || limit === info.priceTick).toBe(true);
     }
-    const ticks = limit / info.baseTick;
+    const ticks = limit / info.priceTick;
     expect(Math.abs(ticks - Math.round(ticks))).toBeLessThanOrEqual(Math.max(1e-6, Math.abs(ticks) * 1e-12));
     // The quantity: the venue's arithmetic, same sign.
     const r = ratioOf.get(symbol)!;
@@ -290,7 +290,7 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
   for (const m of json.matchAll(/"ratio_qty_request":([0-9.e-]+)/g)) expect(m[1]).toMatch(/^(1|0\.\d{1,3})$/);
   // Each limit prints with no more decimals than its tick has (no 0.30000000000000004).
   for (const m of json.matchAll(/"(PERP_[A-Z0-9]+_[A-Z0-9]+)":([0-9.e+-]+)/g)) {
-    expect(printedDecimals(m[2]!)).toBeLessThanOrEqual(symbols.get(m[1]!)!.tickDecimals);
+    expect(printedDecimals(m[2]!)).toBeLessThanOrEqual(symbols.get(m[1]!)!.priceDecimals);
   }
 }
 
@@ -311,7 +311,9 @@ function checkVenueAccepts(d: ClaimDecision, w: World, ctx: PolicyContext, liq: 
     {
       symbol: (name) => {
         const i = ctx.symbols.get(name);
-        return i === undefined ? undefined : ({ ...i, qtyStep: 1e-9, startPrice: 1, volatilityPerSec: 0 } as SymbolSpec);
+        return i === undefined
+          ? undefined
+          : ({ ...i, baseTick: i.priceTick, qtyStep: 1e-9, startPrice: 1, volatilityPerSec: 0 } as SymbolSpec);
       },
       // The venue knows every mark; the daemon may lack some (of symbols it does not claim).
       mark: (name) => ctx.marks.price(name) ?? 1,

@@ -18,6 +18,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { MarkBook } from "../../src/engine/marks.js";
+import { liquidationFromPush } from "../../src/venue/mapping.js";
 import { StreamClient } from "../../src/venue/stream.js";
 import {
   type BadMessageReason,
@@ -156,7 +157,7 @@ beforeAll(async () => {
       const now = Date.now();
       switch (args[0]) {
         case "liquidation":
-          book.applyDelta(args[1], now);
+          book.applyDelta(args[1].map(liquidationFromPush), now);
           break;
         case "markprices":
           if (args[1].some((m) => m.symbol === SENTINEL)) {

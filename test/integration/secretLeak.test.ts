@@ -106,7 +106,7 @@ beforeAll(async () => {
     cwd: root,
     encoding: "utf8",
   });
-  for (const file of ["cli.js", "main.js", "commands/run.js", "commands/orders.js"]) {
+  for (const file of ["cli.js", "app/runDaemon.js", "commands/run.js", "commands/orders.js"]) {
     const ok = await stat(join(buildDir, file)).then(
       () => true,
       () => false,

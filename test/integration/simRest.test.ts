@@ -96,7 +96,7 @@ describe("public reads", () => {
     expect(new Set(rows.map((r) => r.liquidation_tier))).toEqual(new Set([1, 2]));
     for (const r of rows) {
       expect(r.symbol).toMatch(/^PERP_[A-Z0-9]+_[A-Z0-9]+$/);
-      for (const k of ["liquidator_fee", "base_tick", "min_notional"]) expect(r[k]).toBeGreaterThan(0);
+      for (const k of ["liquidator_fee", "quote_tick", "base_tick", "min_notional"]) expect(r[k]).toBeGreaterThan(0);
     }
   });
 

@@ -18,7 +18,10 @@ export interface Build {
 }
 
 /** Builds into a fresh folder; throws with tsc's output when an expected file was not emitted. */
-export async function buildOnce(prefix: string, expect: readonly string[] = ["cli.js", "main.js", "commands/run.js"]): Promise<Build> {
+export async function buildOnce(
+  prefix: string,
+  expect: readonly string[] = ["cli.js", "app/runDaemon.js", "commands/run.js"],
+): Promise<Build> {
   await mkdir(join(ROOT, "node_modules/.cache"), { recursive: true });
   const dir = await mkdtemp(join(ROOT, `node_modules/.cache/${prefix}-`));
   const tsc = join(ROOT, "node_modules/.bin/tsc");

@@ -10,19 +10,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Claimer, type ClaimerOptions } from "../../src/daemon/claimer.js";
 import { ClaimSender, type ClaimTransport } from "../../src/daemon/claimSender.js";
-import { createPolicyContext, makeDecider, type PolicyContextHolder } from "../../src/daemon/daemon.js";
 import { JOURNAL_FILE, Journal, type JournalRecord } from "../../src/daemon/journal.js";
 import { OpenBook } from "../../src/daemon/openBook.js";
+import { PolicyState } from "../../src/daemon/policyState.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import type { ClaimRequestBody } from "../../src/engine/policy.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import type { RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { AbortedError } from "../../src/errors.js";
 import { VENUE_CODES, VenueError } from "../../src/venue/errors.js";
-import type { ClaimResult } from "../../src/venue/restSchemas.js";
+import type { ClaimRequest, ClaimResult } from "../../src/venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../../src/venue/wire.js";
 import { PRICES, policyInput, SYMBOLS } from "../unit/engine.fixtures.js";
 
@@ -59,7 +58,7 @@ export class Permits {
 }
 
 export interface VenueCall {
-  body: ClaimRequestBody;
+  body: ClaimRequest;
   settled: boolean;
   resolve(result: ClaimResult): void;
   reject(err: unknown): void;
@@ -69,7 +68,7 @@ export interface VenueCall {
 export class FakeVenue implements ClaimTransport {
   readonly calls: VenueCall[] = [];
 
-  claimLiquidation(body: ClaimRequestBody): Promise<ClaimResult> {
+  claimLiquidation(body: ClaimRequest): Promise<ClaimResult> {
     return new Promise<ClaimResult>((resolve, reject) => {
       const call: VenueCall = {
         body,
@@ -123,7 +122,7 @@ export interface ClaimerRig {
   marks: MarkBook;
   exposure: Exposure;
   journal: Journal;
-  ctx: PolicyContextHolder;
+  policy: PolicyState;
   events: ObserverEvent[];
   /** The liquidation appears (as a stream push would add it) and is offered. */
   add(l: Liquidation): void;
@@ -145,19 +144,19 @@ export async function claimerRig(
   const marks = new MarkBook();
   const exposure = new Exposure();
   const book = new OpenBook();
-  const ctx = createPolicyContext(
+  const policy = new PolicyState(
     policyInput({ min_fee: 0, max_total_exposure: 10_000_000, max_claim_notional: 1_000_000, ...o.policy }),
     marks,
     exposure,
   );
-  ctx.current = { ...ctx.current, symbols: new SymbolTable(SYMBOLS) };
+  policy.applySymbols(new SymbolTable(SYMBOLS));
   const venue = new FakeVenue();
   const permits = new Permits();
   const events: ObserverEvent[] = [];
   const quantities = new Map<number, Liquidation>();
   const sender = new ClaimSender(venue, o.dryRun ?? false);
   const claimer = new Claimer({
-    decide: makeDecider(ctx),
+    decide: policy.decide,
     book,
     exposure,
     positions: new PositionBook(exposure),
@@ -207,14 +206,11 @@ export async function claimerRig(
     marks,
     exposure,
     journal,
-    ctx,
+    policy,
     events,
     add: (l) => {
       quantities.set(l.liquidationId, l);
-      book.applyDelta(
-        [{ liquidationId: l.liquidationId, timestamp: l.timestamp, type: "liquidated", positionsByPerp: [...l.positions] }],
-        Date.now(),
-      );
+      book.applyDelta([l], Date.now());
       claimer.offer(l);
     },
     refreshMarks,

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { stringify } from "yaml";
+import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { type RunDaemonOptions, runDaemon } from "../../src/main.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
 

@@ -398,7 +398,7 @@ describe("outcomes by venue code", () => {
       rig.venue.last().reject(lost());
       await settle(30_000);
       rig.book.applyDelta(
-        [{ liquidationId: 1, timestamp: 1, type: "liquidated", positionsByPerp: [{ symbol: ETH, positionQty: 1, liquidatorFee: 0.006 }] }],
+        [{ liquidationId: 1, timestamp: 1, positions: [{ symbol: ETH, positionQty: 1, liquidatorFee: 0.006 }] }],
         Date.now(),
       );
       rig.claimer.settleFromOpenList(Date.now());
@@ -415,10 +415,7 @@ describe("exposure against the venue's position pushes", () => {
     await grantAll();
     const call = rig.venue.last();
     const appliedAt = Date.now();
-    rig.claimer.onPositions(
-      { positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] },
-      appliedAt,
-    );
+    rig.claimer.onPositions([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], appliedAt);
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     call.resolve(rig.resultFor(call, appliedAt));
     await settle();
@@ -430,10 +427,7 @@ describe("exposure against the venue's position pushes", () => {
 
   test("an answer before the push: the fill is held at once, the push then confirms it", async () => {
     rig = await claimerRig();
-    rig.claimer.onPositions(
-      { positions: [{ symbol: SOL, positionQty: -3, averageOpenPrice: 100, markPrice: 100, costPosition: -300 }] },
-      Date.now(),
-    );
+    rig.claimer.onPositions([{ symbol: SOL, positionQty: -3, markPrice: 100 }], Date.now());
     await settle(10);
     rig.add(liq(1, [ETH, 2]));
     await grantAll();
@@ -442,10 +436,7 @@ describe("exposure against the venue's position pushes", () => {
     await settle();
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(-3);
-    rig.claimer.onPositions(
-      { positions: [{ symbol: ETH, positionQty: 2, averageOpenPrice: 1_988, markPrice: 2_000, costPosition: 3_976 }] },
-      Date.now(),
-    );
+    rig.claimer.onPositions([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], Date.now());
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(-3); // a push is a delta per symbol (PROTOCOL.md §5)
   });

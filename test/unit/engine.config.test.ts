@@ -3,6 +3,7 @@ import { defaultConfig, type PolicyConfig } from "../../src/config/schema.js";
 import { compileRiskPolicy, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { ConfigError } from "../../src/errors.js";
+import { symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 
 describe("compileRiskPolicy", () => {
@@ -86,29 +87,29 @@ describe("SymbolTable", () => {
   it("builds from trusted infos and resolves the tick's decimals", () => {
     const t = new SymbolTable(SYMBOLS);
     expect(t.size).toBe(SYMBOLS.length);
-    expect(t.get("PERP_DOGE_USDC")).toMatchObject({ tier: 2, baseTick: 0.00001, tickDecimals: 5 });
+    expect(t.get("PERP_DOGE_USDC")).toMatchObject({ tier: 2, priceTick: 0.00001, priceDecimals: 5 });
     expect(t.has("PERP_XRP_USDC")).toBe(false);
     expect(() => new SymbolTable([...SYMBOLS, SYMBOLS[0]!])).toThrow(/listed twice/);
-    expect(() => new SymbolTable([{ ...SYMBOLS[0]!, baseTick: 0 }])).toThrow(RangeError);
+    expect(() => new SymbolTable([{ ...SYMBOLS[0]!, priceTick: 0 }])).toThrow(RangeError);
   });
 
-  it("fromInfoRows keeps usable rows and reports the others", () => {
+  it("fromUntrusted keeps usable infos and reports the others (rows mapped by venue/mapping.ts)", () => {
     const rows: unknown[] = [
-      { symbol: "PERP_BTC_USDC", liquidation_tier: 1, liquidator_fee: 0.006, base_tick: 0.1, min_notional: 10, extra: "ignored" },
-      { symbol: "PERP_PEPE_USDC", liquidation_tier: 2, liquidator_fee: 0.012, base_tick: 1e-8, min_notional: 5 },
-      { symbol: "PERP_BTC_USDC", liquidation_tier: 1, liquidator_fee: 0.006, base_tick: 0.1, min_notional: 10 },
-      { symbol: "PERP_BAD1_USDC", liquidation_tier: 3, liquidator_fee: 0.006, base_tick: 0.1, min_notional: 10 },
-      { symbol: "PERP_BAD2_USDC", liquidation_tier: 1, liquidator_fee: "0.006", base_tick: 0.1, min_notional: 10 },
-      { symbol: "PERP_BAD3_USDC", liquidation_tier: 1, liquidator_fee: 0.006, base_tick: -0.1, min_notional: 10 },
-      { symbol: "PERP_BAD4_USDC", liquidation_tier: 1, liquidator_fee: 0.006, base_tick: 0.1, min_notional: Number.NaN },
-      { symbol: "__proto__", liquidation_tier: 1, liquidator_fee: 0.006, base_tick: 0.1, min_notional: 1 },
-      { symbol: "PERP_BAD5_USDC", liquidation_tier: 1, liquidator_fee: 1, base_tick: 0.1, min_notional: 1 },
+      { symbol: "PERP_BTC_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 10, extra: "ignored" },
+      { symbol: "PERP_PEPE_USDC", liquidation_tier: 2, liquidator_fee: 0.012, quote_tick: 1e-8, min_notional: 5 },
+      { symbol: "PERP_BTC_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 10 },
+      { symbol: "PERP_BAD1_USDC", liquidation_tier: 3, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 10 },
+      { symbol: "PERP_BAD2_USDC", liquidation_tier: 1, liquidator_fee: "0.006", quote_tick: 0.1, min_notional: 10 },
+      { symbol: "PERP_BAD3_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: -0.1, min_notional: 10 },
+      { symbol: "PERP_BAD4_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: Number.NaN },
+      { symbol: "__proto__", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 1 },
+      { symbol: "PERP_BAD5_USDC", liquidation_tier: 1, liquidator_fee: 1, quote_tick: 0.1, min_notional: 1 },
       null,
       "row",
     ];
-    const { table, rejected } = SymbolTable.fromInfoRows(rows);
+    const { table, rejected } = SymbolTable.fromUntrusted(rows.map(symbolInfoFromRow));
     expect([...table.symbols()]).toEqual(["PERP_BTC_USDC", "PERP_PEPE_USDC"]);
-    expect(table.get("PERP_PEPE_USDC")).toMatchObject({ tier: 2, liquidatorFee: 0.012, baseTick: 1e-8, tickDecimals: 8, minNotional: 5 });
+    expect(table.get("PERP_PEPE_USDC")).toMatchObject({ tier: 2, liquidatorFee: 0.012, priceTick: 1e-8, priceDecimals: 8, minNotional: 5 });
     expect(rejected.map((r) => r.symbol)).toEqual([
       "PERP_BTC_USDC",
       "PERP_BAD1_USDC",

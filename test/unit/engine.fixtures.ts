@@ -10,11 +10,11 @@ export const NOW = 100_000;
 
 /** Tier 1: BTC, ETH. Tier 2: SOL, DOGE, AVAX. */
 export const SYMBOLS: SymbolInfo[] = [
-  { symbol: "PERP_BTC_USDC", tier: 1, liquidatorFee: 0.006, baseTick: 0.1, minNotional: 10 },
-  { symbol: "PERP_ETH_USDC", tier: 1, liquidatorFee: 0.006, baseTick: 0.01, minNotional: 10 },
-  { symbol: "PERP_SOL_USDC", tier: 2, liquidatorFee: 0.01, baseTick: 0.001, minNotional: 10 },
-  { symbol: "PERP_DOGE_USDC", tier: 2, liquidatorFee: 0.02, baseTick: 0.00001, minNotional: 10 },
-  { symbol: "PERP_AVAX_USDC", tier: 2, liquidatorFee: 0.01, baseTick: 0.01, minNotional: 10 },
+  { symbol: "PERP_BTC_USDC", tier: 1, liquidatorFee: 0.006, priceTick: 0.1, minNotional: 10 },
+  { symbol: "PERP_ETH_USDC", tier: 1, liquidatorFee: 0.006, priceTick: 0.01, minNotional: 10 },
+  { symbol: "PERP_SOL_USDC", tier: 2, liquidatorFee: 0.01, priceTick: 0.001, minNotional: 10 },
+  { symbol: "PERP_DOGE_USDC", tier: 2, liquidatorFee: 0.02, priceTick: 0.00001, minNotional: 10 },
+  { symbol: "PERP_AVAX_USDC", tier: 2, liquidatorFee: 0.01, priceTick: 0.01, minNotional: 10 },
 ];
 
 export const PRICES: Readonly<Record<string, number>> = {

@@ -4,26 +4,18 @@
  */
 import { describe, expect, test } from "vitest";
 import { OpenBook } from "../../src/daemon/openBook.js";
-import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
-import type { LiquidationEntry } from "../../src/venue/wire.js";
+import type { Liquidation } from "../../src/engine/types.js";
 
-function push(id: number, ...positions: [string, number][]): LiquidationEntry {
+/** A liquidation as either source reports it (venue/mapping.ts maps both to this). */
+function liq(id: number, ...positions: [string, number][]): Liquidation {
   return {
     liquidationId: id,
     timestamp: 1_000 + id,
-    type: "liquidated",
-    positionsByPerp: positions.map(([symbol, positionQty]) => ({ symbol, positionQty, liquidatorFee: 0.01 })),
+    positions: positions.map(([symbol, positionQty]) => ({ symbol, positionQty, liquidatorFee: 0.01 })),
   };
 }
-
-function row(id: number, ...positions: [string, number][]): OpenLiquidation {
-  return {
-    liquidation_id: id,
-    timestamp: 1_000 + id,
-    type: "liquidated",
-    positions_by_perp: positions.map(([symbol, position_qty]) => ({ symbol, position_qty, liquidator_fee: 0.01 })),
-  };
-}
+const push = liq;
+const row = liq;
 
 const ids = (b: OpenBook): number[] => [...b.ids()].sort((a, c) => a - c);
 

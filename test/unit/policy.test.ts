@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ClaimDecision, claimRequestBody, type Decision, decide, SKIP_REASONS, type SkipReason } from "../../src/engine/policy.js";
+import { type ClaimDecision, type Decision, decide, SKIP_REASONS, type SkipReason } from "../../src/engine/policy.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { type CtxOptions, liq, makeCtx, NOW } from "./engine.fixtures.js";
 
@@ -230,7 +230,7 @@ interface ClaimCase {
   ctx?: CtxOptions;
   liq: Liquidation;
   ratio: number;
-  symbols?: { symbol: string; ratio_qty_request: number }[];
+  symbols?: { symbol: string; ratio: number }[];
   limitPrice: Record<string, number>;
   perSymbolQty: Record<string, number>;
   notional: number;
@@ -301,8 +301,8 @@ const claimCases: ClaimCase[] = [
     liq: liq(5, [SOL, 1_000], [DOGE, -100_000]),
     ratio: 1,
     symbols: [
-      { symbol: SOL, ratio_qty_request: 0.4 },
-      { symbol: DOGE, ratio_qty_request: 1 },
+      { symbol: SOL, ratio: 0.4 },
+      { symbol: DOGE, ratio: 1 },
     ],
     limitPrice: { [SOL]: 100.5, [DOGE]: 0.0995 },
     perSymbolQty: { [SOL]: 400, [DOGE]: -100_000 },
@@ -314,7 +314,7 @@ const claimCases: ClaimCase[] = [
     ctx: { policy: { symbols: { allow: [], deny: [DOGE] } } },
     liq: liq(5, [SOL, 100], [DOGE, -1_000]),
     ratio: 1,
-    symbols: [{ symbol: SOL, ratio_qty_request: 1 }],
+    symbols: [{ symbol: SOL, ratio: 1 }],
     limitPrice: { [SOL]: 100.5 },
     perSymbolQty: { [SOL]: 100 },
     notional: 10_000,
@@ -325,7 +325,7 @@ const claimCases: ClaimCase[] = [
     ctx: { marks: { [DOGE]: { price: 0.1, age: 10_000 } } },
     liq: liq(5, [DOGE, -1_000], [SOL, 100]),
     ratio: 1,
-    symbols: [{ symbol: SOL, ratio_qty_request: 1 }],
+    symbols: [{ symbol: SOL, ratio: 1 }],
     limitPrice: { [SOL]: 100.5 },
     perSymbolQty: { [SOL]: 100 },
     notional: 10_000,
@@ -337,8 +337,8 @@ const claimCases: ClaimCase[] = [
     liq: liq(5, [SOL, 30], [AVAX, 3_000]),
     ratio: 1,
     symbols: [
-      { symbol: SOL, ratio_qty_request: 1 },
-      { symbol: AVAX, ratio_qty_request: 0.783 },
+      { symbol: SOL, ratio: 1 },
+      { symbol: AVAX, ratio: 0.783 },
     ],
     limitPrice: { [SOL]: 100.5, [AVAX]: 20.1 },
     perSymbolQty: { [SOL]: 30, [AVAX]: 2_349 },
@@ -351,7 +351,7 @@ const claimCases: ClaimCase[] = [
     ctx: { policy: { max_claim_notional: 2_000 } },
     liq: liq(5, [SOL, 30], [AVAX, 500]),
     ratio: 0.2,
-    symbols: [{ symbol: AVAX, ratio_qty_request: 0.2 }],
+    symbols: [{ symbol: AVAX, ratio: 0.2 }],
     limitPrice: { [AVAX]: 20.1 },
     perSymbolQty: { [AVAX]: 100 },
     notional: 2_000,
@@ -465,7 +465,7 @@ const claimCases: ClaimCase[] = [
     ctx: { policy: { limit_price_slippage_bps: 10_000 } },
     liq: liq(5, [DOGE, -100_000]),
     ratio: 1,
-    symbols: [{ symbol: DOGE, ratio_qty_request: 1 }],
+    symbols: [{ symbol: DOGE, ratio: 1 }],
     limitPrice: { [DOGE]: 0.00001 },
     perSymbolQty: { [DOGE]: -100_000 },
     notional: 10_000,
@@ -566,33 +566,5 @@ describe("decide: claims", () => {
 
   it("NaN `now` makes every mark stale", () => {
     expect(decide(liq(5, [BTC, 0.05]), makeCtx(), Number.NaN)).toMatchObject({ action: "skip", reason: "mark_stale" });
-  });
-});
-
-describe("claimRequestBody", () => {
-  it("proportional: no symbols field, numbers print without float noise", () => {
-    const d = decide(liq(42, [ETH, -30]), makeCtx({ marks: { [ETH]: 2_000.123 } }), NOW) as ClaimDecision;
-    const body = claimRequestBody(d);
-    expect(body).toEqual({ liquidation_id: 42, ratio_qty_request: d.ratio, limit_price: d.limitPrice });
-    expect("symbols" in body).toBe(false);
-    // 50,000 / 60,003.69 = 0.83328… → 0.833; 2,000.123 × 0.995 = 1,990.122… → 1,990.13.
-    expect(JSON.stringify(body)).toBe('{"liquidation_id":42,"ratio_qty_request":0.833,"limit_price":{"PERP_ETH_USDC":1990.13}}');
-  });
-
-  it("per symbol: symbols listed with their ratios", () => {
-    const d = decide(liq(43, [SOL, 1_000], [DOGE, -100_000]), makeCtx(), NOW) as ClaimDecision;
-    expect(JSON.stringify(claimRequestBody(d))).toBe(
-      '{"liquidation_id":43,"ratio_qty_request":1,"limit_price":{"PERP_SOL_USDC":100.5,"PERP_DOGE_USDC":0.0995},' +
-        '"symbols":[{"symbol":"PERP_SOL_USDC","ratio_qty_request":0.4},{"symbol":"PERP_DOGE_USDC","ratio_qty_request":1}]}',
-    );
-  });
-
-  it("refuses a tampered decision", () => {
-    const d = decide(liq(44, [BTC, 0.05]), makeCtx(), NOW) as ClaimDecision;
-    expect(() => claimRequestBody({ ...d, ratio: 0 })).toThrow(RangeError);
-    expect(() => claimRequestBody({ ...d, ratio: 1.5 })).toThrow(RangeError);
-    expect(() => claimRequestBody({ ...d, limitPrice: { [BTC]: Number.NaN } })).toThrow(RangeError);
-    expect(() => claimRequestBody({ ...d, limitPrice: { [BTC]: -1 } })).toThrow(RangeError);
-    expect(() => claimRequestBody({ ...d, symbols: [{ symbol: BTC, ratio_qty_request: Number.POSITIVE_INFINITY }] })).toThrow(RangeError);
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * `liquidator run`: the daemon's lifecycle. The metrics server comes first (so `/readyz` can say why
+ * nothing is claimed yet), SIGHUP is handled from the first moment, then the venue, the journal and
+ * the parts (assembleDaemon.ts) start; on abort everything stops in the reverse order.
+ */
+import { readFileSync } from "node:fs";
+import type { Logger } from "pino";
+import type { LoadedConfig } from "../config/loadConfig.js";
+import { type OpenedJournal, openJournalWhenPossible } from "../daemon/openJournalWhenPossible.js";
+import { startObserveServer } from "../observe/httpServer.js";
+import { createLogger } from "../observe/logger.js";
+import { createMetrics } from "../observe/metrics.js";
+import { Watchdog } from "../observe/watchdog.js";
+import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
+import { HupReloader } from "./hupReloader.js";
+import { connectVenue } from "./venueConnection.js";
+
+export type { DaemonTiming } from "./assembleDaemon.js";
+
+export interface RunDaemonOptions {
+  loaded: LoadedConfig;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** Pretty logs (npm start on a terminal); the config's `log.pretty` also turns it on. */
+  pretty?: boolean;
+  /** Log destination (tests); stdout by default. */
+  logDestination?: NodeJS.WritableStream;
+  /** Called once the daemon is up (tests and `npm start` read the metrics URL from it). */
+  onStarted?: (info: { metricsUrl: string; simulated: boolean; baseUrl: string }) => void;
+  /** Stream and loop timing overrides (tests). */
+  timing?: DaemonTiming;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+export async function runDaemon(options: RunDaemonOptions): Promise<void> {
+  const { loaded, signal } = options;
+  const config = loaded.config;
+  const logger = createLogger({
+    level: config.log.level,
+    pretty: config.log.pretty || options.pretty === true,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const metrics = createMetrics({ version: packageVersion(), commit: options.env.LIQUIDATOR_BUILD_COMMIT ?? "unknown" });
+  const watchdog = new Watchdog();
+  metrics.setWatchdogSource(() => watchdog.samples());
+
+  let notReady: () => readonly string[] = () => ["starting"];
+  let details: () => Record<string, unknown> = () => ({ role: "single" });
+  const server = await startObserveServer({
+    host: config.metrics.host,
+    port: config.metrics.port,
+    metrics,
+    health: { stale: () => watchdog.stale(), notReady: () => notReady(), details: () => details() },
+    logger,
+  });
+  logger.info({ url: server.url, port: server.port }, "metrics server listening");
+  const reloader = new HupReloader(logger);
+  try {
+    const venue = await connectVenue(loaded, logger);
+    let opened: OpenedJournal | undefined;
+    try {
+      opened = await openJournalWhenPossible({
+        dir: config.state.dir,
+        owner: { baseUrl: venue.baseUrl, accountId: venue.accountId, simulated: venue.simulated },
+        signal,
+        logger: logger.child({ component: "journal" }) as Logger,
+        retryMs: options.timing?.journalRetryMs ?? 10_000,
+        onProblem: (reason) => {
+          notReady = () => [reason];
+        },
+      });
+      if (opened === undefined) return;
+      notReady = () => ["starting"];
+      const parts = assembleDaemon({ loaded, env: options.env, venue, journal: opened, metrics, watchdog, logger, timing: options.timing });
+      notReady = () => parts.daemon.notReady();
+      details = () => ({ role: "single", degraded: parts.daemon.degradedStreams() });
+      reloader.enable(() => parts.reload());
+      options.onStarted?.({ metricsUrl: server.url, simulated: venue.simulated, baseUrl: venue.baseUrl });
+      logger.info({ accountId: venue.accountId, dryRun: config.policy.dry_run, publicKey: parts.publicKey }, "liquidator running");
+      await parts.run(signal);
+      logger.info({}, "shutting down: claims drained");
+    } finally {
+      await reloader.disable();
+      await opened?.journal.close();
+      await venue.close();
+    }
+  } finally {
+    reloader.detach();
+    await server.close();
+  }
+}

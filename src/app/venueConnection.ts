@@ -1,0 +1,63 @@
+/**
+ * The venue the process talks to, opened once: the configured live venue, or (the default, so a
+ * newcomer's first command works with no account) an embedded simulated venue started in-process
+ * on loopback for the life of the process. The only module that may start the simulator, through a
+ * dynamic import so a live process never loads it.
+ */
+import type { Logger } from "pino";
+import type { LoadedConfig } from "../config/loadConfig.js";
+import { ConfigError } from "../errors.js";
+
+export interface VenueConnection {
+  baseUrl: string;
+  wsUrl: string;
+  wsPrivateUrl: string;
+  accountId: string;
+  /** The ed25519 secret signing for `accountId` (the simulator's own key in simulator mode). */
+  secret: string;
+  /** True for the embedded simulated venue: a new venue on every run. */
+  simulated: boolean;
+  /** User accounts with seeded order history (simulator only; empty for a live venue). */
+  orderUsers: string[];
+  close(): Promise<void>;
+}
+
+export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "info" | "child">): Promise<VenueConnection> {
+  const { venue, simulator } = loaded.config;
+  if (venue.mode === "live") {
+    if (loaded.secret === undefined) throw new ConfigError("LIQUIDATOR_SECRET", "is required when venue.mode is live");
+    return {
+      baseUrl: venue.base_url,
+      wsUrl: venue.ws_url,
+      wsPrivateUrl: venue.ws_private_url,
+      accountId: venue.account_id,
+      secret: loaded.secret,
+      simulated: false,
+      orderUsers: [],
+      close: async () => {},
+    };
+  }
+  const { startSimulator } = await import("../sim/startSimulator.js");
+  const sim = await startSimulator({
+    host: "127.0.0.1",
+    port: 0,
+    seed: simulator.seed,
+    headerPrefix: venue.header_prefix,
+    scenario: { liquidationsPerSec: simulator.liquidations_per_second },
+    ...(logger !== undefined ? { logger: logger.child({ component: "simulator" }) as Logger } : {}),
+  });
+  logger?.info(
+    { baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed },
+    "embedded simulated venue started (venue.mode=simulator)",
+  );
+  return {
+    baseUrl: sim.baseUrl,
+    wsUrl: sim.wsUrl,
+    wsPrivateUrl: sim.wsPrivateUrl,
+    accountId: sim.accountId,
+    secret: sim.secret,
+    simulated: true,
+    orderUsers: [...sim.orderUsers],
+    close: () => sim.close(),
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * What each input does to the daemon's state, whichever way it came (stream frame or REST read):
+ * liquidations go to the open book and the new or changed ones to the claimer, marks to the mark
+ * book, positions and assignments to the claimer. No I/O and no timers: the daemon (streams) and the
+ * REST feed call in; wire payloads are mapped to domain types here, at the edge (venue/mapping.ts).
+ */
+import type { MarkBook } from "../engine/marks.js";
+import { SymbolTable } from "../engine/symbolInfo.js";
+import type { Metrics } from "../observe/metrics.js";
+import {
+  heldFromPush,
+  heldFromRows,
+  liquidationFromPush,
+  liquidationFromRow,
+  marksFromFutures,
+  symbolInfoFromRow,
+} from "../venue/mapping.js";
+import type { Stamped } from "../venue/rest.js";
+import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
+import type { StreamData } from "../venue/wire.js";
+import type { Claimer } from "./claimer.js";
+import type { OpenBook } from "./openBook.js";
+import type { PolicyState } from "./policyState.js";
+
+/** Skip reasons a fresh mark can lift. */
+const MARK_SKIPS: ReadonlySet<string> = new Set(["mark_stale", "mark_missing"]);
+
+export interface IngestOptions {
+  book: OpenBook;
+  marks: MarkBook;
+  claimer: Pick<
+    Claimer,
+    "offer" | "cancel" | "settleFromOpenList" | "sweep" | "retrySkipped" | "onAssignment" | "onPositions" | "onPositionsSnapshot"
+  >;
+  policy: PolicyState;
+  metrics: Pick<Metrics, "liquidationsSeen">;
+  /** Local wall clock, ms. */
+  now?: () => number;
+  /** Monotonic clock, ms (the claimer's latency base). */
+  monotonic?: () => number;
+}
+
+export class Ingest {
+  readonly #o: IngestOptions;
+  readonly #now: () => number;
+  readonly #monotonic: () => number;
+
+  constructor(options: IngestOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
+  }
+
+  /** A validated stream frame. */
+  stream(args: StreamData): void {
+    const { book, marks, claimer, metrics, policy } = this.#o;
+    switch (args[0]) {
+      case "liquidation": {
+        const receivedAt = this.#monotonic();
+        const changes = book.applyDelta(args[1].map(liquidationFromPush), this.#now());
+        if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
+        if (policy.symbolsLoaded) for (const liq of changes.upserted) claimer.offer(liq, receivedAt);
+        for (const id of changes.removed) claimer.cancel(id);
+        return;
+      }
+      case "markprices":
+        marks.setMany(args[1], this.#now());
+        if (policy.symbolsLoaded) claimer.retrySkipped(MARK_SKIPS);
+        return;
+      case "markprice":
+        marks.set(args[1].symbol, args[1].price, this.#now());
+        return;
+      case "liquidatorliquidations":
+        claimer.onAssignment(args[1]);
+        return;
+      case "position":
+        claimer.onPositions(heldFromPush(args[1].positions), args[2]);
+        return;
+    }
+  }
+
+  /**
+   * A full open list from REST, requested at `requestedAt`. Only new or changed liquidations are
+   * offered (with 10,000 open ids a full re-decide would block the loop for tens of ms), plus those
+   * skipped last time: a mark, the exposure or a competitor's partial take may have changed their verdict.
+   */
+  openList(rows: readonly OpenLiquidation[], requestedAt: number): void {
+    const { book, claimer, metrics, policy } = this.#o;
+    const receivedAt = this.#monotonic();
+    const changes = book.reconcile(rows.map(liquidationFromRow), requestedAt, this.#now());
+    if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
+    for (const id of changes.removed) claimer.cancel(id);
+    claimer.settleFromOpenList(requestedAt);
+    if (policy.symbolsLoaded) {
+      for (const liq of changes.upserted) claimer.offer(liq, receivedAt);
+      claimer.retrySkipped();
+    }
+    claimer.sweep();
+  }
+
+  /** REST marks; their age is the venue's time of the answer, on the local clock (`clockOffsetMs` = venue − local). */
+  restMarks(rows: Futures["rows"], venueTs: number | undefined, clockOffsetMs: number): void {
+    const at = venueTs === undefined ? this.#now() : venueTs - clockOffsetMs;
+    this.#o.marks.setMany(marksFromFutures(rows), at);
+    if (this.#o.policy.symbolsLoaded) this.#o.claimer.retrySkipped(MARK_SKIPS);
+  }
+
+  restPositions(snapshot: Stamped<Positions>): void {
+    this.#o.claimer.onPositionsSnapshot(heldFromRows(snapshot.data.rows), snapshot.venueTs);
+  }
+
+  /** Symbol info rows (and a mark snapshot read with them at `requestedAt`); every open id is re-decided. */
+  symbols(info: Info, futures: Futures, requestedAt: number): { symbols: number; rejected: { symbol: string; problem: string }[] } {
+    const { table, rejected } = SymbolTable.fromUntrusted(info.rows.map(symbolInfoFromRow));
+    this.#o.policy.applySymbols(table);
+    this.#o.marks.setMany(marksFromFutures(futures.rows), requestedAt);
+    this.offerAll();
+    return { symbols: table.size, rejected };
+  }
+
+  /** Re-decide every open id the claimer is not already handling (policy or symbols changed). */
+  offerAll(): void {
+    if (!this.#o.policy.symbolsLoaded) return;
+    const receivedAt = this.#monotonic();
+    for (const liq of this.#o.book.values()) this.#o.claimer.offer(liq, receivedAt);
+  }
+}

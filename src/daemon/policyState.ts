@@ -1,0 +1,50 @@
+/**
+ * The engine's inputs besides a liquidation and the time: the compiled risk policy, the symbol
+ * table, the marks and the exposure. One object owns them; the policy (SIGHUP) and the symbol table
+ * (info refresh) are swapped whole, so a decision never sees half of an update. The claimer decides
+ * through `decide`, always on the current context.
+ */
+import type { Exposure } from "../engine/exposure.js";
+import type { MarkBook } from "../engine/marks.js";
+import { type Decision, decide, type PolicyContext } from "../engine/policy.js";
+import { compileRiskPolicy, type RiskPolicyInput } from "../engine/riskPolicy.js";
+import { SymbolTable } from "../engine/symbolInfo.js";
+import type { Liquidation } from "../engine/types.js";
+
+export class PolicyState {
+  #context: PolicyContext;
+  #maxMarkAgeMs: number;
+  #symbolsLoaded = false;
+
+  constructor(policy: RiskPolicyInput, marks: MarkBook, exposure: Exposure) {
+    this.#context = { policy: compileRiskPolicy(policy), symbols: new SymbolTable(), marks, exposure };
+    this.#maxMarkAgeMs = policy.max_mark_age_ms;
+  }
+
+  get context(): PolicyContext {
+    return this.#context;
+  }
+
+  /** True once a symbol table from the venue has been applied: before it, no claim's form is known. */
+  get symbolsLoaded(): boolean {
+    return this.#symbolsLoaded;
+  }
+
+  /** The global `max_mark_age_ms` (readiness judges the marks by it). */
+  get maxMarkAgeMs(): number {
+    return this.#maxMarkAgeMs;
+  }
+
+  readonly decide = (liquidation: Liquidation, now: number): Decision => decide(liquidation, this.#context, now);
+
+  /** A new, already validated policy (throws ConfigError on an invalid one, leaving the old in place). */
+  applyPolicy(policy: RiskPolicyInput): void {
+    this.#context = { ...this.#context, policy: compileRiskPolicy(policy) };
+    this.#maxMarkAgeMs = policy.max_mark_age_ms;
+  }
+
+  applySymbols(table: SymbolTable): void {
+    this.#context = { ...this.#context, symbols: table };
+    this.#symbolsLoaded = true;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The venue's wire at the edge: REST rows (snake_case) and stream payloads (camelCase, already
+ * validated by wire.ts) become the engine's domain types, and decisions become request bodies. No
+ * other module reads a wire field name; the engine imports nothing from here.
+ */
+import type { HeldPositionInput } from "../engine/exposure.js";
+import type { ClaimDecision, Fill, Liquidation, SymbolInfo } from "../engine/types.js";
+import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow } from "./restSchemas.js";
+import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
+
+/** A row of `GET /v1/public/liquidation`. */
+export function liquidationFromRow(row: OpenLiquidation): Liquidation {
+  return {
+    liquidationId: row.liquidation_id,
+    timestamp: row.timestamp,
+    positions: row.positions_by_perp.map((p) => ({ symbol: p.symbol, positionQty: p.position_qty, liquidatorFee: p.liquidator_fee })),
+  };
+}
+
+/** An entry of a `liquidation` push (its positions are validated, camelCase already). */
+export function liquidationFromPush(e: LiquidationEntry): Liquidation {
+  return { liquidationId: e.liquidationId, timestamp: e.timestamp, positions: e.positionsByPerp };
+}
+
+/**
+ * A row of `GET /v1/public/info`, not yet validated (engine/symbolInfo.ts checks the numbers). The
+ * price step is `quote_tick`; `base_tick` is the quantity step (docs/protocol.md "Symbols").
+ */
+export function symbolInfoFromRow(row: unknown): SymbolInfo {
+  // A row that is not even an object is kept as an info the engine refuses (reported as "?").
+  if (typeof row !== "object" || row === null || Array.isArray(row))
+    return { symbol: "?", tier: 1, liquidatorFee: Number.NaN, priceTick: Number.NaN, minNotional: Number.NaN };
+  return {
+    symbol: (row as Record<string, unknown>).symbol as string,
+    tier: (row as Record<string, unknown>).liquidation_tier as 1 | 2,
+    liquidatorFee: (row as Record<string, unknown>).liquidator_fee as number,
+    priceTick: (row as Record<string, unknown>).quote_tick as number,
+    minNotional: (row as Record<string, unknown>).min_notional as number,
+  };
+}
+
+/** Mark prices of `GET /v1/public/futures` that are usable (positive, finite). */
+export function marksFromFutures(rows: readonly FuturesRow[]): { symbol: string; price: number }[] {
+  const out: { symbol: string; price: number }[] = [];
+  for (const r of rows) if (Number.isFinite(r.mark_price) && r.mark_price > 0) out.push({ symbol: r.symbol, price: r.mark_price });
+  return out;
+}
+
+/** Rows of `GET /v1/positions`. */
+export function heldFromRows(rows: readonly PositionRow[]): HeldPositionInput[] {
+  return rows.map((r) => ({
+    symbol: r.symbol,
+    positionQty: r.position_qty,
+    ...(r.mark_price !== undefined ? { markPrice: r.mark_price } : {}),
+  }));
+}
+
+/** A `position` push. */
+export function heldFromPush(positions: readonly Position[]): HeldPositionInput[] {
+  return positions.map((p) => ({
+    symbol: p.symbol,
+    positionQty: p.positionQty,
+    ...(p.markPrice !== undefined ? { markPrice: p.markPrice } : {}),
+  }));
+}
+
+/** What a claim transferred, from its answer. */
+export function claimFills(result: ClaimResult): Fill[] {
+  return result.positions_by_perp.map((p) => ({
+    symbol: p.symbol,
+    qty: p.position_qty,
+    price: p.transfer_price,
+    fee: p.abs_liquidator_fee,
+  }));
+}
+
+/** What a claim transferred, from the private `liquidatorliquidations` push. */
+export function assignmentFills(push: LiquidatorLiquidation): Fill[] {
+  return push.positionsByPerp.map((p) => ({ symbol: p.symbol, qty: p.positionQty, price: p.transferPrice, fee: p.absLiquidatorFee }));
+}
+
+/**
+ * The POST /v1/liquidation body of a claim decision (docs/protocol.md "Claims"). The numbers are
+ * already quantised (ratio k/1000, prices n ticks written with the tick's decimals) so
+ * `JSON.stringify` prints them without float noise. Throws RangeError if the decision was tampered
+ * with into something the venue must not receive.
+ */
+export function claimRequestBody(d: ClaimDecision): ClaimRequest {
+  const okRatio = (r: number): boolean => r > 0 && r <= 1 && Number.isFinite(r);
+  if (!okRatio(d.ratio)) throw new RangeError(`claim ${d.liquidationId}: ratio ${d.ratio} is not in (0, 1]`);
+  const limit: Record<string, number> = {};
+  for (const symbol of Object.keys(d.limitPrice)) {
+    const p = d.limitPrice[symbol] as number;
+    if (!(p > 0) || !Number.isFinite(p))
+      throw new RangeError(`claim ${d.liquidationId}: limit_price of ${symbol} is not a positive finite number`);
+    limit[symbol] = p;
+  }
+  const body: ClaimRequest = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };
+  if (d.symbols !== undefined) {
+    body.symbols = d.symbols.map((s) => {
+      if (!okRatio(s.ratio)) throw new RangeError(`claim ${d.liquidationId}: ratio of ${s.symbol} is not in (0, 1]`);
+      return { symbol: s.symbol, ratio_qty_request: s.ratio };
+    });
+  }
+  return body;
+}
