@@ -82,6 +82,7 @@ export function assembleDaemon(o: {
   const exposure = new Exposure();
   const book = new OpenBook();
   const policy = new PolicyState(config.policy, marks, exposure);
+  const positions = new PositionBook(exposure);
   metrics.setMarkSource(() =>
     marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })),
   );
@@ -92,7 +93,7 @@ export function assembleDaemon(o: {
     decide: policy.decide,
     book,
     exposure,
-    positions: new PositionBook(exposure),
+    positions,
     acquire: (s) => limiters.acquire("claims", s),
     sender,
     journal,
@@ -103,7 +104,7 @@ export function assembleDaemon(o: {
   if (restored.ids > 0) logger.info(restored, "journal replayed: these ids are never claimed again");
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);
-  const ingest = new Ingest({ book, marks, claimer, policy, metrics });
+  const ingest = new Ingest({ book, marks, claimer, positions, policy, metrics, logger: logger.child({ component: "ingest" }) });
 
   const daemon = new Daemon({
     rest,

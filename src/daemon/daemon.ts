@@ -149,15 +149,15 @@ export class Daemon {
       ...this.#o.stream,
       restHealthy: () => this.#o.restHealth.healthy(),
       logger: logger.child({ component: `stream.${stream}` }),
-      onData: (...args: StreamData) => {
-        let counter = messages.get(args[0]);
+      onData: (data: StreamData) => {
+        let counter = messages.get(data[0]);
         if (counter === undefined) {
-          counter = metrics.wsMessages.labels(stream, args[0]);
-          messages.set(args[0], counter);
+          counter = metrics.wsMessages.labels(stream, data[0]);
+          messages.set(data[0], counter);
         }
         counter.inc();
         if (stream === "public") this.#lastPublicDataAt = Date.now();
-        ingest.stream(args);
+        ingest.stream(data);
       },
       onStateChange: (state) => {
         metrics.wsConnected.set({ stream }, state === "ready" ? 1 : 0);

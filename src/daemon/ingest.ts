@@ -5,6 +5,7 @@
  * REST feed call in; wire payloads are mapped to domain types here, at the edge (venue/mapping.ts).
  */
 import type { MarkBook } from "../engine/marks.js";
+import type { PositionBook } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Metrics } from "../observe/metrics.js";
 import {
@@ -30,10 +31,13 @@ export interface IngestOptions {
   marks: MarkBook;
   claimer: Pick<
     Claimer,
-    "offer" | "cancel" | "settleFromOpenList" | "sweep" | "retrySkipped" | "onAssignment" | "onPositions" | "onPositionsSnapshot"
+    "offer" | "cancel" | "settleFromOpenList" | "sweep" | "retrySkipped" | "onAssignment" | "setPaused" | "pausedReasons"
   >;
+  /** The venue's held positions (pushes and REST snapshots). */
+  positions: PositionBook;
   policy: PolicyState;
   metrics: Pick<Metrics, "liquidationsSeen">;
+  logger: { info(obj: object, msg: string): void };
   /** Local wall clock, ms. */
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
@@ -74,7 +78,8 @@ export class Ingest {
         claimer.onAssignment(args[1]);
         return;
       case "position":
-        claimer.onPositions(heldFromPush(args[1].positions), args[2]);
+        // A delta per symbol (docs/protocol.md "Streams"), as of the frame's venue time.
+        this.#o.positions.applyPush(heldFromPush(args[1].positions), args[2] !== undefined && Number.isFinite(args[2]) ? args[2] : undefined);
         return;
     }
   }
@@ -105,8 +110,18 @@ export class Ingest {
     if (this.#o.policy.symbolsLoaded) this.#o.claimer.retrySkipped(MARK_SKIPS);
   }
 
+  /**
+   * `GET /v1/positions`: the whole account as of the answer's venue time. The first one ends the
+   * start-up wait: until the venue has said what the account holds, exposure is unknown and nothing
+   * is claimed.
+   */
   restPositions(snapshot: Stamped<Positions>): void {
-    this.#o.claimer.onPositionsSnapshot(heldFromRows(snapshot.data.rows), snapshot.venueTs);
+    const held = heldFromRows(snapshot.data.rows);
+    this.#o.positions.applySnapshot(held, snapshot.venueTs);
+    if (this.#o.claimer.pausedReasons().includes("positions")) {
+      this.#o.logger.info({ held: held.filter((p) => p.positionQty !== 0).length }, "positions read from the venue; claiming may start");
+      this.#o.claimer.setPaused("positions", false);
+    }
   }
 
   /** Symbol info rows (and a mark snapshot read with them at `requestedAt`); every open id is re-decided. */

@@ -12,8 +12,10 @@ import type { RawData } from "ws";
 import WebSocket from "ws";
 import { InvalidArgumentError } from "../errors.js";
 import { sleep } from "../sleep.js";
+import { decodeFrame } from "./frameDecoder.js";
 import { type ConnectionEnd, ReconnectPolicy } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
+import { type HandshakeStep, StreamHandshake, shortText } from "./streamHandshake.js";
 import {
   DEFAULTS,
   type FailureReason,
@@ -25,27 +27,12 @@ import {
   type StreamStatus,
   validateStreamOptions,
 } from "./streamOptions.js";
-import {
-  type BadMessageReason,
-  frameTimestamp,
-  parseLiquidations,
-  parseLiquidatorLiquidation,
-  parseMarkPrice,
-  parseMarkPrices,
-  parsePositions,
-  type StreamData,
-  type TopicRoute,
-} from "./wire.js";
+import type { BadMessageReason, StreamData, TopicRoute } from "./wire.js";
 
 export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState, StreamStatus };
 
 /** ws error codes raised by the receiver for a frame over `maxPayload` (closed with 1009). */
 const OVERSIZED_CODES = new Set(["WS_ERR_UNSUPPORTED_MESSAGE_LENGTH", "WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH"]);
-const MAX_LOGGED_TEXT = 200;
-
-function shortText(v: unknown): string | undefined {
-  return typeof v === "string" ? v.slice(0, MAX_LOGGED_TEXT) : undefined;
-}
 
 export class StreamClient {
   readonly url: string;
@@ -59,7 +46,7 @@ export class StreamClient {
   readonly #maxFrameBytes: number;
   readonly #reconnect: ReconnectPolicy;
   readonly #restHealthy: () => boolean;
-  readonly #onData: (...args: StreamData) => void;
+  readonly #onData: (data: StreamData) => void;
   readonly #onStateChange: ((state: StreamState) => void) | undefined;
   readonly #onBadMessage: ((reason: BadMessageReason) => void) | undefined;
   readonly #onReconnect: (() => void) | undefined;
@@ -85,8 +72,7 @@ export class StreamClient {
   #failure: FailureReason | undefined;
   /** Set once the connection is being torn down: ws may still hand over frames it had buffered. */
   #closing = false;
-  #authId: string | undefined;
-  readonly #pendingSubs = new Map<string, string>();
+  #handshake: StreamHandshake | undefined;
   readonly #loggedReasons = new Set<string>();
   #pingTimer: NodeJS.Timeout | undefined;
   #deadTimer: NodeJS.Timeout | undefined;
@@ -196,8 +182,7 @@ export class StreamClient {
       this.#lastFrameAt = undefined;
       this.#failure = undefined;
       this.#closing = false;
-      this.#authId = undefined;
-      this.#pendingSubs.clear();
+      this.#handshake = new StreamHandshake(this.#connSeq, this.topics, this.#signer);
       this.#loggedReasons.clear();
       this.#setState("connecting");
       let ws: WebSocket;
@@ -237,25 +222,9 @@ export class StreamClient {
       this.#lastFrameAt = t;
       this.#pingTimer = setInterval(this.#sendPing, this.#pingIntervalMs);
       this.#deadTimer = setTimeout(this.#checkAlive, this.#deadAfterMs);
-      if (this.#signer !== undefined) {
-        this.#setState("authenticating");
-        this.#authId = `auth-${this.#connSeq}`;
-        this.#send({ id: this.#authId, event: "auth", params: this.#signer.wsAuthParams() });
-      } else {
-        this.#subscribeAll();
-      }
+      this.#step(this.#handshake?.open() ?? { kind: "none" });
     } catch (err) {
       this.#fail("socket_error", err);
-    }
-  }
-
-  #subscribeAll(): void {
-    this.#setState("subscribing");
-    for (let i = 0; i < this.topics.length; i++) {
-      const topic = this.topics[i]!;
-      const id = `sub-${this.#connSeq}-${i}`;
-      this.#pendingSubs.set(id, topic);
-      this.#send({ id, event: "subscribe", topic });
     }
   }
 
@@ -273,107 +242,44 @@ export class StreamClient {
   }
 
   #handleFrame(raw: RawData, isBinary: boolean): void {
-    if (isBinary) return this.#bad("not_json");
-    let msg: unknown;
-    try {
-      msg = JSON.parse((raw as Buffer).toString("utf8"));
-    } catch {
-      return this.#bad("not_json");
-    }
-    if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return this.#bad("not_object");
-    const f = msg as Record<string, unknown>;
-    const event = f.event;
-    if (typeof event === "string") return this.#handleEvent(event, f);
-    const topic = f.topic;
-    if (typeof topic !== "string") return this.#bad("no_topic");
-    const route = this.#routes.get(topic);
-    if (route === undefined) return this.#bad("unknown_topic");
-    const ts = frameTimestamp(f.ts);
-    if (ts === null) return this.#bad("bad_payload");
-    const data = f.data;
-    switch (route.kind) {
-      case "liquidation": {
-        const r = parseLiquidations(data);
-        if (r === undefined) return this.#bad("bad_payload");
-        if (r.dropped > 0) this.#badEntries(r.dropped);
-        // An all-bad array delivers nothing; an empty one from the venue is delivered as is.
-        if (r.items.length > 0 || r.dropped === 0) this.#onData("liquidation", r.items, ts);
-        return;
-      }
-      case "markprices": {
-        const r = parseMarkPrices(data);
-        if (r === undefined) return this.#bad("bad_payload");
-        if (r.dropped > 0) this.#badEntries(r.dropped);
-        if (r.items.length > 0 || r.dropped === 0) this.#onData("markprices", r.items, ts);
-        return;
-      }
-      case "markprice": {
-        const m = parseMarkPrice(data, route.symbol);
-        if (m === undefined) return this.#bad("bad_payload");
-        this.#onData("markprice", m, ts);
-        return;
-      }
-      case "liquidatorliquidations": {
-        const l = parseLiquidatorLiquidation(data);
-        if (l === undefined) return this.#bad("bad_payload");
-        this.#onData("liquidatorliquidations", l, ts);
-        return;
-      }
-      case "position": {
-        const p = parsePositions(data);
-        if (p === undefined) return this.#bad("bad_payload");
-        this.#onData("position", p, ts);
-        return;
-      }
+    const d = decodeFrame(raw as Buffer, isBinary, this.#routes);
+    switch (d.kind) {
+      case "data":
+        if (d.dropped > 0) this.#badEntries(d.dropped);
+        return this.#onData(d.data);
+      case "event":
+        return this.#step(this.#handshake?.onEvent(d.event, d.frame, this.#now()) ?? { kind: "none" });
+      case "empty":
+        return this.#badEntries(d.dropped);
+      case "bad":
+        return this.#bad(d.reason);
     }
   }
 
-  #handleEvent(event: string, f: Record<string, unknown>): void {
-    switch (event) {
-      case "ping": {
-        // Echo the server's ts when it is a sane number (PROTOCOL.md §5), else our own clock.
-        const ts = typeof f.ts === "number" && Number.isFinite(f.ts) ? f.ts : this.#now();
-        this.#send({ event: "pong", ts });
+  /** Act on what the handshake says: send, become ready, end the connection, or count a bad frame. */
+  #step(step: HandshakeStep): void {
+    switch (step.kind) {
+      case "send":
+        if (step.state !== undefined) this.#setState(step.state);
+        for (const frame of step.frames) this.#send(frame);
         return;
-      }
-      case "pong":
-        return; // liveness only; #onMessage already stamped lastFrameAt
-      case "auth":
-        return this.#onAuthAck(f);
-      case "subscribe":
-        return this.#onSubscribeAck(f);
-      case "unsubscribe":
-        return this.#bad("unexpected_ack"); // this client never unsubscribes
-      default:
-        return this.#bad("unknown_event");
-    }
-  }
-
-  #onAuthAck(f: Record<string, unknown>): void {
-    if (this.#authId === undefined || f.id !== this.#authId) return this.#bad("unexpected_ack");
-    this.#authId = undefined;
-    if (f.success !== true) {
-      this.#log.warn({ stream: this.stream, errorMsg: shortText(f.errorMsg) }, "stream auth refused");
-      return this.#fail("auth_failed");
-    }
-    this.#subscribeAll();
-  }
-
-  #onSubscribeAck(f: Record<string, unknown>): void {
-    const id = f.id;
-    const topic = typeof id === "string" ? this.#pendingSubs.get(id) : undefined;
-    if (topic === undefined) return this.#bad("unexpected_ack");
-    this.#pendingSubs.delete(id as string);
-    if (f.success !== true) {
-      this.#log.warn({ stream: this.stream, topic, errorMsg: shortText(f.errorMsg) }, "stream subscribe refused");
-      return this.#fail("subscribe_failed");
-    }
-    if (this.#pendingSubs.size === 0 && this.#state === "subscribing") {
-      this.#readyAt = this.#now();
-      this.#consecutiveFailures = 0;
-      this.#reconnect.onReady();
-      this.#setState("ready");
-      this.#log.info({ stream: this.stream, topics: this.topics }, "stream ready");
+      case "ready":
+        this.#readyAt = this.#now();
+        this.#consecutiveFailures = 0;
+        this.#reconnect.onReady();
+        this.#setState("ready");
+        this.#log.info({ stream: this.stream, topics: this.topics }, "stream ready");
+        return;
+      case "refused":
+        this.#log.warn(
+          { stream: this.stream, ...(step.topic !== undefined ? { topic: step.topic } : {}), errorMsg: step.errorMsg },
+          step.reason === "auth_failed" ? "stream auth refused" : "stream subscribe refused",
+        );
+        return this.#fail(step.reason);
+      case "bad":
+        return this.#bad(step.reason);
+      case "none":
+        return;
     }
   }
 
@@ -464,8 +370,7 @@ export class StreamClient {
     this.#ws = undefined;
     this.#connectedAt = undefined;
     this.#readyAt = undefined;
-    this.#authId = undefined;
-    this.#pendingSubs.clear();
+    this.#handshake = undefined;
     if (aborted) return;
     // Not ready from the instant the socket is gone (the loop schedules the retry a tick later).
     this.#setState("backoff");

@@ -66,7 +66,7 @@ export interface StreamClientOptions {
   /** Largest accepted frame, bytes; a larger one closes the socket (counted `oversized`). Default 1 MiB. */
   maxFrameBytes?: number;
   /** Validated, typed data. Called synchronously on the socket's turn; keep it short. */
-  onData: (...args: StreamData) => void;
+  onData: (data: StreamData) => void;
   onStateChange?: (state: StreamState) => void;
   onBadMessage?: (reason: BadMessageReason) => void;
   /** Called each time a connection ended and another is scheduled (ws_reconnects_total). */

@@ -152,8 +152,8 @@ beforeAll(async () => {
     topics: TOPICS,
     maxFrameBytes: MAX_FRAME_BYTES,
     backoff: { initialMs: 5, maxMs: 20 },
-    // The consumer does the daemon's work with the data (daemon.ts #onData), so a throw would show.
-    onData: (...args: StreamData) => {
+    // The consumer does the daemon's work with the data (daemon/ingest.ts), so a throw would show.
+    onData: (args: StreamData) => {
       const now = Date.now();
       switch (args[0]) {
         case "liquidation":

@@ -78,7 +78,7 @@ async function harness(
     pingIntervalMs: 2_000,
     deadAfterMs: 10_000,
     backoff: { initialMs: 20, maxMs: 200 },
-    onData: (...args) => void h.data.push(args),
+    onData: (data) => void h.data.push(data),
     onStateChange: (s) => void h.states.push(s),
     onBadMessage: (r) => void h.bad.push(r),
     onReconnect: () => void h.reconnectCalls++,

@@ -123,6 +123,7 @@ export interface ClaimerRig {
   exposure: Exposure;
   journal: Journal;
   policy: PolicyState;
+  positions: PositionBook;
   events: ObserverEvent[];
   /** The liquidation appears (as a stream push would add it) and is offered. */
   add(l: Liquidation): void;
@@ -150,6 +151,7 @@ export async function claimerRig(
     exposure,
   );
   policy.applySymbols(new SymbolTable(SYMBOLS));
+  const positions = new PositionBook(exposure);
   const venue = new FakeVenue();
   const permits = new Permits();
   const events: ObserverEvent[] = [];
@@ -159,7 +161,7 @@ export async function claimerRig(
     decide: policy.decide,
     book,
     exposure,
-    positions: new PositionBook(exposure),
+    positions,
     acquire: permits.acquire,
     sender,
     journal,
@@ -207,6 +209,7 @@ export async function claimerRig(
     exposure,
     journal,
     policy,
+    positions,
     events,
     add: (l) => {
       quantities.set(l.liquidationId, l);

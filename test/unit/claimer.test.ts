@@ -415,7 +415,7 @@ describe("exposure against the venue's position pushes", () => {
     await grantAll();
     const call = rig.venue.last();
     const appliedAt = Date.now();
-    rig.claimer.onPositions([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], appliedAt);
+    rig.positions.applyPush([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], appliedAt);
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     call.resolve(rig.resultFor(call, appliedAt));
     await settle();
@@ -427,7 +427,7 @@ describe("exposure against the venue's position pushes", () => {
 
   test("an answer before the push: the fill is held at once, the push then confirms it", async () => {
     rig = await claimerRig();
-    rig.claimer.onPositions([{ symbol: SOL, positionQty: -3, markPrice: 100 }], Date.now());
+    rig.positions.applyPush([{ symbol: SOL, positionQty: -3, markPrice: 100 }], Date.now());
     await settle(10);
     rig.add(liq(1, [ETH, 2]));
     await grantAll();
@@ -436,7 +436,7 @@ describe("exposure against the venue's position pushes", () => {
     await settle();
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(-3);
-    rig.claimer.onPositions([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], Date.now());
+    rig.positions.applyPush([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], Date.now());
     expect(rig.exposure.heldQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(-3); // a push is a delta per symbol (PROTOCOL.md §5)
   });
@@ -447,8 +447,8 @@ describe("exposure against the venue's position pushes", () => {
     rig.add(liq(1, [ETH, 2]));
     await grantAll();
     expect(rig.venue.calls).toEqual([]);
-    rig.claimer.onPositionsSnapshot([{ symbol: SOL, positionQty: -3 }], Date.now());
-    expect(rig.claimer.pausedReasons()).toEqual([]);
+    rig.positions.applySnapshot([{ symbol: SOL, positionQty: -3 }], Date.now());
+    rig.claimer.setPaused("positions", false);
     expect(rig.exposure.heldQty(SOL)).toBe(-3);
     await grantAll();
     expect(rig.venue.calls.map((c) => c.body.liquidation_id)).toEqual([1]);

@@ -1,0 +1,222 @@
+/**
+ * What happens to a claim after it left: settled by its answer, refused by venue code (retried,
+ * re-decided, held, dropped), or unknown — the request may have reached the venue and no answer came,
+ * so it is never resent blindly: the private `liquidatorliquidations` push confirms it, the open list
+ * shows it untouched (not applied), or it is closed as not accepted after `unknownTimeoutMs`.
+ * Every outcome is journaled; the claimer (claimer.ts) owns the queue and the permits.
+ */
+import type { Exposure } from "../engine/exposure.js";
+import type { ClaimDecision } from "../engine/policy.js";
+import type { PositionBook } from "../engine/positionBook.js";
+import type { Fill, Liquidation } from "../engine/types.js";
+import { VenueError } from "../venue/errors.js";
+import { assignmentFills, claimFills } from "../venue/mapping.js";
+import type { ClaimResult } from "../venue/restSchemas.js";
+import type { LiquidatorLiquidation } from "../venue/wire.js";
+import { classifyClaimFailure } from "./claimOutcome.js";
+import type { IdState } from "./claimState.js";
+import type { JournalRecord, OutcomeRecord } from "./journal.js";
+import { type OpenBook, samePositions } from "./openBook.js";
+
+export interface ClaimOutcomeTimings {
+  /** How long -1101 (insufficient margin) stops claiming. */
+  marginPauseMs: number;
+  /** Delay before the one retry after -1012 / -1011 / a request that never left. */
+  retryDelayMs: number;
+  /** -1003: hold every claim this long (one venue window). */
+  rateLimitHoldMs: number;
+  /** An unknown outcome not confirmed by the private push within this time is closed as not accepted. */
+  unknownTimeoutMs: number;
+  /**
+   * An unknown outcome may be settled by the open list (id still open, quantities untouched) only
+   * once this long has passed since the failure: a venue still working on a timed-out request must
+   * have finished with it, or the re-claim would be a second claim on the same id.
+   */
+  openListSettleMs: number;
+}
+
+/** What the outcomes need from the claimer and the rest of the daemon. */
+export interface ClaimOutcomeDeps {
+  states: Map<number, IdState>;
+  book: OpenBook;
+  exposure: Exposure;
+  positions: PositionBook;
+  journal(record: JournalRecord): void;
+  observer: { result(result: string, code: string, latency: number | undefined): void; feeEarned(symbol: string, amount: number): void };
+  logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  now(): number;
+  monotonic(): number;
+  /** Re-decide the id from the open list after `ms`. */
+  retryLater(id: number, st: IdState, ms: number): void;
+  /** Back to pending at once (it did not leave). */
+  requeue(id: number, st: IdState, expectedFee: number): void;
+  pauseForMargin(ms: number): void;
+  /** Hold every claim until this wall-clock time (a -1003). */
+  holdUntil(at: number): void;
+  offer(liquidation: Liquidation): void;
+}
+
+export class ClaimOutcomes {
+  readonly #d: ClaimOutcomeDeps;
+  readonly #t: ClaimOutcomeTimings;
+
+  constructor(deps: ClaimOutcomeDeps, timings: ClaimOutcomeTimings) {
+    this.#d = deps;
+    this.#t = timings;
+  }
+
+  accepted(id: number, st: IdState, result: ClaimResult): void {
+    this.#d.observer.result("success", "none", (this.#d.monotonic() - st.receivedAt) / 1000);
+    st.assignment = undefined; // the answer's fills are the venue's word; an early push adds nothing
+    this.#settle(id, st, claimFills(result), "accepted", result.timestamp);
+  }
+
+  dryRun(d: ClaimDecision, st: IdState): void {
+    this.#d.exposure.release(d.liquidationId);
+    st.dryRun = true;
+    this.finish(d.liquidationId, st, { t: "outcome", id: d.liquidationId, at: this.#d.now(), result: "dry_run" });
+    this.#d.observer.result("dry_run", "none", undefined);
+    this.#d.logger.info(
+      { id: d.liquidationId, ratio: d.ratio, expectedFee: round(d.expectedFee), limitPrice: d.limitPrice },
+      "dry run: claim decided, not sent",
+    );
+  }
+
+  /** Private `liquidatorliquidations` push: confirms an unknown outcome, or waits for a missing answer. */
+  assignment(push: LiquidatorLiquidation): void {
+    const st = this.#d.states.get(push.liquidationId);
+    if (st === undefined) return;
+    if (st.phase === "inflight") {
+      st.assignment = push;
+      return;
+    }
+    if (st.phase === "unknown") this.#confirm(push.liquidationId, st, push);
+  }
+
+  failed(d: ClaimDecision, st: IdState, err: unknown): void {
+    const { exposure, book, now } = this.#d;
+    const id = d.liquidationId;
+    const f = classifyClaimFailure(err);
+    this.#d.observer.result(f.result, f.code, (this.#d.monotonic() - st.receivedAt) / 1000);
+    const code = err instanceof VenueError ? err.venueCode : undefined;
+    const record: OutcomeRecord = {
+      t: "outcome",
+      id,
+      at: now(),
+      result: f.action === "unknown" ? "unknown" : "rejected",
+      ...(code !== undefined ? { code } : {}),
+    };
+    this.#d.logger.warn({ id, code: f.code, action: f.action, err: (err as Error).message }, "claim not accepted");
+    if (f.action === "unknown") {
+      // Keep the reservation: the position may be ours. The private push (or the timeout) settles it.
+      st.phase = "unknown";
+      st.failedAt = now();
+      this.#d.journal(record);
+      if (st.assignment !== undefined) return this.#confirm(id, st, st.assignment);
+      st.timer = setTimeout(() => {
+        exposure.release(id);
+        this.finish(id, st, { t: "outcome", id, at: now(), result: "not_accepted" });
+      }, this.#t.unknownTimeoutMs);
+      st.timer.unref();
+      return;
+    }
+    exposure.release(id);
+    this.#d.journal(record);
+    switch (f.action) {
+      case "gone":
+        book.remove(id);
+        return this.finish(id, st);
+      case "retry_racing":
+        // -1012: someone else's claim is being processed; once more, then it is theirs.
+        return st.retries++ < 1 ? this.#d.retryLater(id, st, this.#t.retryDelayMs) : this.finish(id, st);
+      case "retry_transient": {
+        // Not processed (-1011, or the request never left): the id is still there to be had, so
+        // retry with doubling delays while it stays open, a few times.
+        const n = st.retries++;
+        return n < 4 ? this.#d.retryLater(id, st, this.#t.retryDelayMs * 2 ** n) : this.finish(id, st);
+      }
+      case "backoff":
+        // -1003 is a definitive "not processed", and the one-window hold on every claim bounds the
+        // rate, so the id waits its turn again while it stays open (a retry budget would drop the best
+        // claim for good in a storm of a few seconds); re-decided from the open list, dropped once gone.
+        this.#d.holdUntil(now() + this.#t.rateLimitHoldMs);
+        return this.#d.retryLater(id, st, 0);
+      case "reevaluate":
+        return st.repriced++ < 1 ? this.#d.retryLater(id, st, 0) : this.finish(id, st);
+      case "pause_margin":
+        // It may be claimable again once margin frees up: it waits in the queue, re-decided then.
+        this.#d.requeue(id, st, d.expectedFee);
+        return this.#d.pauseForMargin(this.#t.marginPauseMs);
+      default:
+        return this.finish(id, st);
+    }
+  }
+
+  /**
+   * After an open-list snapshot requested at `requestedAt`: an unknown outcome whose id is still
+   * open with exactly the quantities it had when the claim was sent was not applied (applying it
+   * changes or removes them). It is closed as not_accepted and may be claimed again — confirmed by
+   * the open list, not resent blindly. Only once `openListSettleMs` has passed since the failure.
+   */
+  settleFromOpenList(requestedAt: number): void {
+    const { states, book, exposure } = this.#d;
+    for (const [id, st] of states) {
+      if (st.phase !== "unknown" || st.failedAt === undefined || st.sentPositions === undefined) continue;
+      if (requestedAt - st.failedAt < this.#t.openListSettleMs) continue;
+      const open = book.get(id);
+      if (open === undefined || !samePositions(open.positions, st.sentPositions)) continue;
+      if (st.timer !== undefined) clearTimeout(st.timer);
+      exposure.release(id);
+      this.#d.journal({ t: "outcome", id, at: this.#d.now(), result: "not_accepted" });
+      states.delete(id);
+      this.#d.logger.info({ id }, "unknown claim outcome settled by the open list: not applied, the id may be claimed again");
+      this.#d.offer(open);
+    }
+  }
+
+  /**
+   * A bug, not a venue answer (e.g. claimRequestBody refusing a decision): the id is finished
+   * unsent if the failure came before the journal intent, and the process keeps running.
+   */
+  internalError(id: number, err: unknown): void {
+    this.#d.exposure.release(id);
+    const st = this.#d.states.get(id);
+    if (st !== undefined && st.phase === "inflight") this.finish(id, st);
+    this.#d.logger.error({ id, err: err instanceof Error ? err.message : String(err) }, "internal error while claiming; id dropped");
+  }
+
+  finish(id: number, st: IdState, record?: OutcomeRecord): void {
+    if (record !== undefined) this.#d.journal(record);
+    st.phase = "done";
+    st.doneAt = this.#d.now();
+    this.#d.states.set(id, st);
+  }
+
+  #confirm(id: number, st: IdState, push: LiquidatorLiquidation): void {
+    if (st.timer !== undefined) clearTimeout(st.timer);
+    st.timer = undefined;
+    st.assignment = undefined;
+    this.#settle(id, st, assignmentFills(push), "confirmed", push.timestamp);
+    this.#d.observer.result("confirmed", "none", undefined);
+  }
+
+  /** `venueTs`: venue time the claim was applied (the answer's or the push's `timestamp`). */
+  #settle(id: number, st: IdState, fills: Fill[], result: "accepted" | "confirmed", venueTs: number): void {
+    const actual: Record<string, number> = {};
+    let fee = 0;
+    for (const f of fills) {
+      actual[f.symbol] = (actual[f.symbol] ?? 0) + f.qty;
+      fee += f.fee;
+      this.#d.observer.feeEarned(f.symbol, f.fee);
+    }
+    // The venue pushes `position` as it applies a claim, often before the HTTP answer: the position
+    // book adds only what no venue report includes yet.
+    this.#d.positions.settleClaim(id, actual, venueTs);
+    this.finish(id, st, { t: "outcome", id, at: this.#d.now(), result, fills, venueTs });
+    this.#d.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -1,0 +1,106 @@
+/**
+ * What each input does (daemon/ingest.ts): a REST open list offers the claimer only what is new or
+ * changed, plus what was skipped; positions from the venue end the start-up wait.
+ */
+import { describe, expect, test } from "vitest";
+import { Ingest } from "../../src/daemon/ingest.js";
+import { OpenBook } from "../../src/daemon/openBook.js";
+import { PolicyState } from "../../src/daemon/policyState.js";
+import { Exposure } from "../../src/engine/exposure.js";
+import { MarkBook } from "../../src/engine/marks.js";
+import { PositionBook } from "../../src/engine/positionBook.js";
+import { SymbolTable } from "../../src/engine/symbolInfo.js";
+import type { Liquidation } from "../../src/engine/types.js";
+import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
+import { policyInput, SYMBOLS } from "./engine.fixtures.js";
+
+function row(id: number, qty: number): OpenLiquidation {
+  return {
+    liquidation_id: id,
+    timestamp: id,
+    type: "liquidated",
+    positions_by_perp: [{ symbol: "PERP_ETH_USDC", position_qty: qty, liquidator_fee: 0.008 }],
+  };
+}
+
+function setup() {
+  const offered: number[] = [];
+  const retried: (ReadonlySet<string> | undefined)[] = [];
+  const paused = new Set<string>(["positions"]);
+  const exposure = new Exposure();
+  const marks = new MarkBook();
+  const policy = new PolicyState(policyInput({}), marks, exposure);
+  policy.applySymbols(new SymbolTable(SYMBOLS));
+  const ingest = new Ingest({
+    book: new OpenBook(),
+    marks,
+    positions: new PositionBook(exposure),
+    policy,
+    metrics: { liquidationsSeen: { inc: () => undefined } } as never,
+    logger: { info: () => undefined },
+    claimer: {
+      offer: (l: Liquidation) => void offered.push(l.liquidationId),
+      cancel: () => undefined,
+      settleFromOpenList: () => undefined,
+      sweep: () => undefined,
+      retrySkipped: (reasons?: ReadonlySet<string>) => void retried.push(reasons),
+      onAssignment: () => undefined,
+      setPaused: (reason: string, on: boolean) => void (on ? paused.add(reason) : paused.delete(reason)),
+      pausedReasons: () => [...paused] as never,
+    },
+  });
+  return { ingest, offered, retried, paused, exposure };
+}
+
+describe("Ingest", () => {
+  test("a REST open list offers only new or changed ids; skipped ones are re-decided by the claimer", () => {
+    const { ingest, offered, retried } = setup();
+    const rows = Array.from({ length: 10_000 }, (_, i) => row(i + 1, 1 + i / 10_000));
+    ingest.openList(rows, Date.now());
+    expect(offered).toHaveLength(10_000);
+    offered.length = 0;
+    // Same list again, one id changed and one new: two offers, not 10,001.
+    const next = [...rows];
+    next[41] = row(42, 9);
+    next.push(row(20_000, 3));
+    ingest.openList(next, Date.now() + 1);
+    expect(offered.sort((a, b) => a - b)).toEqual([42, 20_000]);
+    expect(retried.at(-1)).toBeUndefined(); // every skip reason may have changed
+  });
+
+  test("the first positions read ends the start-up wait and sets held exposure; later reads do not pause", () => {
+    const { ingest, paused, exposure } = setup();
+    expect(paused.has("positions")).toBe(true);
+    ingest.restPositions({ data: { rows: [{ symbol: "PERP_ETH_USDC", position_qty: -2 }] }, venueTs: 5 });
+    expect(paused.has("positions")).toBe(false);
+    expect(exposure.heldQty("PERP_ETH_USDC")).toBe(-2);
+    ingest.restPositions({ data: { rows: [] }, venueTs: 6 });
+    expect(exposure.heldQty("PERP_ETH_USDC")).toBe(0);
+  });
+
+  test("nothing is offered before a symbol table is loaded: a claim's form depends on the tiers", () => {
+    const { offered } = setup();
+    const exposure = new Exposure();
+    const marks = new MarkBook();
+    const cold = new Ingest({
+      book: new OpenBook(),
+      marks,
+      positions: new PositionBook(exposure),
+      policy: new PolicyState(policyInput({}), marks, exposure),
+      metrics: { liquidationsSeen: { inc: () => undefined } } as never,
+      logger: { info: () => undefined },
+      claimer: {
+        offer: (l: Liquidation) => void offered.push(l.liquidationId),
+        cancel: () => undefined,
+        settleFromOpenList: () => undefined,
+        sweep: () => undefined,
+        retrySkipped: () => undefined,
+        onAssignment: () => undefined,
+        setPaused: () => undefined,
+        pausedReasons: () => [],
+      },
+    });
+    cold.openList([row(1, 1)], 1);
+    expect(offered).toEqual([]);
+  });
+});
