@@ -29,7 +29,7 @@ const LEVELS: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 4
 const PROBLEM_LEVELS = new Set(["warn", "error", "fatal"]);
 
 export class SoakDaemon {
-  readonly #o: SoakDaemonOptions;
+  readonly #options: SoakDaemonOptions;
   readonly #log: WriteStream;
   #child: ChildProcess | undefined;
   #expectExit = false;
@@ -43,7 +43,7 @@ export class SoakDaemon {
   onUnexpectedExit: ((exit: DaemonExit) => void) | undefined;
 
   constructor(options: SoakDaemonOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#log = createWriteStream(options.logPath, { flags: "a" });
   }
 
@@ -71,7 +71,7 @@ export class SoakDaemon {
     this.#metricsUrl = undefined;
     this.#expectExit = false;
     this.#partial = "";
-    const child = spawn(process.execPath, [this.#o.cliPath, "run"], { env: this.#o.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [this.#options.cliPath, "run"], { env: this.#options.env, stdio: ["ignore", "pipe", "pipe"] });
     this.#child = child;
     child.stdout?.setEncoding("utf8").on("data", (s: string) => this.#onStdout(s));
     child.stderr?.setEncoding("utf8").on("data", (s: string) => {
@@ -83,10 +83,10 @@ export class SoakDaemon {
       this.exits.push(exit);
       if (!exit.expected) this.onUnexpectedExit?.(exit);
     });
-    const deadline = Date.now() + (this.#o.startTimeoutMs ?? 30_000);
+    const deadline = Date.now() + (this.#options.startTimeoutMs ?? 30_000);
     while (this.#metricsUrl === undefined) {
-      if (!this.running) throw new Error(`the daemon exited during start (code ${String(child.exitCode)}); see ${this.#o.logPath}`);
-      if (Date.now() > deadline) throw new Error(`the daemon did not start its metrics server in time; see ${this.#o.logPath}`);
+      if (!this.running) throw new Error(`the daemon exited during start (code ${String(child.exitCode)}); see ${this.#options.logPath}`);
+      if (Date.now() > deadline) throw new Error(`the daemon did not start its metrics server in time; see ${this.#options.logPath}`);
       await sleep(20);
     }
     return this.#metricsUrl;

@@ -5,8 +5,9 @@
  */
 import { z } from "zod";
 
-/** Symbols as the venue writes them (PROTOCOL.md §4 examples: `PERP_BTC_USDC`). */
-export const SYMBOL_PATTERN = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
+import { SYMBOL_PATTERN } from "../engine/types.js";
+
+export { SYMBOL_PATTERN } from "../engine/types.js";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 

@@ -3,7 +3,7 @@
  * never by message text, with the `claims_result_total` labels the journal agrees with. Pure: the
  * claimer acts on the answer.
  */
-import { type ClaimResult as ClaimResultLabel, claimOutcomeLabels } from "../observe/metrics.js";
+import { type ClaimResultLabel, claimOutcomeLabels } from "../observe/metrics.js";
 import { type ClaimFailureAction, claimFailureAction } from "../venue/errors.js";
 
 export type { ClaimFailureAction } from "../venue/errors.js";

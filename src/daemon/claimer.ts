@@ -68,7 +68,7 @@ const DEFAULT_TIMINGS: ClaimOutcomeTimings = {
 };
 
 export class Claimer {
-  readonly #o: ClaimerOptions & { now: () => number; monotonic: () => number };
+  readonly #options: ClaimerOptions & { now: () => number; monotonic: () => number };
   readonly #outcomes: ClaimOutcomes;
   readonly #queue = new RankingQueue<number>();
   readonly #ids = new Map<number, IdState>();
@@ -83,7 +83,7 @@ export class Claimer {
 
   constructor(options: ClaimerOptions) {
     const o = { now: Date.now, monotonic: () => performance.now(), ...options };
-    this.#o = o;
+    this.#options = o;
     this.#outcomes = new ClaimOutcomes(
       {
         states: this.#ids,
@@ -127,7 +127,7 @@ export class Claimer {
 
   /** Ids the journal says were claimed before a restart: never again (see journal replay). */
   markDone(id: number): void {
-    this.#ids.set(id, newState("done", 0, this.#o.now()));
+    this.#ids.set(id, newState("done", 0, this.#options.now()));
   }
 
   start(): void {
@@ -140,11 +140,11 @@ export class Claimer {
   }
 
   /** A liquidation is new or changed (stream delta or REST reconcile). */
-  offer(liquidation: Liquidation, receivedAt = this.#o.monotonic()): void {
+  offer(liquidation: Liquidation, receivedAt = this.#options.monotonic()): void {
     const id = liquidation.liquidationId;
     const st = this.#ids.get(id);
     if (st !== undefined && st.phase !== "pending") return;
-    const d = this.#o.decide(liquidation, this.#o.now());
+    const d = this.#options.decide(liquidation, this.#options.now());
     if (d.action === "skip") {
       this.#skipped(id, d.reason);
       if (st !== undefined) {
@@ -181,10 +181,10 @@ export class Claimer {
       const timer = forMs === undefined ? undefined : setTimeout(() => this.setPaused(reason, false), forMs);
       timer?.unref();
       this.#paused.set(reason, timer);
-      if (!had) this.#o.observer.paused(reason, true);
+      if (!had) this.#options.observer.paused(reason, true);
     } else if (had) {
       this.#paused.delete(reason);
-      this.#o.observer.paused(reason, false);
+      this.#options.observer.paused(reason, false);
       this.#wake?.();
     }
   }
@@ -200,10 +200,10 @@ export class Claimer {
    */
   retrySkipped(reasons?: ReadonlySet<string>): void {
     if (this.#skips.size === 0) return;
-    const receivedAt = this.#o.monotonic();
+    const receivedAt = this.#options.monotonic();
     for (const [id, reason] of [...this.#skips]) {
       if (reasons !== undefined && !reasons.has(reason)) continue;
-      const liquidation = this.#o.book.get(id);
+      const liquidation = this.#options.book.get(id);
       if (liquidation !== undefined) this.offer(liquidation, receivedAt);
     }
   }
@@ -215,11 +215,11 @@ export class Claimer {
 
   /** Forget finished ids that left the open list long ago (bounded memory over a week of running). */
   sweep(olderThanMs = 600_000): void {
-    const cutoff = this.#o.now() - olderThanMs;
+    const cutoff = this.#options.now() - olderThanMs;
     for (const [id, st] of this.#ids) {
-      if (st.phase === "done" && st.doneAt < cutoff && !this.#o.book.has(id)) this.#ids.delete(id);
+      if (st.phase === "done" && st.doneAt < cutoff && !this.#options.book.has(id)) this.#ids.delete(id);
     }
-    for (const id of this.#skips.keys()) if (!this.#o.book.has(id)) this.#skips.delete(id);
+    for (const id of this.#skips.keys()) if (!this.#options.book.has(id)) this.#skips.delete(id);
   }
 
   /** Stop sending, wait for claims in flight (their outcomes are journaled), clear timers. */
@@ -235,7 +235,7 @@ export class Claimer {
   async #pump(): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
-      const hold = this.#holdUntil - this.#o.now();
+      const hold = this.#holdUntil - this.#options.now();
       if (this.#queue.size === 0 || this.#paused.size > 0 || hold > 0) {
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
@@ -245,13 +245,13 @@ export class Claimer {
         continue;
       }
       try {
-        await this.#o.acquire(signal);
+        await this.#options.acquire(signal);
       } catch {
         continue; // aborted or limiter stopped: the loop condition ends it
       }
       // A -1003 that came back while this permit was awaited starts a hold: sending on the permit
       // would put a claim inside the window the venue has just refused. The loop waits it out.
-      if (this.#holdUntil > this.#o.now()) continue;
+      if (this.#holdUntil > this.#options.now()) continue;
       this.#sendBest();
     }
   }
@@ -263,14 +263,14 @@ export class Claimer {
       if (top === undefined) return;
       const id = top.liquidationId;
       const st = this.#ids.get(id);
-      const liquidation = this.#o.book.get(id);
+      const liquidation = this.#options.book.get(id);
       if (st === undefined) continue;
       if (liquidation === undefined) {
         this.#ids.delete(id);
         this.#skipped(id, "gone");
         continue;
       }
-      const d = this.#o.decide(liquidation, this.#o.now());
+      const d = this.#options.decide(liquidation, this.#options.now());
       if (d.action === "skip") {
         this.#ids.delete(id);
         this.#skipped(id, d.reason);
@@ -286,7 +286,7 @@ export class Claimer {
 
   async #send(d: ClaimDecision, st: IdState): Promise<void> {
     const id = d.liquidationId;
-    const o = this.#o;
+    const o = this.#options;
     st.phase = "inflight";
     o.exposure.reserve(id, d.perSymbolQty);
     const body = claimRequestBody(d);
@@ -325,7 +325,7 @@ export class Claimer {
 
   /** Back to pending (a claim that did not leave): re-decided when its turn comes. */
   #requeue(id: number, st: IdState, expectedFee: number): void {
-    const liquidation = this.#o.book.get(id);
+    const liquidation = this.#options.book.get(id);
     if (liquidation === undefined) return void this.#ids.delete(id);
     st.phase = "pending";
     this.#queue.push(id, expectedFee, liquidation.timestamp, id);
@@ -336,10 +336,10 @@ export class Claimer {
     st.phase = "waiting";
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      const liquidation = this.#o.book.get(id);
+      const liquidation = this.#options.book.get(id);
       if (liquidation === undefined) return void this.#ids.delete(id);
       st.phase = "pending";
-      const d = this.#o.decide(liquidation, this.#o.now());
+      const d = this.#options.decide(liquidation, this.#options.now());
       if (d.action === "skip") {
         this.#skipped(id, d.reason);
         return void this.#ids.delete(id);
@@ -353,12 +353,12 @@ export class Claimer {
   #skipped(id: number, reason: string): void {
     if (this.#skips.get(id) === reason) return;
     this.#skips.set(id, reason);
-    this.#o.observer.skipped(reason);
+    this.#options.observer.skipped(reason);
   }
 
   #journal(record: JournalRecord): void {
     try {
-      this.#o.journal.append(record);
+      this.#options.journal.append(record);
     } catch {
       this.setPaused("journal", true);
     }

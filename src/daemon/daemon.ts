@@ -57,7 +57,7 @@ export interface DaemonOptions {
 }
 
 export class Daemon {
-  readonly #o: DaemonOptions;
+  readonly #options: DaemonOptions;
   readonly #streams: Record<StreamKind, StreamClient>;
   readonly #feed: RestFeed;
   readonly #degradedAfterMs: number;
@@ -66,7 +66,7 @@ export class Daemon {
   readonly #degraded: Record<StreamKind, boolean> = { public: false, private: false };
 
   constructor(options: DaemonOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#degradedAfterMs = options.degradedAfterMs ?? 3_000;
     this.#streams = {
       public: this.#stream("public", options.publicUrl, ["liquidation", "markprices"]),
@@ -100,21 +100,21 @@ export class Daemon {
     for (const s of Object.values(this.#streams)) {
       if (!s.isReady()) reasons.push(`${s.stream}_stream_${s.state}${s.lastFailure ? `:${s.lastFailure}` : ""}`);
     }
-    if (!this.#o.policy.symbolsLoaded) reasons.push("symbols_not_loaded");
-    const marks = this.#o.marks;
+    if (!this.#options.policy.symbolsLoaded) reasons.push("symbols_not_loaded");
+    const marks = this.#options.marks;
     if (marks.size === 0) reasons.push("marks_missing");
-    else if (marks.oldestAgeMs(now) > this.#o.policy.maxMarkAgeMs) reasons.push("marks_stale");
-    for (const r of this.#o.claimer.pausedReasons()) reasons.push(`claiming_paused:${r}`);
+    else if (marks.oldestAgeMs(now) > this.#options.policy.maxMarkAgeMs) reasons.push("marks_stale");
+    for (const r of this.#options.claimer.pausedReasons()) reasons.push(`claiming_paused:${r}`);
     for (const s of this.degradedStreams()) reasons.push(`degraded:${s}`);
-    reasons.push(...this.#o.housekeeping.problems());
+    reasons.push(...this.#options.housekeeping.problems());
     return reasons;
   }
 
   /** Runs until `signal` aborts; then stops claiming, drains in-flight claims and closes the sockets. */
   async run(signal: AbortSignal): Promise<void> {
-    const { watchdog, claimer, housekeeping } = this.#o;
+    const { watchdog, claimer, housekeeping } = this.#options;
     watchdog.register("event_loop", 10_000);
-    watchdog.register("reconcile", Math.max(60_000, (this.#o.reconcileIntervalMs ?? 5_000) * 6));
+    watchdog.register("reconcile", Math.max(60_000, (this.#options.reconcileIntervalMs ?? 5_000) * 6));
     const tick = setInterval(
       () => {
         watchdog.kick("event_loop");
@@ -139,15 +139,15 @@ export class Daemon {
   }
 
   #stream(stream: StreamKind, url: string, topics: string[]): StreamClient {
-    const { metrics, logger, ingest } = this.#o;
+    const { metrics, logger, ingest } = this.#options;
     const messages = new Map<string, ReturnType<typeof metrics.wsMessages.labels>>();
     return new StreamClient({
       url,
       stream,
       topics,
-      ...(stream === "private" ? { signer: this.#o.signer } : {}),
-      ...this.#o.stream,
-      restHealthy: () => this.#o.restHealth.healthy(),
+      ...(stream === "private" ? { signer: this.#options.signer } : {}),
+      ...this.#options.stream,
+      restHealthy: () => this.#options.restHealth.healthy(),
       logger: logger.child({ component: `stream.${stream}` }),
       onData: (data: StreamData) => {
         let counter = messages.get(data[0]);
@@ -178,14 +178,14 @@ export class Daemon {
    * a changed fee is picked up without a restart (a failed refresh keeps the table it has).
    */
   async #symbolsLoop(signal: AbortSignal): Promise<void> {
-    const log = this.#o.logger;
-    const refreshMs = this.#o.symbolRefreshMs ?? 300_000;
+    const log = this.#options.logger;
+    const refreshMs = this.#options.symbolRefreshMs ?? 300_000;
     for (let failures = 0; !signal.aborted; ) {
-      const loaded = this.#o.policy.symbolsLoaded;
+      const loaded = this.#options.policy.symbolsLoaded;
       try {
         const requestedAt = Date.now();
-        const [info, futures] = await Promise.all([this.#o.rest.info({ signal }), this.#o.rest.futures({ signal })]);
-        const { symbols, rejected } = this.#o.ingest.symbols(info, futures, requestedAt);
+        const [info, futures] = await Promise.all([this.#options.rest.info({ signal }), this.#options.rest.futures({ signal })]);
+        const { symbols, rejected } = this.#options.ingest.symbols(info, futures, requestedAt);
         if (rejected.length > 0) log.warn({ rejected }, "symbol info rows left out");
         if (!loaded) log.info({ symbols }, "symbol info loaded");
         failures = 0;
@@ -213,9 +213,9 @@ export class Daemon {
       if (this.#degraded[stream] === on) continue;
       this.#degraded[stream] = on;
       entered ||= on;
-      this.#o.metrics.degraded.set({ stream }, on ? 1 : 0);
-      if (on) this.#o.logger.warn({ stream }, "stream degraded: reading its data from REST until it is back");
-      else this.#o.logger.info({ stream }, "stream back: degraded mode left");
+      this.#options.metrics.degraded.set({ stream }, on ? 1 : 0);
+      if (on) this.#options.logger.warn({ stream }, "stream degraded: reading its data from REST until it is back");
+      else this.#options.logger.info({ stream }, "stream back: degraded mode left");
     }
     if (entered) this.#feed.degradedChanged();
   }

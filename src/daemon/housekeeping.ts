@@ -25,19 +25,19 @@ export interface HousekeepingOptions {
 }
 
 export class Housekeeping {
-  readonly #o: HousekeepingOptions;
+  readonly #options: HousekeepingOptions;
   readonly #clockMaxAgeMs: number;
   readonly #journalRetryMs: number;
   #lastJournalRetry = 0;
 
   constructor(options: HousekeepingOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#clockMaxAgeMs = options.clockMaxAgeMs ?? 120_000;
     this.#journalRetryMs = options.journalRetryMs ?? 10_000;
   }
 
   tick(now: number): void {
-    const { clock, journal, claimer, logger } = this.#o;
+    const { clock, journal, claimer, logger } = this.#options;
     const clockStale = now - clock.lastSampleAt > this.#clockMaxAgeMs;
     const clockPaused = claimer.pausedReasons().includes("clock");
     if (clockStale && !clockPaused) {
@@ -57,7 +57,7 @@ export class Housekeeping {
 
   /** Readiness reasons beyond the claimer's pauses. */
   problems(): string[] {
-    const failure = this.#o.journal.failure;
+    const failure = this.#options.journal.failure;
     return failure === undefined ? [] : [`journal_error:${failure.message}`];
   }
 }

@@ -45,19 +45,19 @@ export interface IngestOptions {
 }
 
 export class Ingest {
-  readonly #o: IngestOptions;
+  readonly #options: IngestOptions;
   readonly #now: () => number;
   readonly #monotonic: () => number;
 
   constructor(options: IngestOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#monotonic = options.monotonic ?? (() => performance.now());
   }
 
   /** A validated stream frame. */
   stream(args: StreamData): void {
-    const { book, marks, claimer, metrics, policy } = this.#o;
+    const { book, marks, claimer, metrics, policy } = this.#options;
     switch (args[0]) {
       case "liquidation": {
         const receivedAt = this.#monotonic();
@@ -79,7 +79,10 @@ export class Ingest {
         return;
       case "position":
         // A delta per symbol (docs/protocol.md "Streams"), as of the frame's venue time.
-        this.#o.positions.applyPush(heldFromPush(args[1].positions), args[2] !== undefined && Number.isFinite(args[2]) ? args[2] : undefined);
+        this.#options.positions.applyPush(
+          heldFromPush(args[1].positions),
+          args[2] !== undefined && Number.isFinite(args[2]) ? args[2] : undefined,
+        );
         return;
     }
   }
@@ -90,7 +93,7 @@ export class Ingest {
    * skipped last time: a mark, the exposure or a competitor's partial take may have changed their verdict.
    */
   openList(rows: readonly OpenLiquidation[], requestedAt: number): void {
-    const { book, claimer, metrics, policy } = this.#o;
+    const { book, claimer, metrics, policy } = this.#options;
     const receivedAt = this.#monotonic();
     const changes = book.reconcile(rows.map(liquidationFromRow), requestedAt, this.#now());
     if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
@@ -106,8 +109,8 @@ export class Ingest {
   /** REST marks; their age is the venue's time of the answer, on the local clock (`clockOffsetMs` = venue − local). */
   restMarks(rows: Futures["rows"], venueTs: number | undefined, clockOffsetMs: number): void {
     const at = venueTs === undefined ? this.#now() : venueTs - clockOffsetMs;
-    this.#o.marks.setMany(marksFromFutures(rows), at);
-    if (this.#o.policy.symbolsLoaded) this.#o.claimer.retrySkipped(MARK_SKIPS);
+    this.#options.marks.setMany(marksFromFutures(rows), at);
+    if (this.#options.policy.symbolsLoaded) this.#options.claimer.retrySkipped(MARK_SKIPS);
   }
 
   /**
@@ -117,26 +120,29 @@ export class Ingest {
    */
   restPositions(snapshot: Stamped<Positions>): void {
     const held = heldFromRows(snapshot.data.rows);
-    this.#o.positions.applySnapshot(held, snapshot.venueTs);
-    if (this.#o.claimer.pausedReasons().includes("positions")) {
-      this.#o.logger.info({ held: held.filter((p) => p.positionQty !== 0).length }, "positions read from the venue; claiming may start");
-      this.#o.claimer.setPaused("positions", false);
+    this.#options.positions.applySnapshot(held, snapshot.venueTs);
+    if (this.#options.claimer.pausedReasons().includes("positions")) {
+      this.#options.logger.info(
+        { held: held.filter((p) => p.positionQty !== 0).length },
+        "positions read from the venue; claiming may start",
+      );
+      this.#options.claimer.setPaused("positions", false);
     }
   }
 
   /** Symbol info rows (and a mark snapshot read with them at `requestedAt`); every open id is re-decided. */
   symbols(info: Info, futures: Futures, requestedAt: number): { symbols: number; rejected: { symbol: string; problem: string }[] } {
     const { table, rejected } = SymbolTable.fromUntrusted(info.rows.map(symbolInfoFromRow));
-    this.#o.policy.applySymbols(table);
-    this.#o.marks.setMany(marksFromFutures(futures.rows), requestedAt);
+    this.#options.policy.applySymbols(table);
+    this.#options.marks.setMany(marksFromFutures(futures.rows), requestedAt);
     this.offerAll();
     return { symbols: table.size, rejected };
   }
 
   /** Re-decide every open id the claimer is not already handling (policy or symbols changed). */
   offerAll(): void {
-    if (!this.#o.policy.symbolsLoaded) return;
+    if (!this.#options.policy.symbolsLoaded) return;
     const receivedAt = this.#monotonic();
-    for (const liq of this.#o.book.values()) this.#o.claimer.offer(liq, receivedAt);
+    for (const liq of this.#options.book.values()) this.#options.claimer.offer(liq, receivedAt);
   }
 }

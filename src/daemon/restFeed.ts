@@ -62,14 +62,14 @@ export interface RestFeedOptions {
 }
 
 export class RestFeed {
-  readonly #o: RestFeedOptions;
+  readonly #options: RestFeedOptions;
   readonly #now: () => number;
   readonly #openListWaker = new Waker();
   readonly #positionsWaker = new Waker();
 
   constructor(options: RestFeedOptions) {
     if (!(options.publicPerSecond > 0)) throw new RangeError("publicPerSecond must be positive");
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
@@ -90,7 +90,7 @@ export class RestFeed {
   }
 
   async #openListLoop(signal: AbortSignal): Promise<void> {
-    const o = this.#o;
+    const o = this.#options;
     const interval = o.reconcileIntervalMs ?? 5_000;
     const degradedInterval = o.degradedIntervalMs ?? 1_000;
     const budget = (o.degradedBudgetShare ?? 0.7) * o.publicPerSecond;
@@ -123,7 +123,7 @@ export class RestFeed {
   }
 
   async #positionsLoop(signal: AbortSignal): Promise<void> {
-    const o = this.#o;
+    const o = this.#options;
     let failures = 0;
     while (!signal.aborted) {
       try {

@@ -3,7 +3,9 @@
  * once per (re)load into a per-symbol lookup the hot path reads with one Map get. `dry_run` is not
  * the engine's business (DESIGN.md rule 4: it is enforced where a claim is sent) and is ignored here.
  */
+
 import { ConfigError } from "../errors.js";
+import { SYMBOL_PATTERN } from "./types.js";
 
 /** The five keys that exist globally and per symbol (config.md). */
 export interface RiskLimitsInput {
@@ -43,7 +45,6 @@ export interface SymbolLimits {
 /** Result of the allow/deny lists for one symbol. */
 export type SymbolAccess = "allowed" | "denied" | "not_allowed";
 
-const SYMBOL_PATTERN = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
 const MAX_TIMER_MS = 2_147_483_647;
 
 export class RiskPolicy {

@@ -5,10 +5,7 @@
  * made-up tick.
  */
 import { canonicalTick, tickDecimals } from "./quantize.js";
-import type { SymbolInfo } from "./types.js";
-
-/** Symbols as the venue writes them (simrules: `PERP_<BASE>_<QUOTE>`). Also keeps `__proto__` out of records. */
-const SYMBOL_PATTERN = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
+import { SYMBOL_PATTERN, type SymbolInfo } from "./types.js";
 
 /** A symbol's info plus what the hot path derives from it once. */
 export interface ResolvedSymbolInfo extends SymbolInfo {

@@ -5,6 +5,12 @@
  * value must become a skip, never a claim.
  */
 
+/**
+ * Symbols as the venue writes them (`PERP_<BASE>_<QUOTE>`, docs/protocol.md "Symbols"); the lengths
+ * are bounded so hostile input cannot make a label or a record key without limit.
+ */
+export const SYMBOL_PATTERN = /^PERP_[A-Z0-9]{1,32}_[A-Z0-9]{1,16}$/;
+
 /** One position offered by a liquidation (`positionsByPerp[i]` / `positions_by_perp[i]`). */
 export interface LiquidationPosition {
   readonly symbol: string;

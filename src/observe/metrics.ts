@@ -38,7 +38,7 @@ export type StreamName = (typeof STREAMS)[number];
  * confirmed = an unknown outcome later confirmed by the private stream; dry_run = decided, not sent.
  */
 export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown", "confirmed", "dry_run"] as const;
-export type ClaimResult = (typeof CLAIM_RESULTS)[number];
+export type ClaimResultLabel = (typeof CLAIM_RESULTS)[number];
 
 /** Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew. */
 export const PAUSE_REASONS = ["margin", "journal", "clock", "positions"] as const;
@@ -330,7 +330,7 @@ export function codeLabel(code: number | string | undefined): string {
 }
 
 /** `{result, code}` of a claim: `undefined` for success, else the error it failed with. */
-export function claimOutcomeLabels(err: unknown): { result: ClaimResult; code: string } {
+export function claimOutcomeLabels(err: unknown): { result: ClaimResultLabel; code: string } {
   if (err === undefined) return { result: "success", code: "none" };
   if (err instanceof VenueError) return { result: err.meaning.result, code: codeLabel(err.venueCode) };
   if (err instanceof TimeoutError) return { result: "unknown", code: err.code };

@@ -99,7 +99,7 @@ interface Sample {
 }
 
 export class RewardsPoller {
-  readonly #o: RewardsPollerOptions;
+  readonly #options: RewardsPollerOptions;
   readonly #kept: number;
   readonly #now: () => number;
   readonly #failing = new Set<PollTarget>();
@@ -117,7 +117,7 @@ export class RewardsPoller {
     }
     this.#kept = options.epochsKept ?? 3;
     if (!Number.isInteger(this.#kept) || this.#kept < 1) throw new RangeError("epochsKept must be a positive integer");
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
@@ -126,12 +126,12 @@ export class RewardsPoller {
     while (!signal.aborted) {
       await this.pollOnce(signal);
       try {
-        this.#o.onRound?.();
+        this.#options.onRound?.();
       } catch {
         // a hook's failure is the hook's business; the poller keeps polling
       }
       try {
-        await sleep(this.#o.intervalMs, undefined, { signal });
+        await sleep(this.#options.intervalMs, undefined, { signal });
       } catch {
         // aborted: the loop condition ends it
       }
@@ -141,15 +141,15 @@ export class RewardsPoller {
   /** One round: epoch_info, epoch_data, then the campaign if configured. Never rejects. */
   async pollOnce(signal?: AbortSignal): Promise<void> {
     const opts: RequestOptions = signal !== undefined ? { signal } : {};
-    const m = this.#o.metrics;
+    const m = this.#options.metrics;
     await this.#poll("epoch_info", signal, async () => {
-      const info = await this.#o.source.epochInfo(opts);
+      const info = await this.#options.source.epochInfo(opts);
       const samples = epochInfoSamples(info, this.#kept);
       m.epochCurrent.set(checkedInt(info.current_epoch, "current_epoch"));
       apply(m.epochInfo, samples);
     });
     await this.#poll("epoch_data", signal, async () => {
-      const data = await this.#o.source.epochData(opts);
+      const data = await this.#options.source.epochData(opts);
       const samples = epochDataSamples(data, this.#kept);
       const native = checkedNumber(data.total_released_trading_rewards_native, "total_released_trading_rewards_native");
       const escrow = checkedNumber(data.total_released_trading_rewards_escrow, "total_released_trading_rewards_escrow");
@@ -158,10 +158,10 @@ export class RewardsPoller {
       m.rewardsReleased.set({ kind: "native" }, native);
       m.rewardsReleased.set({ kind: "escrow" }, escrow);
     });
-    const campaign = this.#o.campaign;
+    const campaign = this.#options.campaign;
     if (campaign != null) {
       await this.#poll("campaign", signal, async () => {
-        const stats = await this.#o.source.campaignUser(campaign, opts);
+        const stats = await this.#options.source.campaignUser(campaign, opts);
         const id = String(campaign.campaign_id);
         // Every field is checked before any gauge changes, so a bad payload leaves the old values.
         const values = CAMPAIGN_GAUGES.map(
@@ -176,14 +176,14 @@ export class RewardsPoller {
     if (signal?.aborted) return;
     try {
       await run();
-      this.#o.metrics.pollLastSuccess.set({ target }, this.#now() / 1000);
-      if (this.#failing.delete(target)) this.#o.logger?.info({ target }, "rewards poll recovered");
+      this.#options.metrics.pollLastSuccess.set({ target }, this.#now() / 1000);
+      if (this.#failing.delete(target)) this.#options.logger?.info({ target }, "rewards poll recovered");
     } catch (err) {
       if (signal?.aborted) return; // shutdown, not a failure
-      this.#o.metrics.pollErrors.inc({ target });
+      this.#options.metrics.pollErrors.inc({ target });
       // Once per outage at warn; a venue down for an hour must not flood the log.
-      if (this.#failing.has(target)) this.#o.logger?.debug({ target, err }, "rewards poll failed");
-      else this.#o.logger?.warn({ target, err }, "rewards poll failed");
+      if (this.#failing.has(target)) this.#options.logger?.debug({ target, err }, "rewards poll failed");
+      else this.#options.logger?.warn({ target, err }, "rewards poll failed");
       this.#failing.add(target);
     }
   }

@@ -7,7 +7,9 @@
  * Request shapes are plain types: the client builds them, so they are not validated at runtime on the
  * hot path.
  */
+
 import { z } from "zod";
+import { SYMBOL_PATTERN } from "../engine/types.js";
 import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 
 /** A JSON number that is an integer (ids, counts, ms timestamps). */
@@ -203,7 +205,7 @@ export interface ClaimRequest {
  * inside the claim's settlement, an unhandled rejection that ended the process).
  */
 export const positionTransferSchema = z.object({
-  symbol: z.string().regex(/^PERP_[A-Z0-9]{1,32}_[A-Z0-9]{1,16}$/),
+  symbol: z.string().regex(SYMBOL_PATTERN),
   abs_liquidator_fee: z.number().min(0).max(MAX_ABS_NOTIONAL),
   cost_position_transfer: z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL),
   liquidator_fee: z.number().min(0).lt(1),

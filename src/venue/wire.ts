@@ -20,6 +20,7 @@
  * number of dropped rows is kept apart (StreamClient.droppedEntries). `position` and `liquidatorliquidations` are rejected
  * whole: a partially trusted position snapshot or assignment would mis-state exposure.
  */
+import { SYMBOL_PATTERN } from "../engine/types.js";
 
 export const MAX_ITEMS = 10_000;
 export const MAX_PERPS = 1_000;
@@ -28,7 +29,6 @@ export const MAX_PRICE = 1e12;
 export const MAX_ABS_NOTIONAL = 1e18;
 export const MAX_TIMESTAMP_MS = 1e14; // year 5138: a timestamp in µs or ns is caught
 const MAX_TYPE_LENGTH = 64;
-const SYMBOL_RE = /^PERP_[A-Z0-9]{1,32}_[A-Z0-9]{1,16}$/;
 
 /**
  * Why a frame (or one entry of it) was dropped. A small closed set: it may become a metric label.
@@ -70,7 +70,7 @@ export const BAD_MESSAGE_REASONS: readonly BadMessageReason[] = [
 ];
 
 /** One symbol of an open liquidation: the signed quantity a claimer takes over (simrules.md). */
-export interface LiquidationPosition {
+export interface OfferedPosition {
   symbol: string;
   positionQty: number;
   liquidatorFee: number;
@@ -84,7 +84,7 @@ export interface LiquidationEntry {
   liquidationId: number;
   timestamp: number;
   type: string;
-  positionsByPerp: LiquidationPosition[];
+  positionsByPerp: OfferedPosition[];
 }
 
 export interface MarkPrice {
@@ -183,7 +183,7 @@ export interface ArrayResult<T> {
 }
 
 export function isSymbol(v: unknown): v is string {
-  return typeof v === "string" && v.length <= 54 && SYMBOL_RE.test(v);
+  return typeof v === "string" && v.length <= 54 && SYMBOL_PATTERN.test(v);
 }
 
 // The numeric guards rely on comparisons being false for NaN, and on the bounds excluding ±Infinity
@@ -246,7 +246,7 @@ export function parseLiquidationEntry(v: unknown): LiquidationEntry | undefined 
     else if (!isType(type)) return undefined;
   } else if (!isType(type)) return undefined;
   if (!isTimestamp(timestamp)) return undefined;
-  const positions: LiquidationPosition[] = [];
+  const positions: OfferedPosition[] = [];
   for (let i = 0; i < raw.length; i++) {
     const p: unknown = raw[i];
     if (!isRecord(p)) return undefined;

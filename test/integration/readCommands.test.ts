@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import type { CommandIO } from "../../src/commands/command.js";
 import { main } from "../../src/commands/dispatch.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
-import { type FakeVenue, fail, type Handler, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
+import { type FakeVenueServer, fail, type Handler, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
 
 const EPOCH_INFO = "/v1/public/trading_rewards/epoch_info";
 const EPOCH_DATA = "/v1/public/trading_rewards/epoch_data";
@@ -73,7 +73,7 @@ function orderRow(i: number): Record<string, unknown> {
   };
 }
 
-let venue: FakeVenue;
+let venue: FakeVenueServer;
 const signatureChecks: boolean[] = [];
 
 /** GET /v1/admin/orders over ORDER_TOTAL rows, honouring page and size like the venue. */

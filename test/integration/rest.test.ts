@@ -8,7 +8,7 @@ import type { LimiterName, VenueLimiters } from "../../src/venue/limiters.js";
 import { buildQuery, RestClient, type RestClientOptions } from "../../src/venue/rest.js";
 import { ServerClock } from "../../src/venue/serverClock.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
-import { type FakeVenue, fail, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
+import { type FakeVenueServer, fail, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
 
 const EPOCH_INFO = "/v1/public/trading_rewards/epoch_info";
 const FUTURES = "/v1/public/futures";
@@ -48,7 +48,7 @@ const claimAnswer = {
   ],
 };
 
-let venue: FakeVenue;
+let venue: FakeVenueServer;
 const clients: RestClient[] = [];
 const keys = generateKeyPair();
 const ACCOUNT = "0xabc123";
@@ -117,7 +117,7 @@ describe("envelopes", () => {
 
   test("garbage bodies", async () => {
     const c = client({ retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } });
-    const cases: { reply: Parameters<FakeVenue["route"]>[2]; check: (e: unknown) => void }[] = [
+    const cases: { reply: Parameters<FakeVenueServer["route"]>[2]; check: (e: unknown) => void }[] = [
       { reply: () => ({ status: 200, raw: "not json {" }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
       {
         reply: () => ({ status: 200, raw: "<html>hi</html>", contentType: "text/html" }),

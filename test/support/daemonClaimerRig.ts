@@ -65,7 +65,7 @@ export interface VenueCall {
 }
 
 /** The transport: records every claim that would leave the process; the test answers each. */
-export class FakeVenue implements ClaimTransport {
+export class FakeClaimTransport implements ClaimTransport {
   readonly calls: VenueCall[] = [];
 
   claimLiquidation(body: ClaimRequest): Promise<ClaimResult> {
@@ -116,7 +116,7 @@ export type ObserverEvent =
 export interface ClaimerRig {
   claimer: Claimer;
   sender: ClaimSender;
-  venue: FakeVenue;
+  venue: FakeClaimTransport;
   permits: Permits;
   book: OpenBook;
   marks: MarkBook;
@@ -152,7 +152,7 @@ export async function claimerRig(
   );
   policy.applySymbols(new SymbolTable(SYMBOLS));
   const positions = new PositionBook(exposure);
-  const venue = new FakeVenue();
+  const venue = new FakeClaimTransport();
   const permits = new Permits();
   const events: ObserverEvent[] = [];
   const quantities = new Map<number, Liquidation>();

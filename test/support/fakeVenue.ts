@@ -27,7 +27,7 @@ export type Reply =
 
 export type Handler = (req: RecordedRequest, nth: number) => Reply | Promise<Reply>;
 
-export interface FakeVenue {
+export interface FakeVenueServer {
   baseUrl: string;
   requests: RecordedRequest[];
   route(method: string, path: string, handler: Handler): void;
@@ -43,7 +43,7 @@ export function fail(code: number | string, message: string, status = 400, times
   return { status, json: { success: false, code, message, ...(timestamp === undefined ? {} : { timestamp }) } };
 }
 
-export async function startFakeVenue(): Promise<FakeVenue> {
+export async function startFakeVenue(): Promise<FakeVenueServer> {
   const routes = new Map<string, Handler>();
   const counts = new Map<string, number>();
   const requests: RecordedRequest[] = [];
