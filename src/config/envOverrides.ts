@@ -1,11 +1,12 @@
 /**
- * Environment variables over the YAML (INTERFACE.md "Configuration" table, plus LIQUIDATOR_LOG_PRETTY).
+ * Environment variables over the YAML (INTERFACE.md "Configuration"; each key declares its variable).
  * Values are coerced here (ports, booleans) and then validated by the schema like any YAML value.
  * An empty variable counts as unset: container platforms often pass `VAR=` for "not configured".
  */
+import { configFields } from "./fields.js";
 import type { Problem } from "./issues.js";
 
-export type EnvKind = "string" | "boolean" | "port";
+export type EnvKind = "string" | "boolean" | "number";
 
 export interface EnvOverride {
   variable: string;
@@ -14,21 +15,12 @@ export interface EnvOverride {
   kind: EnvKind;
 }
 
-export const ENV_OVERRIDES: readonly EnvOverride[] = [
-  { variable: "LIQUIDATOR_VENUE", key: "venue.mode", kind: "string" },
-  { variable: "LIQUIDATOR_BASE_URL", key: "venue.base_url", kind: "string" },
-  { variable: "LIQUIDATOR_WS_URL", key: "venue.ws_url", kind: "string" },
-  { variable: "LIQUIDATOR_WS_PRIVATE_URL", key: "venue.ws_private_url", kind: "string" },
-  { variable: "LIQUIDATOR_HEADER_PREFIX", key: "venue.header_prefix", kind: "string" },
-  { variable: "LIQUIDATOR_ACCOUNT_ID", key: "venue.account_id", kind: "string" },
-  { variable: "LIQUIDATOR_ALLOW_INSECURE", key: "venue.allow_insecure", kind: "boolean" },
-  { variable: "LIQUIDATOR_METRICS_HOST", key: "metrics.host", kind: "string" },
-  { variable: "LIQUIDATOR_METRICS_PORT", key: "metrics.port", kind: "port" },
-  { variable: "LIQUIDATOR_STATE_DIR", key: "state.dir", kind: "string" },
-  { variable: "LIQUIDATOR_DRY_RUN", key: "policy.dry_run", kind: "boolean" },
-  { variable: "LIQUIDATOR_LOG_LEVEL", key: "log.level", kind: "string" },
-  { variable: "LIQUIDATOR_LOG_PRETTY", key: "log.pretty", kind: "boolean" },
-];
+/** Every variable that overrides a config key, from the keys' own declarations (fields.ts). */
+export const ENV_OVERRIDES: readonly EnvOverride[] = configFields().flatMap((f) =>
+  f.env === undefined
+    ? []
+    : [{ variable: f.env, key: f.key, kind: f.kind === "boolean" ? "boolean" : f.kind === "number" ? "number" : "string" }],
+);
 
 const TRUE_WORDS = new Set(["1", "true", "yes"]);
 const FALSE_WORDS = new Set(["0", "false", "no"]);
@@ -41,12 +33,10 @@ export function parseBooleanWord(text: string): boolean | undefined {
   return undefined;
 }
 
-/** A decimal TCP port 0..65535; undefined for anything else. */
-export function parsePort(text: string): number | undefined {
+/** A plain decimal number (`12`, `-3`, `0.5`); undefined for anything else. The schema checks its range. */
+export function parseDecimal(text: string): number | undefined {
   const t = text.trim();
-  if (!/^\d{1,5}$/.test(t)) return undefined;
-  const n = Number(t);
-  return n <= 65_535 ? n : undefined;
+  return /^-?\d{1,15}(\.\d{1,15})?$/.test(t) ? Number(t) : undefined;
 }
 
 export interface EnvOverrideResult {
@@ -79,10 +69,10 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
         problems.push({ key: variable, problem: `(${key}) must be one of 1, true, yes, 0, false, no (case-insensitive)` });
         continue;
       }
-    } else if (kind === "port") {
-      value = parsePort(text);
+    } else if (kind === "number") {
+      value = parseDecimal(text);
       if (value === undefined) {
-        problems.push({ key: variable, problem: `(${key}) must be a port number, an integer 0..65535 (0 = any free port)` });
+        problems.push({ key: variable, problem: `(${key}) must be a number` });
         continue;
       }
     }

@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { base58 } from "@scure/base";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse as parseYaml, stringify } from "yaml";
+import { withConfigTables } from "../../src/config/configDocs.js";
 import { ENV_OVERRIDES } from "../../src/config/envOverrides.js";
+import { configFields } from "../../src/config/fields.js";
 import { type LoadedConfig, loadConfig } from "../../src/config/loadConfig.js";
 import { REDACTED, renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
 import { reloadPolicy } from "../../src/config/reloadPolicy.js";
@@ -200,7 +202,7 @@ describe("invalid configurations name the key", () => {
       doc: undefined,
       env: { LIQUIDATOR_METRICS_PORT: "http" },
       key: "LIQUIDATOR_METRICS_PORT",
-      says: /metrics\.port.*0\.\.65535/,
+      says: /metrics\.port.*must be a number/,
     },
     { name: "env port too large", doc: undefined, env: { LIQUIDATOR_METRICS_PORT: "65536" }, key: "LIQUIDATOR_METRICS_PORT" },
     { name: "env port negative", doc: undefined, env: { LIQUIDATOR_METRICS_PORT: "-1" }, key: "LIQUIDATOR_METRICS_PORT" },
@@ -344,6 +346,43 @@ describe("defaults", () => {
     expect(missing).toEqual([]);
   });
 
+  test("config/default.yaml documents every key with its environment variable (both derived from the schema)", async () => {
+    const text = await readFile(join(import.meta.dirname, "../../config/default.yaml"), "utf8");
+    const fields = configFields();
+    expect(fields.length).toBeGreaterThan(20);
+    for (const f of fields) {
+      const leaf = f.key.split(".").at(-1) as string;
+      expect(text, f.key).toMatch(new RegExp(`^\\s*${leaf}:`, "m"));
+      if (f.env !== undefined) expect(text, `${f.key} names ${f.env}`).toContain(`env: ${f.env}`);
+    }
+  });
+
+  test("a venue preset fills the real venue's URLs and header prefix; explicit keys win", async () => {
+    const secret = generateKeyPair().secret;
+    const { config } = await loadConfig({
+      env: {
+        LIQUIDATOR_VENUE: "live",
+        LIQUIDATOR_VENUE_PRESET: "orderly-mainnet",
+        LIQUIDATOR_ACCOUNT_ID: "0xabc",
+        LIQUIDATOR_SECRET: secret,
+      },
+    });
+    expect(config.venue).toMatchObject({
+      base_url: "https://api.orderly.org",
+      ws_url: "wss://ws-evm.orderly.org",
+      ws_private_url: "wss://ws-private-evm.orderly.org",
+      header_prefix: "orderly",
+    });
+    const path = await writeTemp(stringify({ venue: { preset: "orderly-testnet", base_url: "https://proxy.example" } }));
+    const mixed = await loadConfig({ path, env: { LIQUIDATOR_WS_URL: "wss://ws.proxy.example" } });
+    expect(mixed.config.venue).toMatchObject({
+      base_url: "https://proxy.example",
+      ws_url: "wss://ws.proxy.example",
+      ws_private_url: "wss://testnet-ws-private-evm.orderly.org",
+      header_prefix: "orderly",
+    });
+  });
+
   test("null sections and lists (left empty in YAML) mean defaults", async () => {
     const { config } = await load("venue:\npolicy:\n  symbols:\n    allow:\n  per_symbol:\nrewards:\n  campaign:\n");
     expect(config).toEqual(defaultConfig());
@@ -396,6 +435,7 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_DRY_RUN", value: "1", pick: (c) => c.policy.dry_run, expected: true },
     { variable: "LIQUIDATOR_LOG_LEVEL", value: "debug", pick: (c) => c.log.level, expected: "debug" },
     { variable: "LIQUIDATOR_LOG_PRETTY", value: "TRUE", pick: (c) => c.log.pretty, expected: true },
+    { variable: "LIQUIDATOR_VENUE_PRESET", value: "orderly-testnet", pick: (c) => c.venue.preset, expected: "orderly-testnet" },
   ];
 
   test("the table covers every override variable", () => {
@@ -588,5 +628,12 @@ describe("reloadPolicy", () => {
     expect(result.error.key).toBe("policy.min_fee");
     const missing = await reloadPolicy(join(dir, "gone.yaml"), {});
     expect(missing.ok).toBe(false);
+  });
+});
+
+describe("README configuration tables", () => {
+  test("are the ones the schema declares (npm run docs:config rewrites them)", async () => {
+    const readme = await readFile(join(import.meta.dirname, "../../README.md"), "utf8");
+    expect(withConfigTables(readme)).toBe(readme);
   });
 });

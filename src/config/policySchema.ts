@@ -1,0 +1,47 @@
+/**
+ * The `policy` section: the risk policy the engine compiles (engine/riskPolicy.ts). Every key but
+ * `dry_run` and `symbols` can be overridden per symbol under `per_symbol.<SYMBOL>`. SIGHUP re-reads it.
+ */
+import { z } from "zod";
+import { SYMBOL_PATTERN } from "../engine/types.js";
+import { bps, doc, durationMs, fee, list, positiveNotional, section, symbol } from "./schemaParts.js";
+
+const DESCRIPTIONS = {
+  max_claim_notional: "largest notional (quote, at mark) one claim may take; the ratio is cut to fit",
+  max_total_exposure: "cap on the absolute notional of all positions held plus claims in flight",
+  min_fee: "smallest expected liquidator fee (quote) worth a claim",
+  limit_price_slippage_bps: "`limit_price = mark × (1 ± bps/10⁴)`, quantised to the tick in the safe direction",
+  max_mark_age_ms: "a symbol whose mark is older is not claimed",
+} as const;
+
+// `PERP_BTC_USDC:` with every override commented out is null: no overrides, like an empty section.
+const symbolOverrides = section({
+  max_claim_notional: doc(positiveNotional.optional(), DESCRIPTIONS.max_claim_notional),
+  max_total_exposure: doc(positiveNotional.optional(), DESCRIPTIONS.max_total_exposure),
+  min_fee: doc(fee.optional(), DESCRIPTIONS.min_fee),
+  limit_price_slippage_bps: doc(bps.optional(), DESCRIPTIONS.limit_price_slippage_bps),
+  max_mark_age_ms: doc(durationMs.optional(), DESCRIPTIONS.max_mark_age_ms),
+});
+
+export const policySchema = section({
+  dry_run: doc(z.boolean().default(false), "`1`/`true`: decide and journal, never send a claim", "LIQUIDATOR_DRY_RUN"),
+  max_claim_notional: doc(positiveNotional.default(50_000), DESCRIPTIONS.max_claim_notional),
+  max_total_exposure: doc(positiveNotional.default(250_000), DESCRIPTIONS.max_total_exposure),
+  min_fee: doc(fee.default(1), DESCRIPTIONS.min_fee),
+  limit_price_slippage_bps: doc(bps.default(50), DESCRIPTIONS.limit_price_slippage_bps),
+  max_mark_age_ms: doc(durationMs.default(3000), DESCRIPTIONS.max_mark_age_ms),
+  symbols: section({
+    allow: doc(list(symbol), "symbols to claim (empty = every symbol)"),
+    deny: doc(list(symbol), "symbols never to claim (deny wins)"),
+  }),
+  per_symbol: doc(
+    z.preprocess(
+      (v) => (v === null || v === undefined ? {} : v),
+      z.record(
+        z.string().regex(SYMBOL_PATTERN, { error: "is not a venue symbol; expected PERP_<BASE>_<QUOTE> in capitals, e.g. PERP_BTC_USDC" }),
+        symbolOverrides,
+      ),
+    ),
+    "per-symbol overrides of the keys above",
+  ),
+});
