@@ -15,7 +15,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -251,7 +251,7 @@ async function main(): Promise<void> {
       node: process.version,
       os: `${type()} ${release()}`,
     },
-    settings: { frames, warmup, cascadeLiquidations: total, phases: [...phases], daemon: CLI, daemonNodeArgs },
+    settings: { frames, warmup, cascadeLiquidations: total, phases: [...phases], daemon: relative(process.cwd(), CLI), daemonNodeArgs },
   };
   let svg: string | undefined;
   if (phases.has("latency")) {
