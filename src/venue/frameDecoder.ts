@@ -7,6 +7,7 @@
 import {
   type BadMessageReason,
   frameTimestamp,
+  isSymbol,
   parseLiquidations,
   parseLiquidatorLiquidation,
   parseMarkPrice,
@@ -15,6 +16,7 @@ import {
   type StreamData,
   type TopicRoute,
 } from "./wire.js";
+import { parseBalance, parseExecutionReport } from "./wireOrders.js";
 
 export type DecodedFrame =
   /** A control frame: `event` is its `event` field, `frame` the parsed object. */
@@ -71,6 +73,14 @@ export function decodeFrame(raw: Buffer, isBinary: boolean, routes: ReadonlyMap<
     case "position": {
       const p = parsePositions(data);
       return p === undefined ? bad("bad_payload") : { kind: "data", data: ["position", p, ts], dropped: 0 };
+    }
+    case "executionreport": {
+      const r = parseExecutionReport(data, isSymbol);
+      return r === undefined ? bad("bad_payload") : { kind: "data", data: ["executionreport", r, ts], dropped: 0 };
+    }
+    case "balance": {
+      const b = parseBalance(data);
+      return b === undefined ? bad("bad_payload") : { kind: "data", data: ["balance", b, ts], dropped: 0 };
     }
   }
 }

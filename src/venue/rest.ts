@@ -1,15 +1,18 @@
 /**
- * The venue's REST operations (SPEC.md §4, PROTOCOL.md §4): request building and signing, envelope
- * and payload validation, error mapping by venue code, retries for reads, and rate limiting per
- * scope. HTTP itself lives in httpTransport.ts.
+ * The venue's REST operations of a liquidator (docs/protocol.md "REST operations", "Claims"): the
+ * reads and the claim, on the request machinery of restCore.ts. Orders and the account: orderApi.ts.
  */
-import pRetry from "p-retry";
-import type { z } from "zod";
-import { AbortedError, ConfigError, InvalidArgumentError } from "../errors.js";
-import { sleep } from "../sleep.js";
-import { BadResponseError, isRetryableRead, VenueError } from "./errors.js";
-import { type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
-import type { LimiterName, VenueLimiters } from "./limiters.js";
+
+import {
+  buildQuery,
+  type CallOptions,
+  type ClaimCallOptions,
+  collectPages,
+  dataOf,
+  type RestClientOptions,
+  RestCore,
+  type Stamped,
+} from "./restCore.js";
 import {
   type AdminOrdersPage,
   type AdminOrdersQuery,
@@ -22,7 +25,6 @@ import {
   claimResultSchema,
   type EpochData,
   type EpochInfo,
-  envelopeSchema,
   epochDataSchema,
   epochInfoSchema,
   type Futures,
@@ -33,14 +35,21 @@ import {
   type OpenLiquidationsPage,
   type OpenLiquidationsQuery,
   openLiquidationsSchema,
-  type PageMeta,
   type Positions,
-  parseVenueCode,
   positionsSchema,
 } from "./restSchemas.js";
-import type { Signer } from "./signer.js";
 
-/** Path templates; also the `endpoint` label of the onRequest hook. */
+export {
+  buildQuery,
+  type CallOptions,
+  type ClaimCallOptions,
+  collectPages,
+  pageCount,
+  type RestClientOptions,
+  type RetryOptions,
+  type Stamped,
+} from "./restCore.js";
+
 export const ENDPOINTS = {
   epochInfo: "/v1/public/trading_rewards/epoch_info",
   epochData: "/v1/public/trading_rewards/epoch_data",
@@ -53,151 +62,21 @@ export const ENDPOINTS = {
   positions: "/v1/positions",
 } as const;
 
-/** A payload with the venue time of its envelope (PROTOCOL.md §3: every envelope carries `timestamp`). */
-export interface Stamped<T> {
-  data: T;
-  /** The envelope's `timestamp` (venue ms), or undefined when the venue sent none. */
-  venueTs: number | undefined;
-}
-
-export interface RetryOptions {
-  /** Retries after the first attempt (0 = no retry). */
-  retries: number;
-  minTimeoutMs: number;
-  maxTimeoutMs: number;
-}
-
-export interface RestClientOptions {
-  baseUrl: string;
-  /** Required for the signed operations (adminOrders, claimLiquidation). */
-  signer?: Signer;
-  /** Per attempt: connect + headers + body. Default 5000 (config venue.request_timeout_ms). */
-  timeoutMs?: number;
-  limiters?: VenueLimiters;
-  /** Retries of GETs on retryable failures. Default 3 retries, 200 ms .. 2000 ms with jitter. */
-  retry?: RetryOptions;
-  /** Called once per attempt that reached the limiter's permit: path template, HTTP status or "error", duration. */
-  onRequest?: (endpoint: string, status: number | "error", seconds: number) => void;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-export interface ClaimCallOptions extends CallOptions {
-  /**
-   * The caller already holds a claims-limiter permit (the claimer takes one, then picks the best
-   * pending claim for it): do not take a second one here.
-   */
-  permitHeld?: boolean;
-}
-
-type QueryValue = string | number | undefined;
-
-function dataOf<T>(stamped: Stamped<T>): T {
-  return stamped.data;
-}
-
-/** RFC 3986 query string of the defined, non-empty params, in the given order. Built once, then signed and sent as is. */
-export function buildQuery(params: Record<string, QueryValue>): string {
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined || value === "") continue;
-    if (typeof value === "number" && !Number.isFinite(value)) throw new RangeError(`query parameter ${key} is not a finite number`);
-    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
-  }
-  return parts.join("&");
-}
-
-/** Number of pages a paged answer has, from its meta (at least 1). */
-export function pageCount(meta: PageMeta): number {
-  if (meta.records_per_page <= 0) return 1;
-  return Math.max(1, Math.ceil(meta.total / meta.records_per_page));
-}
-
-/** Fetches page 1, then every further page that page 1's meta announces; stops early on an empty page. */
-export async function collectPages<R>(
-  fetchPage: (page: number) => Promise<{ meta: PageMeta; rows: R[] }>,
-  maxPages = 10_000,
-): Promise<R[]> {
-  const first = await fetchPage(1);
-  const rows = [...first.rows];
-  const pages = Math.min(pageCount(first.meta), maxPages);
-  for (let page = 2; page <= pages; page++) {
-    const next = await fetchPage(page);
-    if (next.rows.length === 0) break;
-    rows.push(...next.rows);
-  }
-  return rows;
-}
-
-/** Control characters from the venue must not reach a terminal or a one-line log; length is bounded too. */
-function cleanText(value: unknown, max = 200): string {
-  const text = typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
-}
-
-/** PROTOCOL.md §3: -1003 promises no Retry-After, "wait for the next window" of the 1 s limits. */
-const RATE_LIMIT_WINDOW_MS = 1000;
-
-function validateOptions(o: RestClientOptions): { origin: string; basePath: string; timeoutMs: number; retry: RetryOptions } {
-  let url: URL;
-  try {
-    url = new URL(o.baseUrl);
-  } catch {
-    throw new ConfigError("venue.base_url", "is not a valid URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError("venue.base_url", "must start with http:// or https://");
-  if (url.username || url.password) throw new ConfigError("venue.base_url", "must not carry credentials");
-  if (url.search || url.hash) throw new ConfigError("venue.base_url", "must not carry a query or fragment");
-  const timeoutMs = o.timeoutMs ?? 5000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
-    throw new ConfigError("venue.request_timeout_ms", "must be an integer from 1 to 600000");
-  }
-  const retry = o.retry ?? { retries: 3, minTimeoutMs: 200, maxTimeoutMs: 2000 };
-  if (!Number.isInteger(retry.retries) || retry.retries < 0 || retry.retries > 20)
-    throw new InvalidArgumentError("retry.retries must be an integer from 0 to 20");
-  if (!(retry.minTimeoutMs >= 0) || !(retry.maxTimeoutMs >= retry.minTimeoutMs) || !Number.isFinite(retry.maxTimeoutMs)) {
-    throw new InvalidArgumentError("retry.minTimeoutMs must satisfy 0 <= minTimeoutMs <= maxTimeoutMs (finite)");
-  }
-  if (o.signer !== undefined && (typeof o.signer.headers !== "function" || o.signer.clock === undefined)) {
-    throw new InvalidArgumentError("signer is not a Signer");
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ""), timeoutMs, retry };
-}
-
-export class RestClient {
-  readonly #transport: HttpTransport;
-  readonly #basePath: string;
-  readonly #signer: Signer | undefined;
-  readonly #limiters: VenueLimiters | undefined;
-  readonly #retry: RetryOptions;
-  readonly #onRequest: RestClientOptions["onRequest"];
+export class RestClient extends RestCore {
+  /** Built once: the claim is the hot path. */
   readonly #claimPath: string;
-  readonly #plainHeaders: Record<string, string> = { accept: "application/json" };
 
   constructor(options: RestClientOptions) {
-    const v = validateOptions(options);
-    this.#basePath = v.basePath;
-    this.#signer = options.signer;
-    this.#limiters = options.limiters;
-    this.#retry = v.retry;
-    this.#onRequest = options.onRequest;
-    this.#claimPath = v.basePath + ENDPOINTS.claim;
-    const clock = options.signer?.clock;
-    // The envelope timestamps feed the ServerClock, so send/receive times come from its local clock.
-    const now = clock ? () => clock.now() - clock.offsetMs : Date.now;
-    this.#transport = new HttpTransport({ origin: v.origin, timeoutMs: v.timeoutMs, now });
+    super(options);
+    this.#claimPath = this.basePath + ENDPOINTS.claim;
   }
 
   epochInfo(opts: CallOptions = {}): Promise<EpochInfo> {
-    return this.#get(ENDPOINTS.epochInfo, "public", "", epochInfoSchema, false, opts).then(dataOf);
+    return this.get(ENDPOINTS.epochInfo, "public", "", epochInfoSchema, false, opts).then(dataOf);
   }
 
   epochData(opts: CallOptions = {}): Promise<EpochData> {
-    return this.#get(ENDPOINTS.epochData, "public", "", epochDataSchema, false, opts).then(dataOf);
+    return this.get(ENDPOINTS.epochData, "public", "", epochDataSchema, false, opts).then(dataOf);
   }
 
   campaignUser(params: CampaignUserQuery, opts: CallOptions = {}): Promise<CampaignUser> {
@@ -209,7 +88,7 @@ export class RestClient {
       broker_id: params.broker_id,
       symbol: params.symbol,
     });
-    return this.#get(ENDPOINTS.campaignUser, "public", q, campaignUserSchema, false, opts).then(dataOf);
+    return this.get(ENDPOINTS.campaignUser, "public", q, campaignUserSchema, false, opts).then(dataOf);
   }
 
   adminOrders(query: AdminOrdersQuery, opts: CallOptions = {}): Promise<AdminOrdersPage> {
@@ -229,7 +108,7 @@ export class RestClient {
       user_account: query.user_account,
       user_address: query.user_address,
     });
-    return this.#get(ENDPOINTS.adminOrders, "admin_orders", q, adminOrdersSchema, true, opts).then(dataOf);
+    return this.get(ENDPOINTS.adminOrders, "admin_orders", q, adminOrdersSchema, true, opts).then(dataOf);
   }
 
   /**
@@ -237,7 +116,7 @@ export class RestClient {
    * JSON.stringify, and the signed bytes are the sent bytes.
    */
   claimLiquidation(body: ClaimRequest, opts: ClaimCallOptions = {}): Promise<ClaimResult> {
-    return this.#attempt(
+    return this.attempt(
       "POST",
       ENDPOINTS.claim,
       opts.permitHeld === true ? undefined : "claims",
@@ -252,7 +131,7 @@ export class RestClient {
 
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
     const q = buildQuery({ page: query.page, size: query.size, start_t: query.start_t, end_t: query.end_t });
-    return this.#get(ENDPOINTS.openLiquidations, "public", q, openLiquidationsSchema, false, opts).then(dataOf);
+    return this.get(ENDPOINTS.openLiquidations, "public", q, openLiquidationsSchema, false, opts).then(dataOf);
   }
 
   /** Every open liquidation, all pages; an id seen twice (the list moved while paging) keeps its latest row. */
@@ -262,150 +141,20 @@ export class RestClient {
   }
 
   futures(opts: CallOptions = {}): Promise<Futures> {
-    return this.#get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts).then(dataOf);
+    return this.get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts).then(dataOf);
   }
 
   /** Mark prices with the venue time of the answer: how old a REST mark is (degraded mode). */
   futuresStamped(opts: CallOptions = {}): Promise<Stamped<Futures>> {
-    return this.#get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts);
+    return this.get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts);
   }
 
   /** The account's positions (PROTOCOL.md §6), with the venue time they are as of. */
   positions(opts: CallOptions = {}): Promise<Stamped<Positions>> {
-    return this.#get(ENDPOINTS.positions, "account_reads", "", positionsSchema, true, opts);
+    return this.get(ENDPOINTS.positions, "account_reads", "", positionsSchema, true, opts);
   }
 
   info(opts: CallOptions = {}): Promise<Info> {
-    return this.#get(ENDPOINTS.info, "public", "", infoSchema, false, opts).then(dataOf);
-  }
-
-  /** Waits for in-flight requests, then closes the connections. The limiters belong to the caller. */
-  async close(): Promise<void> {
-    await this.#transport.close();
-  }
-
-  async #get<S extends z.ZodType>(
-    endpoint: string,
-    scope: LimiterName,
-    query: string,
-    schema: S,
-    signed: boolean,
-    opts: CallOptions,
-  ): Promise<Stamped<z.output<S>>> {
-    const pathWithQuery = this.#basePath + endpoint + (query ? `?${query}` : "");
-    const signal = opts.signal;
-    const attempt = (): Promise<Stamped<z.output<S>>> =>
-      this.#attempt("GET", endpoint, scope, pathWithQuery, undefined, schema, signed, signal);
-    if (this.#retry.retries === 0) return attempt();
-    try {
-      return await pRetry(attempt, {
-        retries: this.#retry.retries,
-        minTimeout: this.#retry.minTimeoutMs,
-        maxTimeout: this.#retry.maxTimeoutMs,
-        factor: 2,
-        randomize: true,
-        signal,
-        shouldRetry: ({ error }) => isRetryableRead(error),
-        onFailedAttempt: async ({ error, retriesLeft }) => {
-          if (retriesLeft > 0 && error instanceof VenueError && error.venueCode === -1003) await sleep(RATE_LIMIT_WINDOW_MS, signal);
-        },
-      });
-    } catch (err) {
-      // p-retry rejects with the signal's reason when aborted between attempts.
-      if (signal?.aborted && !(err instanceof AbortedError)) throw new AbortedError(`request to ${endpoint} aborted`, { cause: err });
-      throw err;
-    }
-  }
-
-  async #attempt<S extends z.ZodType>(
-    method: "GET" | "POST",
-    endpoint: string,
-    scope: LimiterName | undefined,
-    pathWithQuery: string,
-    body: string | undefined,
-    schema: S,
-    signed: boolean,
-    signal: AbortSignal | undefined,
-    lane: Lane = "read",
-  ): Promise<Stamped<z.output<S>>> {
-    if (this.#limiters && scope !== undefined) await this.#limiters.acquire(scope, signal);
-    const headers = signed ? this.#signedHeaders(method, pathWithQuery, body) : this.#plainHeaders;
-    const started = performance.now();
-    let res: HttpResponse;
-    try {
-      res = await this.#transport.send(method, pathWithQuery, headers, body, endpoint, signal, lane);
-    } catch (err) {
-      this.#report(endpoint, "error", started);
-      throw err;
-    }
-    this.#report(endpoint, res.status, started);
-    return this.#interpret(endpoint, res, schema);
-  }
-
-  #signedHeaders(method: string, pathWithQuery: string, body: string | undefined): string[] {
-    if (this.#signer === undefined) {
-      throw new ConfigError("LIQUIDATOR_SECRET", "a signed venue request needs a secret and venue.account_id");
-    }
-    // One flat list per request (Signer.headerList): no object to build and for undici to walk.
-    const headers = this.#signer.headerList(method, pathWithQuery, body);
-    // PROTOCOL.md §2: Content-Type application/json on POST; only POSTs carry a body here.
-    if (body !== undefined) headers.push("accept", "application/json", "content-type", "application/json");
-    else headers.push("accept", "application/json");
-    return headers;
-  }
-
-  #report(endpoint: string, status: number | "error", started: number): void {
-    if (this.#onRequest === undefined) return;
-    try {
-      this.#onRequest(endpoint, status, (performance.now() - started) / 1000);
-    } catch {
-      // A metrics hook must never fail a request.
-    }
-  }
-
-  /** Envelope (PROTOCOL.md §3), clock sample, error mapping, then the payload schema. */
-  #interpret<S extends z.ZodType>(endpoint: string, res: HttpResponse, schema: S): Stamped<z.output<S>> {
-    const ok = res.status >= 200 && res.status < 300;
-    let json: unknown;
-    let isJson = true;
-    try {
-      json = JSON.parse(res.text);
-    } catch {
-      isJson = false;
-    }
-    const env = isJson ? envelopeSchema.safeParse(json) : undefined;
-    if (env === undefined || !env.success) {
-      if (ok)
-        throw new BadResponseError(
-          endpoint,
-          isJson ? `not a venue envelope (HTTP ${res.status})` : `body is not JSON (HTTP ${res.status})`,
-        );
-      // An error page from a proxy or load balancer: classify by HTTP status so retries still work.
-      throw new VenueError({
-        venueCode: res.status === 429 ? -1003 : -1000,
-        status: res.status,
-        venueMessage: `HTTP ${res.status} without a venue envelope`,
-        endpoint,
-      });
-    }
-    const envelope = env.data;
-    if (this.#signer && typeof envelope.timestamp === "number") this.#signer.clock.observe(envelope.timestamp, res.sentAt, res.receivedAt);
-    if (!envelope.success) {
-      throw new VenueError({
-        venueCode: parseVenueCode(envelope.code) ?? -1000,
-        status: res.status,
-        venueMessage: cleanText(envelope.message),
-        endpoint,
-      });
-    }
-    if (!ok) throw new BadResponseError(endpoint, `success envelope with HTTP ${res.status}`);
-    const data = schema.safeParse(envelope.data);
-    if (!data.success) {
-      const issue = data.error.issues[0];
-      const where = issue && issue.path.length > 0 ? `data.${issue.path.join(".")}` : "data";
-      throw new BadResponseError(endpoint, `${where}: ${cleanText(issue?.message ?? "invalid")}`);
-    }
-    const ts = envelope.timestamp;
-    return { data: data.data, venueTs: typeof ts === "number" && Number.isFinite(ts) && ts > 0 ? ts : undefined };
+    return this.get(ENDPOINTS.info, "public", "", infoSchema, false, opts).then(dataOf);
   }
 }

@@ -21,6 +21,7 @@
  * whole: a partially trusted position snapshot or assignment would mis-state exposure.
  */
 import { SYMBOL_PATTERN } from "../engine/types.js";
+import type { BalancePush, ExecutionReport } from "./wireOrders.js";
 
 export const MAX_ITEMS = 10_000;
 export const MAX_PERPS = 1_000;
@@ -132,6 +133,8 @@ export interface TopicPayloads {
   markprice: MarkPrice;
   liquidatorliquidations: LiquidatorLiquidation;
   position: PositionPush;
+  executionreport: ExecutionReport;
+  balance: BalancePush;
 }
 
 export type TopicKind = keyof TopicPayloads;
@@ -157,6 +160,8 @@ export function routeTopic(topic: string): TopicRoute | undefined {
       return { kind: topic, stream: "public", symbol: undefined };
     case "liquidatorliquidations":
     case "position":
+    case "executionreport":
+    case "balance":
       return { kind: topic, stream: "private", symbol: undefined };
   }
   const at = topic.indexOf("@");
