@@ -83,6 +83,7 @@ const venueFields = {
     claims_per_second: doc(z.number().gt(0).default(5), "claims per second (the venue allows 5/s)"),
     admin_orders_per_second: doc(z.number().gt(0).default(10), "admin order listings per second (10/s)"),
     account_reads_per_second: doc(z.number().gt(0).default(3), "signed account reads per second (positions: 30 per 10 s)"),
+    orders_per_second: doc(z.number().gt(0).default(10), "unwind orders per second (the venue allows 10/s per account)"),
   }),
 };
 

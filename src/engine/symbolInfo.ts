@@ -11,6 +11,8 @@ import { SYMBOL_PATTERN, type SymbolInfo } from "./types.js";
 export interface ResolvedSymbolInfo extends SymbolInfo {
   /** Decimals of `priceTick` (limit prices are written with this many decimals). */
   readonly priceDecimals: number;
+  /** Decimals of the order filters' `qtyTick`, when the symbol has filters. */
+  readonly qtyDecimals: number | undefined;
 }
 
 export type SymbolInfoCheck = { ok: true; info: ResolvedSymbolInfo } | { ok: false; symbol: string; problem: string };
@@ -28,6 +30,17 @@ export function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
   const decimals = tickDecimals(info.priceTick);
   if (decimals === undefined) return bad("quote_tick (the price step) is not a positive decimal with at most 12 decimals");
   if (!Number.isFinite(info.minNotional) || info.minNotional < 0) return bad("min_notional is not a finite number >= 0");
+  // Order filters are optional: without usable ones the symbol can be claimed but not unwound.
+  const f = info.orderFilters;
+  const qtyDecimals = f === undefined ? undefined : tickDecimals(f.qtyTick);
+  const filtersOk =
+    f !== undefined &&
+    qtyDecimals !== undefined &&
+    f.qtyMin >= 0 &&
+    f.qtyMax >= f.qtyMin &&
+    Number.isFinite(f.qtyMax) &&
+    f.priceRange > 0 &&
+    f.priceRange < 1;
   return {
     ok: true,
     info: {
@@ -37,6 +50,8 @@ export function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
       priceTick: canonicalTick(info.priceTick, decimals),
       minNotional: info.minNotional,
       priceDecimals: decimals,
+      orderFilters: filtersOk ? { ...f, qtyTick: canonicalTick(f.qtyTick, qtyDecimals) } : undefined,
+      qtyDecimals: filtersOk ? qtyDecimals : undefined,
     },
   };
 }

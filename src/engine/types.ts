@@ -50,6 +50,19 @@ export interface SymbolInfo {
   /** Price tick; every limit price sent is a whole number of ticks. */
   readonly priceTick: number;
   readonly minNotional: number;
+  /** Order filters (docs/protocol.md "Symbols"); absent when the venue's row does not carry them. */
+  readonly orderFilters?: OrderFilters | undefined;
+}
+
+/** What an order on a symbol must respect: quantities on the `qtyTick` grid from `qtyMin`, prices within `priceRange` of the mark. */
+export interface OrderFilters {
+  /** `base_tick`: the quantity step. */
+  readonly qtyTick: number;
+  /** `base_min` / `base_max`. */
+  readonly qtyMin: number;
+  readonly qtyMax: number;
+  /** `price_range`: an order price must lie within mark × (1 ± priceRange). */
+  readonly priceRange: number;
 }
 
 /** Why a liquidation was not claimed: the bounded `reason` label of `claims_skipped_total`. */

@@ -24,14 +24,15 @@ import { AbortedError, ConfigError } from "../errors.js";
 
 export const JITTER_BUDGET_MS = 50;
 
-export type LimiterName = "public" | "claims" | "admin_orders" | "account_reads";
-export const LIMITER_NAMES: readonly LimiterName[] = ["public", "claims", "admin_orders", "account_reads"];
+export type LimiterName = "public" | "claims" | "admin_orders" | "account_reads" | "orders";
+export const LIMITER_NAMES: readonly LimiterName[] = ["public", "claims", "admin_orders", "account_reads", "orders"];
 
 export interface VenueLimitsConfig {
   public_per_second: number;
   claims_per_second: number;
   admin_orders_per_second: number;
   account_reads_per_second: number;
+  orders_per_second: number;
 }
 
 export interface VenueLimiters {
@@ -148,6 +149,7 @@ export function createVenueLimiters(limits: VenueLimitsConfig): VenueLimiters {
     claims: new ScopeLimiter(checkRate("claims_per_second", limits.claims_per_second)),
     admin_orders: new ScopeLimiter(checkRate("admin_orders_per_second", limits.admin_orders_per_second)),
     account_reads: new ScopeLimiter(checkRate("account_reads_per_second", limits.account_reads_per_second)),
+    orders: new ScopeLimiter(checkRate("orders_per_second", limits.orders_per_second)),
   };
   return {
     acquire: (name, signal) => scopes[name].acquire(signal),

@@ -4,7 +4,7 @@
  * other module reads a wire field name; the engine imports nothing from here.
  */
 import type { HeldPositionInput } from "../engine/exposure.js";
-import type { ClaimDecision, Fill, Liquidation, SymbolInfo } from "../engine/types.js";
+import type { ClaimDecision, Fill, Liquidation, OrderFilters, SymbolInfo } from "../engine/types.js";
 import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow } from "./restSchemas.js";
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
 
@@ -36,7 +36,16 @@ export function symbolInfoFromRow(row: unknown): SymbolInfo {
     liquidatorFee: (row as Record<string, unknown>).liquidator_fee as number,
     priceTick: (row as Record<string, unknown>).quote_tick as number,
     minNotional: (row as Record<string, unknown>).min_notional as number,
+    orderFilters: orderFiltersFromRow(row as Record<string, unknown>),
   };
+}
+
+/** The order filters of an info row, when it carries all of them as numbers. */
+function orderFiltersFromRow(r: Record<string, unknown>): OrderFilters | undefined {
+  const { base_tick, base_min, base_max, price_range } = r;
+  if (typeof base_tick !== "number" || typeof base_min !== "number" || typeof base_max !== "number" || typeof price_range !== "number")
+    return undefined;
+  return { qtyTick: base_tick, qtyMin: base_min, qtyMax: base_max, priceRange: price_range };
 }
 
 /** Mark prices of `GET /v1/public/futures` that are usable (positive, finite). */

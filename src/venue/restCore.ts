@@ -164,8 +164,10 @@ export class RestCore {
     schema: S,
     signed: boolean,
     opts: CallOptions,
+    /** The path when it differs from the endpoint template (path parameters); the label stays the template. */
+    path: string = endpoint,
   ): Promise<Stamped<z.output<S>>> {
-    const pathWithQuery = this.#basePath + endpoint + (query ? `?${query}` : "");
+    const pathWithQuery = this.#basePath + path + (query ? `?${query}` : "");
     const signal = opts.signal;
     const attempt = (): Promise<Stamped<z.output<S>>> =>
       this.attempt("GET", endpoint, scope, pathWithQuery, undefined, schema, signed, signal);

@@ -2,7 +2,13 @@ import { describe, expect, test } from "vitest";
 import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createVenueLimiters, type LimiterName, spacingFor, type VenueLimiters } from "../../src/venue/limiters.js";
 
-const LIMITS = { public_per_second: 10, claims_per_second: 5, admin_orders_per_second: 10, account_reads_per_second: 3 };
+const LIMITS = {
+  public_per_second: 10,
+  claims_per_second: 5,
+  admin_orders_per_second: 10,
+  account_reads_per_second: 3,
+  orders_per_second: 10,
+};
 
 /** Largest number of start times inside any closed window [t, t + windowMs]. */
 function maxInWindow(times: number[], windowMs = 1000): number {
@@ -91,6 +97,7 @@ describe("venue limiters", () => {
       claims_per_second: 1,
       admin_orders_per_second: 1,
       account_reads_per_second: 1,
+      orders_per_second: 1,
     });
     await limiters.acquire("claims");
     const ac = new AbortController();

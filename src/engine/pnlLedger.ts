@@ -1,0 +1,182 @@
+/**
+ * Profit and loss of what the daemon claims and closes, attributed to claims. Pure: fed by the
+ * journal's claim fills and order fills (live, or replayed by `liquidator pnl`), priced by marks.
+ *
+ * Cost method: FIFO lots per symbol. Each claim opens a lot at its transfer price; a fill (or an
+ * opposite claim) closes the oldest lots first, and the realized P&L of each closed piece belongs to
+ * the claim that opened it: closed quantity × (exit − entry), signed by the lot's side. Trading fees
+ * go to the claims whose lots the fill closed, pro rata of quantity. Once a symbol is flat its totals
+ * equal the venue's average-cost accounting (docs/protocol.md "Accounting"): both are the cash flow.
+ * The liquidator fee of a claim is earned when it is applied.
+ */
+
+export interface ClaimPnl {
+  claimId: number;
+  /** UTC day (YYYY-MM-DD) the claim was applied. */
+  day: string;
+  symbols: Set<string>;
+  liquidatorFee: number;
+  /** Realized trading P&L of the closed parts (fees excluded). */
+  trading: number;
+  /** Trading fees paid closing it (positive = paid). */
+  fees: number;
+  /** Quantity still held from this claim, per symbol (signed). */
+  open: Map<string, number>;
+}
+
+export interface PnlTotals {
+  liquidatorFee: number;
+  trading: number;
+  fees: number;
+  net: number;
+}
+
+interface Lot {
+  claimId: number | undefined;
+  qty: number;
+  price: number;
+}
+
+const EPS = 1e-12;
+
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export class PnlLedger {
+  readonly #lots = new Map<string, Lot[]>();
+  readonly #claims = new Map<number, ClaimPnl>();
+  /** Realized P&L of quantities no claim opened (fills beyond what claims brought). */
+  #unattributed: PnlTotals = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
+  readonly #byDay = new Map<string, PnlTotals>();
+  readonly #bySymbol = new Map<string, PnlTotals>();
+
+  /** A claim applied at `at`: `qty` (signed) of `symbol` taken over at `price`, earning `liquidatorFee`. */
+  claim(claimId: number, symbol: string, qty: number, price: number, liquidatorFee: number, at: number): void {
+    const c = this.#claim(claimId, at);
+    c.symbols.add(symbol);
+    c.liquidatorFee += liquidatorFee;
+    this.#add(symbol, utcDay(at), { liquidatorFee, trading: 0, fees: 0 });
+    // Opposite to lots held, a claim first closes them (at its transfer price), then opens the rest.
+    const rest = this.#close(symbol, qty, price, 0, at);
+    if (Math.abs(rest) > EPS) this.#open(symbol, claimId, rest, price);
+  }
+
+  /** A trade of the account's own order: `qty` signed (+ buy, − sell) at `price`, paying `fee`. */
+  fill(symbol: string, qty: number, price: number, fee: number, at: number): void {
+    const rest = this.#close(symbol, qty, price, fee, at);
+    if (Math.abs(rest) > EPS) this.#open(symbol, undefined, rest, price);
+  }
+
+  /** Quantity held per symbol by the lots (what the ledger believes is open). */
+  held(symbol: string): number {
+    let q = 0;
+    for (const lot of this.#lots.get(symbol) ?? []) q += lot.qty;
+    return q;
+  }
+
+  /** Unrealized P&L of the open lots at `mark(symbol)`; symbols without a mark count 0. */
+  unrealized(mark: (symbol: string) => number | undefined): number {
+    let u = 0;
+    for (const [symbol, lots] of this.#lots) {
+      const m = mark(symbol);
+      if (m === undefined || !Number.isFinite(m)) continue;
+      for (const lot of lots) u += lot.qty * (m - lot.price);
+    }
+    return u;
+  }
+
+  totals(): PnlTotals {
+    const t = { ...this.#unattributed };
+    for (const c of this.#claims.values()) {
+      t.liquidatorFee += c.liquidatorFee;
+      t.trading += c.trading;
+      t.fees += c.fees;
+    }
+    t.net = t.liquidatorFee + t.trading - t.fees;
+    return t;
+  }
+
+  claims(): ClaimPnl[] {
+    return [...this.#claims.values()];
+  }
+
+  byDay(): Map<string, PnlTotals> {
+    return this.#byDay;
+  }
+
+  bySymbol(): Map<string, PnlTotals> {
+    return this.#bySymbol;
+  }
+
+  #claim(claimId: number, at: number): ClaimPnl {
+    let c = this.#claims.get(claimId);
+    if (c === undefined) {
+      c = { claimId, day: utcDay(at), symbols: new Set(), liquidatorFee: 0, trading: 0, fees: 0, open: new Map() };
+      this.#claims.set(claimId, c);
+    }
+    return c;
+  }
+
+  #open(symbol: string, claimId: number | undefined, qty: number, price: number): void {
+    const lots = this.#lots.get(symbol);
+    if (lots === undefined) this.#lots.set(symbol, [{ claimId, qty, price }]);
+    else lots.push({ claimId, qty, price });
+    if (claimId !== undefined) {
+      const c = this.#claims.get(claimId) as ClaimPnl;
+      c.open.set(symbol, (c.open.get(symbol) ?? 0) + qty);
+    }
+  }
+
+  /** Close lots opposite to `qty` (FIFO) at `price`; returns what is left of `qty` (it opens a new lot). */
+  #close(symbol: string, qty: number, price: number, fee: number, at: number): number {
+    const lots = this.#lots.get(symbol);
+    let rest = qty;
+    const total = Math.abs(qty);
+    const day = utcDay(at);
+    while (lots !== undefined && lots.length > 0 && Math.abs(rest) > EPS && Math.sign(lots[0]!.qty) !== Math.sign(rest)) {
+      const lot = lots[0]!;
+      const closed = Math.min(Math.abs(lot.qty), Math.abs(rest));
+      const side = Math.sign(lot.qty);
+      const trading = closed * (price - lot.price) * side;
+      const feeShare = total > 0 ? (fee * closed) / total : 0;
+      this.#realize(lot.claimId, symbol, day, trading, feeShare, -side * closed);
+      lot.qty -= side * closed;
+      rest += side * closed;
+      if (Math.abs(lot.qty) <= EPS) lots.shift();
+    }
+    // A fee on a quantity no lot held (the ledger saw no claim for it) still costs.
+    if (total > 0 && Math.abs(rest) > EPS) this.#realize(undefined, symbol, day, 0, (fee * Math.abs(rest)) / total, 0);
+    return rest;
+  }
+
+  #realize(claimId: number | undefined, symbol: string, day: string, trading: number, fees: number, openDelta: number): void {
+    const c = claimId === undefined ? undefined : this.#claims.get(claimId);
+    if (c === undefined) {
+      this.#unattributed.trading += trading;
+      this.#unattributed.fees += fees;
+    } else {
+      c.trading += trading;
+      c.fees += fees;
+      c.open.set(symbol, (c.open.get(symbol) ?? 0) + openDelta);
+    }
+    this.#add(symbol, day, { liquidatorFee: 0, trading, fees });
+  }
+
+  #add(symbol: string, day: string, d: Omit<PnlTotals, "net">): void {
+    for (const [map, key] of [
+      [this.#byDay, day],
+      [this.#bySymbol, symbol],
+    ] as const) {
+      let t = map.get(key);
+      if (t === undefined) {
+        t = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
+        map.set(key, t);
+      }
+      t.liquidatorFee += d.liquidatorFee;
+      t.trading += d.trading;
+      t.fees += d.fees;
+      t.net = t.liquidatorFee + t.trading - t.fees;
+    }
+  }
+}
