@@ -9,9 +9,12 @@ import { REDACTED } from "../../config/redact.js";
 /** Parameters that carry a secret (libpq names), in a URL query or a key=value string. */
 const SECRET_PARAM_RE = /((?:^|[?&\s])(?:password|sslpassword)\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)/gi;
 
+/** `//user:password@` anywhere, for text whose scheme is mistyped. */
+const USER_INFO_RE = /(\/\/[^:/?#@\s]*):\S*@/g;
+
 export function redactPostgresUrl(url: string): string {
   const scheme = /^postgres(?:ql)?:\/\//i.exec(url);
-  if (scheme === null) return url.replace(SECRET_PARAM_RE, `$1${REDACTED}`);
+  if (scheme === null) return url.replace(USER_INFO_RE, `$1:${REDACTED}@`).replace(SECRET_PARAM_RE, `$1${REDACTED}`);
   const afterScheme = url.slice(scheme[0].length);
   // The user-info ends at the last "@": an unencoded password may hold "@", ":", "/" or "?". Cutting
   // at the last one can only hide more than the password, never less.
