@@ -1,8 +1,8 @@
 /**
  * Leadership through the lease row against a real PostgreSQL: one leader among replicas, renewal
  * keeping it, a silent leader losing it locally before the database lets a standby take over with
- * term + 1, a deposed holder's renewal refused by the database, a graceful release handing over at
- * the standby's next beat.
+ * term + 1 (inside ha.failover_ms with the default timings), a deposed holder's renewal refused by
+ * the database, a stop handing over at the standby's next beat.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -127,7 +127,7 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     expect(await a.keeper.tryAcquire()).toBeUndefined();
   });
 
-  it("a released lease is taken over at the standby's next beat", async () => {
+  it("stopping gives the lease up: the standby takes over at its next beat", async () => {
     const account = randomUUID();
     const a = replica(account, "a", { leaseMs: 10_000 });
     const b = replica(account, "b", { leaseMs: 10_000 });
@@ -135,11 +135,17 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     b.keeper.start();
     await sleep(300, AbortSignal.timeout(1_000));
     expect(b.keeper.mayLead()).toBe(false);
-    const releasedAt = performance.now();
-    expect(await a.keeper.release()).toBe(true);
+    const stoppedAt = performance.now();
+    await a.keeper.stop();
+    expect(a.keeper.mayLead()).toBe(false);
     expect(a.events.at(-1)).toMatchObject({ kind: "released", term: 1 });
     await waitFor(() => b.keeper.mayLead(), 1_000);
-    expect(performance.now() - releasedAt).toBeLessThan(200 + 300);
+    expect(performance.now() - stoppedAt).toBeLessThan(200 + 300);
     expect(b.keeper.term).toBe(2);
+    // Stopped without releasing (as a crash would leave it): no longer leading, the row left to expire.
+    await b.keeper.stop({ release: false });
+    expect(b.keeper.mayLead()).toBe(false);
+    expect(b.events.at(-1)).toMatchObject({ kind: "stopped", term: 2 });
+    expect((await b.keeper.current())?.expiresInMs).toBeGreaterThan(5_000);
   });
 });

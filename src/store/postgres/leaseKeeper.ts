@@ -27,8 +27,10 @@ export type DeposeReason =
   | "superseded"
   /** The local deadline passed without a successful renewal. */
   | "expired"
-  /** This replica gave the lease up (stop with release). */
-  | "released";
+  /** This replica gave the lease up (release, or stop). */
+  | "released"
+  /** The keeper was stopped without releasing the row (it expires by itself). */
+  | "stopped";
 
 export interface LeaseObserver {
   elected(term: number): void;
@@ -202,14 +204,18 @@ export class LeaseKeeper {
     this.#loop = this.#run(stop.signal);
   }
 
-  /** Stops the beat; with `release`, also gives the lease up at once (graceful shutdown). */
+  /**
+   * Stops the beat and ends this replica's term: `mayLead()` is false from here on. By default the
+   * row is expired too (a standby takes over at its next beat instead of after leaseMs);
+   * `release: false` leaves it to expire, as a crash would.
+   */
   async stop(options: { release?: boolean } = {}): Promise<void> {
     this.#stop?.abort();
     await this.#loop;
     this.#loop = undefined;
     this.#stop = undefined;
-    if (options.release === true) await this.release().catch((err: unknown) => this.#observer.error?.(err));
-    clearTimeout(this.#deadlineTimer);
+    if (options.release !== false) await this.release().catch((err: unknown) => this.#observer.error?.(err));
+    this.#depose("stopped");
   }
 
   async #run(signal: AbortSignal): Promise<void> {

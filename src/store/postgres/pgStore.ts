@@ -81,7 +81,7 @@ export class PgStore {
     return importFileJournal(this.#db, this.accountId, source, options);
   }
 
-  /** Stops the lease (giving it up with `release`, for a fast handover) and closes both pools. */
+  /** Stops the lease (released unless `release: false`, for a fast handover) and closes both pools. */
   async close(options: { release?: boolean } = {}): Promise<void> {
     await this.lease.stop(options);
     await Promise.allSettled([this.#db.close(), this.#leaseDb.close()]);
