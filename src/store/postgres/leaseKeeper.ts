@@ -23,7 +23,7 @@ import { sleep } from "../../venue/streamOptions.js";
 import type { PgDatabase } from "./pgDatabase.js";
 
 export type DeposeReason =
-  /** Another replica holds the lease now (a renewal found a newer term or holder). */
+  /** A renewal was refused: another replica holds the lease, or it had already expired in the database. */
   | "superseded"
   /** The local deadline passed without a successful renewal. */
   | "expired"

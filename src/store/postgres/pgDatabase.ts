@@ -45,7 +45,7 @@ export interface QueryOptions {
   timeoutMs?: number;
 }
 
-export type Queryable = Pick<pg.PoolClient, "query">;
+type Queryable = Pick<pg.PoolClient, "query">;
 
 export class PgDatabase {
   /** `host:port/database` of the server, safe to print. */
@@ -85,7 +85,7 @@ export class PgDatabase {
     values: readonly unknown[] = [],
     options: QueryOptions & Partial<StoreErrorContext> = {},
   ): Promise<pg.QueryResult<R>> {
-    return this.withClient((client) => runQuery<R>(client, text, values, options.timeoutMs ?? this.#queryTimeoutMs), options);
+    return this.#withClient((client) => runQuery<R>(client, text, values, options.timeoutMs ?? this.#queryTimeoutMs), options);
   }
 
   /**
@@ -94,7 +94,7 @@ export class PgDatabase {
    */
   async transaction<T>(fn: (q: TxQuery) => Promise<T>, options: QueryOptions & Partial<StoreErrorContext> = {}): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.#queryTimeoutMs;
-    return this.withClient(async (client) => {
+    return this.#withClient(async (client) => {
       const q: TxQuery = (text, values = []) => runQuery(client, text, values, timeoutMs);
       await q("BEGIN");
       try {
@@ -113,7 +113,7 @@ export class PgDatabase {
     }, options);
   }
 
-  async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, ctx: Partial<StoreErrorContext> = {}): Promise<T> {
+  async #withClient<T>(fn: (client: pg.PoolClient) => Promise<T>, ctx: Partial<StoreErrorContext> = {}): Promise<T> {
     if (this.#closed) throw new DatabaseError(`database ${this.target}: store is closed`, undefined);
     const context: StoreErrorContext = { target: this.target, ...ctx };
     let client: pg.PoolClient;
