@@ -233,13 +233,21 @@ export class LeaseKeeper {
 
   #extend(requestStart: number): void {
     this.#deadline = requestStart + this.leaseMs - this.safetyMarginMs;
+    this.#armDeadline();
+  }
+
+  /** Reports the deadline passing (`deposed`, "expired") without waiting for any database answer. */
+  #armDeadline(): void {
     clearTimeout(this.#deadlineTimer);
     const term = this.#term;
     this.#deadlineTimer = setTimeout(
       () => {
-        if (this.#term === term && !this.mayLead()) this.#depose("expired");
+        if (this.#term !== term) return;
+        // Timers run on a coarser clock than performance.now() and may fire a moment early: wait on.
+        if (this.mayLead()) this.#armDeadline();
+        else this.#depose("expired");
       },
-      Math.max(0, this.#deadline - this.#monotonic()) + 1,
+      Math.max(0, Math.ceil(this.#deadline - this.#monotonic())) + 1,
     );
     this.#deadlineTimer.unref();
   }
