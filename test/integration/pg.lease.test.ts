@@ -10,6 +10,7 @@ import { type DeposeReason, LeaseKeeper, type LeaseKeeperOptions } from "../../s
 import { migrate } from "../../src/store/postgres/migrate.js";
 import { PgDatabase } from "../../src/store/postgres/pgDatabase.js";
 import { sleep } from "../../src/venue/streamOptions.js";
+import { waitFor } from "../support/daemonHarness.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 
 interface Replica {
@@ -56,21 +57,13 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     return { keeper, events };
   };
 
-  const waitFor = async (cond: () => boolean, ms: number): Promise<void> => {
-    const until = performance.now() + ms;
-    while (!cond()) {
-      if (performance.now() > until) throw new Error(`condition not met within ${ms} ms`);
-      await sleep(5, AbortSignal.timeout(ms));
-    }
-  };
-
   it("elects one leader of two, and renewal keeps it for many lease periods", async () => {
     const account = randomUUID();
     const a = replica(account, "a");
     const b = replica(account, "b");
     a.keeper.start();
     b.keeper.start();
-    await waitFor(() => a.keeper.mayLead() || b.keeper.mayLead(), 2_000);
+    await waitFor(() => a.keeper.mayLead() || b.keeper.mayLead(), "a leader", 2_000, 5);
     const leader = a.keeper.mayLead() ? a : b;
     const standby = leader === a ? b : a;
     const end = performance.now() + 2_500;
@@ -92,7 +85,7 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     const acquiredAt = performance.now();
     expect(await a.keeper.tryAcquire()).toBe(1);
     b.keeper.start(); // a never renews after taking the lease: the worst moment for a leader to die
-    await waitFor(() => b.keeper.mayLead(), 6_000);
+    await waitFor(() => b.keeper.mayLead(), "b to lead", 6_000, 5);
     const deposed = a.events.find((e) => e.kind === "expired");
     const elected = b.events.find((e) => e.kind === "elected");
     expect(elected?.term).toBe(2);
@@ -117,7 +110,7 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     const b = replica(account, "b");
     expect(await a.keeper.tryAcquire()).toBe(1);
     b.keeper.start();
-    await waitFor(() => b.keeper.mayLead(), 3_000);
+    await waitFor(() => b.keeper.mayLead(), "b to lead", 3_000, 5);
     expect(a.keeper.mayLead()).toBe(true);
     expect(await a.keeper.renew()).toBe(false);
     expect(a.keeper.mayLead()).toBe(false);
@@ -139,7 +132,7 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     await a.keeper.stop();
     expect(a.keeper.mayLead()).toBe(false);
     expect(a.events.at(-1)).toMatchObject({ kind: "released", term: 1 });
-    await waitFor(() => b.keeper.mayLead(), 1_000);
+    await waitFor(() => b.keeper.mayLead(), "b to lead", 1_000, 5);
     expect(performance.now() - stoppedAt).toBeLessThan(200 + 300);
     expect(b.keeper.term).toBe(2);
     // Stopped without releasing (as a crash would leave it): no longer leading, the row left to expire.

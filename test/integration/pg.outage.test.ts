@@ -12,6 +12,7 @@ import type { DeposeReason } from "../../src/store/postgres/leaseKeeper.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
 import { DatabaseUnavailableError, DuplicateClaimError } from "../../src/venue/errors.js";
 import { sleep } from "../../src/venue/streamOptions.js";
+import { waitFor } from "../support/daemonHarness.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 
 const CONNECT_MS = 500;
@@ -61,7 +62,7 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
     });
     stores.push(store);
     store.lease.start();
-    await waitFor(() => store.lease.mayLead(), 2_000);
+    await waitFor(() => store.lease.mayLead(), "the store to lead", 2_000, 5);
     for (let id = 1; id <= 5; id++) {
       const { attempt } = await store.journal.claimIntent(intent(id), 1);
       await store.journal.claimOutcome({ t: "outcome", id, at: Date.now(), result: "accepted", fills: [] }, { attempt });
@@ -77,7 +78,7 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
   };
 
   const recovers = async (store: PgStore, events: { kind: string; term: number }[]): Promise<void> => {
-    await waitFor(() => store.lease.mayLead(), LEASE_MS + RENEW_MS + 2_000);
+    await waitFor(() => store.lease.mayLead(), "the store to lead", LEASE_MS + RENEW_MS + 2_000, 5);
     expect(events.map((e) => `${e.kind}:${e.term}`)).toEqual(["elected:1", "expired:1", "elected:2"]);
     expect(await store.journal.claimIntent(intent(6), 2)).toEqual({ attempt: 1 });
     for (let id = 1; id <= 5; id++) await expect(store.journal.claimIntent(intent(id), 2)).rejects.toBeInstanceOf(DuplicateClaimError);
@@ -93,7 +94,7 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
     await failsFast(() => store.journal.claimIntent(intent(6), 1), CONNECT_MS);
     await failsFast(() => store.journal.positionsSnapshot({ t: "positions", at: 1, venueTs: 1, held: {} }), CONNECT_MS);
     await failsFast(() => store.replay(), CONNECT_MS);
-    await waitFor(() => events.some((e) => e.kind === "expired"), LEASE_MS + SLACK_MS);
+    await waitFor(() => events.some((e) => e.kind === "expired"), "the expired report", LEASE_MS + SLACK_MS, 5);
     expect(store.lease.mayLead()).toBe(false);
     const expired = events.find((e) => e.kind === "expired");
     expect(expired!.at - down).toBeLessThan(LEASE_MS);
@@ -110,7 +111,7 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
       // First on a pooled connection (query timeout), then on a new one (connect timeout).
       await failsFast(() => store.journal.claimIntent(intent(6), 1), QUERY_MS);
       await failsFast(() => store.journal.claimIntent(intent(6), 1), Math.max(QUERY_MS, CONNECT_MS));
-      await waitFor(() => events.some((e) => e.kind === "expired"), LEASE_MS + SLACK_MS);
+      await waitFor(() => events.some((e) => e.kind === "expired"), "the expired report", LEASE_MS + SLACK_MS, 5);
       expect(store.lease.mayLead()).toBe(false);
       const expired = events.find((e) => e.kind === "expired");
       expect(expired!.at - frozen).toBeLessThan(LEASE_MS);
@@ -121,11 +122,3 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
     await recovers(store, events);
   });
 });
-
-async function waitFor(cond: () => boolean, ms: number): Promise<void> {
-  const until = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(5, AbortSignal.timeout(ms));
-  }
-}

@@ -66,6 +66,16 @@ export interface KeyState<S> {
   term: number;
 }
 
+/** Claims and orders differ only in these names (constants: never user input in the SQL text). */
+interface KeyTable {
+  table: "claims" | "orders";
+  key: "liquidation_id" | "client_order_id";
+  outcomeKind: "outcome" | "order_outcome";
+  settled: readonly string[];
+}
+const CLAIMS: KeyTable = { table: "claims", key: "liquidation_id", outcomeKind: "outcome", settled: SETTLED_CLAIM_STATES };
+const ORDERS: KeyTable = { table: "orders", key: "client_order_id", outcomeKind: "order_outcome", settled: SETTLED_ORDER_STATES };
+
 export class PgJournal {
   readonly accountId: string;
   readonly replicaId: string;
@@ -110,29 +120,13 @@ export class PgJournal {
   }
 
   /** Journals a claim outcome and moves the id's state (never out of accepted / confirmed / imported). */
-  async claimOutcome(record: OutcomeRecord, options: OutcomeOptions = {}): Promise<void> {
-    const state: ClaimState = claimStateOf(record.result, options.reclaimable === true);
-    await this.#db.query(
-      `WITH ev AS (
-         INSERT INTO journal_events (account_id, kind, liquidation_id, record) VALUES ($1, 'outcome', $2, $3::jsonb))
-       UPDATE claims SET state = $4, outcome_at = now()
-       WHERE account_id = $1 AND liquidation_id = $2 AND ($5::integer IS NULL OR attempt = $5) AND NOT (state = ANY ($6::text[]))`,
-      [this.accountId, record.id, JSON.stringify(record), state, options.attempt ?? null, SETTLED_CLAIM_STATES],
-      { accountId: this.accountId },
-    );
+  claimOutcome(record: OutcomeRecord, options: OutcomeOptions = {}): Promise<void> {
+    return this.#outcome(CLAIMS, record.id, record, claimStateOf(record.result, options.reclaimable === true), options);
   }
 
   /** Journals an order outcome and moves the order's state (never out of filled / cancelled). */
-  async orderOutcome(record: OrderOutcomeRecord, options: OutcomeOptions = {}): Promise<void> {
-    const state: OrderState = orderStateOf(record.result, options.reclaimable === true);
-    await this.#db.query(
-      `WITH ev AS (
-         INSERT INTO journal_events (account_id, kind, client_order_id, record) VALUES ($1, 'order_outcome', $2, $3::jsonb))
-       UPDATE orders SET state = $4, outcome_at = now()
-       WHERE account_id = $1 AND client_order_id = $2 AND ($5::integer IS NULL OR attempt = $5) AND NOT (state = ANY ($6::text[]))`,
-      [this.accountId, record.clientOrderId, JSON.stringify(record), state, options.attempt ?? null, SETTLED_ORDER_STATES],
-      { accountId: this.accountId },
-    );
+  orderOutcome(record: OrderOutcomeRecord, options: OutcomeOptions = {}): Promise<void> {
+    return this.#outcome(ORDERS, record.clientOrderId, record, orderStateOf(record.result, options.reclaimable === true), options);
   }
 
   /** Journals the account's positions as the venue pushed them (replay starts exposure from the last). */
@@ -145,20 +139,31 @@ export class PgJournal {
   }
 
   /** The claims row of a liquidation id, if any. */
-  async claimState(liquidationId: number): Promise<KeyState<ClaimState> | undefined> {
-    const res = await this.#db.query<{ state: ClaimState; attempt: number; term: string }>(
-      "SELECT state, attempt, term FROM claims WHERE account_id = $1 AND liquidation_id = $2",
-      [this.accountId, liquidationId],
-    );
-    const row = res.rows[0];
-    return row === undefined ? undefined : { state: row.state, attempt: row.attempt, term: Number(row.term) };
+  claimState(liquidationId: number): Promise<KeyState<ClaimState> | undefined> {
+    return this.#state<ClaimState>(CLAIMS, liquidationId);
   }
 
   /** The orders row of a client order id, if any. */
-  async orderState(clientOrderId: string): Promise<KeyState<OrderState> | undefined> {
-    const res = await this.#db.query<{ state: OrderState; attempt: number; term: string }>(
-      "SELECT state, attempt, term FROM orders WHERE account_id = $1 AND client_order_id = $2",
-      [this.accountId, clientOrderId],
+  orderState(clientOrderId: string): Promise<KeyState<OrderState> | undefined> {
+    return this.#state<OrderState>(ORDERS, clientOrderId);
+  }
+
+  /** One statement: the event appended, the row's state moved if still on `attempt` and not settled. */
+  async #outcome(t: KeyTable, key: number | string, record: object, state: string, options: OutcomeOptions): Promise<void> {
+    await this.#db.query(
+      `WITH ev AS (
+         INSERT INTO journal_events (account_id, kind, ${t.key}, record) VALUES ($1, '${t.outcomeKind}', $2, $3::jsonb))
+       UPDATE ${t.table} SET state = $4, outcome_at = now()
+       WHERE account_id = $1 AND ${t.key} = $2 AND ($5::integer IS NULL OR attempt = $5) AND NOT (state = ANY ($6::text[]))`,
+      [this.accountId, key, JSON.stringify(record), state, options.attempt ?? null, t.settled],
+      { accountId: this.accountId },
+    );
+  }
+
+  async #state<S>(t: KeyTable, key: number | string): Promise<KeyState<S> | undefined> {
+    const res = await this.#db.query<{ state: S; attempt: number; term: string }>(
+      `SELECT state, attempt, term FROM ${t.table} WHERE account_id = $1 AND ${t.key} = $2`,
+      [this.accountId, key],
     );
     const row = res.rows[0];
     return row === undefined ? undefined : { state: row.state, attempt: row.attempt, term: Number(row.term) };
