@@ -36,7 +36,9 @@ export const ERROR_CODES = {
   LIQ_FENCED: EXIT_FAILURE,
   /** The database refused a second intent for one liquidation id or order (HA). */
   LIQ_DUPLICATE: EXIT_FAILURE,
-  /** The database cannot be reached or failed (HA). */
+  /** The database could not be reached or did not answer in time (HA). */
+  LIQ_DATABASE_UNAVAILABLE: EXIT_FAILURE,
+  /** The database answered with an error this project did not expect (HA). */
   LIQ_DATABASE: EXIT_FAILURE,
 } as const;
 

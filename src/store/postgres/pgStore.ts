@@ -1,0 +1,89 @@
+/**
+ * The PostgreSQL store of one account, as the daemon opens it: two pools (the lease keeper's own, so
+ * a renewal never waits behind intents for a connection, and the journal's), the schema migrated,
+ * the journal fenced on the keeper's replica id.
+ */
+import type { JournalReplay } from "../../daemon/journal.js";
+import { type ImportOptions, type ImportResult, importFileJournal } from "./importFileJournal.js";
+import { defaultReplicaId, LeaseKeeper, type LeaseObserver } from "./leaseKeeper.js";
+import { type MigrateResult, migrate } from "./migrate.js";
+import { PgDatabase, type PgDatabaseOptions } from "./pgDatabase.js";
+import { PgJournal } from "./pgJournal.js";
+import { type PgReplay, type ReplayOptions, replayJournal } from "./replayJournal.js";
+
+export interface PgStoreOptions extends Omit<PgDatabaseOptions, "onIdleError"> {
+  accountId: string;
+  /** Unique per replica process; default `hostname:pid:random`. */
+  replicaId?: string;
+  leaseMs?: number;
+  renewMs?: number;
+  safetyMarginMs?: number;
+  leaseObserver?: Partial<LeaseObserver>;
+  /** Errors of idle pooled connections (server restart, reset); the next query reconnects. */
+  onIdleError?: (err: Error) => void;
+  migrateTimeoutMs?: number;
+}
+
+export class PgStore {
+  readonly accountId: string;
+  /** `host:port/database`, safe to print. */
+  readonly target: string;
+  readonly journal: PgJournal;
+  readonly lease: LeaseKeeper;
+  /** What opening did to the schema. */
+  readonly migration: MigrateResult;
+  readonly #db: PgDatabase;
+  readonly #leaseDb: PgDatabase;
+
+  private constructor(db: PgDatabase, leaseDb: PgDatabase, lease: LeaseKeeper, migration: MigrateResult, accountId: string) {
+    this.#db = db;
+    this.#leaseDb = leaseDb;
+    this.accountId = accountId;
+    this.target = db.target;
+    this.lease = lease;
+    this.migration = migration;
+    this.journal = new PgJournal({ db, accountId, replicaId: lease.replicaId });
+  }
+
+  /** Connects, migrates (serialised across replicas), and returns the store; the lease is not started. */
+  static async open(options: PgStoreOptions): Promise<PgStore> {
+    const db = new PgDatabase(options);
+    const renewMs = options.renewMs ?? 1_000;
+    const leaseDb = new PgDatabase({
+      ...options,
+      maxConnections: 2,
+      connectTimeoutMs: Math.min(options.connectTimeoutMs ?? renewMs, renewMs),
+      queryTimeoutMs: renewMs,
+    });
+    try {
+      const lease = new LeaseKeeper({
+        db: leaseDb,
+        accountId: options.accountId,
+        replicaId: options.replicaId ?? defaultReplicaId(),
+        ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+        renewMs,
+        ...(options.safetyMarginMs !== undefined ? { safetyMarginMs: options.safetyMarginMs } : {}),
+        ...(options.leaseObserver !== undefined ? { observer: options.leaseObserver } : {}),
+      });
+      const migration = await migrate(db, options.migrateTimeoutMs !== undefined ? { timeoutMs: options.migrateTimeoutMs } : {});
+      return new PgStore(db, leaseDb, lease, migration, options.accountId);
+    } catch (err) {
+      await Promise.allSettled([db.close(), leaseDb.close()]);
+      throw err;
+    }
+  }
+
+  replay(options?: ReplayOptions): Promise<PgReplay> {
+    return replayJournal(this.#db, this.accountId, options);
+  }
+
+  importFileJournal(source: string | JournalReplay, options?: ImportOptions): Promise<ImportResult> {
+    return importFileJournal(this.#db, this.accountId, source, options);
+  }
+
+  /** Stops the lease (released unless `release: false`, for a fast handover) and closes both pools. */
+  async close(options: { release?: boolean } = {}): Promise<void> {
+    await this.lease.stop(options);
+    await Promise.allSettled([this.#db.close(), this.#leaseDb.close()]);
+  }
+}
