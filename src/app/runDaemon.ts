@@ -6,11 +6,11 @@
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
-import { type OpenedJournal, openJournalWhenPossible } from "../daemon/openJournalWhenPossible.js";
 import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
+import { type OpenedJournal, openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
 import { HupReloader } from "./hupReloader.js";
 import { connectVenue } from "./venueConnection.js";

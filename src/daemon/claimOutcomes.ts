@@ -9,13 +9,13 @@ import type { Exposure } from "../engine/exposure.js";
 import type { ClaimDecision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { Fill, Liquidation } from "../engine/types.js";
+import type { JournalRecord, OutcomeRecord } from "../store/journalRecords.js";
 import { VenueError } from "../venue/errors.js";
 import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { classifyClaimFailure } from "./claimOutcome.js";
 import type { IdState } from "./claimState.js";
-import type { JournalRecord, OutcomeRecord } from "./journal.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 
 export interface ClaimOutcomeTimings {

@@ -15,12 +15,13 @@ import type { PositionBook } from "../engine/positionBook.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation } from "../engine/types.js";
 import type { PauseReason } from "../observe/metrics.js";
+import type { Journal } from "../store/fileJournal.js";
+import type { JournalRecord } from "../store/journalRecords.js";
 import { claimRequestBody } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { ClaimOutcomes, type ClaimOutcomeTimings } from "./claimOutcomes.js";
 import type { ClaimSender } from "./claimSender.js";
 import { type IdState, newState } from "./claimState.js";
-import type { Journal, JournalRecord } from "./journal.js";
 import type { OpenBook } from "./openBook.js";
 
 export type { PauseReason } from "../observe/metrics.js";

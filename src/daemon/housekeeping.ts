@@ -10,8 +10,8 @@
  *   (no intent, no claim) and pauses again.
  */
 
+import type { Journal } from "../store/fileJournal.js";
 import type { Claimer } from "./claimer.js";
-import type { Journal } from "./journal.js";
 
 export interface HousekeepingOptions {
   clock: { readonly lastSampleAt: number };

@@ -7,8 +7,9 @@
  * closing them by hand, another process on the account, unwinding orders), so only the venue can
  * say what the account holds. Claiming waits for `GET /v1/positions` (restFeed.ts) instead.
  */
+
+import type { JournalReplay } from "../store/journalRecords.js";
 import type { Claimer } from "./claimer.js";
-import type { JournalReplay } from "./journal.js";
 
 export interface RestoreSummary {
   /** Ids never to claim again. */

@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { IntentRecord } from "../../src/daemon/journal.js";
 import { sleep } from "../../src/sleep.js";
+import type { IntentRecord } from "../../src/store/journalRecords.js";
 import { RECLAIMABLE_STATES } from "../../src/store/postgres/intentStates.js";
 import { PgStore, type PgStoreOptions } from "../../src/store/postgres/pgStore.js";
 import { FencedError } from "../../src/store/storeErrors.js";

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { IntentRecord } from "../../src/daemon/journal.js";
 import { sleep } from "../../src/sleep.js";
+import type { IntentRecord } from "../../src/store/journalRecords.js";
 import type { DeposeReason } from "../../src/store/postgres/leaseKeeper.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
 import { DatabaseUnavailableError, DuplicateClaimError } from "../../src/store/storeErrors.js";

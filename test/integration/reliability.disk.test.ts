@@ -17,8 +17,8 @@ import { statSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { JOURNAL_FILE } from "../../src/daemon/journal.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { type Build, buildOnce } from "../support/buildOnce.js";
 import {
   claimsBy,

@@ -14,10 +14,11 @@ import pino from "pino";
 import { stringify } from "yaml";
 import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { JOURNAL_FILE, type JournalReplay, parseJournal } from "../../src/daemon/journal.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
+import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
+import { type JournalReplay, parseJournal } from "../../src/store/journalRecords.js";
 
 /** A policy that lets every test liquidation through unless a test says otherwise. */
 export const OPEN_POLICY = {

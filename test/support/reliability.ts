@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { JOURNAL_FILE } from "../../src/daemon/journal.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { claimsBy, daemonEnv, LogCollector, OPEN_POLICY, waitFor } from "./daemonHarness.js";
 
 export interface ReliabilityDaemon {

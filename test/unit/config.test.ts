@@ -309,6 +309,7 @@ describe("defaults", () => {
       claims_per_second: 5,
       admin_orders_per_second: 10,
       account_reads_per_second: 3,
+      orders_per_second: 10,
     });
     expect(config.policy).toMatchObject({
       dry_run: false,

@@ -2,8 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { type IntentRecord, JOURNAL_FILE, Journal, parseJournal } from "../../src/daemon/journal.js";
 import { JournalError } from "../../src/errors.js";
+import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
+import { type IntentRecord, parseJournal } from "../../src/store/journalRecords.js";
 
 const intent = (id: number): IntentRecord => ({
   t: "intent",

@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { JOURNAL_FILE, type Journal } from "../../src/daemon/journal.js";
-import { KEEP_ASIDE, openOwnJournal } from "../../src/daemon/openOwnJournal.js";
 import { ConfigError } from "../../src/errors.js";
+import { JOURNAL_FILE, type Journal } from "../../src/store/fileJournal.js";
+import { KEEP_ASIDE, openOwnJournal } from "../../src/store/openOwnJournal.js";
 
 const A = { baseUrl: "https://api.venue-a.example", accountId: "0xaaa", simulated: false };
 const dirs: string[] = [];

@@ -3,8 +3,8 @@
  * not rebuilt from it (only the venue knows them).
  */
 import { describe, expect, test } from "vitest";
-import { type JournalRecord, parseJournal } from "../../src/daemon/journal.js";
 import { restoreFromJournal } from "../../src/daemon/restore.js";
+import { type JournalRecord, parseJournal } from "../../src/store/journalRecords.js";
 
 const ETH = "PERP_ETH_USDC";
 const SOL = "PERP_SOL_USDC";

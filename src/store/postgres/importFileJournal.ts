@@ -15,7 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { type IntentRecord, type JournalRecord, type JournalReplay, parseJournal } from "../../daemon/journal.js";
+import { type IntentRecord, type JournalRecord, type JournalReplay, parseJournal } from "../journalRecords.js";
 import { RECLAIMABLE_STATES } from "./intentStates.js";
 import type { PgDatabase, TxQuery } from "./pgDatabase.js";
 

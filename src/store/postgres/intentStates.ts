@@ -14,8 +14,7 @@
  * - `imported`: claimed under the file backend (importFileJournal): never again.
  * Orders use the same words, with `filled` / `cancelled` (final) in place of `confirmed`.
  */
-import type { OutcomeRecord } from "../../daemon/journal.js";
-import type { OrderResult } from "../orderRecords.js";
+import type { OrderResult, OutcomeRecord } from "../journalRecords.js";
 
 export const CLAIM_STATES = [
   "intent",

@@ -24,8 +24,7 @@
  * Outcomes are not fenced: an answer to a request sent under a valid term is the truth, whoever
  * leads when it arrives, and losing it would corrupt the exposure of the next leader.
  */
-import type { IntentRecord, OutcomeRecord, PositionsRecord } from "../../daemon/journal.js";
-import type { OrderIntentRecord, OrderOutcomeRecord } from "../orderRecords.js";
+import type { IntentRecord, OrderIntentRecord, OrderOutcomeRecord, OutcomeRecord, PositionsRecord } from "../journalRecords.js";
 import {
   type ClaimState,
   claimStateOf,

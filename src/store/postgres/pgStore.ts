@@ -3,7 +3,7 @@
  * a renewal never waits behind intents for a connection, and the journal's), the schema migrated,
  * the journal fenced on the keeper's replica id.
  */
-import type { JournalReplay } from "../../daemon/journal.js";
+import type { JournalReplay } from "../journalRecords.js";
 import { type ImportOptions, type ImportResult, importFileJournal } from "./importFileJournal.js";
 import { defaultReplicaId, LeaseKeeper, type LeaseObserver } from "./leaseKeeper.js";
 import { type MigrateResult, migrate } from "./migrate.js";

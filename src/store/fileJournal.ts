@@ -7,86 +7,10 @@
  */
 import { closeSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
 import { InvalidArgumentError, JournalError } from "../errors.js";
+import { type JournalRecord, type JournalReplay, parseJournal } from "./journalRecords.js";
 
 export const JOURNAL_FILE = "claims.jsonl";
-
-const finite = z.number().finite();
-const intentSchema = z.object({
-  t: z.literal("intent"),
-  id: z.number().int().nonnegative(),
-  at: finite,
-  ratio: finite,
-  symbols: z.array(z.object({ symbol: z.string(), ratio_qty_request: finite })).optional(),
-  limitPrice: z.record(z.string(), finite),
-  expectedFee: finite,
-  perSymbolQty: z.record(z.string(), finite),
-  dryRun: z.boolean().optional(),
-});
-export const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
-const outcomeSchema = z.object({
-  t: z.literal("outcome"),
-  id: z.number().int().nonnegative(),
-  at: finite,
-  /**
-   * accepted: the venue assigned us positions. rejected: the venue refused (code says why).
-   * unknown: the request may have reached the venue but no answer came; never resent blindly.
-   * dry_run: decided but deliberately not sent. confirmed / not_accepted: a later resolution of an
-   * unknown outcome (private push, or the open list).
-   */
-  result: z.enum(["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted"]),
-  code: z.number().int().optional(),
-  fills: z.array(fillSchema).optional(),
-  /** Venue time the claim was applied (the answer's or the assignment push's `timestamp`). */
-  venueTs: finite.optional(),
-});
-/**
- * The account's positions as the venue's `position` push reported them (the whole account), with the
- * push's venue time. Replay starts exposure from the last one instead of summing every fill ever
- * journaled: positions closed since (an operator unwinding) must not come back on restart.
- */
-const positionsSchema = z.object({
-  t: z.literal("positions"),
-  at: finite,
-  venueTs: finite,
-  held: z.record(z.string(), finite),
-});
-/**
- * The venue and account a journal belongs to: its first record. Ids are only unique per venue and
- * account, so a journal replayed against another pair would block claims it never made.
- */
-const venueSchema = z.object({
-  t: z.literal("venue"),
-  at: finite,
-  baseUrl: z.string(),
-  accountId: z.string(),
-});
-const recordSchema = z.discriminatedUnion("t", [intentSchema, outcomeSchema, positionsSchema, venueSchema]);
-
-export type IntentRecord = z.infer<typeof intentSchema>;
-export type OutcomeRecord = z.infer<typeof outcomeSchema>;
-export type PositionsRecord = z.infer<typeof positionsSchema>;
-export type VenueRecord = z.infer<typeof venueSchema>;
-export type Fill = z.infer<typeof fillSchema>;
-export type JournalRecord = IntentRecord | OutcomeRecord | PositionsRecord | VenueRecord;
-
-export interface JournalReplay {
-  /** Last intent per liquidation id. */
-  intents: Map<number, IntentRecord>;
-  /** Outcomes per liquidation id, in file order. */
-  outcomes: Map<number, OutcomeRecord[]>;
-  /** The last positions snapshot, if any. */
-  positions: PositionsRecord | undefined;
-  /** The first venue record: whose journal this is (undefined for a journal older than the record). */
-  venue: VenueRecord | undefined;
-  /** Valid records read. */
-  records: number;
-  /** Lines that were not valid records (skipped with a warning). */
-  corruptLines: number;
-  /** True when the file ended in a partial line (a write cut short by a kill); it was truncated away. */
-  tornTail: boolean;
-}
 
 export interface JournalLogger {
   warn(obj: object, msg: string): void;
@@ -219,50 +143,4 @@ export class Journal {
     this.#failure = err;
     this.#logger?.error({ path: this.path, err: err.message }, "claims journal write failed; claiming stops");
   }
-}
-
-/** Pure parse of journal text: valid records, corrupt lines counted, a partial last line detected. */
-export function parseJournal(text: string): JournalReplay {
-  const replay: JournalReplay = {
-    intents: new Map(),
-    outcomes: new Map(),
-    positions: undefined,
-    venue: undefined,
-    records: 0,
-    corruptLines: 0,
-    tornTail: false,
-  };
-  const lines = text.split("\n");
-  // The element after the last "\n" is "" for a clean file; anything else is a line the kill cut short.
-  const tail = lines.pop() ?? "";
-  if (tail.length > 0) replay.tornTail = true;
-  for (const line of lines) {
-    if (line.length === 0) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      replay.corruptLines++;
-      continue;
-    }
-    const result = recordSchema.safeParse(parsed);
-    if (!result.success) {
-      replay.corruptLines++;
-      continue;
-    }
-    const rec = result.data;
-    replay.records++;
-    if (rec.t === "intent") {
-      replay.intents.set(rec.id, rec);
-    } else if (rec.t === "positions") {
-      replay.positions = rec;
-    } else if (rec.t === "venue") {
-      replay.venue ??= rec;
-    } else {
-      const list = replay.outcomes.get(rec.id);
-      if (list === undefined) replay.outcomes.set(rec.id, [rec]);
-      else list.push(rec);
-    }
-  }
-  return replay;
 }

@@ -5,7 +5,8 @@
  */
 import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
-import type { Journal, JournalReplay } from "./journal.js";
+import type { Journal } from "./fileJournal.js";
+import type { JournalReplay } from "./journalRecords.js";
 import { type JournalOwner, type OwnJournalLogger, openOwnJournal } from "./openOwnJournal.js";
 
 export interface OpenedJournal {

@@ -12,7 +12,8 @@
 import { existsSync, readdirSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
-import { JOURNAL_FILE, Journal, type JournalLogger, type JournalReplay } from "./journal.js";
+import { JOURNAL_FILE, Journal, type JournalLogger } from "./fileJournal.js";
+import type { JournalReplay } from "./journalRecords.js";
 
 export interface JournalOwner {
   baseUrl: string;

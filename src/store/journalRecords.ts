@@ -1,0 +1,226 @@
+/**
+ * The records of the state journal, whichever store holds them (the JSONL file, or PostgreSQL's
+ * journal_events): claim intents and outcomes, unwind order intents, outcomes and fills, and the
+ * record naming the venue and account. An intent is written before its request leaves; replay
+ * rebuilds from them which ids were claimed, which orders are unsettled, and the P&L.
+ */
+import { z } from "zod";
+
+const finite = z.number().finite();
+
+const intentSchema = z.object({
+  t: z.literal("intent"),
+  id: z.number().int().nonnegative(),
+  at: finite,
+  ratio: finite,
+  /** The request's `symbols` as sent (a per-symbol claim). */
+  symbols: z.array(z.object({ symbol: z.string(), ratio_qty_request: finite })).optional(),
+  limitPrice: z.record(z.string(), finite),
+  expectedFee: finite,
+  perSymbolQty: z.record(z.string(), finite),
+  dryRun: z.boolean().optional(),
+});
+export const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
+const outcomeSchema = z.object({
+  t: z.literal("outcome"),
+  id: z.number().int().nonnegative(),
+  at: finite,
+  /**
+   * accepted: the venue assigned us positions. rejected: the venue refused (code says why).
+   * unknown: the request may have reached the venue but no answer came; never resent blindly.
+   * dry_run: decided but deliberately not sent. confirmed / not_accepted: a later resolution of an
+   * unknown outcome (private push, or the open list).
+   */
+  result: z.enum(["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted"]),
+  code: z.number().int().optional(),
+  fills: z.array(fillSchema).optional(),
+  /** Venue time the claim was applied (the answer's or the assignment push's `timestamp`). */
+  venueTs: finite.optional(),
+});
+/** Written by journals of an earlier version; read so that they replay, never written now. */
+const positionsSchema = z.object({
+  t: z.literal("positions"),
+  at: finite,
+  venueTs: finite,
+  held: z.record(z.string(), finite),
+});
+/**
+ * The venue and account a journal belongs to: its first record. Ids are only unique per venue and
+ * account, so a journal replayed against another pair would block claims it never made.
+ */
+const venueSchema = z.object({
+  t: z.literal("venue"),
+  at: finite,
+  baseUrl: z.string(),
+  accountId: z.string(),
+});
+/** An unwind order, written before it is sent; `clientOrderId` is deterministic per journal and slice. */
+const orderIntentSchema = z.object({
+  t: z.literal("order_intent"),
+  clientOrderId: z.string(),
+  at: finite,
+  symbol: z.string(),
+  side: z.enum(["BUY", "SELL"]),
+  orderType: z.enum(["IOC", "LIMIT", "FOK", "MARKET", "POST_ONLY"]),
+  price: finite,
+  quantity: finite,
+  reduceOnly: z.boolean(),
+  /** The mark the order was priced on (slippage is measured against it). */
+  mark: finite.optional(),
+  /** Order number within this journal (the next order's number is the largest + 1). */
+  seq: z.number().int().nonnegative().optional(),
+  liquidationId: z.number().int().optional(),
+  dryRun: z.boolean().optional(),
+});
+/**
+ * accepted: the venue took the order (fills follow). filled / cancelled: the order is over (an IOC's
+ * unfilled rest is cancelled; `filledQty` says how much traded). rejected: refused (code says why).
+ * unknown: may have reached the venue, no answer; looked up by client order id, never resent
+ * blindly. not_accepted: an unknown one found not to exist. dry_run: decided, deliberately not sent.
+ */
+const orderOutcomeSchema = z.object({
+  t: z.literal("order_outcome"),
+  clientOrderId: z.string(),
+  at: finite,
+  result: z.enum(["accepted", "filled", "cancelled", "rejected", "unknown", "not_accepted", "dry_run"]),
+  orderId: z.number().int().optional(),
+  code: z.number().int().optional(),
+  /** Cumulative executed base quantity, signed like the order's side (+ buy, − sell). */
+  filledQty: finite.optional(),
+  avgPrice: finite.optional(),
+  fee: finite.optional(),
+  venueTs: finite.optional(),
+});
+/** One trade of an unwind order: what P&L is computed from. */
+const orderFillSchema = z.object({
+  t: z.literal("order_fill"),
+  clientOrderId: z.string(),
+  symbol: z.string(),
+  /** Signed base quantity (+ buy, − sell). */
+  qty: finite,
+  price: finite,
+  fee: finite,
+  /** The venue's trade id; empty when the fill was read off the order's totals (no trade ids). */
+  tradeId: z.string(),
+  at: finite,
+  venueTs: finite.optional(),
+});
+
+export const recordSchema = z.discriminatedUnion("t", [
+  intentSchema,
+  outcomeSchema,
+  positionsSchema,
+  venueSchema,
+  orderIntentSchema,
+  orderOutcomeSchema,
+  orderFillSchema,
+]);
+
+export type IntentRecord = z.infer<typeof intentSchema>;
+export type OutcomeRecord = z.infer<typeof outcomeSchema>;
+export type PositionsRecord = z.infer<typeof positionsSchema>;
+export type VenueRecord = z.infer<typeof venueSchema>;
+export type OrderIntentRecord = z.infer<typeof orderIntentSchema>;
+export type OrderOutcomeRecord = z.infer<typeof orderOutcomeSchema>;
+export type OrderFillRecord = z.infer<typeof orderFillSchema>;
+export type OrderResult = OrderOutcomeRecord["result"];
+export type Fill = z.infer<typeof fillSchema>;
+export type JournalRecord = z.infer<typeof recordSchema>;
+
+export interface OrderReplay {
+  /** Last intent per client order id. */
+  intents: Map<string, OrderIntentRecord>;
+  /** Outcomes per client order id, in journal order. */
+  outcomes: Map<string, OrderOutcomeRecord[]>;
+  /** Every fill, in journal order. */
+  fills: OrderFillRecord[];
+}
+
+export interface JournalReplay {
+  /** Last intent per liquidation id. */
+  intents: Map<number, IntentRecord>;
+  /** Outcomes per liquidation id, in journal order. */
+  outcomes: Map<number, OutcomeRecord[]>;
+  /** The last positions record of an older journal, if any (not used for exposure). */
+  positions: PositionsRecord | undefined;
+  /** The first venue record: whose journal this is (undefined for a journal older than the record). */
+  venue: VenueRecord | undefined;
+  orders: OrderReplay;
+  /** Valid records read. */
+  records: number;
+  /** Lines that were not valid records (skipped with a warning). */
+  corruptLines: number;
+  /** True when the file ended in a partial line (a write cut short by a kill); it was truncated away. */
+  tornTail: boolean;
+}
+
+export function emptyReplay(): JournalReplay {
+  return {
+    intents: new Map(),
+    outcomes: new Map(),
+    positions: undefined,
+    venue: undefined,
+    orders: { intents: new Map(), outcomes: new Map(), fills: [] },
+    records: 0,
+    corruptLines: 0,
+    tornTail: false,
+  };
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+/** Add one valid record to a replay (both stores replay through here). */
+export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
+  replay.records++;
+  switch (rec.t) {
+    case "intent":
+      replay.intents.set(rec.id, rec);
+      return;
+    case "outcome":
+      return push(replay.outcomes, rec.id, rec);
+    case "positions":
+      replay.positions = rec;
+      return;
+    case "venue":
+      replay.venue ??= rec;
+      return;
+    case "order_intent":
+      replay.orders.intents.set(rec.clientOrderId, rec);
+      return;
+    case "order_outcome":
+      return push(replay.orders.outcomes, rec.clientOrderId, rec);
+    case "order_fill":
+      replay.orders.fills.push(rec);
+      return;
+  }
+}
+
+/** Pure parse of journal text: valid records, corrupt lines counted, a partial last line detected. */
+export function parseJournal(text: string): JournalReplay {
+  const replay = emptyReplay();
+  const lines = text.split("\n");
+  // The element after the last "\n" is "" for a clean file; anything else is a line the kill cut short.
+  const tail = lines.pop() ?? "";
+  if (tail.length > 0) replay.tornTail = true;
+  for (const line of lines) {
+    if (line.length === 0) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      replay.corruptLines++;
+      continue;
+    }
+    const result = recordSchema.safeParse(parsed);
+    if (!result.success) {
+      replay.corruptLines++;
+      continue;
+    }
+    replayRecord(replay, result.data);
+  }
+  return replay;
+}
