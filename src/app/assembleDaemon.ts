@@ -13,17 +13,23 @@ import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
 import { Housekeeping } from "../daemon/housekeeping.js";
 import { Ingest } from "../daemon/ingest.js";
 import { OpenBook } from "../daemon/openBook.js";
+import { OrderFills } from "../daemon/orderFills.js";
+import { ledgerClaim, ledgerFromJournal } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
 import { restoreFromJournal } from "../daemon/restore.js";
+import { Unwinder } from "../daemon/unwinder.js";
+import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { Metrics } from "../observe/metrics.js";
 import { RewardsPoller } from "../observe/rewardsPoller.js";
 import type { Watchdog } from "../observe/watchdog.js";
+import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
 import type { OpenedJournal } from "../store/openJournalWhenPossible.js";
 import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
+import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
 import type { VenueConnection } from "./venueConnection.js";
@@ -89,6 +95,7 @@ export function assembleDaemon(o: {
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   const sender = new ClaimSender(rest, config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
+  const ledger = ledgerFromJournal(replay);
   const claimer = new Claimer({
     decide: policy.decide,
     book,
@@ -97,14 +104,65 @@ export function assembleDaemon(o: {
     acquire: (s) => limiters.acquire("claims", s),
     sender,
     journal,
-    observer: claimObserver(metrics),
+    observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
     logger: logger.child({ component: "claimer" }),
   });
   const restored = restoreFromJournal(replay, claimer);
   if (restored.ids > 0) logger.info(restored, "journal replayed: these ids are never claimed again");
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);
-  const ingest = new Ingest({ book, marks, claimer, positions, policy, metrics, logger: logger.child({ component: "ingest" }) });
+  const orderApi = new OrderApi(rest);
+  const unwinder = new Unwinder({
+    orders: orderApi,
+    positions,
+    marks,
+    symbols: () => policy.context.symbols,
+    settings: new UnwindSettings(config.unwind),
+    dryRun: () => sender.dryRun,
+    journal: (record) => journal.append(record),
+    fills: new OrderFills({
+      journal: (record) => journal.append(record),
+      ledger,
+      positions,
+      observer: { slippage: (bps) => metrics.unwind.slippageBps.observe(bps) },
+      now: Date.now,
+    }),
+    observer: {
+      order: (result) => metrics.unwind.ordersTotal.inc({ result }),
+      timeToFlat: (seconds) => metrics.unwind.timeToFlat.observe(seconds),
+      halted: (symbol, on) => metrics.unwind.halted.set({ symbol }, on ? 1 : 0),
+    },
+    logger: logger.child({ component: "unwinder" }),
+    requestPositions: () => daemon.requestPositions(),
+    clientOrderIdPrefix: `lq${(replay.venue?.at ?? Date.now()).toString(36)}`,
+    ...unsettledOrders(replay),
+  });
+  metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.heldQty(symbol) })));
+  metrics.unwind.setPnlSource(() => {
+    const t = ledger.totals();
+    return {
+      liquidator_fee: t.liquidatorFee,
+      trading: t.trading,
+      fees: t.fees,
+      net: t.net,
+      unrealized: ledger.unrealized((s) => marks.price(s)),
+    };
+  });
+  // A position that shrank frees exposure: liquidations skipped at the cap are re-decided.
+  const exposureSkips = new Set(["exposure_cap"]);
+  positions.onChange((_symbol, qty, before) => {
+    if (Math.abs(qty) < Math.abs(before)) claimer.retrySkipped(exposureSkips);
+  });
+  const ingest = new Ingest({
+    book,
+    marks,
+    claimer,
+    positions,
+    policy,
+    metrics,
+    logger: logger.child({ component: "ingest" }),
+    orders: unwinder,
+  });
 
   const daemon = new Daemon({
     rest,
@@ -149,7 +207,9 @@ export function assembleDaemon(o: {
     run: async (signal) => {
       try {
         const polling = poller.start(signal);
-        await daemon.run(signal);
+        const running = daemon.run(signal, () => unwinder.start());
+        await running;
+        await unwinder.stop();
         await polling;
       } finally {
         await rest.close().catch(() => undefined);
@@ -167,10 +227,24 @@ export function assembleDaemon(o: {
       sender.setDryRun(result.policy.dry_run);
       policy.applyPolicy(result.policy);
       ingest.offerAll();
+      unwinder.kickAll();
       metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
       if (result.needsRestart.length > 0)
         logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");
     },
   };
+}
+
+/** Order intents the journal left without a final outcome (looked up first), and the next order number. */
+function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
+  const final = new Set(["filled", "cancelled", "rejected", "not_accepted", "dry_run"]);
+  const unsettled: OrderIntentRecord[] = [];
+  let last = 0;
+  for (const [cid, intent] of replay.orders.intents) {
+    last = Math.max(last, intent.seq ?? 0);
+    if (intent.dryRun) continue;
+    if (!(replay.orders.outcomes.get(cid) ?? []).some((o) => final.has(o.result))) unsettled.push(intent);
+  }
+  return { unsettled, firstSeq: last + 1 };
 }

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
   epochs: { load: async () => (await import("./epochs.js")).epochs, help: "trading-rewards epochs [--json|--csv]" },
   campaign: { load: async () => (await import("./campaign.js")).campaign, help: "campaign statistics of one user" },
   orders: { load: async () => (await import("./orders.js")).orders, help: "admin order listing [--all]" },
+  pnl: { load: async () => (await import("./pnl.js")).pnl, help: "profit and loss from the journal [--by claim|symbol|day]" },
 };
 
 function usage(): string {

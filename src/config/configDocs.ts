@@ -14,10 +14,12 @@ const EXTRA_VARIABLES = [
   },
 ];
 
-const MARKERS = {
-  env: ["<!-- config:env:start -->", "<!-- config:env:end -->"],
-  policy: ["<!-- config:policy:start -->", "<!-- config:policy:end -->"],
-} as const;
+/** Tables of the README, each between its markers: the variables, then the keys of a section. */
+const TABLES: Record<string, () => string> = {
+  env: () => envTable(),
+  policy: () => sectionTable("policy", ["dry_run"]),
+  unwind: () => sectionTable("unwind", []),
+};
 
 export function envTable(): string {
   const rows = [...EXTRA_VARIABLES.map((e) => `| ${e.variable} | ${e.key} | ${e.meaning} |`)];
@@ -25,11 +27,13 @@ export function envTable(): string {
   return ["| variable | config key | meaning |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
-export function policyTable(): string {
+/** The keys of one section (without the section's name), except `skip`. */
+export function sectionTable(section: string, skip: readonly string[]): string {
   const rows: string[] = [];
   for (const f of configFields()) {
-    if (!f.key.startsWith("policy.") || f.key === "policy.dry_run") continue;
-    rows.push(`| \`${f.key.slice("policy.".length)}\` | ${f.description} |`);
+    if (!f.key.startsWith(`${section}.`)) continue;
+    const key = f.key.slice(section.length + 1);
+    if (!skip.includes(key)) rows.push(`| \`${key}\` | ${f.description} |`);
   }
   return ["| key | meaning |", "| --- | --- |", ...rows].join("\n");
 }
@@ -37,12 +41,13 @@ export function policyTable(): string {
 /** `readme` with both tables replaced; throws when a marker is missing. */
 export function withConfigTables(readme: string): string {
   let out = readme;
-  for (const [name, [start, end]] of Object.entries(MARKERS)) {
+  for (const [name, render] of Object.entries(TABLES)) {
+    const start = `<!-- config:${name}:start -->`;
+    const end = `<!-- config:${name}:end -->`;
     const i = out.indexOf(start);
     const j = out.indexOf(end);
     if (i < 0 || j < i) throw new Error(`README.md lacks the ${start} … ${end} markers`);
-    const table = name === "env" ? envTable() : policyTable();
-    out = `${out.slice(0, i + start.length)}\n${table}\n${out.slice(j)}`;
+    out = `${out.slice(0, i + start.length)}\n${render()}\n${out.slice(j)}`;
   }
   return out;
 }

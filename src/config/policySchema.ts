@@ -1,6 +1,7 @@
 /**
  * The `policy` section: the risk policy the engine compiles (engine/riskPolicy.ts). Every key but
  * `dry_run` and `symbols` can be overridden per symbol under `per_symbol.<SYMBOL>`. SIGHUP re-reads it.
+ * The `unwind` section: how claimed positions are closed (daemon/unwinder.ts).
  */
 import { z } from "zod";
 import { SYMBOL_PATTERN } from "../engine/types.js";
@@ -43,5 +44,38 @@ export const policySchema = section({
       ),
     ),
     "per-symbol overrides of the keys above",
+  ),
+});
+
+const symbolKey = z
+  .string()
+  .regex(SYMBOL_PATTERN, { error: "is not a venue symbol; expected PERP_<BASE>_<QUOTE> in capitals, e.g. PERP_BTC_USDC" });
+
+const UNWIND = {
+  max_slippage_bps: "every unwind order is IOC, reduce-only, priced no worse than mark × (1 ∓ bps/10⁴) on the closing side",
+  max_order_notional: "largest notional (quote, at mark) of one unwind order; a larger position is closed in slices",
+} as const;
+
+export const unwindSchema = section({
+  mode: doc(
+    z.enum(["immediate", "off"]).default("immediate"),
+    "`immediate` (default): close every position a claim assigns with reduce-only orders; `off`: keep them",
+    "LIQUIDATOR_UNWIND_MODE",
+  ),
+  max_slippage_bps: doc(bps.default(50), UNWIND.max_slippage_bps),
+  max_order_notional: doc(positiveNotional.default(25_000), UNWIND.max_order_notional),
+  hold: doc(list(symbol), "symbols never unwound (kept as inventory; they still count against policy.max_total_exposure)"),
+  per_symbol: doc(
+    z.preprocess(
+      (v) => (v === null || v === undefined ? {} : v),
+      z.record(
+        symbolKey,
+        section({
+          max_slippage_bps: doc(bps.optional(), UNWIND.max_slippage_bps),
+          max_order_notional: doc(positiveNotional.optional(), UNWIND.max_order_notional),
+        }),
+      ),
+    ),
+    "per-symbol overrides of max_slippage_bps and max_order_notional",
   ),
 });

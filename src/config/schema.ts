@@ -5,7 +5,7 @@
  * the default.yaml check are derived from that (fields.ts). Parsing `{}` yields the defaults.
  */
 import { z } from "zod";
-import { policySchema } from "./policySchema.js";
+import { policySchema, unwindSchema } from "./policySchema.js";
 import { doc, MAX_TIMER_MS, section, strict } from "./schemaParts.js";
 import { venueSchema } from "./venueSchema.js";
 
@@ -42,6 +42,7 @@ export const configSchema = strict({
     liquidations_per_second: doc(z.number().min(0).default(2), "liquidations the embedded simulated venue announces per second"),
   }),
   policy: policySchema,
+  unwind: unwindSchema,
   metrics: section({
     host: doc(z.string().min(1).default("0.0.0.0"), "metrics server address, default `0.0.0.0`", "LIQUIDATOR_METRICS_HOST"),
     port: doc(
@@ -69,6 +70,7 @@ export const configSchema = strict({
 export type Config = z.output<typeof configSchema>;
 export type VenueConfig = Config["venue"];
 export type PolicyConfig = Config["policy"];
+export type UnwindConfig = Config["unwind"];
 export type SymbolOverrides = PolicyConfig["per_symbol"][string];
 export type CampaignConfig = NonNullable<Config["rewards"]["campaign"]>;
 export type LogLevel = (typeof LOG_LEVELS)[number];

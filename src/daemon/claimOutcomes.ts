@@ -42,7 +42,12 @@ export interface ClaimOutcomeDeps {
   exposure: Exposure;
   positions: PositionBook;
   journal(record: JournalRecord): void;
-  observer: { result(result: string, code: string, latency: number | undefined): void; feeEarned(symbol: string, amount: number): void };
+  observer: {
+    result(result: string, code: string, latency: number | undefined): void;
+    feeEarned(symbol: string, amount: number): void;
+    /** A claim applied at venue time `venueTs` transferred `fills` (the P&L ledger's input). */
+    settled?(id: number, fills: readonly Fill[], venueTs: number): void;
+  };
   logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   now(): number;
   monotonic(): number;
@@ -212,6 +217,7 @@ export class ClaimOutcomes {
     // The venue pushes `position` as it applies a claim, often before the HTTP answer: the position
     // book adds only what no venue report includes yet.
     this.#d.positions.settleClaim(id, actual, venueTs);
+    this.#d.observer.settled?.(id, fills, venueTs);
     this.finish(id, st, { t: "outcome", id, at: this.#d.now(), result, fills, venueTs });
     this.#d.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");
   }

@@ -13,7 +13,7 @@ import type { Exposure } from "../engine/exposure.js";
 import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import { RankingQueue } from "../engine/ranking.js";
-import type { Liquidation } from "../engine/types.js";
+import type { Fill, Liquidation } from "../engine/types.js";
 import type { PauseReason } from "../observe/metrics.js";
 import type { Journal } from "../store/fileJournal.js";
 import type { JournalRecord } from "../store/journalRecords.js";
@@ -34,6 +34,8 @@ export interface ClaimerObserver {
   decisionLatency(seconds: number): void;
   feeEarned(symbol: string, amount: number): void;
   paused(reason: PauseReason, on: boolean): void;
+  /** A claim the venue applied transferred `fills` (the P&L ledger's input). */
+  settled?(id: number, fills: readonly Fill[], venueTs: number): void;
 }
 
 export interface ClaimerLogger {

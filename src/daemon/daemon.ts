@@ -70,7 +70,7 @@ export class Daemon {
     this.#degradedAfterMs = options.degradedAfterMs ?? 3_000;
     this.#streams = {
       public: this.#stream("public", options.publicUrl, ["liquidation", "markprices"]),
-      private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position"]),
+      private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport"]),
     };
     const { ingest } = options;
     this.#feed = new RestFeed({
@@ -110,8 +110,16 @@ export class Daemon {
     return reasons;
   }
 
-  /** Runs until `signal` aborts; then stops claiming, drains in-flight claims and closes the sockets. */
-  async run(signal: AbortSignal): Promise<void> {
+  /** Read the account's positions now (a refused order says ours are wrong). */
+  requestPositions(): void {
+    this.#feed.requestPositions();
+  }
+
+  /**
+   * Runs until `signal` aborts; then stops claiming, drains in-flight claims and closes the sockets.
+   * `afterStart` runs once the streams and the claimer are started (the unwinder starts there).
+   */
+  async run(signal: AbortSignal, afterStart?: () => void): Promise<void> {
     const { watchdog, claimer, housekeeping } = this.#options;
     watchdog.register("event_loop", 10_000);
     watchdog.register("reconcile", Math.max(60_000, (this.#options.reconcileIntervalMs ?? 5_000) * 6));
@@ -130,6 +138,7 @@ export class Daemon {
     // claimer until the symbol table is loaded, since a claim's form depends on the tiers.
     const streams = Object.values(this.#streams).map((s) => s.start(signal));
     claimer.start();
+    afterStart?.();
     const symbols = this.#symbolsLoop(signal);
     const feed = this.#feed.run(signal);
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));

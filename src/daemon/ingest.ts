@@ -19,6 +19,7 @@ import {
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import type { StreamData } from "../venue/wire.js";
+import type { ExecutionReport } from "../venue/wireOrders.js";
 import type { Claimer } from "./claimer.js";
 import type { OpenBook } from "./openBook.js";
 import type { PolicyState } from "./policyState.js";
@@ -38,6 +39,8 @@ export interface IngestOptions {
   policy: PolicyState;
   metrics: Pick<Metrics, "liquidationsSeen">;
   logger: { info(obj: object, msg: string): void };
+  /** Where the account's order reports go (the unwinder). */
+  orders?: { onExecutionReport(report: ExecutionReport): void };
   /** Local wall clock, ms. */
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
@@ -76,6 +79,11 @@ export class Ingest {
         return;
       case "liquidatorliquidations":
         claimer.onAssignment(args[1]);
+        return;
+      case "executionreport":
+        this.#options.orders?.onExecutionReport(args[1]);
+        return;
+      case "balance":
         return;
       case "position":
         // A delta per symbol (docs/protocol.md "Streams"), as of the frame's venue time.

@@ -78,6 +78,11 @@ export class RestFeed {
     this.#openListWaker.wake();
   }
 
+  /** Read the positions now, or right after the read in progress. */
+  requestPositions(): void {
+    this.#positionsWaker.wake();
+  }
+
   /** A stream became degraded: start polling at once instead of at the end of the current wait. */
   degradedChanged(): void {
     this.#openListWaker.wake();

@@ -4,7 +4,8 @@
  *
  * - `GET /v1/positions` (PROTOCOL.md §6): every symbol, as of the answer's venue time;
  * - the private `position` push (PROTOCOL.md §5): a delta per symbol, as of the frame's venue time;
- * - a claim's answer: the quantities the claim transferred, applied at the answer's venue time.
+ * - a claim's answer: the quantities the claim transferred, applied at the answer's venue time;
+ * - a fill of the account's own (unwind) order: the quantity traded, at the fill's venue time.
  *
  * Per symbol the book remembers the venue time its quantity is as of, and a report older than that
  * is ignored for the symbol: a REST snapshot taken before a push must not undo the push, and a claim
@@ -13,14 +14,35 @@
  * the symbol's time. Pure: no clock, no I/O.
  */
 import type { Exposure, HeldPositionInput } from "./exposure.js";
+import { roundQty } from "./quantize.js";
+
+type ExposureView = Pick<Exposure, "setHeld" | "heldQty" | "release" | "commit" | "symbols">;
+
+/** Told of every change of a symbol's held quantity (the unwinder acts on it). */
+export type PositionListener = (symbol: string, qty: number, before: number) => void;
 
 export class PositionBook {
-  readonly #exposure: Pick<Exposure, "setHeld" | "heldQty" | "release" | "commit" | "symbols">;
+  readonly #exposure: ExposureView;
   readonly #asOf = new Map<string, number>();
+  readonly #listeners: PositionListener[] = [];
   #known = false;
 
-  constructor(exposure: Pick<Exposure, "setHeld" | "heldQty" | "release" | "commit" | "symbols">) {
+  constructor(exposure: ExposureView) {
     this.#exposure = exposure;
+  }
+
+  onChange(listener: PositionListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Every symbol with something held or reserved. */
+  symbols(): string[] {
+    return this.#exposure.symbols();
+  }
+
+  /** The held quantity of `symbol` (signed). */
+  held(symbol: string): number {
+    return this.#exposure.heldQty(symbol);
   }
 
   /** True once the venue has reported the whole account (a REST snapshot): held quantities are its word. */
@@ -38,7 +60,7 @@ export class PositionBook {
     for (const p of positions) {
       if (!Number.isFinite(p.positionQty)) continue;
       if (venueTs !== undefined && venueTs < this.asOf(p.symbol)) continue;
-      this.#exposure.setHeld(p.symbol, p.positionQty, p.markPrice);
+      this.#set(p.symbol, p.positionQty, p.markPrice);
       if (venueTs !== undefined) this.#asOf.set(p.symbol, venueTs);
     }
   }
@@ -51,7 +73,7 @@ export class PositionBook {
     for (const symbol of this.#exposure.symbols()) {
       if (listed.has(symbol) || this.#exposure.heldQty(symbol) === 0) continue;
       if (venueTs !== undefined && venueTs < this.asOf(symbol)) continue;
-      this.#exposure.setHeld(symbol, 0);
+      this.#set(symbol, 0, undefined);
       if (venueTs !== undefined) this.#asOf.set(symbol, venueTs);
     }
     this.#known = true;
@@ -63,11 +85,34 @@ export class PositionBook {
    */
   settleClaim(liquidationId: number, qty: Readonly<Record<string, number>>, venueTs: number): void {
     const uncovered: Record<string, number> = {};
+    const before = new Map<string, number>();
     for (const symbol of Object.keys(qty)) {
       if (venueTs <= this.asOf(symbol)) continue;
       uncovered[symbol] = qty[symbol] as number;
+      before.set(symbol, this.#exposure.heldQty(symbol));
       this.#asOf.set(symbol, venueTs);
     }
     this.#exposure.commit(liquidationId, uncovered);
+    for (const [symbol, b] of before) this.#changed(symbol, b);
+  }
+
+  /** A fill of the account's own order, `qty` signed (+ buy), at venue time `venueTs`: added unless a report already has it. */
+  applyOwnFill(symbol: string, qty: number, venueTs: number): void {
+    if (!Number.isFinite(qty) || qty === 0 || venueTs <= this.asOf(symbol)) return;
+    const held = this.#exposure.heldQty(symbol);
+    this.#set(symbol, roundQty(held + qty), undefined);
+    this.#asOf.set(symbol, venueTs);
+  }
+
+  #set(symbol: string, qty: number, markPrice: number | undefined): void {
+    const before = this.#exposure.heldQty(symbol);
+    this.#exposure.setHeld(symbol, qty, markPrice);
+    this.#changed(symbol, before);
+  }
+
+  #changed(symbol: string, before: number): void {
+    const now = this.#exposure.heldQty(symbol);
+    if (now === before) return;
+    for (const l of this.#listeners) l(symbol, now, before);
   }
 }

@@ -14,6 +14,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { isErrorCode, LiquidatorError } from "../errors.js";
 import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
+import { createUnwindMetrics, type UnwindMetrics } from "./unwindMetrics.js";
 
 /** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
@@ -157,6 +158,8 @@ export interface Metrics {
   readonly journalErrors: Counter;
   readonly watchdogAge: Gauge<"loop">;
   readonly watchdogLimit: Gauge<"loop">;
+  /** Unwinding and P&L (unwindMetrics.ts). */
+  readonly unwind: UnwindMetrics;
   /** Mark price and age per symbol, read at scrape time (replaces what was set by hand). */
   setMarkSource(source: (() => Iterable<MarkSample>) | undefined): void;
   setExposureSource(source: (() => Iterable<SymbolValue>) | undefined): void;
@@ -270,6 +273,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
     watchdogAge,
     watchdogLimit,
+    unwind: createUnwindMetrics(registry, p),
     setMarkSource: (s) => {
       sources.marks = s;
     },

@@ -50,7 +50,9 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
         "journal names no venue (written before venue records): replayed for its ids and adopted for this venue and account",
       );
     }
-    journal.append({ t: "venue", at: Date.now(), baseUrl: owner.baseUrl, accountId: owner.accountId });
+    const record = { t: "venue", at: Date.now(), baseUrl: owner.baseUrl, accountId: owner.accountId } as const;
+    journal.append(record);
+    opened.replay.venue = record;
     return opened;
   }
   if (venue.baseUrl !== owner.baseUrl || venue.accountId !== owner.accountId) {

@@ -437,6 +437,7 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_LOG_LEVEL", value: "debug", pick: (c) => c.log.level, expected: "debug" },
     { variable: "LIQUIDATOR_LOG_PRETTY", value: "TRUE", pick: (c) => c.log.pretty, expected: true },
     { variable: "LIQUIDATOR_VENUE_PRESET", value: "orderly-testnet", pick: (c) => c.venue.preset, expected: "orderly-testnet" },
+    { variable: "LIQUIDATOR_UNWIND_MODE", value: "off", pick: (c) => c.unwind.mode, expected: "off" },
   ];
 
   test("the table covers every override variable", () => {

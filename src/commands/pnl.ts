@@ -1,0 +1,115 @@
+/**
+ * `liquidator pnl`: profit and loss from the journal (engine/pnlLedger.ts): liquidator fees earned,
+ * realized trading P&L of the unwinds, trading fees, net; per claim, symbol or day. Reads the state
+ * the configured daemon writes, never the network.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config/loadConfig.js";
+import { ledgerFromJournal } from "../daemon/pnlFromJournal.js";
+import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
+import { UsageError } from "../errors.js";
+import { JOURNAL_FILE } from "../store/fileJournal.js";
+import { parseJournal } from "../store/journalRecords.js";
+import type { Command } from "./command.js";
+import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
+
+const USAGE = `usage: liquidator pnl [--config FILE] [--by claim|symbol|day] [--since ISO] [--json | --csv]
+
+Profit and loss of what the daemon claimed and closed, from its journal (state.dir): liquidator fees
+earned, realized trading P&L of the unwind orders, trading fees paid, and net, in quote currency.
+Cost method: FIFO lots per claim at the transfer price; once a symbol is flat the totals equal the
+venue's average-cost accounting.
+
+  --config FILE  config file (default: LIQUIDATOR_CONFIG, else built-in defaults)
+  --by KEY       claim (default), symbol or day (UTC)
+  --since ISO    only claims applied (or days) from this time on, e.g. 2026-11-24 or 2026-11-24T12:00:00Z
+  --json         rows as JSON
+  --csv          rows as CSV, RFC 4180
+  -h, --help     this text
+`;
+
+interface Row extends PnlTotals {
+  key: string;
+  /** Quantity still held from a claim (claim rows). */
+  open?: string;
+}
+
+const money = (x: number): string => x.toFixed(4);
+
+function columns(by: string): Column<Row>[] {
+  return [
+    { key: by, value: (r) => r.key },
+    { key: "liquidator_fee", value: (r) => r.liquidatorFee, text: (r) => money(r.liquidatorFee) },
+    { key: "trading", value: (r) => r.trading, text: (r) => money(r.trading) },
+    { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
+    { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
+    ...(by === "claim" ? [{ key: "open", value: (r: Row) => r.open ?? "" }] : []),
+  ];
+}
+
+export function pnlRows(ledger: PnlLedger, by: "claim" | "symbol" | "day", since: number | undefined): Row[] {
+  const sinceDay = since === undefined ? undefined : new Date(since).toISOString().slice(0, 10);
+  if (by === "claim") {
+    return ledger
+      .claims()
+      .filter((c) => sinceDay === undefined || c.day >= sinceDay)
+      .map((c) => ({
+        key: String(c.claimId),
+        liquidatorFee: c.liquidatorFee,
+        trading: c.trading,
+        fees: c.fees,
+        net: c.liquidatorFee + c.trading - c.fees,
+        open: [...c.open]
+          .filter(([, q]) => Math.abs(q) > 1e-9)
+          .map(([s, q]) => `${s}:${Number(q.toFixed(9))}`)
+          .join(" "),
+      }));
+  }
+  const map = by === "day" ? ledger.byDay() : ledger.bySymbol();
+  return [...map]
+    .filter(([k]) => by !== "day" || sinceDay === undefined || k >= sinceDay)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, t]) => ({ key, ...t }));
+}
+
+export const pnl: Command = async (args, io) => {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      config: { type: "string" },
+      by: { type: "string" },
+      since: { type: "string" },
+      ...OUTPUT_OPTIONS,
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const by = values.by ?? "claim";
+  if (by !== "claim" && by !== "symbol" && by !== "day")
+    throw new UsageError(`--by must be claim, symbol or day, got ${JSON.stringify(by)}`);
+  const since = values.since === undefined ? undefined : Date.parse(values.since);
+  if (since !== undefined && !Number.isFinite(since))
+    throw new UsageError(`--since is not a date or time: ${JSON.stringify(values.since)}`);
+  const format = outputFormat(values);
+  const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
+  const path = join(loaded.config.state.dir, JOURNAL_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const ledger = ledgerFromJournal(parseJournal(text));
+  io.stdout.write(render(format, columns(by), pnlRows(ledger, by, since)));
+  const t = ledger.totals();
+  const summary = `total: liquidator fees ${money(t.liquidatorFee)}, trading ${money(t.trading)}, fees ${money(t.fees)}, net ${money(t.net)}`;
+  (format === "table" ? io.stdout : io.stderr).write(`${format === "table" ? "\n" : ""}${summary}\n`);
+  return 0;
+};

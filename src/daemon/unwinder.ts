@@ -1,0 +1,374 @@
+/**
+ * Closes what the claims assign (docs/protocol.md "Orders"): per symbol, the net position is closed
+ * with reduce-only IOC orders, one in flight at a time, each slice planned on the fresh mark
+ * (engine/unwindPlan.ts) and sent through the orders limiter (10/s, its own: a claim never waits
+ * for an order). Nothing is sent in dry run, with `unwind.mode: off`, for held symbols, or before
+ * the venue has reported the account's positions.
+ *
+ * Every order intent is journaled before it is sent, with a client order id deterministic per
+ * journal and slice. An order whose answer was lost is looked up by that id, never re-sent blindly;
+ * after a restart, orders the journal left unsettled are looked up before anything else is sent for
+ * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
+ * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
+ */
+import type { MarkBook } from "../engine/marks.js";
+import type { PositionBook } from "../engine/positionBook.js";
+import type { SymbolTable } from "../engine/symbolInfo.js";
+import { planUnwind } from "../engine/unwindPlan.js";
+import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
+import { TimeoutError, TransportError, VenueError } from "../venue/errors.js";
+import type { OrderApi } from "../venue/orderApi.js";
+import type { OrderRecord } from "../venue/orderSchemas.js";
+import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
+import type { OrderFills, WorkingOrder } from "./orderFills.js";
+import type { UnwindSettings } from "./unwindSettings.js";
+
+export type OrderResultLabel = "sent" | "filled" | "partial" | "unfilled" | "rejected" | "unknown" | "not_accepted";
+
+export interface UnwinderObserver {
+  order(result: OrderResultLabel): void;
+  timeToFlat(seconds: number): void;
+  halted(symbol: string, on: boolean): void;
+}
+
+export interface UnwinderOptions {
+  orders: Pick<OrderApi, "placeOrder" | "orderByClientId">;
+  positions: PositionBook;
+  marks: MarkBook;
+  symbols: () => SymbolTable;
+  settings: UnwindSettings;
+  dryRun: () => boolean;
+  /** Append a journal record; throws when the journal cannot be written (then nothing is sent). */
+  journal: (record: OrderIntentRecord | OrderOutcomeRecord) => void;
+  fills: OrderFills;
+  observer: UnwinderObserver;
+  logger: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
+  /** Ask the REST feed for a positions read now (after a refusal that says ours are wrong). */
+  requestPositions: () => void;
+  /** Client order ids are `${prefix}-${seq}` (≤ 36 chars). */
+  clientOrderIdPrefix: string;
+  /** The first order number to use (the journal's largest + 1). */
+  firstSeq: number;
+  /** Order intents the journal left without a final outcome: looked up first. */
+  unsettled: readonly OrderIntentRecord[];
+  now?: () => number;
+  /** Pause after an order that traded; doubles from `noFillMs` to `maxBackoffMs` after one that did not. */
+  afterFillMs?: number;
+  noFillMs?: number;
+  maxBackoffMs?: number;
+  /** An accepted order with no final report this long after its answer is looked up. */
+  settleAfterMs?: number;
+}
+
+interface SymbolState {
+  order: (WorkingOrder & { orderId: number | undefined }) | undefined;
+  busy: boolean;
+  timer: NodeJS.Timeout | undefined;
+  backoffMs: number;
+  halted: boolean;
+  /** Local ms since which the position is not flat (time to flat). */
+  openSince: number | undefined;
+  lastNote: string | undefined;
+}
+
+export class Unwinder {
+  readonly #o: Required<Omit<UnwinderOptions, "unsettled">> & { unsettled: readonly OrderIntentRecord[] };
+  readonly #states = new Map<string, SymbolState>();
+  #seq: number;
+  #stopped = false;
+  readonly #inflight = new Set<Promise<void>>();
+
+  constructor(options: UnwinderOptions) {
+    this.#o = { now: Date.now, afterFillMs: 100, noFillMs: 500, maxBackoffMs: 5_000, settleAfterMs: 1_500, ...options };
+    this.#seq = options.firstSeq;
+    options.positions.onChange((symbol, qty, before) => this.#onPosition(symbol, qty, before));
+  }
+
+  /** Settle what the journal left open, then close every position held now. */
+  start(): void {
+    for (const intent of this.#o.unsettled) {
+      const st = this.#state(intent.symbol);
+      st.order = {
+        clientOrderId: intent.clientOrderId,
+        symbol: intent.symbol,
+        side: intent.side,
+        mark: intent.mark ?? intent.price,
+        filled: 0,
+        notional: 0,
+        fee: 0,
+        orderId: undefined,
+      };
+      st.busy = true;
+      this.#track(this.#settle(intent.symbol));
+    }
+    this.kickAll();
+  }
+
+  /** Re-evaluate every symbol (positions just became known, dry run switched off, ...). */
+  kickAll(): void {
+    for (const symbol of this.#o.positions.symbols()) this.#kick(symbol);
+  }
+
+  /** The symbols halted by an error that must not happen to a reduce-only order. */
+  halted(): string[] {
+    return [...this.#states].filter(([, s]) => s.halted).map(([symbol]) => symbol);
+  }
+
+  onExecutionReport(r: ExecutionReport): void {
+    const st = this.#states.get(r.symbol);
+    const order = st?.order;
+    if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) return;
+    if (r.executedQuantity > 0) this.#o.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
+    if (TERMINAL_STATUSES.has(r.status))
+      this.#finish(r.symbol, st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const st of this.#states.values()) clearTimeout(st.timer);
+    await Promise.allSettled([...this.#inflight]);
+  }
+
+  #state(symbol: string): SymbolState {
+    let st = this.#states.get(symbol);
+    if (st === undefined) {
+      st = { order: undefined, busy: false, timer: undefined, backoffMs: 0, halted: false, openSince: undefined, lastNote: undefined };
+      this.#states.set(symbol, st);
+    }
+    return st;
+  }
+
+  #onPosition(symbol: string, qty: number, before: number): void {
+    const st = this.#state(symbol);
+    const now = this.#o.now();
+    if (before === 0 && qty !== 0) st.openSince = now;
+    if (qty === 0 && st.openSince !== undefined) {
+      this.#o.observer.timeToFlat((now - st.openSince) / 1000);
+      st.openSince = undefined;
+    }
+    this.#kick(symbol);
+  }
+
+  #kick(symbol: string): void {
+    const st = this.#state(symbol);
+    if (this.#stopped || st.busy || st.timer !== undefined || st.halted) return;
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      this.#track(this.#evaluate(symbol));
+    }, 0);
+  }
+
+  #later(symbol: string, ms: number): void {
+    const st = this.#state(symbol);
+    clearTimeout(st.timer);
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      this.#track(this.#evaluate(symbol));
+    }, ms);
+  }
+
+  #track(p: Promise<void>): void {
+    const tracked = p.catch((err: unknown) => this.#o.logger.error({ err: (err as Error).message }, "unwinder step failed"));
+    this.#inflight.add(tracked);
+    void tracked.finally(() => this.#inflight.delete(tracked));
+  }
+
+  /** Tell once per reason why a symbol is not being closed (dust, no filters, no mark). */
+  #note(symbol: string, st: SymbolState, note: string | undefined, extra: object = {}): void {
+    if (note !== undefined && st.lastNote !== note) this.#o.logger.warn({ symbol, reason: note, ...extra }, "position not unwound");
+    st.lastNote = note;
+  }
+
+  async #evaluate(symbol: string): Promise<void> {
+    const o = this.#o;
+    const st = this.#state(symbol);
+    if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known) return;
+    const info = o.symbols().get(symbol);
+    if (info === undefined) return this.#note(symbol, st, "unknown_symbol");
+    const held = o.positions.held(symbol);
+    const plan = planUnwind(held, o.marks.price(symbol), info, o.settings.limitsFor(symbol));
+    if (plan.kind === "flat") return this.#note(symbol, st, undefined);
+    if (plan.kind === "dust") return this.#note(symbol, st, "dust", { qty: plan.qty });
+    if (plan.kind === "blocked") return this.#note(symbol, st, plan.reason);
+    this.#note(symbol, st, undefined);
+    const clientOrderId = `${o.clientOrderIdPrefix}-${this.#seq++}`;
+    const mark = o.marks.price(symbol) as number;
+    try {
+      o.journal({
+        t: "order_intent",
+        clientOrderId,
+        at: o.now(),
+        symbol,
+        side: plan.side,
+        orderType: "IOC",
+        price: plan.price,
+        quantity: plan.qty,
+        reduceOnly: true,
+        mark,
+        seq: this.#seq - 1,
+      });
+    } catch {
+      return this.#later(symbol, 1_000); // no intent, no order: the journal's own retry decides when
+    }
+    st.busy = true;
+    st.order = { clientOrderId, symbol, side: plan.side, mark, filled: 0, notional: 0, fee: 0, orderId: undefined };
+    o.observer.order("sent");
+    try {
+      const ack = await o.orders.placeOrder({
+        symbol,
+        client_order_id: clientOrderId,
+        order_type: "IOC",
+        side: plan.side,
+        order_price: plan.price,
+        order_quantity: plan.qty,
+        reduce_only: true,
+      });
+      if (st.order?.clientOrderId !== clientOrderId) return; // settled by a report that beat the answer
+      st.order.orderId = ack.order_id;
+      this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "accepted", orderId: ack.order_id });
+      // The final report normally follows at once; without it, the order is looked up.
+      st.timer = setTimeout(() => {
+        st.timer = undefined;
+        if (st.order?.clientOrderId === clientOrderId) this.#track(this.#settle(symbol));
+      }, o.settleAfterMs);
+    } catch (err) {
+      if (st.order?.clientOrderId !== clientOrderId) return;
+      this.#refused(symbol, st, err);
+    }
+  }
+
+  #refused(symbol: string, st: SymbolState, err: unknown): void {
+    const o = this.#o;
+    const order = st.order as WorkingOrder;
+    const maybeApplied =
+      err instanceof TimeoutError ||
+      (err instanceof TransportError && err.maybeDelivered) ||
+      (err instanceof VenueError && err.status >= 500) ||
+      !(err instanceof VenueError || err instanceof TransportError);
+    if (maybeApplied) {
+      o.logger.warn(
+        { symbol, clientOrderId: order.clientOrderId, err: (err as Error).message },
+        "unwind order outcome unknown; looking it up",
+      );
+      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: o.now(), result: "unknown" });
+      o.observer.order("unknown");
+      st.timer = setTimeout(() => {
+        st.timer = undefined;
+        this.#track(this.#settle(symbol));
+      }, 500);
+      return;
+    }
+    const code = err instanceof VenueError ? err.venueCode : undefined;
+    const action = err instanceof VenueError ? err.meaning.order : "retry";
+    o.logger.warn({ symbol, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message }, "unwind order refused");
+    this.#outcome({
+      t: "order_outcome",
+      clientOrderId: order.clientOrderId,
+      at: o.now(),
+      result: "rejected",
+      ...(code !== undefined ? { code } : {}),
+    });
+    o.observer.order("rejected");
+    st.order = undefined;
+    st.busy = false;
+    switch (action) {
+      case "reread_positions":
+        o.requestPositions();
+        return this.#later(symbol, 1_000);
+      case "reprice":
+        return this.#later(symbol, 200);
+      case "backoff":
+        return this.#later(symbol, 1_000);
+      case "halt_symbol":
+        st.halted = true;
+        o.observer.halted(symbol, true);
+        o.logger.error({ symbol, code }, "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)");
+        return;
+      default:
+        st.backoffMs = Math.min(o.maxBackoffMs, Math.max(o.noFillMs, st.backoffMs * 2));
+        return this.#later(symbol, st.backoffMs);
+    }
+  }
+
+  /** The order is over: record what the reports missed, then plan the next slice. */
+  #finish(symbol: string, st: SymbolState, status: string, totalQty: number, avgPrice: number, totalFee: number, venueTs: number): void {
+    const order = st.order;
+    if (order === undefined) return;
+    clearTimeout(st.timer);
+    st.timer = undefined;
+    this.#o.fills.complete(order, totalQty, avgPrice, totalFee, venueTs);
+    const traded = order.filled;
+    const result = status === "REJECTED" ? "rejected" : status === "FILLED" ? "filled" : "cancelled";
+    this.#outcome({
+      t: "order_outcome",
+      clientOrderId: order.clientOrderId,
+      at: this.#o.now(),
+      result,
+      ...(order.orderId !== undefined ? { orderId: order.orderId } : {}),
+      filledQty: order.side === "BUY" ? traded : -traded,
+      ...(traded > 0 ? { avgPrice: order.notional / traded } : {}),
+      fee: order.fee,
+      venueTs,
+    });
+    this.#o.observer.order(status === "FILLED" ? "filled" : traded > 0 ? "partial" : status === "REJECTED" ? "rejected" : "unfilled");
+    st.order = undefined;
+    st.busy = false;
+    // An IOC that found no liquidity: the book needs time to refill; back off, re-price on a fresh mark.
+    if (traded > 0) st.backoffMs = 0;
+    else st.backoffMs = Math.min(this.#o.maxBackoffMs, Math.max(this.#o.noFillMs, st.backoffMs * 2));
+    this.#later(symbol, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
+  }
+
+  /** Look the order up by its client id: the venue's record settles what the answer or the stream did not. */
+  async #settle(symbol: string): Promise<void> {
+    const st = this.#state(symbol);
+    const order = st.order;
+    if (order === undefined || this.#stopped) return;
+    let record: OrderRecord;
+    try {
+      record = await this.#o.orders.orderByClientId(order.clientOrderId);
+    } catch (err) {
+      if (st.order !== order) return;
+      if (err instanceof VenueError && err.venueCode === -1006) {
+        // Never reached the venue: nothing to settle; the next slice gets a new id.
+        this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
+        this.#o.observer.order("not_accepted");
+        st.order = undefined;
+        st.busy = false;
+        return this.#later(symbol, 200);
+      }
+      st.timer = setTimeout(() => {
+        st.timer = undefined;
+        this.#track(this.#settle(symbol));
+      }, 1_000);
+      return;
+    }
+    if (st.order !== order) return;
+    order.orderId = record.order_id;
+    if (TERMINAL_STATUSES.has(record.status)) {
+      const venueTs = record.updated_time ?? this.#o.now();
+      this.#finish(
+        symbol,
+        st,
+        record.status,
+        record.total_executed_quantity,
+        record.average_executed_price ?? 0,
+        record.total_fee,
+        venueTs,
+      );
+    } else {
+      st.timer = setTimeout(() => {
+        st.timer = undefined;
+        this.#track(this.#settle(symbol));
+      }, 1_000);
+    }
+  }
+
+  #outcome(record: OrderOutcomeRecord): void {
+    try {
+      this.#o.journal(record);
+    } catch (err) {
+      this.#o.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The unwinding and P&L families (INTERFACE.md): held position per symbol, unwind orders by result,
+ * slippage of their fills, time from a claim's assignment to flat, realized P&L by component and
+ * unrealized P&L. Sampled values (positions, P&L) are read at scrape time from a source.
+ */
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+
+export const ORDER_RESULTS = ["sent", "filled", "partial", "unfilled", "rejected", "unknown", "not_accepted"] as const;
+export const PNL_COMPONENTS = ["liquidator_fee", "trading", "fees", "net"] as const;
+
+/** Fill price against the mark when the order was decided, bps (positive = worse). */
+export const SLIPPAGE_BUCKETS_BPS = [-50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 30, 50, 100, 200];
+/** Claim assigned → position back to zero. */
+export const TIME_TO_FLAT_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+export interface PnlSample {
+  liquidator_fee: number;
+  trading: number;
+  fees: number;
+  net: number;
+  unrealized: number;
+}
+
+export interface UnwindMetrics {
+  readonly ordersTotal: Counter<"result">;
+  readonly slippageBps: Histogram;
+  readonly timeToFlat: Histogram;
+  readonly halted: Gauge<"symbol">;
+  readonly positionsCorrected: Counter<"symbol">;
+  setPositionSource(source: () => Iterable<{ symbol: string; qty: number }>): void;
+  setPnlSource(source: () => PnlSample): void;
+}
+
+export function createUnwindMetrics(registry: Registry, prefix: string): UnwindMetrics {
+  const reg = { registers: [registry] };
+  let positions: (() => Iterable<{ symbol: string; qty: number }>) | undefined;
+  let pnl: (() => PnlSample) | undefined;
+  new Gauge({
+    name: `${prefix}position`,
+    help: "Signed base quantity held per symbol (the venue's view)",
+    labelNames: ["symbol"],
+    ...reg,
+    collect() {
+      if (positions === undefined) return;
+      this.reset();
+      for (const p of positions()) this.set({ symbol: p.symbol }, p.qty);
+    },
+  });
+  const pnlGauge = new Gauge({
+    name: `${prefix}pnl_quote`,
+    help: "Realized P&L since the journal began by component (liquidator_fee, trading, fees paid, net), quote",
+    labelNames: ["component"],
+    ...reg,
+    collect() {
+      if (pnl === undefined) return;
+      const s = pnl();
+      for (const c of PNL_COMPONENTS) this.set({ component: c }, s[c]);
+    },
+  });
+  new Gauge({
+    name: `${prefix}pnl_unrealized_quote`,
+    help: "Unrealized P&L of what is still held, at mark, quote",
+    ...reg,
+    collect() {
+      if (pnl !== undefined) this.set(pnl().unrealized);
+    },
+  });
+  const ordersTotal = new Counter({ name: `${prefix}orders_total`, help: "Unwind orders by result", labelNames: ["result"], ...reg });
+  for (const result of ORDER_RESULTS) ordersTotal.inc({ result }, 0);
+  for (const component of PNL_COMPONENTS) pnlGauge.set({ component }, 0);
+  return {
+    ordersTotal,
+    slippageBps: new Histogram({
+      name: `${prefix}unwind_slippage_bps`,
+      help: "Unwind fill price against the mark when the order was decided, bps (positive = worse)",
+      buckets: SLIPPAGE_BUCKETS_BPS,
+      ...reg,
+    }),
+    timeToFlat: new Histogram({
+      name: `${prefix}time_to_flat_seconds`,
+      help: "Claim assigned to the symbol's position back at zero",
+      buckets: TIME_TO_FLAT_BUCKETS_SECONDS,
+      ...reg,
+    }),
+    halted: new Gauge({
+      name: `${prefix}unwind_halted`,
+      help: "1 while unwinding of the symbol is halted (a reduce-only order refused for margin)",
+      labelNames: ["symbol"],
+      ...reg,
+    }),
+    positionsCorrected: new Counter({
+      name: `${prefix}positions_corrected_total`,
+      help: "Times GET /v1/positions found a held quantity other than the daemon's (the venue wins)",
+      labelNames: ["symbol"],
+      ...reg,
+    }),
+    setPositionSource: (s) => {
+      positions = s;
+    },
+    setPnlSource: (s) => {
+      pnl = s;
+    },
+  };
+}
