@@ -137,6 +137,7 @@ export function assembleDaemon(o: {
     clientOrderIdPrefix: `lq${(replay.venue?.at ?? Date.now()).toString(36)}`,
     ...unsettledOrders(replay),
   });
+  metrics.unwind.setOpenSource(() => unwinder.openPositions());
   metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.heldQty(symbol) })));
   metrics.unwind.setPnlSource(() => {
     const t = ledger.totals();

@@ -109,6 +109,17 @@ export class Unwinder {
     for (const symbol of this.#o.positions.symbols()) this.#kick(symbol);
   }
 
+  /** Positions being unwound and how long they have been open, s (dust and held symbols excluded). */
+  openPositions(): { symbol: string; seconds: number }[] {
+    const now = this.#o.now();
+    const out: { symbol: string; seconds: number }[] = [];
+    for (const [symbol, st] of this.#states) {
+      if (st.openSince === undefined || st.lastNote === "dust" || !this.#o.settings.unwinds(symbol)) continue;
+      out.push({ symbol, seconds: (now - st.openSince) / 1000 });
+    }
+    return out;
+  }
+
   /** The symbols halted by an error that must not happen to a reduce-only order. */
   halted(): string[] {
     return [...this.#states].filter(([, s]) => s.halted).map(([symbol]) => symbol);

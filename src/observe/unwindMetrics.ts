@@ -28,6 +28,8 @@ export interface UnwindMetrics {
   readonly halted: Gauge<"symbol">;
   readonly positionsCorrected: Counter<"symbol">;
   setPositionSource(source: () => Iterable<{ symbol: string; qty: number }>): void;
+  /** Seconds each position being unwound has been open (not flat). */
+  setOpenSource(source: () => Iterable<{ symbol: string; seconds: number }>): void;
   setPnlSource(source: () => PnlSample): void;
 }
 
@@ -35,6 +37,18 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
   const reg = { registers: [registry] };
   let positions: (() => Iterable<{ symbol: string; qty: number }>) | undefined;
   let pnl: (() => PnlSample) | undefined;
+  let open: (() => Iterable<{ symbol: string; seconds: number }>) | undefined;
+  new Gauge({
+    name: `${prefix}position_open_seconds`,
+    help: "How long each position the daemon is unwinding has been open (not flat); dust and held symbols excluded",
+    labelNames: ["symbol"],
+    ...reg,
+    collect() {
+      if (open === undefined) return;
+      this.reset();
+      for (const o of open()) this.set({ symbol: o.symbol }, o.seconds);
+    },
+  });
   new Gauge({
     name: `${prefix}position`,
     help: "Signed base quantity held per symbol (the venue's view)",
@@ -96,6 +110,9 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
     }),
     setPositionSource: (s) => {
       positions = s;
+    },
+    setOpenSource: (s) => {
+      open = s;
     },
     setPnlSource: (s) => {
       pnl = s;
