@@ -27,7 +27,7 @@ import type { Metrics } from "../observe/metrics.js";
 import { RewardsPoller } from "../observe/rewardsPoller.js";
 import type { Watchdog } from "../observe/watchdog.js";
 import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
-import type { OpenedJournal } from "../store/openJournalWhenPossible.js";
+import type { StateStore } from "../store/stateStore.js";
 import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
@@ -59,7 +59,8 @@ export function assembleDaemon(o: {
   loaded: LoadedConfig;
   env: NodeJS.ProcessEnv;
   venue: VenueConnection;
-  journal: OpenedJournal;
+  store: StateStore;
+  replay: JournalReplay;
   metrics: Metrics;
   watchdog: Watchdog;
   logger: Logger;
@@ -67,7 +68,7 @@ export function assembleDaemon(o: {
 }): AssembledDaemon {
   const { loaded, venue, metrics, logger, timing } = o;
   const config = loaded.config;
-  const { journal, replay } = o.journal;
+  const { store, replay } = o;
   const signer = new Signer({ secret: venue.secret, accountId: venue.accountId, headerPrefix: config.venue.header_prefix });
   const limiters = createVenueLimiters(config.venue.limits);
   metrics.setLimiterSource(() => LIMITER_NAMES.map((limiter) => ({ limiter, queued: limiters.queued(limiter) })));
@@ -103,7 +104,7 @@ export function assembleDaemon(o: {
     positions,
     acquire: (s) => limiters.acquire("claims", s),
     sender,
-    journal,
+    store,
     observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
     logger: logger.child({ component: "claimer" }),
   });
@@ -119,9 +120,9 @@ export function assembleDaemon(o: {
     symbols: () => policy.context.symbols,
     settings: new UnwindSettings(config.unwind),
     dryRun: () => sender.dryRun,
-    journal: (record) => journal.append(record),
+    store,
     fills: new OrderFills({
-      journal: (record) => journal.append(record),
+      journal: (record) => store.append(record),
       ledger,
       positions,
       observer: { slippage: (bps) => metrics.unwind.slippageBps.observe(bps) },
@@ -134,7 +135,7 @@ export function assembleDaemon(o: {
     },
     logger: logger.child({ component: "unwinder" }),
     requestPositions: () => daemon.requestPositions(),
-    clientOrderIdPrefix: `lq${(replay.venue?.at ?? Date.now()).toString(36)}`,
+    clientOrderIdPrefix: store.orderIdPrefix,
     ...unsettledOrders(replay),
   });
   metrics.unwind.setOpenSource(() => unwinder.openPositions());
@@ -180,7 +181,7 @@ export function assembleDaemon(o: {
     publicPerSecond: config.venue.limits.public_per_second,
     housekeeping: new Housekeeping({
       clock: signer.clock,
-      journal,
+      journal: store,
       claimer,
       logger: logger.child({ component: "housekeeping" }),
       ...(timing?.clockMaxAgeMs !== undefined ? { clockMaxAgeMs: timing.clockMaxAgeMs } : {}),

@@ -10,6 +10,7 @@ import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
+import { FileStore } from "../store/fileStore.js";
 import { type OpenedJournal, openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
 import { HupReloader } from "./hupReloader.js";
@@ -78,7 +79,18 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       });
       if (opened === undefined) return;
       notReady = () => ["starting"];
-      const parts = assembleDaemon({ loaded, env: options.env, venue, journal: opened, metrics, watchdog, logger, timing: options.timing });
+      const store = new FileStore(opened.journal, (opened.replay.venue?.at ?? Date.now()).toString(36));
+      const parts = assembleDaemon({
+        loaded,
+        env: options.env,
+        venue,
+        store,
+        replay: opened.replay,
+        metrics,
+        watchdog,
+        logger,
+        timing: options.timing,
+      });
       notReady = () => parts.daemon.notReady();
       details = () => ({ role: "single", degraded: parts.daemon.degradedStreams() });
       reloader.enable(() => parts.reload());

@@ -15,8 +15,9 @@ import type { PositionBook } from "../engine/positionBook.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Fill, Liquidation } from "../engine/types.js";
 import type { PauseReason } from "../observe/metrics.js";
-import type { Journal } from "../store/fileJournal.js";
 import type { JournalRecord } from "../store/journalRecords.js";
+import type { StateStore } from "../store/stateStore.js";
+import { DuplicateClaimError, FencedError } from "../store/storeErrors.js";
 import { claimRequestBody } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { ClaimOutcomes, type ClaimOutcomeTimings } from "./claimOutcomes.js";
@@ -53,7 +54,8 @@ export interface ClaimerOptions extends Partial<ClaimOutcomeTimings> {
   /** The claims limiter's permit (limiters.acquire("claims", signal)). */
   acquire: (signal: AbortSignal) => Promise<void>;
   sender: ClaimSender;
-  journal: Journal;
+  /** The journal: intents before sending, outcomes after (stateStore.ts). */
+  store: Pick<StateStore, "intent" | "append" | "mayLead">;
   observer: ClaimerObserver;
   logger: ClaimerLogger;
   /** Wall clock, ms (decisions, journal). */
@@ -295,7 +297,7 @@ export class Claimer {
     const body = claimRequestBody(d);
     const dryRun = o.sender.dryRun;
     try {
-      o.journal.append({
+      const written = o.store.intent({
         t: "intent",
         id,
         at: o.now(),
@@ -306,11 +308,27 @@ export class Claimer {
         perSymbolQty: { ...d.perSymbolQty },
         ...(dryRun ? { dryRun } : {}),
       });
-    } catch {
-      // No intent, no claim: back in the queue, and nothing leaves until the journal works again.
+      // The file store writes synchronously (one write(2) on the hot path); the database answers later.
+      if (written !== undefined) await written;
+    } catch (err) {
       o.exposure.release(id);
+      if (err instanceof DuplicateClaimError) {
+        // Another replica claimed it (its intent is in the shared journal): never claim it here.
+        this.#outcomes.finish(id, st);
+        return;
+      }
+      // No intent, no claim: back in the queue, and nothing leaves until the store works again
+      // (or, fenced, until this replica leads again).
       this.#requeue(id, st, d.expectedFee);
-      this.setPaused("journal", true);
+      this.setPaused(err instanceof FencedError ? "standby" : "journal", true);
+      return;
+    }
+    if (!o.store.mayLead()) {
+      // Deposed between the intent and the send: a replica that may not lead sends nothing. The id
+      // stays taken by this intent (the new leader replays it), so no one claims it twice.
+      o.exposure.release(id);
+      this.#outcomes.finish(id, st, { t: "outcome", id, at: o.now(), result: "not_accepted" });
+      this.setPaused("standby", true);
       return;
     }
     o.observer.decisionLatency((o.monotonic() - st.receivedAt) / 1000);
@@ -361,7 +379,7 @@ export class Claimer {
 
   #journal(record: JournalRecord): void {
     try {
-      this.#options.journal.append(record);
+      this.#options.store.append(record);
     } catch {
       this.setPaused("journal", true);
     }

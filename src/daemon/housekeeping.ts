@@ -10,12 +10,12 @@
  *   (no intent, no claim) and pauses again.
  */
 
-import type { Journal } from "../store/fileJournal.js";
+import type { StateStore } from "../store/stateStore.js";
 import type { Claimer } from "./claimer.js";
 
 export interface HousekeepingOptions {
   clock: { readonly lastSampleAt: number };
-  journal: Pick<Journal, "failure" | "recover">;
+  journal: Pick<StateStore, "failure" | "recover">;
   claimer: Pick<Claimer, "setPaused" | "pausedReasons">;
   logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** A server-time sample older than this pauses claiming. */

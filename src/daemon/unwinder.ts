@@ -16,6 +16,7 @@ import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import { planUnwind } from "../engine/unwindPlan.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
+import type { StateStore } from "../store/stateStore.js";
 import { TimeoutError, TransportError, VenueError } from "../venue/errors.js";
 import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
@@ -38,8 +39,8 @@ export interface UnwinderOptions {
   symbols: () => SymbolTable;
   settings: UnwindSettings;
   dryRun: () => boolean;
-  /** Append a journal record; throws when the journal cannot be written (then nothing is sent). */
-  journal: (record: OrderIntentRecord | OrderOutcomeRecord) => void;
+  /** The journal: an order intent is durable before the order leaves; outcomes follow. */
+  store: Pick<StateStore, "intent" | "append" | "mayLead">;
   fills: OrderFills;
   observer: UnwinderObserver;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
@@ -193,7 +194,8 @@ export class Unwinder {
   async #evaluate(symbol: string): Promise<void> {
     const o = this.#o;
     const st = this.#state(symbol);
-    if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known) return;
+    if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known || !o.store.mayLead())
+      return;
     const info = o.symbols().get(symbol);
     if (info === undefined) return this.#note(symbol, st, "unknown_symbol");
     const held = o.positions.held(symbol);
@@ -204,8 +206,9 @@ export class Unwinder {
     this.#note(symbol, st, undefined);
     const clientOrderId = `${o.clientOrderIdPrefix}-${this.#seq++}`;
     const mark = o.marks.price(symbol) as number;
+    st.busy = true;
     try {
-      o.journal({
+      const written = o.store.intent({
         t: "order_intent",
         clientOrderId,
         at: o.now(),
@@ -218,10 +221,17 @@ export class Unwinder {
         mark,
         seq: this.#seq - 1,
       });
-    } catch {
-      return this.#later(symbol, 1_000); // no intent, no order: the journal's own retry decides when
+      if (written !== undefined) await written;
+    } catch (err) {
+      // No intent, no order; the store's own retry (or the next leadership) decides when again.
+      st.busy = false;
+      o.logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
+      return this.#later(symbol, 1_000);
     }
-    st.busy = true;
+    if (!o.store.mayLead()) {
+      st.busy = false;
+      return this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "not_accepted" });
+    }
     st.order = { clientOrderId, symbol, side: plan.side, mark, filled: 0, notional: 0, fee: 0, orderId: undefined };
     o.observer.order("sent");
     try {
@@ -377,7 +387,7 @@ export class Unwinder {
 
   #outcome(record: OrderOutcomeRecord): void {
     try {
-      this.#o.journal(record);
+      this.#o.store.append(record);
     } catch (err) {
       this.#o.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
     }

@@ -42,7 +42,7 @@ export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown", "confir
 export type ClaimResultLabel = (typeof CLAIM_RESULTS)[number];
 
 /** Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew. */
-export const PAUSE_REASONS = ["margin", "journal", "clock", "positions"] as const;
+export const PAUSE_REASONS = ["margin", "journal", "clock", "positions", "standby"] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
 export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;

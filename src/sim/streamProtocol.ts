@@ -6,7 +6,7 @@
 export type StreamScope = "public" | "private";
 
 /** Topics of the private stream (PROTOCOL.md §5); public topics are decided by the venue core. */
-export const PRIVATE_TOPICS: ReadonlySet<string> = new Set(["liquidatorliquidations", "position"]);
+export const PRIVATE_TOPICS: ReadonlySet<string> = new Set(["liquidatorliquidations", "position", "executionreport", "balance"]);
 
 /** A request id echoed in answers: a short string or a finite number, else dropped. */
 export type FrameId = string | number | undefined;

@@ -37,6 +37,7 @@ import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { LiquidatorError } from "../../src/errors.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
+import { FileStore } from "../../src/store/fileStore.js";
 import { parseJournal } from "../../src/store/journalRecords.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { RestClient } from "../../src/venue/rest.js";
@@ -536,7 +537,7 @@ describe("RestClient against a server answering garbage", () => {
             positions: new PositionBook(exposure),
             acquire: async () => {},
             sender: new ClaimSender(client, false),
-            journal,
+            store: new FileStore(journal, "test"),
             // As main.ts wires it: real prom-client counters (a counter refuses to go down).
             observer: {
               skipped: (reason) => {

@@ -20,6 +20,7 @@ import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { AbortedError } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
+import { FileStore } from "../../src/store/fileStore.js";
 import type { JournalRecord } from "../../src/store/journalRecords.js";
 import { VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 import type { ClaimRequest, ClaimResult } from "../../src/venue/restSchemas.js";
@@ -165,7 +166,7 @@ export async function claimerRig(
     positions,
     acquire: permits.acquire,
     sender,
-    journal,
+    store: new FileStore(journal, "test"),
     observer: {
       skipped: (reason) => void events.push({ e: "skipped", reason }),
       submitted: () => void events.push({ e: "submitted" }),
