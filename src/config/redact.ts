@@ -4,6 +4,7 @@
  * guard, its text is replaced wherever it might still appear (e.g. pasted into another key).
  */
 import { stringify } from "yaml";
+import { redactPostgresUrl } from "../store/postgres/redactPostgresUrl.js";
 import { Signer } from "../venue/signer.js";
 import type { LoadedConfig } from "./loadConfig.js";
 
@@ -35,13 +36,19 @@ function scrub(text: string, secret: string | undefined): string {
   return text.split(secret).join(REDACTED).split(bare).join(REDACTED);
 }
 
+/** The config with the connection string's password hidden: it may hold one. */
+function printable(config: LoadedConfig["config"]): LoadedConfig["config"] {
+  if (config.state.postgres_url === "") return config;
+  return { ...config, state: { ...config.state, postgres_url: redactPostgresUrl(config.state.postgres_url) } };
+}
+
 /** The effective config and its provenance as one JSON-ready object. */
 export function effectiveConfigObject(loaded: LoadedConfig): Record<string, unknown> {
   return {
     config_file: loaded.path ?? null,
     env_overrides: [...(loaded.envOverrides ?? [])],
     secret: secretReport(loaded),
-    config: loaded.config,
+    config: printable(loaded.config),
   };
 }
 
@@ -67,5 +74,5 @@ export function renderEffectiveConfig(loaded: LoadedConfig): string {
     `# environment overrides: ${overrides.length > 0 ? overrides.join(", ") : "none"}`,
     secretLine,
   ].join("\n");
-  return scrub(`${header}\n${stringify(loaded.config, { lineWidth: 0 })}`, loaded.secret);
+  return scrub(`${header}\n${stringify(printable(loaded.config), { lineWidth: 0 })}`, loaded.secret);
 }

@@ -53,6 +53,33 @@ export const configSchema = strict({
   }),
   state: section({
     dir: doc(z.string().min(1).default("./data"), "claims journal folder, default `./data`", "LIQUIDATOR_STATE_DIR"),
+    backend: doc(
+      z.enum(["file", "postgres"]).default("file"),
+      "`file` (default: the JSONL journal in `state.dir`) or `postgres`",
+      "LIQUIDATOR_STATE_BACKEND",
+    ),
+    postgres_url: doc(
+      z
+        .string()
+        .default("")
+        .refine((u) => u === "" || /^postgres(ql)?:\/\//.test(u), { error: "must be a postgres:// or postgresql:// URL" }),
+      "`postgres://…` connection string for `state.backend: postgres`; redacted wherever printed",
+      "LIQUIDATOR_POSTGRES_URL",
+    ),
+  }).superRefine((v, ctx) => {
+    if (v.backend === "postgres" && v.postgres_url === "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["postgres_url"],
+        message: "is required when state.backend is postgres (set it here or with LIQUIDATOR_POSTGRES_URL)",
+      });
+    }
+  }),
+  ha: section({
+    failover_ms: doc(
+      z.number().int().min(2_000).max(600_000).default(5_000),
+      "with `state.backend: postgres`: a standby takes over within this long of the leader's death",
+    ),
   }),
   log: section({
     level: doc(z.enum(LOG_LEVELS).default("info"), "pino level", "LIQUIDATOR_LOG_LEVEL"),

@@ -358,6 +358,16 @@ describe("defaults", () => {
     }
   });
 
+  test("the PostgreSQL URL is required for the postgres backend, and never printed with its password", async () => {
+    await expect(loadConfig({ env: { LIQUIDATOR_STATE_BACKEND: "postgres" } })).rejects.toThrow(/state\.postgres_url.*required/);
+    const loaded = await loadConfig({
+      env: { LIQUIDATOR_STATE_BACKEND: "postgres", LIQUIDATOR_POSTGRES_URL: "postgres://liq:hunter2@db:5432/liq" },
+    });
+    expect(renderEffectiveConfig(loaded)).not.toContain("hunter2");
+    expect(renderEffectiveConfigJson(loaded)).not.toContain("hunter2");
+    expect(renderEffectiveConfig(loaded)).toContain("db:5432");
+  });
+
   test("a venue preset fills the real venue's URLs and header prefix; explicit keys win", async () => {
     const secret = generateKeyPair().secret;
     const { config } = await loadConfig({
@@ -413,7 +423,7 @@ describe("environment over YAML", () => {
       allow_insecure: false,
     },
     metrics: { host: "127.0.0.1", port: 1111 },
-    state: { dir: "/yaml/state" },
+    state: { dir: "/yaml/state", backend: "postgres", postgres_url: "postgres://yaml@db:5432/liq" },
     policy: { dry_run: false },
     log: { level: "warn", pretty: false },
   };
@@ -438,6 +448,13 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_LOG_PRETTY", value: "TRUE", pick: (c) => c.log.pretty, expected: true },
     { variable: "LIQUIDATOR_VENUE_PRESET", value: "orderly-testnet", pick: (c) => c.venue.preset, expected: "orderly-testnet" },
     { variable: "LIQUIDATOR_UNWIND_MODE", value: "off", pick: (c) => c.unwind.mode, expected: "off" },
+    { variable: "LIQUIDATOR_STATE_BACKEND", value: "file", pick: (c) => c.state.backend, expected: "file" },
+    {
+      variable: "LIQUIDATOR_POSTGRES_URL",
+      value: "postgres://u:p@db:5432/liq",
+      pick: (c) => c.state.postgres_url,
+      expected: "postgres://u:p@db:5432/liq",
+    },
   ];
 
   test("the table covers every override variable", () => {

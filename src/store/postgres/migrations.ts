@@ -137,7 +137,15 @@ BEGIN
 END $fn$;
 `;
 
+/** Unwind fills are journal events too: the P&L is recomputed from them. */
+const ORDER_FILLS = `
+ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
+ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill'));
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "lease, claims, orders, journal_events, journal_imports", sql: TABLES },
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
+  { version: 3, name: "order fills in journal_events", sql: ORDER_FILLS },
 ];

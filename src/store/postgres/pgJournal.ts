@@ -24,7 +24,14 @@
  * Outcomes are not fenced: an answer to a request sent under a valid term is the truth, whoever
  * leads when it arrives, and losing it would corrupt the exposure of the next leader.
  */
-import type { IntentRecord, OrderIntentRecord, OrderOutcomeRecord, OutcomeRecord, PositionsRecord } from "../journalRecords.js";
+import type {
+  IntentRecord,
+  OrderFillRecord,
+  OrderIntentRecord,
+  OrderOutcomeRecord,
+  OutcomeRecord,
+  PositionsRecord,
+} from "../journalRecords.js";
 import {
   type ClaimState,
   claimStateOf,
@@ -126,6 +133,15 @@ export class PgJournal {
   /** Journals an order outcome and moves the order's state (never out of filled / cancelled). */
   orderOutcome(record: OrderOutcomeRecord, options: OutcomeOptions = {}): Promise<void> {
     return this.#outcome(ORDERS, record.clientOrderId, record, orderStateOf(record.result, options.reclaimable === true), options);
+  }
+
+  /** Journals a record that moves no state (an unwind fill): replay and P&L read it. */
+  async event(record: OrderFillRecord): Promise<void> {
+    await this.#db.query(
+      "INSERT INTO journal_events (account_id, kind, client_order_id, record) VALUES ($1, $2, $3, $4::jsonb)",
+      [this.accountId, record.t, record.clientOrderId, JSON.stringify(record)],
+      { accountId: this.accountId },
+    );
   }
 
   /** Journals the account's positions as the venue pushed them (replay starts exposure from the last). */

@@ -1,0 +1,163 @@
+/**
+ * PostgreSQL as the daemon's state store, shared by replicas of one account (postgres/pgStore.ts).
+ * Intents go straight to the database, fenced on this replica's lease term; later records (outcomes,
+ * fills) are written in order by one writer that keeps retrying while the database is away, so an
+ * answer is never lost. An intent first waits for the records queued before it: a retried claim's new
+ * intent must find the refusal that made its id re-claimable already written.
+ */
+import { createHash } from "node:crypto";
+import { type ClaimFailureAction, venueCodeMeaning } from "../venue/errors.js";
+import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import type { DeposeReason } from "./postgres/leaseKeeper.js";
+import { PgStore, type PgStoreOptions } from "./postgres/pgStore.js";
+import type { Role, StateStore } from "./stateStore.js";
+import { FencedError } from "./storeErrors.js";
+
+/** Refusals after which the claimer tries the same id again: the id must stay claimable. */
+const RETRIED: ReadonlySet<ClaimFailureAction> = new Set(["retry_racing", "retry_transient", "backoff", "reevaluate", "pause_margin"]);
+
+export interface LeadershipEvents {
+  elected(term: number): void;
+  deposed(term: number, reason: DeposeReason): void;
+  error(err: unknown): void;
+}
+
+export class PgStateStore implements StateStore {
+  readonly kind = "postgres";
+  readonly orderIdPrefix: string;
+  readonly #store: PgStore;
+  readonly #queue: JournalRecord[] = [];
+  #drain: Promise<void> | undefined;
+  #failure: Error | undefined;
+  #closed = false;
+
+  private constructor(store: PgStore) {
+    this.#store = store;
+    // One prefix per account: every leader continues the shared sequence of order numbers.
+    this.orderIdPrefix = `lq${createHash("sha256").update(store.accountId).digest("hex").slice(0, 8)}`;
+  }
+
+  /** Connects and migrates; the lease is taken once `start` is called. */
+  static async open(options: Omit<PgStoreOptions, "leaseObserver">, events: LeadershipEvents): Promise<PgStateStore> {
+    let self: PgStateStore | undefined;
+    const store = await PgStore.open({
+      ...options,
+      leaseObserver: {
+        elected: (term) => events.elected(term),
+        deposed: (term, reason) => events.deposed(term, reason),
+        error: (err) => {
+          if (self !== undefined) self.#failure = err as Error;
+          events.error(err);
+        },
+      },
+    });
+    self = new PgStateStore(store);
+    return self;
+  }
+
+  /** `host:port/database`, safe to print. */
+  get target(): string {
+    return this.#store.target;
+  }
+
+  start(): void {
+    this.#store.lease.start();
+  }
+
+  role(): Role {
+    return this.#store.lease.term !== undefined && this.#store.lease.mayLead() ? "leader" : "standby";
+  }
+
+  mayLead(): boolean {
+    return this.#store.lease.mayLead();
+  }
+
+  async intent(record: IntentRecord | OrderIntentRecord): Promise<void> {
+    await this.#flushed();
+    const term = this.#store.lease.term;
+    if (term === undefined || !this.#store.lease.mayLead()) {
+      throw new FencedError(this.#store.accountId, term ?? 0, "this replica does not hold the lease");
+    }
+    try {
+      if (record.t === "intent") await this.#store.journal.claimIntent(record, term);
+      else await this.#store.journal.orderIntent(record, term);
+      this.#failure = undefined;
+    } catch (err) {
+      if (!(err instanceof FencedError)) this.#failure = err as Error;
+      throw err;
+    }
+  }
+
+  append(record: JournalRecord): void {
+    if (this.#closed) return;
+    this.#queue.push(record);
+    this.#drain ??= this.#write();
+  }
+
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  recover(): boolean {
+    return false; // the writer retries by itself
+  }
+
+  replay(): Promise<JournalReplay> {
+    return this.#store.replay();
+  }
+
+  /** Import a file journal once (idempotent): ids claimed before the move are never claimed again. */
+  importFileJournal(path: string): Promise<{ imported: boolean; ids: number }> {
+    return this.#store.importFileJournal(path);
+  }
+
+  /** Waits (up to `timeoutMs`) for queued records, then gives the lease up for a fast handover. */
+  async close(timeoutMs = 3_000): Promise<void> {
+    await Promise.race([this.#flushed(), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    this.#closed = true;
+    await this.#store.close({ release: true });
+  }
+
+  async #flushed(): Promise<void> {
+    while (this.#drain !== undefined) await this.#drain;
+  }
+
+  async #write(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 && !this.#closed) {
+        const record = this.#queue[0] as JournalRecord;
+        try {
+          await this.#writeOne(record);
+          this.#queue.shift();
+          this.#failure = undefined;
+        } catch (err) {
+          this.#failure = err as Error;
+          await new Promise((r) => setTimeout(r, 500).unref());
+        }
+      }
+    } finally {
+      this.#drain = undefined;
+    }
+  }
+
+  #writeOne(record: JournalRecord): Promise<unknown> {
+    const journal = this.#store.journal;
+    switch (record.t) {
+      case "outcome": {
+        const retried = record.result === "not_accepted" || (record.result === "rejected" && RETRIED.has(refusalAction(record.code)));
+        return journal.claimOutcome(record, { reclaimable: retried });
+      }
+      case "order_outcome":
+        return journal.orderOutcome(record);
+      case "order_fill":
+        return journal.event(record);
+      default:
+        return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's
+    }
+  }
+}
+
+/** What the claimer did after a refusal with this venue code (none: a request that never left). */
+function refusalAction(code: number | undefined): ClaimFailureAction {
+  return code === undefined ? "retry_transient" : venueCodeMeaning(code).claim;
+}
