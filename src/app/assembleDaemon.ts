@@ -12,21 +12,22 @@ import { ClaimSender } from "../daemon/claimSender.js";
 import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
 import { Housekeeping } from "../daemon/housekeeping.js";
 import { Ingest } from "../daemon/ingest.js";
+import { adoptJournal, Leadership } from "../daemon/leadership.js";
 import { OpenBook } from "../daemon/openBook.js";
 import { OrderFills } from "../daemon/orderFills.js";
-import { ledgerClaim, ledgerFromJournal } from "../daemon/pnlFromJournal.js";
+import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
-import { restoreFromJournal } from "../daemon/restore.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
+import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { Metrics } from "../observe/metrics.js";
 import { RewardsPoller } from "../observe/rewardsPoller.js";
 import type { Watchdog } from "../observe/watchdog.js";
-import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
+import type { JournalReplay } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
@@ -48,6 +49,8 @@ export interface DaemonTiming {
 
 export interface AssembledDaemon {
   daemon: Daemon;
+  /** The lease's events go here (PostgreSQL); undefined for a single daemon on the file journal. */
+  leadership: Leadership | undefined;
   publicKey: string;
   /** Runs until `signal` aborts, then drains and closes what it opened (not the journal or the venue). */
   run(signal: AbortSignal): Promise<void>;
@@ -96,7 +99,7 @@ export function assembleDaemon(o: {
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   const sender = new ClaimSender(rest, config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
-  const ledger = ledgerFromJournal(replay);
+  const ledger = new PnlLedger();
   const claimer = new Claimer({
     decide: policy.decide,
     book,
@@ -108,8 +111,6 @@ export function assembleDaemon(o: {
     observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
     logger: logger.child({ component: "claimer" }),
   });
-  const restored = restoreFromJournal(replay, claimer);
-  if (restored.ids > 0) logger.info(restored, "journal replayed: these ids are never claimed again");
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);
   const orderApi = new OrderApi(rest);
@@ -136,8 +137,25 @@ export function assembleDaemon(o: {
     logger: logger.child({ component: "unwinder" }),
     requestPositions: () => daemon.requestPositions(),
     clientOrderIdPrefix: store.orderIdPrefix,
-    ...unsettledOrders(replay),
   });
+  if (store.kind === "file") {
+    // One process owns the journal: what it says holds from the start.
+    const adopted = adoptJournal(replay, { claimer, unwinder, ledger });
+    if (adopted.ids > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
+    metrics.leader.set(1);
+  }
+  // Replicas (PostgreSQL): nothing is sent until the lease is held and the shared journal replayed.
+  const leadership =
+    store.kind === "postgres"
+      ? new Leadership({
+          replay: () => store.replay(),
+          claimer,
+          unwinder,
+          ledger,
+          onRole: (leader) => metrics.leader.set(leader ? 1 : 0),
+          logger: logger.child({ component: "leadership" }),
+        })
+      : undefined;
   metrics.unwind.setOpenSource(() => unwinder.openPositions());
   metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.heldQty(symbol) })));
   metrics.unwind.setPnlSource(() => {
@@ -205,12 +223,12 @@ export function assembleDaemon(o: {
 
   return {
     daemon,
+    leadership,
     publicKey: signer.publicKey,
     run: async (signal) => {
       try {
         const polling = poller.start(signal);
-        const running = daemon.run(signal, () => unwinder.start());
-        await running;
+        await daemon.run(signal);
         await unwinder.stop();
         await polling;
       } finally {
@@ -236,17 +254,4 @@ export function assembleDaemon(o: {
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");
     },
   };
-}
-
-/** Order intents the journal left without a final outcome (looked up first), and the next order number. */
-function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
-  const final = new Set(["filled", "cancelled", "rejected", "not_accepted", "dry_run"]);
-  const unsettled: OrderIntentRecord[] = [];
-  let last = 0;
-  for (const [cid, intent] of replay.orders.intents) {
-    last = Math.max(last, intent.seq ?? 0);
-    if (intent.dryRun) continue;
-    if (!(replay.orders.outcomes.get(cid) ?? []).some((o) => final.has(o.result))) unsettled.push(intent);
-  }
-  return { unsettled, firstSeq: last + 1 };
 }

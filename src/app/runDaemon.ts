@@ -4,16 +4,14 @@
  * the parts (assembleDaemon.ts) start; on abort everything stops in the reverse order.
  */
 import { readFileSync } from "node:fs";
-import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
-import { FileStore } from "../store/fileStore.js";
-import { type OpenedJournal, openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
 import { HupReloader } from "./hupReloader.js";
+import { type OpenedStore, openStateStore } from "./openStateStore.js";
 import { connectVenue } from "./venueConnection.js";
 
 export type { DaemonTiming } from "./assembleDaemon.js";
@@ -65,21 +63,21 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   const reloader = new HupReloader(logger);
   try {
     const venue = await connectVenue(loaded, logger);
-    let opened: OpenedJournal | undefined;
+    let opened: OpenedStore | undefined;
     try {
-      opened = await openJournalWhenPossible({
-        dir: config.state.dir,
-        owner: { baseUrl: venue.baseUrl, accountId: venue.accountId, simulated: venue.simulated },
+      opened = await openStateStore({
+        config,
+        venue,
         signal,
-        logger: logger.child({ component: "journal" }) as Logger,
+        logger,
         retryMs: options.timing?.journalRetryMs ?? 10_000,
         onProblem: (reason) => {
           notReady = () => [reason];
         },
       });
       if (opened === undefined) return;
+      const { store } = opened;
       notReady = () => ["starting"];
-      const store = new FileStore(opened.journal, (opened.replay.venue?.at ?? Date.now()).toString(36));
       const parts = assembleDaemon({
         loaded,
         env: options.env,
@@ -91,16 +89,22 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
         logger,
         timing: options.timing,
       });
-      notReady = () => parts.daemon.notReady();
-      details = () => ({ role: "single", degraded: parts.daemon.degradedStreams() });
+      opened.bind(parts.leadership);
+      // A healthy standby is ready: standing by is its job, not a fault.
+      notReady = () => parts.daemon.notReady().filter((r) => !(r === "claiming_paused:standby" && store.role() === "standby"));
+      details = () => ({ role: store.role(), degraded: parts.daemon.degradedStreams() });
       reloader.enable(() => parts.reload());
+      opened.start();
       options.onStarted?.({ metricsUrl: server.url, simulated: venue.simulated, baseUrl: venue.baseUrl });
-      logger.info({ accountId: venue.accountId, dryRun: config.policy.dry_run, publicKey: parts.publicKey }, "liquidator running");
+      logger.info(
+        { accountId: venue.accountId, dryRun: config.policy.dry_run, publicKey: parts.publicKey, backend: store.kind },
+        "liquidator running",
+      );
       await parts.run(signal);
       logger.info({}, "shutting down: claims drained");
     } finally {
       await reloader.disable();
-      await opened?.journal.close();
+      await opened?.store.close();
       await venue.close();
     }
   } finally {

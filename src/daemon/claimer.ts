@@ -269,7 +269,8 @@ export class Claimer {
       const id = top.liquidationId;
       const st = this.#ids.get(id);
       const liquidation = this.#options.book.get(id);
-      if (st === undefined) continue;
+      // A state other than pending: finished meanwhile (e.g. a new leader adopted the journal).
+      if (st === undefined || st.phase !== "pending") continue;
       if (liquidation === undefined) {
         this.#ids.delete(id);
         this.#skipped(id, "gone");

@@ -48,10 +48,6 @@ export interface UnwinderOptions {
   requestPositions: () => void;
   /** Client order ids are `${prefix}-${seq}` (≤ 36 chars). */
   clientOrderIdPrefix: string;
-  /** The first order number to use (the journal's largest + 1). */
-  firstSeq: number;
-  /** Order intents the journal left without a final outcome: looked up first. */
-  unsettled: readonly OrderIntentRecord[];
   now?: () => number;
   /** Pause after an order that traded; doubles from `noFillMs` to `maxBackoffMs` after one that did not. */
   afterFillMs?: number;
@@ -73,21 +69,25 @@ interface SymbolState {
 }
 
 export class Unwinder {
-  readonly #o: Required<Omit<UnwinderOptions, "unsettled">> & { unsettled: readonly OrderIntentRecord[] };
+  readonly #o: Required<UnwinderOptions>;
   readonly #states = new Map<string, SymbolState>();
-  #seq: number;
+  #seq = 1;
   #stopped = false;
   readonly #inflight = new Set<Promise<void>>();
 
   constructor(options: UnwinderOptions) {
     this.#o = { now: Date.now, afterFillMs: 100, noFillMs: 500, maxBackoffMs: 5_000, settleAfterMs: 1_500, ...options };
-    this.#seq = options.firstSeq;
     options.positions.onChange((symbol, qty, before) => this.#onPosition(symbol, qty, before));
   }
 
-  /** Settle what the journal left open, then close every position held now. */
-  start(): void {
-    for (const intent of this.#o.unsettled) {
+  /**
+   * Take over the journal's orders (at start, or when this replica becomes the leader): continue its
+   * order numbers, settle what it left open, then close every position held now.
+   */
+  takeOver(unsettled: readonly OrderIntentRecord[], firstSeq: number): void {
+    this.#seq = Math.max(this.#seq, firstSeq);
+    for (const intent of unsettled) {
+      if (this.#state(intent.symbol).busy) continue;
       const st = this.#state(intent.symbol);
       st.order = {
         clientOrderId: intent.clientOrderId,

@@ -51,6 +51,15 @@ export class PnlLedger {
   readonly #byDay = new Map<string, PnlTotals>();
   readonly #bySymbol = new Map<string, PnlTotals>();
 
+  /** Forget everything (a replica that becomes the leader rebuilds it from the shared journal). */
+  clear(): void {
+    this.#lots.clear();
+    this.#claims.clear();
+    this.#unattributed = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
+    this.#byDay.clear();
+    this.#bySymbol.clear();
+  }
+
   /** A claim applied at `at`: `qty` (signed) of `symbol` taken over at `price`, earning `liquidatorFee`. */
   claim(claimId: number, symbol: string, qty: number, price: number, liquidatorFee: number, at: number): void {
     const c = this.#claim(claimId, at);

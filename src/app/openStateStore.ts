@@ -1,0 +1,87 @@
+/**
+ * The state store the config asks for, opened with retries while it cannot be (readiness says why):
+ * the JSONL journal of `state.dir`, or PostgreSQL. Moving from `file` to `postgres` imports the file
+ * journal at the first start (idempotent), so ids claimed before the move are never claimed again.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { Config } from "../config/schema.js";
+import type { Leadership } from "../daemon/leadership.js";
+import { sleep } from "../sleep.js";
+import { JOURNAL_FILE } from "../store/fileJournal.js";
+import { FileStore } from "../store/fileStore.js";
+import type { JournalReplay } from "../store/journalRecords.js";
+import { openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
+import { PgStateStore } from "../store/pgStateStore.js";
+import type { StateStore } from "../store/stateStore.js";
+import type { VenueConnection } from "./venueConnection.js";
+
+export interface OpenedStore {
+  store: StateStore;
+  replay: JournalReplay;
+  /** Where the lease's events go once the daemon is assembled (PostgreSQL only). */
+  bind(leadership: Leadership | undefined): void;
+  /** Take part in the election (PostgreSQL only). */
+  start(): void;
+}
+
+export async function openStateStore(o: {
+  config: Config;
+  venue: VenueConnection;
+  signal: AbortSignal;
+  logger: Logger;
+  retryMs: number;
+  onProblem: (reason: string) => void;
+}): Promise<OpenedStore | undefined> {
+  const { config, venue, signal, logger } = o;
+  if (config.state.backend === "file") {
+    const opened = await openJournalWhenPossible({
+      dir: config.state.dir,
+      owner: { baseUrl: venue.baseUrl, accountId: venue.accountId, simulated: venue.simulated },
+      signal,
+      logger: logger.child({ component: "journal" }),
+      retryMs: o.retryMs,
+      onProblem: o.onProblem,
+    });
+    if (opened === undefined) return undefined;
+    const store = new FileStore(opened.journal, (opened.replay.venue?.at ?? Date.now()).toString(36));
+    return { store, replay: opened.replay, bind: () => undefined, start: () => undefined };
+  }
+
+  let target: Leadership | undefined;
+  const leaseMs = Math.round(config.ha.failover_ms * 0.6);
+  const log = logger.child({ component: "store" });
+  for (let failures = 0; !signal.aborted; failures++) {
+    try {
+      const store = await PgStateStore.open(
+        { url: config.state.postgres_url, accountId: venue.accountId, leaseMs, renewMs: Math.max(200, Math.round(leaseMs / 3)) },
+        {
+          elected: (term) => target?.elected(term),
+          deposed: (term, reason) => target?.deposed(term, reason),
+          error: (err) => log.warn({ err: (err as Error).message }, "lease query failed"),
+        },
+      );
+      const file = join(config.state.dir, JOURNAL_FILE);
+      if (existsSync(file)) {
+        const imported = await store.importFileJournal(file);
+        if (imported.imported)
+          log.info({ file, ids: imported.ids }, "file journal imported into PostgreSQL: its ids are never claimed again");
+      }
+      log.info({ database: store.target, leaseMs }, "state in PostgreSQL; standing by until elected");
+      return {
+        store,
+        replay: await store.replay(),
+        bind: (l) => {
+          target = l;
+        },
+        start: () => store.start(),
+      };
+    } catch (err) {
+      o.onProblem(`database_unreachable:${(err as Error).message}`);
+      if (failures === 0) log.error({ err: (err as Error).message }, "PostgreSQL unavailable; retrying");
+      await sleep(Math.min(o.retryMs, 1_000 * 2 ** Math.min(failures, 4)), signal);
+    }
+  }
+  return undefined;
+}

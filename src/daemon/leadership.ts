@@ -1,0 +1,92 @@
+/**
+ * What this replica does as the lease comes and goes (state.backend: postgres). A standby keeps its
+ * streams, books, marks and positions warm and decides as the leader does, but claiming is paused
+ * ("standby") and the unwinder sends nothing. Elected, it first replays the shared journal (what the
+ * previous leader claimed and ordered: those ids are never claimed again, its unsettled orders are
+ * looked up), then claims. Deposed — superseded, or its lease run out because the database or the
+ * process stalled — it stops at once; intents already written under its term stay fenced.
+ */
+import type { PnlLedger } from "../engine/pnlLedger.js";
+import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
+import type { Claimer } from "./claimer.js";
+import { ledgerFromJournal } from "./pnlFromJournal.js";
+import { restoreFromJournal } from "./restore.js";
+import type { Unwinder } from "./unwinder.js";
+
+export interface LeadershipOptions {
+  replay: () => Promise<JournalReplay>;
+  claimer: Pick<Claimer, "setPaused" | "markDone">;
+  unwinder: Pick<Unwinder, "takeOver">;
+  ledger: PnlLedger;
+  onRole: (leader: boolean) => void;
+  logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
+  /** How long to wait before replaying again when the replay failed. */
+  retryMs?: number;
+}
+
+/** Order intents the journal left without a final outcome (looked up first), and the next order number. */
+export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
+  const final = new Set(["filled", "cancelled", "rejected", "not_accepted", "dry_run"]);
+  const unsettled: OrderIntentRecord[] = [];
+  let last = 0;
+  for (const [cid, intent] of replay.orders.intents) {
+    last = Math.max(last, intent.seq ?? 0);
+    if (intent.dryRun) continue;
+    if (!(replay.orders.outcomes.get(cid) ?? []).some((o) => final.has(o.result))) unsettled.push(intent);
+  }
+  return { unsettled, firstSeq: last + 1 };
+}
+
+/** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
+export function adoptJournal(
+  replay: JournalReplay,
+  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger">,
+): { ids: number; unsettled: number } {
+  const restored = restoreFromJournal(replay, o.claimer);
+  o.ledger.clear();
+  ledgerFromJournal(replay, o.ledger);
+  const { unsettled, firstSeq } = unsettledOrders(replay);
+  o.unwinder.takeOver(unsettled, firstSeq);
+  return { ids: restored.ids, unsettled: unsettled.length };
+}
+
+export class Leadership {
+  readonly #o: LeadershipOptions;
+  #term: number | undefined;
+
+  constructor(options: LeadershipOptions) {
+    this.#o = options;
+    options.claimer.setPaused("standby", true);
+    options.onRole(false);
+  }
+
+  elected(term: number): void {
+    this.#term = term;
+    void this.#takeOver(term);
+  }
+
+  deposed(term: number, reason: string): void {
+    if (this.#term === term) this.#term = undefined;
+    this.#o.claimer.setPaused("standby", true);
+    this.#o.onRole(false);
+    this.#o.logger.warn({ term, reason }, "leadership lost: standing by (nothing is sent)");
+  }
+
+  async #takeOver(term: number): Promise<void> {
+    const o = this.#o;
+    while (this.#term === term) {
+      try {
+        const replay = await o.replay();
+        if (this.#term !== term) return;
+        const adopted = adoptJournal(replay, o);
+        o.onRole(true);
+        o.claimer.setPaused("standby", false);
+        o.logger.info({ term, ...adopted }, "leader: journal replayed, claiming");
+        return;
+      } catch (err) {
+        o.logger.warn({ term, err: (err as Error).message }, "leader: journal replay failed; retrying before claiming");
+        await new Promise((r) => setTimeout(r, o.retryMs ?? 500).unref());
+      }
+    }
+  }
+}
