@@ -146,6 +146,8 @@ export class Unwinder {
     if (st === undefined) {
       st = { order: undefined, busy: false, timer: undefined, backoffMs: 0, halted: false, openSince: undefined, lastNote: undefined };
       this.#states.set(symbol, st);
+      // A series per symbol from the first sight of it, so "not halted" is a 0 and not an absence.
+      this.#o.observer.halted(symbol, false);
     }
     return st;
   }
