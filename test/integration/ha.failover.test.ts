@@ -4,16 +4,30 @@
  * and the database stopped under load. Each time every liquidation is claimed once and none twice,
  * and the survivor claims within `ha.failover_ms` of the leader's death.
  */
+import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { type Build, buildOnce } from "../support/buildOnce.js";
-import { claimsBy, ethLong, removeDir, requestsFrom, startQuietSim, tempDir, waitFor } from "../support/daemonHarness.js";
+import {
+  claimsBy,
+  cleanEnv,
+  daemonEnv,
+  ethLong,
+  removeDir,
+  requestsFrom,
+  startQuietSim,
+  tempDir,
+  waitFor,
+} from "../support/daemonHarness.js";
 import { leaderOf, type Replica, readyzOf, startReplica } from "../support/haRig.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+
+const run = promisify(execFile);
 
 /** The default `ha.failover_ms`: the survivor must claim within this of the leader's death. */
 const FAILOVER_MS = 5_000;
@@ -192,5 +206,13 @@ describeWithPostgres("two replicas, one account", () => {
     await waitFor(() => fresh.every((id) => claimsBy(s).some((e) => e.liquidationId === id)), "the other ids claimed", 30_000);
     await new Promise((done) => setTimeout(done, 1_000));
     expect(requestsFrom(s).filter((e) => journaled.includes(e.liquidationId as number))).toEqual([]);
+
+    // `liquidator pnl` reads the same journal from the database (without taking the lease).
+    const env = cleanEnv(daemonEnv(s, dir, { LIQUIDATOR_STATE_BACKEND: "postgres", LIQUIDATOR_POSTGRES_URL: dbUrl }));
+    const out = await run(process.execPath, [(build as Build).cli, "pnl", "--json"], { env, cwd: dir });
+    const rows = JSON.parse(out.stdout) as { claim: string; liquidator_fee: number }[];
+    expect(rows.map((x) => Number(x.claim)).sort((a, b) => a - b)).toEqual([...fresh].sort((a, b) => a - b));
+    for (const x of rows) expect(x.liquidator_fee).toBeGreaterThan(0);
+    expect((await readyzOf(r.url))?.body.role).toBe("leader");
   }, 120_000);
 });
