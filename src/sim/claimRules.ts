@@ -213,7 +213,9 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
     if (q === 0) continue;
     const mark = marks.get(c.pos.symbol) as number;
     const fee = c.pos.liquidatorFee;
-    const transferPrice = mark * (1 - Math.sign(q) * fee);
+    // At the mark: the liquidator fee is a separate credit to the holding (PROTOCOL.md §6), not a
+    // discount in the price as well.
+    const transferPrice = mark;
     const cost = q * transferPrice;
     transfers.push({
       symbol: c.pos.symbol,

@@ -7,11 +7,13 @@ import { setMaxListeners } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
+import { orderRoutes } from "./orderRoutes.js";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
 import { type FaultAction, RestFaults } from "./restFaults.js";
+import type { Handler, LimitScope, Method, RequestContext, Route } from "./restRoute.js";
 import { checkSignedRequest, type Signatory } from "./signatureCheck.js";
 import type { VenueCore } from "./venueCore.js";
-import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams, positionsData } from "./venueReads.js";
+import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams } from "./venueReads.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 
 /** PROTOCOL.md §4 limits, per second. */
@@ -36,23 +38,6 @@ export interface RestServerOptions {
   maxBodyBytes?: number;
 }
 
-type Handler = (ctx: RequestContext) => Promise<Checked<unknown>> | Checked<unknown>;
-
-interface Route {
-  method: "GET" | "POST";
-  limit: "public" | "claims" | "admin" | "positions";
-  signed: boolean;
-  handler: Handler;
-}
-
-interface RequestContext {
-  search: URLSearchParams;
-  body: Buffer;
-  receivedAt: number;
-  signatory: Signatory | undefined;
-  contentType: string | undefined;
-}
-
 const HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>";
 
 export class RestServer {
@@ -61,8 +46,9 @@ export class RestServer {
   readonly #prefix: string;
   readonly #logger: Logger | undefined;
   readonly #maxBody: number;
-  readonly #limiters: Record<Route["limit"], SlidingWindowLimiter> | undefined;
-  readonly #routes: Map<string, Route>;
+  readonly #limiters: Record<LimitScope, SlidingWindowLimiter> | undefined;
+  /** By path, then method; a `{id}` path matches one more segment (its value is the context's `param`). */
+  readonly #routes = new Map<string, Partial<Record<Method, Route>>>();
   // Every delayed request waits on this one shutdown signal; any number may be pending at once, so
   // Node's 10-listener leak warning is a false alarm here (it cluttered the fault tests' output).
   readonly #closing = (() => {
@@ -87,13 +73,16 @@ export class RestServer {
         public: new SlidingWindowLimiter({ limit: l.publicPerIp, windowMs: l.windowMs, now }),
         claims: new SlidingWindowLimiter({ limit: l.claimsPerAccount, windowMs: l.windowMs, now }),
         admin: new SlidingWindowLimiter({ limit: l.adminOrdersPerAccount, windowMs: l.windowMs, now }),
-        // PROTOCOL.md §6: GET /v1/positions, 30 per 10 s.
+        // PROTOCOL.md §6: orders 10/s, account reads 10/s, positions 30 per 10 s, client info 10 per 60 s.
         positions: new SlidingWindowLimiter({ limit: 30, windowMs: 10_000, now }),
+        orders: new SlidingWindowLimiter({ limit: 10, windowMs: 1_000, now }),
+        account: new SlidingWindowLimiter({ limit: 10, windowMs: 1_000, now }),
+        clientInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
       };
     }
     const core = this.#core;
     const pub = (handler: Handler): Route => ({ method: "GET", limit: "public", signed: false, handler });
-    this.#routes = new Map<string, Route>([
+    const routes: [string, Route][] = [
       ["/v1/public/trading_rewards/epoch_info", pub(({ search }) => withData(noParams(search), () => core.rewards.epochInfo()))],
       ["/v1/public/trading_rewards/epoch_data", pub(({ search }) => withData(noParams(search), () => core.rewards.epochData()))],
       ["/v1/public/campaign/user", pub(({ search }) => campaignUserData(core, search))],
@@ -102,16 +91,23 @@ export class RestServer {
       ["/v1/public/info", pub(({ search }) => withData(noParams(search), () => infoData(core)))],
       ["/v1/admin/orders", { method: "GET", limit: "admin", signed: true, handler: (ctx) => this.#adminOrders(ctx) }],
       ["/v1/liquidation", { method: "POST", limit: "claims", signed: true, handler: (ctx) => this.#claim(ctx) }],
-      [
-        "/v1/positions",
-        {
-          method: "GET",
-          limit: "positions",
-          signed: true,
-          handler: ({ search, signatory }) => withData(noParams(search), () => positionsData(core, (signatory as Signatory).accountId)),
-        },
-      ],
-    ]);
+      ...orderRoutes(core),
+    ];
+    for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
+  }
+
+  /** The routes of a path: exact, else its `{id}` form (one more segment). */
+  #lookup(path: string): { methods: Partial<Record<Method, Route>>; param: string | undefined } | undefined {
+    const exact = this.#routes.get(path);
+    if (exact !== undefined) return { methods: exact, param: undefined };
+    const cut = path.lastIndexOf("/");
+    const templated = cut > 0 ? this.#routes.get(`${path.slice(0, cut)}/{id}`) : undefined;
+    if (templated === undefined || cut === path.length - 1) return undefined;
+    try {
+      return { methods: templated, param: decodeURIComponent(path.slice(cut + 1)) };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The node:http request listener. */
@@ -138,10 +134,10 @@ export class RestServer {
     const started = performance.now();
     if (body === undefined) return this.#refuse(res, new VenueRefusal(-1005, `body larger than ${this.#maxBody} bytes`), path, started);
 
-    const route = this.#routes.get(path);
-    if (route === undefined) return this.#send(res, 404, { success: false, code: -1000, message: `no such endpoint ${path}` });
-    if (route.method !== method)
-      return this.#send(res, 405, { success: false, code: -1000, message: `${method} is not allowed on ${path}` });
+    const found = this.#lookup(path);
+    if (found === undefined) return this.#send(res, 404, { success: false, code: -1000, message: `no such endpoint ${path}` });
+    const route = found.methods[method as Method];
+    if (route === undefined) return this.#send(res, 405, { success: false, code: -1000, message: `${method} is not allowed on ${path}` });
     const isClaim = path === "/v1/liquidation";
 
     const plan = this.faults.plan(method, path);
@@ -172,9 +168,16 @@ export class RestServer {
       return this.#refuse(res, refusal, path, started);
     }
 
-    const result = await route.handler({ search, body, receivedAt, signatory, contentType: header(req, "content-type") });
+    const result = await route.handler({
+      search,
+      body,
+      receivedAt,
+      signatory,
+      contentType: header(req, "content-type"),
+      param: found.param,
+    });
     if (plan.delayAfterMs > 0 && !(await this.#wait(plan.delayAfterMs))) return void res.destroy();
-    if (plan.resetAfter) return void res.destroy();
+    if (plan.resetAfter || (result.ok && route.dropAnswer?.() === true)) return void res.destroy();
     if (!result.ok) return this.#refuse(res, result.refusal, path, started);
     this.#logger?.debug({ path, ms: performance.now() - started }, "sim rest ok");
     this.#send(res, 200, { success: true, data: result.value, timestamp: this.#core.now() });

@@ -27,7 +27,8 @@ export interface ScenarioOptions {
   expirySweepMs: number;
   /**
    * Every this many ms, accounts with a registered key (the liquidators, not the simulated
-   * competitors) close their positions at mark, so a long demo run does not end in -1101; 0 disables.
+   * competitors) close their positions at mark (paying the taker fee); 0 disables (the default: the
+   * daemon's unwinder closes what it claims with reduce-only orders).
    */
   unwindIntervalMs: number;
 }
@@ -42,7 +43,7 @@ export const DEFAULT_SCENARIO: ScenarioOptions = {
   competitorDelayMs: [300, 3000],
   epochAdvanceMs: 300_000,
   expirySweepMs: 250,
-  unwindIntervalMs: 60_000,
+  unwindIntervalMs: 0,
 };
 
 /** Marks pushed but still; nothing else happens unless a test makes it happen. */

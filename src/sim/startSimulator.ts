@@ -36,6 +36,9 @@ export interface StartSimulatorOptions {
   claimProcessingDelayMs?: number;
   /** The liquidator account's collateral (quote), default 1,000,000. */
   collateral?: number;
+  /** Trading fee rates, bps (default 5 taker, 2 maker). */
+  takerFeeBps?: number;
+  makerFeeBps?: number;
   symbols?: readonly SymbolSpec[];
   orderCounts?: readonly number[];
   streams?: Partial<Pick<SimStreamsOptions, "pingIntervalMs" | "maxFrameBytes" | "deadAfterMs" | "maxBufferedBytes" | "onPublicWrite">>;
@@ -77,6 +80,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   if (options.liquidationTtlMs !== undefined) coreOptions.liquidationTtlMs = options.liquidationTtlMs;
   if (options.claimProcessingDelayMs !== undefined) coreOptions.claimProcessingDelayMs = options.claimProcessingDelayMs;
   if (options.orderCounts !== undefined) coreOptions.orderCounts = options.orderCounts;
+  if (options.takerFeeBps !== undefined) coreOptions.takerFeeBps = options.takerFeeBps;
+  if (options.makerFeeBps !== undefined) coreOptions.makerFeeBps = options.makerFeeBps;
   const core = new VenueCore(coreOptions);
   const scenario = new Scenario(core, options.scenario, options.logger);
 

@@ -1,8 +1,11 @@
 /**
  * The simulated venue's markets: a realistic mix of low-risk (tier 1) and high-risk (tier 2) perps,
  * including the memecoin, FX and stock perps of the 2026 release notes (SPEC.md §9). Field meanings
- * per simrules: `liquidator_fee` is a fraction, `base_tick` the price tick, `min_notional` in quote.
+ * per simrules: `liquidator_fee` is a fraction, `baseTick` the price tick (served as `quote_tick`),
+ * `qtyStep` the quantity step (served as `base_tick` and `base_min`), `min_notional` in quote.
  */
+import type { BookSpec } from "./orderBook.js";
+
 export type LiquidationTier = 1 | 2;
 
 export interface SymbolSpec {
@@ -18,6 +21,12 @@ export interface SymbolSpec {
   startPrice: number;
   /** Standard deviation of the mark's log return over one second. */
   volatilityPerSec: number;
+  /** Largest order quantity (`base_max`); default 1e9. */
+  baseMax?: number;
+  /** An order price must lie within mark × (1 ± priceRange) (`price_range`); default 0.03. */
+  priceRange?: number;
+  /** The synthetic order book; default by symbol and tier (orderBook.ts `defaultBookSpec`). */
+  book?: BookSpec;
 }
 
 export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [

@@ -19,8 +19,9 @@ import { Prng } from "./prng.js";
 import { Rewards, type RewardsOptions } from "./rewards.js";
 import type { SimPush, SimPushListener } from "./simPush.js";
 import { type SymbolSpec, SymbolTable } from "./symbols.js";
+import { Trading } from "./trading.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
-import { type ClaimResponseData, claimResponse, liquidationPushRow, liquidatorLiquidationsData, positionData } from "./wireShapes.js";
+import { type ClaimResponseData, claimResponse, liquidationPushRow, liquidatorLiquidationsData } from "./wireShapes.js";
 
 export type { ClaimResponseData } from "./wireShapes.js";
 
@@ -36,6 +37,9 @@ export interface VenueCoreOptions {
   orderCounts?: readonly number[];
   rewards?: Partial<RewardsOptions>;
   claimLogSize?: number;
+  /** Trading fee rates in bps (PROTOCOL.md §6; default 5 taker, 2 maker). */
+  takerFeeBps?: number;
+  makerFeeBps?: number;
 }
 
 export interface AddLiquidationInput {
@@ -70,6 +74,8 @@ export class VenueCore {
   readonly campaigns: readonly Campaign[];
   readonly competitorIds: readonly string[];
   readonly prng: Prng;
+  /** The liquidators' own orders, books and positions (PROTOCOL.md §6). */
+  readonly trading: Trading;
   readonly #orders: Map<string, OrderRecord[]>;
   readonly #listeners = new Set<SimPushListener>();
   readonly #inProcess = new Set<number>();
@@ -99,6 +105,15 @@ export class VenueCore {
     this.#orders = population.orders;
     this.competitorIds = population.competitorIds;
     this.campaigns = population.campaigns;
+    this.trading = new Trading({
+      symbols: this.symbols,
+      market: this.market,
+      accounts: this.accounts,
+      now: this.now,
+      emit: (push) => this.#emit(push),
+      ...(options.takerFeeBps !== undefined ? { takerFeeBps: options.takerFeeBps } : {}),
+      ...(options.makerFeeBps !== undefined ? { makerFeeBps: options.makerFeeBps } : {}),
+    });
   }
 
   // ---- pushes -------------------------------------------------------------------------------
@@ -141,6 +156,7 @@ export class VenueCore {
     this.market.set(symbol, price, this.now());
     this.#emit({ scope: "public", topic: "markprices", data: this.market.rows().map((r) => ({ symbol: r.symbol, price: r.markPrice })) });
     this.publishMarks([symbol]);
+    this.trading.onMark(symbol);
   }
 
   mark(symbol: string): number | undefined {
@@ -151,6 +167,7 @@ export class VenueCore {
   stepMarket(dtSec: number, scale: number): void {
     this.market.step(this.prng, dtSec, scale, this.now());
     this.rewards.accrue(dtSec);
+    for (const symbol of this.symbols.names()) this.trading.onMark(symbol);
   }
 
   // ---- liquidations -------------------------------------------------------------------------
@@ -354,12 +371,8 @@ export class VenueCore {
       topic: "liquidatorliquidations",
       data: liquidatorLiquidationsData(liq, transfers, now),
     });
-    this.#emit({
-      scope: "private",
-      accountId: account.accountId,
-      topic: "position",
-      data: positionData(account.positions, (s) => this.market.mark(s), now),
-    });
+    // The account's books move (liquidator fee credited) and the changed positions are pushed.
+    this.trading.onClaim(account, transfers);
     return claimResponse(liq, transfers, now);
   }
 
@@ -378,27 +391,12 @@ export class VenueCore {
   }
 
   /**
-   * The account closes every position at mark, as a liquidator unwinding on the order book would;
-   * the venue pushes the flat `position`. Returns how many positions were closed.
+   * The account closes every position at mark, paying the taker fee (a demo without unwinding, and
+   * tests); the positions are pushed flat. Returns how many positions were closed.
    */
   closePositions(accountId: string): number {
     const account = this.accounts.get(accountId);
-    if (account === undefined) return 0;
-    let closed = 0;
-    for (const [symbol, held] of account.positions) {
-      if (held.qty === 0) continue;
-      account.positions.set(symbol, { qty: 0, averageOpenPrice: 0 });
-      closed++;
-    }
-    if (closed > 0) {
-      this.#emit({
-        scope: "private",
-        accountId,
-        topic: "position",
-        data: positionData(account.positions, (s) => this.market.mark(s), this.now()),
-      });
-    }
-    return closed;
+    return account === undefined ? 0 : this.trading.closeAtMark(account);
   }
 
   positionsOf(accountId: string): PositionView[] {

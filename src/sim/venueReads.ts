@@ -4,7 +4,9 @@
  */
 import { type CampaignFill, type CampaignStats, campaignStats, parseCampaignQuery } from "./campaigns.js";
 import { type OrderRecord, type Page, parseOrderQuery, queryOrders } from "./orderQuery.js";
+import { orderFilters } from "./orderRules.js";
 import { intParam, rangeParams, readParams } from "./queryParams.js";
+import type { SymbolSpec } from "./symbols.js";
 import type { VenueCore } from "./venueCore.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
@@ -75,21 +77,29 @@ export function futuresData(core: VenueCore): { rows: unknown[] } {
   };
 }
 
-/** GET /v1/public/info: the symbols' parameters (simrules field names). */
-export function infoData(core: VenueCore): { rows: unknown[] } {
+/** One row of GET /v1/public/info[/{symbol}]: the symbol's parameters and order filters (PROTOCOL.md §4, §6). */
+export function infoRow(s: SymbolSpec): Record<string, unknown> {
+  const f = orderFilters(s);
   return {
-    rows: core.symbols.all().map((s) => ({
-      symbol: s.symbol,
-      liquidation_tier: s.tier,
-      liquidator_fee: s.liquidatorFee,
-      quote_tick: s.baseTick,
-      base_tick: s.qtyStep,
-      min_notional: s.minNotional,
-      base_min: s.qtyStep,
-      base_imr: 0.1,
-      base_mmr: 0.05,
-    })),
+    symbol: s.symbol,
+    liquidation_tier: s.tier,
+    liquidator_fee: s.liquidatorFee,
+    quote_min: f.quoteMin,
+    quote_max: f.quoteMax,
+    quote_tick: f.quoteTick,
+    base_min: f.baseMin,
+    base_max: f.baseMax,
+    base_tick: f.baseTick,
+    min_notional: s.minNotional,
+    price_range: f.priceRange,
+    base_imr: 0.1,
+    base_mmr: 0.05,
   };
+}
+
+/** GET /v1/public/info: every symbol's row. */
+export function infoData(core: VenueCore): { rows: unknown[] } {
+  return { rows: core.symbols.all().map(infoRow) };
 }
 
 /** What an account did that counts toward campaigns: its filled orders and its claims. */
@@ -143,22 +153,4 @@ export function adminOrdersData(core: VenueCore, search: URLSearchParams): Check
     return refused(-1006, "user not found");
   }
   return ok(queryOrders(core.ordersOf(user.accountId), q.value));
-}
-
-/** GET /v1/positions (PROTOCOL.md §6): the account's open positions, snake_case. */
-export function positionsData(core: VenueCore, accountId: string): unknown {
-  const now = core.now();
-  const rows = core
-    .positionsOf(accountId)
-    .filter((p) => p.qty !== 0)
-    .map((p) => ({
-      symbol: p.symbol,
-      position_qty: p.qty,
-      cost_position: p.qty * p.averageOpenPrice,
-      average_open_price: p.averageOpenPrice,
-      mark_price: p.markPrice,
-      unsettled_pnl: (p.markPrice - p.averageOpenPrice) * p.qty,
-      timestamp: now,
-    }));
-  return { total_collateral_value: 0, free_collateral: 0, margin_ratio: 0, rows };
 }

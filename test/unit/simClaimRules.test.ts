@@ -373,12 +373,11 @@ describe("response arithmetic (simrules)", () => {
     const q = Math.round(qty * ratio * 1e9) / 1e9;
     const t = r.value.transfers[0]!;
     expect(t.positionQty).toBeCloseTo(q, 9);
-    expect(t.transferPrice).toBeCloseTo(mark * (1 - Math.sign(q) * fee), 9);
+    // At the mark: the fee is credited to the holding, not also taken off the price (PROTOCOL.md §6).
+    expect(t.transferPrice).toBe(mark);
     expect(t.costPositionTransfer).toBeCloseTo(t.positionQty * t.transferPrice, 9);
     expect(t.absLiquidatorFee).toBeCloseTo(Math.abs(t.costPositionTransfer) * fee, 9);
     expect(t.liquidatorFee).toBe(fee);
-    // The liquidator buys a long below mark and sells a short above it.
-    expect(Math.sign(qty) > 0 ? t.transferPrice < mark : t.transferPrice > mark).toBe(true);
     expect(r.value.remaining.get(symbol)).toBeCloseTo(qty - q, 9);
     expect(r.value.fullyClaimed).toBe(ratio === 1);
   });
@@ -404,7 +403,7 @@ describe("response arithmetic (simrules)", () => {
     if (r.code !== 0 || r.value === undefined) return;
     const after = r.value.positionsAfter.get("PERP_LOW_USDC")!;
     expect(after.qty).toBe(40);
-    expect(after.averageOpenPrice).toBeCloseTo((10 * 90 + 30 * 99) / 40, 9);
+    expect(after.averageOpenPrice).toBeCloseTo((10 * 90 + 30 * 100) / 40, 9);
   });
 
   it("addToPosition: reducing keeps the average, flipping starts anew, closing zeroes", () => {

@@ -1,0 +1,70 @@
+/**
+ * Order faults on demand (tests, the soak): the next orders refused with a code that says "not
+ * processed" (-1011, -1012), orders applied whose answer is lost (the connection reset before it is
+ * written), partial fills (only a fraction of what the book offers is taken), and an empty book for
+ * a while (on the book itself: `Trading.book(symbol).empty`).
+ */
+interface PartialFill {
+  fraction: number;
+  symbol: string | undefined;
+  times: number;
+  until: number;
+}
+
+export class OrderFaults {
+  readonly #now: () => number;
+  #refusals: number[] = [];
+  #lostAnswers = 0;
+  readonly #partial: PartialFill[] = [];
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  /** The next `n` orders are refused with `code` before anything is checked or applied. */
+  refuseOrders(n: number, code: -1011 | -1012): void {
+    for (let i = 0; i < n; i++) this.#refusals.push(code);
+  }
+
+  /** The next `n` accepted orders are applied, then their connection is reset instead of answered. */
+  loseAnswers(n: number): void {
+    this.#lostAnswers += n;
+  }
+
+  /** Orders (of `symbol`, or any) take only `fraction` of what they could, `times` orders or for `forMs`. */
+  partialFills(fraction: number, o: { symbol?: string; times?: number; forMs?: number } = {}): void {
+    if (!(fraction >= 0 && fraction < 1)) throw new RangeError("fraction must be in [0, 1)");
+    this.#partial.push({
+      fraction,
+      symbol: o.symbol,
+      times: o.times ?? Number.POSITIVE_INFINITY,
+      until: o.forMs === undefined ? Number.POSITIVE_INFINITY : this.#now() + o.forMs,
+    });
+  }
+
+  clear(): void {
+    this.#refusals = [];
+    this.#lostAnswers = 0;
+    this.#partial.length = 0;
+  }
+
+  takeRefusal(): number | undefined {
+    return this.#refusals.shift();
+  }
+
+  takeLostAnswer(): boolean {
+    if (this.#lostAnswers === 0) return false;
+    this.#lostAnswers--;
+    return true;
+  }
+
+  /** The share of an order's fillable quantity it may take (1 without a fault); counts one use. */
+  fillFraction(symbol: string): number {
+    const now = this.#now();
+    const i = this.#partial.findIndex((p) => (p.symbol === undefined || p.symbol === symbol) && p.times > 0 && now < p.until);
+    if (i === -1) return 1;
+    const p = this.#partial[i] as PartialFill;
+    p.times--;
+    return p.fraction;
+  }
+}

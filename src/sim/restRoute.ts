@@ -1,0 +1,29 @@
+/** A route of the simulated REST API: method, rate-limit scope, whether it is signed, the handler. */
+import type { Signatory } from "./signatureCheck.js";
+import type { Checked } from "./venueRefusal.js";
+
+export type Method = "GET" | "POST" | "DELETE";
+
+/** Each scope is one sliding window per IP (public) or per account (signed). */
+export type LimitScope = "public" | "claims" | "admin" | "positions" | "orders" | "account" | "clientInfo";
+
+export interface RequestContext {
+  search: URLSearchParams;
+  body: Buffer;
+  receivedAt: number;
+  signatory: Signatory | undefined;
+  contentType: string | undefined;
+  /** The path's last segment for a `{param}` route (decoded). */
+  param: string | undefined;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Checked<unknown>> | Checked<unknown>;
+
+export interface Route {
+  method: Method;
+  limit: LimitScope;
+  signed: boolean;
+  handler: Handler;
+  /** After a successful handler: true to reset the connection instead of answering (a lost answer). */
+  dropAnswer?: () => boolean;
+}

@@ -1,0 +1,386 @@
+/**
+ * The simulated venue's order engine (PROTOCOL.md §6): orders checked by orderRules.ts, matched at
+ * once against the synthetic books (orderBook.ts), the account's books kept by accounting.ts, and
+ * the private pushes: `executionreport` per state change and per fill, a `position` delta per symbol
+ * that changed, `balance`. Claims move the same books (`onClaim`). **simulator** choices: an order is
+ * matched as it is accepted, so its reports go out before the REST answer; a POST_ONLY that would
+ * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the
+ * mark reaches it; margin is 10 % of the notional held and ordered against the holding plus all
+ * unsettled P&L.
+ */
+
+import { applyClaim, applyFill, emptyBooks, type SymbolBooks, unsettledPnl } from "./accounting.js";
+import type { Accounts, SimAccount } from "./accounts.js";
+import type { Transfer } from "./claimRules.js";
+import type { MarketState } from "./marketState.js";
+import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
+import { OrderFaults } from "./orderFaults.js";
+import { checkOrder, type OrderInput, orderFilters, parseOrder } from "./orderRules.js";
+import type { SimPush } from "./simPush.js";
+import { roundToStep, type SymbolTable } from "./symbols.js";
+import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
+
+export type SimOrderStatus = "NEW" | "PARTIAL_FILLED" | "FILLED" | "CANCELLED" | "REJECTED";
+
+/** One order as the REST reads show it (snake_case, PROTOCOL.md §6 "Order record"). */
+export interface SimOrder {
+  order_id: number;
+  client_order_id: string | null;
+  symbol: string;
+  side: "BUY" | "SELL";
+  type: OrderInput["type"];
+  price: number | null;
+  quantity: number;
+  total_executed_quantity: number;
+  average_executed_price: number;
+  total_fee: number;
+  fee_asset: "USDC";
+  status: SimOrderStatus;
+  reduce_only: boolean;
+  created_time: number;
+  updated_time: number;
+  realized_pnl: number;
+}
+
+const INITIAL_MARGIN = 0.1;
+
+interface AccountTrading {
+  books: Map<string, SymbolBooks>;
+  orders: Map<number, SimOrder>;
+  /** Open orders by client id (unique among open orders only). */
+  openByClientId: Map<string, number>;
+  byClientId: Map<string, number>;
+  lastBalance?: { holding: number; frozen: number };
+}
+
+export interface TradingOptions {
+  symbols: SymbolTable;
+  market: MarketState;
+  accounts: Accounts;
+  now: () => number;
+  emit: (push: SimPush) => void;
+  takerFeeBps?: number;
+  makerFeeBps?: number;
+}
+
+export class Trading {
+  readonly faults: OrderFaults;
+  takerFeeBps: number;
+  makerFeeBps: number;
+  readonly #o: TradingOptions;
+  readonly #accounts = new Map<string, AccountTrading>();
+  readonly #books = new Map<string, SyntheticBook>();
+  #nextOrderId = 1;
+  #nextTradeId = 1;
+
+  constructor(o: TradingOptions) {
+    this.#o = o;
+    this.takerFeeBps = o.takerFeeBps ?? 5;
+    this.makerFeeBps = o.makerFeeBps ?? 2;
+    this.faults = new OrderFaults(o.now);
+    for (const s of o.symbols.all())
+      this.#books.set(s.symbol, new SyntheticBook(s.book ?? defaultBookSpec(s.symbol, s.tier), s.baseTick, o.now()));
+  }
+
+  book(symbol: string): SyntheticBook | undefined {
+    return this.#books.get(symbol);
+  }
+
+  /** POST /v1/order. */
+  place(
+    accountId: string,
+    body: unknown,
+  ): Checked<{ order_id: number; client_order_id: string | null; order_type: string; order_price: number | null; order_quantity: number }> {
+    const refused = this.faults.takeRefusal();
+    if (refused !== undefined) return { ok: false, refusal: new VenueRefusal(refused, "fault injected") };
+    const account = this.#o.accounts.get(accountId) as SimAccount;
+    const t = this.#trading(accountId);
+    const parsed = parseOrder(body, { spec: (s) => this.#o.symbols.get(s) });
+    if (!parsed.ok) return parsed;
+    const checked = checkOrder(parsed.value, {
+      spec: (s) => this.#o.symbols.get(s),
+      mark: (s) => this.#o.market.mark(s),
+      position: (s) => t.books.get(s)?.qty ?? 0,
+      clientIdOpen: (id) => t.openByClientId.has(id),
+      marginFor: (notional) => this.#marginFor(account, t, notional),
+    });
+    if (!checked.ok) return checked;
+    const o = checked.value;
+    const now = this.#o.now();
+    const order: SimOrder = {
+      order_id: this.#nextOrderId++,
+      client_order_id: o.clientOrderId ?? null,
+      symbol: o.symbol,
+      side: o.side,
+      type: o.type,
+      price: o.price ?? null,
+      quantity: o.qty,
+      total_executed_quantity: 0,
+      average_executed_price: 0,
+      total_fee: 0,
+      fee_asset: "USDC",
+      status: "NEW",
+      reduce_only: o.reduceOnly,
+      created_time: now,
+      updated_time: now,
+      realized_pnl: 0,
+    };
+    t.orders.set(order.order_id, order);
+    if (o.clientOrderId !== undefined) {
+      t.openByClientId.set(o.clientOrderId, order.order_id);
+      t.byClientId.set(o.clientOrderId, order.order_id);
+    }
+    this.#report(accountId, order, undefined);
+    this.#match(account, t, order, o.slippage);
+    return ok({
+      order_id: order.order_id,
+      client_order_id: order.client_order_id,
+      order_type: order.type,
+      order_price: order.price,
+      order_quantity: order.quantity,
+    });
+  }
+
+  /** DELETE /v1/order: -1006 unless the order is open. */
+  cancel(accountId: string, orderId: number, symbol: string): Checked<{ status: "CANCEL_SENT" }> {
+    const t = this.#trading(accountId);
+    const order = t.orders.get(orderId);
+    if (order === undefined || order.symbol !== symbol || !isOpen(order))
+      return { ok: false, refusal: new VenueRefusal(-1006, `no open order ${orderId}`) };
+    this.#close(accountId, t, order, "CANCELLED");
+    return ok({ status: "CANCEL_SENT" });
+  }
+
+  order(accountId: string, orderId: number): SimOrder | undefined {
+    const o = this.#trading(accountId).orders.get(orderId);
+    return o === undefined ? undefined : { ...o };
+  }
+
+  orderByClientId(accountId: string, clientOrderId: string): SimOrder | undefined {
+    const t = this.#trading(accountId);
+    const id = t.byClientId.get(clientOrderId);
+    return id === undefined ? undefined : this.order(accountId, id);
+  }
+
+  /** Every order of the account, newest first. */
+  ordersOf(accountId: string): SimOrder[] {
+    return [...this.#trading(accountId).orders.values()].reverse().map((o) => ({ ...o }));
+  }
+
+  booksOf(accountId: string): Map<string, SymbolBooks> {
+    return new Map([...this.#trading(accountId).books].map(([s, b]) => [s, { ...b }]));
+  }
+
+  /** Margin held by the account's open orders (`frozen`). */
+  frozen(accountId: string): number {
+    let sum = 0;
+    for (const o of this.#trading(accountId).orders.values())
+      if (isOpen(o)) sum += (o.quantity - o.total_executed_quantity) * (o.price ?? 0) * INITIAL_MARGIN;
+    return sum;
+  }
+
+  /** A claim applied: the books move and the positions and balance are pushed. */
+  onClaim(account: SimAccount, transfers: readonly Transfer[]): void {
+    const t = this.#trading(account.accountId);
+    for (const tr of transfers) {
+      applyClaim(this.#booksOf(t, tr.symbol), tr.positionQty, tr.transferPrice, tr.costPositionTransfer, tr.absLiquidatorFee);
+      account.collateral += tr.absLiquidatorFee;
+    }
+    this.#syncPositions(
+      account,
+      t,
+      transfers.map((tr) => tr.symbol),
+    );
+  }
+
+  /** Every position of the account closed at the mark, paying the taker fee; returns how many. */
+  closeAtMark(account: SimAccount): number {
+    const t = this.#trading(account.accountId);
+    const closed: string[] = [];
+    for (const [symbol, b] of t.books) {
+      const mark = this.#o.market.mark(symbol);
+      if (b.qty === 0 || mark === undefined) continue;
+      applyFill(b, -b.qty, mark, (Math.abs(b.qty) * mark * this.takerFeeBps) / 1e4);
+      closed.push(symbol);
+    }
+    if (closed.length > 0) this.#syncPositions(account, t, closed);
+    return closed.length;
+  }
+
+  /** A new mark: resting LIMIT orders it reached fill at their own price, as maker. */
+  onMark(symbol: string): void {
+    const mark = this.#o.market.mark(symbol);
+    if (mark === undefined) return;
+    for (const [accountId, t] of this.#accounts) {
+      for (const order of t.orders.values()) {
+        if (order.symbol !== symbol || !isOpen(order) || order.price === null) continue;
+        if (order.side === "BUY" ? mark > order.price : mark < order.price) continue;
+        const account = this.#o.accounts.get(accountId) as SimAccount;
+        const left = this.#fillable(t, order, order.quantity - order.total_executed_quantity);
+        if (left > 0) this.#fill(account, t, order, [{ price: order.price, qty: left }], this.makerFeeBps);
+        this.#close(accountId, t, order, order.total_executed_quantity >= order.quantity - 1e-12 ? "FILLED" : "CANCELLED");
+      }
+    }
+  }
+
+  #match(account: SimAccount, t: AccountTrading, order: SimOrder, slippage: number | undefined): void {
+    const mark = this.#o.market.mark(order.symbol) as number;
+    const spec = this.#o.symbols.get(order.symbol);
+    const book = this.#books.get(order.symbol);
+    if (spec === undefined || book === undefined) return;
+    const step = spec.qtyStep;
+    const side: BookSide = order.side === "BUY" ? "asks" : "bids";
+    const range = orderFilters(spec).priceRange;
+    const limit =
+      order.type === "MARKET"
+        ? mark * (order.side === "BUY" ? 1 + Math.min(range, slippage ?? range) : 1 - Math.min(range, slippage ?? range))
+        : (order.price as number);
+    let qty = this.#fillable(t, order, order.quantity);
+    qty = roundToStep(Math.floor((qty * this.faults.fillFraction(order.symbol)) / step + 1e-9) * step, step);
+    const now = this.#o.now();
+    if (order.type === "POST_ONLY") {
+      const best = book.levels(side, mark, now)[0]?.price;
+      if (best !== undefined && (order.side === "BUY" ? limit >= best : limit <= best))
+        return this.#close(account.accountId, t, order, "CANCELLED");
+      return; // rests
+    }
+    if (order.type === "FOK") {
+      const available = book
+        .levels(side, mark, now)
+        .filter((l) => (order.side === "BUY" ? l.price <= limit : l.price >= limit))
+        .reduce((a, l) => a + l.quantity, 0);
+      if (available + 1e-12 < order.quantity || qty + 1e-12 < order.quantity) return this.#close(account.accountId, t, order, "CANCELLED");
+    }
+    const fills = qty > 0 ? book.take(side, limit, qty, mark, now, step) : [];
+    if (fills.length > 0) this.#fill(account, t, order, fills, this.takerFeeBps);
+    const done = order.total_executed_quantity >= order.quantity - 1e-12;
+    if (done) return this.#close(account.accountId, t, order, "FILLED");
+    if (order.type === "LIMIT" && !(order.reduce_only && (t.books.get(order.symbol)?.qty ?? 0) === 0)) return; // the rest rests
+    this.#close(account.accountId, t, order, "CANCELLED");
+  }
+
+  /** What `order` may still trade: a reduce-only order never beyond the position. */
+  #fillable(t: AccountTrading, order: SimOrder, qty: number): number {
+    if (!order.reduce_only) return qty;
+    const held = t.books.get(order.symbol)?.qty ?? 0;
+    if (held === 0 || (order.side === "BUY") === held > 0) return 0;
+    return Math.min(qty, Math.abs(held));
+  }
+
+  #fill(account: SimAccount, t: AccountTrading, order: SimOrder, fills: readonly { price: number; qty: number }[], feeBps: number): void {
+    const books = this.#booksOf(t, order.symbol);
+    for (const f of fills) {
+      const fee = (f.qty * f.price * feeBps) / 1e4;
+      const signed = order.side === "BUY" ? f.qty : -f.qty;
+      // The fee is in cost_position (§6), so it reaches the holding through the P&L when settled.
+      order.realized_pnl += applyFill(books, signed, f.price, fee);
+      const total = order.total_executed_quantity + f.qty;
+      order.average_executed_price = (order.average_executed_price * order.total_executed_quantity + f.price * f.qty) / total;
+      order.total_executed_quantity = roundToStep(total, this.#o.symbols.get(order.symbol)?.qtyStep ?? 1e-9);
+      order.total_fee += fee;
+      order.status = order.total_executed_quantity >= order.quantity - 1e-12 ? "FILLED" : "PARTIAL_FILLED";
+      order.updated_time = this.#o.now();
+      this.#report(account.accountId, order, { tradeId: this.#nextTradeId++, price: f.price, qty: f.qty, fee });
+    }
+    this.#syncPositions(account, t, [order.symbol]);
+  }
+
+  #close(accountId: string, t: AccountTrading, order: SimOrder, status: "FILLED" | "CANCELLED"): void {
+    order.status = status;
+    order.updated_time = this.#o.now();
+    if (order.client_order_id !== null) t.openByClientId.delete(order.client_order_id);
+    this.#report(accountId, order, undefined);
+  }
+
+  #report(accountId: string, o: SimOrder, fill: { tradeId: number; price: number; qty: number; fee: number } | undefined): void {
+    this.#o.emit({
+      scope: "private",
+      accountId,
+      topic: "executionreport",
+      data: {
+        symbol: o.symbol,
+        clientOrderId: o.client_order_id ?? "",
+        orderId: o.order_id,
+        type: o.type,
+        side: o.side,
+        quantity: o.quantity,
+        price: o.price ?? 0,
+        tradeId: fill?.tradeId ?? 0,
+        executedPrice: fill?.price ?? 0,
+        executedQuantity: fill?.qty ?? 0,
+        fee: fill?.fee ?? 0,
+        feeAsset: "USDC",
+        totalExecutedQuantity: o.total_executed_quantity,
+        avgExecutedPrice: o.average_executed_price,
+        totalFee: o.total_fee,
+        status: o.status,
+        reason: "",
+        reduceOnly: o.reduce_only,
+        timestamp: o.updated_time,
+      },
+    });
+  }
+
+  /** Mirror the books into the account's positions (what claims and margin read) and push the deltas. */
+  #syncPositions(account: SimAccount, t: AccountTrading, symbols: readonly string[]): void {
+    const now = this.#o.now();
+    const rows = [...new Set(symbols)].map((symbol) => {
+      const b = this.#booksOf(t, symbol);
+      account.positions.set(symbol, { qty: b.qty, averageOpenPrice: b.averageOpenPrice });
+      const mark = this.#o.market.mark(symbol) ?? b.averageOpenPrice;
+      return {
+        symbol,
+        positionQty: b.qty,
+        costPosition: b.costPosition,
+        averageOpenPrice: b.averageOpenPrice,
+        markPrice: mark,
+        unsettledPnl: unsettledPnl(b, mark),
+        timestamp: now,
+      };
+    });
+    this.#o.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
+    // `balance` on change only (a claim's fee credit, an order's margin).
+    const frozen = this.frozen(account.accountId);
+    if (t.lastBalance?.holding === account.collateral && t.lastBalance.frozen === frozen) return;
+    t.lastBalance = { holding: account.collateral, frozen };
+    this.#o.emit({
+      scope: "private",
+      accountId: account.accountId,
+      topic: "balance",
+      data: { balances: { USDC: { holding: account.collateral, frozen, pendingShortQty: 0, pendingLongQty: 0 } } },
+    });
+  }
+
+  #marginFor(account: SimAccount, t: AccountTrading, notional: number): boolean {
+    let equity = account.collateral;
+    let held = 0;
+    for (const [symbol, b] of t.books) {
+      const mark = this.#o.market.mark(symbol) ?? b.averageOpenPrice;
+      equity += unsettledPnl(b, mark);
+      held += Math.abs(b.qty * mark);
+    }
+    return equity >= INITIAL_MARGIN * (held + notional);
+  }
+
+  #booksOf(t: AccountTrading, symbol: string): SymbolBooks {
+    let b = t.books.get(symbol);
+    if (b === undefined) {
+      b = emptyBooks();
+      t.books.set(symbol, b);
+    }
+    return b;
+  }
+
+  #trading(accountId: string): AccountTrading {
+    let t = this.#accounts.get(accountId);
+    if (t === undefined) {
+      t = { books: new Map(), orders: new Map(), openByClientId: new Map(), byClientId: new Map() };
+      this.#accounts.set(accountId, t);
+    }
+    return t;
+  }
+}
+
+function isOpen(o: SimOrder): boolean {
+  return o.status === "NEW" || o.status === "PARTIAL_FILLED";
+}
