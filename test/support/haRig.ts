@@ -37,7 +37,12 @@ export async function startReplica(o: { build: Build; sim: SimulatorHandle; dbUr
   const key = generateKeyPair();
   o.sim.core.accounts.registerKey(o.sim.accountId, key.publicKey);
   const stateDir = await tempDir(`ha-${o.name}`);
-  const config = await writePolicyFile(stateDir, { max_claim_notional: 1_000_000, max_total_exposure: 100_000_000, min_fee: 0, max_mark_age_ms: 5_000 });
+  const config = await writePolicyFile(stateDir, {
+    max_claim_notional: 1_000_000,
+    max_total_exposure: 100_000_000,
+    min_fee: 0,
+    max_mark_age_ms: 5_000,
+  });
   const env = daemonEnv(o.sim, stateDir, {
     LIQUIDATOR_CONFIG: config,
     LIQUIDATOR_SECRET: key.secret,
