@@ -136,8 +136,19 @@ describe("dashboard and alert rules vs. the metrics registry", () => {
     const compose = parseYaml(readFileSync(join(REPO_ROOT, "docker-compose.yml"), "utf8")) as {
       services: Record<string, { volumes?: string[] }>;
     };
-    expect(Object.keys(compose.services).sort()).toEqual(["grafana", "liquidator", "prometheus"]);
-    const binds = Object.values(compose.services).flatMap((s) => (s.volumes ?? []).filter((v) => v.startsWith("./")));
+    expect(Object.keys(compose.services).sort()).toEqual([
+      "alertmanager",
+      "grafana",
+      "liquidator",
+      "liquidator-a",
+      "liquidator-b",
+      "postgres",
+      "prometheus",
+    ]);
+    // ./secrets/ holds the operator's credential files (git-ignored), not the repository's.
+    const binds = Object.values(compose.services).flatMap((s) =>
+      (s.volumes ?? []).filter((v) => v.startsWith("./") && !v.startsWith("./secrets/")),
+    );
     expect(binds.length).toBeGreaterThanOrEqual(4);
     for (const b of binds) expect(existsSync(join(REPO_ROOT, b.split(":")[0] ?? "")), b).toBe(true);
 
