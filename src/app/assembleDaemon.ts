@@ -182,6 +182,10 @@ export function assembleDaemon(o: {
     metrics,
     logger: logger.child({ component: "ingest" }),
     orders: unwinder,
+    corrected: (c) => {
+      metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
+      logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");
+    },
   });
 
   const daemon = new Daemon({

@@ -7,17 +7,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config/loadConfig.js";
+import type { Config } from "../config/schema.js";
 import { ledgerFromJournal } from "../daemon/pnlFromJournal.js";
 import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
-import { parseJournal } from "../store/journalRecords.js";
+import { type JournalReplay, parseJournal } from "../store/journalRecords.js";
+import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
 
 const USAGE = `usage: liquidator pnl [--config FILE] [--by claim|symbol|day] [--since ISO] [--json | --csv]
 
-Profit and loss of what the daemon claimed and closed, from its journal (state.dir): liquidator fees
+Profit and loss of what the daemon claimed and closed, from its journal (the file in state.dir, or
+PostgreSQL with state.backend: postgres, read without taking the lease): liquidator fees
 earned, realized trading P&L of the unwind orders, trading fees paid, and net, in quote currency.
 Cost method: FIFO lots per claim at the transfer price; once a symbol is flat the totals equal the
 venue's average-cost accounting.
@@ -74,6 +77,25 @@ export function pnlRows(ledger: PnlLedger, by: "claim" | "symbol" | "day", since
     .map(([key, t]) => ({ key, ...t }));
 }
 
+/** The journal of the configured store: the file in `state.dir`, or the account's rows in PostgreSQL. */
+async function readJournal(config: Config): Promise<JournalReplay> {
+  if (config.state.backend === "postgres") {
+    // Reading only: the lease is never taken, so a running leader is not disturbed.
+    const store = await PgStore.open({ url: config.state.postgres_url, accountId: config.venue.account_id });
+    try {
+      return await store.replay();
+    } finally {
+      await store.close({ release: false });
+    }
+  }
+  const path = join(config.state.dir, JOURNAL_FILE);
+  try {
+    return parseJournal(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new UsageError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
 export const pnl: Command = async (args, io) => {
   const { values } = parseArgs({
     args,
@@ -99,14 +121,7 @@ export const pnl: Command = async (args, io) => {
     throw new UsageError(`--since is not a date or time: ${JSON.stringify(values.since)}`);
   const format = outputFormat(values);
   const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
-  const path = join(loaded.config.state.dir, JOURNAL_FILE);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  const ledger = ledgerFromJournal(parseJournal(text));
+  const ledger = ledgerFromJournal(await readJournal(loaded.config));
   io.stdout.write(render(format, columns(by), pnlRows(ledger, by, since)));
   const t = ledger.totals();
   const summary = `total: liquidator fees ${money(t.liquidatorFee)}, trading ${money(t.trading)}, fees ${money(t.fees)}, net ${money(t.net)}`;

@@ -1,13 +1,15 @@
 /**
- * `liquidator simulate [--port N] [--seed N] [--host H] [--quiet]`: the simulated venue alone
+ * `liquidator simulate [--port N] [--seed N] [--host H] [--quiet] [--key-file F]...`: the simulated venue alone
  * (INTERFACE.md). The first stdout line is one JSON object telling clients where it is and which
  * key to use; logs go to stderr; SIGINT/SIGTERM close it cleanly.
  */
+import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { UsageError } from "../errors.js";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
+import { generateKeyPair, publicKeyOf } from "../venue/signer.js";
 import type { Command } from "./command.js";
 
 const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--quiet]
@@ -19,7 +21,23 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
   --host H           listen address (default 127.0.0.1)
   --header-prefix P  auth header prefix (default service)
   --quiet            no scripted market: marks pushed but still, no liquidations unless made
+  --key-file FILE    also authorize the key whose secret FILE holds (repeatable); FILE is created
+                     (mode 0400, a new key) when absent: one per replica sharing the account
 `;
+
+/** The public key of the secret in `file`, after writing a new one there if it is absent. */
+async function authorizedKeyFile(file: string): Promise<string> {
+  try {
+    await writeFile(file, `${generateKeyPair().secret}\n`, { flag: "wx", mode: 0o400 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new UsageError(`--key-file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return publicKeyOf((await readFile(file, "utf8")).trim());
+  } catch (err) {
+    throw new UsageError(`--key-file ${file} does not hold a base58 secret: ${(err as Error).message}`);
+  }
+}
 
 function intOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
@@ -38,6 +56,7 @@ export const simulate: Command = async (args, io) => {
       host: { type: "string" },
       "header-prefix": { type: "string" },
       quiet: { type: "boolean" },
+      "key-file": { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -56,6 +75,11 @@ export const simulate: Command = async (args, io) => {
   if (values.quiet) options.scenario = QUIET_SCENARIO;
 
   const sim = await startSimulator(options);
+  for (const file of values["key-file"] ?? []) {
+    const publicKey = await authorizedKeyFile(file);
+    sim.core.accounts.registerKey(sim.accountId, publicKey);
+    logger.info({ file, publicKey }, "key authorized for the liquidator account");
+  }
   // The one line other tools read; the secret belongs to a throwaway simulator key.
   io.stdout.write(
     `${JSON.stringify({

@@ -64,6 +64,7 @@ export class Daemon {
   /** Local time of the last data frame on the public stream (or of its becoming ready). */
   #lastPublicDataAt = 0;
   readonly #degraded: Record<StreamKind, boolean> = { public: false, private: false };
+  #startedAt = 0;
 
   constructor(options: DaemonOptions) {
     this.#options = options;
@@ -121,13 +122,15 @@ export class Daemon {
    */
   async run(signal: AbortSignal, afterStart?: () => void): Promise<void> {
     const { watchdog, claimer, housekeeping } = this.#options;
+    this.#startedAt = Date.now();
     watchdog.register("event_loop", 10_000);
     watchdog.register("reconcile", Math.max(60_000, (this.#options.reconcileIntervalMs ?? 5_000) * 6));
     const tick = setInterval(
       () => {
         watchdog.kick("event_loop");
         housekeeping.tick(Date.now());
-        this.#checkDegraded(Date.now());
+        // Streams closing for a shutdown are not an outage.
+        if (!signal.aborted) this.#checkDegraded(Date.now());
       },
       Math.min(1_000, Math.max(100, this.#degradedAfterMs / 3)),
     );
@@ -212,6 +215,8 @@ export class Daemon {
 
   /** Enter or leave degraded mode per stream; entering wakes the REST feed at once. */
   #checkDegraded(now: number): void {
+    // A start is not an outage: the streams get the same grace to come up as a silent stream.
+    if (now - this.#startedAt < this.#degradedAfterMs) return;
     const publicDegraded = !this.#streams.public.isReady() || now - this.#lastPublicDataAt > this.#degradedAfterMs;
     const privateDegraded = !this.#streams.private.isReady();
     let entered = false;

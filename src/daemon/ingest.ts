@@ -5,7 +5,7 @@
  * REST feed call in; wire payloads are mapped to domain types here, at the edge (venue/mapping.ts).
  */
 import type { MarkBook } from "../engine/marks.js";
-import type { PositionBook } from "../engine/positionBook.js";
+import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Metrics } from "../observe/metrics.js";
 import {
@@ -39,6 +39,8 @@ export interface IngestOptions {
   policy: PolicyState;
   metrics: Pick<Metrics, "liquidationsSeen">;
   logger: { info(obj: object, msg: string): void };
+  /** A REST snapshot put a held quantity right (the venue wins; something was missed). */
+  corrected?: (c: PositionCorrection) => void;
   /** Where the account's order reports go (the unwinder). */
   orders?: { onExecutionReport(report: ExecutionReport): void };
   /** Local wall clock, ms. */
@@ -128,7 +130,7 @@ export class Ingest {
    */
   restPositions(snapshot: Stamped<Positions>): void {
     const held = heldFromRows(snapshot.data.rows);
-    this.#options.positions.applySnapshot(held, snapshot.venueTs);
+    for (const c of this.#options.positions.applySnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
     if (this.#options.claimer.pausedReasons().includes("positions")) {
       this.#options.logger.info(
         { held: held.filter((p) => p.positionQty !== 0).length },

@@ -17,11 +17,10 @@ import type { SymbolTable } from "../engine/symbolInfo.js";
 import { planUnwind } from "../engine/unwindPlan.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
-import { TimeoutError, TransportError, VenueError } from "../venue/errors.js";
 import type { OrderApi } from "../venue/orderApi.js";
-import type { OrderRecord } from "../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
 import type { OrderFills, WorkingOrder } from "./orderFills.js";
+import { lookUpOrder, placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
 export type OrderResultLabel = "sent" | "filled" | "partial" | "unfilled" | "rejected" | "unknown" | "not_accepted";
@@ -146,6 +145,8 @@ export class Unwinder {
     if (st === undefined) {
       st = { order: undefined, busy: false, timer: undefined, backoffMs: 0, halted: false, openSince: undefined, lastNote: undefined };
       this.#states.set(symbol, st);
+      // A series per symbol from the first sight of it, so "not halted" is a 0 and not an absence.
+      this.#o.observer.halted(symbol, false);
     }
     return st;
   }
@@ -248,10 +249,7 @@ export class Unwinder {
       st.order.orderId = ack.order_id;
       this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "accepted", orderId: ack.order_id });
       // The final report normally follows at once; without it, the order is looked up.
-      st.timer = setTimeout(() => {
-        st.timer = undefined;
-        if (st.order?.clientOrderId === clientOrderId) this.#track(this.#settle(symbol));
-      }, o.settleAfterMs);
+      this.#settleIn(symbol, st, o.settleAfterMs);
     } catch (err) {
       if (st.order?.clientOrderId !== clientOrderId) return;
       this.#refused(symbol, st, err);
@@ -261,26 +259,17 @@ export class Unwinder {
   #refused(symbol: string, st: SymbolState, err: unknown): void {
     const o = this.#o;
     const order = st.order as WorkingOrder;
-    const maybeApplied =
-      err instanceof TimeoutError ||
-      (err instanceof TransportError && err.maybeDelivered) ||
-      (err instanceof VenueError && err.status >= 500) ||
-      !(err instanceof VenueError || err instanceof TransportError);
-    if (maybeApplied) {
+    const failure = placementFailure(err);
+    if (failure.kind === "maybe_applied") {
       o.logger.warn(
         { symbol, clientOrderId: order.clientOrderId, err: (err as Error).message },
         "unwind order outcome unknown; looking it up",
       );
       this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: o.now(), result: "unknown" });
       o.observer.order("unknown");
-      st.timer = setTimeout(() => {
-        st.timer = undefined;
-        this.#track(this.#settle(symbol));
-      }, 500);
-      return;
+      return this.#settleIn(symbol, st, 500);
     }
-    const code = err instanceof VenueError ? err.venueCode : undefined;
-    const action = err instanceof VenueError ? err.meaning.order : "retry";
+    const { code, action } = failure;
     o.logger.warn({ symbol, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message }, "unwind order refused");
     this.#outcome({
       t: "order_outcome",
@@ -345,44 +334,39 @@ export class Unwinder {
     const st = this.#state(symbol);
     const order = st.order;
     if (order === undefined || this.#stopped) return;
-    let record: OrderRecord;
-    try {
-      record = await this.#o.orders.orderByClientId(order.clientOrderId);
-    } catch (err) {
-      if (st.order !== order) return;
-      if (err instanceof VenueError && err.venueCode === -1006) {
-        // Never reached the venue: nothing to settle; the next slice gets a new id.
-        this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
-        this.#o.observer.order("not_accepted");
-        st.order = undefined;
-        st.busy = false;
-        return this.#later(symbol, 200);
-      }
-      st.timer = setTimeout(() => {
-        st.timer = undefined;
-        this.#track(this.#settle(symbol));
-      }, 1_000);
-      return;
+    const found = await lookUpOrder((id) => this.#o.orders.orderByClientId(id), order.clientOrderId);
+    if (st.order !== order) return; // settled meanwhile by a report
+    if (found.kind === "absent") {
+      // Never reached the venue: nothing to settle; the next slice gets a new id.
+      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
+      this.#o.observer.order("not_accepted");
+      st.order = undefined;
+      st.busy = false;
+      return this.#later(symbol, 200);
     }
-    if (st.order !== order) return;
-    order.orderId = record.order_id;
-    if (TERMINAL_STATUSES.has(record.status)) {
-      const venueTs = record.updated_time ?? this.#o.now();
-      this.#finish(
-        symbol,
-        st,
-        record.status,
-        record.total_executed_quantity,
-        record.average_executed_price ?? 0,
-        record.total_fee,
-        venueTs,
-      );
-    } else {
-      st.timer = setTimeout(() => {
-        st.timer = undefined;
-        this.#track(this.#settle(symbol));
-      }, 1_000);
+    if (found.kind === "pending") {
+      if (found.record !== undefined) order.orderId = found.record.order_id;
+      return this.#settleIn(symbol, st, 1_000);
     }
+    const r = found.record;
+    order.orderId = r.order_id;
+    this.#finish(
+      symbol,
+      st,
+      r.status,
+      r.total_executed_quantity,
+      r.average_executed_price ?? 0,
+      r.total_fee,
+      r.updated_time ?? this.#o.now(),
+    );
+  }
+
+  #settleIn(symbol: string, st: SymbolState, ms: number): void {
+    clearTimeout(st.timer);
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      this.#track(this.#settle(symbol));
+    }, ms);
   }
 
   #outcome(record: OrderOutcomeRecord): void {

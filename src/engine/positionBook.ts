@@ -21,6 +21,16 @@ type ExposureView = Pick<Exposure, "setHeld" | "heldQty" | "release" | "commit" 
 /** Told of every change of a symbol's held quantity (the unwinder acts on it). */
 export type PositionListener = (symbol: string, qty: number, before: number) => void;
 
+/** A symbol whose held quantity a full snapshot of the venue put right. */
+export interface PositionCorrection {
+  symbol: string;
+  was: number;
+  now: number;
+}
+
+/** Below this a difference is float noise from summing fills, not a correction. */
+const QTY_EPSILON = 1e-9;
+
 export class PositionBook {
   readonly #exposure: ExposureView;
   readonly #asOf = new Map<string, number>();
@@ -65,8 +75,14 @@ export class PositionBook {
     }
   }
 
-  /** A full snapshot of the account: symbols not listed are flat, unless newer news says otherwise. */
-  applySnapshot(positions: readonly HeldPositionInput[], venueTs: number | undefined): void {
+  /**
+   * A full snapshot of the account: symbols not listed are flat, unless newer news says otherwise.
+   * Returns the corrections: symbols whose held quantity the book had wrong (none for the first
+   * snapshot, which is the start and not a correction).
+   */
+  applySnapshot(positions: readonly HeldPositionInput[], venueTs: number | undefined): PositionCorrection[] {
+    const wasKnown = this.#known;
+    const before = new Map(this.#exposure.symbols().map((symbol) => [symbol, this.#exposure.heldQty(symbol)]));
     const listed = new Set<string>();
     for (const p of positions) listed.add(p.symbol);
     this.applyPush(positions, venueTs);
@@ -77,6 +93,14 @@ export class PositionBook {
       if (venueTs !== undefined) this.#asOf.set(symbol, venueTs);
     }
     this.#known = true;
+    if (!wasKnown) return [];
+    const corrections: PositionCorrection[] = [];
+    for (const symbol of new Set([...before.keys(), ...listed])) {
+      const was = before.get(symbol) ?? 0;
+      const now = this.#exposure.heldQty(symbol);
+      if (Math.abs(now - was) > QTY_EPSILON) corrections.push({ symbol, was, now });
+    }
+    return corrections;
   }
 
   /**

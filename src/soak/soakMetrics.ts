@@ -4,6 +4,8 @@
  * (prom-client): `name{label="v",...} value` lines, comments skipped.
  */
 
+import { type UnwindSample, unwindSample } from "./soakUnwind.js";
+
 export interface Sample {
   name: string;
   labels: Record<string, string>;
@@ -45,6 +47,7 @@ export interface DaemonSample {
   skipped: Record<string, number>;
   reconnects: number;
   liquidationsSeen: number;
+  unwind: UnwindSample;
 }
 
 function one(samples: Sample[], name: string): number | undefined {
@@ -87,6 +90,7 @@ export async function scrapeDaemon(metricsUrl: string, timeoutMs = 3_000): Promi
       skipped: byLabels(s, `${p}claims_skipped_total`, ["reason"]),
       reconnects: Object.values(byLabels(s, `${p}ws_reconnects_total`, ["stream"])).reduce((a, b) => a + b, 0),
       liquidationsSeen: one(s, `${p}liquidations_seen_total`) ?? 0,
+      unwind: unwindSample(s),
     };
   } catch {
     return undefined;

@@ -17,6 +17,7 @@ import { addCounts, type DaemonSample, probeReady, scrapeDaemon } from "./soakMe
 import type { SoakOptions } from "./soakOptions.js";
 import { type MinuteRow, minuteRow, tableHeader, tableRow } from "./soakReport.js";
 import { type FaultStep, faultSchedule } from "./soakSchedule.js";
+import { type UnwindFigures, unwindFigures } from "./soakUnwind.js";
 
 /** A liquidation must have been open to us this long to be eligible (one reconcile interval). */
 export const GRACE_MS = 5_000;
@@ -46,6 +47,7 @@ export interface DaemonTotals {
   skipped: Record<string, number>;
   reconnects: number;
   liquidationsSeen: number;
+  unwind: UnwindFigures;
 }
 
 export class Soak {
@@ -263,15 +265,22 @@ export class Soak {
   }
 
   daemonTotals(): DaemonTotals {
-    const t: DaemonTotals = { claimResults: {}, badMessages: {}, skipped: {}, reconnects: 0, liquidationsSeen: 0 };
-    for (const s of [...this.finished, ...(this.lastSample ? [this.lastSample] : [])]) {
+    const processes = [...this.finished, ...(this.lastSample ? [this.lastSample] : [])];
+    const t: Omit<DaemonTotals, "unwind"> = { claimResults: {}, badMessages: {}, skipped: {}, reconnects: 0, liquidationsSeen: 0 };
+    for (const s of processes) {
       addCounts(t.claimResults, s.claimResults);
       addCounts(t.badMessages, s.badMessages);
       addCounts(t.skipped, s.skipped);
       t.reconnects += s.reconnects;
       t.liquidationsSeen += s.liquidationsSeen;
     }
-    return t;
+    return {
+      ...t,
+      unwind: unwindFigures(
+        processes.map((s) => s.unwind),
+        t.skipped.exposure_cap ?? 0,
+      ),
+    };
   }
 
   /** Which faults were under way while a missed liquidation was open (for the report). */

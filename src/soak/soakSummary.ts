@@ -8,6 +8,7 @@ import { countOutcomes, type IdOutcome, percentile } from "./soakLedger.js";
 import type { DaemonSample } from "./soakMetrics.js";
 import { formatCodes, markdownTable, tableHeader, tableRow } from "./soakReport.js";
 import { GRACE_MS, SOAK_POLICY, type Soak } from "./soakRun.js";
+import { formatUnwind } from "./soakUnwind.js";
 
 /** Prints the summary, writes the JSON report; returns the exit status (1 on a duplicate claim or a crash). */
 export function writeSummary(soak: Soak, stopExit: string): number {
@@ -51,6 +52,7 @@ export function writeSummary(soak: Soak, stopExit: string): number {
   out.write(
     `daemon counters: claims ${formatCodes(daemon.claimResults)}; bad frames ${formatCodes(daemon.badMessages)}; skipped ${formatCodes(daemon.skipped)}; reconnects ${daemon.reconnects}\n`,
   );
+  out.write(formatUnwind(daemon.unwind));
   for (const f of soak.faults)
     out.write(`  fault ${fmtClock(f.atMs).padStart(5)} ${f.kind.padEnd(18)} ${f.detail}${f.error ? ` (error: ${f.error})` : ""}\n`);
   if (missed.length > 0) {
@@ -97,6 +99,7 @@ export function writeSummary(soak: Soak, stopExit: string): number {
       failedByCode,
       claimDelayMs: { p50: percentile(delays, 50), p99: percentile(delays, 99), max: percentile(delays, 100) },
     },
+    unwind: daemon.unwind,
     minutes: rows,
     markdown: markdownTable(rows),
     notReady: notReadySpans(soak.readiness, soak.t0),

@@ -28,7 +28,10 @@ export class PgStateStore implements StateStore {
   readonly #store: PgStore;
   readonly #queue: JournalRecord[] = [];
   #drain: Promise<void> | undefined;
+  /** The ordered writer's (cleared by its next write). */
   #failure: Error | undefined;
+  /** The database unreachable for an intent or a lease beat (cleared by the next that gets through). */
+  #leaseFailure: Error | undefined;
   #closed = false;
 
   private constructor(store: PgStore) {
@@ -46,8 +49,11 @@ export class PgStateStore implements StateStore {
         elected: (term) => events.elected(term),
         deposed: (term, reason) => events.deposed(term, reason),
         error: (err) => {
-          if (self !== undefined) self.#failure = err as Error;
+          if (self !== undefined) self.#leaseFailure = err as Error;
           events.error(err);
+        },
+        reached: () => {
+          if (self !== undefined) self.#leaseFailure = undefined;
         },
       },
     });
@@ -81,9 +87,9 @@ export class PgStateStore implements StateStore {
     try {
       if (record.t === "intent") await this.#store.journal.claimIntent(record, term);
       else await this.#store.journal.orderIntent(record, term);
-      this.#failure = undefined;
+      this.#leaseFailure = undefined;
     } catch (err) {
-      if (!(err instanceof FencedError)) this.#failure = err as Error;
+      if (!(err instanceof FencedError)) this.#leaseFailure = err as Error;
       throw err;
     }
   }
@@ -94,8 +100,9 @@ export class PgStateStore implements StateStore {
     this.#drain ??= this.#write();
   }
 
+  /** A write that keeps failing, else a lease the database does not answer (a standby writes nothing). */
   get failure(): Error | undefined {
-    return this.#failure;
+    return this.#failure ?? this.#leaseFailure;
   }
 
   recover(): boolean {

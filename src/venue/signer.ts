@@ -55,6 +55,11 @@ function rawPublicKey(privateKey: KeyObject): Uint8Array {
   return Buffer.from(jwk.x as string, "base64url");
 }
 
+/** The venue's public key string of a base58 secret. */
+export function publicKeyOf(secret: string): string {
+  return formatPublicKey(rawPublicKey(privateKeyFromSeed(parseSecret(secret))));
+}
+
 /** A new key pair in the venue's formats (secret: base58 seed; public: `ed25519:` + base58). */
 export function generateKeyPair(): { secret: string; publicKey: string } {
   const { privateKey } = generateKeyPairSync("ed25519");

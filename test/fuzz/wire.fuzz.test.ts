@@ -189,6 +189,8 @@ describe("stream parsers never throw and accept only valid data", () => {
     );
   });
 
+  const NAMED_TOPICS = new Set(["liquidation", "markprices", "liquidatorliquidations", "position", "executionreport", "balance"]);
+
   test("routeTopic: only the liquidator's topics, `{symbol}@markprice` only for a valid symbol", () => {
     const topic = fc.oneof(
       fc.string(),
@@ -198,6 +200,7 @@ describe("stream parsers never throw and accept only valid data", () => {
         "liquidatorliquidations",
         "position",
         "executionreport",
+        "balance",
         "@markprice",
         "markprice",
         "LIQUIDATION",
@@ -210,10 +213,13 @@ describe("stream parsers never throw and accept only valid data", () => {
     fc.assert(
       fc.property(topic, (t) => {
         const r = routeTopic(t);
-        const known = t === "liquidation" || t === "markprices" || t === "liquidatorliquidations" || t === "position";
+        const known = NAMED_TOPICS.has(t);
         if (known) check(r?.kind === t && r.symbol === undefined, () => `${t} routes to itself`);
         if (r === undefined || known) return;
-        check(r.kind === "markprice" && r.stream === "public", () => `only {symbol}@markprice may route besides the four topics, got ${t}`);
+        check(
+          r.kind === "markprice" && r.stream === "public",
+          () => `only {symbol}@markprice may route besides the named topics, got ${t}`,
+        );
         checkSymbol(r.symbol, "topic symbol");
         check(t === `${r.symbol}@markprice`, "the topic is exactly {symbol}@markprice");
       }),

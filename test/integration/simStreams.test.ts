@@ -170,7 +170,9 @@ describe("subscriptions", () => {
     expect(await c.subscribe("liquidatorliquidations", "a")).toMatchObject({ success: true });
     expect(await c.subscribe("position", "b")).toMatchObject({ success: true });
     expect(await c.subscribe("liquidation", "c")).toMatchObject({ success: false, errorMsg: "invalid topic liquidation" });
-    expect(await c.subscribe("balance", "d")).toMatchObject({ success: false, errorMsg: "invalid topic balance" });
+    expect(await c.subscribe("balance", "d")).toMatchObject({ success: true });
+    expect(await c.subscribe("executionreport", "e")).toMatchObject({ success: true });
+    expect(await c.subscribe("markprices", "f")).toMatchObject({ success: false, errorMsg: "invalid topic markprices" });
   });
 
   test("malformed client frames get an error answer and the socket stays usable", async () => {

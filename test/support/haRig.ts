@@ -3,15 +3,15 @@
  * the simulated venue in this process: who leads (from /readyz), what each sent (the venue's claim
  * log by key), kill -9 / SIGSTOP. Not a test file itself.
  */
-import { join } from "node:path";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 import type { Build } from "./buildOnce.js";
-import { daemonEnv, tempDir, waitFor, writePolicyFile } from "./daemonHarness.js";
+import { daemonEnv, waitFor, writePolicyFile } from "./daemonHarness.js";
 import { type DaemonProcess, spawnDaemon } from "./daemonProcess.js";
 
 export interface Replica {
   name: string;
+  dir: string;
   proc: DaemonProcess;
   url: string;
   publicKey: string;
@@ -32,11 +32,11 @@ export async function readyzOf(url: string): Promise<{ status: number; body: Rea
   }
 }
 
-/** Starts one replica with its own key registered at the venue (each replica may use its own). */
+/** Starts one replica in `dir` (its state dir) with its own key registered at the venue (each replica may use its own). */
 export async function startReplica(o: { build: Build; sim: SimulatorHandle; dbUrl: string; name: string; dir: string }): Promise<Replica> {
   const key = generateKeyPair();
   o.sim.core.accounts.registerKey(o.sim.accountId, key.publicKey);
-  const stateDir = await tempDir(`ha-${o.name}`);
+  const stateDir = o.dir;
   const config = await writePolicyFile(stateDir, {
     max_claim_notional: 1_000_000,
     max_total_exposure: 100_000_000,
@@ -51,8 +51,8 @@ export async function startReplica(o: { build: Build; sim: SimulatorHandle; dbUr
     LIQUIDATOR_UNWIND_MODE: "off",
     LIQUIDATOR_LOG_LEVEL: "info",
   });
-  const proc = spawnDaemon(o.build.cli, [], env, join(stateDir));
-  return { name: o.name, proc, url: await proc.metricsUrl(), publicKey: key.publicKey };
+  const proc = spawnDaemon(o.build.cli, [], env, stateDir);
+  return { name: o.name, dir: stateDir, proc, url: await proc.metricsUrl(), publicKey: key.publicKey };
 }
 
 /** The replica whose /readyz says `leader` (waits for one). */

@@ -133,18 +133,27 @@ describe("dashboard and alert rules vs. the metrics registry", () => {
   });
 
   it("docker-compose mounts and Dockerfile sources exist", () => {
-    const compose = parseYaml(readFileSync(join(REPO_ROOT, "docker-compose.yml"), "utf8")) as {
-      services: Record<string, { volumes?: string[] }>;
+    // Compose reads YAML merge keys (`<<: *replica`).
+    const compose = parseYaml(readFileSync(join(REPO_ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
+      services: Record<string, { volumes?: string[]; profiles?: string[]; command?: string[]; environment?: Record<string, string> }>;
     };
-    expect(Object.keys(compose.services).sort()).toEqual([
-      "alertmanager",
-      "grafana",
-      "liquidator",
-      "liquidator-a",
-      "liquidator-b",
-      "postgres",
-      "prometheus",
-    ]);
+    const byProfile = (p: string | undefined) =>
+      Object.entries(compose.services)
+        .filter(([, v]) => v.profiles?.[0] === p)
+        .map(([k]) => k)
+        .sort();
+    expect(byProfile(undefined)).toEqual(["grafana", "liquidator", "prometheus"]);
+    expect(byProfile("ha")).toEqual(["ha-postgres", "ha-venue", "replica-a", "replica-b"]);
+    expect(byProfile("alerting")).toEqual(["alertmanager"]);
+    // Each replica signs with its own key, one the shared venue authorizes, and keeps state in PostgreSQL.
+    const s = compose.services;
+    const authorized = (s["ha-venue"]?.command ?? [])
+      .filter((a) => a.startsWith("--key-file="))
+      .map((a) => a.replace("--key-file=/data/", ""));
+    const used = ["replica-a", "replica-b"].map((r) => s[r]?.environment?.LIQUIDATOR_SECRET_FILE?.replace("/keys/", ""));
+    expect(used).toEqual(authorized);
+    expect(new Set(used).size).toBe(2);
+    for (const r of ["replica-a", "replica-b"]) expect(s[r]?.environment?.LIQUIDATOR_STATE_BACKEND).toBe("postgres");
     // ./secrets/ holds the operator's credential files (git-ignored), not the repository's.
     const binds = Object.values(compose.services).flatMap((s) =>
       (s.volumes ?? []).filter((v) => v.startsWith("./") && !v.startsWith("./secrets/")),

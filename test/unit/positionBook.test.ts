@@ -26,6 +26,22 @@ describe("PositionBook", () => {
     expect(exposure.heldQty(SOL)).toBe(0);
   });
 
+  test("a later snapshot reports the symbols it put right; the first one is the start, not a correction", () => {
+    const { exposure, positions } = book();
+    exposure.setHeld(SOL, -3);
+    expect(positions.applySnapshot([{ symbol: ETH, positionQty: 2 }], 1_000)).toEqual([]);
+    positions.applyPush([{ symbol: ETH, positionQty: 3 }], 1_100);
+    // Closed by hand at the venue, and a fill the pushes never told: both corrected.
+    expect(positions.applySnapshot([{ symbol: SOL, positionQty: 1 }], 1_200)).toEqual([
+      { symbol: ETH, was: 3, now: 0 },
+      { symbol: SOL, was: 0, now: 1 },
+    ]);
+    // Agreeing with the book is not a correction, nor is a snapshot older than the book's news.
+    expect(positions.applySnapshot([{ symbol: SOL, positionQty: 1 }], 1_300)).toEqual([]);
+    positions.applyPush([{ symbol: SOL, positionQty: 2 }], 1_500);
+    expect(positions.applySnapshot([{ symbol: SOL, positionQty: 1 }], 1_400)).toEqual([]);
+  });
+
   test("a push is a delta: only the listed symbols change", () => {
     const { exposure, positions } = book();
     positions.applySnapshot(

@@ -37,6 +37,8 @@ export interface LeaseObserver {
   deposed(term: number, reason: DeposeReason): void;
   /** A lease query failed (typed store error); the keeper retries on its next beat. */
   error(err: unknown): void;
+  /** A beat (renewal or acquisition attempt) reached the database: an earlier `error` is over. */
+  reached(): void;
 }
 
 export interface LeaseKeeperOptions {
@@ -224,6 +226,7 @@ export class LeaseKeeper {
       try {
         if (this.#term !== undefined) await this.renew();
         else await this.tryAcquire();
+        this.#observer.reached?.();
       } catch (err) {
         this.#observer.error?.(err);
       }

@@ -1,0 +1,282 @@
+/**
+ * The unwinder's state machine against a scripted venue (no sockets; the simulator tests cover the
+ * wire): slices that only ever shrink the position, intents journaled before each order, a lost
+ * answer looked up instead of resent, refusals acted on by venue code, nothing sent when it must
+ * not be, and a restart that settles the journal's open order before sending anything new.
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import { OrderFills } from "../../src/daemon/orderFills.js";
+import { Unwinder } from "../../src/daemon/unwinder.js";
+import { UnwindSettings, type UnwindSettingsInput } from "../../src/daemon/unwindSettings.js";
+import { Exposure } from "../../src/engine/exposure.js";
+import { MarkBook } from "../../src/engine/marks.js";
+import { PnlLedger } from "../../src/engine/pnlLedger.js";
+import { PositionBook } from "../../src/engine/positionBook.js";
+import { SymbolTable } from "../../src/engine/symbolInfo.js";
+import type { JournalRecord, OrderIntentRecord } from "../../src/store/journalRecords.js";
+import { TransportError, VenueError } from "../../src/venue/errors.js";
+import type { OrderAck, OrderRecord, OrderRequest } from "../../src/venue/orderSchemas.js";
+import { waitFor } from "../support/daemonHarness.js";
+
+const ETH = "PERP_ETH_USDC";
+const MARK = 2_000;
+
+interface Placed {
+  body: OrderRequest;
+  heldBefore: number;
+  intentsBefore: number;
+}
+
+/** A venue that fills each IOC in full at its limit price, unless told otherwise for the next call. */
+function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dryRun?: boolean; fills?: (q: number) => number } = {}) {
+  const exposure = new Exposure();
+  const positions = new PositionBook(exposure);
+  const marks = new MarkBook();
+  marks.set(ETH, MARK, Date.now());
+  const symbols = new SymbolTable([
+    {
+      symbol: ETH,
+      tier: 2,
+      liquidatorFee: 0.01,
+      priceTick: 0.01,
+      minNotional: 10,
+      orderFilters: { qtyTick: 0.001, qtyMin: 0.001, qtyMax: 1_000, priceRange: 0.03 },
+    },
+  ]);
+  const journal: JournalRecord[] = [];
+  const placed: Placed[] = [];
+  const records = new Map<string, OrderRecord>();
+  const next: Array<(body: OrderRequest) => Promise<OrderAck>> = [];
+  const haltedOn: string[] = [];
+  let positionReads = 0;
+  let orderId = 100;
+  const fill = (body: OrderRequest): OrderRecord => {
+    const qty = o.fills ? o.fills(body.order_quantity) : body.order_quantity;
+    const r: OrderRecord = {
+      order_id: ++orderId,
+      client_order_id: body.client_order_id,
+      symbol: body.symbol,
+      side: body.side,
+      status: qty >= body.order_quantity ? "FILLED" : "CANCELLED",
+      quantity: body.order_quantity,
+      price: body.order_price ?? null,
+      total_executed_quantity: qty,
+      average_executed_price: qty > 0 ? (body.order_price as number) : 0,
+      total_fee: qty * (body.order_price as number) * 0.0005,
+      reduce_only: true,
+      updated_time: Date.now(),
+    };
+    records.set(body.client_order_id, r);
+    return r;
+  };
+  let unwinder: Unwinder;
+  const report = (r: OrderRecord): void => {
+    const qty = r.total_executed_quantity;
+    unwinder.onExecutionReport({
+      symbol: r.symbol,
+      clientOrderId: r.client_order_id ?? undefined,
+      orderId: r.order_id,
+      side: r.side,
+      status: r.status,
+      executedQuantity: qty,
+      executedPrice: r.average_executed_price ?? 0,
+      fee: r.total_fee,
+      totalExecutedQuantity: qty,
+      avgExecutedPrice: r.average_executed_price ?? 0,
+      totalFee: r.total_fee,
+      tradeId: qty > 0 ? `t${r.order_id}` : "",
+      reduceOnly: true,
+      timestamp: r.updated_time ?? Date.now(),
+    });
+  };
+  const ledger = new PnlLedger();
+  const fills = new OrderFills({
+    journal: (r) => journal.push(r),
+    ledger,
+    positions,
+    observer: { slippage: () => undefined },
+    now: Date.now,
+  });
+  unwinder = new Unwinder({
+    orders: {
+      placeOrder: async (body) => {
+        placed.push({ body, heldBefore: positions.held(body.symbol), intentsBefore: journal.filter((r) => r.t === "order_intent").length });
+        const scripted = next.shift();
+        if (scripted) return scripted(body);
+        const r = fill(body);
+        setImmediate(() => report(r));
+        return { order_id: r.order_id, client_order_id: body.client_order_id };
+      },
+      orderByClientId: async (id) => {
+        const r = records.get(id);
+        if (r === undefined) throw new VenueError({ venueCode: -1006, status: 400, venueMessage: "no such order", endpoint: "order" });
+        return r;
+      },
+    },
+    positions,
+    marks,
+    symbols: () => symbols,
+    settings: new UnwindSettings({
+      mode: "immediate",
+      max_slippage_bps: 50,
+      max_order_notional: 2_500,
+      hold: [],
+      per_symbol: {},
+      ...o.settings,
+    }),
+    dryRun: () => o.dryRun ?? false,
+    store: { intent: (r) => void journal.push(r), append: (r) => journal.push(r), mayLead: () => true },
+    fills,
+    observer: { order: () => undefined, timeToFlat: () => undefined, halted: (s, on) => on && haltedOn.push(s) },
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    requestPositions: () => void positionReads++,
+    clientOrderIdPrefix: "t",
+    afterFillMs: 1,
+    noFillMs: 5,
+    maxBackoffMs: 20,
+    settleAfterMs: 50,
+  });
+  stops.push(() => unwinder.stop());
+  return {
+    unwinder,
+    positions,
+    journal,
+    placed,
+    next,
+    haltedOn,
+    fill,
+    positionReads: () => positionReads,
+    // The snapshot is a second old: every fill of the test is news to it.
+    hold: (qty: number) => positions.applySnapshot([{ symbol: ETH, positionQty: qty }], Date.now() - 1_000),
+  };
+}
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+const settle = (ms = 100): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe("Unwinder", () => {
+  test("a long is closed in reduce-only IOC sells no larger than the position, each journaled before it leaves", async () => {
+    const r = rig();
+    r.hold(3);
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat", 5_000);
+    // 2,500 of notional at 2,000: 1.25 a slice, so 1.25 + 1.25 + 0.5.
+    expect(r.placed.map((p) => p.body.order_quantity)).toEqual([1.25, 1.25, 0.5]);
+    for (const [i, p] of r.placed.entries()) {
+      expect(p.body).toMatchObject({ side: "SELL", order_type: "IOC", reduce_only: true });
+      expect(p.body.order_quantity).toBeLessThanOrEqual(Math.abs(p.heldBefore));
+      expect(p.body.order_price).toBeGreaterThanOrEqual(MARK * (1 - 0.005));
+      expect(p.intentsBefore).toBe(i + 1);
+    }
+    expect(new Set(r.placed.map((p) => p.body.client_order_id)).size).toBe(3);
+  });
+
+  test("partial fills: the next slice follows until flat, never larger than what is left", async () => {
+    const r = rig({ position: -2, fills: (q) => Math.floor((q / 2) * 1_000) / 1_000 || q });
+    r.hold(-2);
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat", 5_000);
+    for (const p of r.placed) {
+      expect(p.body.side).toBe("BUY");
+      expect(p.body.order_quantity).toBeLessThanOrEqual(Math.abs(p.heldBefore) + 1e-12);
+    }
+    expect(r.placed.length).toBeGreaterThan(2);
+  });
+
+  test("an order applied whose answer was lost is looked up, never sent twice", async () => {
+    const r = rig();
+    r.hold(1);
+    r.next.push(async (body) => {
+      r.fill(body); // applied at the venue, no report pushed
+      throw new TransportError("socket hang up", true);
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat after the lookup", 5_000);
+    await settle();
+    expect(r.placed).toHaveLength(1);
+    expect(r.journal.filter((x) => x.t === "order_outcome").map((x) => (x as { result: string }).result)).toEqual(["unknown", "filled"]);
+  });
+
+  test("a lost request that never arrived is settled as not accepted, and the next slice has a new id", async () => {
+    const r = rig();
+    r.hold(1);
+    r.next.push(async () => {
+      throw new TransportError("connection reset", true);
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat", 5_000);
+    expect(r.placed).toHaveLength(2);
+    expect(r.placed[0]?.body.client_order_id).not.toBe(r.placed[1]?.body.client_order_id);
+  });
+
+  test("refusals by code: -1106 re-reads positions; -1101 halts the symbol and sends nothing more", async () => {
+    const r = rig();
+    r.hold(1);
+    r.next.push(async () => {
+      throw new VenueError({ venueCode: -1106, status: 400, venueMessage: "reduce only", endpoint: "order" });
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat after the re-read", 5_000);
+    expect(r.positionReads()).toBe(1);
+
+    const h = rig();
+    h.hold(1);
+    h.next.push(async () => {
+      throw new VenueError({ venueCode: -1101, status: 400, venueMessage: "margin", endpoint: "order" });
+    });
+    h.unwinder.kickAll();
+    await waitFor(() => h.haltedOn.length > 0, "halted", 5_000);
+    h.unwinder.kickAll();
+    await settle(200);
+    expect(h.placed).toHaveLength(1);
+    expect(h.unwinder.halted()).toEqual([ETH]);
+    expect(h.positions.held(ETH)).toBe(1);
+  });
+
+  test("dry run, mode off and held symbols send no order", async () => {
+    for (const r of [rig({ dryRun: true }), rig({ settings: { mode: "off" } }), rig({ settings: { hold: [ETH] } })]) {
+      r.hold(2);
+      r.unwinder.kickAll();
+      await settle(100);
+      expect(r.placed).toEqual([]);
+      expect(r.positions.held(ETH)).toBe(2);
+    }
+  });
+
+  test("after a restart the journal's open order is settled first; no second order for its slice", async () => {
+    const r = rig();
+    r.hold(1);
+    // The previous process journaled and sent this order and died; the venue applied it after the
+    // restarted process had read its positions.
+    const intent: OrderIntentRecord = {
+      t: "order_intent",
+      clientOrderId: "t-7",
+      at: Date.now(),
+      symbol: ETH,
+      side: "SELL",
+      orderType: "IOC",
+      price: 1_990,
+      quantity: 1,
+      reduceOnly: true,
+      mark: MARK,
+      seq: 7,
+    };
+    r.fill({
+      symbol: ETH,
+      client_order_id: "t-7",
+      order_type: "IOC",
+      side: "SELL",
+      order_price: 1_990,
+      order_quantity: 1,
+      reduce_only: true,
+    });
+    r.unwinder.takeOver([intent], 8);
+    await waitFor(() => r.positions.held(ETH) === 0, "flat from the looked-up fill", 5_000);
+    await settle();
+    expect(r.placed).toEqual([]);
+  });
+});
