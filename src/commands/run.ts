@@ -4,7 +4,7 @@ import { prettyByDefault } from "../observe/logger.js";
 import type { Command } from "./command.js";
 
 /** INTERFACE.md: shutdown completes within 5 s; past this the process leaves anyway. */
-const SHUTDOWN_DEADLINE_MS = 4_500;
+export const SHUTDOWN_DEADLINE_MS = 4_500;
 
 const HELP = `usage: liquidator run [--config FILE] [--dry-run]
   runs the daemon. With no config (or venue.mode: simulator) it runs against an embedded simulated

@@ -40,6 +40,7 @@ export interface AlertRule {
   expr: string;
   for?: string;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 export function loadAlertRules(path = ALERTS_PATH): AlertRule[] {

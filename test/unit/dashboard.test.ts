@@ -144,6 +144,7 @@ describe("dashboard and alert rules vs. the metrics registry", () => {
         .sort();
     expect(byProfile(undefined)).toEqual(["grafana", "liquidator", "prometheus"]);
     expect(byProfile("ha")).toEqual(["ha-postgres", "ha-venue", "replica-a", "replica-b"]);
+    expect(byProfile("alerting")).toEqual(["alertmanager"]);
     // Each replica signs with its own key, one the shared venue authorizes, and keeps state in PostgreSQL.
     const s = compose.services;
     const authorized = (s["ha-venue"]?.command ?? [])
@@ -153,7 +154,10 @@ describe("dashboard and alert rules vs. the metrics registry", () => {
     expect(used).toEqual(authorized);
     expect(new Set(used).size).toBe(2);
     for (const r of ["replica-a", "replica-b"]) expect(s[r]?.environment?.LIQUIDATOR_STATE_BACKEND).toBe("postgres");
-    const binds = Object.values(compose.services).flatMap((s) => (s.volumes ?? []).filter((v) => v.startsWith("./")));
+    // ./secrets/ holds the operator's credential files (git-ignored), not the repository's.
+    const binds = Object.values(compose.services).flatMap((s) =>
+      (s.volumes ?? []).filter((v) => v.startsWith("./") && !v.startsWith("./secrets/")),
+    );
     expect(binds.length).toBeGreaterThanOrEqual(4);
     for (const b of binds) expect(existsSync(join(REPO_ROOT, b.split(":")[0] ?? "")), b).toBe(true);
 
