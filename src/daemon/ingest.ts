@@ -42,7 +42,7 @@ export interface IngestOptions {
   /** A REST snapshot put a held quantity right (the venue wins; something was missed). */
   corrected?: (c: PositionCorrection) => void;
   /** Where the account's order reports go (the unwinder). */
-  orders?: { onExecutionReport(report: ExecutionReport): void };
+  orders?: { onExecutionReport(report: ExecutionReport): void; kickAll(): void };
   /** Local wall clock, ms. */
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
@@ -146,6 +146,8 @@ export class Ingest {
     this.#options.policy.applySymbols(table);
     this.#options.marks.setMany(marksFromFutures(futures.rows), requestedAt);
     this.offerAll();
+    // Positions held before the table was known (a restart mid-unwind) can be closed now.
+    this.#options.orders?.kickAll();
     return { symbols: table.size, rejected };
   }
 

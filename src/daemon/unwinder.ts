@@ -198,7 +198,8 @@ export class Unwinder {
     if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known || !o.store.mayLead())
       return;
     const info = o.symbols().get(symbol);
-    if (info === undefined) return this.#note(symbol, st, "unknown_symbol");
+    // Before the first symbol table there is nothing to say: the load kicks every symbol again.
+    if (info === undefined) return o.symbols().size === 0 ? undefined : this.#note(symbol, st, "unknown_symbol");
     const held = o.positions.held(symbol);
     const plan = planUnwind(held, o.marks.price(symbol), info, o.settings.limitsFor(symbol));
     if (plan.kind === "flat") return this.#note(symbol, st, undefined);

@@ -50,10 +50,15 @@ export async function removeDir(dir: string | undefined): Promise<void> {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 }
 
-/** Writes `config.yaml` with the given policy into `dir`; returns its path. */
-export async function writePolicyFile(dir: string, policy: Record<string, unknown>, name = "config.yaml"): Promise<string> {
+/** Writes `config.yaml` with the given policy (and any other sections) into `dir`; returns its path. */
+export async function writePolicyFile(
+  dir: string,
+  policy: Record<string, unknown>,
+  name = "config.yaml",
+  sections: Record<string, unknown> = {},
+): Promise<string> {
   const path = join(dir, name);
-  await writeFile(path, stringify({ policy }));
+  await writeFile(path, stringify({ ...sections, policy }));
   return path;
 }
 
@@ -142,10 +147,12 @@ export async function startInProcessDaemon(o: {
   sim: SimulatorHandle;
   stateDir: string;
   policy?: Record<string, unknown>;
+  /** Config sections besides `policy` (e.g. `unwind`). */
+  sections?: Record<string, unknown>;
   env?: Record<string, string>;
   timing?: DaemonTiming;
 }): Promise<InProcessDaemon> {
-  const configPath = await writePolicyFile(o.stateDir, { ...OPEN_POLICY, ...o.policy }, "policy.yaml");
+  const configPath = await writePolicyFile(o.stateDir, { ...OPEN_POLICY, ...o.policy }, "policy.yaml", o.sections);
   const env = daemonEnv(o.sim, o.stateDir, { LIQUIDATOR_CONFIG: configPath, ...o.env });
   const loaded = await loadConfig({ env });
   const logs = new LogCollector();
