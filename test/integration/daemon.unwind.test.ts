@@ -73,6 +73,7 @@ describe("unwinding against the simulated venue", () => {
     }
     await waitFor(() => claimsBy(s).length === 50, "50 claims", 30_000);
     await waitFor(() => SIX.every((x) => openQty(s, x) === 0), "every position flat", 30_000);
+    await sleep(200); // the probe's next samples see it too
     probe.stop();
     const waits = probe.assignedToFlat(claimsBy(s));
     expect(waits).toHaveLength(50);
