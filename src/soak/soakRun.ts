@@ -93,7 +93,8 @@ export class Soak {
         cascadeSize: 10,
         competitorProbability: 0.3,
         competitorDelayMs: [300, 3_000],
-        unwindIntervalMs: 60_000,
+        // The daemon's unwinder closes what it claims; the venue closes nothing by itself.
+        unwindIntervalMs: 0,
         epochAdvanceMs: 120_000,
       },
     });
