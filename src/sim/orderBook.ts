@@ -54,6 +54,11 @@ export class SyntheticBook {
     this.#emptyUntil = Math.max(this.#emptyUntil, now + forMs);
   }
 
+  /** Ends an `empty` fault. */
+  refill(): void {
+    this.#emptyUntil = 0;
+  }
+
   /** The levels of one side around `mark`, best first (what `GET /v1/orderbook` shows). */
   levels(side: BookSide, mark: number, now: number): BookLevel[] {
     this.#refill(now);

@@ -3,7 +3,8 @@
  * Debian's Prometheus scraping it every second with the shipped rules, Debian's Alertmanager with
  * the shipped config, and a webhook receiver. Fault: the public stream refused and dropped → the
  * LiquidatorStreamDown notification arrives with the labels and annotations the runbook expects;
- * fault cleared → the resolved notification arrives.
+ * fault cleared → the resolved notification arrives. The same for a claimed position that cannot
+ * be closed (its book emptied) → LiquidatorPositionNotFlat, then resolved once the book is back.
  *
  * Test-only timing, derived from the real files and nothing else changed: every rule's `for:` is
  * 3 s (1 min in grafana/alerts.yml), Alertmanager's group_wait and group_interval 1 s (30 s, 5 m).
@@ -42,18 +43,48 @@ if (missing.length > 0) {
   } else process.stderr.write(`NOTE: skipping the end-to-end alert test: ${why}\n`);
 }
 
-/** The shipped rules with every `for:` cut to 3 s. */
+/** The shipped rules with every `for:` cut to 3 s, and "open for 5 minutes" cut to 2 s. */
 async function fastRules(): Promise<string> {
   const doc = parse(await readFile(ALERTS_PATH, "utf8")) as { groups: { rules: Record<string, unknown>[] }[] };
   let changed = 0;
   for (const g of doc.groups)
-    for (const r of g.rules)
+    for (const r of g.rules) {
       if (r.for !== undefined) {
         r.for = "3s";
         changed++;
       }
+      if (r.alert === "LiquidatorPositionNotFlat") {
+        const expr = String(r.expr);
+        r.expr = expr.replace(/\) > 300$/, ") > 2");
+        expect(r.expr).not.toBe(expr);
+      }
+    }
   expect(changed).toBeGreaterThan(5);
   return stringify(doc);
+}
+
+/** The simulator, the daemon, Prometheus with the fast rules, Alertmanager and a webhook, torn down after the test. */
+async function stack() {
+  const build = await buildOnce("alerts-e2e");
+  onTestFinished(() => build.remove());
+  const sim: SimulatorHandle = await startQuietSim();
+  onTestFinished(() => sim.close());
+  const stateDir = await tempDir("alerts-e2e");
+  onTestFinished(() => removeDir(stateDir));
+  const daemon = spawnDaemon(build.cli, [], daemonEnv(sim, stateDir), stateDir);
+  onTestFinished(() => daemon.kill());
+  const metricsUrl = await daemon.metricsUrl();
+  await waitFor("the daemon ready", async () => (await fetch(`${metricsUrl}/readyz`)).status === 200, 30_000, 100);
+  const hook = await startWebhookReceiver();
+  onTestFinished(() => hook.stop());
+  const amDir = await tempDir("alerts-e2e-am");
+  onTestFinished(() => removeDir(amDir));
+  const am = await startAlertmanager(await renderForTest(amDir, hook.url, fastRoute));
+  onTestFinished(() => am.stop());
+  const target = new URL(metricsUrl).host;
+  const prom = await startPrometheus({ target, rulesYaml: await fastRules(), alertmanager: new URL(am.url).host });
+  onTestFinished(() => prom.stop());
+  return { sim, hook, prom, target };
 }
 
 /** The shipped Alertmanager config with the route's waits cut to 1 s. */
@@ -78,26 +109,7 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
   it("public stream refused → LiquidatorStreamDown reaches the webhook with its runbook; cleared → resolved", {
     timeout: 90_000,
   }, async () => {
-    const build = await buildOnce("alerts-e2e");
-    onTestFinished(() => build.remove());
-    const sim: SimulatorHandle = await startQuietSim();
-    onTestFinished(() => sim.close());
-    const stateDir = await tempDir("alerts-e2e");
-    onTestFinished(() => removeDir(stateDir));
-    const daemon = spawnDaemon(build.cli, [], daemonEnv(sim, stateDir), stateDir);
-    onTestFinished(() => daemon.kill());
-    const metricsUrl = await daemon.metricsUrl();
-    await waitFor("the daemon ready", async () => (await fetch(`${metricsUrl}/readyz`)).status === 200, 30_000, 100);
-
-    const hook = await startWebhookReceiver();
-    onTestFinished(() => hook.stop());
-    const amDir = await tempDir("alerts-e2e-am");
-    onTestFinished(() => removeDir(amDir));
-    const am = await startAlertmanager(await renderForTest(amDir, hook.url, fastRoute));
-    onTestFinished(() => am.stop());
-    const target = new URL(metricsUrl).host;
-    const prom = await startPrometheus({ target, rulesYaml: await fastRules(), alertmanager: new URL(am.url).host });
-    onTestFinished(() => prom.stop());
+    const { sim, hook, prom, target } = await stack();
 
     // Prometheus scrapes the daemon and sees both streams up; nothing has been notified for them.
     await waitFor(
@@ -135,5 +147,33 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
     );
     expect(resolved.annotations.runbook_url).toBe(firing.annotations.runbook_url);
     expect(await promQuery(prom.url, 'liquidator_ws_connected{stream="public"}')).toBe(1);
+  });
+
+  it("a position that does not get flat → LiquidatorPositionNotFlat reaches the webhook; closed → resolved", {
+    timeout: 90_000,
+  }, async () => {
+    const { sim, hook, target } = await stack();
+    const ETH = "PERP_ETH_USDC";
+    // No liquidity to close into: the unwinder's IOC orders find nothing and the position stays.
+    sim.core.trading.book(ETH)?.empty(sim.core.now(), 10 * 60_000);
+    sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: 0.5 }] });
+    const firing = await waitFor(
+      "the firing notification at the webhook",
+      () => notified(hook.deliveries, "firing", { alertname: "LiquidatorPositionNotFlat", symbol: ETH }),
+      60_000,
+      100,
+    );
+    expect(firing.labels).toMatchObject({ severity: "warning", job: "liquidator", instance: target });
+    expect(firing.annotations.runbook_url).toBe("docs/runbook.md#liquidatorpositionnotflat");
+    expect(firing.annotations.summary).toBe(`Liquidator ${target}: ${ETH} position not flat after 5 minutes`);
+
+    sim.core.trading.book(ETH)?.refill();
+    await waitFor(
+      "the resolved notification at the webhook",
+      () => notified(hook.deliveries, "resolved", { alertname: "LiquidatorPositionNotFlat", symbol: ETH }),
+      60_000,
+      100,
+    );
+    expect(sim.core.trading.booksOf(sim.accountId).get(ETH)?.qty).toBe(0);
   });
 });
