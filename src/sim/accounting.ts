@@ -32,14 +32,23 @@ export const emptyBooks = (): SymbolBooks => ({
  * closed (fee included), for the order record.
  */
 export function applyFill(b: SymbolBooks, qty: number, price: number, fee: number): number {
-  const closing = b.qty !== 0 && Math.sign(qty) !== Math.sign(b.qty) ? Math.min(Math.abs(qty), Math.abs(b.qty)) : 0;
-  const realized = closing * (price - b.averageOpenPrice) * Math.sign(b.qty) - fee;
-  const opening = Math.abs(qty) - closing;
-  const before = b.qty;
-  b.qty = roundQty(b.qty + qty);
+  const realized = move(b, qty, price) - fee;
   b.costPosition += qty * price + fee;
   b.realizedPnl += realized;
   b.feesPaid += fee;
+  return realized;
+}
+
+/**
+ * Moves the net position by `qty` (signed) at `price`: the closing part's P&L is returned (fees
+ * aside), the opening part re-weights the average open price of what is held.
+ */
+function move(b: SymbolBooks, qty: number, price: number): number {
+  const closing = b.qty !== 0 && Math.sign(qty) !== Math.sign(b.qty) ? Math.min(Math.abs(qty), Math.abs(b.qty)) : 0;
+  const realized = closing * (price - b.averageOpenPrice) * Math.sign(b.qty);
+  const opening = Math.abs(qty) - closing;
+  const before = b.qty;
+  b.qty = roundQty(b.qty + qty);
   if (b.qty === 0) b.averageOpenPrice = 0;
   else if (opening > 0) {
     // Growing (or flipped): the open quantity's entry is the volume-weighted one.
@@ -51,18 +60,9 @@ export function applyFill(b: SymbolBooks, qty: number, price: number, fee: numbe
 
 /** A claim assigned `qty` (signed) at `transferPrice`; the liquidator fee goes to the holding. */
 export function applyClaim(b: SymbolBooks, qty: number, transferPrice: number, costPositionTransfer: number, liquidatorFee: number): void {
-  const closing = b.qty !== 0 && Math.sign(qty) !== Math.sign(b.qty) ? Math.min(Math.abs(qty), Math.abs(b.qty)) : 0;
-  const opening = Math.abs(qty) - closing;
-  const before = b.qty;
-  b.realizedPnl += closing * (transferPrice - b.averageOpenPrice) * Math.sign(b.qty);
-  b.qty = roundQty(b.qty + qty);
+  b.realizedPnl += move(b, qty, transferPrice);
   b.costPosition += costPositionTransfer;
   b.liquidatorFees += liquidatorFee;
-  if (b.qty === 0) b.averageOpenPrice = 0;
-  else if (opening > 0) {
-    const kept = Math.sign(before) === Math.sign(b.qty) ? Math.abs(before) : 0;
-    b.averageOpenPrice = (kept * b.averageOpenPrice + opening * transferPrice) / (kept + opening);
-  }
 }
 
 export function unsettledPnl(b: SymbolBooks, mark: number): number {
