@@ -10,7 +10,7 @@ import type { SimAccount } from "./accounts.js";
 import { intParam, readParams } from "./queryParams.js";
 import type { RequestContext, Route } from "./restRoute.js";
 import type { Signatory } from "./signatureCheck.js";
-import type { SimOrder } from "./trading.js";
+import type { SimOrder } from "./tradingShapes.js";
 import type { VenueCore } from "./venueCore.js";
 import { infoRow } from "./venueReads.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";

@@ -15,32 +15,11 @@ import type { Transfer } from "./claimRules.js";
 import type { MarketState } from "./marketState.js";
 import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
 import { OrderFaults } from "./orderFaults.js";
-import { checkOrder, type OrderInput, orderFilters, parseOrder } from "./orderRules.js";
+import { checkOrder, orderFilters, parseOrder } from "./orderRules.js";
 import type { SimPush } from "./simPush.js";
 import { roundToStep, type SymbolTable } from "./symbols.js";
+import { executionReportData, isOpen, positionRow, type ReportFill, type SimOrder } from "./tradingShapes.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
-
-export type SimOrderStatus = "NEW" | "PARTIAL_FILLED" | "FILLED" | "CANCELLED" | "REJECTED";
-
-/** One order as the REST reads show it (snake_case, PROTOCOL.md §6 "Order record"). */
-export interface SimOrder {
-  order_id: number;
-  client_order_id: string | null;
-  symbol: string;
-  side: "BUY" | "SELL";
-  type: OrderInput["type"];
-  price: number | null;
-  quantity: number;
-  total_executed_quantity: number;
-  average_executed_price: number;
-  total_fee: number;
-  fee_asset: "USDC";
-  status: SimOrderStatus;
-  reduce_only: boolean;
-  created_time: number;
-  updated_time: number;
-  realized_pnl: number;
-}
 
 const INITIAL_MARGIN = 0.1;
 
@@ -292,33 +271,8 @@ export class Trading {
     this.#report(accountId, order, undefined);
   }
 
-  #report(accountId: string, o: SimOrder, fill: { tradeId: number; price: number; qty: number; fee: number } | undefined): void {
-    this.#o.emit({
-      scope: "private",
-      accountId,
-      topic: "executionreport",
-      data: {
-        symbol: o.symbol,
-        clientOrderId: o.client_order_id ?? "",
-        orderId: o.order_id,
-        type: o.type,
-        side: o.side,
-        quantity: o.quantity,
-        price: o.price ?? 0,
-        tradeId: fill?.tradeId ?? 0,
-        executedPrice: fill?.price ?? 0,
-        executedQuantity: fill?.qty ?? 0,
-        fee: fill?.fee ?? 0,
-        feeAsset: "USDC",
-        totalExecutedQuantity: o.total_executed_quantity,
-        avgExecutedPrice: o.average_executed_price,
-        totalFee: o.total_fee,
-        status: o.status,
-        reason: "",
-        reduceOnly: o.reduce_only,
-        timestamp: o.updated_time,
-      },
-    });
+  #report(accountId: string, o: SimOrder, fill: ReportFill | undefined): void {
+    this.#o.emit({ scope: "private", accountId, topic: "executionreport", data: executionReportData(o, fill) });
   }
 
   /** Mirror the books into the account's positions (what claims and margin read) and push the deltas. */
@@ -327,16 +281,7 @@ export class Trading {
     const rows = [...new Set(symbols)].map((symbol) => {
       const b = this.#booksOf(t, symbol);
       account.positions.set(symbol, { qty: b.qty, averageOpenPrice: b.averageOpenPrice });
-      const mark = this.#o.market.mark(symbol) ?? b.averageOpenPrice;
-      return {
-        symbol,
-        positionQty: b.qty,
-        costPosition: b.costPosition,
-        averageOpenPrice: b.averageOpenPrice,
-        markPrice: mark,
-        unsettledPnl: unsettledPnl(b, mark),
-        timestamp: now,
-      };
+      return positionRow(symbol, b, this.#o.market.mark(symbol) ?? b.averageOpenPrice, now);
     });
     this.#o.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
     // `balance` on change only (a claim's fee credit, an order's margin).
@@ -379,8 +324,4 @@ export class Trading {
     }
     return t;
   }
-}
-
-function isOpen(o: SimOrder): boolean {
-  return o.status === "NEW" || o.status === "PARTIAL_FILLED";
 }

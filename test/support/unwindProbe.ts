@@ -5,7 +5,7 @@
  */
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import type { SimOrder } from "../../src/sim/trading.js";
+import type { SimOrder } from "../../src/sim/tradingShapes.js";
 
 /** Signed quantity held; 0 when below the symbol's quantity step unless `exact`. */
 export function openQty(sim: SimulatorHandle, symbol: string, exact = false): number {
