@@ -10,6 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { sampleValue } from "../observe/promText.js";
 import { type ProcessGroup, poll, stopChild } from "./children.js";
 import type { VenueInfo } from "./venueProtocol.js";
 
@@ -77,9 +78,9 @@ log:
 `;
 }
 
+/** The sum of `name`'s samples; NaN when it has none. */
 export function metricValue(text: string, name: string): number {
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([^\\s]+)`, "m").exec(text);
-  return m === null ? Number.NaN : Number(m[1]);
+  return sampleValue(text, name) ?? Number.NaN;
 }
 
 export function procRssBytes(pid: number | undefined): number {

@@ -109,13 +109,14 @@ export class Unwinder {
     for (const symbol of this.#o.positions.symbols()) this.#kick(symbol);
   }
 
-  /** Positions being unwound and how long they have been open, s (dust and held symbols excluded). */
+  /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded). */
   openPositions(): { symbol: string; seconds: number }[] {
     const now = this.#o.now();
     const out: { symbol: string; seconds: number }[] = [];
     for (const [symbol, st] of this.#states) {
-      if (st.openSince === undefined || st.lastNote === "dust" || !this.#o.settings.unwinds(symbol)) continue;
-      out.push({ symbol, seconds: (now - st.openSince) / 1000 });
+      if (!this.#o.settings.unwinds(symbol)) continue;
+      const open = st.openSince !== undefined && st.lastNote !== "dust";
+      out.push({ symbol, seconds: open ? (now - (st.openSince as number)) / 1000 : 0 });
     }
     return out;
   }

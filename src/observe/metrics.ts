@@ -14,7 +14,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { isErrorCode, LiquidatorError } from "../errors.js";
 import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
-import { createUnwindMetrics, type UnwindMetrics } from "./unwindMetrics.js";
+import { createUnwindMetrics, setEverySeen, type UnwindMetrics } from "./unwindMetrics.js";
 
 /** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
@@ -173,6 +173,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   const reg = { registers: [registry] };
   const p = "liquidator_";
+  const exposureSeen = new Set<string>();
   const sources: {
     marks?: () => Iterable<MarkSample>;
     exposure?: () => Iterable<SymbolValue>;
@@ -240,8 +241,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     exposureNotional: gauge("exposure_notional", "Absolute notional held + queued + in flight per symbol (quote)", ["symbol"], function () {
       const exposure = read(sources.exposure);
       if (exposure === undefined) return;
-      this.reset();
-      for (const e of exposure) this.set({ symbol: e.symbol }, e.value);
+      setEverySeen(
+        this,
+        exposureSeen,
+        [...exposure].map((e) => [e.symbol, e.value] as const),
+      );
     }),
     feeEarned: counter("fee_earned_total", "Liquidator fee earned from successful claims (quote)", ["symbol"]),
     httpRequests: counter("http_requests_total", "REST requests to the venue by path template and HTTP status ('error' = no response)", [

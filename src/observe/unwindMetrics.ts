@@ -36,6 +36,9 @@ export interface UnwindMetrics {
 export function createUnwindMetrics(registry: Registry, prefix: string): UnwindMetrics {
   const reg = { registers: [registry] };
   let positions: (() => Iterable<{ symbol: string; qty: number }>) | undefined;
+  // A symbol once reported stays a series (0 when flat): dashboards show flat, not gone.
+  const positionSeen = new Set<string>();
+  const openSeen = new Set<string>();
   let pnl: (() => PnlSample) | undefined;
   let open: (() => Iterable<{ symbol: string; seconds: number }>) | undefined;
   new Gauge({
@@ -45,8 +48,11 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
     ...reg,
     collect() {
       if (open === undefined) return;
-      this.reset();
-      for (const o of open()) this.set({ symbol: o.symbol }, o.seconds);
+      setEverySeen(
+        this,
+        openSeen,
+        [...open()].map((o) => [o.symbol, o.seconds] as const),
+      );
     },
   });
   new Gauge({
@@ -56,8 +62,11 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
     ...reg,
     collect() {
       if (positions === undefined) return;
-      this.reset();
-      for (const p of positions()) this.set({ symbol: p.symbol }, p.qty);
+      setEverySeen(
+        this,
+        positionSeen,
+        [...positions()].map((p) => [p.symbol, p.qty] as const),
+      );
     },
   });
   const pnlGauge = new Gauge({
@@ -118,4 +127,12 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
       pnl = s;
     },
   };
+}
+
+/** Sets `values` per symbol, and 0 for every symbol seen before but absent now. */
+export function setEverySeen(gauge: Gauge<"symbol">, seen: Set<string>, values: readonly (readonly [string, number])[]): void {
+  gauge.reset();
+  for (const [symbol] of values) seen.add(symbol);
+  const now = new Map(values);
+  for (const symbol of seen) gauge.set({ symbol }, now.get(symbol) ?? 0);
 }

@@ -1,34 +1,10 @@
 /**
  * Reads the daemon's `/metrics` (Prometheus text format) for the series the soak reports: memory,
- * event-loop delay, claim outcomes, bad frames, reconnects. A tiny parser for this one producer
- * (prom-client): `name{label="v",...} value` lines, comments skipped.
+ * event-loop delay, claim outcomes, bad frames, reconnects (parsed by observe/promText.ts).
  */
 
+import { parsePrometheus, type Sample } from "../observe/promText.js";
 import { type UnwindSample, unwindSample } from "./soakUnwind.js";
-
-export interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-export function parsePrometheus(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const m = LINE.exec(line);
-    if (m === null) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(LABEL)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, "$1");
-    const value = m[3] === "+Inf" ? Number.POSITIVE_INFINITY : m[3] === "-Inf" ? Number.NEGATIVE_INFINITY : Number(m[3]);
-    out.push({ name: m[1] as string, labels, value });
-  }
-  return out;
-}
 
 /** One scrape, reduced to what the report shows. */
 export interface DaemonSample {

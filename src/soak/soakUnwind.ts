@@ -4,7 +4,7 @@
  * realized net P&L against the liquidator fees earned (the gauges replay the journal, so the last
  * process has the whole run), and whether claiming ever stopped at the exposure cap.
  */
-import type { Sample } from "./soakMetrics.js";
+import type { Sample } from "../observe/promText.js";
 
 /** Cumulative histogram buckets: upper bound (`le`, "+Inf" included) → observations at or below it. */
 export type Buckets = Record<string, number>;

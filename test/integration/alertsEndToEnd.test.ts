@@ -74,7 +74,7 @@ async function stack() {
   const daemon = spawnDaemon(build.cli, [], daemonEnv(sim, stateDir), stateDir);
   onTestFinished(() => daemon.kill());
   const metricsUrl = await daemon.metricsUrl();
-  await waitFor("the daemon ready", async () => (await fetch(`${metricsUrl}/readyz`)).status === 200, 30_000, 100);
+  await waitFor(async () => (await fetch(`${metricsUrl}/readyz`)).status === 200, "the daemon ready", 30_000, 100);
   const hook = await startWebhookReceiver();
   onTestFinished(() => hook.stop());
   const amDir = await tempDir("alerts-e2e-am");
@@ -113,8 +113,8 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
 
     // Prometheus scrapes the daemon and sees both streams up; nothing has been notified for them.
     await waitFor(
-      "Prometheus to scrape the public stream as up",
       async () => (await promQuery(prom.url, 'liquidator_ws_connected{stream="public"}')) === 1,
+      "Prometheus to scrape the public stream as up",
     );
     expect(await promQuery(prom.url, 'up{job="liquidator"}')).toBe(1);
     expect(notified(hook.deliveries, "firing", { alertname: "LiquidatorStreamDown" })).toBeUndefined();
@@ -122,8 +122,8 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
     sim.faults.streams.refuseConnections(true, "public");
     sim.faults.streams.dropAll("public");
     const firing = await waitFor(
-      "the firing notification at the webhook",
       () => notified(hook.deliveries, "firing", { alertname: "LiquidatorStreamDown", stream: "public" }),
+      "the firing notification at the webhook",
       40_000,
       100,
     );
@@ -140,8 +140,8 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
 
     sim.faults.streams.refuseConnections(false, "public");
     const resolved = await waitFor(
-      "the resolved notification at the webhook",
       () => notified(hook.deliveries, "resolved", { alertname: "LiquidatorStreamDown", stream: "public" }),
+      "the resolved notification at the webhook",
       40_000,
       100,
     );
@@ -158,8 +158,8 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
     sim.core.trading.book(ETH)?.empty(sim.core.now(), 10 * 60_000);
     sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: 0.5 }] });
     const firing = await waitFor(
-      "the firing notification at the webhook",
       () => notified(hook.deliveries, "firing", { alertname: "LiquidatorPositionNotFlat", symbol: ETH }),
+      "the firing notification at the webhook",
       60_000,
       100,
     );
@@ -169,8 +169,8 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
 
     sim.core.trading.book(ETH)?.refill();
     await waitFor(
-      "the resolved notification at the webhook",
       () => notified(hook.deliveries, "resolved", { alertname: "LiquidatorPositionNotFlat", symbol: ETH }),
+      "the resolved notification at the webhook",
       60_000,
       100,
     );

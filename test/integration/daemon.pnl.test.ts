@@ -118,7 +118,13 @@ test("kill -9 in the middle of an unwind: after the restart no order is sent twi
   procs.push(second);
   await second.metricsUrl();
   await waitFor(() => openQty(s, "PERP_SOL_USDC") === 0, "flat after the restart", 30_000).catch((e) => {
-    console.info(second.logs.lines.filter((l) => /unwind|order|position/.test(String(l.msg))).slice(0, 30).map((l) => JSON.stringify(l)).join("\n"));
+    console.info(
+      second.logs.lines
+        .filter((l) => /unwind|order|position/.test(String(l.msg)))
+        .slice(0, 30)
+        .map((l) => JSON.stringify(l))
+        .join("\n"),
+    );
     console.info(openQty(s, "PERP_SOL_USDC", true), JSON.stringify(venueOrders(s).slice(-3)));
     throw e;
   });

@@ -68,13 +68,13 @@ it("the Dockerfile's steps build a runtime whose entrypoint starts and passes it
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
   child.stderr.setEncoding("utf8").on("data", (s: string) => (out += s));
-  await waitFor("the daemon's metrics server", () => out.includes("metrics server listening"), 60_000, 100);
+  await waitFor(() => out.includes("metrics server listening"), "the daemon's metrics server", 60_000, 100);
 
   const [hcBin, ...hcArgs] = runtime.healthcheck ?? [];
   expect(hcBin).toBe("node");
   const healthcheck = (): Promise<number | null> =>
     new Promise((resolve) => spawn(process.execPath, hcArgs, { cwd: app, env, stdio: "ignore" }).on("close", (code) => resolve(code)));
-  await waitFor("the HEALTHCHECK to pass", async () => (await healthcheck()) === 0, 30_000, 500);
+  await waitFor(async () => (await healthcheck()) === 0, "the HEALTHCHECK to pass", 30_000, 500);
   // The state went where the image says (/data), under the stage's root.
   expect(runtime.env.LIQUIDATOR_STATE_DIR).toBe(join(runtime.root, "data"));
 

@@ -8,22 +8,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriesNames } from "../../src/observe/promText.js";
 import { metricNamesInDashboardAndRules, REPO_ROOT, scrapeNames } from "../support/dashboardNames.js";
 import { type ObserveHarness, sampleValue, startObserveHarness, waitFor } from "../support/observeHarness.js";
 
 const CAMPAIGN_ID = 2; // the simulator's running campaign (src/sim/population.ts)
 const COMMIT = "0123abc";
-
-/** Names that have at least one sample line (a series), unlike scrapeNames which also counts `# TYPE`. */
-function seriesNames(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#") || line.trim() === "") continue;
-    const m = /^([A-Za-z_:][A-Za-z0-9_:]*)/.exec(line);
-    if (m?.[1] !== undefined) names.add(m[1]);
-  }
-  return names;
-}
 
 let h: ObserveHarness;
 
@@ -49,14 +39,14 @@ async function scrape(): Promise<string> {
 
 /** Polls the scrape until `name{labels}` is at least `min`. */
 async function waitForSample(name: string, labels: string, min = 1): Promise<void> {
-  await waitFor(`${name}{${labels}} >= ${min}`, async () => (sampleValue(await scrape(), name, labels) ?? -Infinity) >= min);
+  await waitFor(async () => (sampleValue(await scrape(), name, labels) ?? -Infinity) >= min, `${name}{${labels}} >= ${min}`);
 }
 
 describe("live /metrics scrape of the daemon against the simulated venue", () => {
   it("offers every metric name the dashboard and the alert rules use, each with at least one series", async () => {
     const used = metricNamesInDashboardAndRules();
     expect(used.length).toBeGreaterThan(30);
-    await waitFor("/readyz 200", async () => (await h.get("/readyz")).status === 200);
+    await waitFor(async () => (await h.get("/readyz")).status === 200, "/readyz 200");
 
     // Before any event: the families only events create have no series yet. This is what makes the
     // final check meaningful (and shows it can fail): without the driving below it would.
@@ -91,7 +81,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     expect(faults.streams.dropAll()).toBeGreaterThanOrEqual(2);
     await waitForSample("liquidator_ws_reconnects_total", 'stream="public"');
     await waitForSample("liquidator_ws_reconnects_total", 'stream="private"');
-    await waitFor("/readyz 200 after the reconnect", async () => (await h.get("/readyz")).status === 200);
+    await waitFor(async () => (await h.get("/readyz")).status === 200, "/readyz 200 after the reconnect");
     // Rewards and campaign polls (poll_interval_ms 1000).
     await waitForSample("liquidator_campaign_volume", `campaign_id="${CAMPAIGN_ID}"`, 0);
     await waitForSample("liquidator_epoch_current", "", 1);

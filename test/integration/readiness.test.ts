@@ -33,10 +33,10 @@ async function expectHealthy(harness: ObserveHarness): Promise<void> {
 
 /** Polls /readyz until `match` accepts it; returns that answer. */
 function waitForReadyz(harness: ObserveHarness, what: string, match: (r: Readiness) => boolean): Promise<Readiness> {
-  return waitFor(what, async () => {
+  return waitFor(async () => {
     const r = await readyz(harness);
     return match(r) ? r : undefined;
-  });
+  }, what);
 }
 
 describe("/readyz follows the streams", () => {
@@ -65,8 +65,8 @@ describe("/readyz follows the streams", () => {
     await expectHealthy(harness);
     // While refused, the reconnect attempts keep failing: still 503, and the gauge agrees.
     await waitFor(
-      "a refused reconnect attempt",
       async () => (sampleValue((await harness.get("/metrics")).text, "liquidator_ws_reconnects_total", 'stream="public"') ?? 0) >= 2,
+      "a refused reconnect attempt",
     );
     expect((await readyz(harness)).status).toBe(503);
     const metrics = (await harness.get("/metrics")).text;

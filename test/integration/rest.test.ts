@@ -9,6 +9,7 @@ import { buildQuery, RestClient, type RestClientOptions } from "../../src/venue/
 import { ServerClock } from "../../src/venue/serverClock.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 import { type FakeVenueServer, fail, ok, startFakeVenue, verifySignature } from "../support/fakeVenue.js";
+import { waitFor } from "../support/wait.js";
 
 const EPOCH_INFO = "/v1/public/trading_rewards/epoch_info";
 const FUTURES = "/v1/public/futures";
@@ -339,7 +340,7 @@ describe("clock, abort and timeout", () => {
     const ac = new AbortController();
     const before = venue.count("GET", EPOCH_INFO);
     const p = caught(c.epochInfo({ signal: ac.signal }));
-    await waitFor(() => venue.count("GET", EPOCH_INFO) > before);
+    await waitFor(() => venue.count("GET", EPOCH_INFO) > before, "the request seen", 10_000, 10);
     ac.abort();
     expect(await p).toBeInstanceOf(AbortedError);
 
@@ -348,7 +349,7 @@ describe("clock, abort and timeout", () => {
     const ac2 = new AbortController();
     const n0 = venue.count("GET", FUTURES);
     const p2 = caught(slow.futures({ signal: ac2.signal }));
-    await waitFor(() => venue.count("GET", FUTURES) > n0);
+    await waitFor(() => venue.count("GET", FUTURES) > n0, "the request seen", 10_000, 10);
     ac2.abort();
     expect(await p2).toBeInstanceOf(AbortedError);
     expect(venue.count("GET", FUTURES) - n0).toBe(1);
@@ -423,11 +424,3 @@ describe("paging, hooks and options", () => {
     expect(() => buildQuery({ n: Number.NaN })).toThrow(RangeError);
   });
 });
-
-async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -238,10 +238,10 @@ async function startDaemon(env: Record<string, string>, label: string): Promise<
   let exitedEarly = false;
   void cli.exited.then(() => (exitedEarly = true));
   try {
-    const url = await waitFor(`${label}: metrics URL in the log`, () => {
+    const url = await waitFor(() => {
       if (exitedEarly) throw new Error(`daemon exited:\n${cli.stdout()}\n${cli.stderr()}`);
       return metricsUrlIn(cli.stdout());
-    });
+    }, `${label}: metrics URL in the log`);
     const get = async (path: string): Promise<{ status: number; text: string }> => {
       const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
       return { status: res.status, text: await res.text() };
@@ -252,7 +252,7 @@ async function startDaemon(env: Record<string, string>, label: string): Promise<
       get,
       metric: async (name, labels = "") => sampleValue((await get("/metrics")).text, name, labels),
       until: (what, check) =>
-        waitFor(what, check).catch((err: unknown) => {
+        waitFor(check, what).catch((err: unknown) => {
           // The tail of the log explains a timeout; it is secret-free or the test fails anyway.
           throw new Error(`${String(err)}\n--- ${label} output (tail) ---\n${(cli.stdout() + cli.stderr()).slice(-4000)}`);
         }),

@@ -2,8 +2,10 @@
  * Faults of the simulator's streams over real sockets: dropAll, refuseConnections, stall,
  * sendMalformed, failAuth.
  */
+
 import { afterEach, describe, expect, test } from "vitest";
 import { OVERSIZED_FRAME_BYTES } from "../../src/sim/streamMalformed.js";
+import { sleep } from "../support/wait.js";
 import { type Harness, startHarness, TestClient, until } from "./simStreamsHarness.js";
 
 let h: Harness | undefined;
@@ -25,10 +27,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 describe("dropAll", () => {
   test("terminates every socket of a scope; the other scope and new connections are unaffected", async () => {

@@ -2,11 +2,13 @@
  * Test harness for the simulator's streams: a real port-0 http server with `SimStreams` attached, and
  * a recording `ws` client that polls for frames with a deadline (no fixed sleeps for positive checks).
  */
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket from "ws";
 import { SimStreams, type SimStreamsOptions } from "../../src/sim/simStreams.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
+import { waitFor } from "../support/wait.js";
 
 export type Frame = Record<string, unknown>;
 
@@ -57,13 +59,9 @@ export async function startHarness(options: Partial<SimStreamsOptions> = {}): Pr
   };
 }
 
-/** Poll `cond` until it holds or the deadline passes. */
+/** Poll `cond` until it holds or the deadline passes (the shared waitFor, polling often). */
 export async function until(cond: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(cond, what, timeoutMs, 5);
 }
 
 export class TestClient {

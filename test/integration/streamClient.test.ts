@@ -1,21 +1,15 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, test } from "vitest";
 import { InvalidArgumentError } from "../../src/errors.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 import { StreamClient, type StreamClientOptions, type StreamState } from "../../src/venue/stream.js";
 import type { BadMessageReason, StreamData } from "../../src/venue/wire.js";
 import { FakeStreamServer, type FakeStreamServerOptions } from "../support/fakeStreamServer.js";
+import { sleep, waitFor as wait } from "../support/wait.js";
 
 // Generous deadlines: these run on a slow, noisy 2-core machine. Nothing asserts a duration from above.
 const WAIT_MS = 15_000;
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(10);
-  }
-}
+const waitFor = (cond: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<true> => wait(cond, what, timeoutMs, 10);
 
 /** Live timers and TCP sockets of this process (the resources a leaked client would hold). */
 function liveHandles(): { timers: number; sockets: number } {
@@ -246,7 +240,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     h.server.rejectTopics.clear();
     await waitFor(() => h.client.isReady(), "ready");
     expect(ceilings()).toEqual([100, 200, 400]);
-    if (healthyMs > 0) await delay(healthyMs);
+    if (healthyMs > 0) await sleep(healthyMs);
     h.server.dropAll();
     await waitFor(() => ceilings().length === 4, "the reconnect after the drop");
     expect(ceilings()[3]).toBe(expectedCeiling);
@@ -306,7 +300,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     const h = await harness({ kind: "public" }, { pingIntervalMs: 100, deadAfterMs: 1_000 });
     await waitFor(() => h.client.isReady(), "ready");
     // Pongs to our pings keep a healthy, otherwise quiet socket alive well past deadAfterMs.
-    await delay(1_500);
+    await sleep(1_500);
     expect(h.client.reconnects).toBe(0);
     h.server.stall();
     await waitFor(() => h.server.connections.length === 2 && h.client.isReady(), "ready on a replacement connection");
@@ -437,7 +431,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(h.states.at(-1)).toBe("stopped");
     await waitFor(() => h.server.openConnections().length === 0, "server sees the close");
     const pings = h.server.receivedEvents("ping").length;
-    await delay(400); // several ping intervals and backoff ceilings
+    await sleep(400); // several ping intervals and backoff ceilings
     expect(h.server.connections).toHaveLength(1);
     expect(h.server.receivedEvents("ping").length).toBe(pings);
     expect(h.client.reconnects).toBe(0);

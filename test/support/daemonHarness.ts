@@ -14,6 +14,7 @@ import pino from "pino";
 import { stringify } from "yaml";
 import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { sampleValue } from "../../src/observe/promText.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
@@ -181,23 +182,7 @@ export async function startInProcessDaemon(o: {
   };
 }
 
-/** Polls `cond` until it is truthy or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 20_000, intervalMs = 50): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await cond();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { sleep, waitFor } from "./wait.js";
 
 // ---- the venue's truth ------------------------------------------------------------------------
 
@@ -249,21 +234,9 @@ export async function scrape(metricsUrl: string): Promise<string> {
   return res.text();
 }
 
-/**
- * Sum of the samples of `name` whose labels include every pair in `labels` (0 when none). `name` is
- * the full family name, e.g. `liquidator_claims_submitted_total`.
- */
+/** Sum of the samples of `name` whose labels include every pair in `labels` (0 when none). */
 export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#")) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
-    if (m === null || m[1] !== name) continue;
-    const have = new Map<string, string>();
-    for (const pair of (m[3] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) have.set(pair[1] as string, pair[2] as string);
-    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) sum += Number(m[4]);
-  }
-  return sum;
+  return sampleValue(text, name, labels) ?? 0;
 }
 
 export async function metric(metricsUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {

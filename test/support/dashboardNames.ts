@@ -96,24 +96,4 @@ export function metricNamesInDashboardAndRules(dashboardPath = DASHBOARD_PATH, a
   return [...new Set(exprs.flatMap(metricNamesIn))].sort();
 }
 
-/**
- * Names a Prometheus text exposition offers: every sample name, every `# TYPE` family, and for
- * histograms/summaries the `_bucket`/`_sum`/`_count` series even when no label set was touched yet.
- */
-export function scrapeNames(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const line of text.split("\n")) {
-    const type = /^# TYPE (\S+) (\S+)/.exec(line);
-    if (type !== null) {
-      const [, name = "", kind] = type;
-      names.add(name);
-      if (kind === "histogram") for (const s of ["_bucket", "_sum", "_count"]) names.add(name + s);
-      if (kind === "summary") for (const s of ["_sum", "_count"]) names.add(name + s);
-      continue;
-    }
-    if (line.startsWith("#") || line.trim() === "") continue;
-    const sample = /^([A-Za-z_:][A-Za-z0-9_:]*)/.exec(line);
-    if (sample?.[1] !== undefined) names.add(sample[1]);
-  }
-  return names;
-}
+export { familyNames as scrapeNames } from "../../src/observe/promText.js";

@@ -12,6 +12,7 @@ import { Writable } from "node:stream";
 import { stringify } from "yaml";
 import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { parseLabels, sampleValue as promSample } from "../../src/observe/promText.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
 
@@ -140,35 +141,9 @@ export async function startObserveHarness(options: ObserveHarnessOptions = {}): 
   }
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
-  everyMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { waitFor } from "./wait.js";
 
-/** The value of one sample line `name{labels} value` of a Prometheus text scrape (labels matched as a substring). */
+/** The value of `name` with the given labels (written as in a scrape: `stream="public"`), or undefined. */
 export function sampleValue(text: string, name: string, labels = ""): number | undefined {
-  for (const line of text.split("\n")) {
-    if (line.startsWith("#")) continue;
-    const m = /^([A-Za-z_:][A-Za-z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
-    if (m === null || m[1] !== name) continue;
-    if (labels !== "" && !(m[2] ?? "").includes(labels)) continue;
-    return Number(m[3]);
-  }
-  return undefined;
+  return promSample(text, name, parseLabels(labels));
 }

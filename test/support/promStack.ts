@@ -56,11 +56,11 @@ async function startBinary(name: string, bin: string, args: (port: number, dir: 
   };
   try {
     await waitFor(
-      `${name} ready`,
       async () => {
         if (done) throw new Error(`${name} exited: ${output}`);
         return (await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) })).ok;
       },
+      `${name} ready`,
       30_000,
       200,
     );

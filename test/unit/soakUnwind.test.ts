@@ -3,7 +3,7 @@
  * reads them), histograms summed over daemon restarts, P&L from the last process, net ÷ fees.
  */
 import { describe, expect, test } from "vitest";
-import { parsePrometheus } from "../../src/soak/soakMetrics.js";
+import { parsePrometheus } from "../../src/observe/promText.js";
 import { bucketQuantile, unwindFigures, unwindSample } from "../../src/soak/soakUnwind.js";
 
 const SCRAPE = `# HELP liquidator_time_to_flat_seconds x

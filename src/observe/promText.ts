@@ -1,0 +1,69 @@
+/**
+ * Reading the Prometheus text exposition format (what `/metrics` serves), for the soak, the bench and
+ * the tests: one parser for `name{label="v",...} value` lines; comments skipped except `# TYPE`,
+ * which says which families a histogram or summary offers before any of its series exists.
+ */
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+export function parsePrometheus(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const m = LINE.exec(line);
+    if (m === null) continue;
+    out.push({ name: m[1] as string, labels: parseLabels(m[2] ?? ""), value: parseValue(m[3] as string) });
+  }
+  return out;
+}
+
+/** `a="x",b="y"` → `{a: "x", b: "y"}` (escapes undone). */
+export function parseLabels(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const l of text.matchAll(LABEL)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, "$1");
+  return labels;
+}
+
+function parseValue(v: string): number {
+  if (v === "+Inf") return Number.POSITIVE_INFINITY;
+  if (v === "-Inf") return Number.NEGATIVE_INFINITY;
+  return Number(v);
+}
+
+/** Sum of the samples of `name` carrying every pair of `labels`; undefined when there is none. */
+export function sampleValue(samples: string | readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  let sum: number | undefined;
+  for (const s of typeof samples === "string" ? parsePrometheus(samples) : samples) {
+    if (s.name !== name || !Object.entries(labels).every(([k, v]) => s.labels[k] === v)) continue;
+    sum = (sum ?? 0) + s.value;
+  }
+  return sum;
+}
+
+/** Names with at least one sample line (a series). */
+export function seriesNames(text: string): Set<string> {
+  return new Set(parsePrometheus(text).map((s) => s.name));
+}
+
+/**
+ * Names the exposition offers: every series, every `# TYPE` family, and for histograms/summaries
+ * their `_bucket`/`_sum`/`_count` series even when no label set was touched yet.
+ */
+export function familyNames(text: string): Set<string> {
+  const names = seriesNames(text);
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)/gm)) {
+    const [, name = "", kind] = m;
+    names.add(name);
+    if (kind === "histogram") for (const s of ["_bucket", "_sum", "_count"]) names.add(name + s);
+    if (kind === "summary") for (const s of ["_sum", "_count"]) names.add(name + s);
+  }
+  return names;
+}
