@@ -76,6 +76,8 @@ export function assembleDaemon(o: {
   const limiters = createVenueLimiters(config.venue.limits);
   metrics.setLimiterSource(() => LIMITER_NAMES.map((limiter) => ({ limiter, queued: limiters.queued(limiter) })));
   const restHealth = new RestHealth();
+  // Any symbol's one-row info: the cheapest public read, once the symbol table is known.
+  let warmUpPath = (): string | undefined => undefined;
   const rest = new RestClient({
     baseUrl: venue.baseUrl,
     signer,
@@ -86,12 +88,18 @@ export function assembleDaemon(o: {
       metrics.httpRequests.inc({ endpoint, status: String(status) });
       metrics.httpRequestDuration.observe({ endpoint }, seconds);
     },
+    warmUpPath: () => warmUpPath(),
+    onClaimLane: (kind) => metrics.claimConnections.inc({ kind }),
   });
 
   const marks = new MarkBook();
   const exposure = new Exposure();
   const book = new OpenBook();
   const policy = new PolicyState(config.policy, marks, exposure);
+  warmUpPath = () => {
+    const first = policy.context.symbols.values().next();
+    return first.done ? undefined : `/v1/public/info/${first.value.symbol}`;
+  };
   const positions = new PositionBook(exposure);
   metrics.setMarkSource(() =>
     marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })),

@@ -141,6 +141,7 @@ export interface Metrics {
   readonly markPrice: Gauge<"symbol">;
   readonly markPriceAge: Gauge<"symbol">;
   readonly exposureNotional: Gauge<"symbol">;
+  readonly claimConnections: Counter<"kind">;
   readonly feeEarned: Counter<"symbol">;
   readonly httpRequests: Counter<"endpoint" | "status">;
   readonly httpRequestDuration: Histogram<"endpoint">;
@@ -247,6 +248,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         [...exposure].map((e) => [e.symbol, e.value] as const),
       );
     }),
+    claimConnections: counter(
+      "claim_connections_total",
+      "Claims by the connection they went out on: warm (kept open), fresh (had to connect first), pool (every claim lane busy)",
+      ["kind"],
+    ),
     feeEarned: counter("fee_earned_total", "Liquidator fee earned from successful claims (quote)", ["symbol"]),
     httpRequests: counter("http_requests_total", "REST requests to the venue by path template and HTTP status ('error' = no response)", [
       "endpoint",
@@ -308,6 +314,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   }
   for (const reason of PAUSE_REASONS) metrics.claimingPaused.set({ reason }, 0);
   for (const target of POLL_TARGETS) metrics.pollErrors.inc({ target }, 0);
+  for (const kind of ["warm", "fresh", "pool"]) metrics.claimConnections.inc({ kind }, 0);
   metrics.liquidationsSeen.inc(0);
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);

@@ -9,16 +9,16 @@
  * socket synchronously inside `dispatch`; the deadline timer and the caller-abort listener are armed
  * only after that, so nothing but the write itself stands between the signed bytes and the socket.
  *
- * Claims have their own keep-alive connection (the "claim lane", one undici Client): a claim never
- * waits for a pooled socket busy with a read. (undici drops an idle socket a little before the
- * server's keep-alive timeout, so the first claim after a quiet spell pays a new TCP and TLS
- * handshake; keeping the lane warm was measured to help but is not done yet.) A claim
- * sent while the lane is busy (another claim still unanswered) goes through the pool instead of
- * queueing behind it.
+ * Claims have connections of their own, kept warm within the venue's keep-alive hint (claimLanes.ts):
+ * a claim never waits for a pooled socket busy with a read, nor for a handshake after a quiet spell.
+ * A claim sent while every claim lane is busy (other claims still unanswered) goes through the pool
+ * instead of queueing behind them.
  */
-import { Client, type Dispatcher, Pool } from "undici";
+import { Pool } from "undici";
 import { AbortedError, LiquidatorError } from "../errors.js";
+import { ClaimLanes, type WarmUp } from "./claimLanes.js";
 import { BadResponseError, TimeoutError, TransportError } from "./errors.js";
+import { TextResponse } from "./textResponse.js";
 
 export interface HttpResponse {
   status: number;
@@ -35,7 +35,13 @@ export interface HttpTransportOptions {
   timeoutMs: number;
   /** Local wall clock (ms) used for sentAt/receivedAt; must match the ServerClock's local clock. */
   now?: () => number;
+  /** Keeps the claim lanes open within the venue's keep-alive hint (none: they open on demand). */
+  warmUp?: WarmUp;
+  /** Where each claim went out: a warm lane, a lane that had to connect first, or the read pool. */
+  onClaimLane?: (kind: ClaimLaneKind) => void;
 }
+
+export type ClaimLaneKind = "warm" | "fresh" | "pool";
 
 /**
  * Connections per origin. The limiters cap the venue at ~25 requests/s in total, so 32 sockets leave
@@ -101,16 +107,15 @@ export type Lane = "read" | "claim";
 
 export class HttpTransport {
   readonly #pool: Pool;
-  readonly #claimLane: Client;
+  readonly #lanes: ClaimLanes;
   readonly #timeoutMs: number;
   readonly #now: () => number;
-  /** Requests in flight on the claim lane (0 or 1: it never queues). */
-  #laneBusy = 0;
-  /** performance.now() when the claim lane last finished a request; -Infinity before the first. */
+  readonly #onClaimLane: HttpTransportOptions["onClaimLane"];
 
   constructor(options: HttpTransportOptions) {
     this.#timeoutMs = options.timeoutMs;
     this.#now = options.now ?? Date.now;
+    this.#onClaimLane = options.onClaimLane;
     const common = {
       // Backstops only: the deadline below covers the whole request. Connect gets its own, shorter
       // bound so an unreachable host is reported as not delivered (UND_ERR_CONNECT_TIMEOUT).
@@ -120,7 +125,8 @@ export class HttpTransport {
       maxResponseSize: MAX_RESPONSE_BYTES,
     };
     this.#pool = new Pool(options.origin, { ...common, connections: MAX_CONNECTIONS });
-    this.#claimLane = new Client(options.origin, { ...common, pipelining: 1 });
+    this.#lanes = new ClaimLanes({ origin: options.origin, clientOptions: common, ...(options.warmUp ? { warmUp: options.warmUp } : {}) });
+    this.#lanes.start();
   }
 
   /**
@@ -141,17 +147,17 @@ export class HttpTransport {
       const sentAt = this.#now();
       let timedOut = false;
       let timer: NodeJS.Timeout | undefined;
-      const onLane = lane === "claim" && this.#laneBusy === 0;
-      if (onLane) this.#laneBusy++;
+      const taken = lane === "claim" ? this.#lanes.take() : undefined;
+      if (lane === "claim") this.#onClaimLane?.(taken === undefined ? "pool" : taken.fresh ? "fresh" : "warm");
       const onAbort = (): void => handler.abort(new AbortedError(`request to ${endpoint} aborted`));
       const handler = new TextResponse((err, status, text) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        if (onLane) this.#laneBusy--;
+        if (taken !== undefined) this.#lanes.release(taken.lane, handler.keepAlive);
         if (err !== undefined) reject(mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs));
         else resolve({ status, text, sentAt, receivedAt: this.#now() });
       });
-      (onLane ? this.#claimLane : this.#pool).dispatch({ path: pathWithQuery, method, headers, body }, handler);
+      (taken?.lane.client ?? this.#pool).dispatch({ path: pathWithQuery, method, headers, body }, handler);
       // Armed after the write (see the file comment); a request that already failed has settled.
       if (handler.settled) return;
       timer = setTimeout(() => {
@@ -164,65 +170,11 @@ export class HttpTransport {
 
   /** Lets in-flight requests finish, then closes every socket. */
   async close(): Promise<void> {
-    await Promise.all([this.#pool.close(), this.#claimLane.close()]);
+    await Promise.all([this.#pool.close(), this.#lanes.close()]);
   }
 
   /** Closes every socket now; in-flight requests fail (maybeDelivered). */
   async destroy(): Promise<void> {
-    await Promise.all([this.#pool.destroy(), this.#claimLane.destroy()]);
-  }
-}
-
-/**
- * undici dispatch handler that keeps the whole answer as one string. It settles exactly once: on the
- * end of the body, on an error, or on `abort()` (deadline, caller abort) — even before undici handed
- * it a controller (the request was still queued for a socket).
- */
-class TextResponse implements Dispatcher.DispatchHandler {
-  settled = false;
-  #status = 0;
-  readonly #chunks: Buffer[] = [];
-  #controller: Dispatcher.DispatchController | undefined;
-  #abortReason: Error | undefined;
-  readonly #done: (err: unknown, status: number, text: string) => void;
-
-  constructor(done: (err: unknown, status: number, text: string) => void) {
-    this.#done = done;
-  }
-
-  abort(reason: Error): void {
-    if (this.settled || this.#abortReason !== undefined) return;
-    this.#abortReason = reason;
-    // undici answers an abort with onResponseError(reason); without a controller yet, settle here.
-    if (this.#controller !== undefined) this.#controller.abort(reason);
-    else this.#settle(reason, 0, "");
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#abortReason !== undefined) controller.abort(this.#abortReason);
-  }
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
-    this.#status = statusCode; // a 1xx is followed by the final status
-  }
-
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#chunks.push(chunk);
-  }
-
-  onResponseEnd(): void {
-    const c = this.#chunks;
-    this.#settle(undefined, this.#status, c.length === 1 ? (c[0] as Buffer).toString("utf8") : Buffer.concat(c).toString("utf8"));
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    this.#settle(err, 0, "");
-  }
-
-  #settle(err: unknown, status: number, text: string): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.#done(err, status, text);
+    await Promise.all([this.#pool.destroy(), this.#lanes.destroy()]);
   }
 }

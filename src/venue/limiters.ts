@@ -41,6 +41,8 @@ export interface VenueLimiters {
    * when `signal` fires while waiting or the limiters are stopped.
    */
   acquire(name: LimiterName, signal?: AbortSignal): Promise<void>;
+  /** A permit only if one is free now (nobody waiting, the gap elapsed): for requests that may be skipped. */
+  tryAcquire(name: LimiterName): boolean;
   /** Callers waiting for a permit (for the `limiter_queued{limiter}` gauge). */
   queued(name: LimiterName): number;
   /** Minimum gap between two permits of a scope, ms. */
@@ -81,6 +83,13 @@ class ScopeLimiter {
       return Promise.resolve();
     }
     return this.#queue(signal);
+  }
+
+  tryAcquire(): boolean {
+    const now = performance.now();
+    if (this.#stopped || this.#waiting > 0 || now - this.#lastPermitAt < this.spacing) return false;
+    this.#lastPermitAt = now;
+    return true;
   }
 
   #queue(signal?: AbortSignal): Promise<void> {
@@ -153,6 +162,7 @@ export function createVenueLimiters(limits: VenueLimitsConfig): VenueLimiters {
   };
   return {
     acquire: (name, signal) => scopes[name].acquire(signal),
+    tryAcquire: (name) => scopes[name].tryAcquire(),
     queued: (name) => scopes[name].waiting,
     spacingMs: (name) => scopes[name].spacing,
     stop: async () => {

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { AbortedError, ConfigError, InvalidArgumentError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { BadResponseError, isRetryableRead, VenueError } from "./errors.js";
-import { type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
+import { type ClaimLaneKind, type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import { envelopeSchema, type PageMeta, parseVenueCode } from "./restSchemas.js";
 import type { Signer } from "./signer.js";
@@ -38,6 +38,13 @@ export interface RestClientOptions {
   retry?: RetryOptions;
   /** Called once per attempt that reached the limiter's permit: path template, HTTP status or "error", duration. */
   onRequest?: (endpoint: string, status: number | "error", seconds: number) => void;
+  /**
+   * A cheap public read (path without the base) that keeps the claim connections warm within the
+   * venue's keep-alive hint, taken from the public budget only when a permit is free; none: no warm-ups.
+   */
+  warmUpPath?: () => string | undefined;
+  /** Where each claim went out (a warm connection, one that had to connect, or the read pool). */
+  onClaimLane?: (kind: ClaimLaneKind) => void;
 }
 
 export interface CallOptions {
@@ -145,7 +152,25 @@ export class RestCore {
     const clock = options.signer?.clock;
     // The envelope timestamps feed the ServerClock, so send/receive times come from its local clock.
     const now = clock ? () => clock.now() - clock.offsetMs : Date.now;
-    this.#transport = new HttpTransport({ origin: v.origin, timeoutMs: v.timeoutMs, now });
+    const warmUpPath = options.warmUpPath;
+    const limiters = options.limiters;
+    this.#transport = new HttpTransport({
+      origin: v.origin,
+      timeoutMs: v.timeoutMs,
+      now,
+      ...(warmUpPath !== undefined
+        ? {
+            warmUp: {
+              path: () => {
+                const p = warmUpPath();
+                return p === undefined ? undefined : v.basePath + p;
+              },
+              permit: () => limiters?.tryAcquire("public") ?? true,
+            },
+          }
+        : {}),
+      ...(options.onClaimLane !== undefined ? { onClaimLane: options.onClaimLane } : {}),
+    });
   }
   /** The base URL's path, prepended to every endpoint. */
   get basePath(): string {

@@ -203,6 +203,7 @@ describe("retries", () => {
       acquire: async (name) => {
         acquired.push(name);
       },
+      tryAcquire: () => false,
       queued: () => 0,
       spacingMs: () => 0,
       stop: async () => undefined,

@@ -1,0 +1,149 @@
+/**
+ * The claim connections, kept warm. Liquidations come after quiet spells, and over the internet a
+ * new connection is a TCP and a TLS handshake — more than everything else on the claim path. So
+ * claims have connections of their own (two undici Clients, one request at a time each), and each is
+ * kept open within the venue's keep-alive hint (`Keep-Alive: timeout=N` on its answers; undici's 4 s
+ * default without one): when a lane has been idle for the hint minus a margin, a cheap public read
+ * goes out on it so the venue keeps the socket, and a lane the venue closed is re-opened at once by
+ * the same read. Warm-ups never hold the lane a claim needs: at most one lane warms at a time, and a
+ * claim takes an idle, connected lane first, an idle one next, and only when both are busy with
+ * claims a pooled read socket.
+ */
+import { Client } from "undici";
+import { TextResponse } from "./textResponse.js";
+
+export interface WarmUp {
+  /** The request path (with the base path) of a cheap public read; undefined: skip this round. */
+  path: () => string | undefined;
+  /** Takes the read budget's permit; false: skip this round (the budget is spent on real reads). */
+  permit: () => boolean;
+}
+
+export interface ClaimLanesOptions {
+  origin: string;
+  clientOptions: Client.Options;
+  /** Lanes (connections) for claims; default 2, so that one can warm while the other waits. */
+  count?: number;
+  warmUp?: WarmUp;
+  /** Idle time assumed without a hint from the venue (undici's default keep-alive). */
+  defaultKeepAliveMs?: number;
+  /** A lane is warmed this long before the hint runs out. */
+  marginMs?: number;
+}
+
+export interface LaneSlot {
+  readonly client: Client;
+  busy: boolean;
+  warming: boolean;
+  connected: boolean;
+  keepAliveMs: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const KEEP_ALIVE_TIMEOUT = /timeout=(\d+)/i;
+
+/** The idle timeout a `Keep-Alive` header announces, ms (undefined without a usable one). */
+export function keepAliveHintMs(header: string | undefined): number | undefined {
+  const m = header === undefined ? null : KEEP_ALIVE_TIMEOUT.exec(header);
+  const s = m === null ? Number.NaN : Number(m[1]);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : undefined;
+}
+
+export class ClaimLanes {
+  readonly #o: Required<Omit<ClaimLanesOptions, "warmUp">> & Pick<ClaimLanesOptions, "warmUp">;
+  readonly #lanes: LaneSlot[] = [];
+  #closed = false;
+
+  constructor(o: ClaimLanesOptions) {
+    this.#o = { count: 2, defaultKeepAliveMs: 4_000, marginMs: 1_000, ...o };
+    for (let i = 0; i < this.#o.count; i++) {
+      // The threshold undici takes off the venue's hint before it drops an idle socket itself: small,
+      // since the warm-up refreshes the socket well before the hint runs out.
+      const client = new Client(o.origin, { ...o.clientOptions, pipelining: 1, keepAliveTimeoutThreshold: 250 });
+      const lane: LaneSlot = {
+        client,
+        busy: false,
+        warming: false,
+        connected: false,
+        keepAliveMs: this.#o.defaultKeepAliveMs,
+        timer: undefined,
+      };
+      client.on("connect", () => {
+        lane.connected = true;
+      });
+      client.on("disconnect", () => {
+        lane.connected = false;
+        // Closed by the venue (or an error): open it again before a claim needs it.
+        this.#schedule(lane, 50);
+      });
+      this.#lanes.push(lane);
+    }
+  }
+
+  /** Opens every lane (a warm-up each, one after the other). */
+  start(): void {
+    this.#lanes.forEach((lane, i) => {
+      this.#schedule(lane, 100 * i);
+    });
+  }
+
+  /** The lane for a claim, marked busy: idle and connected first, then idle; undefined when none is free. */
+  take(): { lane: LaneSlot; fresh: boolean } | undefined {
+    const lane = this.#lanes.find((l) => !l.busy && !l.warming && l.connected) ?? this.#lanes.find((l) => !l.busy && !l.warming);
+    if (lane === undefined) return undefined;
+    lane.busy = true;
+    clearTimeout(lane.timer);
+    return { lane, fresh: !lane.connected };
+  }
+
+  /** A claim's answer came (or it failed): the lane is free, and warmed again before its hint runs out. */
+  release(lane: LaneSlot, keepAliveHeader: string | undefined): void {
+    lane.busy = false;
+    this.#learn(lane, keepAliveHeader);
+    this.#schedule(lane);
+  }
+
+  async close(): Promise<void> {
+    this.#stop();
+    await Promise.all(this.#lanes.map((l) => l.client.close()));
+  }
+
+  async destroy(): Promise<void> {
+    this.#stop();
+    await Promise.all(this.#lanes.map((l) => l.client.destroy()));
+  }
+
+  #stop(): void {
+    this.#closed = true;
+    for (const l of this.#lanes) clearTimeout(l.timer);
+  }
+
+  #learn(lane: LaneSlot, header: string | undefined): void {
+    lane.keepAliveMs = keepAliveHintMs(header) ?? lane.keepAliveMs;
+  }
+
+  /** Warm `lane` after `ms` (default: its hint minus the margin) unless it is used before. */
+  #schedule(lane: LaneSlot, ms = Math.max(100, lane.keepAliveMs - this.#o.marginMs)): void {
+    if (this.#closed || this.#o.warmUp === undefined) return;
+    clearTimeout(lane.timer);
+    lane.timer = setTimeout(() => this.#warm(lane), ms);
+    lane.timer.unref();
+  }
+
+  #warm(lane: LaneSlot): void {
+    lane.timer = undefined;
+    const warmUp = this.#o.warmUp;
+    if (this.#closed || warmUp === undefined || lane.busy || lane.warming) return;
+    // One lane warms at a time, so a claim always finds the other one free.
+    if (this.#lanes.some((l) => l.warming)) return this.#schedule(lane, 100);
+    const path = warmUp.path();
+    if (path === undefined || !warmUp.permit()) return this.#schedule(lane, 250);
+    lane.warming = true;
+    const handler = new TextResponse(() => {
+      lane.warming = false;
+      this.#learn(lane, handler.keepAlive);
+      if (!lane.busy) this.#schedule(lane);
+    });
+    lane.client.dispatch({ path, method: "GET", headers: ["accept", "application/json"] }, handler);
+  }
+}
