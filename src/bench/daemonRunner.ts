@@ -37,6 +37,8 @@ export interface RunningDaemon {
 export interface DaemonScrape {
   eventLoopP99Seconds: number;
   rssBytes: number;
+  /** Claims so far by connection: warm, fresh (had to connect first), pool. */
+  claimConnections: { warm: number; fresh: number; pool: number };
 }
 
 /** A free TCP port on loopback (closed again at once; the daemon binds it right after). */
@@ -143,6 +145,11 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
       return {
         eventLoopP99Seconds: metricValue(text, "liquidator_nodejs_eventloop_lag_p99_seconds"),
         rssBytes: metricValue(text, "liquidator_process_resident_memory_bytes"),
+        claimConnections: {
+          warm: sampleValue(text, "liquidator_claim_connections_total", { kind: "warm" }) ?? 0,
+          fresh: sampleValue(text, "liquidator_claim_connections_total", { kind: "fresh" }) ?? 0,
+          pool: sampleValue(text, "liquidator_claim_connections_total", { kind: "pool" }) ?? 0,
+        },
       };
     },
     stop: async () => {

@@ -21,11 +21,11 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
 import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
-import { startDaemon } from "./daemonRunner.js";
+import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
 import { latencySvg } from "./latencySvg.js";
 import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
-import { summarize, valueRatio } from "./stats.js";
+import { paired, summarize, valueRatio } from "./stats.js";
 import { measureThroughput } from "./throughput.js";
 import type { CascadeReport, CascadeStarted, TickOptions, TickResult, VenueInfo, VenueStartOptions } from "./venueProtocol.js";
 
@@ -115,7 +115,7 @@ async function latencyPhase(
   daemon: TickResult;
   floor: TickResult;
   tick: TickOptions;
-  sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions };
+  sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions; daemonClaimConnections: DaemonScrape["claimConnections"] };
 }> {
   const { client: venue, lanes } = await startVenue({
     lanes: 2,
@@ -136,14 +136,19 @@ async function latencyPhase(
     floor = await startFloor(lanes[1]!);
     log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
     const [d, f] = await venue.request<TickResult[]>({ cmd: "tick", options: tick }, timeout);
-    let sparse: { daemon: TickResult; floor: TickResult; tick: TickOptions } | undefined;
+    let sparse:
+      | { daemon: TickResult; floor: TickResult; tick: TickOptions; daemonClaimConnections: DaemonScrape["claimConnections"] }
+      | undefined;
     if (sparseFrames > 0) {
-      // Each client gets a frame every ~8 s: longer than undici keeps an idle socket (3 s with the
-      // simulator's keep-alive of 5 s), so each claim shows what a quiet spell costs.
+      // Each client gets a frame every ~8 s: longer than the simulator's keep-alive of 5 s, so a
+      // client that lets its claim connection go idle pays a new one for each claim.
+      const before = (await daemon.scrape()).claimConnections;
       const st: TickOptions = { warmup: 1, count: sparseFrames, gapMs: 3_500, gapJitterMs: 1_000, claimTimeoutMs: 2_000, seed: 9 };
       log(`latency: ${sparseFrames} sparse frames each, ~8 s apart`);
       const [sd, sf] = await venue.request<TickResult[]>({ cmd: "tick", options: st }, 2 * (sparseFrames + 1) * 7_000 + 30_000);
-      sparse = { daemon: sd!, floor: sf!, tick: st };
+      const after = (await daemon.scrape()).claimConnections;
+      const daemonClaimConnections = { warm: after.warm - before.warm, fresh: after.fresh - before.fresh, pool: after.pool - before.pool };
+      sparse = { daemon: sd!, floor: sf!, tick: st, daemonClaimConnections };
     }
     await daemon.stop();
     return { daemon: d!, floor: f!, tick, ...(sparse !== undefined ? { sparse } : {}) };
@@ -258,9 +263,21 @@ async function main(): Promise<void> {
     const r = await latencyPhase(frames, warmup, sparseFrames);
     const daemon = clientLatency(r.daemon);
     const floor = clientLatency(r.floor);
-    partial.tickToClaim = { daemon, floor, ratioP50: round2(daemon.p50Us / floor.p50Us), ratioP99: round2(daemon.p99Us / floor.p99Us) };
+    partial.tickToClaim = {
+      daemon,
+      floor,
+      ratioP50: round2(daemon.p50Us / floor.p50Us),
+      ratioP99: round2(daemon.p99Us / floor.p99Us),
+      paired: paired(r.daemon.samplesMs, r.floor.samplesMs),
+    };
     if (r.sparse !== undefined) {
-      partial.tickToClaim.sparse = { daemon: clientLatency(r.sparse.daemon), floor: clientLatency(r.sparse.floor) };
+      partial.tickToClaim.sparse = {
+        daemon: clientLatency(r.sparse.daemon),
+        floor: clientLatency(r.sparse.floor),
+        paired: paired(r.sparse.daemon.samplesMs, r.sparse.floor.samplesMs),
+        daemonClaimConnections: r.sparse.daemonClaimConnections,
+        connectionsOpened: { daemon: r.sparse.daemon.connectionsOpened, floor: r.sparse.floor.connectionsOpened },
+      };
       partial.settings.sparseTick = r.sparse.tick;
     }
     partial.settings.tick = { ...r.tick, interleaved: true, venueClaimsPerSecond: 10_000, daemonClaimsPerSecond: 1_000 };

@@ -95,3 +95,31 @@ export function valueRatio(input: ValueInput): ValueResult {
     bestOnline,
   };
 }
+
+/** Frame by frame (same index = the same moment, frames alternate): the median of daemon/floor, and the share the daemon won. */
+export function paired(
+  daemonMs: readonly number[],
+  floorMs: readonly number[],
+): { pairs: number; medianRatio: number; daemonWinShare: number } {
+  const n = Math.min(daemonMs.length, floorMs.length);
+  const ratios: number[] = [];
+  let wins = 0;
+  for (let i = 0; i < n; i++) {
+    const d = daemonMs[i] as number;
+    const f = floorMs[i] as number;
+    ratios.push(d / f);
+    if (d < f) wins++;
+  }
+  ratios.sort((a, b) => a - b);
+  const mid =
+    ratios.length === 0
+      ? Number.NaN
+      : ratios.length % 2 === 1
+        ? (ratios[(ratios.length - 1) / 2] as number)
+        : ((ratios[ratios.length / 2 - 1] as number) + (ratios[ratios.length / 2] as number)) / 2;
+  return {
+    pairs: n,
+    medianRatio: Math.round(mid * 100) / 100,
+    daemonWinShare: n === 0 ? Number.NaN : Math.round((wins / n) * 1000) / 1000,
+  };
+}

@@ -240,6 +240,7 @@ function peekId(chunks: Buffer[]): number | undefined {
 async function tick(lanes: readonly Lane[], o: TickOptions): Promise<TickResult[]> {
   const prng = new Prng(o.seed);
   const results = lanes.map(() => ({ samplesMs: [] as number[], missed: 0 }));
+  const connectionsBefore = lanes.map((l) => l.connections);
   const started = performance.now();
   for (let j = 0; j < o.warmup + o.count; j++) {
     for (let k = 0; k < lanes.length; k++) {
@@ -254,7 +255,12 @@ async function tick(lanes: readonly Lane[], o: TickOptions): Promise<TickResult[
     }
   }
   const elapsedMs = performance.now() - started;
-  return results.map((r, l) => ({ ...r, refusedByCode: lanes[l]!.refusals(o.warmup), elapsedMs }));
+  return results.map((r, l) => ({
+    ...r,
+    refusedByCode: lanes[l]!.refusals(o.warmup),
+    elapsedMs,
+    connectionsOpened: lanes[l]!.connections - (connectionsBefore[l] as number),
+  }));
 }
 
 async function serve(): Promise<void> {

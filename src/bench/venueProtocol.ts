@@ -47,6 +47,8 @@ export interface TickResult {
   refusedByCode: Record<string, number>;
   /** Wall time of the phase, ms. */
   elapsedMs: number;
+  /** TCP connections the client opened to its lane during the phase (REST and streams). */
+  connectionsOpened: number;
 }
 
 export interface CascadeOptions {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { metricValue } from "../../src/bench/daemonRunner.js";
 import { formatMs, latencySvg, tickLabel } from "../../src/bench/latencySvg.js";
 import { type BenchResults, checkTargets, table } from "../../src/bench/report.js";
-import { percentile, summarize, valueRatio } from "../../src/bench/stats.js";
+import { paired, percentile, summarize, valueRatio } from "../../src/bench/stats.js";
 
 describe("bench stats", () => {
   test("nearest-rank percentiles of unsorted samples", () => {
@@ -129,7 +129,8 @@ describe("bench report", () => {
     tickToClaim: {
       daemon: { count: 10, p50Us: 120, p90Us: 1, p99Us: 500, p999Us: 1, maxUs: 1, meanUs: 1, missed: 0, refusedByCode: {} },
       floor: { count: 10, p50Us: 100, p90Us: 1, p99Us: 200, p999Us: 1, maxUs: 1, meanUs: 1, missed: 0, refusedByCode: {} },
-      ratioP50: 1.2,
+      ratioP50: 1.05,
+      paired: { pairs: 100, medianRatio: 1.02, daemonWinShare: 0.4 },
       ratioP99: 2.5,
     },
     throughput: {
@@ -148,10 +149,16 @@ describe("bench report", () => {
     const met = Object.fromEntries(t.map((x) => [x.name, x.met]));
     expect(met["tick-to-claim p50 daemon/floor"]).toBe(true);
     expect(met["tick-to-claim p99 daemon/floor"]).toBe(false);
+    expect(met["frames won by the daemon"]).toBe(false);
     expect(met["policy decisions per second"]).toBe(true);
     expect(t.some((x) => x.name.startsWith("cascade"))).toBe(false); // not measured, not judged
     const nan = checkTargets({ ...base, tickToClaim: { ...base.tickToClaim!, ratioP50: Number.NaN } });
     expect(nan.find((x) => x.name === "tick-to-claim p50 daemon/floor")?.met).toBe(false);
+  });
+
+  test("paired per frame: the median of the ratios and the daemon's share of wins", () => {
+    expect(paired([1, 2, 3, 4], [2, 2, 2, 2])).toEqual({ pairs: 4, medianRatio: 1.25, daemonWinShare: 0.25 });
+    expect(paired([1, 1], [2])).toEqual({ pairs: 1, medianRatio: 0.5, daemonWinShare: 1 });
   });
 
   test("table in text and Markdown", () => {
