@@ -159,7 +159,7 @@ async function latencyPhase(
 }
 
 async function cascadePhase(total: number): Promise<CascadeResult> {
-  const claimsPerSecond = 5; // PROTOCOL.md §4
+  const claimsPerSecond = 5; // docs/protocol.md §4
   const { client: venue, lanes } = await startVenue({ lanes: 1, seed: 23, claimsPerSecond, collateral: 1e9, liquidationTtlMs: 120_000 });
   const info = lanes[0]!;
   try {

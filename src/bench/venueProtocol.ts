@@ -8,7 +8,7 @@ export interface VenueStartOptions {
   /** Independent simulated venues ("lanes") in the process, one per client; frames alternate between them. */
   lanes: number;
   seed: number;
-  /** The venue's claim limit per account and second (PROTOCOL.md §4 says 5; the latency phase raises it). */
+  /** The venue's claim limit per account and second (docs/protocol.md §4 says 5; the latency phase raises it). */
   claimsPerSecond: number;
   /** Collateral of the liquidator's account (quote). */
   collateral: number;

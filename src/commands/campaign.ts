@@ -1,6 +1,6 @@
 /**
- * `liquidator campaign`: campaign statistics of one user (SPEC.md §2.4, §4.3; query parameters
- * per PROTOCOL.md §4).
+ * `liquidator campaign`: campaign statistics of one user (docs/protocol.md §A.2.4, §4.3; query parameters
+ * per docs/protocol.md §4).
  */
 import { parseArgs } from "node:util";
 import { SYMBOL_PATTERN } from "../config/schema.js";
@@ -25,7 +25,7 @@ Campaign statistics of one user.
   -h, --help        this text
 `;
 
-/** SPEC.md §2.4 in order; `time` fields are shown as ISO times in the table. */
+/** docs/protocol.md §A.2.4 in order; `time` fields are shown as ISO times in the table. */
 const FIELDS: readonly { key: keyof CampaignUser; time?: boolean }[] = [
   { key: "volume" },
   { key: "filled_order_count" },

@@ -1,5 +1,5 @@
 /**
- * `liquidator orders`: the admin order listing (SPEC.md §4.4). Every filter is a flag and every value
+ * `liquidator orders`: the admin order listing (docs/protocol.md §A.4.4). Every filter is a flag and every value
  * is checked here, before any request: a refused query costs the venue's rate limit for nothing.
  */
 import { parseArgs } from "node:util";
@@ -79,7 +79,7 @@ function positiveInt(flag: string, value: string | undefined, max: number): numb
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be an integer of at least 1, got '${value}'`);
   const n = Number(value);
-  if (n > max) throw new UsageError(`--${flag} is at most ${max} (SPEC.md §8), got ${n}`);
+  if (n > max) throw new UsageError(`--${flag} is at most ${max} (docs/protocol.md §A.8), got ${n}`);
   return n;
 }
 
@@ -133,7 +133,7 @@ const time = (key: "created_time" | "updated_time", header: string): C => ({
   value: (r) => r[key],
   text: (r) => isoTime(r[key]),
 });
-/** Every SPEC.md §2.5 field for JSON / CSV; the table shows the ones a person scans for. */
+/** Every docs/protocol.md §A.2.5 field for JSON / CSV; the table shows the ones a person scans for. */
 export const ORDER_COLUMNS: C[] = [
   { key: "order_id", value: (r) => r.order_id },
   time("created_time", "created"),
@@ -184,7 +184,7 @@ export const orders: Command = async (args, io) => {
     }
     const signal = io.signal;
     if (all) {
-      // Largest pages mean fewest requests under the admin-orders limit (PROTOCOL.md §4: 10/s).
+      // Largest pages mean fewest requests under the admin-orders limit (docs/protocol.md §4: 10/s).
       const size = query.size ?? ADMIN_ORDERS_MAX_SIZE;
       let pages = 0;
       let total = 0;

@@ -3,7 +3,7 @@ import { loadConfig } from "../config/loadConfig.js";
 import { prettyByDefault } from "../observe/logger.js";
 import type { Command } from "./command.js";
 
-/** INTERFACE.md: shutdown completes within 5 s; past this the process leaves anyway. */
+/** README.md: shutdown completes within 5 s; past this the process leaves anyway. */
 export const SHUTDOWN_DEADLINE_MS = 4_500;
 
 const HELP = `usage: liquidator run [--config FILE] [--dry-run]
@@ -23,9 +23,8 @@ export const run: Command = async (args, io) => {
     io.stdout.write(HELP);
     return 0;
   }
-  // Fix: `--dry-run` used to be set on the first load only, so a SIGHUP reload (which re-reads the
-  // file and the environment) silently turned a dry-run daemon live. As LIQUIDATOR_DRY_RUN it
-  // holds for every reload of this process, and wins over the file and the caller's environment.
+  // `--dry-run` goes in as LIQUIDATOR_DRY_RUN, so it holds for every SIGHUP reload of this process
+  // (a reload re-reads the file and the environment) and wins over both: a dry run never turns live.
   const env: NodeJS.ProcessEnv = values["dry-run"] ? { ...io.env, LIQUIDATOR_DRY_RUN: "1" } : io.env;
   const loaded = await loadConfig({ ...(values.config !== undefined ? { path: values.config } : {}), env });
   // The daemon pulls in undici, ws, prom-client...: loaded only once the config is known good.

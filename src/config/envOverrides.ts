@@ -1,5 +1,5 @@
 /**
- * Environment variables over the YAML (INTERFACE.md "Configuration"; each key declares its variable).
+ * Environment variables over the YAML (README.md "Configuration"; each key declares its variable).
  * Values are coerced here (ports, booleans) and then validated by the schema like any YAML value.
  * An empty variable counts as unset: container platforms often pass `VAR=` for "not configured".
  */

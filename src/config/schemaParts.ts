@@ -98,7 +98,7 @@ export function isInsecureRemoteUrl(url: string): boolean {
 
 /**
  * A base URL: empty (unset) or an absolute URL with one of `schemes`. Paths are appended to it
- * (PROTOCOL.md §1), so a trailing slash is dropped and a query or fragment is refused; credentials
+ * (docs/protocol.md §1), so a trailing slash is dropped and a query or fragment is refused; credentials
  * in the URL are refused because the effective config is printed and logged.
  */
 export function baseUrl(schemes: readonly ["http", "https"] | readonly ["ws", "wss"]) {

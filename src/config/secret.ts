@@ -16,7 +16,7 @@ export interface SecretResult {
   problems: Problem[];
 }
 
-// A seed is 44 base58 characters (PROTOCOL.md §2); anything much larger is the wrong file.
+// A seed is 44 base58 characters (docs/protocol.md §2); anything much larger is the wrong file.
 const MAX_SECRET_FILE_BYTES = 4096;
 
 function validated(text: string, source: SecretSource, suffix: string): SecretResult {

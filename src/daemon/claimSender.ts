@@ -1,6 +1,6 @@
 /**
  * The single point where a claim leaves the process. `dry_run` is enforced here and nowhere else
- * (DESIGN.md rule 4): everything before this point — decision, ranking, limiter, journal intent —
+ * (docs/architecture.md rule 4): everything before this point — decision, ranking, limiter, journal intent —
  * runs the same in a dry run, so a dry run shows exactly what a live run would have sent.
  */
 import type { ClaimRequest, ClaimResult } from "../venue/restSchemas.js";

@@ -2,7 +2,7 @@
  * The checks that decide whether claiming may go on, run on the daemon's one-second tick:
  *
  * - Server time. Signed requests carry a timestamp the venue rejects beyond 300 s of its clock
- *   (PROTOCOL.md §2); the signer corrects the host clock with the offset learned from response
+ *   (docs/protocol.md §2); the signer corrects the host clock with the offset learned from response
  *   envelopes. With no fresh sample the correction cannot be vouched for, so claiming pauses
  *   ("clock") until one arrives — the REST reconcile every few seconds provides them.
  * - The journal. A failed write pauses claiming ("journal"); every `journalRetryMs` the failure is

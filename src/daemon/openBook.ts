@@ -1,7 +1,7 @@
 /**
  * The liquidations open for claims right now, as far as this daemon knows. Fed by two sources
  * that can disagree in time: `liquidation` stream deltas (fast, may be missed across reconnects)
- * and `GET /v1/public/liquidation` snapshots (the source of truth, PROTOCOL.md §5, but slower and
+ * and `GET /v1/public/liquidation` snapshots (the source of truth, docs/protocol.md §5, but slower and
  * possibly older than a push received while the snapshot was in flight).
  */
 import type { Liquidation, LiquidationPosition } from "../engine/types.js";

@@ -1,5 +1,5 @@
 /**
- * The REST side of the daemon's inputs: what the streams push, read from REST instead (PROTOCOL.md
+ * The REST side of the daemon's inputs: what the streams push, read from REST instead (docs/protocol.md
  * §5: `GET /v1/public/liquidation` is the source of truth for what is open).
  *
  * - The open list: after every (re)connect and every `reconcileIntervalMs` (5 s), so a missed push
@@ -9,7 +9,7 @@
  *   every `degradedPositionsMs` (3 s) while the private stream is degraded.
  *
  * Degraded mode is an input source, not a special path: the rows go to the same callbacks as stream
- * frames. Its read budget is explicit: public reads share one 10/s-per-IP limit (PROTOCOL.md §4) with
+ * frames. Its read budget is explicit: public reads share one 10/s-per-IP limit (docs/protocol.md §4) with
  * the symbol refresh and the rewards poller, so a degraded round of n reads is followed by a pause
  * that keeps the feed at `degradedBudgetShare` (70 %) of `publicPerSecond`; the limiter spaces every
  * read anyway, so the feed can queue other reads but never earn a 429.
@@ -20,7 +20,7 @@ import type { Stamped } from "../venue/rest.js";
 import type { Futures, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import { Waker } from "./waker.js";
 
-/** PROTOCOL.md §4: the open list is paged 60 rows at a time. */
+/** docs/protocol.md §4: the open list is paged 60 rows at a time. */
 const OPEN_LIST_PAGE_SIZE = 60;
 
 export interface RestFeedSource {

@@ -3,7 +3,7 @@
  * a reason from a closed set, the `reason` label of `claims_skipped_total`). Pure: no I/O, no clock
  * (`now` is passed in), no randomness; the same inputs always give the same decision.
  *
- * Semantics of each policy key (INTERFACE.md; `lim` = the symbol's limits, overrides merged in):
+ * Semantics of each policy key (README.md; `lim` = the symbol's limits, overrides merged in):
  * - allow / deny: deny wins; an empty allow list allows every symbol.
  * - max_mark_age_ms: a symbol whose mark is missing, or older than its limit at `now`, is not claimed.
  * - limit_price_slippage_bps: see `safeLimitPrice` (quantize.ts); a symbol whose quantised limit
@@ -15,10 +15,10 @@
  * - max_total_exposure: the global value caps Σ over all symbols of the worst-case exposure (held +
  *   reserved, exposure.ts), the merged per-symbol value caps that symbol's own; the claim's ratio is
  *   cut so that both still hold with the claim reserved.
- * - min_fee: the claim's expected fee (simrules: Σ |q| × mark × liquidator_fee) must be at least the
+ * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee) must be at least the
  *   largest min_fee of the symbols it claims.
  *
- * Claim forms (simrules): a liquidation with any low-tier open symbol is claimed as one proportional
+ * Claim forms (docs/protocol.md §7): a liquidation with any low-tier open symbol is claimed as one proportional
  * share of all open symbols (no `symbols` field): every one must be claimable, and below 10,000 of
  * total notional the ratio must be 1 — if our caps cut it, the whole is over our caps (`over_caps`).
  * A liquidation of only high-tier symbols is claimed per symbol through `symbols`: ineligible symbols
@@ -32,7 +32,7 @@
  * below_min_fee at full size (proportional), the caps (exposure_cap when exposure is the binding cap,
  * else over_caps / ratio_zero), and below_min_fee at the final ratio.
  *
- * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (simrules,
+ * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (docs/protocol.md §7,
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
@@ -45,7 +45,7 @@ import type { Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReas
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 export { SKIP_REASONS } from "./types.js";
 
-/** PROTOCOL.md §4 / simrules: below these notionals (quote, at mark) a claim must take everything. */
+/** docs/protocol.md §4.1 / §7: below these notionals (quote, at mark) a claim must take everything. */
 export const FULL_TAKE_LOW_TIER = 10_000;
 export const FULL_TAKE_HIGH_TIER = 5_000;
 
@@ -90,7 +90,7 @@ function validate(liq: Liquidation): string | undefined {
     if (typeof p !== "object" || p === null || typeof p.symbol !== "string") return "position";
     const q = p.positionQty;
     if (typeof q !== "number" || !Number.isFinite(q)) return p.symbol;
-    // simrules: the fee is a fraction; ≥ 1 would make the transfer price non-positive.
+    // docs/protocol.md §7: the fee is a fraction of the notional; ≥ 1 is not a fee.
     const f = p.liquidatorFee;
     if (typeof f !== "number" || !Number.isFinite(f) || f < 0 || f >= 1) return p.symbol;
     if (seen !== undefined) {
@@ -269,7 +269,7 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
   for (const leg of legs) {
     if (leg.k === 0) continue;
     const qty = leg.pos.positionQty;
-    // Same arithmetic as the venue (simrules): q = position_qty × ratio, rounded to 1e-9.
+    // Same arithmetic as the venue (docs/protocol.md §7): q = position_qty × ratio, rounded to 1e-9.
     const q = leg.k === RATIO_QUANTA ? qty : roundQty((qty * leg.k) / RATIO_QUANTA);
     const n = Math.abs(q) * leg.mark;
     limitPrice[leg.pos.symbol] = leg.limit;

@@ -2,8 +2,8 @@
  * The account's held positions as the venue reports them, kept in Exposure's `held` quantities.
  * Three sources report the same positions at different venue times, and may arrive out of order:
  *
- * - `GET /v1/positions` (PROTOCOL.md §6): every symbol, as of the answer's venue time;
- * - the private `position` push (PROTOCOL.md §5): a delta per symbol, as of the frame's venue time;
+ * - `GET /v1/positions` (docs/protocol.md §6): every symbol, as of the answer's venue time;
+ * - the private `position` push (docs/protocol.md §5): a delta per symbol, as of the frame's venue time;
  * - a claim's answer: the quantities the claim transferred, applied at the answer's venue time;
  * - a fill of the account's own (unwind) order: the quantity traded, at the fill's venue time.
  *

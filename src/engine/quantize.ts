@@ -1,12 +1,12 @@
 /**
- * Quantisation of what is sent (DESIGN.md "Money and numbers"): ratios down to 0.001 and prices to
+ * Quantisation of what is sent (docs/architecture.md "Money and numbers"): ratios down to 0.001 and prices to
  * the symbol's tick, without float noise in the result. A ratio is carried as an integer number of
  * thousandths and turned into `k / 1000` (the nearest double to the decimal, so JSON prints `0.123`,
  * never `0.12300000000000001`). A price is carried as an integer number of ticks `n` and turned into
  * the nearest double to the decimal `n × tick` written with the tick's decimals.
  */
 
-/** PROTOCOL.md §4: `ratio_qty_request` is quantised down to 0.001. */
+/** docs/protocol.md §4: `ratio_qty_request` is quantised down to 0.001. */
 export const RATIO_QUANTA = 1000;
 
 /** Finest tick the engine accepts (decimals of the tick); finer ticks cannot be priced without noise. */
@@ -98,7 +98,7 @@ export function ceilToTick(price: number, tick: number, decimals: number): numbe
   return v;
 }
 
-/** simrules: transferred quantities are rounded to 1e-9 (float dust); never -0. */
+/** docs/protocol.md §7: transferred quantities are rounded to 1e-9 (float dust); never -0. */
 export function roundQty(q: number): number {
   const r = Math.round(q * 1e9) / 1e9;
   return r === 0 ? 0 : r;
@@ -108,7 +108,7 @@ export function roundQty(q: number): number {
 export const BPS = 10_000;
 
 /**
- * The `limit_price` guard for one symbol (PROTOCOL.md §4 side rule: q > 0 is refused when
+ * The `limit_price` guard for one symbol (docs/protocol.md §4 side rule: q > 0 is refused when
  * mark > limit, q < 0 when mark < limit). Raw limit = mark × numerator / 10⁴ with numerator =
  * 10⁴ ± bps from the policy (mark × (1 ± bps/10⁴), computed without the inexact 1.005 so that
  * 100000 at 50 bps is exactly 100500), then quantised to the tick in the safe direction: down for

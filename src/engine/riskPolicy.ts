@@ -1,13 +1,13 @@
 /**
- * The operator's risk policy (config `policy` section, INTERFACE.md "Risk policy keys"), compiled
+ * The operator's risk policy (config `policy` section, README.md "Risk policy keys"), compiled
  * once per (re)load into a per-symbol lookup the hot path reads with one Map get. `dry_run` is not
- * the engine's business (DESIGN.md rule 4: it is enforced where a claim is sent) and is ignored here.
+ * the engine's business (docs/architecture.md rule 4: it is enforced where a claim is sent) and is ignored here.
  */
 
 import { ConfigError } from "../errors.js";
 import { SYMBOL_PATTERN } from "./types.js";
 
-/** The five keys that exist globally and per symbol (config.md). */
+/** The five keys that exist globally and per symbol (README.md "Configuration"). */
 export interface RiskLimitsInput {
   max_claim_notional: number;
   max_total_exposure: number;
@@ -17,7 +17,7 @@ export interface RiskLimitsInput {
 }
 
 /**
- * The config's `policy` section exactly as config.md writes it (snake_case). Deliberately a little
+ * The config's `policy` section exactly as README.md "Configuration" writes it (snake_case). Deliberately a little
  * wider than the zod-inferred type (readonly arrays, optional `dry_run` / `per_symbol`, null) so that
  * type is assignable to it however its defaults are written.
  */

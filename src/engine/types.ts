@@ -1,6 +1,6 @@
 /**
  * The engine's own input and output types: camelCase domain objects, independent of the wire. The
- * daemon maps stream payloads (camelCase, PROTOCOL.md §5) and REST rows (snake_case, PROTOCOL.md §4)
+ * daemon maps stream payloads (camelCase, docs/protocol.md §5) and REST rows (snake_case, docs/protocol.md §4)
  * into these after validating them; the engine re-checks the numbers it relies on, because a bad
  * value must become a skip, never a claim.
  */
@@ -16,7 +16,7 @@ export interface LiquidationPosition {
   readonly symbol: string;
   /** Signed quantity the liquidator takes over (same sign) when it claims; 0 = already fully claimed. */
   readonly positionQty: number;
-  /** Fraction, e.g. 0.006 (simrules). */
+  /** Fraction, e.g. 0.006 (docs/protocol.md §7). */
   readonly liquidatorFee: number;
 }
 
@@ -41,10 +41,10 @@ export interface PriceSource {
   price(symbol: string): number | undefined;
 }
 
-/** One row of `GET /v1/public/info` (PROTOCOL.md §4) in domain form. */
+/** One row of `GET /v1/public/info` (docs/protocol.md §4) in domain form. */
 export interface SymbolInfo {
   readonly symbol: string;
-  /** simrules: 1 = low risk (proportional claims only), 2 = high risk (per-symbol claims allowed). */
+  /** docs/protocol.md §7: 1 = low risk (proportional claims only), 2 = high risk (per-symbol claims allowed). */
   readonly tier: 1 | 2;
   readonly liquidatorFee: number;
   /** Price tick; every limit price sent is a whole number of ticks. */
@@ -106,7 +106,7 @@ export interface ClaimDecision {
   readonly symbols: readonly SymbolRatio[] | undefined;
   /** `limit_price` for every claimed symbol, already on the symbol's tick. */
   readonly limitPrice: Readonly<Record<string, number>>;
-  /** simrules: Σ |q| × mark × liquidator_fee over the claimed symbols (the ranking key). */
+  /** docs/protocol.md §7: Σ |q| × mark × liquidator_fee over the claimed symbols (the ranking key). */
   readonly expectedFee: number;
   /** Σ |q| × mark over the claimed symbols. */
   readonly notional: number;

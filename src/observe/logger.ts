@@ -22,7 +22,7 @@ export const SECRET_KEYS: readonly string[] = [
   "private_key",
   "LIQUIDATOR_SECRET",
   // The ws auth frame's `params.sign` and a request signature: replayable for the venue's 300 s
-  // clock window (PROTOCOL.md §2), so treated like the secret.
+  // clock window (docs/protocol.md §2), so treated like the secret.
   "sign",
   "signature",
   "password",
@@ -39,7 +39,7 @@ export function redactPaths(): string[] {
     const seg = /^[A-Za-z_$][\w$]*$/.test(k) ? k : `["${k}"]`;
     paths.push(seg, `*.${seg}`, `*.*.${seg}`);
   }
-  // Signed-request headers are `<prefix>-signature` with a configurable prefix (PROTOCOL.md §2):
+  // Signed-request headers are `<prefix>-signature` with a configurable prefix (docs/protocol.md §2):
   // match every header and let the censor keep the harmless ones (timestamp, account id, public key).
   paths.push("headers.*", "*.headers.*", "*.*.headers.*");
   return paths;

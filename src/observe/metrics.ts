@@ -1,5 +1,5 @@
 /**
- * The liquidator's Prometheus metrics: every family of INTERFACE.md plus what the alert rules need,
+ * The liquidator's Prometheus metrics: every family of README.md plus what the alert rules need,
  * in a fresh prom-client Registry per call (no global default registry, so tests build their own and
  * two daemons in one process never share counters).
  *
@@ -51,7 +51,7 @@ export type PollTarget = (typeof POLL_TARGETS)[number];
 /** `ws_bad_messages_total{reason}`: not JSON, failed validation, or anything else. */
 export { BAD_MESSAGE_REASONS, type BadMessageReason } from "../venue/wire.js";
 
-/** SPEC.md §2.2 numeric fields, as `epoch_info{field}`; times are converted to seconds. */
+/** docs/protocol.md §A.2.2 numeric fields, as `epoch_info{field}`; times are converted to seconds. */
 export const EPOCH_INFO_FIELDS = [
   "start_time_seconds",
   "end_time_seconds",
@@ -63,11 +63,11 @@ export const EPOCH_INFO_FIELDS = [
   "k_constant_major",
   "k_constant_alts",
 ] as const;
-/** SPEC.md §2.3 numeric fields, as `epoch_data{field}`; reward_status via REWARD_STATUS_VALUES. */
+/** docs/protocol.md §A.2.3 numeric fields, as `epoch_data{field}`; reward_status via REWARD_STATUS_VALUES. */
 export const EPOCH_DATA_FIELDS = ["total_trader_score_major", "total_trader_score_alts", "r_major", "r_alts", "reward_status"] as const;
 
 /**
- * `epoch_data{field="reward_status"}` as a number (PROTOCOL.md §4 lists the values): 0 future epoch
+ * `epoch_data{field="reward_status"}` as a number (docs/protocol.md §4 lists the values): 0 future epoch
  * ("0"), 1 Ongoing, 2 Pending, 3 Confirmed, -1 any value the venue adds later.
  */
 export const REWARD_STATUS_VALUES: ReadonlyMap<string, number> = new Map([
@@ -77,7 +77,7 @@ export const REWARD_STATUS_VALUES: ReadonlyMap<string, number> = new Map([
   ["Confirmed", 3],
 ]);
 
-/** SPEC.md §2.4 field → gauge `liquidator_campaign_<name>{campaign_id}`; `divisor` converts ms to s. */
+/** docs/protocol.md §A.2.4 field → gauge `liquidator_campaign_<name>{campaign_id}`; `divisor` converts ms to s. */
 export const CAMPAIGN_GAUGES = [
   { field: "volume", name: "volume", help: "Campaign trading volume of the configured user" },
   { field: "filled_order_count", name: "filled_orders", help: "Filled orders in the campaign" },
@@ -266,10 +266,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const l of limiters) this.set({ limiter: l.limiter }, l.queued);
     }),
     epochCurrent: gauge("epoch_current", "Current trading-rewards epoch (epoch_info current_epoch)"),
-    epochInfo: gauge("epoch_info", "Epoch parameters (SPEC.md 2.2) by epoch and field; times in seconds", ["epoch", "token", "field"]),
+    epochInfo: gauge("epoch_info", "Epoch parameters (docs/protocol.md §A 2.2) by epoch and field; times in seconds", [
+      "epoch",
+      "token",
+      "field",
+    ]),
     epochData: gauge(
       "epoch_data",
-      "Epoch scores and rewards (SPEC.md 2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other",
+      "Epoch scores and rewards (docs/protocol.md §A 2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other",
       ["epoch", "token", "field"],
     ),
     rewardsReleased: gauge("rewards_released", "Total released trading rewards (epoch_data), kind native|escrow", ["kind"]),

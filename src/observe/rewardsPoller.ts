@@ -1,7 +1,7 @@
 /**
- * Polls the trading-rewards epochs (SPEC.md §2.2–2.3) and, when configured, one user's campaign
+ * Polls the trading-rewards epochs (docs/protocol.md §A.2.2–2.3) and, when configured, one user's campaign
  * statistics (§2.4), and exposes them as gauges. At most three sequential GETs per round and at
- * least 1 s between rounds keep it far inside the public 10 requests/s (SPEC.md §8), leaving room
+ * least 1 s between rounds keep it far inside the public 10 requests/s (docs/protocol.md §A.8), leaving room
  * for the daemon's own public reads (the RestClient's limiter enforces the budget in any case).
  *
  * A failed poll is counted (`poll_errors_total{target}`) and the gauges keep their last values: a
@@ -55,7 +55,7 @@ export interface EpochDataLike {
 }
 export type CampaignUserLike = Record<CampaignField, number>;
 
-/** PROTOCOL.md §4: campaign_id and exactly one of account_id / address. */
+/** docs/protocol.md §4: campaign_id and exactly one of account_id / address. */
 export interface CampaignQuery {
   campaign_id: number;
   account_id?: string;

@@ -1,6 +1,6 @@
 /**
  * Accounts of the simulated venue: registered keys (signed REST and private stream auth), admin
- * rights (GET /v1/admin/orders), collateral and positions (the -1101 margin rule of simrules).
+ * rights (GET /v1/admin/orders), collateral and positions (the -1101 margin rule of docs/protocol.md §7).
  */
 import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
 import type { HeldPosition } from "./claimRules.js";

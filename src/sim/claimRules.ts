@@ -1,5 +1,5 @@
 /**
- * The claim rules of PROTOCOL.md §4 and simrules, as pure functions: `parseClaimBody` checks the
+ * The claim rules of docs/protocol.md §4.1 and §7, as pure functions: `parseClaimBody` checks the
  * body's shape (-1004 / -1005), `evaluateClaim` applies the venue's rules to one open liquidation
  * and computes the transfer (or the refusal). No clock, no I/O, no state: the core supplies them.
  */
@@ -7,10 +7,10 @@ import type { OpenLiquidation } from "./liquidationBook.js";
 import { roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-/** simrules: full take-over below these notionals (quote, at mark). */
+/** docs/protocol.md §7: full take-over below these notionals (quote, at mark). */
 export const FULL_TAKE_LOW_TIER = 10_000;
 export const FULL_TAKE_HIGH_TIER = 5_000;
-/** simrules: initial margin of every position held, as a fraction of its notional at mark. */
+/** docs/protocol.md §7: initial margin of every position held, as a fraction of its notional at mark. */
 export const INITIAL_MARGIN_RATE = 0.1;
 
 export interface SymbolClaim {
@@ -35,7 +35,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * PROTOCOL.md §4: a ratio is a number in (0, 1], quantised down to 0.001; one that quantises to 0
+ * docs/protocol.md §4: a ratio is a number in (0, 1], quantised down to 0.001; one that quantises to 0
  * is refused. The epsilon keeps 0.29 (= 289.99999… thousandths in floating point) at 290.
  */
 export function quantiseRatio(value: unknown, name: string): Checked<number> {
@@ -46,7 +46,7 @@ export function quantiseRatio(value: unknown, name: string): Checked<number> {
   return ok(thousandths);
 }
 
-/** Shape of the POST /v1/liquidation body (PROTOCOL.md §4). */
+/** Shape of the POST /v1/liquidation body (docs/protocol.md §4). */
 export function parseClaimBody(body: unknown): Checked<ClaimRequest> {
   if (!isPlainObject(body)) return refused(-1005, "body must be a JSON object");
   for (const key of Object.keys(body)) if (!BODY_KEYS.has(key)) return refused(-1004, key);
@@ -134,7 +134,7 @@ export interface ClaimOutcome {
   fullyClaimed: boolean;
 }
 
-/** simrules: the position after adding `q` at `price`; the average moves only when the position grows. */
+/** docs/protocol.md §7: the position after adding `q` at `price`; the average moves only when the position grows. */
 export function addToPosition(held: HeldPosition | undefined, q: number, price: number): HeldPosition {
   const old = held ?? { qty: 0, averageOpenPrice: 0 };
   const qty = roundQty(old.qty + q);
@@ -147,7 +147,7 @@ export function addToPosition(held: HeldPosition | undefined, q: number, price: 
   return { qty, averageOpenPrice: price }; // flipped through zero: the new side opened at this price
 }
 
-/** Apply PROTOCOL.md §4 + simrules to one claim. `liq` undefined means gone / unknown (-1202). */
+/** Apply docs/protocol.md §4.1 + §7 to one claim. `liq` undefined means gone / unknown (-1202). */
 export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefined, ctx: ClaimContext): Checked<ClaimOutcome> {
   if (liq === undefined) return refused(-1202, `liquidation ${req.liquidationId} is unknown, fully claimed or expired`);
   const open = liq.positions.filter((p) => p.positionQty !== 0);
@@ -180,7 +180,7 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
     if (!req.limitPrice.has(c.pos.symbol)) return refused(-1005, `limit_price has no price for ${c.pos.symbol}`);
   }
 
-  // Full take-over thresholds (simrules).
+  // Full take-over thresholds (docs/protocol.md §7).
   if (req.symbols === undefined) {
     const total = open.reduce((sum, p) => sum + notional(p), 0);
     const threshold = open.some((p) => ctx.symbol(p.symbol)?.tier !== 2) ? FULL_TAKE_LOW_TIER : FULL_TAKE_HIGH_TIER;
@@ -196,7 +196,7 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
     }
   }
 
-  // limit_price side rule (SPEC.md §4.5): a buyer of a long refuses a mark above its limit, etc.
+  // limit_price side rule (docs/protocol.md §A.4.5): a buyer of a long refuses a mark above its limit, etc.
   for (const c of claims) {
     const mark = marks.get(c.pos.symbol) as number;
     const limit = req.limitPrice.get(c.pos.symbol) as number;
@@ -213,7 +213,7 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
     if (q === 0) continue;
     const mark = marks.get(c.pos.symbol) as number;
     const fee = c.pos.liquidatorFee;
-    // At the mark: the liquidator fee is a separate credit to the holding (PROTOCOL.md §6), not a
+    // At the mark: the liquidator fee is a separate credit to the holding (docs/protocol.md §6), not a
     // discount in the price as well.
     const transferPrice = mark;
     const cost = q * transferPrice;
@@ -231,7 +231,7 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
   }
   if (transfers.length === 0) return refused(-1201, "the requested ratio transfers no quantity");
 
-  // simrules: 10 % initial margin on everything held after the claim must fit in the collateral.
+  // docs/protocol.md §7: 10 % initial margin on everything held after the claim must fit in the collateral.
   let required = 0;
   for (const [symbol, held] of positionsAfter) {
     const price = marks.get(symbol) ?? ctx.mark(symbol) ?? held.averageOpenPrice;

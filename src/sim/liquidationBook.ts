@@ -1,11 +1,11 @@
 /**
  * Liquidations open for claims: their remaining quantities and their deadline. A liquidation leaves
  * the book when every symbol is fully claimed, when its TTL passes (the insurance fund takes it,
- * simrules) or when removed by hand; after that every claim on its id gets -1202.
+ * docs/protocol.md §7) or when removed by hand; after that every claim on its id gets -1202.
  */
 export interface OpenPosition {
   symbol: string;
-  /** Remaining signed quantity a claimant would take over (simrules). */
+  /** Remaining signed quantity a claimant would take over (docs/protocol.md §7). */
   positionQty: number;
   liquidatorFee: number;
 }

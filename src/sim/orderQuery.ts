@@ -1,11 +1,11 @@
 /**
- * GET /v1/admin/orders as pure functions (SPEC.md §4.4): parameter checks, filters, the six sort
- * rules with their tie-breaks, and paging with `meta` as in SPEC.md §2.5.
+ * GET /v1/admin/orders as pure functions (docs/protocol.md §A.4.4): parameter checks, filters, the six sort
+ * rules with their tie-breaks, and paging with `meta` as in docs/protocol.md §A.2.5.
  */
 import { enumParam, intParam, rangeParams, readParams } from "./queryParams.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-/** One order as the venue returns it (SPEC.md §2.5, snake_case wire names). */
+/** One order as the venue returns it (docs/protocol.md §A.2.5, snake_case wire names). */
 export interface OrderRecord {
   order_id: number;
   user_id: number;
@@ -38,7 +38,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const SORT_BY = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
 export type SortBy = (typeof SORT_BY)[number];
 
-/** SPEC.md §4.4: size at most 500; the default is not published, 25 is the venue family's usual one. */
+/** docs/protocol.md §A.4.4: size at most 500; the default is not published, 25 is the venue family's usual one. */
 export const MAX_ORDER_PAGE_SIZE = 500;
 export const DEFAULT_ORDER_PAGE_SIZE = 25;
 
@@ -129,7 +129,7 @@ const byCreatedAsc: Comparator = (a, b) => a.created_time - b.created_time || a.
 const byUpdatedDesc: Comparator = (a, b) => b.updated_time - a.updated_time || b.order_id - a.order_id;
 const byUpdatedAsc: Comparator = (a, b) => a.updated_time - b.updated_time || a.order_id - b.order_id;
 
-/** The six sort rules of SPEC.md §4.4, in its order. */
+/** The six sort rules of docs/protocol.md §A.4.4, in its order. */
 export function comparatorFor(q: Pick<OrderQuery, "sortBy" | "updateStartT" | "updateEndT">): Comparator {
   switch (q.sortBy) {
     case undefined:

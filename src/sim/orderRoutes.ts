@@ -1,5 +1,5 @@
 /**
- * The REST routes of PROTOCOL.md §6: orders (place, cancel, by id, by client id, list), positions,
+ * The REST routes of docs/protocol.md §6: orders (place, cancel, by id, by client id, list), positions,
  * holding, client info, one symbol's info and the order book. Answers are read off `core.trading`
  * (trading.ts); limits: orders 10/s, other account reads 10/s, positions 30 per 10 s, client info
  * 10 per 60 s (restServer.ts counts them).

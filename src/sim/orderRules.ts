@@ -1,5 +1,5 @@
 /**
- * `POST /v1/order` checked as PROTOCOL.md §6 fixes it, one code per rule, in this order: the body's
+ * `POST /v1/order` checked as docs/protocol.md §6 fixes it, one code per rule, in this order: the body's
  * shape (-1004 an unknown field, -1005 malformed, missing or an unknown symbol), the quantity filter
  * (-1104), the price filter (-1105), the minimum notional (-1102, reduce-only exempt), reduce-only
  * on no position or on the growing side (-1106), a client order id already open (-1007), and the

@@ -1,5 +1,5 @@
 /**
- * Seeded order history for the admin order listing. The data is made to exercise SPEC.md §4.4:
+ * Seeded order history for the admin order listing. The data is made to exercise docs/protocol.md §A.4.4:
  * runs of orders sharing a created_time or an updated_time (so the order_id tie-breaks decide), and
  * order ids that do not follow creation order (so a sort by id alone would be visibly wrong).
  */

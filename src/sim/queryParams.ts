@@ -1,6 +1,6 @@
 /**
  * Query-string checks shared by the REST handlers: unknown parameter → -1004, malformed → -1005
- * (PROTOCOL.md §3). An empty value counts as absent, as SPEC.md §4.4 speaks of "sort_by is empty".
+ * (docs/protocol.md §3). An empty value counts as absent, as docs/protocol.md §A.4.4 speaks of "sort_by is empty".
  */
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
@@ -28,7 +28,7 @@ export function intParam(params: Map<string, string>, name: string, fallback: nu
   return ok(n);
 }
 
-/** SPEC.md §4.4: times are 13-digit millisecond timestamps. */
+/** docs/protocol.md §A.4.4: times are 13-digit millisecond timestamps. */
 export function timeParam(params: Map<string, string>, name: string): Checked<number | undefined> {
   const raw = params.get(name);
   if (raw === undefined) return ok(undefined);

@@ -1,5 +1,5 @@
 /**
- * Sliding-window rate limits (PROTOCOL.md §4: 10/s per IP on public reads, 5/s per account on claims,
+ * Sliding-window rate limits (docs/protocol.md §4: 10/s per IP on public reads, 5/s per account on claims,
  * 10/s per account on admin orders). A request is admitted when fewer than `limit` requests were
  * admitted in the last `windowMs`; refused requests do not count, so a client that backs off for one
  * window always gets through again.

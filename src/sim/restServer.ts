@@ -1,6 +1,6 @@
 /**
  * The simulated venue's REST API over node:http: routing, envelopes and error bodies with the HTTP
- * status of PROTOCOL.md §3, sliding-window rate limits (PROTOCOL.md §4), signature checks on the
+ * status of docs/protocol.md §3, sliding-window rate limits (docs/protocol.md §4), signature checks on the
  * signed endpoints, and the REST faults. State and rules live in VenueCore and venueReads.
  */
 import { setMaxListeners } from "node:events";
@@ -16,7 +16,7 @@ import type { VenueCore } from "./venueCore.js";
 import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams } from "./venueReads.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 
-/** PROTOCOL.md §4 limits, per second. */
+/** docs/protocol.md §4 limits, per second. */
 export interface RateLimits {
   publicPerIp: number;
   claimsPerAccount: number;
@@ -28,7 +28,7 @@ export const VENUE_RATE_LIMITS: RateLimits = { publicPerIp: 10, claimsPerAccount
 
 export interface RestServerOptions {
   core: VenueCore;
-  /** Auth header prefix (PROTOCOL.md §2: configurable; default `service`). */
+  /** Auth header prefix (docs/protocol.md §2: configurable; default `service`). */
   headerPrefix?: string;
   /** false disables every limit (benchmarks that measure something else). */
   rateLimits?: Partial<RateLimits> | false;
@@ -73,7 +73,7 @@ export class RestServer {
         public: new SlidingWindowLimiter({ limit: l.publicPerIp, windowMs: l.windowMs, now }),
         claims: new SlidingWindowLimiter({ limit: l.claimsPerAccount, windowMs: l.windowMs, now }),
         admin: new SlidingWindowLimiter({ limit: l.adminOrdersPerAccount, windowMs: l.windowMs, now }),
-        // PROTOCOL.md §6: orders 10/s, account reads 10/s, positions 30 per 10 s, client info 10 per 60 s.
+        // docs/protocol.md §6: orders 10/s, account reads 10/s, positions 30 per 10 s, client info 10 per 60 s.
         positions: new SlidingWindowLimiter({ limit: 30, windowMs: 10_000, now }),
         orders: new SlidingWindowLimiter({ limit: 10, windowMs: 1_000, now }),
         account: new SlidingWindowLimiter({ limit: 10, windowMs: 1_000, now }),
@@ -159,7 +159,7 @@ export class RestServer {
       }
       signatory = auth.value;
     }
-    // Public limits count per IP address, signed ones per account (PROTOCOL.md §4).
+    // Public limits count per IP address, signed ones per account (docs/protocol.md §4).
     const limitKey = signatory === undefined ? `${path}|${req.socket.remoteAddress ?? "?"}` : signatory.accountId;
     const limiter = this.#limiters?.[route.limit];
     if (limiter !== undefined && !limiter.tryAcquire(limitKey)) {

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { VenueCore } from "./venueCore.js";
 
 export interface ScenarioOptions {
-  /** Mark pushes (`markprices` + `${symbol}@markprice`) every this many ms; 0 disables (PROTOCOL.md §5: 1 s). */
+  /** Mark pushes (`markprices` + `${symbol}@markprice`) every this many ms; 0 disables (docs/protocol.md §5: 1 s). */
   markIntervalMs: number;
   /** Multiplier of each symbol's volatility; 0 keeps marks still (they are still pushed). */
   volatilityScale: number;

@@ -1,5 +1,5 @@
 /**
- * Verification of signed REST requests (PROTOCOL.md §2), with @noble/ed25519 so that it is
+ * Verification of signed REST requests (docs/protocol.md §2), with @noble/ed25519 so that it is
  * independent of the client's node:crypto signer: a bug in one is not mirrored in the other.
  *
  * Refusals: headers missing or malformed, or a signature that does not verify → -1001; a key not
@@ -10,14 +10,14 @@ import { verifyAsync } from "@noble/ed25519";
 import { parsePublicKey } from "../venue/signer.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-/** PROTOCOL.md §2: requests more than 300 s from server time are refused. */
+/** docs/protocol.md §2: requests more than 300 s from server time are refused. */
 export const SIGNATURE_TOLERANCE_MS = 300_000;
 
 const SIG_BYTES = 64;
 const SIG_CHARS = 86; // 64 bytes in base64 without padding
 
 /**
- * The 64 signature bytes from base64url (unpadded or padded) or standard base64 (PROTOCOL.md §2);
+ * The 64 signature bytes from base64url (unpadded or padded) or standard base64 (docs/protocol.md §2);
  * undefined for anything else (mixed alphabets, wrong length, stray characters).
  */
 export function decodeSignature(text: string): Uint8Array | undefined {
@@ -32,7 +32,7 @@ export function decodeSignature(text: string): Uint8Array | undefined {
 }
 
 export interface SignatureCheckOptions {
-  /** Header name prefix (`service` per SPEC.md §5; the real venue uses another). */
+  /** Header name prefix (`service` per docs/protocol.md §A.5; the real venue uses another). */
   headerPrefix: string;
   now: () => number;
   isKeyAuthorized(accountId: string, publicKey: string): boolean;

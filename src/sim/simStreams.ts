@@ -1,5 +1,5 @@
 /**
- * The simulated venue's WebSocket streams (PROTOCOL.md §1, §5): the public stream
+ * The simulated venue's WebSocket streams (docs/protocol.md §1, §5): the public stream
  * `/ws/stream/{account_id}` and the private stream `/v2/ws/private/stream/{account_id}` on the
  * simulator's one http server, heartbeat, private auth, subscriptions, routing of the core's pushes,
  * and the faults of streamFaults.ts.
@@ -25,7 +25,7 @@ export interface SimStreamsOptions {
   isPublicTopic(topic: string): boolean;
   /** Server clock in ms (default Date.now); stamps frames and checks the auth timestamp. */
   now?: () => number;
-  /** Server heartbeat period; default 10_000 (PROTOCOL.md §5). */
+  /** Server heartbeat period; default 10_000 (docs/protocol.md §5). */
   pingIntervalMs?: number;
   /** Inbound frames larger than this close the socket (1009); default 64 KiB. */
   maxFrameBytes?: number;

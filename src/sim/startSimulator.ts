@@ -25,7 +25,7 @@ export interface StartSimulatorOptions {
   /** Seed of the market, ids and order history; random when omitted (see `handle.seed`). */
   seed?: number;
   scenario?: Partial<ScenarioOptions>;
-  /** Auth header prefix, default `service` (PROTOCOL.md §2). */
+  /** Auth header prefix, default `service` (docs/protocol.md §2). */
   headerPrefix?: string;
   /** Venue clock in ms (default Date.now). */
   now?: () => number;

@@ -1,5 +1,5 @@
 /**
- * Verification of the private stream's auth frame (PROTOCOL.md §5): `sign` is the ed25519 signature
+ * Verification of the private stream's auth frame (docs/protocol.md §5): `sign` is the ed25519 signature
  * of the timestamp's decimal string alone, made by a key registered for the stream's account.
  *
  * Verification uses @noble/ed25519, deliberately NOT node:crypto: the daemon signs with node:crypto,
@@ -8,10 +8,10 @@
  */
 import { verifyAsync } from "@noble/ed25519";
 import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
-// One decoder for REST and stream signatures (base64url unpadded/padded, standard base64: PROTOCOL.md §2).
+// One decoder for REST and stream signatures (base64url unpadded/padded, standard base64: docs/protocol.md §2).
 import { decodeSignature } from "./signatureCheck.js";
 
-/** The venue's tolerance for the auth timestamp (PROTOCOL.md §2: 300 s). */
+/** The venue's tolerance for the auth timestamp (docs/protocol.md §2: 300 s). */
 export const WS_AUTH_TOLERANCE_MS = 300_000;
 
 export type WsAuthFailure =

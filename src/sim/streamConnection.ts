@@ -1,6 +1,6 @@
 /**
  * One client socket of the simulated venue's streams: auth state, subscriptions, the inbound frame
- * handling of PROTOCOL.md §5, and writes that respect the stall fault and a slow-consumer bound.
+ * handling of docs/protocol.md §5, and writes that respect the stall fault and a slow-consumer bound.
  * Subscription indexes, counters and faults live in the owner (`SimStreams`), reached through the host.
  */
 import type { RawData, WebSocket } from "ws";
@@ -214,7 +214,7 @@ export class StreamConnection {
       }
       return;
     }
-    // PROTOCOL.md §5: a failed auth is answered, then the socket is closed (after the answer is sent).
+    // docs/protocol.md §5: a failed auth is answered, then the socket is closed (after the answer is sent).
     this.#auth = previous === "ok" ? "none" : previous;
     this.#queue.length = 0;
     this.send(nackFrame(id, "auth", "auth failed", now));

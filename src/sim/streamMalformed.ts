@@ -1,5 +1,5 @@
 /**
- * Bad frames the simulated venue can push to test a client's validation (DESIGN.md rule 3: a bad
+ * Bad frames the simulated venue can push to test a client's validation (docs/architecture.md rule 3: a bad
  * frame is counted and dropped, never a crash, never a claim). Each kind has several variants; frame
  * `i` of a batch takes variant `i mod count`. Pure: the frames are built once per fault call and the
  * same strings go to every socket.

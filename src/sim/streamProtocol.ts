@@ -1,11 +1,11 @@
 /**
- * The stream wire format seen from the simulated venue (PROTOCOL.md §5): parsing of client frames
+ * The stream wire format seen from the simulated venue (docs/protocol.md §5): parsing of client frames
  * (untrusted: never throws) and the server's answer frames. Pure: no sockets, no clock.
  */
 
 export type StreamScope = "public" | "private";
 
-/** Topics of the private stream (PROTOCOL.md §5); public topics are decided by the venue core. */
+/** Topics of the private stream (docs/protocol.md §5); public topics are decided by the venue core. */
 export const PRIVATE_TOPICS: ReadonlySet<string> = new Set(["liquidatorliquidations", "position", "executionreport", "balance"]);
 
 /** A request id echoed in answers: a short string or a finite number, else dropped. */
@@ -62,7 +62,7 @@ export function parseClientFrame(text: string): ClientFrame {
   }
 }
 
-/** `errorMsg` for a subscribe to a topic this stream does not serve (PROTOCOL.md §5). */
+/** `errorMsg` for a subscribe to a topic this stream does not serve (docs/protocol.md §5). */
 export function invalidTopicMessage(topic: unknown): string {
   return typeof topic === "string" ? `invalid topic ${clip(topic)}` : "invalid topic";
 }
@@ -90,7 +90,7 @@ export function dataFrame(topic: string, ts: number, data: unknown): string {
   return JSON.stringify({ topic, ts, data });
 }
 
-/** Paths of PROTOCOL.md §1: `/ws/stream/{account_id}` and `/v2/ws/private/stream/{account_id}`. */
+/** Paths of docs/protocol.md §1: `/ws/stream/{account_id}` and `/v2/ws/private/stream/{account_id}`. */
 const PUBLIC_PATH = /^\/ws\/stream\/([^/]+)$/;
 const PRIVATE_PATH = /^\/v2\/ws\/private\/stream\/([^/]+)$/;
 const MAX_ACCOUNT_ID = 256;

@@ -1,7 +1,7 @@
 /**
  * The simulated venue's markets: a realistic mix of low-risk (tier 1) and high-risk (tier 2) perps,
- * including the memecoin, FX and stock perps of the 2026 release notes (SPEC.md §9). Field meanings
- * per simrules: `liquidator_fee` is a fraction, `baseTick` the price tick (served as `quote_tick`),
+ * including the memecoin, FX and stock perps of the 2026 release notes (docs/protocol.md §A.9). Field meanings
+ * per docs/protocol.md §4.2: `liquidator_fee` is a fraction, `baseTick` the price tick (served as `quote_tick`),
  * `qtyStep` the quantity step (served as `base_tick` and `base_min`), `min_notional` in quote.
  */
 import type { BookSpec } from "./orderBook.js";
@@ -154,7 +154,7 @@ export function roundToStep(value: number, step: number): number {
   return Number((Math.round(value / step) * step).toFixed(d));
 }
 
-/** Round to 1e-9: the precision at which simrules cuts quantities to avoid float dust. */
+/** Round to 1e-9: the precision at which the venue cuts (docs/protocol.md §7) quantities to avoid float dust. */
 export function roundQty(value: number): number {
   const r = Math.round(value * 1e9) / 1e9;
   return r === 0 ? 0 : r; // no -0 on the wire

@@ -1,5 +1,5 @@
 /**
- * The simulated venue's order engine (PROTOCOL.md §6): orders checked by orderRules.ts, matched at
+ * The simulated venue's order engine (docs/protocol.md §6): orders checked by orderRules.ts, matched at
  * once against the synthetic books (orderBook.ts), the account's books kept by accounting.ts, and
  * the private pushes: `executionreport` per state change and per fill, a `position` delta per symbol
  * that changed, `balance`. Claims move the same books (`onClaim`). **simulator** choices: an order is

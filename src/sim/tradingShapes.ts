@@ -1,13 +1,13 @@
 /**
  * The simulated venue's order record (REST, snake_case) and the private push payloads of trading
- * (`executionreport`, `position` rows), as PROTOCOL.md §5 and §6 spell them.
+ * (`executionreport`, `position` rows), as docs/protocol.md §5 and §6 spell them.
  */
 import { type SymbolBooks, unsettledPnl } from "./accounting.js";
 import type { OrderInput } from "./orderRules.js";
 
 export type SimOrderStatus = "NEW" | "PARTIAL_FILLED" | "FILLED" | "CANCELLED" | "REJECTED";
 
-/** One order as the REST reads show it (snake_case, PROTOCOL.md §6 "Order record"). */
+/** One order as the REST reads show it (snake_case, docs/protocol.md §6 "Order record"). */
 export interface SimOrder {
   order_id: number;
   client_order_id: string | null;

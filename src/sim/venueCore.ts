@@ -29,7 +29,7 @@ export interface VenueCoreOptions {
   seed: number;
   now?: () => number;
   symbols?: readonly SymbolSpec[];
-  /** simrules: an unclaimed liquidation goes to the insurance fund after this (default 60 s). */
+  /** docs/protocol.md §7: an unclaimed liquidation goes to the insurance fund after this (default 60 s). */
   liquidationTtlMs?: number;
   /** Time a claim holds its id before being decided: lets tests provoke -1012 (default 0). */
   claimProcessingDelayMs?: number;
@@ -37,7 +37,7 @@ export interface VenueCoreOptions {
   orderCounts?: readonly number[];
   rewards?: Partial<RewardsOptions>;
   claimLogSize?: number;
-  /** Trading fee rates in bps (PROTOCOL.md §6; default 5 taker, 2 maker). */
+  /** Trading fee rates in bps (docs/protocol.md §6; default 5 taker, 2 maker). */
   takerFeeBps?: number;
   makerFeeBps?: number;
 }
@@ -74,7 +74,7 @@ export class VenueCore {
   readonly campaigns: readonly Campaign[];
   readonly competitorIds: readonly string[];
   readonly prng: Prng;
-  /** The liquidators' own orders, books and positions (PROTOCOL.md §6). */
+  /** The liquidators' own orders, books and positions (docs/protocol.md §6). */
   readonly trading: Trading;
   readonly #orders: Map<string, OrderRecord[]>;
   readonly #listeners = new Set<SimPushListener>();
@@ -84,7 +84,7 @@ export class VenueCore {
 
   constructor(options: VenueCoreOptions) {
     const clock = options.now ?? Date.now;
-    // Every time on the wire is integer milliseconds (SPEC.md §1), whatever clock is injected.
+    // Every time on the wire is integer milliseconds (docs/protocol.md §A.1), whatever clock is injected.
     this.now = () => Math.floor(clock());
     this.prng = new Prng(options.seed);
     this.#ttlMs = options.liquidationTtlMs ?? 60_000;
@@ -141,7 +141,7 @@ export class VenueCore {
     this.#emit({ scope: "public", topic: "liquidation", data: rows });
   }
 
-  /** `markprices` (every symbol) plus `${symbol}@markprice` for each, per PROTOCOL.md §5. */
+  /** `markprices` (every symbol) plus `${symbol}@markprice` for each, per docs/protocol.md §5. */
   publishMarks(only?: readonly string[]): void {
     const rows = this.market.rows().filter((r) => only === undefined || only.includes(r.symbol));
     if (only === undefined)
@@ -248,7 +248,7 @@ export class VenueCore {
     return true;
   }
 
-  /** Hand expired liquidations to the insurance fund (simrules) and push their removal. */
+  /** Hand expired liquidations to the insurance fund (docs/protocol.md §7) and push their removal. */
   expireDue(): number[] {
     const ids = this.book.expiredAt(this.now());
     const rows: unknown[] = [];
@@ -269,7 +269,7 @@ export class VenueCore {
 
   /**
    * One claim as the venue processes it: body shape, the in-process lock (-1012), then the rules
-   * of PROTOCOL.md §4 against the state at decision time. Every request is logged.
+   * of docs/protocol.md §4 against the state at decision time. Every request is logged.
    */
   async submitClaim(
     accountId: string,

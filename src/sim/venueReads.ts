@@ -1,6 +1,6 @@
 /**
  * The `data` of each read endpoint, built from the core's state: query checks (-1004 / -1005 /
- * -1006) and wire shapes (snake_case, PROTOCOL.md §4). Pure with respect to I/O.
+ * -1006) and wire shapes (snake_case, docs/protocol.md §4). Pure with respect to I/O.
  */
 import { type CampaignFill, type CampaignStats, campaignStats, parseCampaignQuery } from "./campaigns.js";
 import { type OrderRecord, type Page, parseOrderQuery, queryOrders } from "./orderQuery.js";
@@ -10,7 +10,7 @@ import type { SymbolSpec } from "./symbols.js";
 import type { VenueCore } from "./venueCore.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-/** PROTOCOL.md §4: GET /v1/public/liquidation pages default to 60 rows. */
+/** docs/protocol.md §4: GET /v1/public/liquidation pages default to 60 rows. */
 export const DEFAULT_LIQUIDATION_PAGE_SIZE = 60;
 export const MAX_LIQUIDATION_PAGE_SIZE = 500;
 
@@ -77,7 +77,7 @@ export function futuresData(core: VenueCore): { rows: unknown[] } {
   };
 }
 
-/** One row of GET /v1/public/info[/{symbol}]: the symbol's parameters and order filters (PROTOCOL.md §4, §6). */
+/** One row of GET /v1/public/info[/{symbol}]: the symbol's parameters and order filters (docs/protocol.md §4, §6). */
 export function infoRow(s: SymbolSpec): Record<string, unknown> {
   const f = orderFilters(s);
   return {

@@ -1,5 +1,5 @@
 /**
- * A refusal the simulated venue answers with: code and message of PROTOCOL.md §3, HTTP status from
+ * A refusal the simulated venue answers with: code and message of docs/protocol.md §3, HTTP status from
  * the one table in src/venue/errors.ts (so the daemon and the simulator cannot disagree on it).
  */
 import { VENUE_CODES } from "../venue/errors.js";
@@ -18,7 +18,7 @@ export class VenueRefusal extends Error {
     this.status = entry?.status ?? 500;
   }
 
-  /** The wire body of PROTOCOL.md §3. */
+  /** The wire body of docs/protocol.md §3. */
   body(): { success: false; code: number; message: string } {
     return { success: false, code: this.code, message: this.message };
   }

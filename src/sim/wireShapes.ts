@@ -1,11 +1,11 @@
 /**
- * Wire shapes the venue sends: stream payloads in camelCase (PROTOCOL.md §5), the claim response in
- * snake_case (SPEC.md §2.6). Pure functions of the core's state.
+ * Wire shapes the venue sends: stream payloads in camelCase (docs/protocol.md §5), the claim response in
+ * snake_case (docs/protocol.md §A.2.6). Pure functions of the core's state.
  */
 import type { HeldPosition, Transfer } from "./claimRules.js";
 import type { OpenLiquidation } from "./liquidationBook.js";
 
-/** data of a successful POST /v1/liquidation (SPEC.md §2.6). */
+/** data of a successful POST /v1/liquidation (docs/protocol.md §A.2.6). */
 export interface ClaimResponseData {
   liquidation_id: number;
   timestamp: number;

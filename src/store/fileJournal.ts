@@ -3,7 +3,7 @@
  * `write` before a claim leaves, so a killed process (the common failure) never forgets a claim it
  * may have sent; `fdatasync` runs batched off the hot path (group commit), so an OS crash can lose
  * the last few milliseconds of intents — the venue's -1202 on a repeated id and the exposure
- * restored from the journal bound what that costs (DESIGN.md, "The journal and the hot path").
+ * restored from the journal bound what that costs (docs/architecture.md, "The journal and the hot path").
  */
 import { closeSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";

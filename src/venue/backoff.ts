@@ -2,7 +2,7 @@
  * Exponential backoff with FULL jitter: the n-th retry (n from 0) waits a uniform random time in
  * [0, min(maxMs, initialMs · 2^n)]. Full jitter (rather than "cap ± some jitter") spreads a crowd of
  * clients that all lost the venue at the same instant, so they do not come back in lockstep
- * (PROTOCOL.md §5: "reconnect with backoff and jitter"). Pure apart from the injected `random`.
+ * (docs/protocol.md §5: "reconnect with backoff and jitter"). Pure apart from the injected `random`.
  */
 import { InvalidArgumentError } from "../errors.js";
 

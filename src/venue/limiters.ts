@@ -1,5 +1,5 @@
 /**
- * Client-side rate limiters for the venue's scopes (PROTOCOL.md §4): public endpoints 10/s per IP,
+ * Client-side rate limiters for the venue's scopes (docs/protocol.md §4): public endpoints 10/s per IP,
  * claims 5/s, admin orders 10/s. Exceeding a limit costs a -1003 and, on the claim path, a missed
  * liquidation, so the limiters aim for "no 1-second sliding window ever holds more than the limit".
  *

@@ -149,7 +149,7 @@ export class RestClient extends RestCore {
     return this.get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts);
   }
 
-  /** The account's positions (PROTOCOL.md §6), with the venue time they are as of. */
+  /** The account's positions (docs/protocol.md §6), with the venue time they are as of. */
   positions(opts: CallOptions = {}): Promise<Stamped<Positions>> {
     return this.get(ENDPOINTS.positions, "account_reads", "", positionsSchema, true, opts);
   }

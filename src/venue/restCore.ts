@@ -105,7 +105,7 @@ function cleanText(value: unknown, max = 200): string {
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
-/** PROTOCOL.md §3: -1003 promises no Retry-After, "wait for the next window" of the 1 s limits. */
+/** docs/protocol.md §3: -1003 promises no Retry-After, "wait for the next window" of the 1 s limits. */
 const RATE_LIMIT_WINDOW_MS = 1000;
 
 function validateOptions(o: RestClientOptions): { origin: string; basePath: string; timeoutMs: number; retry: RetryOptions } {
@@ -249,7 +249,7 @@ export class RestCore {
     }
     // One flat list per request (Signer.headerList): no object to build and for undici to walk.
     const headers = this.#signer.headerList(method, pathWithQuery, body);
-    // PROTOCOL.md §2: Content-Type application/json on POST; only POSTs carry a body here.
+    // docs/protocol.md §2: Content-Type application/json on POST; only POSTs carry a body here.
     if (body !== undefined) headers.push("accept", "application/json", "content-type", "application/json");
     else headers.push("accept", "application/json");
     return headers;
@@ -264,7 +264,7 @@ export class RestCore {
     }
   }
 
-  /** Envelope (PROTOCOL.md §3), clock sample, error mapping, then the payload schema. */
+  /** Envelope (docs/protocol.md §3), clock sample, error mapping, then the payload schema. */
   #interpret<S extends z.ZodType>(endpoint: string, res: HttpResponse, schema: S): Stamped<z.output<S>> {
     const ok = res.status >= 200 && res.status < 300;
     let json: unknown;

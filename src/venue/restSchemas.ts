@@ -1,7 +1,7 @@
 /**
- * Runtime schemas of every REST payload the liquidator reads (SPEC.md §2, PROTOCOL.md §3–4), and the
+ * Runtime schemas of every REST payload the liquidator reads (docs/protocol.md §A.2, docs/protocol.md §3–4), and the
  * TypeScript types inferred from them. Objects are parsed loosely on purpose: the venue adds fields
- * over time (SPEC.md §9), so unknown keys are dropped, never an error; a known key with the wrong type
+ * over time (docs/protocol.md §A.9), so unknown keys are dropped, never an error; a known key with the wrong type
  * is an error (BadResponseError at the call site).
  *
  * Request shapes are plain types: the client builds them, so they are not validated at runtime on the
@@ -14,13 +14,13 @@ import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wi
 
 /** A JSON number that is an integer (ids, counts, ms timestamps). */
 const int = z.number().int();
-/** Optional-by-nature text fields the real venue sends as null (SPEC.md §2.5 "nullable"). */
+/** Optional-by-nature text fields the real venue sends as null (docs/protocol.md §A.2.5 "nullable"). */
 const nullableString = z.string().nullable();
 
-// ── envelope (PROTOCOL.md §3) ─────────────────────────────────────────────────────────────────────
+// ── envelope (docs/protocol.md §3) ─────────────────────────────────────────────────────────────────────
 
 /**
- * The common envelope. `code` may arrive as a number or a numeric string (PROTOCOL.md §3), so it is
+ * The common envelope. `code` may arrive as a number or a numeric string (docs/protocol.md §3), so it is
  * kept as unknown here and parsed leniently by `parseVenueCode`. `timestamp` is optional metadata:
  * a malformed one is ignored rather than failing an otherwise good answer.
  */
@@ -40,7 +40,7 @@ export function parseVenueCode(code: unknown): number | undefined {
   return undefined;
 }
 
-// ── SPEC.md §2.2 / §2.3: trading-rewards epochs ───────────────────────────────────────────────────
+// ── docs/protocol.md §A.2.2 / §2.3: trading-rewards epochs ───────────────────────────────────────────────────
 
 export const epochInfoRowSchema = z.object({
   epoch_id: int,
@@ -68,7 +68,7 @@ export const epochDataRowSchema = z.object({
   total_trader_score_major: z.number(),
   total_trader_score_alts: z.number(),
   epoch_token: z.string(),
-  // PROTOCOL.md §4: Ongoing, Pending, Confirmed, or `0` for a future epoch; a bare number 0 is
+  // docs/protocol.md §4: Ongoing, Pending, Confirmed, or `0` for a future epoch; a bare number 0 is
   // accepted too and normalised to the string so consumers see one type.
   reward_status: z.union([z.string(), z.number()]).transform((v) => String(v)),
   r_major: z.number(),
@@ -84,7 +84,7 @@ export const epochDataSchema = z.object({
 });
 export type EpochData = z.infer<typeof epochDataSchema>;
 
-// ── SPEC.md §2.4: campaign user statistics ────────────────────────────────────────────────────────
+// ── docs/protocol.md §A.2.4: campaign user statistics ────────────────────────────────────────────────────────
 
 export const campaignUserSchema = z.object({
   volume: z.number(),
@@ -102,7 +102,7 @@ export const campaignUserSchema = z.object({
 });
 export type CampaignUser = z.infer<typeof campaignUserSchema>;
 
-// ── SPEC.md §2.5: admin order list ────────────────────────────────────────────────────────────────
+// ── docs/protocol.md §A.2.5: admin order list ────────────────────────────────────────────────────────────────
 
 export const pageMetaSchema = z.object({
   total: int.nonnegative(),
@@ -127,7 +127,7 @@ export const orderRecordSchema = z.object({
   status: z.string(),
   total_fee: z.number(),
   fee_asset: z.string(),
-  // SPEC.md says integer; the real venue also uses string ids and null. Accept all three.
+  // docs/protocol.md §A says integer; the real venue also uses string ids and null. Accept all three.
   client_order_id: z.union([int, z.string()]).nullable(),
   average_executed_price: z.number().nullable(),
   created_time: int,
@@ -150,14 +150,14 @@ export type AdminOrdersPage = z.infer<typeof adminOrdersSchema>;
 
 export const ORDER_SIDES = ["BUY", "SELL"] as const;
 export const ORDER_TYPES = ["LIMIT", "MARKET"] as const;
-/** SPEC.md §3: values accepted by the status filter. */
+/** docs/protocol.md §A.3: values accepted by the status filter. */
 export const ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
-/** SPEC.md §4.4 sort rules 3–6. */
+/** docs/protocol.md §A.4.4 sort rules 3–6. */
 export const ORDER_SORTS = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
-/** SPEC.md §8: `size` at most 500. */
+/** docs/protocol.md §A.8: `size` at most 500. */
 export const ADMIN_ORDERS_MAX_SIZE = 500;
 
-/** Query of GET /v1/admin/orders (SPEC.md §4.4); exactly one of user_account / user_address. */
+/** Query of GET /v1/admin/orders (docs/protocol.md §A.4.4); exactly one of user_account / user_address. */
 export interface AdminOrdersQuery {
   symbol?: string;
   side?: (typeof ORDER_SIDES)[number];
@@ -166,7 +166,7 @@ export interface AdminOrdersQuery {
   order_tag?: string;
   start_t?: number;
   end_t?: number;
-  /** Named only in SPEC.md §4.4's sort rule 1; sent as 13-digit ms like start_t. */
+  /** Named only in docs/protocol.md §A.4.4's sort rule 1; sent as 13-digit ms like start_t. */
   update_start_t?: number;
   update_end_t?: number;
   page?: number;
@@ -176,7 +176,7 @@ export interface AdminOrdersQuery {
   user_address?: string;
 }
 
-/** Query of GET /v1/public/campaign/user (PROTOCOL.md §4). */
+/** Query of GET /v1/public/campaign/user (docs/protocol.md §4). */
 export interface CampaignUserQuery {
   campaign_id: number;
   account_id?: string;
@@ -186,9 +186,9 @@ export interface CampaignUserQuery {
   symbol?: string;
 }
 
-// ── SPEC.md §2.6 / PROTOCOL.md §4: liquidation claim ──────────────────────────────────────────────
+// ── docs/protocol.md §A.2.6 / docs/protocol.md §4: liquidation claim ──────────────────────────────────────────────
 
-/** Body of POST /v1/liquidation (PROTOCOL.md §4: ratio is a fraction in (0, 1], a deviation). */
+/** Body of POST /v1/liquidation (docs/protocol.md §4: ratio is a fraction in (0, 1], a deviation). */
 export interface ClaimRequest {
   liquidation_id: number;
   ratio_qty_request: number;
@@ -224,7 +224,7 @@ export const claimResultSchema = z.object({
 });
 export type ClaimResult = z.infer<typeof claimResultSchema>;
 
-// ── PROTOCOL.md §4: open liquidations, futures, info ──────────────────────────────────────────────
+// ── docs/protocol.md §4: open liquidations, futures, info ──────────────────────────────────────────────
 
 export const openLiquidationSchema = z.object({
   liquidation_id: int,
@@ -246,7 +246,7 @@ export const openLiquidationsSchema = z.object({
 });
 export type OpenLiquidationsPage = z.infer<typeof openLiquidationsSchema>;
 
-/** Query of GET /v1/public/liquidation (PROTOCOL.md §4; size defaults to 60 at the venue). */
+/** Query of GET /v1/public/liquidation (docs/protocol.md §4; size defaults to 60 at the venue). */
 export interface OpenLiquidationsQuery {
   page?: number;
   size?: number;
@@ -263,7 +263,7 @@ export type FuturesRow = z.infer<typeof futuresRowSchema>;
 export const futuresSchema = z.object({ rows: z.array(futuresRowSchema) });
 export type Futures = z.infer<typeof futuresSchema>;
 
-// ── PROTOCOL.md §6: positions ────────────────────────────────────────────────────────────────────
+// ── docs/protocol.md §6: positions ────────────────────────────────────────────────────────────────────
 
 export const positionRowSchema = z.object({
   symbol: z.string(),

@@ -1,6 +1,6 @@
 /**
  * Server time as seen from here. The venue rejects a signed request whose timestamp is more than
- * 300 s from its own clock (PROTOCOL.md §2), and every response envelope carries the server's
+ * 300 s from its own clock (docs/protocol.md §2), and every response envelope carries the server's
  * `timestamp`, so we learn the offset from traffic we make anyway instead of trusting the host clock.
  */
 export interface ServerClockOptions {
@@ -8,7 +8,7 @@ export interface ServerClockOptions {
   now?: () => number;
 }
 
-/** The venue's tolerance for signed timestamps (PROTOCOL.md §2). */
+/** The venue's tolerance for signed timestamps (docs/protocol.md §2). */
 export const VENUE_CLOCK_TOLERANCE_MS = 300_000;
 
 export class ServerClock {
@@ -49,11 +49,9 @@ export class ServerClock {
   observe(serverTimestamp: number, sentAt: number, receivedAt: number): void {
     if (!Number.isFinite(serverTimestamp) || serverTimestamp <= 0 || receivedAt < sentAt) return;
     const rtt = receivedAt - sentAt;
-    // Fix: freshness used to advance only with a sample that replaced the offset (tighter than the
-    // best, or the best over 60 s old), so a venue answering every second with a round trip a little
-    // above the best one looked silent for up to 60 s: with a clockMaxAgeMs below that, claiming
-    // paused on a healthy venue, and stayed paused up to 60 s after an outage ended. Any valid
-    // sample shows the venue's clock is being heard; the offset still comes from the tightest.
+    // Any valid sample shows the venue's clock is being heard (freshness), even one whose round trip
+    // is too loose to replace the offset: otherwise a healthy venue answering with slightly slower
+    // round trips would look silent and pause claiming. The offset still comes from the tightest.
     if (receivedAt > this.#lastSampleAt) this.#lastSampleAt = receivedAt;
     const stale = receivedAt - this.#bestAt > 60_000;
     if (rtt > this.#bestRttMs && !stale) return;

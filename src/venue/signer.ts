@@ -1,5 +1,5 @@
 /**
- * Keys and request signing (PROTOCOL.md §2). The hot path signs with a node:crypto KeyObject built
+ * Keys and request signing (docs/protocol.md §2). The hot path signs with a node:crypto KeyObject built
  * once (~20 µs a signature); @noble/ed25519 is used only where an independent implementation matters
  * (the simulator's verification and the parity tests).
  */
@@ -68,7 +68,7 @@ export function generateKeyPair(): { secret: string; publicKey: string } {
   return { secret: base58.encode(seed), publicKey: formatPublicKey(Buffer.from(jwk.x as string, "base64url")) };
 }
 
-/** Message to sign: timestamp + METHOD + path_with_query + body, no separators (PROTOCOL.md §2). */
+/** Message to sign: timestamp + METHOD + path_with_query + body, no separators (docs/protocol.md §2). */
 export function signingMessage(timestamp: number, method: string, pathWithQuery: string, body = ""): string {
   return `${timestamp}${method}${pathWithQuery}${body}`;
 }
@@ -77,7 +77,7 @@ export interface SignerOptions {
   /** Base58 seed, optionally `ed25519:`-prefixed. */
   secret: string;
   accountId: string;
-  /** Header name prefix; `service` per SPEC.md §5, configurable for the real venue. */
+  /** Header name prefix; `service` per docs/protocol.md §A.5, configurable for the real venue. */
   headerPrefix?: string;
   /** Source of server time for timestamps; a fresh clock with zero offset when omitted. */
   clock?: ServerClock;

@@ -1,5 +1,5 @@
 /**
- * One resilient venue stream connection (PROTOCOL.md §5): connect, authenticate (private), subscribe,
+ * One resilient venue stream connection (docs/protocol.md §5): connect, authenticate (private), subscribe,
  * heartbeat both ways, declare the socket dead after `deadAfterMs` of silence, and reconnect with
  * full-jitter exponential backoff, re-authenticating and re-subscribing every time. Every frame is
  * validated (wire.ts); a bad one is counted, logged once per reason per connection, and dropped.

@@ -37,16 +37,16 @@ export interface StreamLogger {
 }
 
 export interface StreamClientOptions {
-  /** Full URL including the path (PROTOCOL.md §1), `ws://` or `wss://`. */
+  /** Full URL including the path (docs/protocol.md §1), `ws://` or `wss://`. */
   url: string;
   stream: StreamKind;
-  /** Topics to subscribe on every connection; each must belong to `stream` (PROTOCOL.md §5). */
+  /** Topics to subscribe on every connection; each must belong to `stream` (docs/protocol.md §5). */
   topics: readonly string[];
-  /** Required for the private stream: signs the auth frame (`wsAuthParams`, PROTOCOL.md §5). */
+  /** Required for the private stream: signs the auth frame (`wsAuthParams`, docs/protocol.md §5). */
   signer?: Pick<Signer, "wsAuthParams">;
-  /** Own ping interval, ms; default 10,000 (the venue's own heartbeat period, PROTOCOL.md §5). */
+  /** Own ping interval, ms; default 10,000 (the venue's own heartbeat period, docs/protocol.md §5). */
   pingIntervalMs?: number;
-  /** Silence (no frame of any kind) after which the socket is dead, ms; default 30,000 (PROTOCOL.md §5). */
+  /** Silence (no frame of any kind) after which the socket is dead, ms; default 30,000 (docs/protocol.md §5). */
   deadAfterMs?: number;
   /**
    * A connection not ready (auth + every subscribe acknowledged) this long after opening is replaced,

@@ -1,5 +1,5 @@
 /**
- * Types and runtime validation of every inbound stream payload (PROTOCOL.md §5). Hand-written on
+ * Types and runtime validation of every inbound stream payload (docs/protocol.md §5). Hand-written on
  * purpose: this runs for every frame on the hot path, after the one JSON.parse, so no schema library
  * and no intermediate objects; each validator builds a fresh typed object holding only known fields
  * (nothing from the wire is passed through by reference).
@@ -8,7 +8,7 @@
  * - arrays in a push (liquidations, mark prices, positions): at most MAX_ITEMS entries;
  *   positionsByPerp of one liquidation: at most MAX_PERPS entries, no duplicate symbol;
  * - |quantity| <= MAX_ABS_QTY; prices in (0, MAX_PRICE]; |notional| <= MAX_ABS_NOTIONAL;
- * - ids: safe integers >= 0 (integers beyond 2^53 cannot be trusted, PROTOCOL.md §5);
+ * - ids: safe integers >= 0 (integers beyond 2^53 cannot be trusted, docs/protocol.md §5);
  * - timestamps: finite ms in [0, MAX_TIMESTAMP_MS]; fees: fractions in [0, 1);
  * - symbols: `PERP_<BASE>_<QUOTE>` (upper-case letters and digits); `type`: 1..64 chars.
  * The bounds are far above anything a real venue sends, so they only catch corruption, and with the
@@ -70,7 +70,7 @@ export const BAD_MESSAGE_REASONS: readonly BadMessageReason[] = [
   "protocol_error",
 ];
 
-/** One symbol of an open liquidation: the signed quantity a claimer takes over (simrules.md). */
+/** One symbol of an open liquidation: the signed quantity a claimer takes over (docs/protocol.md §7). */
 export interface OfferedPosition {
   symbol: string;
   positionQty: number;
@@ -79,7 +79,7 @@ export interface OfferedPosition {
 
 /**
  * One entry of a `liquidation` push (a delta). Empty `positionsByPerp` = the liquidation was removed
- * (simrules.md); for such removals a missing `timestamp` / `type` is tolerated (0 / "").
+ * (docs/protocol.md §7); for such removals a missing `timestamp` / `type` is tolerated (0 / "").
  */
 export interface LiquidationEntry {
   liquidationId: number;
@@ -152,7 +152,7 @@ export interface TopicRoute {
   symbol: string | undefined;
 }
 
-/** The route of a topic string, or undefined for a topic a liquidator does not use (PROTOCOL.md §5). */
+/** The route of a topic string, or undefined for a topic a liquidator does not use (docs/protocol.md §5). */
 export function routeTopic(topic: string): TopicRoute | undefined {
   switch (topic) {
     case "liquidation":
@@ -245,7 +245,7 @@ export function parseLiquidationEntry(v: unknown): LiquidationEntry | undefined 
   let timestamp = v.timestamp;
   let type = v.type;
   if (raw.length === 0) {
-    // A removal (simrules.md): only the id matters; tolerate the rest being absent.
+    // A removal (docs/protocol.md §7): only the id matters; tolerate the rest being absent.
     if (timestamp === undefined) timestamp = 0;
     if (type === undefined) type = "";
     else if (!isType(type)) return undefined;

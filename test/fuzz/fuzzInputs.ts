@@ -3,8 +3,8 @@
  * file itself.
  *
  * Purely random input rarely gets past the first `typeof` of a parser, so most generated inputs are
- * *mutations of valid payloads*: a valid frame (stream camelCase, PROTOCOL.md §5) or REST row
- * (snake_case, PROTOCOL.md §4) with one to three edits at random places in its tree: a value replaced
+ * *mutations of valid payloads*: a valid frame (stream camelCase, docs/protocol.md §5) or REST row
+ * (snake_case, docs/protocol.md §4) with one to three edits at random places in its tree: a value replaced
  * by something hostile (NaN, ±Infinity, negative, zero, huge, unsafe integers beyond 2^53, wrong
  * types, bad symbols), a key deleted, an extra key added (`__proto__` included, as JSON.parse creates
  * it), an array element duplicated (duplicate symbols), a value wrapped in an array or object, or an
@@ -18,7 +18,7 @@
 import fc from "fast-check";
 
 export const SYMBOLS = ["PERP_BTC_USDC", "PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_DOGE_USDC"] as const;
-/** The symbol grammar the parsers promise (wire.ts, simrules.md). */
+/** The symbol grammar the parsers promise (wire.ts, docs/protocol.md §7). */
 export const SYMBOL_RE = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
 
 // ── hostile values ───────────────────────────────────────────────────────────────────────────────

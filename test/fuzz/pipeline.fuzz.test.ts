@@ -310,7 +310,7 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
       check(Math.sign(q) === Math.sign(pos.positionQty), () => `claimed quantity ${q} has the sign of ${pos.positionQty}`);
       nonZero++;
     } else {
-      // Only dust rounds to nothing (simrules: quantities are cut to 1e-9): a proportional claim
+      // Only dust rounds to nothing (docs/protocol.md §7: quantities are cut to 1e-9): a proportional claim
       // still names that symbol, because the venue applies the ratio to every open symbol.
       const r = d.symbols?.find((x) => x.symbol === symbol)?.ratio ?? d.ratio;
       check(Math.abs(pos.positionQty) * r < 1e-9, () => `claimed quantity 0 of ${pos.positionQty} at ratio ${r}`);
@@ -329,7 +329,7 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
     check(limit > 0, "limit_price > 0");
     const bps = lim.slippageBps / 10_000;
     const m = mark.price;
-    // The side rule follows the offered position (PROTOCOL.md §4), also for a leg that rounds to 0.
+    // The side rule follows the offered position (docs/protocol.md §4), also for a leg that rounds to 0.
     if (pos.positionQty > 0)
       check(limit >= m && limit <= m * (1 + bps) * (1 + 1e-12), () => `long ${symbol}: limit ${limit} in [mark ${m}, mark × (1 + ${bps})]`);
     else
@@ -344,7 +344,7 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
   }
   check(nonZero > 0, "a claim takes a non-zero quantity of at least one symbol");
   if (d.symbols === undefined) {
-    // A proportional claim takes a share of every open symbol: each needs its limit (PROTOCOL.md §4).
+    // A proportional claim takes a share of every open symbol: each needs its limit (docs/protocol.md §4).
     for (const p of liq.positions) if (p.positionQty !== 0) check(p.symbol in d.limitPrice, () => `proportional claim prices ${p.symbol}`);
   } else {
     for (const s of d.symbols) check(table.get(s.symbol)?.tier === 2, () => `per-symbol claim only on high tier, got ${s.symbol}`);

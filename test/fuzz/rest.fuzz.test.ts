@@ -398,7 +398,7 @@ function checkAccepted(op: OpName, data: unknown): void {
   }
 }
 
-/** The claim result's fields of SPEC.md §2.6 only (anything else is ignored by the client); throws on a wrong shape. */
+/** The claim result's fields of docs/protocol.md §A.2.6 only (anything else is ignored by the client); throws on a wrong shape. */
 function claimKnownFields(data: unknown): unknown {
   const d = data as Record<string, unknown>;
   const fills = d.positions_by_perp as Record<string, unknown>[];

@@ -1,6 +1,6 @@
 /**
  * A cascade of 100 liquidations in one push: the claims leave at no more than 5 in any sliding
- * 1,000 ms window as the venue receives them (PROTOCOL.md §4; the venue never answers -1003), and
+ * 1,000 ms window as the venue receives them (docs/protocol.md §4; the venue never answers -1003), and
  * in order of expected fee, highest first (late binding: each limiter permit takes the best pending
  * claim). Caps are set so that none of them interferes: every liquidation is taken whole.
  */

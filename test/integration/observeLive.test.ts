@@ -66,7 +66,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     // A claim won (latency histograms, fee earned, exposure).
     core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.1 }] });
     await waitForSample("liquidator_claims_result_total", 'result="success"');
-    // A claim the venue rejects: the id is gone (-1202, PROTOCOL.md §3), injected once.
+    // A claim the venue rejects: the id is gone (-1202, docs/protocol.md §3), injected once.
     faults.rest.venueError(-1202, { path: "/v1/liquidation", method: "POST", times: 1 });
     core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
     await waitForSample("liquidator_claims_result_total", 'result="rejected",code="-1202"');
@@ -85,7 +85,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     // Rewards and campaign polls (poll_interval_ms 1000).
     await waitForSample("liquidator_campaign_volume", `campaign_id="${CAMPAIGN_ID}"`, 0);
     await waitForSample("liquidator_epoch_current", "", 1);
-    // The venue's periodic mark push (every second, PROTOCOL.md §5).
+    // The venue's periodic mark push (every second, docs/protocol.md §5).
     await waitForSample("liquidator_ws_messages_total", 'stream="public",topic="markprices"');
 
     const text = await scrape();

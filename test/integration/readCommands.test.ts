@@ -246,7 +246,7 @@ describe("campaign", () => {
     total_staked_esnative: 0,
   };
 
-  test("passes the query and shows the SPEC.md §2.4 fields", async () => {
+  test("passes the query and shows the docs/protocol.md §A.2.4 fields", async () => {
     let query: URLSearchParams | undefined;
     venue.route("GET", CAMPAIGN, (req) => {
       query = req.query;

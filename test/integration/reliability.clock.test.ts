@@ -1,6 +1,6 @@
 /**
  * Reliability, server time (the issue's item 5, last part). The venue rejects a signed request or a
- * private-stream auth whose timestamp is more than 300 s from its clock (PROTOCOL.md §2):
+ * private-stream auth whose timestamp is more than 300 s from its clock (docs/protocol.md §2):
  *
  * - A venue clock 10 minutes ahead of the host: the offset learned from response envelopes corrects
  *   every signature, so claims are accepted and the private stream authenticates.

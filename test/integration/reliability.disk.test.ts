@@ -105,7 +105,7 @@ test("state dir unwritable at start: stays up, /readyz says why, sends nothing; 
   expect((await fetch(`${d.metricsUrl}/healthz`)).status).toBe(200); // alive, just not claiming
   expect(venueClaimRequests(s)).toEqual([]);
 
-  // Fixed: the folder now exists and holds a journal from an earlier run that claimed `replayed`.
+  // Repaired: the folder now exists and holds a journal from an earlier run that claimed `replayed`.
   const replayed = s.core.addLiquidation(ethLong(0.3));
   await rm(blocker);
   await mkdir(stateDir, { recursive: true });

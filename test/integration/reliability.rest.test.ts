@@ -205,7 +205,7 @@ test("claims answered 2 s late: in-flight claims bounded by the claim limiter, e
   const requests = venueClaimRequests(s).filter((r) => ids.includes(r.liquidationId as number));
   // Each request is at the venue from its arrival until its answer is decided (after the delay).
   const inFlight = maxOverlap(requests.map((r) => ({ start: r.receivedAt, end: r.decidedAt })));
-  // Claims start at most every spacingFor(5) = 210 ms (PROTOCOL.md §4: 5/s): within one 2 s answer
+  // Claims start at most every spacingFor(5) = 210 ms (docs/protocol.md §4: 5/s): within one 2 s answer
   // at most about ceil(2000 / 210) + 1 can be open. Without the limiter all 20 would be.
   const bound = Math.ceil((DELAY_MS + 500) / spacingFor(5)) + 1; // + 500 ms: a late timer at the venue lengthens answers
   expect(inFlight).toBeGreaterThanOrEqual(2); // the delay did overlap claims

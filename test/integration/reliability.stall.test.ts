@@ -1,6 +1,6 @@
 /**
  * Reliability, a stream that stays open but goes silent (the issue's item 1), with the DEFAULT
- * timing of PROTOCOL.md §5: server pings every 10 s, a socket silent for 30 s is dead. The venue
+ * timing of docs/protocol.md §5: server pings every 10 s, a socket silent for 30 s is dead. The venue
  * stalls the public socket (open, nothing sent, nothing read) and, so that the replacement is seen
  * at the venue and not silently stalled in turn, refuses new public sockets meanwhile: the first
  * refused upgrade is the daemon's replacement attempt. It must come within 30 s (+ margin) of the
@@ -34,7 +34,7 @@ afterEach(async () => {
   sim = daemon = dir = undefined;
 });
 
-/** PROTOCOL.md §5: "A silent socket is dead after 30 s (client side)". */
+/** docs/protocol.md §5: "A silent socket is dead after 30 s (client side)". */
 const DEAD_AFTER_MS = 30_000;
 /** Room for the reconnect backoff, timers and a busy machine. */
 const MARGIN_MS = 5_000;

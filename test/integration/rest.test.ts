@@ -152,7 +152,7 @@ describe("envelopes", () => {
     }
   });
 
-  test("every venue code of PROTOCOL.md §3 maps to its kind", async () => {
+  test("every venue code of docs/protocol.md §3 maps to its kind", async () => {
     const c = client({ retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } });
     let current = 0;
     venue.route("GET", FUTURES, () => fail(current, `code ${current}`, VENUE_CODES.get(current)?.status ?? 400));

@@ -1,5 +1,5 @@
 /**
- * The secret never appears in anything the program writes (DESIGN.md rule 7): the compiled CLI runs
+ * The secret never appears in anything the program writes (docs/architecture.md rule 7): the compiled CLI runs
  * as an operator runs it (a child process, built from the sources into a private folder under
  * node_modules/.cache like checkConfig.test.ts does) against the simulated venue, with logging at
  * `trace`, JSON and pretty, through the happy path and the error paths (claims refused with -1002,

@@ -1,5 +1,5 @@
 /**
- * The simulated venue's order side over real signed HTTP on port 0 (PROTOCOL.md §6): placing,
+ * The simulated venue's order side over real signed HTTP on port 0 (docs/protocol.md §6): placing,
  * looking up by id and client id, cancelling, listing; positions, holding, client info, the order
  * book and one symbol's info; the per-route limits; an order applied whose answer is lost.
  */

@@ -160,7 +160,7 @@ describe("public reads", () => {
   });
 });
 
-describe("rate limits (sliding windows, PROTOCOL.md §4)", () => {
+describe("rate limits (sliding windows, docs/protocol.md §4)", () => {
   it("the 11th public request within 1 s is HTTP 429 / -1003; after the window it is accepted", async () => {
     for (let i = 0; i < 10; i++) expect((await call("GET", "/v1/public/futures")).status).toBe(200);
     expectRefusal(await call("GET", "/v1/public/futures"), 429, -1003);
@@ -296,7 +296,7 @@ describe("signed requests (verified with @noble/ed25519)", () => {
 });
 
 describe("claims over HTTP", () => {
-  it("answers SPEC.md §2.6 data and updates the open liquidation", async () => {
+  it("answers docs/protocol.md §A.2.6 data and updates the open liquidation", async () => {
     sim.core.setMark("PERP_SOL_USDC", 200);
     const id = sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -100 }] }); // 20,000
     const a = await call("POST", "/v1/liquidation", { body: claimBody(id, 0.25) });

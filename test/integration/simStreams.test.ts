@@ -1,5 +1,5 @@
 /**
- * The simulator's streams over real sockets (PROTOCOL.md §5): auth (signed by the project's node:crypto
+ * The simulator's streams over real sockets (docs/protocol.md §5): auth (signed by the project's node:crypto
  * Signer, verified by @noble/ed25519), subscriptions, heartbeat, routing of pushes, paths.
  */
 import { afterEach, describe, expect, test } from "vitest";
@@ -58,7 +58,7 @@ describe("private auth", () => {
     const c = await open(path);
     c.send(authFrame(params));
     expect(await c.answer("auth-1")).toMatchObject({ id: "auth-1", event: "auth", success: false, errorMsg: "auth failed" });
-    await c.closed; // PROTOCOL.md §5: the socket is closed after a failed auth
+    await c.closed; // docs/protocol.md §5: the socket is closed after a failed auth
     expect(harness.streams.stats().authFailuresByReason[reason]).toBeGreaterThanOrEqual(1);
   }
 

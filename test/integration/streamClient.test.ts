@@ -136,7 +136,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(h.server.authAttempts).toEqual([expect.objectContaining({ ok: true, detail: "verified" })]);
     const conn = h.server.connections[0]!;
     expect(conn.path).toBe("/v2/ws/private/stream/acc-1");
-    // Auth is the first frame; subscribes only after it was accepted (PROTOCOL.md §5).
+    // Auth is the first frame; subscribes only after it was accepted (docs/protocol.md §5).
     const first = conn.received[0] as Record<string, unknown>;
     expect(first.event).toBe("auth");
     expect(first.params).toEqual({ orderly_key: publicKey, sign: expect.any(String), timestamp: expect.any(Number) });

@@ -1,5 +1,5 @@
 /**
- * A small port-0 WebSocket server speaking PROTOCOL.md §5, for the stream client's tests only (the
+ * A small port-0 WebSocket server speaking docs/protocol.md §5, for the stream client's tests only (the
  * real simulated venue lives in src/sim and is not used here). It verifies the private auth frame
  * with @noble/ed25519, an implementation independent of the client's node:crypto signer, and lets a
  * test misbehave on purpose: refuse auth, refuse a topic, go silent, drop sockets, send garbage.
@@ -41,7 +41,7 @@ export interface AuthAttempt {
   detail: string;
 }
 
-const TIMESTAMP_TOLERANCE_MS = 300_000; // PROTOCOL.md §2
+const TIMESTAMP_TOLERANCE_MS = 300_000; // docs/protocol.md §2
 
 export class FakeStreamServer {
   readonly url: string;
@@ -211,7 +211,7 @@ export class FakeStreamServer {
       return { ok: false, detail: "timestamp" };
     }
     if (typeof sign !== "string") return { ok: false, detail: "no sign" };
-    // Node's base64 decoder takes both alphabets, padded or not (PROTOCOL.md §2).
+    // Node's base64 decoder takes both alphabets, padded or not (docs/protocol.md §2).
     const sig = Buffer.from(sign, "base64");
     if (sig.length !== 64) return { ok: false, detail: "signature length" };
     const message = new TextEncoder().encode(String(timestamp));

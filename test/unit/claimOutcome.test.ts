@@ -1,6 +1,6 @@
 /**
- * A failed claim's next step is decided by error code (DESIGN.md rule 5), never by message text:
- * every venue code of PROTOCOL.md §3 and every local failure maps to one action and one pair of
+ * A failed claim's next step is decided by error code (docs/architecture.md rule 5), never by message text:
+ * every venue code of docs/protocol.md §3 and every local failure maps to one action and one pair of
  * bounded metric labels.
  */
 import { describe, expect, test } from "vitest";
@@ -53,7 +53,7 @@ describe("classifyClaimFailure", () => {
     expect(classifyClaimFailure(venue(-1003, 429, "liquidation gone")).action).toBe("backoff");
   });
 
-  test("every venue code of PROTOCOL.md §3 has a bounded code label", () => {
+  test("every venue code of docs/protocol.md §3 has a bounded code label", () => {
     for (const code of VENUE_CODES.keys()) expect(classifyClaimFailure(venue(code)).code).toBe(String(code));
   });
 });

@@ -438,7 +438,7 @@ describe("exposure against the venue's position pushes", () => {
     expect(rig.exposure.heldQty(SOL)).toBe(-3);
     rig.positions.applyPush([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], Date.now());
     expect(rig.exposure.heldQty(ETH)).toBe(2);
-    expect(rig.exposure.heldQty(SOL)).toBe(-3); // a push is a delta per symbol (PROTOCOL.md §5)
+    expect(rig.exposure.heldQty(SOL)).toBe(-3); // a push is a delta per symbol (docs/protocol.md §5)
   });
 
   test("nothing is claimed until the venue has reported the account's positions", async () => {

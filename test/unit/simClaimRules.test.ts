@@ -97,7 +97,7 @@ function run(b: unknown, l: OpenLiquidation | undefined, c: ClaimContext = ctx()
   return out.ok ? { code: 0, value: out.value } : { code: out.refusal.code, message: out.refusal.message };
 }
 
-describe("ratio range and the 0.001 quantum (PROTOCOL.md §4)", () => {
+describe("ratio range and the 0.001 quantum (docs/protocol.md §4)", () => {
   it.each([
     [1, 1000],
     [0.5, 500],
@@ -182,7 +182,7 @@ describe("body shape", () => {
   });
 });
 
-describe("limit_price side rule (SPEC.md §4.5), both sides", () => {
+describe("limit_price side rule (docs/protocol.md §A.4.5), both sides", () => {
   // Big enough to allow partial claims, so only the price rule is being tested.
   it.each([
     ["long, limit above mark", 200, 100.5, 0],
@@ -281,7 +281,7 @@ describe("tier rules", () => {
 });
 
 describe("full-take thresholds (10,000 with any low tier, else 5,000)", () => {
-  it("the constants are simrules' numbers", () => {
+  it("the constants are the claim rules' numbers (docs/protocol.md §7)", () => {
     expect([FULL_TAKE_LOW_TIER, FULL_TAKE_HIGH_TIER]).toEqual([10_000, 5_000]);
   });
 
@@ -359,7 +359,7 @@ describe("-1202 and -1101", () => {
   });
 });
 
-describe("response arithmetic (simrules)", () => {
+describe("response arithmetic (docs/protocol.md §7)", () => {
   it.each([
     ["long, partial", "PERP_LOW_USDC", 123.456, 0.333, 100],
     ["short, partial", "PERP_LOWB_USDC", -321.5, 0.25, 50],
@@ -373,7 +373,7 @@ describe("response arithmetic (simrules)", () => {
     const q = Math.round(qty * ratio * 1e9) / 1e9;
     const t = r.value.transfers[0]!;
     expect(t.positionQty).toBeCloseTo(q, 9);
-    // At the mark: the fee is credited to the holding, not also taken off the price (PROTOCOL.md §6).
+    // At the mark: the fee is credited to the holding, not also taken off the price (docs/protocol.md §6).
     expect(t.transferPrice).toBe(mark);
     expect(t.costPositionTransfer).toBeCloseTo(t.positionQty * t.transferPrice, 9);
     expect(t.absLiquidatorFee).toBeCloseTo(Math.abs(t.costPositionTransfer) * fee, 9);

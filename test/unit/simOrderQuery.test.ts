@@ -63,7 +63,7 @@ function ids(qs: string, orders: OrderRecord[] = SMALL): number[] {
   return queryOrders(orders, parse(`user_account=u&size=500&${qs}`)).rows.map((o) => o.order_id);
 }
 
-describe("the six sort rules of SPEC.md §4.4, with ties by order_id", () => {
+describe("the six sort rules of docs/protocol.md §A.4.4, with ties by order_id", () => {
   it.each([
     // created: 7:2500 3:2000 4:1500 {5,9}:1000 8:500
     ["rule 2: no sort_by, no update window → created desc, ties id desc", "", [7, 3, 4, 9, 5, 8]],
@@ -162,7 +162,7 @@ describe("seeded history", () => {
     for (const o of page.rows) expect(pred(o)).toBe(true);
   });
 
-  it("pages partition the result: every order once, meta per SPEC.md §2.5", () => {
+  it("pages partition the result: every order once, meta per docs/protocol.md §A.2.5", () => {
     const size = 97;
     const seen: number[] = [];
     const pages = Math.ceil(big.length / size);

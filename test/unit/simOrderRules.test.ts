@@ -1,5 +1,5 @@
 /**
- * The simulated venue's order rules, table-driven from PROTOCOL.md §6: each rule refuses with its
+ * The simulated venue's order rules, table-driven from docs/protocol.md §6: each rule refuses with its
  * code, the first failing rule decides, and a valid order of each type passes.
  */
 import { describe, expect, test } from "vitest";
@@ -39,7 +39,7 @@ function code(body: Record<string, unknown>, c: OrderContext = ctx({ position: 1
   return checked.ok ? 0 : checked.refusal.code;
 }
 
-describe("order rules (PROTOCOL.md §6)", () => {
+describe("order rules (docs/protocol.md §6)", () => {
   test.each([
     ["a valid reduce-only IOC", { ...base, reduce_only: true }, 0],
     ["numbers as decimal strings", { ...base, order_price: "1990.00", order_quantity: "0.5" }, 0],

@@ -7,7 +7,7 @@ function limiter(limit: number) {
   return { l, clock };
 }
 
-describe("SlidingWindowLimiter (PROTOCOL.md §4 limits)", () => {
+describe("SlidingWindowLimiter (docs/protocol.md §4 limits)", () => {
   it.each([
     ["public reads", 10],
     ["claims", 5],

@@ -51,7 +51,7 @@ describe("decodeSignature: base64url (unpadded, padded) and standard base64", ()
   });
 });
 
-describe("checkSignedRequest (PROTOCOL.md §2)", () => {
+describe("checkSignedRequest (docs/protocol.md §2)", () => {
   it("accepts a request signed by the project's node:crypto Signer (noble verifies it)", async () => {
     const { signer, options } = setup();
     const r = await checkSignedRequest(request(signer), options);

@@ -1,6 +1,6 @@
 /**
  * The simulated venue's trading: the synthetic book (depth, slippage, refill, FOK, MARKET stopping
- * at price_range), the accounting worked by hand (PROTOCOL.md §6), and a property: after random
+ * at price_range), the accounting worked by hand (docs/protocol.md §6), and a property: after random
  * claims, orders and mark moves, books rebuilt from the private pushes alone (what a liquidator sees)
  * equal the venue's own, and `unsettled_pnl = position_qty × mark − cost_position`.
  */
@@ -97,7 +97,7 @@ describe("synthetic book", () => {
   });
 });
 
-describe("accounting (PROTOCOL.md §6), worked by hand", () => {
+describe("accounting (docs/protocol.md §6), worked by hand", () => {
   test("a claim, a partial close, a flip and a close", () => {
     const b = emptyBooks();
     applyClaim(b, 2, 100, 200, 1.6); // long 2 at 100, fee 1.6 credited

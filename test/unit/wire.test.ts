@@ -16,7 +16,7 @@ import {
   routeTopic,
 } from "../../src/venue/wire.js";
 
-// Payloads as the venue sends them (PROTOCOL.md §5), parsed from JSON text like the stream does.
+// Payloads as the venue sends them (docs/protocol.md §5), parsed from JSON text like the stream does.
 const json = <T = unknown>(text: string): T => JSON.parse(text) as T;
 
 const LIQ_TEXT =
@@ -188,7 +188,7 @@ describe("rejection rules", () => {
     expect(parsePositions({ positions: [{ symbol: "PERP_A_B", positionQty: 1, averageOpenPrice: -1 }] })).toBeUndefined();
   });
 
-  test("ids: non-integer, negative, or beyond 2^53 (cannot be trusted, PROTOCOL.md §5)", () => {
+  test("ids: non-integer, negative, or beyond 2^53 (cannot be trusted, docs/protocol.md §5)", () => {
     for (const id of [1.5, -1, 2 ** 53, 1e20, "101", null]) {
       expect(parseLiquidationEntry(liq({ liquidationId: id }))).toBeUndefined();
       expect(parseLiquidatorLiquidation(assigned({ liquidationId: id }))).toBeUndefined();
