@@ -4,36 +4,16 @@
  * in order of expected fee, highest first (late binding: each limiter permit takes the best pending
  * claim). Caps are set so that none of them interferes: every liquidation is taken whole.
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  countById,
-  type InProcessDaemon,
-  removeDir,
-  requestsFrom,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { expect } from "vitest";
+import { countById, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
 const N = 100;
 
-test("a cascade of 100: at most 5 claims per sliding second at the venue, highest expected fee first", async () => {
-  sim = await startQuietSim({ liquidationTtlMs: 600_000 });
-  dir = await tempDir("cascade");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 2_000 } });
+test("a cascade of 100: at most 5 claims per sliding second at the venue, highest expected fee first", async ({ rig }) => {
+  const sim = await rig.sim({ liquidationTtlMs: 600_000 });
+  const dir = await rig.dir("cascade");
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 2_000 } });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");

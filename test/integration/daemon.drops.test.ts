@@ -4,43 +4,18 @@
  * pushes missed, and the claimer's one-state-per-id never claims an id twice. Venue truth: exactly
  * one claim request per liquidation id from our account, every one accepted.
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  countById,
-  ethLong,
-  type InProcessDaemon,
-  metricValue,
-  removeDir,
-  requestsFrom,
-  scrape,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { expect } from "vitest";
+import { claimsBy, countById, ethLong, metricValue, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
 const DROPS = 20;
 
-test("20 stream drops, liquidations added while down: every one claimed exactly once", async () => {
+test("20 stream drops, liquidations added while down: every one claimed exactly once", async ({ rig }) => {
   // Each claim is held 250 ms at the venue: drops and reconcile rounds land while claims are in
   // flight or just settled, when the open list still shows them.
-  sim = await startQuietSim({ claimProcessingDelayMs: 250 });
-  dir = await tempDir("drops");
-  daemon = await startInProcessDaemon({
+  const sim = await rig.sim({ claimProcessingDelayMs: 250 });
+  const dir = await rig.dir("drops");
+  const daemon = await rig.daemon({
     sim,
     stateDir: dir,
     // Some liquidations are bigger than one claim may take: they stay open with the remainder, and

@@ -4,37 +4,14 @@
  * dryRun with dry_run outcomes in the journal, claims_result_total{result="dry_run"} per claim.
  * (`run --dry-run` is covered by the child-process test in daemon.signals.test.ts.)
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  readJournal,
-  removeDir,
-  requestsFrom,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { expect } from "vitest";
+import { ethLong, metric, readJournal, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
-
-test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("dryrun");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, env: { LIQUIDATOR_DRY_RUN: "1" } });
+test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("dryrun");
+  const daemon = await rig.daemon({ sim, stateDir: dir, env: { LIQUIDATOR_DRY_RUN: "1" } });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");

@@ -4,43 +4,25 @@
  * still held — that would block every claim under max_total_exposure until some claim happened,
  * which it never would. And a burst cannot pass the cap: exposure counts queued and in-flight claims.
  */
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  removeDir,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { claimsBy, ethLong, metric, sleep, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
 // One ETH is 3,850 of notional at the simulator's (still) mark.
 const policy = { max_total_exposure: 10_000 };
 
+/** Positions stay held (the venue closes them when the test says): this test is about the cap. */
+const OFF = { LIQUIDATOR_UNWIND_MODE: "off" };
+
 const claimed = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
 const held = (s: SimulatorHandle): number => s.core.positionsOf(s.accountId).reduce((a, p) => a + Math.abs(p.qty) * p.markPrice, 0);
 
-test("restart after positions were closed: exposure is the venue's, claims continue under the cap", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("exposure");
+test("restart after positions were closed: exposure is the venue's, claims continue under the cap", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("exposure");
   const s = sim;
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  const daemon = await rig.daemon({ sim, stateDir: dir, policy, env: OFF });
   let d = daemon;
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
 
@@ -64,8 +46,7 @@ test("restart after positions were closed: exposure is the venue's, claims conti
   expect(held(s)).toBeCloseTo(7_700, 6);
 
   await daemon.stop();
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
-  d = daemon;
+  d = await rig.daemon({ sim, stateDir: dir, policy, env: OFF });
   await waitFor(() => d.logs.lines.some((l) => /^journal replayed/.test(l.msg)), "journal replayed");
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready after restart");
 

@@ -3,42 +3,26 @@
  * mode over loopback) claims each one exactly once, journals intent + accepted outcome with the
  * fills the venue reported, and exposes it on /metrics; /readyz is 200 while streams and marks are fresh.
  */
-import { afterEach, describe, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { describe, expect } from "vitest";
 import {
   claimsBy,
   countById,
   ethLong,
-  type InProcessDaemon,
   journalLines,
   metric,
   metricValue,
   readJournal,
-  removeDir,
   requestsFrom,
   scrape,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
   waitFor,
 } from "../support/daemonHarness.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { test } from "../support/rig.js";
 
 describe("daemon against the simulated venue", () => {
-  test("claims flow end to end: claimed once each, journaled with fills, counted in /metrics, ready", async () => {
-    sim = await startQuietSim();
-    dir = await tempDir("flow");
-    daemon = await startInProcessDaemon({ sim, stateDir: dir });
+  test("claims flow end to end: claimed once each, journaled with fills, counted in /metrics, ready", async ({ rig }) => {
+    const sim = await rig.sim();
+    const dir = await rig.dir("flow");
+    const daemon = await rig.daemon({ sim, stateDir: dir });
     const d = daemon;
     await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "/readyz 200");
 

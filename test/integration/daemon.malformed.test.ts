@@ -3,38 +3,14 @@
  * and Infinity): the daemon keeps running, counts every one in ws_bad_messages_total, sends no claim
  * for the fake ids some of them carry, and still claims a real liquidation afterwards.
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  readJournal,
-  removeDir,
-  requestsFrom,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { expect } from "vitest";
+import { claimsBy, ethLong, metric, readJournal, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
-
-test("1,000 malformed frames per stream: counted, no crash, no claim; a real liquidation is still claimed", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("malformed");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir });
+test("1,000 malformed frames per stream: counted, no crash, no claim; a real liquidation is still claimed", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("malformed");
+  const daemon = await rig.daemon({ sim, stateDir: dir });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");

@@ -4,36 +4,11 @@
  * what makes these liquidations claimed in time is the reconnect policy and degraded mode, not a
  * test setting.
  */
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  countById,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  metricValue,
-  removeDir,
-  requestsFrom,
-  scrape,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { claimsBy, countById, ethLong, metric, metricValue, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
 import { readyz } from "../support/reliability.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { test } from "../support/rig.js";
 
 /** The daemon's own defaults (the harness otherwise shortens them). */
 const DEFAULT_TIMING = { reconcileIntervalMs: 5_000, backoff: { initialMs: 500, maxMs: 30_000 } };
@@ -50,10 +25,12 @@ function claimDelays(s: SimulatorHandle, ids: readonly number[]): Map<number, nu
   return out;
 }
 
-test("five drops 10 s apart, reconnects refused 1.5 s each: liquidations created during each are claimed within 3 s, once", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("outage-drops");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: DEFAULT_TIMING });
+test("five drops 10 s apart, reconnects refused 1.5 s each: liquidations created during each are claimed within 3 s, once", async ({
+  rig,
+}) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("outage-drops");
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: DEFAULT_TIMING });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
@@ -80,11 +57,13 @@ test("five drops 10 s apart, reconnects refused 1.5 s each: liquidations created
   expect([...countById(requestsFrom(s))].filter(([, n]) => n !== 1)).toEqual([]);
 }, 120_000);
 
-test("public stream refused 60 s (private 30 s of it) while REST works: claims go on from REST data, no 429, degraded mode shown and left", async () => {
+test("public stream refused 60 s (private 30 s of it) while REST works: claims go on from REST data, no 429, degraded mode shown and left", async ({
+  rig,
+}) => {
   // Marks move (the REST marks must be fresh for the limit prices to hold), nothing else happens.
-  sim = await startQuietSim({ scenario: { volatilityScale: 1 } });
-  dir = await tempDir("outage-refused");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: DEFAULT_TIMING });
+  const sim = await rig.sim({ scenario: { volatilityScale: 1 } });
+  const dir = await rig.dir("outage-refused");
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: DEFAULT_TIMING });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");

@@ -5,37 +5,16 @@
  * reconnect: without stall detection the old socket would simply resume when the stall lifts, no
  * reconnect would happen, and that liquidation would never be claimed.
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  countById,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  removeDir,
-  requestsFrom,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { expect } from "vitest";
+import { claimsBy, countById, ethLong, metric, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
-
-test("a stalled public socket is detected and replaced; the liquidation pushed into the stall is claimed from REST meanwhile", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("stall");
-  daemon = await startInProcessDaemon({
+test("a stalled public socket is detected and replaced; the liquidation pushed into the stall is claimed from REST meanwhile", async ({
+  rig,
+}) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("stall");
+  const daemon = await rig.daemon({
     sim,
     stateDir: dir,
     // A healthy socket answers the client's pings (every second) and carries a mark push every

@@ -4,39 +4,14 @@
  * from the private `liquidatorliquidations` push as confirmed, with the venue's fills, whichever of
  * the push and the transport error reaches it first.
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  countById,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  readJournal,
-  removeDir,
-  requestsFrom,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { expect } from "vitest";
+import { claimsBy, countById, ethLong, metric, readJournal, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
-
-test("claim applied but the answer lost: never resent, confirmed by the private push with the venue's fills", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("unknown");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 300 } });
+test("claim applied but the answer lost: never resent, confirmed by the private push with the venue's fills", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("unknown");
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 300 } });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");

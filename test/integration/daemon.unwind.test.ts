@@ -5,33 +5,12 @@
  * unwinding off, in dry run or for held symbols, and the exposure cap never blocking claims for
  * longer than getting flat takes.
  */
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { DEFAULT_SYMBOLS, roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
-import {
-  claimsBy,
-  type InProcessDaemon,
-  metric,
-  removeDir,
-  requestsFrom,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { claimsBy, metric, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { type Rig, test } from "../support/rig.js";
 import { flatTimes, openQty, venueOrders } from "../support/unwindProbe.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
 
 const SIX = ["PERP_BTC_USDC", "PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_BNB_USDC", "PERP_DOGE_USDC", "PERP_WIF_USDC"];
 const DEEP = { spreadBps: 2, levels: 20, stepBps: 2, levelNotional: 200_000, refillPerSec: 1 };
@@ -48,24 +27,26 @@ function open(s: SimulatorHandle, symbol: string, notional: number, sign: 1 | -1
 }
 
 async function start(
+  rig: Rig,
   o: { symbols?: SymbolSpec[]; policy?: Record<string, unknown>; sections?: Record<string, unknown>; env?: Record<string, string> } = {},
 ) {
-  sim = await startQuietSim(o.symbols ? { symbols: o.symbols } : {});
-  dir = await tempDir("unwind");
-  daemon = await startInProcessDaemon({
+  const sim = await rig.sim(o.symbols ? { symbols: o.symbols } : {});
+  const daemon = await rig.daemon({
     sim,
-    stateDir: dir,
+    stateDir: await rig.dir("unwind"),
     ...(o.policy ? { policy: o.policy } : {}),
     ...(o.sections ? { sections: o.sections } : {}),
     ...(o.env ? { env: o.env } : {}),
   });
-  await waitFor(() => daemon?.logs.has("positions read from the venue; claiming may start"), "the daemon ready to claim");
+  await waitFor(() => daemon.logs.has("positions read from the venue; claiming may start"), "the daemon ready to claim");
   return { s: sim, d: daemon };
 }
 
 describe("unwinding against the simulated venue", () => {
-  test("50 claims over 6 symbols on deep books: each position flat within 10 s of its assignment, only reduce-only orders", async () => {
-    const { s } = await start({ symbols: withBooks(Object.fromEntries(SIX.map((x) => [x, DEEP]))) });
+  test("50 claims over 6 symbols on deep books: each position flat within 10 s of its assignment, only reduce-only orders", async ({
+    rig,
+  }) => {
+    const { s } = await start(rig, { symbols: withBooks(Object.fromEntries(SIX.map((x) => [x, DEEP]))) });
     const probe = flatTimes(s);
     for (let i = 0; i < 50; i++) {
       open(s, SIX[i % 6] as string, 2_000 + (i % 5) * 1_500, i % 2 === 0 ? 1 : -1);
@@ -84,9 +65,9 @@ describe("unwinding against the simulated venue", () => {
     expect(orders.filter((o) => !o.reduce_only || o.type !== "IOC")).toEqual([]);
   }, 90_000);
 
-  test("a thin book: filled in parts, flat in the end, no order larger than the position, no 429 on orders", async () => {
+  test("a thin book: filled in parts, flat in the end, no order larger than the position, no 429 on orders", async ({ rig }) => {
     const thin = { spreadBps: 4, levels: 4, stepBps: 5, levelNotional: 600, refillPerSec: 0.5 };
-    const { s, d } = await start({ symbols: withBooks({ PERP_WIF_USDC: thin }) });
+    const { s, d } = await start(rig, { symbols: withBooks({ PERP_WIF_USDC: thin }) });
     const sizes: { qty: number; position: number }[] = [];
     s.core.onPush((p) => {
       if (p.scope === "private" && p.topic === "executionreport") {
@@ -103,8 +84,8 @@ describe("unwinding against the simulated venue", () => {
     expect(d.logs.lines.filter((l) => l.code === -1003)).toEqual([]);
   }, 120_000);
 
-  test("order answers lost: each is looked up, never resent, and the position still goes flat", async () => {
-    const { s, d } = await start({ symbols: withBooks({ PERP_ETH_USDC: DEEP }) });
+  test("order answers lost: each is looked up, never resent, and the position still goes flat", async ({ rig }) => {
+    const { s, d } = await start(rig, { symbols: withBooks({ PERP_ETH_USDC: DEEP }) });
     s.core.trading.faults.loseAnswers(3);
     for (let i = 0; i < 3; i++) open(s, "PERP_ETH_USDC", 3_000, 1);
     await waitFor(() => claimsBy(s).length === 3, "3 claims");
@@ -115,25 +96,21 @@ describe("unwinding against the simulated venue", () => {
     expect(await metric(d.metricsUrl, "liquidator_orders_total", { result: "sent" })).toBe(ids.length);
   }, 60_000);
 
-  test("unwind.mode off and dry run send no order; a held symbol is kept while the others are closed", async () => {
-    let h = await start({ env: { LIQUIDATOR_UNWIND_MODE: "off" } });
+  test("unwind.mode off and dry run send no order; a held symbol is kept while the others are closed", async ({ rig }) => {
+    let h = await start(rig, { env: { LIQUIDATOR_UNWIND_MODE: "off" } });
     open(h.s, "PERP_ETH_USDC", 3_000, 1);
     await waitFor(() => claimsBy(h.s).length === 1, "the claim");
     await sleep(1_500);
     expect(venueOrders(h.s)).toEqual([]);
-    await daemon?.stop();
-    await sim?.close();
 
-    h = await start({ env: { LIQUIDATOR_DRY_RUN: "1" } });
+    h = await start(rig, { env: { LIQUIDATOR_DRY_RUN: "1" } });
     open(h.s, "PERP_ETH_USDC", 3_000, 1);
     await waitFor(() => h.d.logs.has("dry run: claim decided, not sent"), "a dry-run decision");
     await sleep(1_000);
     expect(requestsFrom(h.s)).toEqual([]);
     expect(venueOrders(h.s)).toEqual([]);
-    await daemon?.stop();
-    await sim?.close();
 
-    h = await start({
+    h = await start(rig, {
       symbols: withBooks({ PERP_ETH_USDC: DEEP, PERP_SOL_USDC: DEEP }),
       sections: { unwind: { hold: ["PERP_ETH_USDC"] } },
     });
@@ -146,10 +123,10 @@ describe("unwinding against the simulated venue", () => {
     expect(venueOrders(h.s).filter((o) => o.symbol === "PERP_ETH_USDC")).toEqual([]);
   }, 90_000);
 
-  test("the exposure cap blocks claims only until the positions are flat again", async () => {
+  test("the exposure cap blocks claims only until the positions are flat again", async ({ rig }) => {
     // A book thin enough that getting flat takes seconds, so the cap is reached.
     const thin = { spreadBps: 4, levels: 3, stepBps: 5, levelNotional: 1_200, refillPerSec: 0.6 };
-    const { s, d } = await start({
+    const { s, d } = await start(rig, {
       symbols: withBooks({ PERP_ETH_USDC: thin }),
       policy: { max_total_exposure: 7_000, max_claim_notional: 1_000_000 },
     });

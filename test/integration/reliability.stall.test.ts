@@ -8,43 +8,24 @@
  * during the stall is claimed from REST data (the open list and REST marks) within seconds.
  * (daemon.stall.test.ts covers the same with a short deadAfterMs; this one proves the default.)
  */
-import { afterEach, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  ethLong,
-  type InProcessDaemon,
-  removeDir,
-  requestsFrom,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { expect } from "vitest";
+import { claimsBy, ethLong, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { readyz, requestsPerId } from "../support/reliability.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { test } from "../support/rig.js";
 
 /** docs/protocol.md §5: "A silent socket is dead after 30 s (client side)". */
 const DEAD_AFTER_MS = 30_000;
 /** Room for the reconnect backoff, timers and a busy machine. */
 const MARGIN_MS = 5_000;
 
-test("a silent public stream is detected and replaced within 30 s (default timing); a liquidation added during the stall is claimed after", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("rel-stall");
+test("a silent public stream is detected and replaced within 30 s (default timing); a liquidation added during the stall is claimed after", async ({
+  rig,
+}) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("rel-stall");
   // Only the reconnect backoff and the reconcile interval are shortened/lengthened; pingIntervalMs
   // and deadAfterMs are the daemon's defaults.
-  daemon = await startInProcessDaemon({
+  const daemon = await rig.daemon({
     sim,
     stateDir: dir,
     timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } },

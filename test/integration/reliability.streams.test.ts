@@ -8,44 +8,20 @@
  *   handful of attempts, not a loop), /readyz says the private stream is down and why, and it
  *   recovers when auth works again.
  */
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import { Prng } from "../../src/sim/prng.js";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  ethLong,
-  type InProcessDaemon,
-  metricValue,
-  removeDir,
-  requestsFrom,
-  scrape,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
+import { claimsBy, ethLong, metricValue, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
 import { readyz, requestsPerId } from "../support/reliability.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { test } from "../support/rig.js";
 
 const DROPS = 100;
 
-test("100 drops at random moments, liquidations arriving in the gaps: every eligible one claimed exactly once", async () => {
+test("100 drops at random moments, liquidations arriving in the gaps: every eligible one claimed exactly once", async ({ rig }) => {
   const rng = new Prng(0x5eed_d209);
   // Claims are held 100 ms at the venue: drops land while claims are in flight, too.
-  sim = await startQuietSim({ claimProcessingDelayMs: 100 });
-  dir = await tempDir("rel-drops");
-  daemon = await startInProcessDaemon({
+  const sim = await rig.sim({ claimProcessingDelayMs: 100 });
+  const dir = await rig.dir("rel-drops");
+  const daemon = await rig.daemon({
     sim,
     stateDir: dir,
     // BNB is denied: those liquidations are not eligible and must never be claimed. BTC ones are
@@ -121,11 +97,11 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
   expect(reconnects).toBeGreaterThanOrEqual(socketsCut);
 }, 120_000);
 
-test("a refused private auth is retried with growing, jittered backoff and shown on /readyz", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("rel-auth");
+test("a refused private auth is retried with growing, jittered backoff and shown on /readyz", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("rel-auth");
   // Backoff ceilings 200, 400, 800, 1600, 3000, 3000 ... ms, each delay uniform under its ceiling.
-  daemon = await startInProcessDaemon({
+  const daemon = await rig.daemon({
     sim,
     stateDir: dir,
     timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 200, maxMs: 3_000 } },

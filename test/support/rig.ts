@@ -1,0 +1,82 @@
+/**
+ * The tests' rig: vitest fixtures that make what a test needs and register its teardown where it is
+ * made, undone in reverse order after the test (a daemon before its venue, a venue before its dir),
+ * whatever the test did. `build` compiles the CLI once per file. Not a test file itself.
+ *
+ *   test("...", async ({ rig }) => {
+ *     const sim = await rig.sim();
+ *     const daemon = await rig.daemon({ sim, stateDir: await rig.dir("x") });
+ *   });
+ */
+import { test as base } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { type Build, buildOnce } from "./buildOnce.js";
+import { type InProcessDaemon, removeDir, startInProcessDaemon, startQuietSim, tempDir } from "./daemonHarness.js";
+import { type DaemonProcess, spawnDaemon } from "./daemonProcess.js";
+
+export interface Rig {
+  /** A temp dir, removed after the test. */
+  dir(prefix: string): Promise<string>;
+  /** The simulated venue on port 0 with a still market, closed after the test. */
+  sim(options?: Parameters<typeof startQuietSim>[0]): Promise<SimulatorHandle>;
+  /** The daemon in this process, stopped after the test. */
+  daemon(options: Parameters<typeof startInProcessDaemon>[0]): Promise<InProcessDaemon>;
+  /** The daemon as a child process (`node <cli> run`), woken and killed after the test. */
+  spawn(...args: Parameters<typeof spawnDaemon>): DaemonProcess;
+  /** Any other teardown, run with the rest in reverse order. */
+  defer(teardown: () => unknown): void;
+}
+
+export const test = base.extend<{ rig: Rig; build: Build }>({
+  build: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, use) => {
+      const build = await buildOnce("rig");
+      await use(build);
+      await build.remove();
+    },
+    { scope: "file" },
+  ],
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  rig: async ({}, use) => {
+    const teardowns: (() => unknown)[] = [];
+    const rig: Rig = {
+      dir: async (prefix) => {
+        const dir = await tempDir(prefix);
+        teardowns.push(() => removeDir(dir));
+        return dir;
+      },
+      sim: async (options) => {
+        const sim = await startQuietSim(options);
+        teardowns.push(() => sim.close());
+        return sim;
+      },
+      daemon: async (options) => {
+        const daemon = await startInProcessDaemon(options);
+        teardowns.push(() => daemon.stop().catch(() => undefined));
+        return daemon;
+      },
+      spawn: (...args) => {
+        const proc = spawnDaemon(...args);
+        teardowns.push(async () => {
+          if (!proc.exited()) proc.child.kill("SIGCONT"); // a test may have frozen it
+          await proc.kill();
+        });
+        return proc;
+      },
+      defer: (teardown) => {
+        teardowns.push(teardown);
+      },
+    };
+    await use(rig);
+    const errors: unknown[] = [];
+    for (const t of teardowns.reverse()) {
+      try {
+        await t();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  },
+});
