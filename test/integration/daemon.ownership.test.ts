@@ -98,9 +98,11 @@ test("positions closed at the venue while the daemon was down: after the restart
   sim = await startQuietSim();
   dir = await tempDir("closed-while-down");
   const s = sim;
-  // One ETH is about 3,850 of notional: a cap of 10,000 admits two.
+  // One ETH is about 3,850 of notional: a cap of 10,000 admits two. Unwinding off: the positions
+  // stay until the venue closes them while the daemon is down.
   const policy = { max_total_exposure: 10_000 };
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  const env = { LIQUIDATOR_UNWIND_MODE: "off" };
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy, env });
   let d = daemon;
   const held = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1))];
   await waitFor(() => held.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "two ETH claimed");
@@ -111,7 +113,7 @@ test("positions closed at the venue while the daemon was down: after the restart
   await daemon.stop();
 
   expect(s.core.closePositions(s.accountId)).toBe(1);
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy });
+  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy, env });
   d = daemon;
   await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "positions read at start");
   expect(await metric(d.metricsUrl, "liquidator_exposure_notional", { symbol: "PERP_ETH_USDC" })).toBe(0);
