@@ -10,6 +10,8 @@
  * 3. throughput: decide() and ed25519 signatures per second, in this process.
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
+ *
+ * Longer than most files: the bench's phases in order, each a function; reports and statistics are apart.
  */
 
 import type { ChildProcess } from "node:child_process";

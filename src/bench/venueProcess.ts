@@ -11,6 +11,8 @@
  * phase alternates frames between the daemon's lane and the floor's, so both are measured under the
  * same conditions at the same time (a slow minute of the host hurts both alike).
  * The process exits when the IPC channel closes (the runner died or is done).
+ *
+ * Longer than most files: the bench's venue process: the front server, the lanes and the IPC commands that drive them.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

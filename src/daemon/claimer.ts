@@ -8,6 +8,8 @@
  *
  * Never twice: every id has one state (claimState.ts); once an id is in flight, accepted, unknown or
  * finished it is not claimed again, and the journal intent is written before the request leaves.
+ *
+ * Longer than most files: the pump and the per-id state share one queue and one send point; what happens after a claim left is claimOutcomes.ts.
  */
 import type { Exposure } from "../engine/exposure.js";
 import type { ClaimDecision, Decision } from "../engine/policy.js";

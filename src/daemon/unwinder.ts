@@ -10,6 +10,8 @@
  * after a restart, orders the journal left unsettled are looked up before anything else is sent for
  * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
  * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
+ *
+ * Longer than most files: one state machine per symbol (plan, intent, send, settle, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts.
  */
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook } from "../engine/positionBook.js";

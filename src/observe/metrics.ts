@@ -10,6 +10,8 @@
  *
  * Sampled values (mark prices and ages, exposure, limiter queues, watchdog ages) are read at scrape
  * time from a source callback, so the hot path never touches a label map for them.
+ *
+ * Longer than most files: the declarations of every metric family, one after the other; the unwinding ones are unwindMetrics.ts.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { isErrorCode, LiquidatorError } from "../errors.js";

@@ -7,6 +7,8 @@
  * Dead-client check (the simulator's choice): a socket that sent nothing at all (no frame, no
  * protocol ping/pong) for `deadAfterMs` (default 3 ping intervals, 30 s) is terminated at the next
  * heartbeat tick. Slow consumers: a socket with more than `maxBufferedBytes` unsent is terminated.
+ *
+ * Longer than most files: both simulated streams share one server, one heartbeat and one routing of pushes.
  */
 import type { IncomingMessage, Server } from "node:http";
 import { STATUS_CODES } from "node:http";

@@ -7,6 +7,8 @@
  * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the
  * mark reaches it; margin is 10 % of the notional held and ordered against the holding plus all
  * unsettled P&L.
+ *
+ * Longer than most files: the order engine's steps (check, match, fill, close, report) share the account's books.
  */
 
 import { applyClaim, applyFill, emptyBooks, type SymbolBooks, unsettledPnl } from "./accounting.js";

@@ -3,6 +3,8 @@
  * positions, epochs, order history, the claim log. Every change the venue would announce is emitted
  * synchronously as a SimPush (the streams deliver it); the REST layer reads and claims through here.
  * Tests and benches drive it directly (addLiquidation, cascade, setMark, competitorClaim, ...).
+ *
+ * Longer than most files: one object holds the venue's state so that every change and its push happen together; claims, liquidations and pushes are its parts (orders live in trading.ts).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Accounts, type SimAccount } from "./accounts.js";

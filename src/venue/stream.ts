@@ -6,6 +6,8 @@
  *
  * Hot path: one JSON.parse per frame, a Map lookup and a switch on the topic kind, a hand-written
  * validator, the callback. Socket handlers are bound once per connection, never per frame.
+ *
+ * Longer than most files: the socket's lifecycle is one state machine (connect, auth, subscribe, heartbeat, dead check, reconnect); frame decoding, the handshake and the reconnect policy are already apart.
  */
 
 import type { RawData } from "ws";

@@ -19,6 +19,8 @@
  * anyway). The frame then counts ONCE as `bad_entry` (the metric counts messages, not rows); the
  * number of dropped rows is kept apart (StreamClient.droppedEntries). `position` and `liquidatorliquidations` are rejected
  * whole: a partially trusted position snapshot or assignment would mis-state exposure.
+ *
+ * Longer than most files: one hand-written validator per stream payload, side by side so that each follows the same rules.
  */
 import { SYMBOL_PATTERN } from "../engine/types.js";
 import type { BalancePush, ExecutionReport } from "./wireOrders.js";
