@@ -13,6 +13,8 @@ export interface ClientLatency extends LatencySummary {
 }
 
 export interface CascadeResult extends ValueResult {
+  /** Every consecutive run (the fields above are the first's). */
+  runs?: { eventLoopP99MsDuring: number; ratio: number; rateLimited: number }[];
   liquidations: number;
   pushes: number;
   spanMs: number;
@@ -90,6 +92,13 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("cascade value ratio (first 20 / best 20)", r.cascade?.ratio, ">= 0.98", (v) => v >= 0.98);
   add("cascade 429s", r.cascade?.rateLimited, "= 0", (v) => v === 0);
   add("cascade event-loop delay p99 during (ms)", r.cascade?.eventLoopP99MsDuring, "< 10", (v) => v < 10);
+  const runs = r.cascade?.runs;
+  add(
+    `cascade event-loop delay p99 during, worst of ${runs?.length ?? 0} runs (ms)`,
+    runs === undefined || runs.length < 2 ? undefined : Math.max(...runs.map((x) => x.eventLoopP99MsDuring)),
+    "< 10",
+    (v) => v < 10,
+  );
   add("cascade event-loop delay p99 after (ms)", r.cascade?.eventLoopP99MsAfter, "< 10", (v) => v < 10);
   add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
   add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
@@ -179,6 +188,16 @@ export function table(r: BenchResults, markdown = false): string {
       "",
       `< 10 ${r.targets.filter((t) => t.name.startsWith("cascade event-loop")).every((t) => t.met) ? "met" : "NOT met"}`,
     ]);
+    if (c.runs !== undefined && c.runs.length > 1) {
+      const worst = Math.max(...c.runs.map((x) => x.eventLoopP99MsDuring));
+      rows.push([
+        `  worst of ${c.runs.length} consecutive runs, during (ms)`,
+        fmt(worst, 1),
+        "",
+        "",
+        target(`cascade event-loop delay p99 during, worst of ${c.runs.length} runs (ms)`),
+      ]);
+    }
     rows.push([
       "RSS during (max) / after (MB)",
       `${fmt(c.rssMbDuringMax)} / ${fmt(c.rssMbAfter)}`,
