@@ -162,12 +162,17 @@ async function latencyPhase(
   }
 }
 
-async function cascadePhase(total: number): Promise<CascadeResult> {
+async function cascadePhase(total: number, run = 0): Promise<CascadeResult> {
   const claimsPerSecond = 5; // docs/protocol.md §4
   const { client: venue, lanes } = await startVenue({ lanes: 1, seed: 23, claimsPerSecond, collateral: 1e9, liquidationTtlMs: 120_000 });
   const info = lanes[0]!;
   try {
-    const daemon = await startDaemon(group, { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs }, "cascade");
+    // A state dir per run: each run is a new venue, whose journal a daemon must not share.
+    const daemon = await startDaemon(
+      group,
+      { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs },
+      `cascade-${run}`,
+    );
     await sleep(1_500); // first reconcile and rewards poll out of the way
     const opts = { total, pushes: 10, spanMs: 1_000, notional: [200, 50_000] as const, warmupLiquidations: 5_000, warmupLeadMs: 3_000 };
     // The venue pushes the warm-up liquidations, waits warmupLeadMs, then the cascade: the
@@ -298,7 +303,7 @@ async function main(): Promise<void> {
     if (!(Number.isInteger(runs) && runs >= 1)) throw new Error("--cascade-runs takes a positive integer");
     const results: CascadeResult[] = [];
     for (let i = 0; i < runs; i++) {
-      results.push(await cascadePhase(total));
+      results.push(await cascadePhase(total, i));
       log(`cascade run ${i + 1}/${runs}: event-loop delay p99 ${results[i]?.eventLoopP99MsDuring} ms during`);
     }
     partial.cascade = {

@@ -5,45 +5,12 @@
  * middle of closing a position on a thin book, restarted on its state dir, settles the order it had
  * in flight, sends no second order for it and gets flat.
  */
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { DEFAULT_SYMBOLS, roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
-import {
-  claimsBy,
-  daemonEnv,
-  type InProcessDaemon,
-  metric,
-  OPEN_POLICY,
-  removeDir,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-  writePolicyFile,
-} from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
+import { claimsBy, daemonEnv, type InProcessDaemon, metric, OPEN_POLICY, waitFor, writePolicyFile } from "../support/daemonHarness.js";
+import { test } from "../support/rig.js";
 import { openQty, venueOrders } from "../support/unwindProbe.js";
-
-let build: Build | undefined;
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-const procs: DaemonProcess[] = [];
-let dir: string | undefined;
-
-beforeAll(async () => {
-  build = await buildOnce("pnl-test");
-});
-afterAll(async () => {
-  await build?.remove();
-});
-afterEach(async () => {
-  for (const p of procs.splice(0)) await p.kill();
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
 
 const SIX = ["PERP_BTC_USDC", "PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_BNB_USDC", "PERP_DOGE_USDC", "PERP_WIF_USDC"];
 
@@ -53,11 +20,11 @@ function open(s: SimulatorHandle, symbol: string, notional: number, sign: 1 | -1
   return s.core.addLiquidation({ positions: [{ symbol, position_qty: sign * qty }] });
 }
 
-test("over 100 claims the daemon's realized P&L equals the simulator's accounting (1e-6 of the notional)", async () => {
-  sim = await startQuietSim();
+test("over 100 claims the daemon's realized P&L equals the simulator's accounting (1e-6 of the notional)", async ({ rig }) => {
+  const sim = await rig.sim();
   const s = sim;
-  dir = await tempDir("pnl");
-  daemon = await startInProcessDaemon({ sim: s, stateDir: dir });
+  const dir = await rig.dir("pnl");
+  const daemon = await rig.daemon({ sim: s, stateDir: dir });
   await waitFor(() => daemon?.logs.has("positions read from the venue; claiming may start"), "ready to claim");
   for (let i = 0; i < 102; i++) {
     open(s, SIX[i % 6] as string, 1_000 + ((i * 7) % 9) * 900, i % 3 === 0 ? -1 : 1);
@@ -97,15 +64,14 @@ test("over 100 claims the daemon's realized P&L equals the simulator's accountin
   expect(fees).toBeGreaterThan(0);
 }, 150_000);
 
-test("kill -9 in the middle of an unwind: after the restart no order is sent twice and the position goes flat", async () => {
+test("kill -9 in the middle of an unwind: after the restart no order is sent twice and the position goes flat", async ({ rig, build }) => {
   const thin = { spreadBps: 4, levels: 3, stepBps: 5, levelNotional: 800, refillPerSec: 0.4 };
-  sim = await startQuietSim({ symbols: DEFAULT_SYMBOLS.map((x) => (x.symbol === "PERP_SOL_USDC" ? { ...x, book: thin } : x)) });
+  const sim = await rig.sim({ symbols: DEFAULT_SYMBOLS.map((x) => (x.symbol === "PERP_SOL_USDC" ? { ...x, book: thin } : x)) });
   const s = sim;
-  dir = await tempDir("unwind-kill");
+  const dir = await rig.dir("unwind-kill");
   const config = await writePolicyFile(dir, OPEN_POLICY);
   const env = daemonEnv(s, dir, { LIQUIDATOR_CONFIG: config });
-  const first = spawnDaemon((build as Build).cli, [], env, dir);
-  procs.push(first);
+  const first = rig.spawn(build.cli, [], env, dir);
   await first.metricsUrl();
   open(s, "PERP_SOL_USDC", 6_000, -1);
   await waitFor(() => venueOrders(s).length >= 2, "the unwind under way", 30_000);
@@ -114,8 +80,7 @@ test("kill -9 in the middle of an unwind: after the restart no order is sent twi
   const before = venueOrders(s).length;
   expect(openQty(s, "PERP_SOL_USDC")).not.toBe(0);
 
-  const second = spawnDaemon((build as Build).cli, [], env, dir);
-  procs.push(second);
+  const second = rig.spawn(build.cli, [], env, dir);
   await second.metricsUrl();
   await waitFor(() => openQty(s, "PERP_SOL_USDC") === 0, "flat after the restart", 30_000).catch((e) => {
     console.info(

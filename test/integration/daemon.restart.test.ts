@@ -4,58 +4,32 @@
  * truth: at most one claim request per id), and the ones the first process never got to are claimed
  * by the second. The daemon is the compiled CLI in a child process; the venue runs in this process.
  */
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
+import { expect } from "vitest";
 import {
   claimsBy,
   countById,
   daemonEnv,
   OPEN_POLICY,
   readJournal,
-  removeDir,
   requestsFrom,
   sleep,
-  startQuietSim,
-  tempDir,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
-
-let build: Build;
-let sim: SimulatorHandle | undefined;
-let dir: string | undefined;
-const procs: DaemonProcess[] = [];
-
-beforeAll(async () => {
-  build = await buildOnce("daemon-restart-test");
-});
-
-afterAll(async () => {
-  await build?.remove();
-});
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) await p.kill();
-  await sim?.close();
-  await removeDir(dir);
-  sim = dir = undefined;
-});
+import { test } from "../support/rig.js";
 
 const BURST = 30;
 
-test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed after the restart", async () => {
+test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed after the restart", async ({ rig, build }) => {
   // Each claim is held 150 ms at the venue, so the kill very likely lands with one in flight.
-  sim = await startQuietSim({ claimProcessingDelayMs: 150 });
-  dir = await tempDir("restart");
+  const sim = await rig.sim({ claimProcessingDelayMs: 150 });
+  const dir = await rig.dir("restart");
   const config = await writePolicyFile(dir, OPEN_POLICY);
   const stateDir = `${dir}/state`;
   const env = daemonEnv(sim, stateDir, { LIQUIDATOR_CONFIG: config });
   const s = sim;
 
-  const first = spawnDaemon(build.cli, [], env, dir);
-  procs.push(first);
+  const first = rig.spawn(build.cli, [], env, dir);
   const url1 = await first.metricsUrl();
   await waitFor(async () => (await fetch(`${url1}/readyz`)).status === 200, "first daemon ready", 30_000);
 
@@ -76,8 +50,7 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
   const claimedByFirst = new Set(claimsBy(s).map((c) => c.liquidationId));
   const requestsByFirst = requestsFrom(s).length;
 
-  const second = spawnDaemon(build.cli, [], env, dir);
-  procs.push(second);
+  const second = rig.spawn(build.cli, [], env, dir);
   const url2 = await second.metricsUrl();
   const replayed = await waitFor(() => second.logs.lines.find((l) => /^journal replayed/.test(l.msg)), "journal replayed log line", 30_000);
   expect(replayed.ids).toBe(intended.length);

@@ -5,9 +5,8 @@
  * `run --dry-run` sends nothing.
  */
 import { writeFile } from "node:fs/promises";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
+import { describe, expect } from "vitest";
+import type { Build } from "../support/buildOnce.js";
 import {
   claimsBy,
   daemonEnv,
@@ -15,53 +14,35 @@ import {
   metric,
   OPEN_POLICY,
   readJournal,
-  removeDir,
   requestsFrom,
   sleep,
-  startQuietSim,
-  tempDir,
+  type startQuietSim,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
+import { type Rig, test } from "../support/rig.js";
 
-let build: Build;
-let sim: SimulatorHandle | undefined;
-let dir: string | undefined;
-const procs: DaemonProcess[] = [];
-
-beforeAll(async () => {
-  build = await buildOnce("daemon-signals-test");
-});
-
-afterAll(async () => {
-  await build?.remove();
-});
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) await p.kill();
-  await sim?.close();
-  await removeDir(dir);
-  sim = dir = undefined;
-});
-
-async function start(simOptions: Parameters<typeof startQuietSim>[0], args: string[] = [], extraEnv: Record<string, string> = {}) {
-  sim = await startQuietSim(simOptions);
-  dir = await tempDir("signals");
+async function start(
+  { rig, build }: { rig: Rig; build: Build },
+  simOptions: Parameters<typeof startQuietSim>[0],
+  args: string[] = [],
+  extraEnv: Record<string, string> = {},
+) {
+  const sim = await rig.sim(simOptions);
+  const dir = await rig.dir("signals");
   const config = await writePolicyFile(dir, OPEN_POLICY);
   const stateDir = `${dir}/state`;
-  const p = spawnDaemon(build.cli, args, daemonEnv(sim, stateDir, { LIQUIDATOR_CONFIG: config, ...extraEnv }), dir);
-  procs.push(p);
+  const p = rig.spawn(build.cli, args, daemonEnv(sim, stateDir, { LIQUIDATOR_CONFIG: config, ...extraEnv }), dir);
   const url = await p.metricsUrl();
   await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "daemon ready", 30_000);
-  return { sim, p, url, config, stateDir };
+  return { sim, p, url, config, stateDir, dir };
 }
 
 const sol = (qty: number) => ({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: qty }] });
 
 describe("daemon child process", () => {
-  test("SIGHUP: a valid new policy applies without reconnecting; an invalid one is logged and ignored", async () => {
-    const { sim: s, p, url, config } = await start({});
+  test("SIGHUP: a valid new policy applies without reconnecting; an invalid one is logged and ignored", async ({ rig, build }) => {
+    const { sim: s, p, url, config, dir } = await start({ rig, build }, {});
     const warm = s.core.addLiquidation(ethLong(0.2));
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === warm), "ETH claimed under the first policy");
     const accepted = s.streams.stats().connectionsAccepted;
@@ -101,8 +82,8 @@ describe("daemon child process", () => {
     expect((await p.exit).code).toBe(0);
   }, 60_000);
 
-  test("SIGTERM with a claim in flight: outcome journaled, sockets closed, exit 0", async () => {
-    const { sim: s, p, stateDir } = await start({ claimProcessingDelayMs: 1_500 });
+  test("SIGTERM with a claim in flight: outcome journaled, sockets closed, exit 0", async ({ rig, build }) => {
+    const { sim: s, p, stateDir } = await start({ rig, build }, { claimProcessingDelayMs: 1_500 });
     const id = s.core.addLiquidation(ethLong(0.5));
     // The intent is journaled before the request leaves; the venue then holds it 1.5 s.
     await waitFor(() => readJournal(stateDir).intents.has(id), "the claim's intent");
@@ -128,8 +109,8 @@ describe("daemon child process", () => {
     }, "the venue sees no socket left");
   }, 60_000);
 
-  test("run --dry-run: decisions journaled, no claim request reaches the venue", async () => {
-    const { sim: s, p, url, stateDir } = await start({}, ["--dry-run"]);
+  test("run --dry-run: decisions journaled, no claim request reaches the venue", async ({ rig, build }) => {
+    const { sim: s, p, url, stateDir } = await start({ rig, build }, {}, ["--dry-run"]);
     const ids = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(sol(-8))];
     await waitFor(() => ids.every((id) => readJournal(stateDir).outcomes.get(id)?.[0]?.result === "dry_run"), "dry-run outcomes");
     expect(ids.every((id) => readJournal(stateDir).intents.get(id)?.dryRun === true)).toBe(true);

@@ -8,45 +8,11 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { expect } from "vitest";
 import { stringify } from "yaml";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
-import {
-  daemonEnv,
-  ethLong,
-  metricValue,
-  OPEN_POLICY,
-  removeDir,
-  requestsFrom,
-  scrape,
-  sleep,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
+import { daemonEnv, ethLong, metricValue, OPEN_POLICY, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
 import { readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
-
-let build: Build;
-let sim: SimulatorHandle | undefined;
-let dir: string | undefined;
-let proc: DaemonProcess | undefined;
-
-beforeAll(async () => {
-  build = await buildOnce("reliability-memory-test");
-});
-
-afterAll(async () => {
-  await build?.remove();
-});
-
-afterEach(async () => {
-  await proc?.kill();
-  await sim?.close();
-  await removeDir(dir);
-  sim = dir = proc = undefined;
-});
+import { test } from "../support/rig.js";
 
 const BATCH = 50;
 const WARMUP_BATCHES = 2;
@@ -65,10 +31,10 @@ async function memory(url: string): Promise<{ heap: number; rss: number }> {
   return { heap, rss };
 }
 
-test("400 faulted claim requests: heap and RSS flat after warm-up, every request answered once", async () => {
+test("400 faulted claim requests: heap and RSS flat after warm-up, every request answered once", async ({ rig, build }) => {
   // No venue rate limits and a fast claim limiter, so hundreds of faulted requests take seconds.
-  sim = await startQuietSim({ rateLimits: false });
-  dir = await tempDir("rel-memory");
+  const sim = await rig.sim({ rateLimits: false });
+  const dir = await rig.dir("rel-memory");
   const configPath = join(dir, "config.yaml");
   await writeFile(
     configPath,
@@ -78,7 +44,7 @@ test("400 faulted claim requests: heap and RSS flat after warm-up, every request
     }),
   );
   const s = sim;
-  proc = spawnDaemon(build.cli, [], daemonEnv(s, join(dir, "state"), { LIQUIDATOR_CONFIG: configPath }), dir);
+  const proc = rig.spawn(build.cli, [], daemonEnv(s, join(dir, "state"), { LIQUIDATOR_CONFIG: configPath }), dir);
   const url = await proc.metricsUrl();
   await waitFor(async () => (await readyz(url)).status === 200, "daemon ready", 30_000);
 

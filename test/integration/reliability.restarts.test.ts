@@ -12,50 +12,13 @@
  */
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { expect } from "vitest";
 import { Prng } from "../../src/sim/prng.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
-import {
-  claimsBy,
-  daemonEnv,
-  ethLong,
-  type InProcessDaemon,
-  OPEN_POLICY,
-  readJournal,
-  removeDir,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-  writePolicyFile,
-} from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
+import { claimsBy, daemonEnv, ethLong, OPEN_POLICY, readJournal, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
 import { journalProblems, rawJournal, readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
-
-let build: Build;
-let sim: SimulatorHandle | undefined;
-let dir: string | undefined;
-let daemon: InProcessDaemon | undefined;
-const procs: DaemonProcess[] = [];
-
-beforeAll(async () => {
-  build = await buildOnce("reliability-restarts-test");
-});
-
-afterAll(async () => {
-  await build?.remove();
-});
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) await p.kill();
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = dir = daemon = undefined;
-});
+import { test } from "../support/rig.js";
 
 const KILLS = 10;
 
@@ -66,11 +29,14 @@ function journaledIds(stateDir: string): Set<number> {
 
 const lastSeq = (s: SimulatorHandle): number => s.core.claimRequests().at(-1)?.seq ?? 0;
 
-test("kill -9 at 10 random points during bursts, restarting each time: never twice, journal consistent, nothing left", async () => {
+test("kill -9 at 10 random points during bursts, restarting each time: never twice, journal consistent, nothing left", async ({
+  rig,
+  build,
+}) => {
   const rng = new Prng(0xdead_0009);
   // Each claim is held 120 ms at the venue, so a kill often lands with one in flight.
-  sim = await startQuietSim({ claimProcessingDelayMs: 120 });
-  dir = await tempDir("rel-kills");
+  const sim = await rig.sim({ claimProcessingDelayMs: 120 });
+  const dir = await rig.dir("rel-kills");
   // BTC liquidations are bigger than one claim may take: after our claim they stay open, so a
   // restarted process that forgot the journal would claim them again.
   const config = await writePolicyFile(dir, { ...OPEN_POLICY, max_claim_notional: 20_000 });
@@ -91,8 +57,7 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   for (let k = 0; k < KILLS; k++) {
     const journaled = journaledIds(stateDir);
     const fromSeq = lastSeq(s);
-    const p = spawnDaemon(build.cli, [], env, dir);
-    procs.push(p);
+    const p = rig.spawn(build.cli, [], env, dir);
     burst(rng.int(1, 3)); // open before the process is up: found by its first reconcile
     let killedAt: string;
     // Every fifth kill lands early; the others while it runs, after a random time or claim count.
@@ -127,8 +92,7 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   // The last restart runs to the end.
   const journaled = journaledIds(stateDir);
   const fromSeq = lastSeq(s);
-  const last = spawnDaemon(build.cli, [], env, dir);
-  procs.push(last);
+  const last = rig.spawn(build.cli, [], env, dir);
   const url = await last.metricsUrl();
   const replayed = await waitFor(() => last.logs.lines.find((l) => /^journal replayed/.test(l.msg)), "journal replayed", 30_000);
   expect(replayed.ids).toBe(journaled.size); // every id journaled by the killed runs, replayed
@@ -174,9 +138,9 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   expect(raw.tornTail).toBe(false);
 }, 150_000);
 
-test("a corrupt middle line and a torn last line: recovered with warnings, intact intents never claimed again", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("rel-torn");
+test("a corrupt middle line and a torn last line: recovered with warnings, intact intents never claimed again", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("rel-torn");
   const s = sim;
   const intact = [s.core.addLiquidation(ethLong(0.2)), s.core.addLiquidation(ethLong(0.3))];
   const torn = s.core.addLiquidation(ethLong(0.4));
@@ -197,7 +161,7 @@ test("a corrupt middle line and a torn last line: recovered with warnings, intac
   await writeFile(path, `${intent(intact[0] as number)}\n{"t":"outcome","id":\u0000\u0000garbage\n${intent(intact[1] as number)}\n`);
   await appendFile(path, intent(torn).slice(0, 40));
 
-  daemon = await startInProcessDaemon({ sim, stateDir, timing: { reconcileIntervalMs: 300 } });
+  const daemon = await rig.daemon({ sim, stateDir, timing: { reconcileIntervalMs: 300 } });
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
   const warnings = d.logs.lines.filter((l) => l.level === "warn").map((l) => l.msg);
