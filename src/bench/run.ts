@@ -33,7 +33,7 @@ import type { CascadeReport, CascadeStarted, TickOptions, TickResult, VenueInfo,
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
-const DEADLINE_MS = 8 * 60_000;
+const DEADLINE_MS = 12 * 60_000;
 
 const { values: args } = parseArgs({
   options: {

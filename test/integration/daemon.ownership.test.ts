@@ -6,61 +6,30 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { expect } from "vitest";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
-import {
-  claimsBy,
-  daemonEnv,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  removeDir,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
-
-let build: Build | undefined;
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let proc: DaemonProcess | undefined;
-let dir: string | undefined;
-
-beforeAll(async () => {
-  build = await buildOnce("ownership-test");
-});
-afterAll(async () => {
-  await build?.remove();
-});
-afterEach(async () => {
-  await proc?.kill();
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = proc = dir = undefined;
-});
+import { claimsBy, daemonEnv, ethLong, metric, waitFor } from "../support/daemonHarness.js";
+import type { DaemonProcess } from "../support/daemonProcess.js";
+import { test } from "../support/rig.js";
 
 /** Time of the first log line with `msg` (pino `time`, ms). */
 const firstAt = (p: DaemonProcess, msg: string): number => Date.parse(String(p.logs.find(msg)[0]?.time));
 
-test("two runs of the default config in one checkout: the second claims within seconds, with no exposure_cap skip", async () => {
-  dir = await tempDir("two-starts");
-  const b = build as Build;
+test("two runs of the default config in one checkout: the second claims within seconds, with no exposure_cap skip", async ({
+  rig,
+  build,
+}) => {
+  const dir = await rig.dir("two-starts");
+  const b = build;
   // The default config (simulator mode, ./data as state dir); only the metrics port is freed.
   const env = { LIQUIDATOR_METRICS_PORT: "0", LIQUIDATOR_METRICS_HOST: "127.0.0.1" };
-  const first = spawnDaemon(b.cli, [], env, dir);
-  proc = first;
+  const first = rig.spawn(b.cli, [], env, dir);
   await first.metricsUrl();
   await waitFor(() => first.logs.find("claim accepted").length >= 5, "five claims in the first run", 60_000);
   first.child.kill("SIGTERM");
   expect((await first.exit).code).toBe(0);
 
-  const second = spawnDaemon(b.cli, [], env, dir);
-  proc = second;
+  const second = rig.spawn(b.cli, [], env, dir);
   const url = await second.metricsUrl();
   await waitFor(
     () => second.logs.has("simulated venue: a new venue on every run, so a fresh claims journal begins (the previous one was moved aside)"),
@@ -77,16 +46,16 @@ test("two runs of the default config in one checkout: the second claims within s
   expect(second.logs.lines.some((l) => /^journal replayed/.test(l.msg))).toBe(false);
 }, 120_000);
 
-test("live mode with the journal of another account: exit 78 naming both pairs and the path, nothing sent", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("other-account");
+test("live mode with the journal of another account: exit 78 naming both pairs and the path, nothing sent", async ({ rig, build }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("other-account");
   const s = sim;
   const stateDir = join(dir, "state");
   await mkdir(stateDir);
   const other = { t: "venue", at: 1, baseUrl: s.baseUrl, accountId: "0xsomeoneelse" };
   await writeFile(join(stateDir, JOURNAL_FILE), `${JSON.stringify(other)}\n`);
   s.core.addLiquidation(ethLong(0.5));
-  proc = spawnDaemon((build as Build).cli, [], daemonEnv(s, stateDir), dir);
+  const proc = rig.spawn(build.cli, [], daemonEnv(s, stateDir), dir);
   const { code } = await proc.exit;
   expect(code).toBe(78);
   const stderr = proc.stderr();
@@ -94,15 +63,17 @@ test("live mode with the journal of another account: exit 78 naming both pairs a
   expect(s.core.claimRequests()).toEqual([]);
 }, 60_000);
 
-test("positions closed at the venue while the daemon was down: after the restart exposure is the venue's, not the journal's", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("closed-while-down");
+test("positions closed at the venue while the daemon was down: after the restart exposure is the venue's, not the journal's", async ({
+  rig,
+}) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("closed-while-down");
   const s = sim;
   // One ETH is about 3,850 of notional: a cap of 10,000 admits two. Unwinding off: the positions
   // stay until the venue closes them while the daemon is down.
   const policy = { max_total_exposure: 10_000 };
   const env = { LIQUIDATOR_UNWIND_MODE: "off" };
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy, env });
+  const daemon = await rig.daemon({ sim, stateDir: dir, policy, env });
   let d = daemon;
   const held = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1))];
   await waitFor(() => held.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "two ETH claimed");
@@ -113,8 +84,7 @@ test("positions closed at the venue while the daemon was down: after the restart
   await daemon.stop();
 
   expect(s.core.closePositions(s.accountId)).toBe(1);
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, policy, env });
-  d = daemon;
+  d = await rig.daemon({ sim, stateDir: dir, policy, env });
   await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "positions read at start");
   expect(await metric(d.metricsUrl, "liquidator_exposure_notional", { symbol: "PERP_ETH_USDC" })).toBe(0);
   // Two more whole ETH fit again at once.

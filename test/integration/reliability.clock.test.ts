@@ -4,44 +4,24 @@
  *
  * - A venue clock 10 minutes ahead of the host: the offset learned from response envelopes corrects
  *   every signature, so claims are accepted and the private stream authenticates.
- * - Answers slower than the best round trip still count as fresh server time (a fix in serverClock.ts).
+ * - Answers slower than the best round trip still count as fresh server time (serverClock.ts).
  * - No server time for longer than clockMaxAgeMs (every REST request cut, so no envelope arrives):
  *   the correction cannot be vouched for, claiming pauses (`claiming_paused:clock` on /readyz) and
  *   no claim is sent; REST back → a fresh sample → claiming resumes, the waiting claim goes once.
  */
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import {
-  claimsBy,
-  ethLong,
-  type InProcessDaemon,
-  removeDir,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-import { type ReliabilityDaemon, readyz, requestsPerId, startReliabilityDaemon, venueClaimRequests } from "../support/reliability.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | ReliabilityDaemon | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = dir = undefined;
-});
+import { claimsBy, ethLong, sleep, waitFor } from "../support/daemonHarness.js";
+import { readyz, requestsPerId, startReliabilityDaemon, venueClaimRequests } from "../support/reliability.js";
+import { test } from "../support/rig.js";
 
 const claimed = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
 
-test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claims accepted, private stream up", async () => {
+test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claims accepted, private stream up", async ({ rig }) => {
   const AHEAD_MS = 600_000;
-  sim = await startQuietSim({ now: () => Date.now() + AHEAD_MS });
-  dir = await tempDir("rel-clock-ahead");
-  daemon = await startInProcessDaemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 500 } });
+  const sim = await rig.sim({ now: () => Date.now() + AHEAD_MS });
+  const dir = await rig.dir("rel-clock-ahead");
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 500 } });
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready (private stream authenticated)", 30_000);
@@ -66,16 +46,17 @@ test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claim
   expect(s.streams.stats().authFailures).toBe(authRefusedAtReady);
 }, 60_000);
 
-test("no server time for longer than clockMaxAgeMs: claiming paused and says why, nothing sent; REST back → resumes", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("rel-clock-stale");
+test("no server time for longer than clockMaxAgeMs: claiming paused and says why, nothing sent; REST back → resumes", async ({ rig }) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("rel-clock-stale");
   const CLOCK_MAX_AGE_MS = 2_000;
-  daemon = await startReliabilityDaemon({
+  const daemon = await startReliabilityDaemon({
     sim,
     dir,
     stateDir: `${dir}/state`,
     timing: { clockMaxAgeMs: CLOCK_MAX_AGE_MS, reconcileIntervalMs: 500 },
   });
+  rig.defer(() => daemon.stop().catch(() => undefined));
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
