@@ -15,7 +15,7 @@ import type { Exposure } from "../engine/exposure.js";
 import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import { RankingQueue } from "../engine/ranking.js";
-import type { Fill, Liquidation } from "../engine/types.js";
+import type { Fill, Liquidation, LiquidationPosition } from "../engine/types.js";
 import type { PauseReason } from "../observe/metrics.js";
 import type { JournalRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
@@ -135,6 +135,19 @@ export class Claimer {
   /** Ids the journal says were claimed before a restart: never again (see journal replay). */
   markDone(id: number): void {
     this.#ids.set(id, newState("done", 0, this.#options.now()));
+  }
+
+  /**
+   * An intent the journal has no outcome for (the process died between the intent and the answer):
+   * an unknown outcome, as if its answer had been lost now. The open list settles it — still open
+   * with the positions it was sent against once the settle time has passed: never applied, so it
+   * may be claimed again; changed or gone: it was (or someone else's was), never again.
+   */
+  markUnknown(id: number, sentPositions: readonly LiquidationPosition[]): void {
+    const st = newState("unknown", 0, 0);
+    st.failedAt = this.#options.now();
+    st.sentPositions = sentPositions;
+    this.#ids.set(id, st);
   }
 
   start(): void {
@@ -310,6 +323,7 @@ export class Claimer {
         expectedFee: d.expectedFee,
         perSymbolQty: { ...d.perSymbolQty },
         ...(dryRun ? { dryRun } : {}),
+        ...(st.sentPositions !== undefined ? { open: st.sentPositions.map((p) => ({ ...p })) } : {}),
       });
       // The file store writes synchronously (one write(2) on the hot path); the database answers later.
       if (written !== undefined) await written;

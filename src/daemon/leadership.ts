@@ -15,7 +15,7 @@ import type { Unwinder } from "./unwinder.js";
 
 export interface LeadershipOptions {
   replay: () => Promise<JournalReplay>;
-  claimer: Pick<Claimer, "setPaused" | "markDone">;
+  claimer: Pick<Claimer, "setPaused" | "markDone" | "markUnknown">;
   unwinder: Pick<Unwinder, "takeOver">;
   ledger: PnlLedger;
   onRole: (leader: boolean) => void;

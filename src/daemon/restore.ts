@@ -1,7 +1,8 @@
 /**
- * Start-up from the journal: every id with an intent is never claimed again (accepted, unknown or
+ * Start-up from the journal: every id with an outcome is never claimed again (accepted, unknown or
  * refused alike — "never the same claim twice" survives kill -9; dry-run intents excepted, as they
- * sent nothing).
+ * sent nothing). An intent with no outcome at all (the process died in between) is an unknown
+ * outcome: the open list settles it, exactly as it settles a lost answer (claimOutcomes.ts).
  *
  * Held positions are NOT rebuilt from the journal: positions change without the daemon (an operator
  * closing them by hand, another process on the account, unwinding orders), so only the venue can
@@ -19,16 +20,18 @@ export interface RestoreSummary {
   unresolved: number;
 }
 
-export function restoreFromJournal(replay: JournalReplay, claimer: Pick<Claimer, "markDone">): RestoreSummary {
+export function restoreFromJournal(replay: JournalReplay, claimer: Pick<Claimer, "markDone" | "markUnknown">): RestoreSummary {
   let ids = 0;
   let accepted = 0;
   let unresolved = 0;
   for (const [id, intent] of replay.intents) {
     // A dry-run decision sent nothing: after a restart (perhaps live now) the id may be claimed.
     if (intent.dryRun) continue;
-    claimer.markDone(id);
     ids++;
     const outcomes = replay.outcomes.get(id) ?? [];
+    // Killed between the intent and the answer: settled by the open list, as a lost answer is.
+    if (outcomes.length === 0 && intent.open !== undefined) claimer.markUnknown(id, intent.open);
+    else claimer.markDone(id);
     if (outcomes.some((o) => o.result === "accepted" || o.result === "confirmed")) accepted++;
     else if (outcomes.length === 0 || outcomes.at(-1)?.result === "unknown") unresolved++;
   }

@@ -30,6 +30,8 @@ interface AccountTrading {
   orders: Map<number, SimOrder>;
   /** Open orders by client id (unique among open orders only). */
   openByClientId: Map<string, number>;
+  /** The open orders (NEW or PARTIAL_FILLED): what a mark move and `frozen` look at. */
+  open: Set<SimOrder>;
   byClientId: Map<string, number>;
   lastBalance?: { holding: number; frozen: number };
 }
@@ -107,6 +109,7 @@ export class Trading {
       realized_pnl: 0,
     };
     t.orders.set(order.order_id, order);
+    t.open.add(order);
     if (o.clientOrderId !== undefined) {
       t.openByClientId.set(o.clientOrderId, order.order_id);
       t.byClientId.set(o.clientOrderId, order.order_id);
@@ -155,7 +158,7 @@ export class Trading {
   /** Margin held by the account's open orders (`frozen`). */
   frozen(accountId: string): number {
     let sum = 0;
-    for (const o of this.#trading(accountId).orders.values())
+    for (const o of this.#trading(accountId).open)
       if (isOpen(o)) sum += (o.quantity - o.total_executed_quantity) * (o.price ?? 0) * INITIAL_MARGIN;
     return sum;
   }
@@ -193,7 +196,7 @@ export class Trading {
     const mark = this.#o.market.mark(symbol);
     if (mark === undefined) return;
     for (const [accountId, t] of this.#accounts) {
-      for (const order of t.orders.values()) {
+      for (const order of [...t.open]) {
         if (order.symbol !== symbol || !isOpen(order) || order.price === null) continue;
         if (order.side === "BUY" ? mark > order.price : mark < order.price) continue;
         const account = this.#o.accounts.get(accountId) as SimAccount;
@@ -270,6 +273,7 @@ export class Trading {
     order.status = status;
     order.updated_time = this.#o.now();
     if (order.client_order_id !== null) t.openByClientId.delete(order.client_order_id);
+    t.open.delete(order);
     this.#report(accountId, order, undefined);
   }
 
@@ -321,7 +325,7 @@ export class Trading {
   #trading(accountId: string): AccountTrading {
     let t = this.#accounts.get(accountId);
     if (t === undefined) {
-      t = { books: new Map(), orders: new Map(), openByClientId: new Map(), byClientId: new Map() };
+      t = { books: new Map(), orders: new Map(), openByClientId: new Map(), byClientId: new Map(), open: new Set() };
       this.#accounts.set(accountId, t);
     }
     return t;

@@ -19,6 +19,11 @@ const intentSchema = z.object({
   expectedFee: finite,
   perSymbolQty: z.record(z.string(), finite),
   dryRun: z.boolean().optional(),
+  /**
+   * The liquidation's open positions when the claim was decided: after a restart, an intent with no
+   * outcome is settled by the open list against them (unchanged 30 s later = never applied).
+   */
+  open: z.array(z.object({ symbol: z.string(), positionQty: finite, liquidatorFee: finite })).optional(),
 });
 export const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
 const outcomeSchema = z.object({

@@ -391,6 +391,36 @@ describe("outcomes by venue code", () => {
       expect(rig.venue.ids()).toEqual([1, 1]);
     });
 
+    test("an intent restored without an outcome (killed in flight): settled by the open list, then claimed once", async () => {
+      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+      const l = liq(1, [ETH, 2]);
+      rig.book.applyDelta([l], Date.now());
+      rig.claimer.markUnknown(1, l.positions);
+      rig.claimer.offer(l);
+      await grantAll();
+      // Unknown: the previous process may have sent it, so nothing goes out yet.
+      expect(rig.venue.ids()).toEqual([]);
+      await settle(30_000);
+      rig.refreshMarks();
+      rig.claimer.settleFromOpenList(Date.now());
+      await grantAll();
+      expect(outcomes(1).map((o) => o.result)).toEqual(["not_accepted"]);
+      expect(rig.venue.ids()).toEqual([1]);
+    });
+
+    test("a restored in-flight intent whose liquidation changed meanwhile is never claimed again", async () => {
+      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+      rig.claimer.markUnknown(1, [{ symbol: ETH, positionQty: 2, liquidatorFee: 0.006 }]);
+      const after = liq(1, [ETH, 1]); // the previous process's claim took half
+      rig.book.applyDelta([after], Date.now());
+      rig.claimer.offer(after);
+      await settle(30_000);
+      rig.refreshMarks();
+      rig.claimer.settleFromOpenList(Date.now());
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([]);
+    });
+
     test("the open list shows changed quantities: still unknown (someone's claim was applied, maybe ours)", async () => {
       rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
       rig.add(liq(1, [ETH, 2]));

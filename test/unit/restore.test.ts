@@ -15,9 +15,10 @@ function intent(id: number, at: number, perSymbolQty: Record<string, number>, dr
 
 function restore(records: JournalRecord[]) {
   const done: number[] = [];
+  const unknown: number[] = [];
   const replay = parseJournal(records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-  const summary = restoreFromJournal(replay, { markDone: (id) => void done.push(id) });
-  return { done: done.sort((a, b) => a - b), summary };
+  const summary = restoreFromJournal(replay, { markDone: (id) => void done.push(id), markUnknown: (id) => void unknown.push(id) });
+  return { done: done.sort((a, b) => a - b), unknown, summary };
 }
 
 describe("restoreFromJournal", () => {
@@ -38,12 +39,25 @@ describe("restoreFromJournal", () => {
       { t: "outcome", id: 6, at: 21, result: "unknown" },
     ]);
     // 4 was only decided in dry run: nothing was sent, so a (live) restart may claim it.
+    // 3 has no recorded open positions (a journal of an earlier version): never claimed again.
     expect(done).toEqual([1, 2, 3, 5, 6]);
     // 3 was killed in flight, 6 is unknown and never settled.
     expect(summary).toEqual({ ids: 5, accepted: 1, unresolved: 2 });
   });
 
+  test("an intent with no outcome that recorded its open positions is an unknown outcome, for the open list to settle", () => {
+    const open = [{ symbol: ETH, positionQty: 2, liquidatorFee: 0.008 }];
+    const { done, unknown, summary } = restore([
+      { ...intent(7, 30, { [ETH]: 2 }), open } as JournalRecord,
+      { ...intent(8, 31, { [ETH]: 2 }), open } as JournalRecord,
+      { t: "outcome", id: 8, at: 32, result: "accepted" },
+    ]);
+    expect(unknown).toEqual([7]);
+    expect(done).toEqual([8]);
+    expect(summary).toEqual({ ids: 2, accepted: 1, unresolved: 1 });
+  });
+
   test("an empty journal restores nothing", () => {
-    expect(restore([])).toEqual({ done: [], summary: { ids: 0, accepted: 0, unresolved: 0 } });
+    expect(restore([])).toEqual({ done: [], unknown: [], summary: { ids: 0, accepted: 0, unresolved: 0 } });
   });
 });
