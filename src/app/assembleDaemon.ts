@@ -40,7 +40,7 @@ export interface DaemonTiming {
   reconcileIntervalMs?: number;
   pingIntervalMs?: number;
   deadAfterMs?: number;
-  backoff?: { initialMs: number; maxMs: number; healthyMaxMs?: number };
+  backoff?: { initialMs: number; maxMs: number; healthyMaxMs?: number; authInitialMs?: number; authMaxMs?: number };
   /** Server-time samples older than this pause claiming (default 120 s). */
   clockMaxAgeMs?: number;
   /** How often a failed journal is retried (default 10 s). */

@@ -53,7 +53,11 @@ export interface DaemonOptions {
   /** How often the symbol table is refreshed from GET /v1/public/info. */
   symbolRefreshMs?: number;
   /** Stream timing overrides (tests). */
-  stream?: { pingIntervalMs?: number; deadAfterMs?: number; backoff?: { initialMs: number; maxMs: number; healthyMaxMs?: number } };
+  stream?: {
+    pingIntervalMs?: number;
+    deadAfterMs?: number;
+    backoff?: { initialMs: number; maxMs: number; healthyMaxMs?: number; authInitialMs?: number; authMaxMs?: number };
+  };
 }
 
 export class Daemon {

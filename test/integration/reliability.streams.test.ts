@@ -100,11 +100,12 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
 test("a refused private auth is retried with growing, jittered backoff and shown on /readyz", async ({ rig }) => {
   const sim = await rig.sim();
   const dir = await rig.dir("rel-auth");
-  // Backoff ceilings 200, 400, 800, 1600, 3000, 3000 ... ms, each delay uniform under its ceiling.
+  // Auth backoff ceilings 200, 400, 800, 1600, 3000, 3000 ... ms (2 s doubling to 2 min by default),
+  // each delay uniform under its ceiling.
   const daemon = await rig.daemon({
     sim,
     stateDir: dir,
-    timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 200, maxMs: 3_000 } },
+    timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 200, maxMs: 3_000, authInitialMs: 200, authMaxMs: 3_000 } },
   });
   const s = sim;
   const d = daemon;

@@ -130,7 +130,7 @@ export interface DaemonTiming {
   reconcileIntervalMs?: number;
   pingIntervalMs?: number;
   deadAfterMs?: number;
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: { initialMs: number; maxMs: number; authInitialMs?: number; authMaxMs?: number };
 }
 
 export interface InProcessDaemon {
