@@ -1,5 +1,5 @@
 /**
- * `liquidator campaign`: campaign statistics of one user (docs/protocol.md §A.2.4, §4.3; query parameters
+ * `liquidator campaign`: campaign statistics of one user (docs/protocol.md §A.2.4, §A.4.3; query parameters
  * per docs/protocol.md §4).
  */
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 /**
- * `liquidator epochs`: the trading-rewards epochs (docs/protocol.md §A.4.1, §4.2), epoch_info joined with
+ * `liquidator epochs`: the trading-rewards epochs (docs/protocol.md §A.4.1, §A.4.2), epoch_info joined with
  * epoch_data by epoch_id, one row per epoch.
  */
 import { parseArgs } from "node:util";

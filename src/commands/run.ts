@@ -3,7 +3,7 @@ import { loadConfig } from "../config/loadConfig.js";
 import { prettyByDefault } from "../observe/logger.js";
 import type { Command } from "./command.js";
 
-/** README.md: shutdown completes within 5 s; past this the process leaves anyway. */
+/** docs/architecture.md rule 6: shutdown completes within 5 s; past this the process leaves anyway. */
 export const SHUTDOWN_DEADLINE_MS = 4_500;
 
 const HELP = `usage: liquidator run [--config FILE] [--dry-run]

@@ -1,6 +1,6 @@
 /**
  * `liquidator simulate [--port N] [--seed N] [--host H] [--quiet] [--key-file F]...`: the simulated venue alone
- * (README.md). The first stdout line is one JSON object telling clients where it is and which
+ * (README.md "Commands"). The first stdout line is one JSON object telling clients where it is and which
  * key to use; logs go to stderr; SIGINT/SIGTERM close it cleanly.
  */
 import { readFile, writeFile } from "node:fs/promises";

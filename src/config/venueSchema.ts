@@ -1,6 +1,6 @@
 /**
  * The `venue` section: which venue, where, as which account, and its rate limits. A preset fills the
- * real venue's hosts and auth header prefix (docs/protocol.md "Hosts"); keys given explicitly, in the
+ * real venue's hosts and auth header prefix (docs/protocol.md §1); keys given explicitly, in the
  * file or the environment, win over the preset.
  */
 import { z } from "zod";

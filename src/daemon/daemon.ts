@@ -30,7 +30,7 @@ const STREAM_KINDS = ["public", "private"] as const;
 export interface DaemonOptions {
   rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "futuresStamped" | "positions" | "info">;
   signer: Signer;
-  /** Full stream URLs (docs/protocol.md "Hosts"), account id already appended. */
+  /** Full stream URLs (docs/protocol.md §1), account id already appended. */
   publicUrl: string;
   privateUrl: string;
   policy: PolicyState;

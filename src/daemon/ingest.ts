@@ -88,7 +88,7 @@ export class Ingest {
       case "balance":
         return;
       case "position":
-        // A delta per symbol (docs/protocol.md "Streams"), as of the frame's venue time.
+        // A delta per symbol (docs/protocol.md §5), as of the frame's venue time.
         this.#options.positions.applyPush(
           heldFromPush(args[1].positions),
           args[2] !== undefined && Number.isFinite(args[2]) ? args[2] : undefined,

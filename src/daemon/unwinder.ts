@@ -1,5 +1,5 @@
 /**
- * Closes what the claims assign (docs/protocol.md "Orders"): per symbol, the net position is closed
+ * Closes what the claims assign (docs/protocol.md §6): per symbol, the net position is closed
  * with reduce-only IOC orders, one in flight at a time, each slice planned on the fresh mark
  * (engine/unwindPlan.ts) and sent through the orders limiter (10/s, its own: a claim never waits
  * for an order). Nothing is sent in dry run, with `unwind.mode: off`, for held symbols, or before

@@ -1,5 +1,5 @@
 /**
- * Exposure accounting (docs/architecture.md "Exposure counts what is held plus what is queued and in flight").
+ * Exposure accounting (docs/architecture.md "Exposure").
  *
  * Per symbol the book keeps the signed quantity held (the venue's view: claim results add to it,
  * `position` pushes replace it) and the claims reserved but not yet settled, split by side:

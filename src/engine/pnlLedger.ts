@@ -6,7 +6,7 @@
  * opposite claim) closes the oldest lots first, and the realized P&L of each closed piece belongs to
  * the claim that opened it: closed quantity × (exit − entry), signed by the lot's side. Trading fees
  * go to the claims whose lots the fill closed, pro rata of quantity. Once a symbol is flat its totals
- * equal the venue's average-cost accounting (docs/protocol.md "Accounting"): both are the cash flow.
+ * equal the venue's average-cost accounting (docs/protocol.md §6.2): both are the cash flow.
  * The liquidator fee of a claim is earned when it is applied.
  */
 

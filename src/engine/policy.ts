@@ -3,7 +3,7 @@
  * a reason from a closed set, the `reason` label of `claims_skipped_total`). Pure: no I/O, no clock
  * (`now` is passed in), no randomness; the same inputs always give the same decision.
  *
- * Semantics of each policy key (README.md; `lim` = the symbol's limits, overrides merged in):
+ * Semantics of each policy key (README.md "Configuration"; `lim` = the symbol's limits, overrides merged in):
  * - allow / deny: deny wins; an empty allow list allows every symbol.
  * - max_mark_age_ms: a symbol whose mark is missing, or older than its limit at `now`, is not claimed.
  * - limit_price_slippage_bps: see `safeLimitPrice` (quantize.ts); a symbol whose quantised limit

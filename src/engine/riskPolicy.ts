@@ -1,5 +1,5 @@
 /**
- * The operator's risk policy (config `policy` section, README.md "Risk policy keys"), compiled
+ * The operator's risk policy (config `policy` section, README.md "Configuration"), compiled
  * once per (re)load into a per-symbol lookup the hot path reads with one Map get. `dry_run` is not
  * the engine's business (docs/architecture.md rule 4: it is enforced where a claim is sent) and is ignored here.
  */

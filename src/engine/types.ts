@@ -6,7 +6,7 @@
  */
 
 /**
- * Symbols as the venue writes them (`PERP_<BASE>_<QUOTE>`, docs/protocol.md "Symbols"); the lengths
+ * Symbols as the venue writes them (`PERP_<BASE>_<QUOTE>`, docs/protocol.md §4.2); the lengths
  * are bounded so hostile input cannot make a label or a record key without limit.
  */
 export const SYMBOL_PATTERN = /^PERP_[A-Z0-9]{1,32}_[A-Z0-9]{1,16}$/;
@@ -50,7 +50,7 @@ export interface SymbolInfo {
   /** Price tick; every limit price sent is a whole number of ticks. */
   readonly priceTick: number;
   readonly minNotional: number;
-  /** Order filters (docs/protocol.md "Symbols"); absent when the venue's row does not carry them. */
+  /** Order filters (docs/protocol.md §4.2); absent when the venue's row does not carry them. */
   readonly orderFilters?: OrderFilters | undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The next slice that closes a held position (docs/protocol.md "Orders"): a reduce-only IOC on the
+ * The next slice that closes a held position (docs/protocol.md §6): a reduce-only IOC on the
  * closing side, priced no worse than mark × (1 ∓ maxSlippageBps/10⁴) and never outside the symbol's
  * price range, for at most `maxOrderNotional` of notional. Pure: the unwinder sends what this says.
  *

@@ -1,5 +1,5 @@
 /**
- * The metrics/health HTTP server (README.md "HTTP"): `/metrics` in Prometheus text format,
+ * The metrics/health HTTP server (docs/operations.md "HTTP endpoints and metrics"): `/metrics` in Prometheus text format,
  * `/healthz` (liveness: every loop's watchdog fresh) and `/readyz` (readiness: streams up and marks
  * fresh, judged by the daemon's callback). Plain node:http: three read-only paths need no framework.
  *

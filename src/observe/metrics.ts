@@ -1,5 +1,5 @@
 /**
- * The liquidator's Prometheus metrics: every family of README.md plus what the alert rules need,
+ * The liquidator's Prometheus metrics: every family of docs/operations.md "HTTP endpoints and metrics" plus what the alert rules need,
  * in a fresh prom-client Registry per call (no global default registry, so tests build their own and
  * two daemons in one process never share counters).
  *

@@ -1,6 +1,6 @@
 /**
- * Polls the trading-rewards epochs (docs/protocol.md §A.2.2–2.3) and, when configured, one user's campaign
- * statistics (§2.4), and exposes them as gauges. At most three sequential GETs per round and at
+ * Polls the trading-rewards epochs (docs/protocol.md §A.2.2–A.2.3) and, when configured, one user's campaign
+ * statistics (§A.2.4), and exposes them as gauges. At most three sequential GETs per round and at
  * least 1 s between rounds keep it far inside the public 10 requests/s (docs/protocol.md §A.8), leaving room
  * for the daemon's own public reads (the RestClient's limiter enforces the budget in any case).
  *

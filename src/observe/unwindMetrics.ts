@@ -1,5 +1,5 @@
 /**
- * The unwinding and P&L families (README.md): held position per symbol, unwind orders by result,
+ * The unwinding and P&L families (docs/operations.md "HTTP endpoints and metrics"): held position per symbol, unwind orders by result,
  * slippage of their fills, time from a claim's assignment to flat, realized P&L by component and
  * unrealized P&L. Sampled values (positions, P&L) are read at scrape time from a source.
  */

@@ -1,5 +1,5 @@
 /**
- * The account's books per symbol, as docs/protocol.md §6 "Accounting" fixes them: one net position,
+ * The account's books per symbol, as docs/protocol.md §6.2 fixes them: one net position,
  * `cost_position` accumulating signed cash (fills q × p, claims `cost_position_transfer`, trading
  * fees), `unsettled_pnl = position_qty × mark − cost_position`, the volume-weighted average open
  * price of the open quantity, and the realized P&L of each reducing fill (closed quantity × (price −

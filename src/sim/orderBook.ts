@@ -1,5 +1,5 @@
 /**
- * The simulated venue's synthetic order book of one symbol (docs/protocol.md §6 "The simulated book"):
+ * The simulated venue's synthetic order book of one symbol (docs/protocol.md §6.3):
  * levels around the current mark, a spread and a depth per symbol, depth taken staying taken and
  * refilling at a rate, so that a large unwind pays slippage and a thin book fills in parts.
  * **simulator**: the levels follow the mark (they are re-derived from it at every match), the depth

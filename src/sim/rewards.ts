@@ -1,5 +1,5 @@
 /**
- * Trading-rewards epochs (docs/protocol.md §A.2.2, §2.3, §4.1, §4.2). The simulator's epochs advance on demand
+ * Trading-rewards epochs (docs/protocol.md §A.2.2, §A.2.3, §A.4.1, §A.4.2). The simulator's epochs advance on demand
  * (or on the scenario's timer): past epochs are Confirmed, the previous one Pending, the current one
  * Ongoing, and the next one is listed with reward_status "0" (docs/protocol.md §4).
  */

@@ -1,5 +1,5 @@
 /**
- * Errors of talking to the venue, and what each venue code means (docs/protocol.md "Errors"). The
+ * Errors of talking to the venue, and what each venue code means (docs/protocol.md §3). The
  * table `VENUE_CODES` is the one place that says, per code, what a read does (retry or fail), what a
  * claim does next, what an unwind order does next, and how the claim metric labels it; everything
  * else derives from it.
@@ -87,7 +87,7 @@ const row = (
   retryRead = false,
 ): VenueCodeMeaning => ({ kind, status, text, retryRead, claim, order, result });
 
-/** docs/protocol.md "Errors": every code the venue answers, and what it means here. */
+/** docs/protocol.md §3: every code the venue answers, and what it means here. */
 export const VENUE_CODES: ReadonlyMap<number, VenueCodeMeaning> = new Map([
   [-1000, row("unknown", 500, "unknown error", "rejected", "retry", "error")],
   [-1001, row("bad_signature", 401, "signature or key in wrong format", "rejected", "rejected", "error")],

@@ -1,5 +1,5 @@
 /**
- * One stream frame in, one verdict out (docs/protocol.md "Streams"): a control event (ping, pong,
+ * One stream frame in, one verdict out (docs/protocol.md §5): a control event (ping, pong,
  * ack) for the connection to act on, validated data for the consumer, or a bad frame with its reason.
  * Pure: no socket, no clock. Hot path: one JSON.parse, a Map lookup and a switch on the topic kind,
  * a hand-written validator (wire.ts).

@@ -54,7 +54,7 @@ const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /**
  * Error codes raised before a request could be written: the venue cannot have seen it, so even a
  * claim that failed this way may be re-decided. Anything else after the socket existed may have been
- * delivered (docs/architecture.md: a claim in that state has an unknown outcome).
+ * delivered (docs/architecture.md "The journal and the hot path": a claim in that state has an unknown outcome).
  */
 const NOT_DELIVERED_CODES = new Set([
   "ECONNREFUSED",

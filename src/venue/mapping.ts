@@ -24,7 +24,7 @@ export function liquidationFromPush(e: LiquidationEntry): Liquidation {
 
 /**
  * A row of `GET /v1/public/info`, not yet validated (engine/symbolInfo.ts checks the numbers). The
- * price step is `quote_tick`; `base_tick` is the quantity step (docs/protocol.md "Symbols").
+ * price step is `quote_tick`; `base_tick` is the quantity step (docs/protocol.md §4.2).
  */
 export function symbolInfoFromRow(row: unknown): SymbolInfo {
   // A row that is not even an object is kept as an info the engine refuses (reported as "?").
@@ -89,7 +89,7 @@ export function assignmentFills(push: LiquidatorLiquidation): Fill[] {
 }
 
 /**
- * The POST /v1/liquidation body of a claim decision (docs/protocol.md "Claims"). The numbers are
+ * The POST /v1/liquidation body of a claim decision (docs/protocol.md §4.1). The numbers are
  * already quantised (ratio k/1000, prices n ticks written with the tick's decimals) so
  * `JSON.stringify` prints them without float noise. Throws RangeError if the decision was tampered
  * with into something the venue must not receive.

@@ -1,5 +1,5 @@
 /**
- * Orders and the account (docs/protocol.md "Orders"), on the request machinery of restCore.ts.
+ * Orders and the account (docs/protocol.md §6), on the request machinery of restCore.ts.
  * Orders have a limiter of their own (`orders`, 10/s) and use the read connections: a claim never
  * waits for an order, and never shares a lane with one.
  */
@@ -23,7 +23,7 @@ export const ORDER_ENDPOINTS = {
   clientInfo: "/v1/client/info",
 } as const;
 
-/** docs/protocol.md "Orders": letters, digits and `-` (not first), at most 36. */
+/** docs/protocol.md §6.1: letters, digits and `-` (not first), at most 36. */
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,35}$/;
 
 export class OrderApi {

@@ -1,5 +1,5 @@
 /**
- * Payloads of the order and account operations (docs/protocol.md "Orders", "Accounting"). Numbers
+ * Payloads of the order and account operations (docs/protocol.md §6, §6.2). Numbers
  * may arrive as decimal strings on some deployments: they are coerced, then bounded.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The venue's REST operations of a liquidator (docs/protocol.md "REST operations", "Claims"): the
+ * The venue's REST operations of a liquidator (docs/protocol.md §4, §4.1): the
  * reads and the claim, on the request machinery of restCore.ts. Orders and the account: orderApi.ts.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The machinery of every venue REST call (docs/protocol.md "Envelopes", "Errors", "Limits"): the
+ * The machinery of every venue REST call (docs/protocol.md §3, §4.3): the
  * scope's rate-limiter permit, signing, one HTTP attempt (httpTransport.ts), envelope and payload
  * validation, error mapping by venue code, and retries for reads (never for writes). The operations
  * live in rest.ts (reads and claims) and orderApi.ts (orders and the account).

@@ -40,7 +40,7 @@ export function parseVenueCode(code: unknown): number | undefined {
   return undefined;
 }
 
-// ── docs/protocol.md §A.2.2 / §2.3: trading-rewards epochs ───────────────────────────────────────────────────
+// ── docs/protocol.md §A.2.2 / §A.2.3: trading-rewards epochs ───────────────────────────────────────────────────
 
 export const epochInfoRowSchema = z.object({
   epoch_id: int,
@@ -186,7 +186,7 @@ export interface CampaignUserQuery {
   symbol?: string;
 }
 
-// ── docs/protocol.md §A.2.6 / docs/protocol.md §4: liquidation claim ──────────────────────────────────────────────
+// ── docs/protocol.md §A.2.6 / §4.1: liquidation claim ──────────────────────────────────────────────
 
 /** Body of POST /v1/liquidation (docs/protocol.md §4: ratio is a fraction in (0, 1], a deviation). */
 export interface ClaimRequest {

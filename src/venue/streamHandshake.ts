@@ -1,5 +1,5 @@
 /**
- * The control conversation of one stream connection (docs/protocol.md "Streams"): the private auth
+ * The control conversation of one stream connection (docs/protocol.md §5): the private auth
  * frame, one subscribe per topic, their acks, and answering the server's pings. Pure: it says what to
  * send and what happened; the connection (stream.ts) owns the socket, the timers and the state.
  */

@@ -1,5 +1,5 @@
 /**
- * Validation of the private order-side pushes (docs/protocol.md "Streams", "Orders"): one
+ * Validation of the private order-side pushes (docs/protocol.md §5, §6.1): one
  * `executionreport` per order state change or fill, and `balance`. Hand-written like wire.ts:
  * every field the daemon reads is checked; a bad frame is dropped whole, never half-used.
  */

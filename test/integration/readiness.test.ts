@@ -1,6 +1,6 @@
 /**
  * `/readyz` and `/healthz` of the daemon running against the simulated venue: readiness follows the
- * streams and the freshness of the marks (README.md "HTTP", docs/architecture.md rule 8), liveness does not
+ * streams and the freshness of the marks (docs/operations.md "HTTP endpoints and metrics", docs/architecture.md rule 8), liveness does not
  * (a stream that is down reconnects by itself; restarting the container would not help).
  */
 import { afterEach, describe, expect, it } from "vitest";
