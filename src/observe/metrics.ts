@@ -268,14 +268,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const l of limiters) this.set({ limiter: l.limiter }, l.queued);
     }),
     epochCurrent: gauge("epoch_current", "Current trading-rewards epoch (epoch_info current_epoch)"),
-    epochInfo: gauge("epoch_info", "Epoch parameters (docs/protocol.md §A 2.2) by epoch and field; times in seconds", [
+    epochInfo: gauge("epoch_info", "Epoch parameters (docs/protocol.md §A.2.2) by epoch and field; times in seconds", [
       "epoch",
       "token",
       "field",
     ]),
     epochData: gauge(
       "epoch_data",
-      "Epoch scores and rewards (docs/protocol.md §A 2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other",
+      "Epoch scores and rewards (docs/protocol.md §A.2.3) by epoch and field; reward_status 0 future, 1 Ongoing, 2 Pending, 3 Confirmed, -1 other",
       ["epoch", "token", "field"],
     ),
     rewardsReleased: gauge("rewards_released", "Total released trading rewards (epoch_data), kind native|escrow", ["kind"]),

@@ -30,7 +30,7 @@ const venueError = (code: number): VenueError =>
   new VenueError({ venueCode: code, status: VENUE_CODES.get(code)?.status ?? 400, venueMessage: "x", endpoint: "/v1/liquidation" });
 
 describe("createMetrics", () => {
-  it("registers every family of README.md with its Prometheus type", async () => {
+  it("registers every family of docs/operations.md with its Prometheus type", async () => {
     const t = types(await createMetrics({ defaultMetrics: false }).registry.metrics());
     const required: [string, string][] = [
       ["liquidator_liquidations_seen_total", "counter"],
