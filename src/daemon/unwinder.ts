@@ -191,7 +191,11 @@ export class Unwinder {
 
   /** Tell once per reason why a symbol is not being closed (dust, no filters, no mark). */
   #note(symbol: string, st: SymbolState, note: string | undefined, extra: object = {}): void {
-    if (note !== undefined && st.lastNote !== note) this.#o.logger.warn({ symbol, reason: note, ...extra }, "position not unwound");
+    if (note !== undefined && st.lastNote !== note) {
+      // Dust is expected (claimed quantities need not sit on the order grid): information, not a warning.
+      if (note === "dust") this.#o.logger.info({ symbol, reason: note, ...extra }, "position not unwound");
+      else this.#o.logger.warn({ symbol, reason: note, ...extra }, "position not unwound");
+    }
     st.lastNote = note;
   }
 
