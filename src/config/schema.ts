@@ -1,5 +1,5 @@
 /**
- * The configuration schema (README.md names the keys): sections in venueSchema.ts and
+ * The configuration schema (README.md "Configuration" names the keys): sections in venueSchema.ts and
  * policySchema.ts, the rest here. Each leaf is documented where it is declared (schemaParts.ts `doc`):
  * its meaning and the environment variable that overrides it; the env mapping, the README table and
  * the default.yaml check are derived from that (fields.ts). Parsing `{}` yields the defaults.

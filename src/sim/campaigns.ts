@@ -1,5 +1,5 @@
 /**
- * GET /v1/public/campaign/user (docs/protocol.md §A.2.4, docs/protocol.md §4): statistics of one user in one
+ * GET /v1/public/campaign/user (docs/protocol.md §A.2.4, §4): statistics of one user in one
  * campaign. Volume, fill count and pnl come from what the user actually did in the campaign window
  * (seeded orders, and claims made on the simulator), so they grow while the simulator runs.
  */

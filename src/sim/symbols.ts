@@ -154,7 +154,7 @@ export function roundToStep(value: number, step: number): number {
   return Number((Math.round(value / step) * step).toFixed(d));
 }
 
-/** Round to 1e-9: the precision at which the venue cuts (docs/protocol.md §7) quantities to avoid float dust. */
+/** Round to 1e-9: the precision at which the venue cuts quantities (docs/protocol.md §7) to avoid float dust. */
 export function roundQty(value: number): number {
   const r = Math.round(value * 1e9) / 1e9;
   return r === 0 ? 0 : r; // no -0 on the wire

@@ -7,7 +7,7 @@ import type { OrderInput } from "./orderRules.js";
 
 export type SimOrderStatus = "NEW" | "PARTIAL_FILLED" | "FILLED" | "CANCELLED" | "REJECTED";
 
-/** One order as the REST reads show it (snake_case, docs/protocol.md §6 "Order record"). */
+/** One order as the REST reads show it (snake_case, docs/protocol.md §6.1). */
 export interface SimOrder {
   order_id: number;
   client_order_id: string | null;

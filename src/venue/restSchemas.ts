@@ -1,5 +1,5 @@
 /**
- * Runtime schemas of every REST payload the liquidator reads (docs/protocol.md §A.2, docs/protocol.md §3–4), and the
+ * Runtime schemas of every REST payload the liquidator reads (docs/protocol.md §A.2, §3–§4), and the
  * TypeScript types inferred from them. Objects are parsed loosely on purpose: the venue adds fields
  * over time (docs/protocol.md §A.9), so unknown keys are dropped, never an error; a known key with the wrong type
  * is an error (BadResponseError at the call site).
