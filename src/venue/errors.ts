@@ -102,6 +102,7 @@ export const VENUE_CODES: ReadonlyMap<number, VenueCodeMeaning> = new Map([
   [-1101, row("insufficient_margin", 400, "insufficient margin", "pause_margin", "halt_symbol", "rejected")],
   [-1102, row("min_notional", 400, "order value below the minimum notional", "rejected", "rejected", "error")],
   [-1104, row("quantity_filter", 400, "quantity outside the symbol's filters", "rejected", "reread_positions", "error")],
+  [-1103, row("price_filter", 400, "price outside the quote bounds or off the tick", "rejected", "reprice", "error")],
   [-1105, row("price_filter", 400, "price outside the allowed range", "rejected", "reprice", "error")],
   [-1106, row("reduce_only_refused", 400, "reduce-only order would not reduce the position", "rejected", "reread_positions", "error")],
   [-1201, row("ratio_too_small", 400, "claim ratio too small", "rejected", "rejected", "rejected")],
