@@ -60,7 +60,7 @@ export class Trading {
     this.#o = o;
     this.takerFeeBps = o.takerFeeBps ?? 5;
     this.makerFeeBps = o.makerFeeBps ?? 2;
-    this.faults = new OrderFaults(o.now);
+    this.faults = new OrderFaults(o.now, (symbol) => this.#books.get(symbol));
     for (const s of o.symbols.all())
       this.#books.set(s.symbol, new SyntheticBook(s.book ?? defaultBookSpec(s.symbol, s.tier), s.baseTick, o.now()));
   }
@@ -219,8 +219,9 @@ export class Trading {
       order.type === "MARKET"
         ? mark * (order.side === "BUY" ? 1 + Math.min(range, slippage ?? range) : 1 - Math.min(range, slippage ?? range))
         : (order.price as number);
-    let qty = this.#fillable(t, order, order.quantity);
-    qty = roundToStep(Math.floor((qty * this.faults.fillFraction(order.symbol)) / step + 1e-9) * step, step);
+    // A reduce-only order is cut to the position first; FOK's all-or-nothing applies to what is left.
+    const wanted = this.#fillable(t, order, order.quantity);
+    const qty = roundToStep(Math.floor((wanted * this.faults.fillFraction(order.symbol)) / step + 1e-9) * step, step);
     const now = this.#o.now();
     if (order.type === "POST_ONLY") {
       const best = book.levels(side, mark, now)[0]?.price;
@@ -233,7 +234,7 @@ export class Trading {
         .levels(side, mark, now)
         .filter((l) => (order.side === "BUY" ? l.price <= limit : l.price >= limit))
         .reduce((a, l) => a + l.quantity, 0);
-      if (available + 1e-12 < order.quantity || qty + 1e-12 < order.quantity) return this.#close(account.accountId, t, order, "CANCELLED");
+      if (!(wanted > 0) || available + 1e-12 < wanted || qty + 1e-12 < wanted) return this.#close(account.accountId, t, order, "CANCELLED");
     }
     const fills = qty > 0 ? book.take(side, limit, qty, mark, now, step) : [];
     if (fills.length > 0) this.#fill(account, t, order, fills, this.takerFeeBps);
@@ -269,11 +270,14 @@ export class Trading {
     this.#syncPositions(account, t, [order.symbol]);
   }
 
+  /** Ends an order; a status-only report only when the status changes (a last fill already said FILLED). */
   #close(accountId: string, t: AccountTrading, order: SimOrder, status: "FILLED" | "CANCELLED"): void {
+    const changed = order.status !== status;
     order.status = status;
-    order.updated_time = this.#o.now();
     if (order.client_order_id !== null) t.openByClientId.delete(order.client_order_id);
     t.open.delete(order);
+    if (!changed) return;
+    order.updated_time = this.#o.now();
     this.#report(accountId, order, undefined);
   }
 
