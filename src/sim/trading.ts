@@ -116,6 +116,7 @@ export class Trading {
     }
     this.#report(accountId, order, undefined);
     this.#match(account, t, order, o.slippage);
+    this.balanceChanged(accountId);
     return ok({
       order_id: order.order_id,
       client_order_id: order.client_order_id,
@@ -132,6 +133,7 @@ export class Trading {
     if (order === undefined || order.symbol !== symbol || !isOpen(order))
       return { ok: false, refusal: new VenueRefusal(-1006, `no open order ${orderId}`) };
     this.#close(accountId, t, order, "CANCELLED");
+    this.balanceChanged(accountId);
     return ok({ status: "CANCEL_SENT" });
   }
 
@@ -203,6 +205,7 @@ export class Trading {
         const left = this.#fillable(t, order, order.quantity - order.total_executed_quantity);
         if (left > 0) this.#fill(account, t, order, [{ price: order.price, qty: left }], this.makerFeeBps);
         this.#close(accountId, t, order, order.total_executed_quantity >= order.quantity - 1e-12 ? "FILLED" : "CANCELLED");
+        this.balanceChanged(accountId);
       }
     }
   }
@@ -294,7 +297,18 @@ export class Trading {
       return positionRow(symbol, b, this.#o.market.mark(symbol) ?? b.averageOpenPrice, now);
     });
     this.#o.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
-    // `balance` on change only (a claim's fee credit, an order's margin).
+    this.balanceChanged(account.accountId);
+  }
+
+  /**
+   * `balance` on change only: a claim's fee credit, the margin an open order holds, a deposit
+   * (VenueCore.setCollateral). Every change of holding or frozen comes through here, so the last
+   * push is what the account shows.
+   */
+  balanceChanged(accountId: string): void {
+    const account = this.#o.accounts.get(accountId);
+    if (account === undefined) return;
+    const t = this.#trading(accountId);
     const frozen = this.frozen(account.accountId);
     if (t.lastBalance?.holding === account.collateral && t.lastBalance.frozen === frozen) return;
     t.lastBalance = { holding: account.collateral, frozen };

@@ -196,6 +196,28 @@ describe("executionreport: one frame per state change and per fill", () => {
   });
 });
 
+describe("balance: pushed on every change of holding or frozen, and only then", () => {
+  test("a resting order freezes margin, its cancel frees it, a deposit moves the holding", () => {
+    const { core, pushes } = venue();
+    const balances = () =>
+      pushes
+        .filter((p) => p.topic === "balance")
+        .map((p) => (p.data as { balances: { USDC: { holding: number; frozen: number } } }).balances.USDC);
+    const o = place(core, { order_type: "LIMIT", side: "BUY", order_price: 1_990, order_quantity: 1 });
+    expect(balances()).toEqual([expect.objectContaining({ holding: 1e6, frozen: 199 })]);
+    core.trading.cancel(LIQ, o.order_id, ETH);
+    expect(balances().at(-1)).toMatchObject({ holding: 1e6, frozen: 0 });
+    core.setCollateral(LIQ, 5_000);
+    expect(balances().at(-1)).toMatchObject({ holding: 5_000, frozen: 0 });
+    // Back to a value pushed before: still a change from what the account last showed.
+    core.setCollateral(LIQ, 1e6);
+    expect(balances().at(-1)).toMatchObject({ holding: 1e6 });
+    const count = balances().length;
+    core.setCollateral(LIQ, 1e6);
+    expect(balances()).toHaveLength(count);
+  });
+});
+
 describe("order faults", () => {
   const ioc = { symbol: ETH, order_type: "IOC", side: "BUY", order_price: 2_050, order_quantity: 1 };
 
