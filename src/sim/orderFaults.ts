@@ -2,8 +2,10 @@
  * Order faults on demand (tests, the soak): the next orders refused with a code that says "not
  * processed" (-1011, -1012), orders applied whose answer is lost (the connection reset before it is
  * written), partial fills (only a fraction of what the book offers is taken), and an empty book for
- * a while (on the book itself: `Trading.book(symbol).empty`).
+ * a while (kept by the book itself, so that its REST view and its matching agree).
  */
+import type { SyntheticBook } from "./orderBook.js";
+
 interface PartialFill {
   fraction: number;
   symbol: string | undefined;
@@ -13,21 +15,35 @@ interface PartialFill {
 
 export class OrderFaults {
   readonly #now: () => number;
+  readonly #book: (symbol: string) => SyntheticBook | undefined;
   #refusals: number[] = [];
   #lostAnswers = 0;
   readonly #partial: PartialFill[] = [];
+  readonly #emptied = new Set<SyntheticBook>();
 
-  constructor(now: () => number) {
+  constructor(now: () => number, book: (symbol: string) => SyntheticBook | undefined = () => undefined) {
     this.#now = now;
+    this.#book = book;
+  }
+
+  /** `symbol`'s book shows and fills nothing for `forMs` (both sides). */
+  emptyBook(symbol: string, forMs: number): void {
+    const book = this.#book(symbol);
+    if (book === undefined) throw new RangeError(`no book for ${symbol}`);
+    if (!(forMs > 0)) throw new RangeError("forMs must be positive");
+    book.empty(this.#now(), forMs);
+    this.#emptied.add(book);
   }
 
   /** The next `n` orders are refused with `code` before anything is checked or applied. */
   refuseOrders(n: number, code: -1011 | -1012): void {
+    if (!(Number.isInteger(n) && n >= 0)) throw new RangeError("n must be a whole number ≥ 0");
     for (let i = 0; i < n; i++) this.#refusals.push(code);
   }
 
   /** The next `n` accepted orders are applied, then their connection is reset instead of answered. */
   loseAnswers(n: number): void {
+    if (!(Number.isInteger(n) && n >= 0)) throw new RangeError("n must be a whole number ≥ 0");
     this.#lostAnswers += n;
   }
 
@@ -42,10 +58,13 @@ export class OrderFaults {
     });
   }
 
+  /** Ends every fault, empty books included. */
   clear(): void {
     this.#refusals = [];
     this.#lostAnswers = 0;
     this.#partial.length = 0;
+    for (const book of this.#emptied) book.refill();
+    this.#emptied.clear();
   }
 
   takeRefusal(): number | undefined {

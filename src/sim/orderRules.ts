@@ -124,10 +124,10 @@ export interface OrderFilterValues {
 /** §6 filter fields of a symbol (the simulator's `baseTick` is the price step, `qtyStep` the quantity step). */
 export function orderFilters(spec: SymbolSpec): OrderFilterValues {
   return {
-    quoteMin: 0,
-    quoteMax: spec.startPrice * 100,
+    quoteMin: spec.quoteMin ?? 0,
+    quoteMax: spec.quoteMax ?? spec.startPrice * 100,
     quoteTick: spec.baseTick,
-    baseMin: spec.qtyStep,
+    baseMin: spec.baseMin ?? spec.qtyStep,
     baseMax: spec.baseMax ?? 1e9,
     baseTick: spec.qtyStep,
     priceRange: spec.priceRange ?? 0.03,

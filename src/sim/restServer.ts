@@ -96,15 +96,16 @@ export class RestServer {
     for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
   }
 
-  /** The routes of a path: exact, else its `{id}` form (one more segment). */
-  #lookup(path: string): { methods: Partial<Record<Method, Route>>; param: string | undefined } | undefined {
+  /** The routes of a path: exact, else its `{id}` form (one more segment); `template` names the route. */
+  #lookup(path: string): { methods: Partial<Record<Method, Route>>; param: string | undefined; template: string } | undefined {
     const exact = this.#routes.get(path);
-    if (exact !== undefined) return { methods: exact, param: undefined };
+    if (exact !== undefined) return { methods: exact, param: undefined, template: path };
     const cut = path.lastIndexOf("/");
-    const templated = cut > 0 ? this.#routes.get(`${path.slice(0, cut)}/{id}`) : undefined;
+    const template = `${path.slice(0, cut)}/{id}`;
+    const templated = cut > 0 ? this.#routes.get(template) : undefined;
     if (templated === undefined || cut === path.length - 1) return undefined;
     try {
-      return { methods: templated, param: decodeURIComponent(path.slice(cut + 1)) };
+      return { methods: templated, param: decodeURIComponent(path.slice(cut + 1)), template };
     } catch {
       return undefined;
     }
@@ -159,8 +160,11 @@ export class RestServer {
       }
       signatory = auth.value;
     }
-    // Public limits count per IP address, signed ones per account (docs/protocol.md §4).
-    const limitKey = signatory === undefined ? `${path}|${req.socket.remoteAddress ?? "?"}` : signatory.accountId;
+    // Public limits count per IP address, signed ones per account (docs/protocol.md §4), each
+    // operation in a window of its own (§6 gives every operation its own limit; the venue counts per
+    // endpoint): placing and cancelling orders, or two account reads, never share one.
+    const who = signatory === undefined ? (req.socket.remoteAddress ?? "?") : signatory.accountId;
+    const limitKey = `${method} ${found.template}|${who}`;
     const limiter = this.#limiters?.[route.limit];
     if (limiter !== undefined && !limiter.tryAcquire(limitKey)) {
       const refusal = new VenueRefusal(-1003, `at most ${limiter.limit} requests per ${limiter.windowMs} ms`);

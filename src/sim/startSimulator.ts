@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
+import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
 import { RestFaults } from "./restFaults.js";
 import { type RateLimits, RestServer } from "./restServer.js";
@@ -60,7 +61,8 @@ export interface SimulatorHandle {
   rest: RestServer;
   streams: SimStreams;
   scenario: Scenario;
-  faults: { rest: RestFaults; streams: StreamFaults };
+  /** Fault controls: REST (any route), streams, and the order side (refusals, lost answers, partial fills, empty books). */
+  faults: { rest: RestFaults; streams: StreamFaults; orders: OrderFaults };
   close(): Promise<void>;
 }
 
@@ -152,7 +154,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     rest,
     streams,
     scenario,
-    faults: { rest: rest.faults, streams: streams.faults },
+    faults: { rest: rest.faults, streams: streams.faults, orders: core.trading.faults },
     close,
   };
 }

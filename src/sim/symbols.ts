@@ -21,8 +21,14 @@ export interface SymbolSpec {
   startPrice: number;
   /** Standard deviation of the mark's log return over one second. */
   volatilityPerSec: number;
+  /** Smallest order quantity (`base_min`); default `qtyStep`. Quantities lie on `base_min + k × qtyStep`. */
+  baseMin?: number;
   /** Largest order quantity (`base_max`); default 1e9. */
   baseMax?: number;
+  /** Lowest order price (`quote_min`); default 0. Prices lie on `quote_min + k × baseTick`. */
+  quoteMin?: number;
+  /** Highest order price (`quote_max`); default 100 × `startPrice`. */
+  quoteMax?: number;
   /** An order price must lie within mark × (1 ± priceRange) (`price_range`); default 0.03. */
   priceRange?: number;
   /** The synthetic order book; default by symbol and tier (orderBook.ts `defaultBookSpec`). */
@@ -177,6 +183,17 @@ export class SymbolTable {
         if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${s.symbol}: ${k} must be a positive number`);
       }
       if (s.liquidatorFee >= 1) throw new RangeError(`${s.symbol}: liquidatorFee must be below 1`);
+      for (const [k, v] of [
+        ["baseMin", s.baseMin],
+        ["baseMax", s.baseMax],
+        ["quoteMin", s.quoteMin],
+        ["quoteMax", s.quoteMax],
+        ["priceRange", s.priceRange],
+      ] as const) {
+        if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${s.symbol}: ${k} must be a number ≥ 0`);
+      }
+      if ((s.baseMin ?? s.qtyStep) > (s.baseMax ?? 1e9)) throw new RangeError(`${s.symbol}: baseMin above baseMax`);
+      if ((s.quoteMin ?? 0) >= (s.quoteMax ?? s.startPrice * 100)) throw new RangeError(`${s.symbol}: quoteMin not below quoteMax`);
       this.#bySymbol.set(s.symbol, s);
     }
     if (this.#bySymbol.size === 0) throw new RangeError("at least one symbol is required");

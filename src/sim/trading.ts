@@ -60,7 +60,7 @@ export class Trading {
     this.#o = o;
     this.takerFeeBps = o.takerFeeBps ?? 5;
     this.makerFeeBps = o.makerFeeBps ?? 2;
-    this.faults = new OrderFaults(o.now);
+    this.faults = new OrderFaults(o.now, (symbol) => this.#books.get(symbol));
     for (const s of o.symbols.all())
       this.#books.set(s.symbol, new SyntheticBook(s.book ?? defaultBookSpec(s.symbol, s.tier), s.baseTick, o.now()));
   }
@@ -116,6 +116,7 @@ export class Trading {
     }
     this.#report(accountId, order, undefined);
     this.#match(account, t, order, o.slippage);
+    this.balanceChanged(accountId);
     return ok({
       order_id: order.order_id,
       client_order_id: order.client_order_id,
@@ -132,6 +133,7 @@ export class Trading {
     if (order === undefined || order.symbol !== symbol || !isOpen(order))
       return { ok: false, refusal: new VenueRefusal(-1006, `no open order ${orderId}`) };
     this.#close(accountId, t, order, "CANCELLED");
+    this.balanceChanged(accountId);
     return ok({ status: "CANCEL_SENT" });
   }
 
@@ -203,6 +205,7 @@ export class Trading {
         const left = this.#fillable(t, order, order.quantity - order.total_executed_quantity);
         if (left > 0) this.#fill(account, t, order, [{ price: order.price, qty: left }], this.makerFeeBps);
         this.#close(accountId, t, order, order.total_executed_quantity >= order.quantity - 1e-12 ? "FILLED" : "CANCELLED");
+        this.balanceChanged(accountId);
       }
     }
   }
@@ -219,8 +222,9 @@ export class Trading {
       order.type === "MARKET"
         ? mark * (order.side === "BUY" ? 1 + Math.min(range, slippage ?? range) : 1 - Math.min(range, slippage ?? range))
         : (order.price as number);
-    let qty = this.#fillable(t, order, order.quantity);
-    qty = roundToStep(Math.floor((qty * this.faults.fillFraction(order.symbol)) / step + 1e-9) * step, step);
+    // A reduce-only order is cut to the position first; FOK's all-or-nothing applies to what is left.
+    const wanted = this.#fillable(t, order, order.quantity);
+    const qty = roundToStep(Math.floor((wanted * this.faults.fillFraction(order.symbol)) / step + 1e-9) * step, step);
     const now = this.#o.now();
     if (order.type === "POST_ONLY") {
       const best = book.levels(side, mark, now)[0]?.price;
@@ -233,7 +237,7 @@ export class Trading {
         .levels(side, mark, now)
         .filter((l) => (order.side === "BUY" ? l.price <= limit : l.price >= limit))
         .reduce((a, l) => a + l.quantity, 0);
-      if (available + 1e-12 < order.quantity || qty + 1e-12 < order.quantity) return this.#close(account.accountId, t, order, "CANCELLED");
+      if (!(wanted > 0) || available + 1e-12 < wanted || qty + 1e-12 < wanted) return this.#close(account.accountId, t, order, "CANCELLED");
     }
     const fills = qty > 0 ? book.take(side, limit, qty, mark, now, step) : [];
     if (fills.length > 0) this.#fill(account, t, order, fills, this.takerFeeBps);
@@ -269,11 +273,14 @@ export class Trading {
     this.#syncPositions(account, t, [order.symbol]);
   }
 
+  /** Ends an order; a status-only report only when the status changes (a last fill already said FILLED). */
   #close(accountId: string, t: AccountTrading, order: SimOrder, status: "FILLED" | "CANCELLED"): void {
+    const changed = order.status !== status;
     order.status = status;
-    order.updated_time = this.#o.now();
     if (order.client_order_id !== null) t.openByClientId.delete(order.client_order_id);
     t.open.delete(order);
+    if (!changed) return;
+    order.updated_time = this.#o.now();
     this.#report(accountId, order, undefined);
   }
 
@@ -290,7 +297,18 @@ export class Trading {
       return positionRow(symbol, b, this.#o.market.mark(symbol) ?? b.averageOpenPrice, now);
     });
     this.#o.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
-    // `balance` on change only (a claim's fee credit, an order's margin).
+    this.balanceChanged(account.accountId);
+  }
+
+  /**
+   * `balance` on change only: a claim's fee credit, the margin an open order holds, a deposit
+   * (VenueCore.setCollateral). Every change of holding or frozen comes through here, so the last
+   * push is what the account shows.
+   */
+  balanceChanged(accountId: string): void {
+    const account = this.#o.accounts.get(accountId);
+    if (account === undefined) return;
+    const t = this.#trading(accountId);
     const frozen = this.frozen(account.accountId);
     if (t.lastBalance?.holding === account.collateral && t.lastBalance.frozen === frozen) return;
     t.lastBalance = { holding: account.collateral, frozen };

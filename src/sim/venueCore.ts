@@ -390,6 +390,7 @@ export class VenueCore {
 
   setCollateral(accountId: string, amount: number): void {
     this.accounts.setCollateral(accountId, amount);
+    this.trading.balanceChanged(accountId);
   }
 
   /**

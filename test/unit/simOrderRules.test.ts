@@ -41,30 +41,30 @@ function code(body: Record<string, unknown>, c: OrderContext = ctx({ position: 1
 
 describe("order rules (docs/protocol.md §6)", () => {
   test.each([
-    ["a valid reduce-only IOC", { ...base, reduce_only: true }, 0],
-    ["numbers as decimal strings", { ...base, order_price: "1990.00", order_quantity: "0.5" }, 0],
-    ["a valid LIMIT", { ...base, order_type: "LIMIT" }, 0],
-    ["a valid MARKET with slippage", { symbol: ETH.symbol, order_type: "MARKET", side: "BUY", order_quantity: 0.5, slippage: 0.01 }, 0],
-    ["an unknown field", { ...base, visible_quantity: 1 }, -1004],
-    ["an unknown symbol", { ...base, symbol: "PERP_NOPE_USDC" }, -1005],
-    ["no order_type", { ...base, order_type: undefined }, -1005],
-    ["an unknown order_type", { ...base, order_type: "STOP" }, -1005],
-    ["a bad side", { ...base, side: "sell" }, -1005],
-    ["no price on a LIMIT", { ...base, order_type: "LIMIT", order_price: undefined }, -1005],
-    ["a price that is not a number", { ...base, order_price: "1e3" }, -1005],
-    ["reduce_only not a boolean", { ...base, reduce_only: "true" }, -1005],
-    ["slippage on a non-MARKET order", { ...base, slippage: 0.01 }, -1005],
-    ["a client order id with a bad character", { ...base, client_order_id: "a_b" }, -1005],
-    ["a client order id of 37 characters", { ...base, client_order_id: "a".repeat(37) }, -1005],
-    ["a client order id starting with -", { ...base, client_order_id: "-ab" }, -1005],
-    ["a quantity below base_min", { ...base, order_quantity: 0.0005 }, -1104],
-    ["a quantity off the base_tick grid", { ...base, order_quantity: 0.0015 }, -1104],
-    ["a quantity above base_max", { ...base, order_quantity: 501 }, -1104],
-    ["a price off the quote_tick grid", { ...base, order_price: 1_990.005 }, -1105],
-    ["a price below mark × (1 − price_range)", { ...base, order_price: 1_939.99 }, -1105],
-    ["a price above mark × (1 + price_range)", { ...base, order_price: 2_060.01, side: "BUY" }, -1105],
-    ["a notional below min_notional", { ...base, order_quantity: 0.004 }, -1102],
-  ])("%s → %i", (_name, body, expected) => {
+    ["a valid reduce-only IOC", 0, { ...base, reduce_only: true }],
+    ["numbers as decimal strings", 0, { ...base, order_price: "1990.00", order_quantity: "0.5" }],
+    ["a valid LIMIT", 0, { ...base, order_type: "LIMIT" }],
+    ["a valid MARKET with slippage", 0, { symbol: ETH.symbol, order_type: "MARKET", side: "BUY", order_quantity: 0.5, slippage: 0.01 }],
+    ["an unknown field", -1004, { ...base, visible_quantity: 1 }],
+    ["an unknown symbol", -1005, { ...base, symbol: "PERP_NOPE_USDC" }],
+    ["no order_type", -1005, { ...base, order_type: undefined }],
+    ["an unknown order_type", -1005, { ...base, order_type: "STOP" }],
+    ["a bad side", -1005, { ...base, side: "sell" }],
+    ["no price on a LIMIT", -1005, { ...base, order_type: "LIMIT", order_price: undefined }],
+    ["a price that is not a number", -1005, { ...base, order_price: "1e3" }],
+    ["reduce_only not a boolean", -1005, { ...base, reduce_only: "true" }],
+    ["slippage on a non-MARKET order", -1005, { ...base, slippage: 0.01 }],
+    ["a client order id with a bad character", -1005, { ...base, client_order_id: "a_b" }],
+    ["a client order id of 37 characters", -1005, { ...base, client_order_id: "a".repeat(37) }],
+    ["a client order id starting with -", -1005, { ...base, client_order_id: "-ab" }],
+    ["a quantity below base_min", -1104, { ...base, order_quantity: 0.0005 }],
+    ["a quantity off the base_tick grid", -1104, { ...base, order_quantity: 0.0015 }],
+    ["a quantity above base_max", -1104, { ...base, order_quantity: 501 }],
+    ["a price off the quote_tick grid", -1105, { ...base, order_price: 1_990.005 }],
+    ["a price below mark × (1 − price_range)", -1105, { ...base, order_price: 1_939.99 }],
+    ["a price above mark × (1 + price_range)", -1105, { ...base, order_price: 2_060.01, side: "BUY" }],
+    ["a notional below min_notional", -1102, { ...base, order_quantity: 0.004 }],
+  ])("%s → %i", (_name, expected, body) => {
     expect(code(body as Record<string, unknown>)).toBe(expected);
   });
 
@@ -88,6 +88,17 @@ describe("order rules (docs/protocol.md §6)", () => {
     expect(code({ ...base, side: "X", order_quantity: 0.0001 })).toBe(-1005);
     expect(code({ ...base, order_quantity: 0.0001, order_price: 1 })).toBe(-1104);
     expect(code({ ...base, order_quantity: 0.001, order_price: 1 })).toBe(-1105);
+  });
+
+  test("grids start at base_min and quote_min: (q − base_min) a multiple of base_tick, (p − quote_min) of quote_tick", () => {
+    const odd: SymbolSpec = { ...ETH, baseMin: 0.005, qtyStep: 0.002, quoteMin: 0.005, quoteMax: 3_000 };
+    const c: OrderContext = { ...ctx({ position: 1 }), spec: (s) => (s === ETH.symbol ? odd : undefined) };
+    const at = (order_quantity: number, order_price: number) => code({ ...base, order_quantity, order_price }, c);
+    expect([at(0.007, 1_990.005), at(0.009, 1_990.005), at(0.011, 1_990.015)]).toEqual([0, 0, 0]);
+    // On the grid from zero, off the grid from base_min / quote_min.
+    expect([at(0.006, 1_990.005), at(0.004, 1_990.005)]).toEqual([-1104, -1104]);
+    expect([at(0.007, 1_990), at(0.007, 1_990.01)]).toEqual([-1105, -1105]);
+    expect(orderFilters(odd)).toMatchObject({ baseMin: 0.005, baseTick: 0.002, quoteMin: 0.005, quoteMax: 3_000 });
   });
 
   test("the filters served in /v1/public/info are the ones checked", () => {

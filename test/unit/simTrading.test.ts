@@ -123,12 +123,21 @@ describe("books rebuilt from the pushes equal the venue's", () => {
   test("property: random claims, orders and mark moves", async () => {
     const op = fc.oneof(
       fc.record({ k: fc.constant("claim"), qty: fc.integer({ min: -40, max: 40 }).filter((q) => q !== 0) }),
-      fc.record({ k: fc.constant("order"), qty: fc.integer({ min: 1, max: 40 }), buy: fc.boolean(), reduceOnly: fc.boolean() }),
+      fc.record({
+        k: fc.constant("order"),
+        qty: fc.integer({ min: 1, max: 40 }),
+        buy: fc.boolean(),
+        reduceOnly: fc.boolean(),
+        type: fc.constantFrom("IOC", "FOK", "MARKET", "LIMIT", "POST_ONLY"),
+        // Limit price offset from the mark, bps toward the far side (negative: a resting price).
+        bps: fc.integer({ min: -60, max: 60 }),
+      }),
       fc.record({ k: fc.constant("mark"), bps: fc.integer({ min: -150, max: 150 }) }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
         const { core, clock, pushes } = venue({ spreadBps: 4, levels: 5, stepBps: 5, levelNotional: 3_000, refillPerSec: 0.3 });
+        core.trading.faults.partialFills(0.5, { times: 2 });
         for (const o of ops) {
           clock.t += 250;
           const mark = core.mark(ETH) as number;
@@ -136,12 +145,12 @@ describe("books rebuilt from the pushes equal the venue's", () => {
           else if (o.k === "mark") core.setMark(ETH, mark * (1 + o.bps / 1e4));
           else {
             const side = o.buy ? "BUY" : "SELL";
-            const price = Math.round(mark * (o.buy ? 1.004 : 0.996) * 100) / 100;
+            const price = Math.round(mark * (1 + ((o.buy ? 1 : -1) * o.bps) / 1e4) * 100) / 100;
             core.trading.place(LIQ, {
               symbol: ETH,
-              order_type: "IOC",
+              order_type: o.type,
               side,
-              order_price: price,
+              ...(o.type === "MARKET" ? {} : { order_price: price }),
               order_quantity: o.qty / 10,
               reduce_only: o.reduceOnly,
             });
@@ -158,7 +167,10 @@ describe("books rebuilt from the pushes equal the venue's", () => {
             const q = (d.side === "BUY" ? 1 : -1) * (d.executedQuantity as number);
             qty += q;
             cash += q * (d.executedPrice as number) + (d.fee as number);
-            expect(d.fee as number).toBeCloseTo((Math.abs(q) * (d.executedPrice as number) * core.trading.takerFeeBps) / 1e4, 9);
+            // Taker when it took the book, maker when a resting order was reached by the mark.
+            const notional = Math.abs(q) * (d.executedPrice as number);
+            const rates = [core.trading.takerFeeBps, core.trading.makerFeeBps].map((bps) => (notional * bps) / 1e4);
+            expect(rates.some((fee) => Math.abs(fee - (d.fee as number)) < 1e-9)).toBe(true);
           }
           if (p.topic === "liquidatorliquidations")
             for (const t of d.positionsByPerp as { positionQty: number; costPositionTransfer: number; absLiquidatorFee: number }[]) {
@@ -171,6 +183,23 @@ describe("books rebuilt from the pushes equal the venue's", () => {
         expect(qty).toBeCloseTo(books.qty, 9);
         expect(cash).toBeCloseTo(books.costPosition, 6);
         expect(credited).toBeCloseTo(books.liquidatorFees, 9);
+        // Average cost: what is open at its average entry, less what was realized (fees included), is the cost position.
+        expect(books.qty * books.averageOpenPrice - books.realizedPnl).toBeCloseTo(books.costPosition, 6);
+        // Reduce-only orders never grew the position: every reduce-only fill moved it toward zero.
+        let held = 0;
+        for (const p of pushes) {
+          if (p.scope !== "private") continue;
+          const d = p.data as Record<string, unknown>;
+          if (p.topic === "liquidatorliquidations") for (const t of d.positionsByPerp as { positionQty: number }[]) held += t.positionQty;
+          if (p.topic === "executionreport" && (d.executedQuantity as number) > 0) {
+            const q = (d.side === "BUY" ? 1 : -1) * (d.executedQuantity as number);
+            if (d.reduceOnly === true) {
+              expect(Math.abs(held + q)).toBeLessThanOrEqual(Math.abs(held) + 1e-9);
+              expect(held * (held + q)).toBeGreaterThanOrEqual(-1e-9); // never through zero
+            }
+            held += q;
+          }
+        }
         const lastPosition = pushes.filter((p) => p.topic === "position").at(-1)?.data as
           | { positions: Record<string, number>[] }
           | undefined;
