@@ -7,7 +7,6 @@
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
-import type { Metrics } from "../observe/metrics.js";
 import {
   heldFromPush,
   heldFromRows,
@@ -38,7 +37,7 @@ export interface IngestOptions {
   /** The venue's held positions (pushes and REST snapshots). */
   positions: PositionBook;
   policy: PolicyState;
-  metrics: Pick<Metrics, "liquidationsSeen">;
+  metrics: { liquidationsSeen: { inc(n?: number): void } };
   logger: { info(obj: object, msg: string): void };
   /** A REST snapshot put a held quantity right (the venue wins; something was missed). */
   corrected?: (c: PositionCorrection) => void;
