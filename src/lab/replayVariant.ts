@@ -180,7 +180,7 @@ export class ReplayVariant {
       const a = tl.nextAt();
       const b = this.#claimer.nextPermitAt();
       const n = Math.min(a, b);
-      if (inclusive ? n > t : n >= t) return;
+      if (n === Number.POSITIVE_INFINITY || (inclusive ? n > t : n >= t)) return;
       if (b <= a) {
         tl.setNow(b);
         this.#claimer.permit();
