@@ -87,7 +87,7 @@ export function header(version = 1): string {
 }
 
 /** Runs `liquidator <args>` in process: exit status and what it printed. */
-export async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const { main } = await import("../../src/commands/dispatch.js");
   const { Writable } = await import("node:stream");
   const sink = () => {
@@ -102,6 +102,6 @@ export async function runCli(args: string[]): Promise<{ code: number; stdout: st
   };
   const out = sink();
   const err = sink();
-  const code = await main(args, { stdout: out.w, stderr: err.w, env: {}, signal: new AbortController().signal });
+  const code = await main(args, { stdout: out.w, stderr: err.w, env, signal: new AbortController().signal });
   return { code, stdout: out.text(), stderr: err.text() };
 }
