@@ -35,8 +35,8 @@ export interface BacktestReport {
   variants: VariantResult[];
 }
 
-async function* events(files: readonly string[], lenient: boolean, stats: ReadStats): AsyncGenerator<CaptureEvent> {
-  for (const file of files) yield* readCapture(file, { lenient, stats });
+async function* events(files: readonly string[], lenient: boolean, stats: ReadStats, only?: "claim"): AsyncGenerator<CaptureEvent> {
+  for (const file of files) yield* readCapture(file, only === undefined ? { lenient, stats } : { lenient, stats, only });
 }
 
 function median(xs: number[]): number {
@@ -61,7 +61,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
   const ownTakes = new Map<number, number>();
   const latencies: number[] = [];
   const first: ReadStats = { events: 0, badLines: 0 };
-  for await (const ev of events(o.files, lenient, first)) {
+  for await (const ev of events(o.files, lenient, first, "claim")) {
     if (ev.k !== "claim") continue;
     if (Number.isFinite(ev.sentAt) && ev.at >= ev.sentAt) latencies.push(ev.at - ev.sentAt);
     if (ev.code === 0 && !ownTakes.has(ev.id)) ownTakes.set(ev.id, ev.sentAt);

@@ -45,6 +45,7 @@ export interface VariantResult {
   series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
 }
 
+const NET_SAMPLE_MS = 10_000;
 const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap"]);
 
 export class ReplayVariant {
@@ -64,6 +65,7 @@ export class ReplayVariant {
   #expectedFee = 0;
   #notional = 0;
   #peak = 0;
+  #netSampledAt = Number.NEGATIVE_INFINITY;
 
   constructor(variant: Variant, model: ReplayModel) {
     this.#variant = variant;
@@ -153,6 +155,7 @@ export class ReplayVariant {
     const t = this.#ledger.totals();
     const unrealized = this.#ledger.unrealized((s) => this.#marks.price(s));
     const net = t.net + unrealized;
+    this.#net.add(this.#timeline.now, net);
     const skipped: Record<string, number> = {};
     for (const k of [...this.#skipped.keys()].sort()) skipped[k] = this.#skipped.get(k) as number;
     return {
@@ -211,6 +214,9 @@ export class ReplayVariant {
       if (e > this.#peak) this.#peak = e;
       this.#exposureSeries.add(now, e);
     }
+    // The net curve is sampled (the ledger's totals walk every claim): once per chart step.
+    if (now - this.#netSampledAt < NET_SAMPLE_MS) return;
+    this.#netSampledAt = now;
     const t = this.#ledger.totals();
     this.#net.add(now, t.net + this.#ledger.unrealized((s) => this.#marks.price(s)));
   }
