@@ -95,7 +95,9 @@ export class CaptureFiles implements CaptureSink {
     }
     const t = this.#o.target;
     const path = t.mode === "single" ? t.path : join(t.dir, dailyFileName(key, this.#part));
-    const file = createWriteStream(path, { flags: "a" });
+    // Daily files are appended to (a restart the same day adds a gzip member with its own header);
+    // `record --out` starts its file afresh.
+    const file = createWriteStream(path, { flags: t.mode === "single" ? "w" : "a" });
     const gzip = createGzip({ level: 6 });
     gzip.pipe(file);
     const onError = (err: Error) => this.#o.onError?.(err);

@@ -16,20 +16,22 @@ export interface ReadStats {
   badLines: number;
 }
 
-function checkHeader(file: string, line: string | undefined): void {
+const HEADER_START = `{"format":"${CAPTURE_FORMAT}"`;
+
+function checkHeader(file: string, line: string | undefined, lineNo = 1): void {
   if (line === undefined) throw new CaptureError(`capture ${file}: empty (no header line)`);
   let h: unknown;
   try {
     h = JSON.parse(line);
   } catch {
-    throw new CaptureError(`capture ${file} line 1: not a capture header (not JSON)`);
+    throw new CaptureError(`capture ${file} line ${lineNo}: not a capture header (not JSON)`);
   }
   const r = h as { format?: unknown; version?: unknown };
   if (typeof h !== "object" || h === null || r.format !== CAPTURE_FORMAT) {
-    throw new CaptureError(`capture ${file} line 1: not a capture header (format must be "${CAPTURE_FORMAT}")`);
+    throw new CaptureError(`capture ${file} line ${lineNo}: not a capture header (format must be "${CAPTURE_FORMAT}")`);
   }
   if (typeof r.version !== "number" || !Number.isInteger(r.version) || r.version < 1) {
-    throw new CaptureError(`capture ${file} line 1: header version ${JSON.stringify(r.version)} is not a format version`);
+    throw new CaptureError(`capture ${file} line ${lineNo}: header version ${JSON.stringify(r.version)} is not a format version`);
   }
   if (r.version > CAPTURE_VERSION) {
     throw new CaptureError(
@@ -80,6 +82,11 @@ export async function* readCapture(
         continue;
       }
       if (line === "" || (needle !== undefined && !line.includes(needle))) continue;
+      // A daily file the daemon appended to after a restart: a new gzip member, a new header.
+      if (line.startsWith(HEADER_START)) {
+        checkHeader(file, line, n);
+        continue;
+      }
       const ev = parseEvent(line);
       if (ev === undefined) {
         if (options.lenient) {

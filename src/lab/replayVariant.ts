@@ -45,7 +45,6 @@ export interface VariantResult {
   series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
 }
 
-const NET_SAMPLE_MS = 10_000;
 const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap"]);
 
 export class ReplayVariant {
@@ -65,7 +64,8 @@ export class ReplayVariant {
   #expectedFee = 0;
   #notional = 0;
   #peak = 0;
-  #netSampledAt = Number.NEGATIVE_INFINITY;
+  #cash = 0;
+  readonly #held = new Map<string, number>();
 
   constructor(variant: Variant, model: ReplayModel) {
     this.#variant = variant;
@@ -96,7 +96,10 @@ export class ReplayVariant {
       spacingMs: spacingFor(config.venue.limits.orders_per_second),
       slippageBps: model.slippageBps,
       takerFeeBps: model.takerFeeBps,
-      filled: () => this.#changed(),
+      filled: (symbol, qty, price, fee) => {
+        this.#flow(symbol, qty, price, -fee);
+        this.#changed();
+      },
     });
     // As in the daemon: a position that shrank frees exposure, so exposure skips are re-decided.
     positions.onChange((_s, qty, before) => {
@@ -202,7 +205,9 @@ export class ReplayVariant {
     // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
     for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
       const price = this.#marks.price(symbol) ?? d.limitPrice[symbol] ?? 0;
-      this.#ledger.claim(c.id, symbol, qty, price, Math.abs(qty) * price * (c.feeRates[symbol] ?? 0), c.landedAt);
+      const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
+      this.#ledger.claim(c.id, symbol, qty, price, fee, c.landedAt);
+      this.#flow(symbol, qty, price, fee);
     }
     this.#unwind.assigned(Object.keys(d.perSymbolQty));
   }
@@ -214,11 +219,17 @@ export class ReplayVariant {
       if (e > this.#peak) this.#peak = e;
       this.#exposureSeries.add(now, e);
     }
-    // The net curve is sampled (the ledger's totals walk every claim): once per chart step.
-    if (now - this.#netSampledAt < NET_SAMPLE_MS) return;
-    this.#netSampledAt = now;
-    const t = this.#ledger.totals();
-    this.#net.add(now, t.net + this.#ledger.unrealized((s) => this.#marks.price(s)));
+    // The curve marks to market from cash and holdings (O(symbols)); it equals the ledger's net plus
+    // unrealized, which walks every claim and is only read for the totals.
+    let value = this.#cash;
+    for (const [symbol, qty] of this.#held) value += qty * (this.#marks.price(symbol) ?? 0);
+    this.#net.add(now, value);
+  }
+
+  /** Holdings and cash for the net curve: `qty` signed bought at `price`, `cash` received besides. */
+  #flow(symbol: string, qty: number, price: number, cash: number): void {
+    this.#held.set(symbol, (this.#held.get(symbol) ?? 0) + qty);
+    this.#cash += cash - qty * price;
   }
 }
 

@@ -27,8 +27,8 @@ export interface UnwindModelOptions {
   slippageBps: number;
   /** Assumed taker fee, bps of the fill's notional. */
   takerFeeBps: number;
-  /** After every fill (exposure and P&L changed). */
-  filled: () => void;
+  /** After every fill (exposure and P&L changed): `qty` signed, at `price`, paying `fee`. */
+  filled: (symbol: string, qty: number, price: number, fee: number) => void;
 }
 
 /** A symbol without a usable mark is retried this often, up to this many times. */
@@ -86,7 +86,7 @@ export class UnwindModel {
     o.ledger.fill(symbol, qty, price, fee, now);
     o.positions.applyOwnFill(symbol, qty, now);
     this.orders++;
-    o.filled();
+    o.filled(symbol, qty, price, fee);
     if (o.positions.held(symbol) !== 0) this.#schedule(symbol, 0);
     else this.#active.delete(symbol);
   }

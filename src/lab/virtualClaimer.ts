@@ -20,6 +20,8 @@ type Phase = "pending" | "inflight" | "done";
 
 interface IdState {
   phase: Phase;
+  /** Virtual time the answer landed (done). */
+  doneAt?: number;
   /** When the capture showed the liquidation taken or changed by someone else (while ours was out). */
   takenAt?: number;
 }
@@ -57,6 +59,7 @@ export class VirtualClaimer {
   readonly #skips = new Map<number, string>();
   #lastPermit = Number.NEGATIVE_INFINITY;
   #nonEmptySince = 0;
+  #sweptAt = Number.NEGATIVE_INFINITY;
   /** Claims sent (a permit spent on a claim). */
   sent = 0;
   lost = 0;
@@ -118,8 +121,16 @@ export class VirtualClaimer {
     }
   }
 
-  /** Forget skip verdicts of ids that left the open list (the daemon's sweep). */
-  sweep(): void {
+  /** The daemon's sweep: finished ids gone from the open list for 10 min, and their skip verdicts, are forgotten. */
+  sweep(olderThanMs = 600_000): void {
+    // Once a virtual minute, not at every open list: a day of ids would make each sweep long.
+    const now = this.#o.timeline.now;
+    if (now - this.#sweptAt < 60_000) return;
+    this.#sweptAt = now;
+    const cutoff = now - olderThanMs;
+    for (const [id, st] of this.#ids) {
+      if (st.phase === "done" && (st.doneAt ?? 0) < cutoff && this.#o.book.get(id) === undefined) this.#ids.delete(id);
+    }
     for (const id of this.#skips.keys()) if (this.#o.book.get(id) === undefined) this.#skips.delete(id);
   }
 
@@ -168,6 +179,7 @@ export class VirtualClaimer {
     const landedAt = sentAt + o.latencyMs;
     o.timeline.at(landedAt, () => {
       st.phase = "done";
+      st.doneAt = landedAt;
       if (st.takenAt !== undefined && st.takenAt <= landedAt) {
         o.exposure.release(d.liquidationId);
         this.lost++;
