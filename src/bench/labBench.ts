@@ -25,7 +25,7 @@ export interface LabResult {
 
 async function tapCost(dir: string): Promise<{ ns: number; dropped: number }> {
   const files = new CaptureFiles({ target: { mode: "single", path: join(dir, "tap.jsonl.gz") }, writer: "bench", venue: "x" });
-  const queue = new CaptureQueue(files);
+  const queue = new CaptureQueue(files, { batchMs: 0 });
   const data = [
     { symbol: "PERP_BTC_USDC", price: 60_000 },
     { symbol: "PERP_ETH_USDC", price: 3_000 },

@@ -49,7 +49,7 @@ export async function writeLabMarket(path: string, hours: number, seed = 1): Pro
     rows: SYMBOLS.map(([symbol], i) => ({ symbol, mark_price: marks[i] as number, index_price: marks[i] as number })),
   });
   const files = new CaptureFiles({ target: { mode: "single", path }, writer: "bench", venue: "synthetic" });
-  const queue = new CaptureQueue(files, { maxQueued: 1_000_000 });
+  const queue = new CaptureQueue(files, { maxQueued: 1_000_000, batchMs: 0 });
   let n = 0;
   const put = (ev: CaptureEvent) => {
     queue.record(ev);

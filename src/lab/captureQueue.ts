@@ -1,8 +1,10 @@
 /**
  * The daemon's side of a capture: `record` only pushes onto a bounded array and returns. When the
  * array is full the event is dropped and counted, never waited for: a capture must not delay a claim.
- * A `setImmediate` batch later hands everything queued to the sink, which serialises and compresses
- * (captureFiles.ts) outside the tick that received the frame.
+ * A batch `batchMs` later (default 25 ms) hands everything queued to the sink, which serialises and
+ * compresses (captureFiles.ts). Not `setImmediate`: that runs before the claim a frame triggers has
+ * left (the claims limiter's permit resolves in a later turn), and the bench measured the write there
+ * as added tick-to-claim latency; 25 ms is past the daemon's tick-to-claim p99.
  */
 import type { CaptureEvent, CaptureTap } from "../daemon/captureTap.js";
 
@@ -16,12 +18,15 @@ export interface CaptureQueueOptions {
   maxQueued?: number;
   /** Called once per dropped event (a metric). */
   onDrop?: () => void;
+  /** Delay of a batch after its first event, ms (default 25; 0 = setImmediate). */
+  batchMs?: number;
 }
 
 export class CaptureQueue implements CaptureTap {
   readonly #sink: CaptureSink;
   readonly #max: number;
   readonly #onDrop: (() => void) | undefined;
+  readonly #batchMs: number;
   #queue: CaptureEvent[] = [];
   #scheduled = false;
   #closed = false;
@@ -32,6 +37,7 @@ export class CaptureQueue implements CaptureTap {
     this.#sink = sink;
     this.#max = options.maxQueued ?? 50_000;
     this.#onDrop = options.onDrop;
+    this.#batchMs = options.batchMs ?? 25;
   }
 
   /** Events dropped because the queue was full. */
@@ -58,7 +64,8 @@ export class CaptureQueue implements CaptureTap {
     this.#queue.push(event);
     if (!this.#scheduled) {
       this.#scheduled = true;
-      setImmediate(() => this.flush());
+      if (this.#batchMs === 0) setImmediate(() => this.flush());
+      else setTimeout(() => this.flush(), this.#batchMs).unref();
     }
   }
 
