@@ -44,4 +44,20 @@ describe("record", () => {
     expect(page).toContain("default policy.min_fee=10");
     expect(page).not.toMatch(/<script|src=|href=|url\(/i);
   });
+
+  test("simulate --capture FILE --minutes N records the simulated market and exits", async ({ rig }) => {
+    const dir = await rig.dir("simcap");
+    const out = join(dir, "sim.jsonl.gz");
+    const r = await runCli(["simulate", "--capture", out, "--minutes", "0.04"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/events captured to/);
+    let info = 0;
+    let marks = 0;
+    for await (const ev of readCapture(out)) {
+      if (ev.k === "info") info++;
+      if (ev.k === "markprices") marks++;
+    }
+    expect(info).toBe(1);
+    expect(marks).toBeGreaterThan(0);
+  });
 });
