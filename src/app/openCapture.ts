@@ -7,6 +7,8 @@ export async function openDaemonCapture(o: {
   maxBytes: number;
   venue: string;
   logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Once per dropped event (`liquidator_capture_dropped_total`). */
+  dropped: () => void;
 }): Promise<CaptureQueue> {
   let warned = false;
   const files = new CaptureFiles({
@@ -21,6 +23,7 @@ export async function openDaemonCapture(o: {
   await files.open();
   const queue = new CaptureQueue(files, {
     onDrop: () => {
+      o.dropped();
       if (!warned) o.logger.warn({}, "capture queue full: events dropped (counted), claims not delayed");
       warned = true;
     },

@@ -88,6 +88,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
             maxBytes: config.state.capture_max_bytes,
             venue: venue.baseUrl,
             logger,
+            dropped: () => metrics.captureDropped.inc(),
           })
         : undefined;
       const parts = assembleDaemon({
