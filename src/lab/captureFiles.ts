@@ -10,7 +10,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
-import { createGzip, type Gzip } from "node:zlib";
+import { constants, createGzip, type Gzip } from "node:zlib";
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { headerLine, utcDay } from "./captureFormat.js";
 import type { CaptureSink } from "./captureQueue.js";
@@ -25,6 +25,7 @@ export interface CaptureFilesOptions {
   onError?: (err: Error) => void;
 }
 
+const FLUSH_EVERY_MS = 10_000;
 const DAILY_NAME = /^capture-(\d{4}-\d{2}-\d{2})(?:\.p(\d{3}))?\.jsonl\.gz$/;
 
 export function dailyFileName(day: string, part: number): string {
@@ -44,6 +45,7 @@ export class CaptureFiles implements CaptureSink {
   #current: OpenFile | undefined;
   #part = 0;
   #partDay = "";
+  #flushedAt = Number.NEGATIVE_INFINITY;
   #closing: Promise<void>[] = [];
   #pruning: Promise<void> = Promise.resolve();
 
@@ -71,6 +73,13 @@ export class CaptureFiles implements CaptureSink {
       text += `${JSON.stringify(ev)}\n`;
     }
     if (text !== "") this.#fileFor(key).gzip.write(text);
+    // A sync flush every 10 s: a killed process loses at most the last seconds of its capture,
+    // not everything zlib still holds in its window.
+    const now = this.#now();
+    if (this.#current !== undefined && now - this.#flushedAt >= FLUSH_EVERY_MS) {
+      this.#flushedAt = now;
+      this.#current.gzip.flush(constants.Z_SYNC_FLUSH);
+    }
     this.#enforceCap();
   }
 
