@@ -118,7 +118,10 @@ describe("capture files", () => {
 
   test("a single day over the cap continues in a new part file and the older part goes", async () => {
     dir = await tempDir("cap-part");
-    const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 20_000 }, writer: "test", venue: "v" });
+    let clock = T0;
+    // Each write is 20 s after the last: every batch is flushed to disk (sync flush every 10 s).
+    const now = () => (clock += 20_000);
+    const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 20_000 }, writer: "test", venue: "v", now });
     await files.open();
     let seed = 7;
     for (let b = 0; b < 6; b++) {
