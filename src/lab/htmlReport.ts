@@ -7,9 +7,10 @@ import type { BacktestReport } from "./backtest.js";
 import type { Point } from "./series.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-const W = 900;
+const LEGEND_W = 330;
+const W = 1_230;
 const H = 280;
-const PAD = { l: 70, r: 10, t: 10, b: 30 };
+const PAD = { l: 70, r: 10 + LEGEND_W, t: 10, b: 30 };
 
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -46,11 +47,19 @@ function chart(title: string, series: readonly { name: string; points: readonly 
     `<text x="${PAD.l - 5}" y="${H - PAD.b}" text-anchor="end">${fmt(v0)}</text>`,
     `<text x="${PAD.l}" y="${H - 8}">${esc(new Date(t0).toISOString())}</text>`,
     `<text x="${W - PAD.r}" y="${H - 8}" text-anchor="end">${esc(new Date(t1).toISOString())}</text>`,
+    `<line x1="${PAD.l}" y1="${PAD.t}" x2="${PAD.l}" y2="${H - PAD.b}" stroke="#999"/>`,
   ];
-  const legend = series
-    .map((s, i) => `<span style="color:${COLORS[i % COLORS.length]}">&#9632;</span> ${esc(s.name)}`)
-    .join("&nbsp;&nbsp; ");
-  return `<h2>${esc(title)}</h2><svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-size="11" font-family="sans-serif">${axes.join("")}${lines.join("")}</svg><p class="legend">${legend}</p>`;
+  // The legend is inside the picture, so the SVG alone (README) is readable too.
+  const legend = series.map(
+    (s, i) =>
+      `<rect x="${W - LEGEND_W + 5}" y="${PAD.t + i * 14}" width="9" height="9" fill="${COLORS[i % COLORS.length]}"/><text x="${W - LEGEND_W + 18}" y="${PAD.t + 8 + i * 14}">${esc(s.name)}</text>`,
+  );
+  const h = Math.max(H, PAD.t + series.length * 14 + PAD.b);
+  return `<h2>${esc(title)}</h2>${svgDocument(title, h, `${axes.join("")}${lines.join("")}${legend.join("")}`)}`;
+}
+
+function svgDocument(title: string, height: number, body: string): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-size="11" font-family="sans-serif"><title>${esc(title)}</title><rect width="100%" height="100%" fill="#fff"/>${body}</svg>`;
 }
 
 export function renderHtml(report: BacktestReport): string {
@@ -89,7 +98,7 @@ export function renderHtml(report: BacktestReport): string {
   const sources = `<p>${report.events} events from ${report.captures.map(esc).join(", ")}${report.bad_lines > 0 ? `; ${report.bad_lines} bad lines skipped` : ""}</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>liquidator backtest</title>
-<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}.legend{font-size:12px}</style>
+<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}</style>
 </head><body><h1>Backtest</h1>${sources}${table}${net}${exposure}${assumptions}</body></html>
 `;
 }
