@@ -98,4 +98,17 @@ describe("backtest model", () => {
     const names = (JSON.parse(a.stdout) as Out).variants.map((v) => v.name);
     expect(names).toHaveLength(6);
   });
+
+  test("--csv: a header and one row per variant; the assumptions go to stderr", async () => {
+    const { file, config } = await scenario(false);
+    const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--csv"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(
+      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped",
+    );
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
+    expect(r.stderr).toMatch(/^assumptions:/);
+  });
 });
