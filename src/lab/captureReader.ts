@@ -10,6 +10,7 @@ import { createGunzip } from "node:zlib";
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { CaptureError } from "../errors.js";
 import { CAPTURE_FORMAT, CAPTURE_VERSION, EVENT_KINDS } from "./captureFormat.js";
+import { hasEventShape } from "./eventShape.js";
 
 export interface ReadStats {
   events: number;
@@ -52,7 +53,7 @@ function parseEvent(line: string): CaptureEvent | undefined {
   if (typeof e.k !== "string" || !EVENT_KINDS.has(e.k as CaptureEvent["k"]) || typeof e.at !== "number" || !Number.isFinite(e.at)) {
     return undefined;
   }
-  return v as CaptureEvent;
+  return hasEventShape(v as Record<string, unknown>) ? (v as CaptureEvent) : undefined;
 }
 
 /**

@@ -50,7 +50,7 @@ describe("backtest refuses bad captures", () => {
     dir = await tempDir("bad-line");
     const file = join(dir, "garbage.jsonl.gz");
     const lines = goodLines();
-    lines.splice(5, 0, '{"k":"markprices","at":', "\u0000\u0001 not json");
+    lines.splice(5, 0, '{"k":"markprices","at":', "\u0000\u0001 not json", '{"k":"open","at":5,"requestedAt":4,"rows":"not rows"}');
     await writeRawCapture(file, [header(), ...lines]);
     const strict = await runCli(["backtest", file]);
     expect(strict.code).toBe(65);
@@ -58,8 +58,8 @@ describe("backtest refuses bad captures", () => {
     const lenient = await runCli(["backtest", file, "--lenient", "--json"]);
     expect(lenient.code).toBe(0);
     const out = JSON.parse(lenient.stdout) as { bad_lines: number; events: number };
-    expect(out.bad_lines).toBe(2);
-    expect(out.events).toBe(lines.length - 2);
+    expect(out.bad_lines).toBe(3); // a cut line, garbage, and JSON of the wrong shape
+    expect(out.events).toBe(lines.length - 3);
   });
 
   test("a missing file: exit 65 naming it", async () => {
