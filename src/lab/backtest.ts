@@ -52,7 +52,7 @@ export function assumptionsOf(m: BacktestReport["model"]): string[] {
     "Competitors do not react to our claims: what they took in the capture they take at the same time in every variant, and nothing else.",
     "Claims leave at the configured claims rate (the daemon's limiter spacing), best expected fee first, each re-decided when it leaves.",
     `Unwinds: the daemon's planUnwind slices at the orders rate, each filling whole at the recorded mark ${m.unwind_slippage_bps} bps against us (capped by unwind.max_slippage_bps), paying ${m.taker_fee_bps} bps taker fee; held symbols and unwind.mode off keep positions, valued at the last mark.`,
-    "The account starts flat; the liquidator fee is the fee rate of the claimed notional at the mark when the answer lands.",
+    "The account starts flat and knows no claim from before the capture; the liquidator fee is the fee rate of the claimed notional at the mark when the answer lands.",
   ];
 }
 
