@@ -1,12 +1,18 @@
-/** A time series of a replay, bounded: points closer than `gapMs` overwrite the last one. */
+/**
+ * A time series of a replay in bounded memory: points closer than the current gap overwrite the last
+ * one; past `maxKept` points every other one goes and the gap doubles. A 3-minute capture keeps
+ * 1-second detail, a day of it stays a few thousand points.
+ */
 export type Point = readonly [t: number, v: number];
 
 export class Series {
-  readonly #gapMs: number;
-  readonly #points: [number, number][] = [];
+  #gapMs: number;
+  readonly #maxKept: number;
+  #points: [number, number][] = [];
 
-  constructor(gapMs = 10_000) {
+  constructor(gapMs = 1_000, maxKept = 4_000) {
     this.#gapMs = gapMs;
+    this.#maxKept = maxKept;
   }
 
   add(t: number, v: number): void {
@@ -16,6 +22,10 @@ export class Series {
       return;
     }
     this.#points.push([t, v]);
+    if (this.#points.length > this.#maxKept) {
+      this.#points = this.#points.filter((_, i) => i % 2 === 1);
+      this.#gapMs *= 2;
+    }
   }
 
   /** At most `max` points, evenly picked (the last one always kept). */
