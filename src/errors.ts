@@ -10,6 +10,8 @@
 export const EXIT_USAGE = 64;
 export const EXIT_CONFIG = 78;
 export const EXIT_FAILURE = 1;
+/** sysexits.h EX_DATAERR: an input file (a capture) is malformed. */
+export const EXIT_DATA = 65;
 
 export const ERROR_CODES = {
   /** The venue answered with an error envelope (VenueError; its venue code says which). */
@@ -28,6 +30,8 @@ export const ERROR_CODES = {
   LIQ_CONFIG: EXIT_CONFIG,
   /** The claims journal cannot be written: claiming must stop. */
   LIQ_JOURNAL: EXIT_FAILURE,
+  /** A capture file that cannot be read: truncated, corrupt, or of an unknown format version. */
+  LIQ_CAPTURE: EXIT_DATA,
   /** A command-line mistake by the user. */
   LIQ_USAGE: EXIT_USAGE,
   /** A programmer's mistake (a bad option, a call out of order): a bug, not an operator's error. */
@@ -100,5 +104,12 @@ export class KeyFormatError extends LiquidatorError {
 export class JournalError extends LiquidatorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("LIQ_JOURNAL", message, options);
+  }
+}
+
+/** A capture file (README "Policy lab") that cannot be replayed; the message names the file and line. */
+export class CaptureError extends LiquidatorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("LIQ_CAPTURE", message, options);
   }
 }

@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import { reloadPolicy } from "../config/reloadPolicy.js";
+import type { CaptureTap } from "../daemon/captureTap.js";
 import { Claimer } from "../daemon/claimer.js";
 import { claimObserver } from "../daemon/claimObserver.js";
 import { ClaimSender } from "../daemon/claimSender.js";
@@ -24,6 +25,7 @@ import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
 import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
+import { capturingTransport } from "../lab/claimTap.js";
 import type { Metrics } from "../observe/metrics.js";
 import { RewardsPoller } from "../observe/rewardsPoller.js";
 import type { Watchdog } from "../observe/watchdog.js";
@@ -68,6 +70,8 @@ export function assembleDaemon(o: {
   watchdog: Watchdog;
   logger: Logger;
   timing: DaemonTiming | undefined;
+  /** `state.capture`: what the daemon sees also goes to a capture (README "Policy lab"). */
+  capture?: CaptureTap | undefined;
 }): AssembledDaemon {
   const { loaded, venue, metrics, logger, timing } = o;
   const config = loaded.config;
@@ -105,7 +109,7 @@ export function assembleDaemon(o: {
     marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })),
   );
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
-  const sender = new ClaimSender(rest, config.policy.dry_run);
+  const sender = new ClaimSender(o.capture === undefined ? rest : capturingTransport(rest, o.capture), config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   const ledger = new PnlLedger();
   const claimer = new Claimer({
@@ -190,6 +194,7 @@ export function assembleDaemon(o: {
     metrics,
     logger: logger.child({ component: "ingest" }),
     orders: unwinder,
+    ...(o.capture !== undefined ? { capture: o.capture } : {}),
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
       logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");

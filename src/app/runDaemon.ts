@@ -4,13 +4,16 @@
  * the parts (assembleDaemon.ts) start; on abort everything stops in the reverse order.
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { LoadedConfig } from "../config/loadConfig.js";
+import type { CaptureQueue } from "../lab/captureQueue.js";
 import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
 import { HupReloader } from "./hupReloader.js";
+import { openDaemonCapture } from "./openCapture.js";
 import { type OpenedStore, openStateStore } from "./openStateStore.js";
 import { connectVenue } from "./venueConnection.js";
 
@@ -64,6 +67,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   try {
     const venue = await connectVenue(loaded, logger);
     let opened: OpenedStore | undefined;
+    let capture: CaptureQueue | undefined;
     try {
       opened = await openStateStore({
         config,
@@ -78,6 +82,15 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       if (opened === undefined) return;
       const { store } = opened;
       notReady = () => ["starting"];
+      capture = config.state.capture
+        ? await openDaemonCapture({
+            dir: join(config.state.dir, "capture"),
+            maxBytes: config.state.capture_max_bytes,
+            venue: venue.baseUrl,
+            logger,
+            dropped: () => metrics.captureDropped.inc(),
+          })
+        : undefined;
       const parts = assembleDaemon({
         loaded,
         env: options.env,
@@ -88,6 +101,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
         watchdog,
         logger,
         timing: options.timing,
+        capture,
       });
       opened.bind(parts.leadership);
       // A healthy standby is ready: standing by is its job, not a fault.
@@ -104,6 +118,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       logger.info({}, "shutting down: claims drained");
     } finally {
       await reloader.disable();
+      await capture?.close();
       await opened?.store.close();
       await venue.close();
     }

@@ -21,6 +21,8 @@ export interface DaemonRunOptions {
   claimsPerSecond: number;
   /** Extra node flags (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** `state.capture` on (README "Policy lab"): the capture's cost is then part of what is measured. */
+  capture?: boolean;
 }
 
 export interface RunningDaemon {
@@ -107,6 +109,7 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
     HOME: process.env.HOME ?? dir,
     LIQUIDATOR_SECRET: o.venue.secret,
     NODE_ENV: "production",
+    ...(o.capture === true ? { LIQUIDATOR_CAPTURE: "1" } : {}),
   };
   const child = group.spawn(process.execPath, [...(o.nodeArgs ?? []), o.cli, "run", "--config", configPath], {
     env,

@@ -2,6 +2,8 @@
  * The bench's results: the JSON document written to bench/results/<date>.json, the target checks of
  * the performance issue, and the short table printed on stdout. Pure.
  */
+
+import type { LabResult } from "./labBench.js";
 import type { LatencySummary, ValueResult } from "./stats.js";
 import type { ThroughputResult } from "./throughput.js";
 
@@ -67,6 +69,7 @@ export interface BenchResults {
   };
   cascade?: CascadeResult;
   throughput?: ThroughputResult;
+  lab?: LabResult;
   targets: Target[];
 }
 
@@ -103,6 +106,13 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
   add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
   add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 500000", (v) => v >= 500_000);
+  add("replay events per second per variant", r.lab?.eventsPerSecondPerVariant, ">= 1000000", (v) => v >= 1_000_000);
+  add(
+    "24 h capture x 12 variants (s)",
+    r.lab !== undefined && r.lab.captureHours >= 24 && r.lab.variants >= 12 ? r.lab.replaySeconds : undefined,
+    "< 60",
+    (v) => v < 60,
+  );
   return t;
 }
 
@@ -210,6 +220,17 @@ export function table(r: BenchResults, markdown = false): string {
   if (th !== undefined) {
     rows.push(["policy decisions / s", fmt(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
     rows.push(["signatures / s node:crypto (noble)", `${fmt(th.signaturesPerSecond)} (${fmt(th.nobleSignaturesPerSecond)})`, "", "", ""]);
+  }
+  const lab = r.lab;
+  if (lab !== undefined) {
+    rows.push(["capture tap, ns per event (dropped)", `${fmt(lab.tapNsPerEvent)} (${fmt(lab.tapDropped)})`, "", "", ""]);
+    rows.push([
+      `replay ${lab.captureHours} h x ${lab.variants} variants: s / events per s per variant / RSS MB`,
+      `${fmt(lab.replaySeconds, 1)} / ${fmt(lab.eventsPerSecondPerVariant)} / ${fmt(lab.rssMbMax)}`,
+      "",
+      "",
+      `${target("replay events per second per variant")}; < 60 s: ${target("24 h capture x 12 variants (s)")}`,
+    ]);
   }
   if (markdown) {
     const line = (cells: string[]): string => `| ${cells.join(" | ")} |`;

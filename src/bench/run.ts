@@ -7,7 +7,8 @@
  *    ~8 s apart (a claim after a quiet spell, when idle sockets have been closed);
  * 2. cascade: 10,000 liquidations in 10 pushes over one second, claim limit 5/s on both sides, after
  *    a warm-up of 5,000 short-lived liquidations;
- * 3. throughput: decide() and ed25519 signatures per second, in this process.
+ * 3. throughput: decide() and ed25519 signatures per second, in this process;
+ * 4. lab: the capture tap's cost per event and backtest replay speed (labBench.ts).
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  *
@@ -25,6 +26,7 @@ import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
 import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
+import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
 import { paired, summarize, valueRatio } from "./stats.js";
@@ -44,7 +46,11 @@ const { values: args } = parseArgs({
     "cascade-runs": { type: "string", default: "10" },
     /** Frames per client ~8 s apart after the latency run (a claim after a quiet spell); 0 skips. */
     sparse: { type: "string", default: "8" },
-    phases: { type: "string", default: "latency,cascade,throughput" },
+    phases: { type: "string", default: "latency,cascade,throughput,lab" },
+    /** Hours of synthetic market the lab phase replays (12 variants). */
+    "lab-hours": { type: "string", default: "24" },
+    /** Run the daemon with `state.capture` on (the tick-to-claim phases then include the capture's cost). */
+    capture: { type: "boolean", default: false },
     out: { type: "string", default: join(root, "bench", "results") },
     profile: { type: "string" },
     "node-args": { type: "string" },
@@ -134,7 +140,7 @@ async function latencyPhase(
   try {
     const daemon = await startDaemon(
       group,
-      { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs },
+      { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs, capture: args.capture },
       "latency",
     );
     floor = await startFloor(lanes[1]!);
@@ -312,6 +318,7 @@ async function main(): Promise<void> {
     };
   }
   if (phases.has("throughput")) partial.throughput = measureThroughput();
+  if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]));
   const results: BenchResults = { ...partial, targets: checkTargets(partial) };
 
   mkdirSync(args.out, { recursive: true });

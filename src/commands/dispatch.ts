@@ -16,6 +16,14 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
   epochs: { load: async () => (await import("./epochs.js")).epochs, help: "trading-rewards epochs [--json|--csv]" },
   campaign: { load: async () => (await import("./campaign.js")).campaign, help: "campaign statistics of one user" },
   orders: { load: async () => (await import("./orders.js")).orders, help: "admin order listing [--all]" },
+  record: {
+    load: async () => (await import("./record.js")).record,
+    help: "record what the venue shows a liquidator to a capture --out FILE [--minutes N]",
+  },
+  backtest: {
+    load: async () => (await import("./backtest.js")).backtestCommand,
+    help: "replay captures through the policy, one row per config variant",
+  },
   pnl: { load: async () => (await import("./pnl.js")).pnl, help: "profit and loss from the journal [--by claim|symbol|day]" },
 };
 

@@ -11,6 +11,8 @@ import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
 import { generateKeyPair, publicKeyOf } from "../venue/signer.js";
 import type { Command } from "./command.js";
+import { minutesOption } from "./record.js";
+import { captureSimulator } from "./simulateCapture.js";
 
 const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--quiet]
   runs the simulated venue (REST + both streams) on one port until SIGINT/SIGTERM.
@@ -23,6 +25,8 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
   --quiet            no scripted market: marks pushed but still, no liquidations unless made
   --key-file FILE    also authorize the key whose secret FILE holds (repeatable); FILE is created
                      (mode 0400, a new key) when absent: one per replica sharing the account
+  --capture FILE     record the simulated market (as liquidator record does) to FILE, then exit
+  --minutes N        with --capture: how long to record (default 5)
 `;
 
 /** The public key of the secret in `file`, after writing a new one there if it is absent. */
@@ -57,6 +61,8 @@ export const simulate: Command = async (args, io) => {
       "header-prefix": { type: "string" },
       quiet: { type: "boolean" },
       "key-file": { type: "string", multiple: true },
+      capture: { type: "string" },
+      minutes: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -91,6 +97,14 @@ export const simulate: Command = async (args, io) => {
       order_users: sim.orderUsers,
     })}\n`,
   );
+  if (values.capture !== undefined) {
+    try {
+      await captureSimulator(sim, values.capture, minutesOption(values.minutes) ?? 5, io);
+    } finally {
+      await sim.close();
+    }
+    return 0;
+  }
   if (!io.signal.aborted) {
     await new Promise<void>((resolve) => io.signal.addEventListener("abort", () => resolve(), { once: true }));
   }

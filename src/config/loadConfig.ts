@@ -37,7 +37,7 @@ function nonEmpty(s: string | undefined): string | undefined {
 }
 
 /** Reads and parses the YAML file. File-level problems are fatal at once: nothing else can be checked. */
-async function readYamlFile(path: string): Promise<Record<string, unknown>> {
+export async function readYamlFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     const info = await stat(path);

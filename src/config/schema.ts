@@ -66,6 +66,15 @@ export const configSchema = strict({
       "`postgres://…` connection string for `state.backend: postgres`; redacted wherever printed",
       "LIQUIDATOR_POSTGRES_URL",
     ),
+    capture: doc(
+      z.boolean().default(false),
+      "`1`/`true`: the daemon also writes a capture (same format as `record`) under `state.dir/capture/`, one file per UTC day",
+      "LIQUIDATOR_CAPTURE",
+    ),
+    capture_max_bytes: doc(
+      z.number().int().min(1_000_000).default(2_000_000_000),
+      "size cap of `state.dir/capture/` (compressed bytes, default 2 GB): past it the oldest capture files are deleted first",
+    ),
   }).superRefine((v, ctx) => {
     if (v.backend === "postgres" && v.postgres_url === "") {
       ctx.addIssue({

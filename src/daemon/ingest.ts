@@ -7,7 +7,6 @@
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
-import type { Metrics } from "../observe/metrics.js";
 import {
   heldFromPush,
   heldFromRows,
@@ -20,6 +19,7 @@ import type { Stamped } from "../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import type { StreamData } from "../venue/wire.js";
 import type { ExecutionReport } from "../venue/wireOrders.js";
+import type { CaptureTap } from "./captureTap.js";
 import type { Claimer } from "./claimer.js";
 import type { OpenBook } from "./openBook.js";
 import type { PolicyState } from "./policyState.js";
@@ -37,7 +37,7 @@ export interface IngestOptions {
   /** The venue's held positions (pushes and REST snapshots). */
   positions: PositionBook;
   policy: PolicyState;
-  metrics: Pick<Metrics, "liquidationsSeen">;
+  metrics: { liquidationsSeen: { inc(n?: number): void } };
   logger: { info(obj: object, msg: string): void };
   /** A REST snapshot put a held quantity right (the venue wins; something was missed). */
   corrected?: (c: PositionCorrection) => void;
@@ -47,6 +47,8 @@ export interface IngestOptions {
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
   monotonic?: () => number;
+  /** `state.capture`: every input is also handed to the capture (which only enqueues). */
+  capture?: CaptureTap;
 }
 
 export class Ingest {
@@ -66,6 +68,7 @@ export class Ingest {
     switch (args[0]) {
       case "liquidation": {
         const receivedAt = this.#monotonic();
+        this.#options.capture?.record({ k: "liquidation", at: this.#now(), data: args[1] });
         const changes = book.applyDelta(args[1].map(liquidationFromPush), this.#now());
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         if (policy.symbolsLoaded) for (const liq of changes.upserted) claimer.offer(liq, receivedAt);
@@ -73,6 +76,7 @@ export class Ingest {
         return;
       }
       case "markprices":
+        this.#options.capture?.record({ k: "markprices", at: this.#now(), data: args[1] });
         marks.setMany(args[1], this.#now());
         if (policy.symbolsLoaded) claimer.retrySkipped(MARK_SKIPS);
         return;
@@ -105,6 +109,7 @@ export class Ingest {
   openList(rows: readonly OpenLiquidation[], requestedAt: number): void {
     const { book, claimer, metrics, policy } = this.#options;
     const receivedAt = this.#monotonic();
+    this.#options.capture?.record({ k: "open", at: this.#now(), requestedAt, rows });
     const changes = book.reconcile(rows.map(liquidationFromRow), requestedAt, this.#now());
     if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
     for (const id of changes.removed) claimer.cancel(id);
@@ -119,6 +124,7 @@ export class Ingest {
   /** REST marks; their age is the venue's time of the answer, on the local clock (`clockOffsetMs` = venue − local). */
   restMarks(rows: Futures["rows"], venueTs: number | undefined, clockOffsetMs: number): void {
     const at = venueTs === undefined ? this.#now() : venueTs - clockOffsetMs;
+    this.#options.capture?.record({ k: "futures", at: this.#now(), markAt: at, rows });
     this.#options.marks.setMany(marksFromFutures(rows), at);
     if (this.#options.policy.symbolsLoaded) this.#options.claimer.retrySkipped(MARK_SKIPS);
   }
@@ -142,6 +148,7 @@ export class Ingest {
 
   /** Symbol info rows (and a mark snapshot read with them at `requestedAt`); every open id is re-decided. */
   symbols(info: Info, futures: Futures, requestedAt: number): { symbols: number; rejected: { symbol: string; problem: string }[] } {
+    this.#options.capture?.record({ k: "info", at: this.#now(), requestedAt, info, futures });
     const { table, rejected } = SymbolTable.fromUntrusted(info.rows.map(symbolInfoFromRow));
     this.#options.policy.applySymbols(table);
     this.#options.marks.setMany(marksFromFutures(futures.rows), requestedAt);

@@ -161,6 +161,8 @@ export interface Metrics {
   readonly leader: Gauge;
   readonly claimingPaused: Gauge<"reason">;
   readonly journalErrors: Counter;
+  /** `state.capture`: events dropped because the capture queue was full (claims never wait for it). */
+  readonly captureDropped: Counter;
   readonly watchdogAge: Gauge<"loop">;
   readonly watchdogLimit: Gauge<"loop">;
   /** Unwinding and P&L (unwindMetrics.ts). */
@@ -290,6 +292,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     leader: gauge("leader", "1 on the replica that may send claims and orders (the leader, or a single daemon), else 0"),
     claimingPaused: gauge("claiming_paused", "1 while claiming is paused for the reason (margin|journal|clock|positions)", ["reason"]),
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
+    captureDropped: counter("capture_dropped_total", "Capture events dropped because the capture queue was full (state.capture)"),
     watchdogAge,
     watchdogLimit,
     unwind: createUnwindMetrics(registry, p),
@@ -324,6 +327,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   metrics.liquidationsSeen.inc(0);
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);
+  metrics.captureDropped.inc(0);
 
   if (options.defaultMetrics !== false)
     collectDefaultMetrics({ register: registry, prefix: p, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });

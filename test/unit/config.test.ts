@@ -444,6 +444,7 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_METRICS_PORT", value: "0", pick: (c) => c.metrics.port, expected: 0 },
     { variable: "LIQUIDATOR_STATE_DIR", value: "/env/state", pick: (c) => c.state.dir, expected: "/env/state" },
     { variable: "LIQUIDATOR_DRY_RUN", value: "1", pick: (c) => c.policy.dry_run, expected: true },
+    { variable: "LIQUIDATOR_CAPTURE", value: "true", pick: (c) => c.state.capture, expected: true },
     { variable: "LIQUIDATOR_LOG_LEVEL", value: "debug", pick: (c) => c.log.level, expected: "debug" },
     { variable: "LIQUIDATOR_LOG_PRETTY", value: "TRUE", pick: (c) => c.log.pretty, expected: true },
     { variable: "LIQUIDATOR_VENUE_PRESET", value: "orderly-testnet", pick: (c) => c.venue.preset, expected: "orderly-testnet" },

@@ -30,6 +30,11 @@ const CASES: { file: string; from: string; allowed: boolean }[] = [
   { file: "sim/a.ts", from: "../venue/errors.js", allowed: true },
   { file: "sim/a.ts", from: "../engine/policy.js", allowed: false },
   { file: "sim/a.ts", from: "../daemon/claimer.js", allowed: false },
+  { file: "lab/a.ts", from: "../daemon/ingest.js", allowed: true },
+  { file: "lab/a.ts", from: "../engine/policy.js", allowed: true },
+  { file: "lab/a.ts", from: "../sim/startSimulator.js", allowed: false },
+  { file: "lab/a.ts", from: "../commands/output.js", allowed: false },
+  { file: "lab/a.ts", from: "../app/runDaemon.js", allowed: false },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "liq-layers-"));

@@ -1,0 +1,71 @@
+/**
+ * `liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json|--csv] [--html FILE]`:
+ * replays captures through the daemon's decision code, one row per config variant (README "Policy lab").
+ * Needs no secret and no network.
+ */
+import { writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { UsageError } from "../errors.js";
+import { backtest } from "../lab/backtest.js";
+import { renderHtml } from "../lab/htmlReport.js";
+import { buildVariants } from "../lab/variants.js";
+import { renderBacktest } from "./backtestOutput.js";
+import type { Command } from "./command.js";
+import { OUTPUT_OPTIONS, outputFormat } from "./output.js";
+
+const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json|--csv] [--html FILE]
+  Replays captures (liquidator record, state.capture, simulate --capture) through the daemon's own
+  decision code; one row per variant: each --config (default: built-in defaults) times the cross
+  product of every --set list.
+  --lenient            skip lines that are not capture events (counted) instead of stopping
+  --latency-ms N       send → answer latency when the capture has no claim answers (default 50)
+  --slippage-bps N     assumed unwind fill distance from the mark, against us (default 5)
+  --taker-fee-bps N    assumed taker fee of unwind fills (default 5)
+`;
+
+function numberOption(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a number ≥ 0`);
+  return n;
+}
+
+export const backtestCommand: Command = async (args, io) => {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      capture: { type: "string", multiple: true },
+      config: { type: "string", multiple: true },
+      set: { type: "string", multiple: true },
+      html: { type: "string" },
+      lenient: { type: "boolean" },
+      "latency-ms": { type: "string" },
+      "slippage-bps": { type: "string" },
+      "taker-fee-bps": { type: "string" },
+      help: { type: "boolean", short: "h" },
+      ...OUTPUT_OPTIONS,
+    },
+  });
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const files = [...(values.capture ?? []), ...positionals];
+  if (files.length === 0) throw new UsageError(`no capture given\n${USAGE}`);
+  const format = outputFormat(values);
+  const variants = await buildVariants(values.config ?? [], values.set ?? []);
+  const report = await backtest({
+    files,
+    variants,
+    lenient: values.lenient === true,
+    defaultLatencyMs: numberOption("latency-ms", values["latency-ms"], 50),
+    slippageBps: numberOption("slippage-bps", values["slippage-bps"], 5),
+    takerFeeBps: numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
+  });
+  if (values.html !== undefined) await writeFile(values.html, renderHtml(report));
+  const out = renderBacktest(format, report);
+  io.stdout.write(out.stdout);
+  if (out.stderr !== "") io.stderr.write(out.stderr);
+  return 0;
+};

@@ -1,0 +1,57 @@
+/**
+ * `backtest` output: one row per variant as a table (with the model's assumptions under it), CSV
+ * (assumptions on stderr, so the file stays plain RFC 4180), or JSON: the INTERFACE.md object
+ * `{"variants":[{name, settings, offered, claimed, claimed_ids, expected_fee, claimed_notional,
+ * peak_exposure, skipped}]}` plus the unwind estimates per variant and the model and assumptions.
+ */
+import type { BacktestReport } from "../lab/backtest.js";
+import type { VariantResult } from "../lab/replayVariant.js";
+import { type Column, type OutputFormat, renderCsv, renderTable, sanitize, toJson } from "./output.js";
+
+const money = (x: number): string => x.toFixed(2);
+
+const COLUMNS: readonly Column<VariantResult>[] = [
+  { key: "name", header: "variant", value: (r) => r.name },
+  { key: "offered", value: (r) => r.offered },
+  { key: "sent", value: (r) => r.sent },
+  { key: "claimed", value: (r) => r.claimed },
+  { key: "lost_to_others", header: "lost", value: (r) => r.lost_to_others },
+  { key: "claimed_notional", header: "notional", value: (r) => r.claimed_notional, text: (r) => money(r.claimed_notional) },
+  { key: "expected_fee", header: "fees", value: (r) => r.expected_fee, text: (r) => money(r.expected_fee) },
+  {
+    key: "estimated_unwind_cost",
+    header: "unwind_cost",
+    value: (r) => r.estimated_unwind_cost,
+    text: (r) => money(r.estimated_unwind_cost),
+  },
+  { key: "estimated_net", header: "net", value: (r) => r.estimated_net, text: (r) => money(r.estimated_net) },
+  { key: "peak_exposure", header: "peak_exposure", value: (r) => r.peak_exposure, text: (r) => money(r.peak_exposure) },
+  {
+    key: "skipped",
+    value: (r) =>
+      Object.entries(r.skipped)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(" "),
+  },
+];
+
+/** The JSON object (series are for the HTML charts only). */
+export function backtestJson(report: BacktestReport): string {
+  const variants = report.variants.map(({ series: _series, ...v }) => v);
+  return toJson({
+    captures: report.captures,
+    events: report.events,
+    bad_lines: report.bad_lines,
+    model: report.model,
+    assumptions: report.assumptions,
+    variants,
+  });
+}
+
+export function renderBacktest(format: OutputFormat, report: BacktestReport): { stdout: string; stderr: string } {
+  const notes = `assumptions:\n${report.assumptions.map((a) => `  - ${sanitize(a)}`).join("\n")}\n`;
+  if (format === "json") return { stdout: backtestJson(report), stderr: "" };
+  if (format === "csv") return { stdout: renderCsv(COLUMNS, report.variants), stderr: notes };
+  const head = `${report.events} events from ${report.captures.length} capture(s)${report.bad_lines > 0 ? `, ${report.bad_lines} bad lines skipped` : ""}\n\n`;
+  return { stdout: `${head}${renderTable(COLUMNS, report.variants)}\n${notes}`, stderr: "" };
+}

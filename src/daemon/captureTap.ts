@@ -1,0 +1,25 @@
+/**
+ * What a capture holds (README "Policy lab"): the inputs the daemon acted on, in the order it saw
+ * them, each stamped with the local wall clock. The daemon only calls `record`, which must never
+ * block or throw (lab/captureQueue.ts enqueues and returns); writing happens elsewhere, later.
+ * Payloads are the validated wire data, so a replay maps them with the daemon's own code (ingest.ts).
+ */
+import type { ClaimRequest, ClaimResult, Futures, Info, OpenLiquidation } from "../venue/restSchemas.js";
+import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
+
+export type CaptureEvent =
+  /** Public stream frames. */
+  | { k: "liquidation"; at: number; data: readonly LiquidationEntry[] }
+  | { k: "markprices"; at: number; data: readonly MarkPrice[] }
+  /** `GET /v1/public/liquidation` (all pages), requested at `requestedAt`. */
+  | { k: "open"; at: number; requestedAt: number; rows: readonly OpenLiquidation[] }
+  /** `GET /v1/public/futures` marks, as of `markAt` on the local clock. */
+  | { k: "futures"; at: number; markAt: number; rows: Futures["rows"] }
+  /** `GET /v1/public/info` with the futures snapshot read alongside. */
+  | { k: "info"; at: number; requestedAt: number; info: Info; futures: Futures }
+  /** A claim answer: `code` 0 = applied (then `result`), else the venue's refusal code, -1 transport. */
+  | { k: "claim"; at: number; sentAt: number; id: number; code: number; request: ClaimRequest; result?: ClaimResult };
+
+export interface CaptureTap {
+  record(event: CaptureEvent): void;
+}

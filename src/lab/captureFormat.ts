@@ -1,0 +1,32 @@
+/**
+ * The capture file format (README "Policy lab"): gzip-compressed JSONL. Line 1 is the header,
+ * `{"format":"liquidator-capture","version":1,...}`; every other line is one CaptureEvent
+ * (daemon/captureTap.ts). A reader refuses a version newer than it knows, naming it.
+ */
+import type { CaptureEvent } from "../daemon/captureTap.js";
+
+export const CAPTURE_FORMAT = "liquidator-capture";
+export const CAPTURE_VERSION = 1;
+
+export interface CaptureHeader {
+  format: typeof CAPTURE_FORMAT;
+  version: number;
+  /** ISO time the file was opened. */
+  created_at: string;
+  /** What wrote it: `record`, `daemon` or `simulate`. */
+  writer: string;
+  /** REST base of the venue captured (no secret). */
+  venue: string;
+}
+
+export const EVENT_KINDS: ReadonlySet<CaptureEvent["k"]> = new Set(["liquidation", "markprices", "open", "futures", "info", "claim"]);
+
+export function headerLine(writer: string, venue: string, now: number): string {
+  const h: CaptureHeader = { format: CAPTURE_FORMAT, version: CAPTURE_VERSION, created_at: new Date(now).toISOString(), writer, venue };
+  return `${JSON.stringify(h)}\n`;
+}
+
+/** `YYYY-MM-DD` of a ms time, UTC: the day a capture event's file is named after. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

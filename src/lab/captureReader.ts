@@ -1,0 +1,117 @@
+/**
+ * Streams the events of capture files, in file order, without loading a file whole: gunzip →
+ * lines → JSON. Line 1 must be a header of a version this build knows. A truncated or corrupt file,
+ * or a line that is not an event, is a CaptureError naming the file and line; `lenient` skips bad
+ * lines (counted) but still refuses a bad header or a damaged gzip stream.
+ */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
+import type { CaptureEvent } from "../daemon/captureTap.js";
+import { CaptureError } from "../errors.js";
+import { CAPTURE_FORMAT, CAPTURE_VERSION, EVENT_KINDS } from "./captureFormat.js";
+import { hasEventShape } from "./eventShape.js";
+
+export interface ReadStats {
+  events: number;
+  badLines: number;
+}
+
+const HEADER_START = `{"format":"${CAPTURE_FORMAT}"`;
+
+function checkHeader(file: string, line: string | undefined, lineNo = 1): void {
+  if (line === undefined) throw new CaptureError(`capture ${file}: empty (no header line)`);
+  let h: unknown;
+  try {
+    h = JSON.parse(line);
+  } catch {
+    throw new CaptureError(`capture ${file} line ${lineNo}: not a capture header (not JSON)`);
+  }
+  const r = h as { format?: unknown; version?: unknown };
+  if (typeof h !== "object" || h === null || r.format !== CAPTURE_FORMAT) {
+    throw new CaptureError(`capture ${file} line ${lineNo}: not a capture header (format must be "${CAPTURE_FORMAT}")`);
+  }
+  if (typeof r.version !== "number" || !Number.isInteger(r.version) || r.version < 1) {
+    throw new CaptureError(`capture ${file} line ${lineNo}: header version ${JSON.stringify(r.version)} is not a format version`);
+  }
+  if (r.version > CAPTURE_VERSION) {
+    throw new CaptureError(
+      `capture ${file}: format version ${r.version} is newer than this liquidator reads (up to ${CAPTURE_VERSION}); upgrade to replay it`,
+    );
+  }
+}
+
+function parseEvent(line: string): CaptureEvent | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== "object" || v === null) return undefined;
+  const e = v as { k?: unknown; at?: unknown };
+  if (typeof e.k !== "string" || !EVENT_KINDS.has(e.k as CaptureEvent["k"]) || typeof e.at !== "number" || !Number.isFinite(e.at)) {
+    return undefined;
+  }
+  return hasEventShape(v as Record<string, unknown>) ? (v as CaptureEvent) : undefined;
+}
+
+/**
+ * The events of one file. `stats` is updated as lines are read. `only`: a kind whose events alone are
+ * wanted; other lines are skipped unparsed (a fast first pass), bad ones included.
+ */
+export async function* readCapture(
+  file: string,
+  options: { lenient?: boolean; stats?: ReadStats; only?: CaptureEvent["k"] } = {},
+): AsyncGenerator<CaptureEvent> {
+  const needle = options.only === undefined ? undefined : `"k":"${options.only}"`;
+  const stats = options.stats ?? { events: 0, badLines: 0 };
+  const source = createReadStream(file);
+  const gunzip = createGunzip();
+  let streamError: Error | undefined;
+  source.on("error", (err) => {
+    streamError = err;
+    gunzip.destroy(err);
+  });
+  const lines = createInterface({ input: source.pipe(gunzip), crlfDelay: Number.POSITIVE_INFINITY });
+  let n = 0;
+  try {
+    for await (const line of lines) {
+      n++;
+      if (n === 1) {
+        checkHeader(file, line);
+        continue;
+      }
+      if (line === "" || (needle !== undefined && !line.includes(needle))) continue;
+      // A daily file the daemon appended to after a restart: a new gzip member, a new header.
+      if (line.startsWith(HEADER_START)) {
+        checkHeader(file, line, n);
+        continue;
+      }
+      const ev = parseEvent(line);
+      if (ev === undefined) {
+        if (options.lenient) {
+          stats.badLines++;
+          continue;
+        }
+        throw new CaptureError(`capture ${file} line ${n}: not a capture event (garbage or a cut line); --lenient skips such lines`);
+      }
+      stats.events++;
+      yield ev;
+    }
+  } catch (err) {
+    if (err instanceof CaptureError) throw err;
+    const e = (streamError ?? err) as NodeJS.ErrnoException;
+    const why =
+      e.code === "ENOENT"
+        ? "no such file"
+        : e.code === "Z_BUF_ERROR" || /unexpected end/i.test(e.message)
+          ? "truncated (the gzip stream ends early)"
+          : `corrupt (${e.code ?? e.message})`;
+    throw new CaptureError(`capture ${file} after line ${n}: ${why}`, { cause: err });
+  } finally {
+    lines.close();
+    source.destroy();
+  }
+  if (n === 0) throw new CaptureError(`capture ${file}: empty (no header line)`);
+}

@@ -1,0 +1,239 @@
+/**
+ * One config variant of a backtest: the daemon's own state objects (mark book, exposure, open book,
+ * policy state, position book, P&L ledger) and its own input handling (daemon/ingest.ts), driven by
+ * recorded events in virtual time, with the claimer and the unwinder modelled (virtualClaimer.ts,
+ * unwindModel.ts). `step` takes events in capture order; `result` summarises.
+ */
+import type { CaptureEvent } from "../daemon/captureTap.js";
+import { Ingest } from "../daemon/ingest.js";
+import { OpenBook } from "../daemon/openBook.js";
+import { PolicyState } from "../daemon/policyState.js";
+import { UnwindSettings } from "../daemon/unwindSettings.js";
+import { Exposure } from "../engine/exposure.js";
+import { MarkBook } from "../engine/marks.js";
+import { PnlLedger } from "../engine/pnlLedger.js";
+import { PositionBook } from "../engine/positionBook.js";
+import { spacingFor } from "../venue/limiters.js";
+import { Series } from "./series.js";
+import { Timeline } from "./timeline.js";
+import { UnwindModel } from "./unwindModel.js";
+import type { Variant } from "./variants.js";
+import { VirtualClaimer, type WonClaim } from "./virtualClaimer.js";
+
+export interface ReplayModel {
+  latencyMs: number;
+  ownTakes: ReadonlyMap<number, number>;
+  slippageBps: number;
+  takerFeeBps: number;
+}
+
+export interface VariantResult {
+  name: string;
+  settings: Record<string, unknown>;
+  offered: number;
+  claimed: number;
+  claimed_ids: number[];
+  expected_fee: number;
+  claimed_notional: number;
+  peak_exposure: number;
+  skipped: Record<string, number>;
+  sent: number;
+  lost_to_others: number;
+  unwind_orders: number;
+  estimated_unwind_cost: number;
+  estimated_net: number;
+  series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
+}
+
+const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap"]);
+
+export class ReplayVariant {
+  readonly #variant: Variant;
+  readonly #timeline = new Timeline();
+  readonly #marks = new MarkBook();
+  readonly #exposure = new Exposure();
+  readonly #ledger = new PnlLedger();
+  readonly #ingest: Ingest;
+  readonly #claimer: VirtualClaimer;
+  readonly #unwind: UnwindModel;
+  readonly #skipped = new Map<string, number>();
+  readonly #claimedIds: number[] = [];
+  readonly #net = new Series();
+  readonly #exposureSeries = new Series();
+  #offered = 0;
+  #expectedFee = 0;
+  #notional = 0;
+  #peak = 0;
+  #cash = 0;
+  readonly #held = new Map<string, number>();
+
+  constructor(variant: Variant, model: ReplayModel) {
+    this.#variant = variant;
+    const config = variant.config;
+    const book = new OpenBook();
+    const policy = new PolicyState(config.policy, this.#marks, this.#exposure);
+    const positions = new PositionBook(this.#exposure);
+    const clock = () => this.#timeline.now;
+    this.#claimer = new VirtualClaimer({
+      decide: policy.decide,
+      book,
+      exposure: this.#exposure,
+      positions,
+      timeline: this.#timeline,
+      spacingMs: spacingFor(config.venue.limits.claims_per_second),
+      latencyMs: model.latencyMs,
+      ownTakes: model.ownTakes,
+      won: (c) => this.#won(c),
+      skipped: (reason) => this.#skipped.set(reason, (this.#skipped.get(reason) ?? 0) + 1),
+    });
+    this.#unwind = new UnwindModel({
+      settings: new UnwindSettings(config.unwind),
+      symbols: () => policy.context.symbols,
+      marks: this.#marks,
+      positions,
+      ledger: this.#ledger,
+      timeline: this.#timeline,
+      spacingMs: spacingFor(config.venue.limits.orders_per_second),
+      slippageBps: model.slippageBps,
+      takerFeeBps: model.takerFeeBps,
+      filled: (symbol, qty, price, fee) => {
+        this.#flow(symbol, qty, price, -fee);
+        this.#changed();
+      },
+    });
+    // As in the daemon: a position that shrank frees exposure, so exposure skips are re-decided.
+    positions.onChange((_s, qty, before) => {
+      if (Math.abs(qty) < Math.abs(before)) this.#claimer.retrySkipped(EXPOSURE_SKIPS);
+    });
+    this.#ingest = new Ingest({
+      book,
+      marks: this.#marks,
+      claimer: this.#claimer,
+      positions,
+      policy,
+      metrics: {
+        liquidationsSeen: {
+          inc: (n = 1) => {
+            this.#offered += n;
+          },
+        },
+      },
+      logger: { info: () => undefined },
+      now: clock,
+      monotonic: clock,
+    });
+  }
+
+  /** One recorded event: what was due before it runs first, then the event, then what is due at its time. */
+  step(ev: CaptureEvent): void {
+    this.#runUntil(ev.at, false);
+    this.#timeline.setNow(ev.at);
+    const ingest = this.#ingest;
+    switch (ev.k) {
+      case "liquidation":
+        ingest.stream(["liquidation", [...ev.data], undefined]);
+        break;
+      case "markprices":
+        ingest.stream(["markprices", [...ev.data], undefined]);
+        this.#changed();
+        break;
+      case "open":
+        ingest.openList(ev.rows, ev.requestedAt);
+        break;
+      case "futures":
+        ingest.restMarks(ev.rows, ev.markAt, 0);
+        break;
+      case "info":
+        ingest.symbols(ev.info, ev.futures, ev.requestedAt);
+        break;
+      case "claim":
+        break; // the recording account's answers feed the outcome model (backtest.ts), not the replay
+    }
+    this.#runUntil(ev.at, true);
+  }
+
+  /** Runs what is still due (answers in flight, unwind slices) and summarises. */
+  result(): VariantResult {
+    this.#runUntil(Number.POSITIVE_INFINITY, true);
+    const t = this.#ledger.totals();
+    const unrealized = this.#ledger.unrealized((s) => this.#marks.price(s));
+    const net = t.net + unrealized;
+    this.#net.add(this.#timeline.now, net);
+    const skipped: Record<string, number> = {};
+    for (const k of [...this.#skipped.keys()].sort()) skipped[k] = this.#skipped.get(k) as number;
+    return {
+      name: this.#variant.name,
+      settings: this.#variant.settings,
+      offered: this.#offered,
+      claimed: this.#claimedIds.length,
+      claimed_ids: [...this.#claimedIds].sort((a, b) => a - b),
+      expected_fee: round(this.#expectedFee),
+      claimed_notional: round(this.#notional),
+      peak_exposure: round(this.#peak),
+      skipped,
+      sent: this.#claimer.sent,
+      lost_to_others: this.#claimer.lost,
+      unwind_orders: this.#unwind.orders,
+      estimated_unwind_cost: round(t.liquidatorFee - net),
+      estimated_net: round(net),
+      series: { net: this.#net.points(), exposure: this.#exposureSeries.points() },
+    };
+  }
+
+  #runUntil(t: number, inclusive: boolean): void {
+    const tl = this.#timeline;
+    for (;;) {
+      const a = tl.nextAt();
+      const b = this.#claimer.nextPermitAt();
+      const n = Math.min(a, b);
+      if (n === Number.POSITIVE_INFINITY || (inclusive ? n > t : n >= t)) return;
+      if (b <= a) {
+        tl.setNow(b);
+        this.#claimer.permit();
+      } else {
+        tl.runNext();
+      }
+      this.#changed();
+    }
+  }
+
+  #won(c: WonClaim): void {
+    const d = c.decision;
+    this.#claimedIds.push(c.id);
+    this.#expectedFee += d.expectedFee;
+    this.#notional += d.notional;
+    // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
+    for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
+      const price = this.#marks.price(symbol) ?? d.limitPrice[symbol] ?? 0;
+      const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
+      this.#ledger.claim(c.id, symbol, qty, price, fee, c.landedAt);
+      this.#flow(symbol, qty, price, fee);
+    }
+    this.#unwind.assigned(Object.keys(d.perSymbolQty));
+  }
+
+  #changed(): void {
+    const now = this.#timeline.now;
+    const e = this.#exposure.totalNotional(this.#marks);
+    if (Number.isFinite(e)) {
+      if (e > this.#peak) this.#peak = e;
+      this.#exposureSeries.add(now, e);
+    }
+    // The curve marks to market from cash and holdings (O(symbols)); it equals the ledger's net plus
+    // unrealized, which walks every claim and is only read for the totals.
+    let value = this.#cash;
+    for (const [symbol, qty] of this.#held) value += qty * (this.#marks.price(symbol) ?? 0);
+    this.#net.add(now, value);
+  }
+
+  /** Holdings and cash for the net curve: `qty` signed bought at `price`, `cash` received besides. */
+  #flow(symbol: string, qty: number, price: number, cash: number): void {
+    this.#held.set(symbol, (this.#held.get(symbol) ?? 0) + qty);
+    this.#cash += cash - qty * price;
+  }
+}
+
+/** Money to 1e-6: stable text across platforms' last-bit float noise in sums. */
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -1,0 +1,93 @@
+/**
+ * The unwinder in a replay: every position a won claim assigns is closed in the slices the
+ * daemon's own `planUnwind` gives (reduce-only IOC, at most `max_order_notional` each, priced within
+ * `max_slippage_bps` of the mark), one order per permit of the orders limiter's spacing. A recorded
+ * capture holds marks, not fills, so each slice is assumed to fill whole at the mark of its moment
+ * moved `slippageBps` against us (never beyond the order's own bound), paying `takerFeeBps` of its
+ * notional (README "Policy lab"). Fills go through the daemon's P&L ledger and position book.
+ */
+import type { MarkBook } from "../engine/marks.js";
+import type { PnlLedger } from "../engine/pnlLedger.js";
+import type { PositionBook } from "../engine/positionBook.js";
+import { BPS } from "../engine/quantize.js";
+import type { SymbolTable } from "../engine/symbolInfo.js";
+import { planUnwind, type UnwindLimits } from "../engine/unwindPlan.js";
+import type { Timeline } from "./timeline.js";
+
+export interface UnwindModelOptions {
+  settings: { unwinds(symbol: string): boolean; limitsFor(symbol: string): UnwindLimits };
+  symbols: () => SymbolTable;
+  marks: MarkBook;
+  positions: PositionBook;
+  ledger: PnlLedger;
+  timeline: Timeline;
+  /** Orders limiter spacing, ms. */
+  spacingMs: number;
+  /** Assumed fill price distance from the mark, against us, bps. */
+  slippageBps: number;
+  /** Assumed taker fee, bps of the fill's notional. */
+  takerFeeBps: number;
+  /** After every fill (exposure and P&L changed): `qty` signed, at `price`, paying `fee`. */
+  filled: (symbol: string, qty: number, price: number, fee: number) => void;
+}
+
+/** A symbol without a usable mark is retried this often, up to this many times. */
+const BLOCKED_RETRY_MS = 1_000;
+const BLOCKED_RETRIES = 60;
+
+export class UnwindModel {
+  readonly #o: UnwindModelOptions;
+  readonly #active = new Set<string>();
+  #nextOrderAt = Number.NEGATIVE_INFINITY;
+  orders = 0;
+
+  constructor(options: UnwindModelOptions) {
+    this.#o = options;
+  }
+
+  /** A claim assigned positions in `symbols`: close those the settings unwind. */
+  assigned(symbols: readonly string[]): void {
+    for (const symbol of symbols) {
+      if (!this.#o.settings.unwinds(symbol) || this.#active.has(symbol)) continue;
+      this.#active.add(symbol);
+      this.#schedule(symbol, 0);
+    }
+  }
+
+  #schedule(symbol: string, retries: number, delayMs = 0): void {
+    const t = this.#o.timeline;
+    // +1 ms: the claim's transfer is booked at its landing time; a fill is strictly after it.
+    const at = Math.max(t.now + 1 + delayMs, this.#nextOrderAt + this.#o.spacingMs);
+    this.#nextOrderAt = at;
+    t.at(at, () => this.#slice(symbol, retries));
+  }
+
+  #slice(symbol: string, retries: number): void {
+    const o = this.#o;
+    const info = o.symbols().get(symbol);
+    const limits = o.settings.limitsFor(symbol);
+    const held = o.positions.held(symbol);
+    const mark = o.marks.price(symbol);
+    const plan = info === undefined ? undefined : planUnwind(held, mark, info, limits);
+    if (plan === undefined || plan.kind === "blocked") {
+      if (retries < BLOCKED_RETRIES) this.#schedule(symbol, retries + 1, BLOCKED_RETRY_MS);
+      else this.#active.delete(symbol);
+      return;
+    }
+    if (plan.kind !== "order" || mark === undefined) {
+      this.#active.delete(symbol);
+      return;
+    }
+    const bps = Math.min(o.slippageBps, limits.maxSlippageBps);
+    const price = plan.side === "SELL" ? (mark * (BPS - bps)) / BPS : (mark * (BPS + bps)) / BPS;
+    const qty = plan.side === "SELL" ? -plan.qty : plan.qty;
+    const fee = (plan.qty * price * o.takerFeeBps) / BPS;
+    const now = o.timeline.now;
+    o.ledger.fill(symbol, qty, price, fee, now);
+    o.positions.applyOwnFill(symbol, qty, now);
+    this.orders++;
+    o.filled(symbol, qty, price, fee);
+    if (o.positions.held(symbol) !== 0) this.#schedule(symbol, 0);
+    else this.#active.delete(symbol);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The replay's model on a hand-made capture: the policy decides (min_fee variants differ), claims
+ * leave at the claims limiter's spacing best fee first, a claim loses only when the capture shows the
+ * liquidation taken by someone else before its answer lands (not when the recording account took it),
+ * and the same input gives byte-identical JSON.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { spacingFor } from "../../src/venue/limiters.js";
+import { claimEvent, liquidationEvent, market, runCli, T0, writeCapture } from "../support/captures.js";
+import { OPEN_POLICY, removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
+
+let dir: string | undefined;
+afterEach(async () => {
+  await removeDir(dir);
+  dir = undefined;
+});
+
+interface Out {
+  model: { latency_ms: number; latency_source: string; own_takes: number };
+  variants: {
+    name: string;
+    offered: number;
+    claimed: number;
+    claimed_ids: number[];
+    skipped: Record<string, number>;
+    expected_fee: number;
+    claimed_notional: number;
+    peak_exposure: number;
+    estimated_unwind_cost: number;
+    estimated_net: number;
+  }[];
+}
+
+const ETH = "PERP_ETH_USDC";
+
+async function scenario(extraClaims: boolean): Promise<{ file: string; config: string }> {
+  dir = await tempDir("bt");
+  const t = T0 + 2_500;
+  const events = [
+    liquidationEvent(t, 1, { [ETH]: 10 }), // fee ≈ 240: claimed
+    liquidationEvent(t + 500, 2, { [ETH]: 0.1 }), // fee ≈ 2.4: below min_fee 5
+    // Taken by someone else 20 ms after it appeared: our answer (50 ms) lands too late.
+    liquidationEvent(t + 1_000, 3, { [ETH]: 2 }),
+    liquidationEvent(t + 1_020, 3, {}),
+    // Five at once, rivals take them all 300 ms later: sends at 0 and 210 ms land in time.
+    ...[5, 4, 3, 2, 1].map((q, i) => liquidationEvent(t + 3_000, 10 + i, { [ETH]: q })),
+    ...[10, 11, 12, 13, 14].map((id) => liquidationEvent(t + 3_300, id, {})),
+  ];
+  if (extraClaims) {
+    // The recording account itself took id 4 (answer in the capture): its removal is ours, not a rival's.
+    events.push(liquidationEvent(t + 5_000, 4, { [ETH]: 3 }), claimEvent(t + 5_001, 4, 0, 50), liquidationEvent(t + 5_020, 4, {}));
+  }
+  const file = join(dir, "c.jsonl.gz");
+  await writeCapture(file, market(12, events));
+  const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
+  return { file, config };
+}
+
+describe("backtest model", () => {
+  test("decisions per variant, limiter spacing, rivals' takes before our answer lands", async () => {
+    expect(spacingFor(5)).toBe(210); // the daemon's default claims rate: the premise of ids 10–14
+    const { file, config } = await scenario(false);
+    const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Out;
+    expect(out.model).toMatchObject({ latency_ms: 50, latency_source: "assumed", own_takes: 0 });
+    const [all, five] = out.variants;
+    expect(all?.name).toBe("lab policy.min_fee=0");
+    expect(all?.offered).toBe(8);
+    expect(all?.claimed_ids).toEqual([1, 2, 10, 11]);
+    expect(all?.skipped).toEqual({ taken_by_other: 1 });
+    expect(five?.claimed_ids).toEqual([1, 10, 11]);
+    expect(five?.skipped).toEqual({ below_min_fee: 1, taken_by_other: 1 });
+    // Fee = |q| × mark × rate at decision: id 1 at mark 3003 (the mark of second 3 is 3003 at t).
+    expect(five?.expected_fee).toBeCloseTo((10 * 3002 + 5 * 3005 + 4 * 3005) * 0.008, 0);
+    expect(five?.peak_exposure).toBeGreaterThan(10 * 3000);
+    expect(five?.estimated_unwind_cost).toBeGreaterThan(0);
+    expect(five?.estimated_net).toBeLessThan(five?.expected_fee ?? 0);
+  });
+
+  test("a liquidation the recording account took is not a rival's take; latency measured from its answers", async () => {
+    const { file, config } = await scenario(true);
+    const out = JSON.parse((await runCli(["backtest", file, "--config", config, "--json"])).stdout) as Out;
+    expect(out.model).toMatchObject({ latency_ms: 50, latency_source: "measured", own_takes: 1 });
+    expect(out.variants[0]?.claimed_ids).toEqual([1, 2, 4, 10, 11]);
+  });
+
+  test("the same input gives byte-identical output (JSON and table)", async () => {
+    const { file, config } = await scenario(true);
+    const args = ["backtest", file, "--config", config, "--set", "policy.min_fee=0,5,50", "--set", "unwind.mode=off,immediate"];
+    const a = await runCli([...args, "--json"]);
+    const b = await runCli([...args, "--json"]);
+    expect(a.stdout.length).toBeGreaterThan(500);
+    expect(b.stdout).toBe(a.stdout);
+    expect((await runCli(args)).stdout).toBe((await runCli(args)).stdout);
+    const names = (JSON.parse(a.stdout) as Out).variants.map((v) => v.name);
+    expect(names).toHaveLength(6);
+  });
+
+  test("--csv: a header and one row per variant; the assumptions go to stderr", async () => {
+    const { file, config } = await scenario(false);
+    const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--csv"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(
+      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped",
+    );
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
+    expect(r.stderr).toMatch(/^assumptions:/);
+  });
+});

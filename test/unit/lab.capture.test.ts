@@ -1,0 +1,170 @@
+/**
+ * The capture's write side: the tap never blocks (a full queue drops and counts), files rotate per
+ * UTC day with a header each, and the size cap deletes the oldest files first.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterEach, describe, expect, test } from "vitest";
+import type { CaptureEvent } from "../../src/daemon/captureTap.js";
+import { CaptureFiles, capturesIn } from "../../src/lab/captureFiles.js";
+import { CaptureQueue, type CaptureSink } from "../../src/lab/captureQueue.js";
+import { readCapture } from "../../src/lab/captureReader.js";
+import { marksEvent, T0 } from "../support/captures.js";
+import { removeDir, tempDir } from "../support/daemonHarness.js";
+
+let dir: string | undefined;
+afterEach(async () => {
+  await removeDir(dir);
+  dir = undefined;
+});
+
+const DAY = 86_400_000;
+
+describe("capture queue", () => {
+  test("record never calls the sink in the caller's tick; a full queue drops and counts", async () => {
+    const batches: number[] = [];
+    const sink: CaptureSink = { write: (events) => void batches.push(events.length), close: async () => undefined };
+    const q = new CaptureQueue(sink, { maxQueued: 100 });
+    for (let i = 0; i < 250; i++) q.record(marksEvent(T0 + i, { PERP_ETH_USDC: 1 }));
+    expect(batches).toEqual([]); // nothing written synchronously
+    expect(q.queued).toBe(100);
+    expect(q.dropped).toBe(150);
+    // Not even in the next turn (where the claim a frame triggered is still on its way), but a batch later.
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([]);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(batches).toEqual([100]);
+    q.record(marksEvent(T0, { PERP_ETH_USDC: 1 }));
+    await q.close();
+    expect(batches).toEqual([100, 1]);
+    expect(q.written).toBe(101);
+  });
+
+  test("a sink that blocks for long does not slow record (each call stays sub-millisecond)", async () => {
+    const sink: CaptureSink = {
+      write: () => {
+        const until = performance.now() + 30;
+        while (performance.now() < until) {}
+      },
+      close: async () => undefined,
+    };
+    const q = new CaptureQueue(sink, { maxQueued: 10 });
+    let worst = 0;
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      q.record(marksEvent(T0 + i, { PERP_ETH_USDC: 1 }));
+      worst = Math.max(worst, performance.now() - t);
+    }
+    expect(worst).toBeLessThan(5);
+    expect(q.dropped).toBe(40);
+    await q.close();
+  });
+});
+
+describe("capture files", () => {
+  test("one file per UTC day, each starting with the header, read back in order", async () => {
+    dir = await tempDir("cap-days");
+    const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 1e9 }, writer: "test", venue: "v" });
+    await files.open();
+    const day0 = Date.UTC(2026, 0, 5, 23, 59, 59);
+    const events: CaptureEvent[] = [marksEvent(day0, { A: 1 }), marksEvent(day0 + 2000, { A: 2 }), marksEvent(day0 + DAY, { A: 3 })];
+    files.write(events);
+    await files.close();
+    const names = (await readdir(dir)).sort();
+    // 23:59:59 on the 5th, then 00:00:01 and 23:59:59 on the 6th.
+    expect(names).toEqual(["capture-2026-01-05.jsonl.gz", "capture-2026-01-06.jsonl.gz"]);
+    for (const n of names) {
+      const first = gunzipSync(await readFile(join(dir, n)))
+        .toString()
+        .split("\n")[0] as string;
+      expect(JSON.parse(first)).toMatchObject({ format: "liquidator-capture", version: 1, writer: "test" });
+    }
+    const back: number[][] = [];
+    for (const n of names) {
+      const at: number[] = [];
+      for await (const ev of readCapture(join(dir, n))) at.push(ev.at);
+      back.push(at);
+    }
+    expect(back).toEqual([[day0], [day0 + 2000, day0 + DAY]]);
+  });
+
+  test("past the size cap the oldest files are deleted first, the newest kept", async () => {
+    dir = await tempDir("cap-size");
+    const cap = 60_000;
+    const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: cap }, writer: "test", venue: "v" });
+    await files.open();
+    // Incompressible-ish payload: each batch adds ~10 kB compressed.
+    let seed = 1;
+    const noise = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let day = 0; day < 12; day++) {
+      const marks: Record<string, number> = {};
+      for (let i = 0; i < 600; i++) marks[`S${i}`] = noise();
+      files.write([marksEvent(T0 + day * DAY, marks)]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await files.close();
+    const left = await capturesIn(dir);
+    const total = left.reduce((s, f) => s + f.size, 0);
+    expect(total).toBeLessThanOrEqual(cap + 15_000); // at most one batch over, until the next write
+    const days = left.map((f) => f.path.match(/capture-(\d{4}-\d{2}-\d{2})/)?.[1]);
+    expect(days.at(-1)).toBe("2026-01-16"); // the newest day is kept
+    expect(days[0]).not.toBe("2026-01-05"); // the oldest went first
+    expect([...days].sort()).toEqual(days);
+  });
+
+  test("a single day over the cap continues in a new part file and the older part goes", async () => {
+    dir = await tempDir("cap-part");
+    let clock = T0;
+    // Each write is 20 s after the last: every batch is flushed to disk (sync flush every 10 s).
+    const now = () => (clock += 20_000);
+    const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 20_000 }, writer: "test", venue: "v", now });
+    await files.open();
+    let seed = 7;
+    for (let b = 0; b < 6; b++) {
+      const marks: Record<string, number> = {};
+      for (let i = 0; i < 600; i++) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        marks[`S${i}`] = seed / 2 ** 31;
+      }
+      files.write([marksEvent(T0 + b * 1000, marks)]);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await files.close();
+    const names = (await capturesIn(dir)).map((f) => f.path.split("/").at(-1));
+    expect(names.length).toBeGreaterThan(0);
+    expect(names).not.toContain("capture-2026-01-05.jsonl.gz");
+    expect(names.every((n) => /^capture-2026-01-05\.p\d{3}\.jsonl\.gz$/.test(n ?? ""))).toBe(true);
+  });
+});
+
+describe("claim answers", () => {
+  test("applied and refused claims are recorded after the answer, with the venue's code; the claim's result is passed through", async () => {
+    const { capturingTransport } = await import("../../src/lab/claimTap.js");
+    const { VenueError } = await import("../../src/venue/errors.js");
+    const seen: CaptureEvent[] = [];
+    let clock = 1_000;
+    const result = { liquidation_id: 7, timestamp: 1, type: "claim", positions_by_perp: [] };
+    const inner = {
+      claimLiquidation: async (body: { liquidation_id: number }) => {
+        clock += 30;
+        if (body.liquidation_id === 8) throw new VenueError({ venueCode: -1202, status: 400, venueMessage: "gone", endpoint: "claim" });
+        if (body.liquidation_id === 9) throw new Error("socket hang up");
+        return result;
+      },
+    };
+    const t = capturingTransport(inner as never, { record: (e) => void seen.push(e) }, () => clock);
+    const body = (id: number) => ({ liquidation_id: id, ratio_qty_request: 1, limit_price: {} });
+    await expect(t.claimLiquidation(body(7))).resolves.toBe(result);
+    await expect(t.claimLiquidation(body(8))).rejects.toThrow(/-1202/);
+    await expect(t.claimLiquidation(body(9))).rejects.toThrow(/hang up/);
+    expect(seen.map((e) => (e.k === "claim" ? [e.id, e.code, e.sentAt, e.at, e.result !== undefined] : []))).toEqual([
+      [7, 0, 1_000, 1_030, true],
+      [8, -1202, 1_030, 1_060, false],
+      [9, -1, 1_060, 1_090, false],
+    ]);
+  });
+});
