@@ -18,6 +18,7 @@ import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
+import { gatedPermit, SliceQueue } from "../daemon/sliceQueue.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
@@ -108,12 +109,15 @@ export function assembleDaemon(o: {
   const sender = new ClaimSender(rest, config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   const ledger = new PnlLedger();
+  // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
+  const ingestLog = logger.child({ component: "ingest" });
+  const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));
   const claimer = new Claimer({
     decide: policy.decide,
     book,
     exposure,
     positions,
-    acquire: (s) => limiters.acquire("claims", s),
+    acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
     sender,
     store,
     observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
@@ -188,7 +192,8 @@ export function assembleDaemon(o: {
     positions,
     policy,
     metrics,
-    logger: logger.child({ component: "ingest" }),
+    logger: ingestLog,
+    slices,
     orders: unwinder,
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });

@@ -7,6 +7,7 @@
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
+import type { Liquidation } from "../engine/types.js";
 import type { Metrics } from "../observe/metrics.js";
 import {
   heldFromPush,
@@ -23,6 +24,7 @@ import type { ExecutionReport } from "../venue/wireOrders.js";
 import type { Claimer } from "./claimer.js";
 import type { OpenBook } from "./openBook.js";
 import type { PolicyState } from "./policyState.js";
+import { SliceQueue } from "./sliceQueue.js";
 
 /** Skip reasons a fresh mark can lift. */
 const MARK_SKIPS: ReadonlySet<string> = new Set(["mark_stale", "mark_missing"]);
@@ -47,17 +49,37 @@ export interface IngestOptions {
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
   monotonic?: () => number;
+  /** Where offers of big inputs are sliced (the claimer's permit waits on the same queue); default: one of 100. */
+  slices?: SliceQueue;
 }
 
 export class Ingest {
   readonly #options: IngestOptions;
   readonly #now: () => number;
   readonly #monotonic: () => number;
+  readonly #slices: SliceQueue;
 
   constructor(options: IngestOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#monotonic = options.monotonic ?? (() => performance.now());
+    this.#slices = options.slices ?? new SliceQueue();
+  }
+
+  /**
+   * Offers `liquidations` to the claimer, in slices when there are many (sliceQueue.ts). An offer made
+   * in a later slice uses the book's entry only if it is still this one: a newer delta or snapshot
+   * has offered its own, and an id that left the book has been cancelled.
+   */
+  #offer(liquidations: readonly Liquidation[], receivedAt: number, done?: () => void): void {
+    const { book, claimer } = this.#options;
+    this.#slices.run({
+      items: liquidations,
+      each: (liq) => {
+        if (book.get(liq.liquidationId) === liq) claimer.offer(liq, receivedAt);
+      },
+      ...(done !== undefined ? { done } : {}),
+    });
   }
 
   /** A validated stream frame. */
@@ -67,9 +89,10 @@ export class Ingest {
       case "liquidation": {
         const receivedAt = this.#monotonic();
         const changes = book.applyDelta(args[1].map(liquidationFromPush), this.#now());
-        if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
-        if (policy.symbolsLoaded) for (const liq of changes.upserted) claimer.offer(liq, receivedAt);
         for (const id of changes.removed) claimer.cancel(id);
+        // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
+        if (policy.symbolsLoaded) this.#offer(changes.upserted, receivedAt);
+        if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         return;
       }
       case "markprices":
@@ -109,11 +132,11 @@ export class Ingest {
     if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
     for (const id of changes.removed) claimer.cancel(id);
     claimer.settleFromOpenList(requestedAt);
-    if (policy.symbolsLoaded) {
-      for (const liq of changes.upserted) claimer.offer(liq, receivedAt);
+    if (!policy.symbolsLoaded) return claimer.sweep();
+    this.#offer(changes.upserted, receivedAt, () => {
       claimer.retrySkipped();
-    }
-    claimer.sweep();
+      claimer.sweep();
+    });
   }
 
   /** REST marks; their age is the venue's time of the answer, on the local clock (`clockOffsetMs` = venue − local). */
@@ -154,7 +177,6 @@ export class Ingest {
   /** Re-decide every open id the claimer is not already handling (policy or symbols changed). */
   offerAll(): void {
     if (!this.#options.policy.symbolsLoaded) return;
-    const receivedAt = this.#monotonic();
-    for (const liq of this.#options.book.values()) this.#options.claimer.offer(liq, receivedAt);
+    this.#offer(this.#options.book.values(), this.#monotonic());
   }
 }
