@@ -348,11 +348,13 @@ export class Claimer {
       this.setPaused("standby", true);
       return;
     }
+    // The request is written inside send() (synchronously, on a warm connection); the metrics follow.
+    const sending = o.sender.send(body);
     o.observer.decisionLatency((o.monotonic() - st.receivedAt) / 1000);
     if (!dryRun) o.observer.submitted();
     let outcome: Awaited<ReturnType<ClaimSender["send"]>>;
     try {
-      outcome = await o.sender.send(body);
+      outcome = await sending;
     } catch (err) {
       this.#outcomes.failed(d, st, err);
       return;
