@@ -18,7 +18,7 @@ import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
-import { gatedPermit, SliceQueue } from "../daemon/sliceQueue.js";
+import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
@@ -118,6 +118,7 @@ export function assembleDaemon(o: {
     exposure,
     positions,
     acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
+    tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     store,
     observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },

@@ -34,7 +34,7 @@ export interface IngestOptions {
   marks: MarkBook;
   claimer: Pick<
     Claimer,
-    "offer" | "cancel" | "settleFromOpenList" | "sweep" | "retrySkipped" | "onAssignment" | "setPaused" | "pausedReasons"
+    "offer" | "sendNow" | "cancel" | "settleFromOpenList" | "sweep" | "retrySkipped" | "onAssignment" | "setPaused" | "pausedReasons"
   >;
   /** The venue's held positions (pushes and REST snapshots). */
   positions: PositionBook;
@@ -78,7 +78,11 @@ export class Ingest {
       each: (liq) => {
         if (book.get(liq.liquidationId) === liq) claimer.offer(liq, receivedAt);
       },
-      ...(done !== undefined ? { done } : {}),
+      done: () => {
+        // Every offer of the input is in: the best of them may leave now (Claimer.sendNow).
+        claimer.sendNow();
+        done?.();
+      },
     });
   }
 

@@ -126,3 +126,8 @@ export function gatedPermit(slices: SliceQueue, acquire: (signal: AbortSignal) =
   const afterPermit = (signal: AbortSignal): Promise<void> => acquire(signal).then(() => (slices.busy ? slices.idle(signal) : undefined));
   return (signal) => (slices.busy ? slices.idle(signal).then(() => afterPermit(signal)) : afterPermit(signal));
 }
+
+/** A permit only if one is free now and no frame is being sliced (Claimer.sendNow). */
+export function gatedTryPermit(slices: SliceQueue, tryAcquire: () => boolean): () => boolean {
+  return () => !slices.busy && tryAcquire();
+}

@@ -43,6 +43,7 @@ function setup() {
     logger: { info: () => undefined },
     claimer: {
       offer: (l: Liquidation) => void offered.push(l.liquidationId),
+      sendNow: () => undefined,
       cancel: () => undefined,
       settleFromOpenList: () => undefined,
       sweep: () => undefined,
@@ -98,6 +99,7 @@ describe("Ingest", () => {
       logger: { info: () => undefined },
       claimer: {
         offer: (l: Liquidation) => void offered.push(l.liquidationId),
+        sendNow: () => undefined,
         cancel: () => undefined,
         settleFromOpenList: () => undefined,
         sweep: () => undefined,
