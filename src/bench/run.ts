@@ -7,7 +7,8 @@
  *    ~8 s apart (a claim after a quiet spell, when idle sockets have been closed);
  * 2. cascade: 10,000 liquidations in 10 pushes over one second, claim limit 5/s on both sides, after
  *    a warm-up of 5,000 short-lived liquidations;
- * 3. throughput: decide() and ed25519 signatures per second, in this process.
+ * 3. throughput: decide() and ed25519 signatures per second, in this process;
+ * 4. reconcile: how long a REST reconcile of 10,000 open ids blocks the loop, in this process.
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  *
@@ -26,6 +27,7 @@ import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
 import { latencySvg } from "./latencySvg.js";
+import { measureReconcile } from "./reconcile.js";
 import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
 import { paired, summarize, valueRatio } from "./stats.js";
 import { measureThroughput } from "./throughput.js";
@@ -44,7 +46,7 @@ const { values: args } = parseArgs({
     "cascade-runs": { type: "string", default: "10" },
     /** Frames per client ~8 s apart after the latency run (a claim after a quiet spell); 0 skips. */
     sparse: { type: "string", default: "8" },
-    phases: { type: "string", default: "latency,cascade,throughput" },
+    phases: { type: "string", default: "latency,cascade,throughput,reconcile" },
     out: { type: "string", default: join(root, "bench", "results") },
     profile: { type: "string" },
     "node-args": { type: "string" },
@@ -312,6 +314,7 @@ async function main(): Promise<void> {
     };
   }
   if (phases.has("throughput")) partial.throughput = measureThroughput();
+  if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
   const results: BenchResults = { ...partial, targets: checkTargets(partial) };
 
   mkdirSync(args.out, { recursive: true });

@@ -15,6 +15,8 @@ export interface SliceJob<T> {
   readonly each: (item: T) => void;
   /** Runs after the last item (once, also for an empty job). */
   readonly done?: () => void;
+  /** Items per slice for this job (cheap items may take bigger slices); default the queue's. */
+  readonly size?: number;
 }
 
 interface Running<T> extends SliceJob<T> {
@@ -45,7 +47,7 @@ export class SliceQueue {
   /** Runs `job` now when it fits in one slice and nothing is queued, else slice by slice, in order. */
   run<T>(job: SliceJob<T>): void {
     if (this.#closed) return;
-    if (this.#jobs.length === 0 && job.items.length <= this.#sliceSize) {
+    if (this.#jobs.length === 0 && job.items.length <= (job.size ?? this.#sliceSize)) {
       for (const item of job.items) job.each(item);
       job.done?.();
       return;
@@ -84,7 +86,7 @@ export class SliceQueue {
 
   #slice(): void {
     this.#scheduled = false;
-    let budget = this.#sliceSize;
+    let budget = this.#jobs[0]?.size ?? this.#sliceSize;
     while (budget > 0 && this.#jobs.length > 0) {
       const job = this.#jobs[0] as Running<unknown>;
       const end = Math.min(job.items.length, job.next + budget);

@@ -61,7 +61,7 @@ describe("Ingest", () => {
     const { ingest, offered, retried, slices } = setup();
     const rows = Array.from({ length: 10_000 }, (_, i) => row(i + 1, 1 + i / 10_000));
     ingest.openList(rows, Date.now());
-    // 10,000 offers are sliced (sliceQueue.ts): none yet, all once the slices ran, skips re-decided last.
+    // 10,000 rows and offers are sliced (sliceQueue.ts): none yet, all once the slices ran, skips re-decided last.
     expect(offered).toHaveLength(0);
     await slices.idle();
     expect(offered).toHaveLength(10_000);
@@ -72,6 +72,7 @@ describe("Ingest", () => {
     next[41] = row(42, 9);
     next.push(row(20_000, 3));
     ingest.openList(next, Date.now() + 1);
+    await slices.idle();
     expect(offered.sort((a, b) => a - b)).toEqual([42, 20_000]);
     expect(retried.at(-1)).toBeUndefined(); // every skip reason may have changed
   });
