@@ -117,7 +117,11 @@ export function assembleDaemon(o: {
     book,
     exposure,
     positions,
-    acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
+    acquire: gatedPermit(
+      slices,
+      (s) => limiters.acquire("claims", s),
+      () => limiters.restamp("claims"),
+    ),
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     store,

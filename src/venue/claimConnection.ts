@@ -237,7 +237,9 @@ export class ClaimConnection extends EventEmitter {
     try {
       f.parser.push(chunk);
     } catch (err) {
-      this.#fail(err, true);
+      // Malformed, or bytes after the end of the answer (which has been delivered): drop the connection.
+      if (this.#inflight === f) this.#fail(err, true);
+      else this.#drop();
     }
   }
 

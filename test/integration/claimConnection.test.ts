@@ -112,6 +112,21 @@ describe("ClaimConnection", () => {
     expect(v.connections()).toBe(2);
   });
 
+  test("bytes after the end of an answer: the answer is delivered, the connection is not used again", async () => {
+    const server = net.createServer((s) => {
+      s.once("data", () => s.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}HTTP/1.1 200 OK\r\n"));
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    const c = connection(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const disconnected = once(c, "disconnect");
+    const r = await send(c).answer;
+    expect(r).toMatchObject({ status: 200, text: "{}" });
+    await disconnected;
+    expect(c.ready).toBe(false);
+  });
+
   test("an unreachable venue: the request was not sent (a code read as never delivered)", async () => {
     const v = await venue();
     await new Promise((r) => v.server.close(r));

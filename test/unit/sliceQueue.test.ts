@@ -91,7 +91,8 @@ describe("a 1,000-liquidation frame through the claimer", () => {
   async function setup() {
     const slices = new SliceQueue(100);
     const permits = new Permits();
-    rig = await claimerRig({ options: { acquire: gatedPermit(slices, permits.acquire) } });
+    const restamped = { n: 0 };
+    rig = await claimerRig({ options: { acquire: gatedPermit(slices, permits.acquire, () => void restamped.n++) } });
     const r = rig;
     const ingest = new Ingest({
       book: r.book,
@@ -103,11 +104,11 @@ describe("a 1,000-liquidation frame through the claimer", () => {
       logger: { info: () => undefined },
       slices,
     });
-    return { slices, permits, ingest, r };
+    return { slices, permits, ingest, r, restamped };
   }
 
   test("the first claim is the frame's best, which arrives in the last slice", async () => {
-    const { slices, permits, ingest, r } = await setup();
+    const { slices, permits, ingest, r, restamped } = await setup();
     ingest.stream(["liquidation", frame(1, 1_000, 950), Date.now()]);
     expect(slices.busy).toBe(true);
     await turn();
@@ -119,10 +120,11 @@ describe("a 1,000-liquidation frame through the claimer", () => {
     permits.grant();
     await waitFor(() => r.venue.calls.length === 1, "a claim");
     expect(r.venue.ids()).toEqual([951]);
+    expect(restamped.n).toBe(0); // the permit came after the frame: used at once
   });
 
   test("a permit granted while the frame is sliced still goes to the frame's best", async () => {
-    const { slices, permits, ingest, r } = await setup();
+    const { slices, permits, ingest, r, restamped } = await setup();
     ingest.stream(["liquidation", frame(1, 1, -1), Date.now()]); // one small pending claim, id 1
     await waitFor(() => permits.waiting === 1, "the pump asks for a permit");
     ingest.stream(["liquidation", frame(100, 1_000, 990), Date.now()]);
@@ -134,5 +136,6 @@ describe("a 1,000-liquidation frame through the claimer", () => {
     await slices.idle();
     await waitFor(() => r.venue.calls.length === 1, "a claim");
     expect(r.venue.ids()).toEqual([1_090]);
+    expect(restamped.n).toBe(1); // used at the frame's end: the limiter spaces the next one from then
   });
 });
