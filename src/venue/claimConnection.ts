@@ -18,6 +18,7 @@ import { EventEmitter } from "node:events";
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Dispatcher } from "undici";
+import { NOT_DELIVERED_CODES } from "./errors.js";
 import { Http1ResponseParser } from "./http1Response.js";
 import { keepAliveHintMs } from "./keepAliveHint.js";
 
@@ -40,9 +41,11 @@ export interface ClaimDispatch {
   body?: string | undefined;
 }
 
-/** Codes mapTransportError reads as "never delivered" (the request was not written). */
+/**
+ * A request that failed before it was written keeps its own code when mapTransportError knows it as
+ * "never delivered" (connect refused, DNS, certificates...); any other such failure gets this one.
+ */
 const UNSENT = "UND_ERR_CLOSED";
-const CONNECT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
 const UNSAFE = /[\r\n\0]/;
 
 function coded(message: string, code: string, cause?: unknown): Error {
@@ -261,7 +264,7 @@ export class ClaimConnection extends EventEmitter {
     if (closeSocket) this.#drop();
     const code = (err as { code?: unknown } | null)?.code;
     const unsent = f.text !== undefined;
-    const e = unsent && !(typeof code === "string" && CONNECT_CODES.has(code)) ? coded(`not sent: ${String(err)}`, UNSENT, err) : err;
+    const e = unsent && !(typeof code === "string" && NOT_DELIVERED_CODES.has(code)) ? coded(`not sent: ${String(err)}`, UNSENT, err) : err;
     f.handler.onResponseError?.(f.controller, e instanceof Error ? e : new Error(String(e)));
     this.emit("idle");
   }

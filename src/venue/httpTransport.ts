@@ -17,7 +17,7 @@
 import { Pool } from "undici";
 import { AbortedError, LiquidatorError } from "../errors.js";
 import { ClaimLanes, type WarmUp } from "./claimLanes.js";
-import { BadResponseError, TimeoutError, TransportError } from "./errors.js";
+import { BadResponseError, NOT_DELIVERED_CODES, TimeoutError, TransportError } from "./errors.js";
 import { TextResponse } from "./textResponse.js";
 
 export interface HttpResponse {
@@ -50,30 +50,6 @@ export type ClaimLaneKind = "warm" | "fresh" | "pool";
 const MAX_CONNECTIONS = 32;
 /** No venue answer in scope is near this size (500 orders ≈ 0.5 MB); bigger is a broken upstream. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-
-/**
- * Error codes raised before a request could be written: the venue cannot have seen it, so even a
- * claim that failed this way may be re-decided. Anything else after the socket existed may have been
- * delivered (docs/architecture.md "The journal and the hot path": a claim in that state has an unknown outcome).
- */
-const NOT_DELIVERED_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_FAIL",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EHOSTDOWN",
-  "ENETDOWN",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_CLOSED", // the pool was closed before this request was dispatched
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-  "CERT_HAS_EXPIRED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-]);
 
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;

@@ -134,6 +134,13 @@ describe("ClaimConnection", () => {
     expect((err as { code?: string }).code).toBe("ECONNREFUSED");
   });
 
+  test("https: a failed TLS handshake is a request not sent", async () => {
+    const v = await venue(); // plain HTTP: the handshake cannot succeed
+    const err = await send(connection(v.origin.replace("http:", "https:"))).answer.catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe("UND_ERR_CLOSED");
+    expect(v.bodies).toEqual([]);
+  });
+
   test("an abort while the answer is awaited ends the request with its reason and drops the connection", async () => {
     const v = await venue();
     v.server.removeAllListeners("request");
