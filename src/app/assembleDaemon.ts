@@ -19,6 +19,7 @@ import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
+import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
@@ -112,12 +113,20 @@ export function assembleDaemon(o: {
   const sender = new ClaimSender(o.capture === undefined ? rest : capturingTransport(rest, o.capture), config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   const ledger = new PnlLedger();
+  // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
+  const ingestLog = logger.child({ component: "ingest" });
+  const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));
   const claimer = new Claimer({
     decide: policy.decide,
     book,
     exposure,
     positions,
-    acquire: (s) => limiters.acquire("claims", s),
+    acquire: gatedPermit(
+      slices,
+      (s) => limiters.acquire("claims", s),
+      () => limiters.restamp("claims"),
+    ),
+    tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     store,
     observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
@@ -192,7 +201,8 @@ export function assembleDaemon(o: {
     positions,
     policy,
     metrics,
-    logger: logger.child({ component: "ingest" }),
+    logger: ingestLog,
+    slices,
     orders: unwinder,
     ...(o.capture !== undefined ? { capture: o.capture } : {}),
     corrected: (c) => {

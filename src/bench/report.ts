@@ -4,6 +4,7 @@
  */
 
 import type { LabResult } from "./labBench.js";
+import type { ReconcileResult } from "./reconcile.js";
 import type { LatencySummary, ValueResult } from "./stats.js";
 import type { ThroughputResult } from "./throughput.js";
 
@@ -70,6 +71,7 @@ export interface BenchResults {
   cascade?: CascadeResult;
   throughput?: ThroughputResult;
   lab?: LabResult;
+  reconcile?: ReconcileResult;
   targets: Target[];
 }
 
@@ -113,7 +115,14 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
     "< 60",
     (v) => v < 60,
   );
+  add("reconcile of 10,000 open ids, longest block, median of rounds (ms)", r.reconcile?.unchangedBlockMsP50, "< 5", (v) => v < 5);
   return t;
+}
+
+/** The longest the loop was held by a reconcile: a synchronous call or a turn while its offers were sliced. */
+export function reconcileLongestMs(r: ReconcileResult | undefined): number | undefined {
+  if (r === undefined) return undefined;
+  return Math.max(r.firstBlockMs, r.unchangedBlockMsMax, r.changedBlockMs);
 }
 
 function fmt(v: number | undefined, digits = 0): string {
@@ -230,6 +239,16 @@ export function table(r: BenchResults, markdown = false): string {
       "",
       "",
       `${target("replay events per second per variant")}; < 60 s: ${target("24 h capture x 12 variants (s)")}`,
+    ]);
+  }
+  const rc = r.reconcile;
+  if (rc !== undefined) {
+    rows.push([
+      `reconcile of ${fmt(rc.openIds)} open ids: longest block, median of ${rc.rounds} rounds / worst (ms)`,
+      `${fmt(rc.unchangedBlockMsP50, 2)} / ${fmt(reconcileLongestMs(rc), 2)} (CPU ${fmt(rc.unchangedBlockCpuMsP50, 2)} / ${fmt(rc.unchangedBlockCpuMsMax, 2)})`,
+      "",
+      "",
+      target("reconcile of 10,000 open ids, longest block, median of rounds (ms)"),
     ]);
   }
   if (markdown) {

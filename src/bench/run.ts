@@ -8,7 +8,8 @@
  * 2. cascade: 10,000 liquidations in 10 pushes over one second, claim limit 5/s on both sides, after
  *    a warm-up of 5,000 short-lived liquidations;
  * 3. throughput: decide() and ed25519 signatures per second, in this process;
- * 4. lab: the capture tap's cost per event and backtest replay speed (labBench.ts).
+ * 4. reconcile: how long a REST reconcile of 10,000 open ids blocks the loop, in this process;
+ * 5. lab: the capture tap's cost per event and backtest replay speed (labBench.ts).
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  *
@@ -28,6 +29,7 @@ import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
 import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
+import { measureReconcile } from "./reconcile.js";
 import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
 import { paired, summarize, valueRatio } from "./stats.js";
 import { measureThroughput } from "./throughput.js";
@@ -46,7 +48,7 @@ const { values: args } = parseArgs({
     "cascade-runs": { type: "string", default: "10" },
     /** Frames per client ~8 s apart after the latency run (a claim after a quiet spell); 0 skips. */
     sparse: { type: "string", default: "8" },
-    phases: { type: "string", default: "latency,cascade,throughput,lab" },
+    phases: { type: "string", default: "latency,cascade,throughput,reconcile,lab" },
     /** Hours of synthetic market the lab phase replays (12 variants). */
     "lab-hours": { type: "string", default: "24" },
     /** Run the daemon with `state.capture` on (the tick-to-claim phases then include the capture's cost). */
@@ -319,6 +321,7 @@ async function main(): Promise<void> {
   }
   if (phases.has("throughput")) partial.throughput = measureThroughput();
   if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]));
+  if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
   const results: BenchResults = { ...partial, targets: checkTargets(partial) };
 
   mkdirSync(args.out, { recursive: true });

@@ -32,3 +32,22 @@ export interface IdState {
 export function newState(phase: Phase, receivedAt: number, doneAt = 0): IdState {
   return { phase, receivedAt, retries: 0, repriced: 0, doneAt, timer: undefined };
 }
+
+/** An intent without an outcome (see Claimer.markUnknown): unknown since `now`, sent against `sentPositions`. */
+export function unknownState(sentPositions: readonly LiquidationPosition[], now: number): IdState {
+  const st = newState("unknown", 0, 0);
+  st.failedAt = now;
+  st.sentPositions = sentPositions;
+  return st;
+}
+
+/** Forgets finished ids that left the open list before `cutoff`, and skips of ids no longer open. */
+export function sweepStates(
+  states: Map<number, IdState>,
+  skips: Map<number, string>,
+  cutoff: number,
+  isOpen: (id: number) => boolean,
+): void {
+  for (const [id, st] of states) if (st.phase === "done" && st.doneAt < cutoff && !isOpen(id)) states.delete(id);
+  for (const id of skips.keys()) if (!isOpen(id)) skips.delete(id);
+}

@@ -22,9 +22,10 @@ import type { StateStore } from "../store/stateStore.js";
 import { DuplicateClaimError, FencedError } from "../store/storeErrors.js";
 import { claimRequestBody } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
+import { intentRecord } from "./claimIntent.js";
 import { ClaimOutcomes, type ClaimOutcomeTimings } from "./claimOutcomes.js";
 import type { ClaimSender } from "./claimSender.js";
-import { type IdState, newState } from "./claimState.js";
+import { type IdState, newState, sweepStates, unknownState } from "./claimState.js";
 import type { OpenBook } from "./openBook.js";
 
 export type { PauseReason } from "../observe/metrics.js";
@@ -55,6 +56,8 @@ export interface ClaimerOptions extends Partial<ClaimOutcomeTimings> {
   positions: PositionBook;
   /** The claims limiter's permit (limiters.acquire("claims", signal)). */
   acquire: (signal: AbortSignal) => Promise<void>;
+  /** A permit only if one is free now (sendNow); none: claims leave from the pump only. */
+  tryAcquire?: () => boolean;
   sender: ClaimSender;
   /** The journal: intents before sending, outcomes after (stateStore.ts). */
   store: Pick<StateStore, "intent" | "append" | "mayLead">;
@@ -85,6 +88,10 @@ export class Claimer {
   readonly #paused = new Map<PauseReason, NodeJS.Timeout | undefined>();
   #holdUntil = 0;
   #wake: (() => void) | undefined;
+  /** The pump waits for work (not for a permit, not for a hold). */
+  #idle = false;
+  /** The last claim decision of offer(), until the synchronous run that made it ends (sendNow reuses it). */
+  #fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined;
   #loop: Promise<void> | undefined;
   readonly #stop = new AbortController();
 
@@ -144,10 +151,7 @@ export class Claimer {
    * may be claimed again; changed or gone: it was (or someone else's was), never again.
    */
   markUnknown(id: number, sentPositions: readonly LiquidationPosition[]): void {
-    const st = newState("unknown", 0, 0);
-    st.failedAt = this.#options.now();
-    st.sentPositions = sentPositions;
-    this.#ids.set(id, st);
+    this.#ids.set(id, unknownState(sentPositions, this.#options.now()));
   }
 
   start(): void {
@@ -174,6 +178,8 @@ export class Claimer {
       return;
     }
     this.#skips.delete(id);
+    if (this.#fresh === undefined) queueMicrotask(() => (this.#fresh = undefined));
+    this.#fresh = { liquidation, d };
     if (st === undefined) {
       this.#ids.set(id, newState("pending", receivedAt));
       this.#queue.push(id, d.expectedFee, liquidation.timestamp, id);
@@ -235,11 +241,8 @@ export class Claimer {
 
   /** Forget finished ids that left the open list long ago (bounded memory over a week of running). */
   sweep(olderThanMs = 600_000): void {
-    const cutoff = this.#options.now() - olderThanMs;
-    for (const [id, st] of this.#ids) {
-      if (st.phase === "done" && st.doneAt < cutoff && !this.#options.book.has(id)) this.#ids.delete(id);
-    }
-    for (const id of this.#skips.keys()) if (!this.#options.book.has(id)) this.#skips.delete(id);
+    const book = this.#options.book;
+    sweepStates(this.#ids, this.#skips, this.#options.now() - olderThanMs, (id) => book.has(id));
   }
 
   /** Stop sending, wait for claims in flight (their outcomes are journaled), clear timers. */
@@ -257,10 +260,12 @@ export class Claimer {
     while (!signal.aborted) {
       const hold = this.#holdUntil - this.#options.now();
       if (this.#queue.size === 0 || this.#paused.size > 0 || hold > 0) {
+        this.#idle = hold <= 0;
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
           if (hold > 0) setTimeout(resolve, hold).unref();
         });
+        this.#idle = false;
         this.#wake = undefined;
         continue;
       }
@@ -274,6 +279,18 @@ export class Claimer {
       if (this.#holdUntil > this.#options.now()) continue;
       this.#sendBest();
     }
+  }
+
+  /**
+   * The end of a frame's offers: when the pump was idle and a permit is free now, the best pending
+   * claim leaves at once, inside the frame's handler, instead of a microtask later behind whatever
+   * else the handler does. The pump, woken by the offers, finds the queue as this leaves it.
+   */
+  sendNow(): void {
+    const o = this.#options;
+    if (!this.#idle || this.#queue.size === 0 || this.#paused.size > 0 || this.#stop.signal.aborted) return;
+    if (this.#holdUntil > o.now() || o.tryAcquire === undefined || !o.tryAcquire()) return;
+    this.#sendBest();
   }
 
   /** Late binding: the best pending claim that still passes the policy now is sent on this permit. */
@@ -291,7 +308,9 @@ export class Claimer {
         this.#skipped(id, "gone");
         continue;
       }
-      const d = this.#options.decide(liquidation, this.#options.now());
+      // Decided again on the latest marks and exposure, unless offer() decided it in this same run.
+      const fresh = this.#fresh?.liquidation === liquidation ? this.#fresh.d : undefined;
+      const d = fresh ?? this.#options.decide(liquidation, this.#options.now());
       if (d.action === "skip") {
         this.#ids.delete(id);
         this.#skipped(id, d.reason);
@@ -313,18 +332,7 @@ export class Claimer {
     const body = claimRequestBody(d);
     const dryRun = o.sender.dryRun;
     try {
-      const written = o.store.intent({
-        t: "intent",
-        id,
-        at: o.now(),
-        ratio: d.ratio,
-        ...(body.symbols ? { symbols: body.symbols } : {}),
-        limitPrice: { ...d.limitPrice },
-        expectedFee: d.expectedFee,
-        perSymbolQty: { ...d.perSymbolQty },
-        ...(dryRun ? { dryRun } : {}),
-        ...(st.sentPositions !== undefined ? { open: st.sentPositions.map((p) => ({ ...p })) } : {}),
-      });
+      const written = o.store.intent(intentRecord(d, body, o.now(), dryRun, st.sentPositions));
       // The file store writes synchronously (one write(2) on the hot path); the database answers later.
       if (written !== undefined) await written;
     } catch (err) {
@@ -348,11 +356,13 @@ export class Claimer {
       this.setPaused("standby", true);
       return;
     }
+    // The request is written inside send() (synchronously, on a warm connection); the metrics follow.
+    const sending = o.sender.send(body);
     o.observer.decisionLatency((o.monotonic() - st.receivedAt) / 1000);
     if (!dryRun) o.observer.submitted();
     let outcome: Awaited<ReturnType<ClaimSender["send"]>>;
     try {
-      outcome = await o.sender.send(body);
+      outcome = await sending;
     } catch (err) {
       this.#outcomes.failed(d, st, err);
       return;

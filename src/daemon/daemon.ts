@@ -168,6 +168,8 @@ export class Daemon {
       restHealthy: () => this.#options.restHealth.healthy(),
       logger: logger.child({ component: `stream.${stream}` }),
       onData: (data: StreamData) => {
+        // Claim first: the frame goes to ingest (and a claim it brings onto the socket) before the counting.
+        ingest.stream(data);
         let counter = messages.get(data[0]);
         if (counter === undefined) {
           counter = metrics.wsMessages.labels(stream, data[0]);
@@ -175,7 +177,6 @@ export class Daemon {
         }
         counter.inc();
         if (stream === "public") this.#lastPublicDataAt = Date.now();
-        ingest.stream(data);
       },
       onStateChange: (state) => {
         metrics.wsConnected.set({ stream }, state === "ready" ? 1 : 0);

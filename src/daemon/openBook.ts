@@ -77,38 +77,68 @@ export class OpenBook {
    * Reconcile with a full REST snapshot whose first request left at `requestedAt`. An id absent from
    * the snapshot is gone only if we learned of it before the request left; one pushed meanwhile may
    * simply be newer than the snapshot. Likewise a snapshot row never overwrites a push received
-   * after the request left.
+   * after the request left. In one go here; in slices with begin/row/end (pushes may come between
+   * the slices: the same rules keep them).
    */
   reconcile(liquidations: readonly Liquidation[], requestedAt: number, now: number): BookChanges {
-    const changes: BookChanges = { upserted: [], removed: [], added: 0 };
-    const seen = new Set<number>();
-    for (const liquidation of liquidations) {
-      const id = liquidation.liquidationId;
-      seen.add(id);
-      // A removal learned after the request left: the older snapshot still lists the id.
-      const removedAt = this.#removedAt.get(id);
-      if (removedAt !== undefined && removedAt >= requestedAt) continue;
-      const current = this.#entries.get(id);
-      if (current !== undefined && current.updatedAt >= requestedAt) continue;
-      if (!isOpen(liquidation)) continue;
-      if (current !== undefined && samePositions(current.liquidation.positions, liquidation.positions)) {
-        current.updatedAt = now;
-        continue;
-      }
-      if (current === undefined) changes.added++;
-      this.#entries.set(id, { liquidation, updatedAt: now });
-      changes.upserted.push(liquidation);
+    const r = this.beginReconcile(requestedAt);
+    for (const liquidation of liquidations) this.reconcileRow(r, liquidation, now);
+    return this.endReconcile(r);
+  }
+
+  beginReconcile(requestedAt: number): Reconcile {
+    return { requestedAt, seen: new Set<number>(), changes: { upserted: [], removed: [], added: 0 } };
+  }
+
+  reconcileRow(r: Reconcile, liquidation: Liquidation, now: number): void {
+    const id = liquidation.liquidationId;
+    r.seen.add(id);
+    // A removal learned after the request left: the older snapshot still lists the id.
+    const removedAt = this.#removedAt.get(id);
+    if (removedAt !== undefined && removedAt >= r.requestedAt) return;
+    const current = this.#entries.get(id);
+    if (current !== undefined && current.updatedAt >= r.requestedAt) return;
+    if (!isOpen(liquidation)) return;
+    if (current !== undefined && samePositions(current.liquidation.positions, liquidation.positions)) {
+      current.updatedAt = now;
+      return;
     }
+    if (current === undefined) r.changes.added++;
+    this.#entries.set(id, { liquidation, updatedAt: now });
+    r.changes.upserted.push(liquidation);
+  }
+
+  /**
+   * A snapshot row the caller found identical to the book's entry for `id` (no new object built):
+   * the same as reconcileRow with that entry's liquidation — seen, and fresh unless newer news won.
+   */
+  reconcileSame(r: Reconcile, id: number, now: number): void {
+    r.seen.add(id);
+    const removedAt = this.#removedAt.get(id);
+    if (removedAt !== undefined && removedAt >= r.requestedAt) return;
+    const current = this.#entries.get(id);
+    if (current !== undefined && current.updatedAt < r.requestedAt) current.updatedAt = now;
+  }
+
+  /** Ids the snapshot did not list and that were known before its request left are gone. */
+  endReconcile(r: Reconcile): BookChanges {
     for (const [id, entry] of this.#entries) {
-      if (!seen.has(id) && entry.updatedAt < requestedAt) {
+      if (!r.seen.has(id) && entry.updatedAt < r.requestedAt) {
         this.#entries.delete(id);
-        changes.removed.push(id);
+        r.changes.removed.push(id);
       }
     }
     // Removals older than this request are this snapshot's business now (bounded memory).
-    for (const [id, at] of this.#removedAt) if (at < requestedAt) this.#removedAt.delete(id);
-    return changes;
+    for (const [id, at] of this.#removedAt) if (at < r.requestedAt) this.#removedAt.delete(id);
+    return r.changes;
   }
+}
+
+/** A reconcile in progress (OpenBook.beginReconcile). */
+export interface Reconcile {
+  readonly requestedAt: number;
+  readonly seen: Set<number>;
+  readonly changes: BookChanges;
 }
 
 function isOpen(liquidation: Liquidation): boolean {

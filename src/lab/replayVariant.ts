@@ -8,6 +8,7 @@ import type { CaptureEvent } from "../daemon/captureTap.js";
 import { Ingest } from "../daemon/ingest.js";
 import { OpenBook } from "../daemon/openBook.js";
 import { PolicyState } from "../daemon/policyState.js";
+import { inlineSlices } from "../daemon/sliceQueue.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
@@ -121,6 +122,7 @@ export class ReplayVariant {
       logger: { info: () => undefined },
       now: clock,
       monotonic: clock,
+      slices: inlineSlices,
     });
   }
 

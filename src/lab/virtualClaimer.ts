@@ -134,6 +134,11 @@ export class VirtualClaimer {
     for (const id of this.#skips.keys()) if (this.#o.book.get(id) === undefined) this.#skips.delete(id);
   }
 
+  /**
+   * The daemon's claim-first send at the end of a frame. In virtual time the replay grants a due
+   * permit at the frame's own instant (ReplayVariant.step), which is the same claim at the same time.
+   */
+  sendNow(): void {}
   settleFromOpenList(): void {}
   onAssignment(): void {}
   setPaused(): void {}

@@ -1,7 +1,7 @@
 /**
  * The claim connections, kept warm. Liquidations come after quiet spells, and over the internet a
  * new connection is a TCP and a TLS handshake — more than everything else on the claim path. So
- * claims have connections of their own (two undici Clients, one request at a time each), and each is
+ * claims have connections of their own (two ClaimConnections, one request at a time each, written at once), and each is
  * kept open within the venue's keep-alive hint (`Keep-Alive: timeout=N` on its answers; undici's 4 s
  * default without one): when a lane has been idle for the hint minus a margin, a cheap public read
  * goes out on it so the venue keeps the socket, and a lane the venue closed is re-opened at once by
@@ -9,8 +9,11 @@
  * claim takes an idle, connected lane first, an idle one next, and only when both are busy with
  * claims a pooled read socket.
  */
-import { Client } from "undici";
+import { ClaimConnection } from "./claimConnection.js";
+import { keepAliveHintMs } from "./keepAliveHint.js";
 import { TextResponse } from "./textResponse.js";
+
+export { keepAliveHintMs };
 
 export interface WarmUp {
   /** The request path (with the base path) of a cheap public read; undefined: skip this round. */
@@ -21,7 +24,7 @@ export interface WarmUp {
 
 export interface ClaimLanesOptions {
   origin: string;
-  clientOptions: Client.Options;
+  connection: { connectTimeoutMs: number; maxResponseBytes: number };
   /** Lanes (connections) for claims; default 2, so that one can warm while the other waits. */
   count?: number;
   warmUp?: WarmUp;
@@ -32,21 +35,11 @@ export interface ClaimLanesOptions {
 }
 
 export interface LaneSlot {
-  readonly client: Client;
+  readonly client: ClaimConnection;
   busy: boolean;
   warming: boolean;
-  connected: boolean;
   keepAliveMs: number;
   timer: NodeJS.Timeout | undefined;
-}
-
-const KEEP_ALIVE_TIMEOUT = /timeout=(\d+)/i;
-
-/** The idle timeout a `Keep-Alive` header announces, ms (undefined without a usable one). */
-export function keepAliveHintMs(header: string | undefined): number | undefined {
-  const m = header === undefined ? null : KEEP_ALIVE_TIMEOUT.exec(header);
-  const s = m === null ? Number.NaN : Number(m[1]);
-  return Number.isFinite(s) && s > 0 ? s * 1000 : undefined;
 }
 
 export class ClaimLanes {
@@ -57,22 +50,16 @@ export class ClaimLanes {
   constructor(o: ClaimLanesOptions) {
     this.#o = { count: 2, defaultKeepAliveMs: 4_000, marginMs: 1_000, ...o };
     for (let i = 0; i < this.#o.count; i++) {
-      // The threshold undici takes off the venue's hint before it drops an idle socket itself: small,
-      // since the warm-up refreshes the socket well before the hint runs out.
-      const client = new Client(o.origin, { ...o.clientOptions, pipelining: 1, keepAliveTimeoutThreshold: 250 });
-      const lane: LaneSlot = {
-        client,
-        busy: false,
-        warming: false,
-        connected: false,
-        keepAliveMs: this.#o.defaultKeepAliveMs,
-        timer: undefined,
-      };
-      client.on("connect", () => {
-        lane.connected = true;
+      // A connection idle for longer than the venue's hint less 250 ms is re-opened rather than
+      // written to (claimConnection.ts): small, since the warm-up refreshes it well before that.
+      const client = new ClaimConnection({
+        origin: o.origin,
+        ...o.connection,
+        defaultKeepAliveMs: this.#o.defaultKeepAliveMs,
+        staleMarginMs: 250,
       });
+      const lane: LaneSlot = { client, busy: false, warming: false, keepAliveMs: this.#o.defaultKeepAliveMs, timer: undefined };
       client.on("disconnect", () => {
-        lane.connected = false;
         // Closed by the venue (or an error): open it again before a claim needs it.
         this.#schedule(lane, 50);
       });
@@ -89,11 +76,11 @@ export class ClaimLanes {
 
   /** The lane for a claim, marked busy: idle and connected first, then idle; undefined when none is free. */
   take(): { lane: LaneSlot; fresh: boolean } | undefined {
-    const lane = this.#lanes.find((l) => !l.busy && !l.warming && l.connected) ?? this.#lanes.find((l) => !l.busy && !l.warming);
+    const lane = this.#lanes.find((l) => !l.busy && !l.warming && l.client.ready) ?? this.#lanes.find((l) => !l.busy && !l.warming);
     if (lane === undefined) return undefined;
     lane.busy = true;
     clearTimeout(lane.timer);
-    return { lane, fresh: !lane.connected };
+    return { lane, fresh: !lane.client.ready };
   }
 
   /** A claim's answer came (or it failed): the lane is free, and warmed again before its hint runs out. */

@@ -141,6 +141,30 @@ export class VenueError extends LiquidatorError {
  * (the failure came after the request was written): a claim or order in that state has an unknown
  * outcome and must not be resent blindly.
  */
+/**
+ * Error codes raised before a request could be written (httpTransport.ts, claimConnection.ts): the venue cannot have seen it, so even a
+ * claim that failed this way may be re-decided. Anything else after the socket existed may have been
+ * delivered (docs/architecture.md "The journal and the hot path": a claim in that state has an unknown outcome).
+ */
+export const NOT_DELIVERED_CODES = new Set<string>([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "ENETDOWN",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_CLOSED", // the pool was closed before this request was dispatched
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+]);
+
 export class TransportError extends LiquidatorError {
   readonly maybeDelivered: boolean;
   constructor(message: string, maybeDelivered: boolean, options?: { cause?: unknown }) {

@@ -3,11 +3,11 @@
  * per-request deadline, caller abort, and the mapping of every failure below HTTP to the typed errors
  * of errors.ts. It knows nothing of envelopes or endpoints beyond the name used in messages.
  *
- * Hot path (a claim): the request goes through `Pool.dispatch` with a small handler that collects
- * the answer into a string, not through `Pool.request`, which builds an AsyncResource, a promise
- * callback and a Readable body stream per request. undici writes the request to a free keep-alive
- * socket synchronously inside `dispatch`; the deadline timer and the caller-abort listener are armed
- * only after that, so nothing but the write itself stands between the signed bytes and the socket.
+ * Hot path (a claim): the request goes to a claim connection of its own (claimConnection.ts), which
+ * writes it to the kept-alive socket synchronously inside `dispatch` (undici would write it one
+ * event-loop turn later), with a small handler that collects the answer into a string; the deadline
+ * timer and the caller-abort listener are armed only after that, so nothing but the write itself
+ * stands between the signed bytes and the socket. Reads go through the undici Pool's `dispatch`.
  *
  * Claims have connections of their own, kept warm within the venue's keep-alive hint (claimLanes.ts):
  * a claim never waits for a pooled socket busy with a read, nor for a handshake after a quiet spell.
@@ -17,7 +17,7 @@
 import { Pool } from "undici";
 import { AbortedError, LiquidatorError } from "../errors.js";
 import { ClaimLanes, type WarmUp } from "./claimLanes.js";
-import { BadResponseError, TimeoutError, TransportError } from "./errors.js";
+import { BadResponseError, NOT_DELIVERED_CODES, TimeoutError, TransportError } from "./errors.js";
 import { TextResponse } from "./textResponse.js";
 
 export interface HttpResponse {
@@ -50,30 +50,6 @@ export type ClaimLaneKind = "warm" | "fresh" | "pool";
 const MAX_CONNECTIONS = 32;
 /** No venue answer in scope is near this size (500 orders ≈ 0.5 MB); bigger is a broken upstream. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-
-/**
- * Error codes raised before a request could be written: the venue cannot have seen it, so even a
- * claim that failed this way may be re-decided. Anything else after the socket existed may have been
- * delivered (docs/architecture.md "The journal and the hot path": a claim in that state has an unknown outcome).
- */
-const NOT_DELIVERED_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_FAIL",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EHOSTDOWN",
-  "ENETDOWN",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_CLOSED", // the pool was closed before this request was dispatched
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-  "CERT_HAS_EXPIRED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-]);
 
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
@@ -125,7 +101,11 @@ export class HttpTransport {
       maxResponseSize: MAX_RESPONSE_BYTES,
     };
     this.#pool = new Pool(options.origin, { ...common, connections: MAX_CONNECTIONS });
-    this.#lanes = new ClaimLanes({ origin: options.origin, clientOptions: common, ...(options.warmUp ? { warmUp: options.warmUp } : {}) });
+    this.#lanes = new ClaimLanes({
+      origin: options.origin,
+      connection: { connectTimeoutMs: common.connectTimeout, maxResponseBytes: MAX_RESPONSE_BYTES },
+      ...(options.warmUp ? { warmUp: options.warmUp } : {}),
+    });
     this.#lanes.start();
   }
 
@@ -148,7 +128,6 @@ export class HttpTransport {
       let timedOut = false;
       let timer: NodeJS.Timeout | undefined;
       const taken = lane === "claim" ? this.#lanes.take() : undefined;
-      if (lane === "claim") this.#onClaimLane?.(taken === undefined ? "pool" : taken.fresh ? "fresh" : "warm");
       const onAbort = (): void => handler.abort(new AbortedError(`request to ${endpoint} aborted`));
       const handler = new TextResponse((err, status, text) => {
         clearTimeout(timer);
@@ -157,7 +136,11 @@ export class HttpTransport {
         if (err !== undefined) reject(mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs));
         else resolve({ status, text, sentAt, receivedAt: this.#now() });
       });
-      (taken?.lane.client ?? this.#pool).dispatch({ path: pathWithQuery, method, headers, body }, handler);
+      const request = { path: pathWithQuery, method, headers, body };
+      if (taken !== undefined) taken.lane.client.dispatch(request, handler);
+      else this.#pool.dispatch(request, handler);
+      // Counted after the write: nothing but the write comes before the socket.
+      if (lane === "claim") this.#onClaimLane?.(taken === undefined ? "pool" : taken.fresh ? "fresh" : "warm");
       // Armed after the write (see the file comment); a request that already failed has settled.
       if (handler.settled) return;
       timer = setTimeout(() => {

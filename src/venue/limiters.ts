@@ -43,6 +43,11 @@ export interface VenueLimiters {
   acquire(name: LimiterName, signal?: AbortSignal): Promise<void>;
   /** A permit only if one is free now (nobody waiting, the gap elapsed): for requests that may be skipped. */
   tryAcquire(name: LimiterName): boolean;
+  /**
+   * The last permit's request starts only now (its holder had to wait for something else first): the
+   * next permit is spaced from now, so a late start can never bring two requests closer together.
+   */
+  restamp(name: LimiterName): void;
   /** Callers waiting for a permit (for the `limiter_queued{limiter}` gauge). */
   queued(name: LimiterName): number;
   /** Minimum gap between two permits of a scope, ms. */
@@ -83,6 +88,10 @@ class ScopeLimiter {
       return Promise.resolve();
     }
     return this.#queue(signal);
+  }
+
+  restamp(): void {
+    this.#lastPermitAt = Math.max(this.#lastPermitAt, performance.now());
   }
 
   tryAcquire(): boolean {
@@ -163,6 +172,7 @@ export function createVenueLimiters(limits: VenueLimitsConfig): VenueLimiters {
   return {
     acquire: (name, signal) => scopes[name].acquire(signal),
     tryAcquire: (name) => scopes[name].tryAcquire(),
+    restamp: (name) => scopes[name].restamp(),
     queued: (name) => scopes[name].waiting,
     spacingMs: (name) => scopes[name].spacing,
     stop: async () => {

@@ -4,7 +4,7 @@
  * other module reads a wire field name; the engine imports nothing from here.
  */
 import type { HeldPositionInput } from "../engine/exposure.js";
-import type { ClaimDecision, Fill, Liquidation, OrderFilters, SymbolInfo } from "../engine/types.js";
+import type { ClaimDecision, Fill, Liquidation, LiquidationPosition, OrderFilters, SymbolInfo } from "../engine/types.js";
 import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow } from "./restSchemas.js";
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
 
@@ -15,6 +15,18 @@ export function liquidationFromRow(row: OpenLiquidation): Liquidation {
     timestamp: row.timestamp,
     positions: row.positions_by_perp.map((p) => ({ symbol: p.symbol, positionQty: p.position_qty, liquidatorFee: p.liquidator_fee })),
   };
+}
+
+/** Whether a row of `GET /v1/public/liquidation` has exactly these positions (no domain object built). */
+export function rowHasPositions(row: OpenLiquidation, positions: readonly LiquidationPosition[]): boolean {
+  const ps = row.positions_by_perp;
+  if (ps.length !== positions.length) return false;
+  for (let i = 0; i < ps.length; i++) {
+    const a = ps[i] as OpenLiquidation["positions_by_perp"][number];
+    const b = positions[i] as LiquidationPosition;
+    if (a.symbol !== b.symbol || a.position_qty !== b.positionQty || a.liquidator_fee !== b.liquidatorFee) return false;
+  }
+  return true;
 }
 
 /** An entry of a `liquidation` push (its positions are validated, camelCase already). */

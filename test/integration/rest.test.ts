@@ -204,6 +204,7 @@ describe("retries", () => {
         acquired.push(name);
       },
       tryAcquire: () => false,
+      restamp: () => undefined,
       queued: () => 0,
       spacingMs: () => 0,
       stop: async () => undefined,

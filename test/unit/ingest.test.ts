@@ -6,6 +6,7 @@ import { describe, expect, test } from "vitest";
 import { Ingest } from "../../src/daemon/ingest.js";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { PolicyState } from "../../src/daemon/policyState.js";
+import { SliceQueue } from "../../src/daemon/sliceQueue.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
@@ -31,7 +32,9 @@ function setup() {
   const marks = new MarkBook();
   const policy = new PolicyState(policyInput({}), marks, exposure);
   policy.applySymbols(new SymbolTable(SYMBOLS));
+  const slices = new SliceQueue();
   const ingest = new Ingest({
+    slices,
     book: new OpenBook(),
     marks,
     positions: new PositionBook(exposure),
@@ -40,6 +43,7 @@ function setup() {
     logger: { info: () => undefined },
     claimer: {
       offer: (l: Liquidation) => void offered.push(l.liquidationId),
+      sendNow: () => undefined,
       cancel: () => undefined,
       settleFromOpenList: () => undefined,
       sweep: () => undefined,
@@ -49,21 +53,26 @@ function setup() {
       pausedReasons: () => [...paused] as never,
     },
   });
-  return { ingest, offered, retried, paused, exposure };
+  return { ingest, offered, retried, paused, exposure, slices };
 }
 
 describe("Ingest", () => {
-  test("a REST open list offers only new or changed ids; skipped ones are re-decided by the claimer", () => {
-    const { ingest, offered, retried } = setup();
+  test("a REST open list offers only new or changed ids; skipped ones are re-decided by the claimer", async () => {
+    const { ingest, offered, retried, slices } = setup();
     const rows = Array.from({ length: 10_000 }, (_, i) => row(i + 1, 1 + i / 10_000));
     ingest.openList(rows, Date.now());
+    // 10,000 rows and offers are sliced (sliceQueue.ts): none yet, all once the slices ran, skips re-decided last.
+    expect(offered).toHaveLength(0);
+    await slices.idle();
     expect(offered).toHaveLength(10_000);
+    expect(retried).toHaveLength(1);
     offered.length = 0;
     // Same list again, one id changed and one new: two offers, not 10,001.
     const next = [...rows];
     next[41] = row(42, 9);
     next.push(row(20_000, 3));
     ingest.openList(next, Date.now() + 1);
+    await slices.idle();
     expect(offered.sort((a, b) => a - b)).toEqual([42, 20_000]);
     expect(retried.at(-1)).toBeUndefined(); // every skip reason may have changed
   });
@@ -91,6 +100,7 @@ describe("Ingest", () => {
       logger: { info: () => undefined },
       claimer: {
         offer: (l: Liquidation) => void offered.push(l.liquidationId),
+        sendNow: () => undefined,
         cancel: () => undefined,
         settleFromOpenList: () => undefined,
         sweep: () => undefined,

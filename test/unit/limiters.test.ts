@@ -116,6 +116,20 @@ describe("venue limiters", () => {
     await expect(limiters.acquire("public", AbortSignal.abort())).rejects.toBeInstanceOf(AbortedError);
   });
 
+  test("a permit used late is restamped: the next one is spaced from the actual start", async () => {
+    const limiters = createVenueLimiters(LIMITS);
+    const spacing = limiters.spacingMs("claims"); // 210 ms at 5/s
+    await limiters.acquire("claims");
+    await new Promise((r) => setTimeout(r, spacing - 60)); // the holder waited for something first
+    limiters.restamp("claims"); // ...and starts its request now
+    await new Promise((r) => setTimeout(r, 100)); // past the permit's spacing, not the start's
+    expect(limiters.tryAcquire("claims")).toBe(false);
+    const t0 = performance.now();
+    await limiters.acquire("claims");
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(spacing - 100 - 70);
+    await limiters.stop();
+  });
+
   test("spacing keeps the jitter budget inside the limit", () => {
     expect(spacingFor(10)).toBe(105);
     expect(spacingFor(5)).toBe(210);

@@ -1,0 +1,168 @@
+/**
+ * The hand-written claim connection (venue/claimConnection.ts) against a real HTTP server on port 0
+ * that announces a 1 s keep-alive: a request on an open, idle connection is written inside
+ * `dispatch` (the bytes are on the socket before dispatch returns); answers come back whole; a
+ * connection idle past the hint (less the margin) is re-opened rather than written to; one the
+ * venue closed is seen as closed; an unreachable venue is "not sent"; an abort drops the connection.
+ */
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import net, { type AddressInfo } from "node:net";
+import type { Dispatcher } from "undici";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { ClaimConnection } from "../../src/venue/claimConnection.js";
+import { TextResponse } from "../../src/venue/textResponse.js";
+import { sleep, waitFor } from "../support/wait.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function venue(): Promise<{ origin: string; server: Server; connections: () => number; bodies: string[] }> {
+  let connections = 0;
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      bodies.push(`${req.method} ${req.url} ${body}`);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(`{"success":true,"n":${bodies.length}}`);
+    });
+  });
+  server.keepAliveTimeout = 1_000; // announced as Keep-Alive: timeout=1
+  server.on("connection", () => connections++);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, connections: () => connections, bodies };
+}
+
+function connection(origin: string): ClaimConnection {
+  const c = new ClaimConnection({ origin, connectTimeoutMs: 2_000, maxResponseBytes: 1 << 20, staleMarginMs: 250 });
+  cleanups.push(() => c.destroy());
+  return c;
+}
+
+function send(c: ClaimConnection, body = '{"liquidation_id":1}') {
+  let written = false;
+  const answer = new Promise<{ status: number; text: string; keepAlive: string | undefined }>((resolve, reject) => {
+    const h: TextResponse = new TextResponse((err, status, text) =>
+      err === undefined ? resolve({ status, text, keepAlive: h.keepAlive }) : reject(err),
+    );
+    c.dispatch({ path: "/v1/liquidation", method: "POST", headers: ["content-type", "application/json"], body }, h);
+    written = true;
+  });
+  return { answer, written: () => written };
+}
+
+describe("ClaimConnection", () => {
+  test("on an open idle connection the request is written inside dispatch, and the connection is reused", async () => {
+    const v = await venue();
+    const c = connection(v.origin);
+    expect((await send(c).answer).status).toBe(200); // opens it
+    expect(c.ready).toBe(true);
+    const write = vi.spyOn(net.Socket.prototype, "write");
+    let writesInside = -1;
+    const done = new Promise<void>((resolve) => {
+      const r = new TextResponse((err) => (err === undefined ? resolve() : undefined));
+      c.dispatch({ path: "/v1/liquidation", method: "POST", headers: ["x-a", "1"], body: '{"id":2}' }, r);
+      writesInside = write.mock.calls.length;
+    });
+    expect(writesInside).toBe(1);
+    const sent = String(write.mock.calls[0]?.[0]);
+    expect(sent.startsWith("POST /v1/liquidation HTTP/1.1\r\n")).toBe(true);
+    expect(sent.endsWith('content-length: 8\r\n\r\n{"id":2}')).toBe(true);
+    await done;
+    expect(v.connections()).toBe(1);
+    expect(v.bodies).toEqual(['POST /v1/liquidation {"liquidation_id":1}', 'POST /v1/liquidation {"id":2}']);
+  });
+
+  test("the answer carries the venue's keep-alive hint", async () => {
+    const v = await venue();
+    const r = await send(connection(v.origin)).answer;
+    expect(JSON.parse(r.text)).toEqual({ success: true, n: 1 });
+    expect(r.keepAlive).toBe("timeout=1");
+  });
+
+  test("a connection idle past the hint (less the margin) is re-opened, not written to", async () => {
+    const v = await venue();
+    const c = connection(v.origin);
+    await send(c).answer;
+    await sleep(800); // > 1,000 − 250 ms: the venue may be closing it
+    expect(c.ready).toBe(false);
+    expect((await send(c).answer).status).toBe(200);
+    expect(v.connections()).toBe(2);
+  });
+
+  test("a connection the venue closes is seen as closed; the next request opens another", async () => {
+    const v = await venue();
+    const c = connection(v.origin);
+    const disconnected = once(c, "disconnect");
+    await send(c).answer;
+    v.server.closeIdleConnections();
+    await disconnected;
+    expect(c.ready).toBe(false);
+    expect((await send(c).answer).status).toBe(200);
+    expect(v.connections()).toBe(2);
+  });
+
+  test("bytes after the end of an answer: the answer is delivered, the connection is not used again", async () => {
+    const server = net.createServer((s) => {
+      s.once("data", () => s.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}HTTP/1.1 200 OK\r\n"));
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    const c = connection(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const disconnected = once(c, "disconnect");
+    const r = await send(c).answer;
+    expect(r).toMatchObject({ status: 200, text: "{}" });
+    await disconnected;
+    expect(c.ready).toBe(false);
+  });
+
+  test("an unreachable venue: the request was not sent (a code read as never delivered)", async () => {
+    const v = await venue();
+    await new Promise((r) => v.server.close(r));
+    const err = await send(connection(v.origin)).answer.catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe("ECONNREFUSED");
+  });
+
+  test("https: a failed TLS handshake is a request not sent", async () => {
+    const v = await venue(); // plain HTTP: the handshake cannot succeed
+    const err = await send(connection(v.origin.replace("http:", "https:"))).answer.catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe("UND_ERR_CLOSED");
+    expect(v.bodies).toEqual([]);
+  });
+
+  test("an abort while the answer is awaited ends the request with its reason and drops the connection", async () => {
+    const v = await venue();
+    v.server.removeAllListeners("request");
+    v.server.on("request", () => undefined); // never answers
+    const c = connection(v.origin);
+    let controller: Dispatcher.DispatchController | undefined;
+    const failed = new Promise<unknown>((resolve) => {
+      c.dispatch(
+        { path: "/x", method: "GET", headers: [] },
+        {
+          onRequestStart: (ctl) => {
+            controller = ctl;
+          },
+          onResponseError: (_ctl, err) => resolve(err),
+        },
+      );
+    });
+    await waitFor(() => v.connections() === 1, "connected");
+    await sleep(50);
+    const reason = new Error("deadline");
+    controller?.abort(reason);
+    expect(await failed).toBe(reason);
+    expect(c.ready).toBe(false);
+  });
+});
