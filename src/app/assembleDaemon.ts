@@ -112,7 +112,7 @@ export function assembleDaemon(o: {
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   const sender = new ClaimSender(o.capture === undefined ? rest : capturingTransport(rest, o.capture), config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
-  const ledger = new PnlLedger();
+  const ledger = new PnlLedger({ keepClosedClaims: false });
   // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
   const ingestLog = logger.child({ component: "ingest" });
   const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));

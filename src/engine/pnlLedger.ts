@@ -39,8 +39,25 @@ interface Lot {
 
 const EPS = 1e-12;
 
+const DAY_MS = 86_400_000;
+/** The last day formatted: consecutive events fall on the same day, and toISOString is slow. */
+let lastDay = { start: 0, end: 0, text: "" };
+
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  if (ms >= lastDay.start && ms < lastDay.end) return lastDay.text;
+  const start = Math.floor(ms / DAY_MS) * DAY_MS;
+  const text = new Date(ms).toISOString().slice(0, 10);
+  if (Number.isFinite(start)) lastDay = { start, end: start + DAY_MS, text };
+  return text;
+}
+
+export interface PnlLedgerOptions {
+  /**
+   * Keep the record of a claim once all its lots are closed (default true: `liquidator pnl` lists
+   * claims). False folds a closed claim into the totals and forgets it, so a daemon running for
+   * months, or a replay of a day, holds only the claims still open (`claims()` lists those).
+   */
+  keepClosedClaims?: boolean;
 }
 
 export class PnlLedger {
@@ -50,12 +67,23 @@ export class PnlLedger {
   #unattributed: PnlTotals = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
   readonly #byDay = new Map<string, PnlTotals>();
   readonly #bySymbol = new Map<string, PnlTotals>();
+  readonly #keepClosed: boolean;
+  /** Open lots per claim (a claim with none left is closed). */
+  readonly #lotCount = new Map<number, number>();
+  /** Totals of closed claims already forgotten (keepClosedClaims: false). */
+  #folded: PnlTotals = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
+
+  constructor(options: PnlLedgerOptions = {}) {
+    this.#keepClosed = options.keepClosedClaims ?? true;
+  }
 
   /** Forget everything (a replica that becomes the leader rebuilds it from the shared journal). */
   clear(): void {
     this.#lots.clear();
     this.#claims.clear();
     this.#unattributed = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
+    this.#lotCount.clear();
+    this.#folded = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
     this.#byDay.clear();
     this.#bySymbol.clear();
   }
@@ -69,6 +97,7 @@ export class PnlLedger {
     // Opposite to lots held, a claim first closes them (at its transfer price), then opens the rest.
     const rest = this.#close(symbol, qty, price, 0, at);
     if (Math.abs(rest) > EPS) this.#open(symbol, claimId, rest, price);
+    else this.#foldIfClosed(claimId);
   }
 
   /** A trade of the account's own order: `qty` signed (+ buy, − sell) at `price`, paying `fee`. */
@@ -97,6 +126,9 @@ export class PnlLedger {
 
   totals(): PnlTotals {
     const t = { ...this.#unattributed };
+    t.liquidatorFee += this.#folded.liquidatorFee;
+    t.trading += this.#folded.trading;
+    t.fees += this.#folded.fees;
     for (const c of this.#claims.values()) {
       t.liquidatorFee += c.liquidatorFee;
       t.trading += c.trading;
@@ -134,6 +166,7 @@ export class PnlLedger {
     if (claimId !== undefined) {
       const c = this.#claims.get(claimId) as ClaimPnl;
       c.open.set(symbol, (c.open.get(symbol) ?? 0) + qty);
+      this.#lotCount.set(claimId, (this.#lotCount.get(claimId) ?? 0) + 1);
     }
   }
 
@@ -152,7 +185,10 @@ export class PnlLedger {
       this.#realize(lot.claimId, symbol, day, trading, feeShare, -side * closed);
       lot.qty -= side * closed;
       rest += side * closed;
-      if (Math.abs(lot.qty) <= EPS) lots.shift();
+      if (Math.abs(lot.qty) <= EPS) {
+        lots.shift();
+        if (lot.claimId !== undefined) this.#lotClosed(lot.claimId);
+      }
     }
     // A fee on a quantity no lot held (the ledger saw no claim for it) still costs.
     if (total > 0 && Math.abs(rest) > EPS) this.#realize(undefined, symbol, day, 0, (fee * Math.abs(rest)) / total, 0);
@@ -170,6 +206,24 @@ export class PnlLedger {
       c.open.set(symbol, (c.open.get(symbol) ?? 0) + openDelta);
     }
     this.#add(symbol, day, { liquidatorFee: 0, trading, fees });
+  }
+
+  #lotClosed(claimId: number): void {
+    const n = (this.#lotCount.get(claimId) ?? 1) - 1;
+    if (n > 0) return void this.#lotCount.set(claimId, n);
+    this.#lotCount.delete(claimId);
+    this.#foldIfClosed(claimId);
+  }
+
+  /** A claim with no open lot, when closed claims are not kept: its numbers join the folded totals. */
+  #foldIfClosed(claimId: number): void {
+    if (this.#keepClosed || this.#lotCount.has(claimId)) return;
+    const c = this.#claims.get(claimId);
+    if (c === undefined) return;
+    this.#folded.liquidatorFee += c.liquidatorFee;
+    this.#folded.trading += c.trading;
+    this.#folded.fees += c.fees;
+    this.#claims.delete(claimId);
   }
 
   #add(symbol: string, day: string, d: Omit<PnlTotals, "net">): void {

@@ -53,7 +53,7 @@ export class ReplayVariant {
   readonly #timeline = new Timeline();
   readonly #marks = new MarkBook();
   readonly #exposure = new Exposure();
-  readonly #ledger = new PnlLedger();
+  readonly #ledger = new PnlLedger({ keepClosedClaims: false });
   readonly #ingest: Ingest;
   readonly #claimer: VirtualClaimer;
   readonly #unwind: UnwindModel;

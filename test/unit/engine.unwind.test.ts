@@ -149,4 +149,51 @@ describe("PnlLedger", () => {
       ),
     );
   });
+
+  test("property: a ledger that forgets closed claims has the same totals and holds only claims with open lots", () => {
+    const SOL = "PERP_SOL_USDC";
+    const op = fc.record({
+      kind: fc.constantFrom("claim", "fill"),
+      symbol: fc.constantFrom(ETH, SOL),
+      qty: fc.double({ min: -5, max: 5, noNaN: true }),
+      price: fc.double({ min: 100, max: 200, noNaN: true }),
+      fee: fc.double({ min: 0, max: 2, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), (ops) => {
+        const kept = new PnlLedger();
+        const lean = new PnlLedger({ keepClosedClaims: false });
+        ops.forEach((o, i) => {
+          if (Math.abs(o.qty) < 1e-6) return;
+          for (const l of [kept, lean]) {
+            if (o.kind === "claim") l.claim(Math.floor(i / 2) + 1, o.symbol, o.qty, o.price, o.fee, T + i * 3_600_000);
+            else l.fill(o.symbol, o.qty, o.price, o.fee, T + i * 3_600_000);
+          }
+        });
+        const a = kept.totals();
+        const b = lean.totals();
+        for (const k of ["liquidatorFee", "trading", "fees", "net"] as const) expect(b[k]).toBeCloseTo(a[k], 6);
+        const open = new Set(
+          kept
+            .claims()
+            .filter((c) => [...c.open.values()].some((q) => Math.abs(q) > 1e-9))
+            .map((c) => c.claimId),
+        );
+        const leanIds = new Set(lean.claims().map((c) => c.claimId));
+        for (const id of open) expect(leanIds.has(id)).toBe(true);
+        expect(leanIds.size).toBeLessThanOrEqual(open.size + 2);
+        expect(lean.byDay()).toEqual(kept.byDay());
+      }),
+    );
+  });
+
+  test("forgetting closed claims: a day of claims each closed at once leaves no claim record", () => {
+    const l = new PnlLedger({ keepClosedClaims: false });
+    for (let i = 1; i <= 1_000; i++) {
+      l.claim(i, ETH, 1, 3_000, 2, T + i);
+      l.fill(ETH, -1, 3_001, 0.5, T + i);
+    }
+    expect(l.claims()).toHaveLength(0);
+    expect(l.totals().net).toBeCloseTo(1_000 * (2 + 1 - 0.5), 6);
+  });
 });
