@@ -3,12 +3,13 @@
  * daemon per event (mean ns of `record` with the real gzip writer behind it), and replay speed:
  * a synthetic capture of `hours` replayed with 12 variants, streamed, with peak RSS.
  */
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { CaptureEvent } from "../daemon/captureTap.js";
-import { backtest } from "../lab/backtest.js";
+import { backtestInJobs } from "../lab/backtestJobs.js";
 import { CaptureFiles } from "../lab/captureFiles.js";
 import { CaptureQueue } from "../lab/captureQueue.js";
-import { buildVariants } from "../lab/variants.js";
+import { buildVariants, type Variant } from "../lab/variants.js";
 import { writeLabMarket } from "./labMarket.js";
 
 export interface LabResult {
@@ -17,10 +18,14 @@ export interface LabResult {
   captureHours: number;
   captureEvents: number;
   variants: number;
+  /** Threads of the replay measured (`backtest --jobs`, default the machine's cores). */
+  jobs: number;
   replaySeconds: number;
   /** Recorded events × variants per second of replay. */
   eventsPerSecondPerVariant: number;
   rssMbMax: number;
+  /** The same replay on one thread (`--jobs 1`). */
+  oneThread: { replaySeconds: number; eventsPerSecondPerVariant: number; rssMbMax: number };
 }
 
 async function tapCost(dir: string): Promise<{ ns: number; dropped: number }> {
@@ -46,25 +51,39 @@ async function tapCost(dir: string): Promise<{ ns: number; dropped: number }> {
 export async function measureLab(dir: string, hours: number): Promise<LabResult> {
   const tap = await tapCost(dir);
   const file = join(dir, "market.jsonl.gz");
-  const captureEvents = await writeLabMarket(file, hours);
+  await writeLabMarket(file, hours);
   const variants = await buildVariants([], ["policy.min_fee=0,1,5,20", "policy.max_total_exposure=50000,200000,1000000"]);
-  let rss = 0;
-  const sampler = setInterval(() => {
-    rss = Math.max(rss, process.memoryUsage().rss);
-  }, 100);
-  const t = performance.now();
-  const report = await backtest({ files: [file], variants, defaultLatencyMs: 50, slippageBps: 5, takerFeeBps: 5 });
-  const seconds = (performance.now() - t) / 1000;
-  clearInterval(sampler);
-  rss = Math.max(rss, process.memoryUsage().rss);
+  const jobs = availableParallelism();
+  const one = await timedReplay(file, variants, 1);
+  const all = await timedReplay(file, variants, jobs);
   return {
     tapNsPerEvent: Math.round(tap.ns),
     tapDropped: tap.dropped,
     captureHours: hours,
-    captureEvents: report.events,
+    captureEvents: all.events,
     variants: variants.length,
+    jobs,
+    replaySeconds: all.replaySeconds,
+    eventsPerSecondPerVariant: all.eventsPerSecondPerVariant,
+    rssMbMax: all.rssMbMax,
+    oneThread: { replaySeconds: one.replaySeconds, eventsPerSecondPerVariant: one.eventsPerSecondPerVariant, rssMbMax: one.rssMbMax },
+  };
+}
+
+async function timedReplay(file: string, variants: readonly Variant[], jobs: number) {
+  let rss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    rss = Math.max(rss, process.memoryUsage().rss);
+  }, 100);
+  const t = performance.now();
+  const report = await backtestInJobs({ files: [file], variants, defaultLatencyMs: 50, slippageBps: 5, takerFeeBps: 5 }, jobs);
+  const seconds = (performance.now() - t) / 1000;
+  clearInterval(sampler);
+  rss = Math.max(rss, process.memoryUsage().rss);
+  return {
+    events: report.events,
     replaySeconds: Math.round(seconds * 100) / 100,
-    eventsPerSecondPerVariant: Math.round((captureEvents * variants.length) / seconds),
+    eventsPerSecondPerVariant: Math.round((report.events * variants.length) / seconds),
     rssMbMax: Math.round(rss / 1e6),
   };
 }

@@ -1,7 +1,8 @@
 /**
- * A synthetic capture for the replay bench: `hours` of a market like the default simulated one
- * (8 symbols, marks every second, about one liquidation every 2 s, each open for 5–60 s, the open list
- * read every second), written with the production writer. Deterministic for a seed.
+ * A synthetic capture for the replay bench: `hours` of a market like the default simulated one as the
+ * daemon records it (8 symbols, marks every second, about one liquidation every 2 s, each open for
+ * 5–60 s, a cascade of 8 in one frame every 45 s, the open list read every 5 s: the daemon's
+ * reconcile interval), written with the production writer. Deterministic for a seed.
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { CaptureFiles } from "../lab/captureFiles.js";
@@ -25,6 +26,11 @@ interface Open {
   timestamp: number;
   positions: { symbol: string; positionQty: number; liquidatorFee: number }[];
 }
+
+/** The daemon reads the open list every 5 s (daemon/restFeed.ts); the simulator cascades every 45 s. */
+const OPEN_LIST_EVERY_S = 5;
+const CASCADE_EVERY_S = 45;
+const CASCADE_SIZE = 8;
 
 export async function writeLabMarket(path: string, hours: number, seed = 1): Promise<number> {
   const prng = new Prng(seed);
@@ -60,24 +66,29 @@ export async function writeLabMarket(path: string, hours: number, seed = 1): Pro
   let nextId = 1;
   for (let s = 1; s <= hours * 3600; s++) {
     const at = t0 + s * 1000;
+    if (s % 60 === 0) await new Promise((r) => setImmediate(r)); // let the writer drain
     for (let i = 0; i < marks.length; i++) marks[i] = (marks[i] as number) * (1 + prng.uniform(-0.001, 0.001));
     put({ k: "markprices", at, data: SYMBOLS.map(([symbol], i) => ({ symbol, price: marks[i] as number })) });
-    if (prng.chance(0.5)) {
+    const born: Open[] = [];
+    const arrivals = prng.chance(0.5) ? 1 : 0;
+    for (let j = 0; j < arrivals + (s % CASCADE_EVERY_S === 0 ? CASCADE_SIZE : 0); j++) {
       const k = prng.int(0, SYMBOLS.length - 1);
       const [symbol] = SYMBOLS[k] as [string, number, number];
       const notional = prng.uniform(500, 60_000);
       const qty = (prng.chance(0.5) ? 1 : -1) * Number((notional / (marks[k] as number)).toFixed(4));
-      const liq: Open = {
+      born.push({
         id: nextId++,
         until: at + prng.int(5_000, 60_000),
         timestamp: at,
         positions: [{ symbol, positionQty: qty, liquidatorFee: k < 2 ? 0.006 : 0.012 }],
-      };
-      open.push(liq);
+      });
+    }
+    if (born.length > 0) {
+      open.push(...born);
       put({
         k: "liquidation",
         at: at + 200,
-        data: [{ liquidationId: liq.id, timestamp: at, type: "liquidated", positionsByPerp: liq.positions }],
+        data: born.map((liq) => ({ liquidationId: liq.id, timestamp: at, type: "liquidated", positionsByPerp: liq.positions })),
       });
     }
     for (let i = open.length - 1; i >= 0; i--) {
@@ -90,6 +101,7 @@ export async function writeLabMarket(path: string, hours: number, seed = 1): Pro
         data: [{ liquidationId: o.id, timestamp: o.timestamp, type: "liquidated", positionsByPerp: [] }],
       });
     }
+    if (s % OPEN_LIST_EVERY_S !== 0) continue;
     const rows = open.map((o) => ({
       liquidation_id: o.id,
       timestamp: o.timestamp,
@@ -97,7 +109,6 @@ export async function writeLabMarket(path: string, hours: number, seed = 1): Pro
       positions_by_perp: o.positions.map((p) => ({ symbol: p.symbol, position_qty: p.positionQty, liquidator_fee: p.liquidatorFee })),
     }));
     put({ k: "open", at: at + 500, requestedAt: at + 450, rows } as unknown as CaptureEvent);
-    if (s % 60 === 0) await new Promise((r) => setImmediate(r)); // let the writer drain
   }
   await queue.close();
   return n;

@@ -234,7 +234,14 @@ export function table(r: BenchResults, markdown = false): string {
   if (lab !== undefined) {
     rows.push(["capture tap, ns per event (dropped)", `${fmt(lab.tapNsPerEvent)} (${fmt(lab.tapDropped)})`, "", "", ""]);
     rows.push([
-      `replay ${lab.captureHours} h x ${lab.variants} variants: s / events per s per variant / RSS MB`,
+      `replay ${lab.captureHours} h (${fmt(lab.captureEvents)} events) x ${lab.variants} variants, 1 thread: s / events per s per variant / RSS MB`,
+      `${fmt(lab.oneThread.replaySeconds, 1)} / ${fmt(lab.oneThread.eventsPerSecondPerVariant)} / ${fmt(lab.oneThread.rssMbMax)}`,
+      "",
+      "",
+      "",
+    ]);
+    rows.push([
+      `  the same on ${lab.jobs} threads (backtest's default --jobs)`,
       `${fmt(lab.replaySeconds, 1)} / ${fmt(lab.eventsPerSecondPerVariant)} / ${fmt(lab.rssMbMax)}`,
       "",
       "",

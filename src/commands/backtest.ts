@@ -4,9 +4,10 @@
  * Needs no secret and no network.
  */
 import { writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
-import { backtest } from "../lab/backtest.js";
+import { backtestInJobs } from "../lab/backtestJobs.js";
 import { renderHtml } from "../lab/htmlReport.js";
 import { buildVariants } from "../lab/variants.js";
 import { renderBacktest } from "./backtestOutput.js";
@@ -21,6 +22,8 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
   --latency-ms N       send → answer latency when the capture has no claim answers (default 50)
   --slippage-bps N     assumed unwind fill distance from the mark, against us (default 5)
   --taker-fee-bps N    assumed taker fee of unwind fills (default 5)
+  --jobs N             variants replayed on N threads at once (default: the machine's cores); the
+                       output is the same for any N
 `;
 
 function numberOption(name: string, value: string | undefined, fallback: number): number {
@@ -43,6 +46,7 @@ export const backtestCommand: Command = async (args, io) => {
       "latency-ms": { type: "string" },
       "slippage-bps": { type: "string" },
       "taker-fee-bps": { type: "string" },
+      jobs: { type: "string" },
       help: { type: "boolean", short: "h" },
       ...OUTPUT_OPTIONS,
     },
@@ -55,14 +59,19 @@ export const backtestCommand: Command = async (args, io) => {
   if (files.length === 0) throw new UsageError(`no capture given\n${USAGE}`);
   const format = outputFormat(values);
   const variants = await buildVariants(values.config ?? [], values.set ?? []);
-  const report = await backtest({
-    files,
-    variants,
-    lenient: values.lenient === true,
-    defaultLatencyMs: numberOption("latency-ms", values["latency-ms"], 50),
-    slippageBps: numberOption("slippage-bps", values["slippage-bps"], 5),
-    takerFeeBps: numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
-  });
+  const jobs = values.jobs === undefined ? availableParallelism() : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError("--jobs must be a whole number ≥ 1");
+  const report = await backtestInJobs(
+    {
+      files,
+      variants,
+      lenient: values.lenient === true,
+      defaultLatencyMs: numberOption("latency-ms", values["latency-ms"], 50),
+      slippageBps: numberOption("slippage-bps", values["slippage-bps"], 5),
+      takerFeeBps: numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
+    },
+    jobs,
+  );
   if (values.html !== undefined) await writeFile(values.html, renderHtml(report));
   const out = renderBacktest(format, report);
   io.stdout.write(out.stdout);

@@ -14,6 +14,7 @@ import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
 import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
+import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
 import { Series } from "./series.js";
 import { Timeline } from "./timeline.js";
@@ -46,6 +47,12 @@ export interface VariantResult {
   series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
 }
 
+interface Held {
+  readonly symbol: string;
+  qty: number;
+  mark: Mark | undefined;
+}
+
 const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap"]);
 
 export class ReplayVariant {
@@ -61,12 +68,16 @@ export class ReplayVariant {
   readonly #claimedIds: number[] = [];
   readonly #net = new Series();
   readonly #exposureSeries = new Series();
+  /** Something changed at the current virtual instant: the curves take a point before the clock moves. */
+  #dirty = false;
   #offered = 0;
   #expectedFee = 0;
   #notional = 0;
   #peak = 0;
   #cash = 0;
-  readonly #held = new Map<string, number>();
+  /** Holdings for the net curve, each with its live mark entry (MarkBook.get): no lookup per point. */
+  readonly #held = new Map<string, Held>();
+  readonly #heldList: Held[] = [];
 
   constructor(variant: Variant, model: ReplayModel) {
     this.#variant = variant;
@@ -129,6 +140,7 @@ export class ReplayVariant {
   /** One recorded event: what was due before it runs first, then the event, then what is due at its time. */
   step(ev: CaptureEvent): void {
     this.#runUntil(ev.at, false);
+    if (ev.at > this.#timeline.now) this.#settle();
     this.#timeline.setNow(ev.at);
     const ingest = this.#ingest;
     switch (ev.k) {
@@ -157,6 +169,7 @@ export class ReplayVariant {
   /** Runs what is still due (answers in flight, unwind slices) and summarises. */
   result(): VariantResult {
     this.#runUntil(Number.POSITIVE_INFINITY, true);
+    this.#settle();
     const t = this.#ledger.totals();
     const unrealized = this.#ledger.unrealized((s) => this.#marks.price(s));
     const net = t.net + unrealized;
@@ -189,6 +202,7 @@ export class ReplayVariant {
       const b = this.#claimer.nextPermitAt();
       const n = Math.min(a, b);
       if (n === Number.POSITIVE_INFINITY || (inclusive ? n > t : n >= t)) return;
+      if (n > tl.now) this.#settle();
       if (b <= a) {
         tl.setNow(b);
         this.#claimer.permit();
@@ -215,6 +229,16 @@ export class ReplayVariant {
   }
 
   #changed(): void {
+    this.#dirty = true;
+  }
+
+  /**
+   * The curves' point for the instant that ends (the state after everything that happened at it):
+   * once per instant, however many changes it had.
+   */
+  #settle(): void {
+    if (!this.#dirty) return;
+    this.#dirty = false;
     const now = this.#timeline.now;
     const e = this.#exposure.totalNotional(this.#marks);
     if (Number.isFinite(e)) {
@@ -224,13 +248,22 @@ export class ReplayVariant {
     // The curve marks to market from cash and holdings (O(symbols)); it equals the ledger's net plus
     // unrealized, which walks every claim and is only read for the totals.
     let value = this.#cash;
-    for (const [symbol, qty] of this.#held) value += qty * (this.#marks.price(symbol) ?? 0);
+    for (const h of this.#heldList) {
+      h.mark ??= this.#marks.get(h.symbol);
+      value += h.qty * (h.mark?.price ?? 0);
+    }
     this.#net.add(now, value);
   }
 
   /** Holdings and cash for the net curve: `qty` signed bought at `price`, `cash` received besides. */
   #flow(symbol: string, qty: number, price: number, cash: number): void {
-    this.#held.set(symbol, (this.#held.get(symbol) ?? 0) + qty);
+    let h = this.#held.get(symbol);
+    if (h === undefined) {
+      h = { symbol, qty: 0, mark: undefined };
+      this.#held.set(symbol, h);
+      this.#heldList.push(h);
+    }
+    h.qty += qty;
     this.#cash += cash - qty * price;
   }
 }

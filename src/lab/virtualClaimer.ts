@@ -57,6 +57,10 @@ export class VirtualClaimer {
   readonly #queue = new RankingQueue<number>();
   readonly #ids = new Map<number, IdState>();
   readonly #skips = new Map<number, string>();
+  /** Finished ids in the order they finished (virtual time only moves forward), for the sweep. */
+  #done: { id: number; at: number }[] = [];
+  /** Finished long enough ago but still on the open list: forgotten once they leave it. */
+  readonly #lingering = new Set<number>();
   #lastPermit = Number.NEGATIVE_INFINITY;
   #nonEmptySince = 0;
   #sweptAt = Number.NEGATIVE_INFINITY;
@@ -128,8 +132,24 @@ export class VirtualClaimer {
     if (now - this.#sweptAt < 60_000) return;
     this.#sweptAt = now;
     const cutoff = now - olderThanMs;
-    for (const [id, st] of this.#ids) {
-      if (st.phase === "done" && (st.doneAt ?? 0) < cutoff && this.#o.book.get(id) === undefined) this.#ids.delete(id);
+    // The same rule as the daemon's sweep, without walking every id: finished ids are taken in the
+    // order they finished, up to the cutoff.
+    const book = this.#o.book;
+    let i = 0;
+    for (; i < this.#done.length; i++) {
+      const { id, at } = this.#done[i] as { id: number; at: number };
+      if (at >= cutoff) break;
+      const st = this.#ids.get(id);
+      // Forgotten already, or claimed anew after that (its later entry decides).
+      if (st === undefined || st.phase !== "done" || st.doneAt !== at) continue;
+      if (book.get(id) === undefined) this.#ids.delete(id);
+      else this.#lingering.add(id);
+    }
+    if (i > 0) this.#done = this.#done.slice(i);
+    for (const id of this.#lingering) {
+      if (book.get(id) !== undefined) continue;
+      this.#lingering.delete(id);
+      if (this.#ids.get(id)?.phase === "done") this.#ids.delete(id);
     }
     for (const id of this.#skips.keys()) if (this.#o.book.get(id) === undefined) this.#skips.delete(id);
   }
@@ -185,6 +205,7 @@ export class VirtualClaimer {
     o.timeline.at(landedAt, () => {
       st.phase = "done";
       st.doneAt = landedAt;
+      this.#done.push({ id: d.liquidationId, at: landedAt });
       if (st.takenAt !== undefined && st.takenAt <= landedAt) {
         o.exposure.release(d.liquidationId);
         this.lost++;

@@ -4,9 +4,13 @@
  * liquidation taken by someone else before its answer lands (not when the recording account took it),
  * and the same input gives byte-identical JSON.
  */
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
 import { spacingFor } from "../../src/venue/limiters.js";
+import { buildOnce } from "../support/buildOnce.js";
 import { claimEvent, liquidationEvent, market, runCli, T0, writeCapture } from "../support/captures.js";
 import { OPEN_POLICY, removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
 
@@ -110,5 +114,40 @@ describe("backtest model", () => {
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
     expect(r.stderr).toMatch(/^assumptions:/);
+  });
+
+  test("--jobs: worker threads give the same bytes as one thread; their capture errors are the same errors", async ({ onTestFinished }) => {
+    const build = await buildOnce("lab-jobs", ["cli.js", "lab/backtestWorker.js"]);
+    onTestFinished(() => build.remove());
+    const { file, config } = await scenario(true);
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [build.cli, "backtest", ...args]).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+      );
+    const args = [file, "--config", config, "--set", "policy.min_fee=0,5,50", "--set", "unwind.mode=off,immediate", "--json"];
+    const one = await cli(...args, "--jobs", "1");
+    const four = await cli(...args, "--jobs", "4");
+    expect(one.code).toBe(0);
+    expect((JSON.parse(one.stdout) as Out).variants).toHaveLength(6);
+    expect(four.stdout).toBe(one.stdout);
+
+    const bad = join(dir as string, "bad.jsonl");
+    await writeFile(bad, "not a capture\n");
+    const a = await cli(bad, "--set", "policy.min_fee=0,5", "--jobs", "1");
+    const b = await cli(bad, "--set", "policy.min_fee=0,5", "--jobs", "2");
+    expect(a.code).not.toBe(0);
+    expect(b.code).toBe(a.code);
+    expect(b.stderr).toBe(a.stderr);
+    expect(a.stderr).toContain(bad);
+  });
+
+  test("--jobs refuses what is not a whole number ≥ 1 (usage, exit 64)", async () => {
+    const { file } = await scenario(false);
+    for (const v of ["0", "1.5", "x"]) {
+      const r = await runCli(["backtest", file, "--jobs", v]);
+      expect(r.code).toBe(64);
+      expect(r.stderr).toContain("--jobs");
+    }
   });
 });
