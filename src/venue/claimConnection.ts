@@ -32,6 +32,8 @@ export interface ClaimConnectionOptions {
   /** A connection idle for longer than its hint minus this is re-opened rather than written to. */
   staleMarginMs?: number;
   now?: () => number;
+  /** Certificates to trust instead of Node's roots, PEM (a venue behind a private CA; the tests). */
+  ca?: string;
 }
 
 export interface ClaimDispatch {
@@ -77,7 +79,8 @@ interface InFlight {
 
 export class ClaimConnection extends EventEmitter {
   readonly #url: URL;
-  readonly #o: Required<Omit<ClaimConnectionOptions, "origin">>;
+  readonly #o: Required<Omit<ClaimConnectionOptions, "origin" | "ca">>;
+  readonly #ca: string | undefined;
   readonly #host: string;
   #socket: Socket | undefined;
   #open = false;
@@ -89,7 +92,9 @@ export class ClaimConnection extends EventEmitter {
   constructor(o: ClaimConnectionOptions) {
     super();
     this.#url = new URL(o.origin);
-    this.#o = { defaultKeepAliveMs: 4_000, staleMarginMs: 250, now: () => performance.now(), ...o };
+    const { ca, ...rest } = o;
+    this.#ca = ca;
+    this.#o = { defaultKeepAliveMs: 4_000, staleMarginMs: 250, now: () => performance.now(), ...rest };
     this.#keepAliveMs = this.#o.defaultKeepAliveMs;
     this.#host = this.#url.host;
   }
@@ -136,7 +141,13 @@ export class ClaimConnection extends EventEmitter {
     const host = this.#url.hostname.replace(/^\[|\]$/g, "");
     const tls = this.#url.protocol === "https:";
     const socket = tls
-      ? tlsConnect({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ALPNProtocols: ["http/1.1"] })
+      ? tlsConnect({
+          host,
+          port,
+          ...(isIP(host) === 0 ? { servername: host } : {}),
+          ...(this.#ca !== undefined ? { ca: this.#ca } : {}),
+          ALPNProtocols: ["http/1.1"],
+        })
       : netConnect({ host, port });
     this.#socket = socket;
     socket.setNoDelay(true);

@@ -5,9 +5,14 @@
  * connection idle past the hint (less the margin) is re-opened rather than written to; one the
  * venue closed is seen as closed; an unreachable venue is "not sent"; an abort drops the connection.
  */
+import { execFileSync } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Dispatcher } from "undici";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { ClaimConnection } from "../../src/venue/claimConnection.js";
@@ -139,6 +144,82 @@ describe("ClaimConnection", () => {
     const err = await send(connection(v.origin.replace("http:", "https:"))).answer.catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe("UND_ERR_CLOSED");
     expect(v.bodies).toEqual([]);
+  });
+
+  test("https: claims over TLS are answered whole on one kept-alive connection, the host name verified", async () => {
+    // A throwaway certificate for localhost, made for this test (no key is committed).
+    const dir = mkdtempSync(join(tmpdir(), "claim-tls-"));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+      ],
+      { stdio: "ignore" },
+    );
+    let connections = 0;
+    const bodies: string[] = [];
+    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        bodies.push(body);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(`{"success":true,"n":${bodies.length}}`);
+      });
+    });
+    server.keepAliveTimeout = 1_000;
+    server.on("secureConnection", () => connections++);
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    });
+    const port = (server.address() as AddressInfo).port;
+    const c = new ClaimConnection({
+      origin: `https://localhost:${port}`,
+      connectTimeoutMs: 2_000,
+      maxResponseBytes: 1 << 20,
+      ca: readFileSync(cert, "utf8"),
+    });
+    cleanups.push(() => c.destroy());
+    for (let i = 1; i <= 3; i++) {
+      const r = await send(c, `{"liquidation_id":${i}}`).answer;
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.text)).toEqual({ success: true, n: i });
+      expect(r.keepAlive).toBe("timeout=1");
+    }
+    expect(connections).toBe(1);
+    expect(bodies).toEqual(['{"liquidation_id":1}', '{"liquidation_id":2}', '{"liquidation_id":3}']);
+    // The same server under a name its certificate does not carry: refused, nothing sent.
+    const wrong = new ClaimConnection({
+      origin: `https://127.0.0.1:${port}`,
+      connectTimeoutMs: 2_000,
+      maxResponseBytes: 1 << 20,
+      ca: readFileSync(cert, "utf8"),
+    });
+    cleanups.push(() => wrong.destroy());
+    const err = await send(wrong).answer.catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe("ERR_TLS_CERT_ALTNAME_INVALID");
+    expect(bodies).toHaveLength(3);
   });
 
   test("an abort while the answer is awaited ends the request with its reason and drops the connection", async () => {
