@@ -18,11 +18,11 @@ import { SliceQueue } from "../daemon/sliceQueue.js";
 import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
 import { PositionBook } from "../engine/positionBook.js";
-import { SymbolTable } from "../engine/symbolInfo.js";
 import { DEFAULT_SYMBOLS } from "../sim/symbols.js";
 import { Journal } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
 import type { OpenLiquidation } from "../venue/restSchemas.js";
+import { simulatorSymbolTable } from "./throughput.js";
 
 export interface ReconcileResult {
   openIds: number;
@@ -103,17 +103,7 @@ export async function measureReconcile(openIds = 10_000, rounds = 20): Promise<R
     marks,
     exposure,
   );
-  policy.applySymbols(
-    new SymbolTable(
-      DEFAULT_SYMBOLS.map((s) => ({
-        symbol: s.symbol,
-        tier: s.tier,
-        liquidatorFee: s.liquidatorFee,
-        priceTick: s.baseTick,
-        minNotional: s.minNotional,
-      })),
-    ),
-  );
+  policy.applySymbols(simulatorSymbolTable());
   for (const s of DEFAULT_SYMBOLS) marks.set(s.symbol, s.startPrice, Date.now());
   const claimer = new Claimer({
     decide: policy.decide,

@@ -49,9 +49,9 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-/** A policy context like a running daemon's: default policy, every symbol priced, some exposure. */
-export function realisticContext(now: number): PolicyContext {
-  const symbols = new SymbolTable(
+/** The simulator's default symbols as the daemon's table holds them after reading `/v1/public/info`. */
+export function simulatorSymbolTable(): SymbolTable {
+  return new SymbolTable(
     DEFAULT_SYMBOLS.map((s) => ({
       symbol: s.symbol,
       tier: s.tier,
@@ -60,6 +60,11 @@ export function realisticContext(now: number): PolicyContext {
       minNotional: s.minNotional,
     })),
   );
+}
+
+/** A policy context like a running daemon's: default policy, every symbol priced, some exposure. */
+export function realisticContext(now: number): PolicyContext {
+  const symbols = simulatorSymbolTable();
   const marks = new MarkBook();
   for (const s of DEFAULT_SYMBOLS) marks.set(s.symbol, s.startPrice, now - 400);
   const exposure = new Exposure();

@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -25,10 +25,14 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function venue(): Promise<{ origin: string; server: Server; connections: () => number; bodies: string[] }> {
+/** A venue on port 0 announcing a 1 s keep-alive; with `tls`, over https at `https://localhost`. */
+async function venue(tls?: {
+  key: Buffer;
+  cert: Buffer;
+}): Promise<{ origin: string; server: Server; connections: () => number; bodies: string[] }> {
   let connections = 0;
   const bodies: string[] = [];
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
@@ -36,16 +40,19 @@ async function venue(): Promise<{ origin: string; server: Server; connections: (
       res.writeHead(200, { "content-type": "application/json" });
       res.end(`{"success":true,"n":${bodies.length}}`);
     });
-  });
+  };
+  const server: Server = tls === undefined ? createServer(handle) : createHttpsServer(tls, handle);
   server.keepAliveTimeout = 1_000; // announced as Keep-Alive: timeout=1
-  server.on("connection", () => connections++);
+  server.on(tls === undefined ? "connection" : "secureConnection", () => connections++);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   cleanups.push(async () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, connections: () => connections, bodies };
+  const port = (server.address() as AddressInfo).port;
+  const origin = tls === undefined ? `http://127.0.0.1:${port}` : `https://localhost:${port}`;
+  return { origin, server, connections: () => connections, bodies };
 }
 
 function connection(origin: string): ClaimConnection {
@@ -174,26 +181,8 @@ describe("ClaimConnection", () => {
       ],
       { stdio: "ignore" },
     );
-    let connections = 0;
-    const bodies: string[] = [];
-    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString()));
-      req.on("end", () => {
-        bodies.push(body);
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(`{"success":true,"n":${bodies.length}}`);
-      });
-    });
-    server.keepAliveTimeout = 1_000;
-    server.on("secureConnection", () => connections++);
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    cleanups.push(async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    });
-    const port = (server.address() as AddressInfo).port;
+    const v = await venue({ key: readFileSync(key), cert: readFileSync(cert) });
+    const port = new URL(v.origin).port;
     const c = new ClaimConnection({
       origin: `https://localhost:${port}`,
       connectTimeoutMs: 2_000,
@@ -207,8 +196,8 @@ describe("ClaimConnection", () => {
       expect(JSON.parse(r.text)).toEqual({ success: true, n: i });
       expect(r.keepAlive).toBe("timeout=1");
     }
-    expect(connections).toBe(1);
-    expect(bodies).toEqual(['{"liquidation_id":1}', '{"liquidation_id":2}', '{"liquidation_id":3}']);
+    expect(v.connections()).toBe(1);
+    expect(v.bodies).toEqual([1, 2, 3].map((i) => `POST /v1/liquidation {"liquidation_id":${i}}`));
     // The same server under a name its certificate does not carry: refused, nothing sent.
     const wrong = new ClaimConnection({
       origin: `https://127.0.0.1:${port}`,
@@ -219,7 +208,7 @@ describe("ClaimConnection", () => {
     cleanups.push(() => wrong.destroy());
     const err = await send(wrong).answer.catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe("ERR_TLS_CERT_ALTNAME_INVALID");
-    expect(bodies).toHaveLength(3);
+    expect(v.bodies).toHaveLength(3);
   });
 
   test("an abort while the answer is awaited ends the request with its reason and drops the connection", async () => {

@@ -10,8 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Claimer, type ClaimerOptions } from "../../src/daemon/claimer.js";
 import { ClaimSender, type ClaimTransport } from "../../src/daemon/claimSender.js";
+import { Ingest } from "../../src/daemon/ingest.js";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { PolicyState } from "../../src/daemon/policyState.js";
+import type { Slicer } from "../../src/daemon/sliceQueue.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
@@ -260,4 +262,18 @@ export async function claimerRig(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The daemon's input handling over a rig's book, marks, claimer and positions. */
+export function ingestFor(r: ClaimerRig, o: { slices: Slicer; liquidationsSeen?: (n?: number) => void }): Ingest {
+  return new Ingest({
+    book: r.book,
+    marks: r.marks,
+    claimer: r.claimer,
+    positions: r.positions,
+    policy: r.policy,
+    metrics: { liquidationsSeen: { inc: o.liquidationsSeen ?? (() => undefined) } },
+    logger: { info: () => undefined },
+    slices: o.slices,
+  });
 }

@@ -5,10 +5,9 @@
  * pump sends it as before; a frame of several liquidations sends its best.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { Ingest } from "../../src/daemon/ingest.js";
 import { SliceQueue } from "../../src/daemon/sliceQueue.js";
 import type { LiquidationEntry } from "../../src/venue/wire.js";
-import { type ClaimerRig, claimerRig, Permits } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, ingestFor, Permits } from "../support/daemonClaimerRig.js";
 import { waitFor } from "../support/wait.js";
 
 function entry(id: number, qty: number): LiquidationEntry {
@@ -32,17 +31,8 @@ describe("claim first", () => {
     let counted = -1;
     rig = await claimerRig({ options: { acquire: permits.acquire, tryAcquire: free } });
     const r = rig;
-    const ingest = new Ingest({
-      book: r.book,
-      marks: r.marks,
-      claimer: r.claimer,
-      positions: r.positions,
-      policy: r.policy,
-      // The counting sees the claim already sent.
-      metrics: { liquidationsSeen: { inc: () => (counted = r.venue.calls.length) } } as never,
-      logger: { info: () => undefined },
-      slices: new SliceQueue(),
-    });
+    // The counting sees the claim already sent.
+    const ingest = ingestFor(r, { slices: new SliceQueue(), liquidationsSeen: () => (counted = r.venue.calls.length) });
     await new Promise((resolve) => setImmediate(resolve)); // the pump is waiting for work
     return { permits, ingest, r, counted: () => counted };
   }

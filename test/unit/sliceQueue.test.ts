@@ -5,10 +5,9 @@
  * is in the last slice and a permit is granted while the frame is still being sliced.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { Ingest } from "../../src/daemon/ingest.js";
 import { gatedPermit, SliceQueue } from "../../src/daemon/sliceQueue.js";
 import type { LiquidationEntry } from "../../src/venue/wire.js";
-import { type ClaimerRig, claimerRig, Permits } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, ingestFor, Permits } from "../support/daemonClaimerRig.js";
 import { waitFor } from "../support/wait.js";
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -94,16 +93,7 @@ describe("a 1,000-liquidation frame through the claimer", () => {
     const restamped = { n: 0 };
     rig = await claimerRig({ options: { acquire: gatedPermit(slices, permits.acquire, () => void restamped.n++) } });
     const r = rig;
-    const ingest = new Ingest({
-      book: r.book,
-      marks: r.marks,
-      claimer: r.claimer,
-      positions: r.positions,
-      policy: r.policy,
-      metrics: { liquidationsSeen: { inc: () => undefined } } as never,
-      logger: { info: () => undefined },
-      slices,
-    });
+    const ingest = ingestFor(r, { slices });
     return { slices, permits, ingest, r, restamped };
   }
 
