@@ -33,6 +33,11 @@ export interface ClaimOutcomeTimings {
    * have finished with it, or the re-claim would be a second claim on the same id.
    */
   openListSettleMs: number;
+  /**
+   * -1203 again after the re-price: the id is re-decided after this, doubling up to 8× it, while it
+   * stays open.
+   */
+  repriceBackoffMs: number;
 }
 
 /** What the outcomes need from the claimer and the rest of the daemon. */
@@ -146,8 +151,13 @@ export class ClaimOutcomes {
         // claim for good in a storm of a few seconds); re-decided from the open list, dropped once gone.
         this.#d.holdUntil(now() + this.#t.rateLimitHoldMs);
         return this.#d.retryLater(id, st, 0);
-      case "reevaluate":
-        return st.repriced++ < 1 ? this.#d.retryLater(id, st, 0) : this.finish(id, st);
+      case "reevaluate": {
+        // -1203: the venue's mark is past our limit. Re-decided at once on fresh marks; refused again,
+        // the price may still come back within the guard while the liquidation stays open, so it is
+        // re-decided later, less and less often (retryLater drops it once it has left the book).
+        const n = st.repriced++;
+        return this.#d.retryLater(id, st, n === 0 ? 0 : this.#t.repriceBackoffMs * 2 ** Math.min(n - 1, 3));
+      }
       case "pause_margin":
         // It may be claimable again once margin frees up: it waits in the queue, re-decided then.
         this.#d.requeue(id, st, d.expectedFee);

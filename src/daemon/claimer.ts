@@ -75,6 +75,7 @@ const DEFAULT_TIMINGS: ClaimOutcomeTimings = {
   rateLimitHoldMs: 1_000,
   unknownTimeoutMs: 120_000,
   openListSettleMs: 30_000,
+  repriceBackoffMs: 2_000,
 };
 
 export class Claimer {
@@ -123,6 +124,7 @@ export class Claimer {
         rateLimitHoldMs: o.rateLimitHoldMs ?? DEFAULT_TIMINGS.rateLimitHoldMs,
         unknownTimeoutMs: o.unknownTimeoutMs ?? DEFAULT_TIMINGS.unknownTimeoutMs,
         openListSettleMs: o.openListSettleMs ?? DEFAULT_TIMINGS.openListSettleMs,
+        repriceBackoffMs: o.repriceBackoffMs ?? DEFAULT_TIMINGS.repriceBackoffMs,
       },
     );
   }

@@ -271,7 +271,7 @@ describe("outcomes by venue code", () => {
     ]);
   });
 
-  test("-1203 price moved: re-decided once on fresh marks, then given up", async () => {
+  test("-1203 price moved: re-decided at once on fresh marks, then later and less often while it stays open", async () => {
     rig = await claimerRig();
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
@@ -284,10 +284,40 @@ describe("outcomes by venue code", () => {
     const second = rig.venue.last().body.limit_price[ETH] as number;
     expect(second).toBeGreaterThan(first); // a new limit from the new mark
     rig.venue.last().reject(venueError(-1203));
-    await settle(10_000);
+    await settle(1_999);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]); // not before 2 s
+    rig.refreshMarks({ [ETH]: 2_100 });
+    await settle(1);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1, 1]);
+    rig.venue.last().reject(venueError(-1203));
+    await settle(3_999);
+    await grantAll();
+    expect(rig.venue.ids()).toHaveLength(3); // then 4 s
+    rig.refreshMarks({ [ETH]: 2_100 });
+    await settle(1);
+    await grantAll();
+    expect(rig.venue.ids()).toHaveLength(4);
+    // The price came back within the guard: applied.
+    const call = rig.venue.last();
+    call.resolve(rig.resultFor(call));
+    await settle();
+    expect(outcomes(1).map((o) => o.code ?? 0)).toEqual([-1203, -1203, -1203, 0]);
+  });
+
+  test("-1203 again: once the liquidation has left the open list, it is not tried again", async () => {
+    rig = await claimerRig();
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    rig.venue.last().reject(venueError(-1203));
+    await settle();
+    await grantAll();
+    rig.venue.last().reject(venueError(-1203));
+    rig.book.remove(1); // taken by someone else, or expired
+    await settle(60_000);
     await grantAll();
     expect(rig.venue.ids()).toEqual([1, 1]);
-    expect(outcomes(1).map((o) => o.code)).toEqual([-1203, -1203]);
   });
 
   test("-1101 margin: claiming pauses (reason margin), resumes by itself after the pause", async () => {
