@@ -19,7 +19,6 @@ import { buildOnce } from "../support/buildOnce.js";
 import { daemonEnv, removeDir, startQuietSim, tempDir } from "../support/daemonHarness.js";
 import { spawnDaemon } from "../support/daemonProcess.js";
 import { ALERTS_PATH } from "../support/dashboardNames.js";
-import { waitFor } from "../support/observeHarness.js";
 import {
   ALERTMANAGER_BIN,
   type Delivery,
@@ -29,6 +28,7 @@ import {
   startWebhookReceiver,
   type WebhookAlert,
 } from "../support/promStack.js";
+import { waitFor } from "../support/wait.js";
 
 const installed = (bin: string): boolean => spawnSync(bin, ["--version"], { encoding: "utf8" }).status === 0;
 const missing = [PROMETHEUS_BIN, ALERTMANAGER_BIN].filter((b) => !installed(b));

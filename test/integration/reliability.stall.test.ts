@@ -9,8 +9,8 @@
  * (daemon.stall.test.ts covers the same with a short deadAfterMs; this one proves the default.)
  */
 import { expect } from "vitest";
-import { claimsBy, ethLong, requestsFrom, waitFor } from "../support/daemonHarness.js";
-import { readyz, requestsPerId } from "../support/reliability.js";
+import { claimsBy, ethLong, readyz, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import { requestsPerId } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 /** docs/protocol.md §5: "A silent socket is dead after 30 s (client side)". */

@@ -11,8 +11,9 @@
 import { test as base } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { type Build, buildOnce } from "./buildOnce.js";
-import { type InProcessDaemon, removeDir, startInProcessDaemon, startQuietSim, tempDir } from "./daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "./daemonProcess.js";
+import { removeDir, startQuietSim, tempDir } from "./daemonHarness.js";
+import { type CliResult, type DaemonProcess, resultOf, spawnCli, spawnDaemon } from "./daemonProcess.js";
+import { type InProcessDaemon, startInProcessDaemon } from "./inProcessDaemon.js";
 
 export interface Rig {
   /** A temp dir, removed after the test. */
@@ -23,6 +24,8 @@ export interface Rig {
   daemon(options: Parameters<typeof startInProcessDaemon>[0]): Promise<InProcessDaemon>;
   /** The daemon as a child process (`node <cli> run`), woken and killed after the test. */
   spawn(...args: Parameters<typeof spawnDaemon>): DaemonProcess;
+  /** A one-shot CLI command (`node <cli> <args>`) run to its end; killed after the test if it hangs. */
+  cli(...args: Parameters<typeof spawnCli>): Promise<CliResult>;
   /** Any other teardown, run with the rest in reverse order. */
   defer(teardown: () => unknown): void;
 }
@@ -63,6 +66,11 @@ export const test = base.extend<{ rig: Rig; build: Build }>({
           await proc.kill();
         });
         return proc;
+      },
+      cli: (...args) => {
+        const proc = spawnCli(...args);
+        teardowns.push(() => proc.kill());
+        return resultOf(proc);
       },
       defer: (teardown) => {
         teardowns.push(teardown);
