@@ -10,17 +10,16 @@ import pg from "pg";
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import type { Build } from "../support/buildOnce.js";
 import { claimsBy, daemonEnv, ethLong, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
 import { type HaRig, haRig, readyzOf } from "../support/haRig.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
-import { type Rig, test as rigTest } from "../support/rig.js";
+import { test as rigTest } from "../support/rig.js";
 
 /** The default `ha.failover_ms`: the survivor must claim within this of the leader's death. */
 const FAILOVER_MS = 5_000;
 
-/** The rig plus one PostgreSQL server for the file (each test makes its own database on it). */
-const test = rigTest.extend<{ pgc: PgCluster }>({
+/** The rig plus one PostgreSQL server for the file (each test makes its own database on it), a venue and the replicas' rig per test. */
+const test = rigTest.extend<{ pgc: PgCluster; sim: SimulatorHandle; ha: HaRig }>({
   pgc: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
     async ({}, use) => {
@@ -30,12 +29,15 @@ const test = rigTest.extend<{ pgc: PgCluster }>({
     },
     { scope: "file" },
   ],
+  sim: async ({ rig }, use) => use(await rig.sim()),
+  ha: async ({ rig, build, sim }, use) => use(haRig(rig, build, sim)),
 });
 
-/** The venue and the replicas' rig for one test. */
-async function setUp({ rig, build }: { rig: Rig; build: Build }): Promise<{ sim: SimulatorHandle; ha: HaRig }> {
-  const sim = await rig.sim();
-  return { sim, ha: haRig(rig, build, sim) };
+/** Two replicas on a fresh database named `db`; returns its URL. */
+async function twoReplicas(pgc: PgCluster, ha: HaRig, db: string): Promise<string> {
+  const dbUrl = await pgc.createDatabase(db);
+  await Promise.all([ha.replica(dbUrl, "a"), ha.replica(dbUrl, "b")]);
+  return dbUrl;
 }
 
 describeWithPostgres("two replicas, one account", () => {
@@ -56,13 +58,11 @@ describeWithPostgres("two replicas, one account", () => {
     waitFor(() => claimsBy(s).find((e) => e.receivedAt > t)?.receivedAt, "a claim after the takeover", 30_000);
 
   test("the leader kill -9'd three times at 200 liquidations a minute: each claimed once, takeover within failover_ms", async ({
-    rig,
-    build,
     pgc,
+    sim,
+    ha,
   }) => {
-    const { sim, ha } = await setUp({ rig, build });
-    const dbUrl = await pgc.createDatabase("ha_kill");
-    await Promise.all([ha.replica(dbUrl, "a"), ha.replica(dbUrl, "b")]);
+    const dbUrl = await twoReplicas(pgc, ha, "ha_kill");
     const ids = ha.feed(300, 200);
     const takeovers: number[] = [];
     for (let round = 0; round < 3; round++) {
@@ -84,13 +84,11 @@ describeWithPostgres("two replicas, one account", () => {
   }, 240_000);
 
   test("the leader frozen past its lease: the standby takes over, the old leader wakes, sends nothing and stands by", async ({
-    rig,
-    build,
     pgc,
+    sim,
+    ha,
   }) => {
-    const { sim, ha } = await setUp({ rig, build });
-    const dbUrl = await pgc.createDatabase("ha_freeze");
-    await Promise.all([ha.replica(dbUrl, "a"), ha.replica(dbUrl, "b")]);
+    await twoReplicas(pgc, ha, "ha_freeze");
     const ids = ha.feed(300);
     const old = await ha.leader();
     await waitFor(() => claimsBy(sim).length >= 5, "claims by the first leader", 30_000);
@@ -113,13 +111,11 @@ describeWithPostgres("two replicas, one account", () => {
   }, 180_000);
 
   test("the database stopped for 20 s under load: no claim without a durable intent, claiming resumes, nothing lost or doubled", async ({
-    rig,
-    build,
     pgc,
+    sim,
+    ha,
   }) => {
-    const { sim, ha } = await setUp({ rig, build });
-    const dbUrl = await pgc.createDatabase("ha_db_down");
-    await Promise.all([ha.replica(dbUrl, "a"), ha.replica(dbUrl, "b")]);
+    const dbUrl = await twoReplicas(pgc, ha, "ha_db_down");
     const ids = ha.feed(300);
     await ha.leader();
     await waitFor(() => claimsBy(sim).length >= 5, "claims before the outage", 30_000);
@@ -160,8 +156,13 @@ describeWithPostgres("two replicas, one account", () => {
     }
   }, 180_000);
 
-  test("moving from the file journal to PostgreSQL: ids the file journal claimed are never claimed again", async ({ rig, build, pgc }) => {
-    const { sim: s, ha } = await setUp({ rig, build });
+  test("moving from the file journal to PostgreSQL: ids the file journal claimed are never claimed again", async ({
+    rig,
+    build,
+    pgc,
+    sim: s,
+    ha,
+  }) => {
     const dbUrl = await pgc.createDatabase("ha_import");
     // Still open at the venue, but claimed according to the file journal of the same venue and account.
     const journaled = [1, 2, 3].map(() => s.core.addLiquidation(ethLong(0.01)));

@@ -22,7 +22,7 @@ import { generateKeyPair, parseSecret } from "../../src/venue/signer.js";
 import type { Build } from "../support/buildOnce.js";
 import { daemonEnv } from "../support/daemonHarness.js";
 import type { CliResult, DaemonProcess } from "../support/daemonProcess.js";
-import { test as it, type Rig } from "../support/rig.js";
+import { type Rig, test as rigTest } from "../support/rig.js";
 import { waitFor } from "../support/wait.js";
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -104,11 +104,13 @@ interface Setup {
   rig: Rig;
 }
 
-async function setUp({ rig, build }: { rig: Rig; build: Build }): Promise<Setup> {
-  const sim = await rig.sim({ seed: 11 });
-  sim.core.accounts.registerKey(sim.accountId, pair.publicKey);
-  return { rig, build, sim, dir: await rig.dir("secret-leak") };
-}
+const it = rigTest.extend<{ t: Setup }>({
+  t: async ({ rig, build }, use) => {
+    const sim = await rig.sim({ seed: 11 });
+    sim.core.accounts.registerKey(sim.accountId, pair.publicKey);
+    await use({ rig, build, sim, dir: await rig.dir("secret-leak") });
+  },
+});
 
 /** `node cli.js <args>` to its end; `out` is stdout and stderr together. */
 async function runCli(t: Setup, args: string[], env: Record<string, string>): Promise<CliResult & { out: string }> {
@@ -216,10 +218,8 @@ describe("the leak detector", () => {
 
 describe("the secret never appears in any output", () => {
   it("daemon at trace (JSON logs): claims won and refused (-1002, 5xx HTML, reset), bad frames, refused private auth, every HTTP answer", async ({
-    rig,
-    build,
+    t,
   }) => {
-    const t = await setUp({ rig, build });
     const { sim, dir } = t;
     const config = await writeConfig(dir, "trace.yaml", {
       log: { level: "trace" },
@@ -276,8 +276,7 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("metrics server answers", answers, [pair.secret]);
   });
 
-  it("daemon at trace with pretty logs and the secret from a 0600 file", async ({ rig, build }) => {
-    const t = await setUp({ rig, build });
+  it("daemon at trace with pretty logs and the secret from a 0600 file", async ({ t }) => {
     const { sim, dir } = t;
     const secretPath = join(dir, "secret-0600");
     await writeFile(secretPath, `${pair.secret}\n`, { mode: 0o600 });
@@ -302,11 +301,7 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("pretty run answers", answers, [pair.secret]);
   });
 
-  it("daemon with a key the venue does not know for the account: private auth and signed reads fail, nothing is claimed", async ({
-    rig,
-    build,
-  }) => {
-    const t = await setUp({ rig, build });
+  it("daemon with a key the venue does not know for the account: private auth and signed reads fail, nothing is claimed", async ({ t }) => {
     const { sim } = t;
     const wrong = generateKeyPair();
     const d = await startDaemon(t, liveEnv(sim, { LIQUIDATOR_SECRET: wrong.secret }), "wrong key");
@@ -330,8 +325,7 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("wrong-key answers", answers, [wrong.secret, pair.secret]);
   });
 
-  it("daemon with an unreachable venue: REST refused, then streams refused", async ({ rig, build }) => {
-    const t = await setUp({ rig, build });
+  it("daemon with an unreachable venue: REST refused, then streams refused", async ({ t }) => {
     const { sim } = t;
     // A port that was free a moment ago and has no listener now.
     const port = await new Promise<number>((resolve) => {
@@ -384,11 +378,7 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("unreachable streams answers", streamAnswers, [pair.secret]);
   });
 
-  it("a malformed secret or a group-readable secret file: exit 78 from run and check-config, the text never echoed", async ({
-    rig,
-    build,
-  }) => {
-    const t = await setUp({ rig, build });
+  it("a malformed secret or a group-readable secret file: exit 78 from run and check-config, the text never echoed", async ({ t }) => {
     const { sim, dir } = t;
     const truncated = pair.secret.slice(0, -3);
     const badChar = `${pair.secret.slice(0, 20)}0${pair.secret.slice(21)}`; // '0' is not base58
@@ -414,8 +404,7 @@ describe("the secret never appears in any output", () => {
     }
   });
 
-  it("check-config at every log level, YAML and JSON, secret from the environment or a file", async ({ rig, build }) => {
-    const t = await setUp({ rig, build });
+  it("check-config at every log level, YAML and JSON, secret from the environment or a file", async ({ t }) => {
     const { sim, dir } = t;
     const secretPath = join(dir, "secret-check");
     await writeFile(secretPath, pair.secret, { mode: 0o600 });
@@ -438,8 +427,7 @@ describe("the secret never appears in any output", () => {
     }
   });
 
-  it("a signed read command (orders): with the right key, and with a wrong one (-1002)", async ({ rig, build }) => {
-    const t = await setUp({ rig, build });
+  it("a signed read command (orders): with the right key, and with a wrong one (-1002)", async ({ t }) => {
     const { sim } = t;
     const user = sim.orderUsers[0] ?? "";
     const wrong = generateKeyPair();
