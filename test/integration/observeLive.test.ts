@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { sampleValue, seriesNames } from "../../src/observe/promText.js";
+import { parsePrometheus, sampleValue, seriesNames } from "../../src/observe/promText.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { waitFor } from "../support/daemonHarness.js";
 import { metricNamesInDashboardAndRules, REPO_ROOT, scrapeNames } from "../support/dashboardNames.js";
@@ -132,11 +132,8 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     const { url } = await start(rig);
     const text = await scrape(url);
     const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
-    const line = text.split("\n").find((l) => l.startsWith("liquidator_build_info{"));
-    expect(line).toBeDefined();
-    const labels = Object.fromEntries([...(line ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    expect(labels).toEqual({ version, commit: COMMIT, node: process.version });
-    expect(line).toMatch(/ 1$/);
+    const buildInfo = parsePrometheus(text).filter((x) => x.name === "liquidator_build_info");
+    expect(buildInfo).toEqual([{ name: "liquidator_build_info", labels: { version, commit: COMMIT, node: process.version }, value: 1 }]);
 
     const series = seriesNames(text);
     for (const name of [

@@ -22,12 +22,10 @@ test("a silent public stream is detected and replaced within 30 s (default timin
   rig,
 }) => {
   const sim = await rig.sim();
-  const dir = await rig.dir("rel-stall");
   // Only the reconnect backoff and the reconcile interval are shortened/lengthened; pingIntervalMs
   // and deadAfterMs are the daemon's defaults.
   const daemon = await rig.daemon({
     sim,
-    stateDir: dir,
     timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } },
   });
   const s = sim;

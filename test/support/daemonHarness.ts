@@ -110,25 +110,22 @@ export function countById(entries: readonly ClaimLogEntry[]): Map<number, number
 
 // ---- the daemon's journal and metrics -----------------------------------------------------------
 
-export function readJournal(stateDir: string): JournalReplay {
-  let text = "";
+/** The journal file's text; empty before the daemon created it. */
+export function journalText(stateDir: string): string {
   try {
-    text = readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
+    return readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
   } catch {
-    // not created yet
+    return "";
   }
-  return parseJournal(text);
+}
+
+export function readJournal(stateDir: string): JournalReplay {
+  return parseJournal(journalText(stateDir));
 }
 
 /** Raw journal records in file order (parseJournal keeps only the last intent per id). */
 export function journalLines(stateDir: string): Record<string, unknown>[] {
-  let text = "";
-  try {
-    text = readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
-  } catch {
-    return [];
-  }
-  return text
+  return journalText(stateDir)
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);

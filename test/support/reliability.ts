@@ -5,13 +5,11 @@
  * tmpfs, a read-only mount). Builds on daemonHarness.ts; not a test file itself.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdir, open, statfs, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { claimsBy } from "./daemonHarness.js";
+import { claimsBy, journalText } from "./daemonHarness.js";
 
 /**
  * Every POST /v1/liquidation the venue received over REST: from `sim.accountId`, or refused before
@@ -53,13 +51,7 @@ export type RawJournalLine = { ok: true; record: Record<string, unknown> } | { o
 
 /** Every line of the journal in file order; a corrupt line is kept as such (parseJournal skips it). */
 export function rawJournal(stateDir: string): { lines: RawJournalLine[]; tornTail: boolean } {
-  let text = "";
-  try {
-    text = readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
-  } catch {
-    return { lines: [], tornTail: false };
-  }
-  const parts = text.split("\n");
+  const parts = journalText(stateDir).split("\n");
   const tail = parts.pop() ?? "";
   const lines: RawJournalLine[] = [];
   for (const part of parts) {
