@@ -42,6 +42,7 @@ import { parseJournal } from "../../src/store/journalRecords.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { RestClient } from "../../src/venue/rest.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
+import { sleep } from "../support/wait.js";
 import { arbitraryText, check, checkFee, checkFinite, checkId, checkSymbol, mutate, mutations, show, toJsonText } from "./fuzzInputs.js";
 
 /**
@@ -571,11 +572,10 @@ describe("RestClient against a server answering garbage", () => {
           claimer.start();
           claimer.offer(book.get(id)!);
           const deadline = Date.now() + SETTLE_DEADLINE_MS;
-          while (outcomes.length === 0 && skips.length === 0 && escaped.length === 0 && Date.now() < deadline)
-            await new Promise((res) => setTimeout(res, 1));
+          while (outcomes.length === 0 && skips.length === 0 && escaped.length === 0 && Date.now() < deadline) await sleep(1);
           // Let a rejection that nobody handles surface before judging.
           await new Promise((res) => setImmediate(res));
-          await new Promise((res) => setTimeout(res, 0));
+          await sleep(0);
           await claimer.stop();
           queue = [];
           book.remove(id);

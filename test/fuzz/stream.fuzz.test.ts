@@ -29,6 +29,7 @@ import {
   type StreamData,
 } from "../../src/venue/wire.js";
 import { FakeStreamServer } from "../support/fakeStreamServer.js";
+import { sleep } from "../support/wait.js";
 import {
   arbitraryText,
   check,
@@ -193,7 +194,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
+    await sleep(2);
   }
 }
 

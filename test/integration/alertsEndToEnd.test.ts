@@ -11,15 +11,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect } from "vitest";
 import { parse, stringify } from "yaml";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { renderForTest } from "../support/alertmanagerConfig.js";
-import { buildOnce } from "../support/buildOnce.js";
-import { daemonEnv, removeDir, startQuietSim, tempDir } from "../support/daemonHarness.js";
-import { spawnDaemon } from "../support/daemonProcess.js";
+import type { Build } from "../support/buildOnce.js";
+import { daemonEnv } from "../support/daemonHarness.js";
 import { ALERTS_PATH } from "../support/dashboardNames.js";
-import { waitFor } from "../support/observeHarness.js";
 import {
   ALERTMANAGER_BIN,
   type Delivery,
@@ -29,6 +26,8 @@ import {
   startWebhookReceiver,
   type WebhookAlert,
 } from "../support/promStack.js";
+import { test as it, type Rig } from "../support/rig.js";
+import { waitFor } from "../support/wait.js";
 
 const installed = (bin: string): boolean => spawnSync(bin, ["--version"], { encoding: "utf8" }).status === 0;
 const missing = [PROMETHEUS_BIN, ALERTMANAGER_BIN].filter((b) => !installed(b));
@@ -64,26 +63,20 @@ async function fastRules(): Promise<string> {
 }
 
 /** The simulator, the daemon, Prometheus with the fast rules, Alertmanager and a webhook, torn down after the test. */
-async function stack() {
-  const build = await buildOnce("alerts-e2e");
-  onTestFinished(() => build.remove());
-  const sim: SimulatorHandle = await startQuietSim();
-  onTestFinished(() => sim.close());
-  const stateDir = await tempDir("alerts-e2e");
-  onTestFinished(() => removeDir(stateDir));
-  const daemon = spawnDaemon(build.cli, [], daemonEnv(sim, stateDir), stateDir);
-  onTestFinished(() => daemon.kill());
+async function stack({ rig, build }: { rig: Rig; build: Build }) {
+  const sim = await rig.sim();
+  const stateDir = await rig.dir("alerts-e2e");
+  const daemon = rig.spawn(build.cli, [], daemonEnv(sim, stateDir), stateDir);
   const metricsUrl = await daemon.metricsUrl();
   await waitFor(async () => (await fetch(`${metricsUrl}/readyz`)).status === 200, "the daemon ready", 30_000, 100);
   const hook = await startWebhookReceiver();
-  onTestFinished(() => hook.stop());
-  const amDir = await tempDir("alerts-e2e-am");
-  onTestFinished(() => removeDir(amDir));
+  rig.defer(() => hook.stop());
+  const amDir = await rig.dir("alerts-e2e-am");
   const am = await startAlertmanager(await renderForTest(amDir, hook.url, fastRoute));
-  onTestFinished(() => am.stop());
+  rig.defer(() => am.stop());
   const target = new URL(metricsUrl).host;
   const prom = await startPrometheus({ target, rulesYaml: await fastRules(), alertmanager: new URL(am.url).host });
-  onTestFinished(() => prom.stop());
+  rig.defer(() => prom.stop());
   return { sim, hook, prom, target };
 }
 
@@ -108,8 +101,8 @@ async function promQuery(prom: string, query: string): Promise<number | undefine
 describe.skipIf(missing.length > 0)("alerts end to end", () => {
   it("public stream refused → LiquidatorStreamDown reaches the webhook with its runbook; cleared → resolved", {
     timeout: 90_000,
-  }, async () => {
-    const { sim, hook, prom, target } = await stack();
+  }, async ({ rig, build }) => {
+    const { sim, hook, prom, target } = await stack({ rig, build });
 
     // Prometheus scrapes the daemon and sees both streams up; nothing has been notified for them.
     await waitFor(
@@ -151,8 +144,8 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
 
   it("a position that does not get flat → LiquidatorPositionNotFlat reaches the webhook; closed → resolved", {
     timeout: 90_000,
-  }, async () => {
-    const { sim, hook, target } = await stack();
+  }, async ({ rig, build }) => {
+    const { sim, hook, target } = await stack({ rig, build });
     const ETH = "PERP_ETH_USDC";
     // No liquidity to close into: the unwinder's IOC orders find nothing and the position stays.
     sim.core.trading.book(ETH)?.empty(sim.core.now(), 10 * 60_000);

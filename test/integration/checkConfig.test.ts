@@ -4,68 +4,32 @@
  * dependencies resolve and dist/ is left alone). tsc emits even when files outside this command's
  * import graph have type errors; `npm test` type-checks the tree separately.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { base58 } from "@scure/base";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/commands/dispatch.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
+import type { Build } from "../support/buildOnce.js";
+import type { CliResult } from "../support/daemonProcess.js";
+import { type Rig, test } from "../support/rig.js";
 
-const root = join(import.meta.dirname, "../..");
-let buildDir: string;
-let dir: string;
-
-beforeAll(async () => {
-  await mkdir(join(root, "node_modules/.cache"), { recursive: true });
-  buildDir = await mkdtemp(join(root, "node_modules/.cache/check-config-test-"));
-  dir = await mkdtemp(join(tmpdir(), "liq-check-config-"));
-  const tsc = join(root, "node_modules/.bin/tsc");
-  const result = spawnSync(tsc, ["-p", "tsconfig.build.json", "--outDir", buildDir], { cwd: root, encoding: "utf8" });
-  for (const file of ["cli.js", "commands/dispatch.js", "commands/checkConfig.js", "config/loadConfig.js"]) {
-    const ok = await stat(join(buildDir, file)).then(
-      () => true,
-      () => false,
-    );
-    if (!ok) throw new Error(`build did not emit ${file}: ${result.stdout}${result.stderr}`);
-  }
-});
-
-afterAll(async () => {
-  await rm(buildDir, { recursive: true, force: true });
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** The test runner's environment minus every LIQUIDATOR_* variable, plus `env`. */
-function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("LIQUIDATOR_")) out[k] = v;
-  return { ...out, ...env };
-}
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(buildDir, "cli.js"), ...args], {
-      cwd: dir,
-      env: cleanEnv(env),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-async function writeConfig(name: string, doc: unknown): Promise<string> {
+async function writeConfig(dir: string, name: string, doc: unknown): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, typeof doc === "string" ? doc : stringify(doc));
   return path;
+}
+
+/** A fresh working dir, and the compiled CLI run there with only `env` of the LIQUIDATOR_* variables. */
+async function setUp({ rig, build }: { rig: Rig; build: Build }) {
+  const dir = await rig.dir("check-config");
+  return {
+    dir,
+    runCli: (args: string[], env: Record<string, string> = {}): Promise<CliResult> => rig.cli(build.cli, args, env, dir),
+    writeConfig: (name: string, doc: unknown) => writeConfig(dir, name, doc),
+  };
 }
 
 const liveVenue = {
@@ -77,7 +41,8 @@ const liveVenue = {
 };
 
 describe("check-config child process", () => {
-  test("valid live config: exit 0, effective config on stdout, secret nowhere", async () => {
+  test("valid live config: exit 0, effective config on stdout, secret nowhere", async ({ rig, build }) => {
+    const { runCli, writeConfig } = await setUp({ rig, build });
     const pair = generateKeyPair();
     const path = await writeConfig("valid.yaml", { venue: liveVenue, policy: { min_fee: 3 } });
     const r = await runCli(["check-config", "--config", path], { LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_DRY_RUN: "yes" });
@@ -90,7 +55,8 @@ describe("check-config child process", () => {
     expect(r.stdout + r.stderr).not.toContain(pair.secret);
   });
 
-  test("secret from a 0600 file, --json output, secret nowhere", async () => {
+  test("secret from a 0600 file, --json output, secret nowhere", async ({ rig, build }) => {
+    const { dir, runCli, writeConfig } = await setUp({ rig, build });
     const pair = generateKeyPair();
     const secretPath = join(dir, "secret");
     await writeFile(secretPath, `${pair.secret}\n`);
@@ -109,7 +75,8 @@ describe("check-config child process", () => {
     expect(r.stdout + r.stderr).not.toContain(pair.secret);
   });
 
-  test("invalid file: exit 78, the key on stderr, nothing on stdout, secret nowhere", async () => {
+  test("invalid file: exit 78, the key on stderr, nothing on stdout, secret nowhere", async ({ rig, build }) => {
+    const { runCli, writeConfig } = await setUp({ rig, build });
     const pair = generateKeyPair();
     const path = await writeConfig("invalid.yaml", { venue: liveVenue, policy: { limit_price_slippage_bps: 10001 } });
     const r = await runCli(["check-config", "--config", path], { LIQUIDATOR_SECRET: pair.secret });
@@ -120,7 +87,8 @@ describe("check-config child process", () => {
     expect(r.stdout + r.stderr).not.toContain(pair.secret);
   });
 
-  test("malformed secret: exit 78 naming LIQUIDATOR_SECRET, the text never echoed", async () => {
+  test("malformed secret: exit 78 naming LIQUIDATOR_SECRET, the text never echoed", async ({ rig, build }) => {
+    const { runCli } = await setUp({ rig, build });
     const text = base58.encode(randomBytes(31));
     const r = await runCli(["check-config"], { LIQUIDATOR_SECRET: text });
     expect(r.status).toBe(78);
@@ -128,7 +96,8 @@ describe("check-config child process", () => {
     expect(r.stdout + r.stderr).not.toContain(text);
   });
 
-  test("group-readable secret file: exit 78 with chmod advice", async () => {
+  test("group-readable secret file: exit 78 with chmod advice", async ({ rig, build }) => {
+    const { dir, runCli } = await setUp({ rig, build });
     const pair = generateKeyPair();
     const secretPath = join(dir, "secret-open");
     await writeFile(secretPath, pair.secret);
@@ -139,7 +108,8 @@ describe("check-config child process", () => {
     expect(r.stdout + r.stderr).not.toContain(pair.secret);
   });
 
-  test("missing file and YAML syntax error: exit 78 naming the file", async () => {
+  test("missing file and YAML syntax error: exit 78 naming the file", async ({ rig, build }) => {
+    const { dir, runCli, writeConfig } = await setUp({ rig, build });
     const missing = join(dir, "missing.yaml");
     const r1 = await runCli(["check-config", "--config", missing]);
     expect(r1.status).toBe(78);
@@ -150,14 +120,16 @@ describe("check-config child process", () => {
     expect(r2.stderr).toMatch(/YAML syntax error at line \d+/);
   });
 
-  test("no file, no environment: exit 0 on the defaults", async () => {
+  test("no file, no environment: exit 0 on the defaults", async ({ rig, build }) => {
+    const { runCli } = await setUp({ rig, build });
     const r = await runCli(["check-config"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("mode: simulator");
     expect(r.stdout).toContain("file: none");
   });
 
-  test("unknown option: exit 64", async () => {
+  test("unknown option: exit 64", async ({ rig, build }) => {
+    const { runCli } = await setUp({ rig, build });
     const r = await runCli(["check-config", "--bogus"]);
     expect(r.status).toBe(64);
   });
@@ -175,8 +147,8 @@ describe("check-config in process", () => {
     return { stream, text: () => text };
   }
 
-  test("dispatch maps an invalid config to 78 with one message on stderr", async () => {
-    const path = await writeConfig("inproc.yaml", { policy: { min_fee: -1 } });
+  test("dispatch maps an invalid config to 78 with one message on stderr", async ({ rig }) => {
+    const path = await writeConfig(await rig.dir("check-config"), "inproc.yaml", { policy: { min_fee: -1 } });
     const out = capture();
     const err = capture();
     const status = await main(["check-config", "--config", path], {

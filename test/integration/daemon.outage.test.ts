@@ -6,8 +6,18 @@
  */
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, countById, ethLong, metric, metricValue, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
-import { readyz } from "../support/reliability.js";
+import {
+  claimsBy,
+  countById,
+  ethLong,
+  metric,
+  metricValue,
+  readyz,
+  requestsFrom,
+  scrape,
+  sleep,
+  waitFor,
+} from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 /** The daemon's own defaults (the harness otherwise shortens them). */

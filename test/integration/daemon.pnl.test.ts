@@ -8,7 +8,7 @@
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { DEFAULT_SYMBOLS, roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
-import { claimsBy, daemonEnv, type InProcessDaemon, metric, OPEN_POLICY, waitFor, writePolicyFile } from "../support/daemonHarness.js";
+import { claimsBy, daemonEnv, metric, OPEN_POLICY, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 import { openQty, venueOrders } from "../support/unwindProbe.js";
 
@@ -25,16 +25,16 @@ test("over 100 claims the daemon's realized P&L equals the simulator's accountin
   const s = sim;
   const dir = await rig.dir("pnl");
   const daemon = await rig.daemon({ sim: s, stateDir: dir });
-  await waitFor(() => daemon?.logs.has("positions read from the venue; claiming may start"), "ready to claim");
+  await waitFor(() => daemon.logs.has("positions read from the venue; claiming may start"), "ready to claim");
   for (let i = 0; i < 102; i++) {
     open(s, SIX[i % 6] as string, 1_000 + ((i * 7) % 9) * 900, i % 3 === 0 ? -1 : 1);
     // Marks move between claims, so closing trades at a different price than the claim.
     if (i % 10 === 9) for (const x of SIX) s.core.setMark(x, (s.core.mark(x) as number) * (1 + (i % 20 === 9 ? 0.002 : -0.0015)));
-    await new Promise((r) => setTimeout(r, 60));
+    await sleep(60);
   }
   await waitFor(() => claimsBy(s).length === 102, "102 claims", 60_000);
   await waitFor(() => SIX.every((x) => openQty(s, x, true) === 0 || openQty(s, x) === 0), "flat", 60_000);
-  await new Promise((r) => setTimeout(r, 500));
+  await sleep(500);
 
   let fees = 0;
   let liquidatorFees = 0;
@@ -45,7 +45,7 @@ test("over 100 claims the daemon's realized P&L equals the simulator's accountin
     realized += b.realizedPnl;
   }
   const notional = claimsBy(s).reduce((a, c) => a + c.transfers.reduce((x, t) => x + Math.abs(t.costPositionTransfer), 0), 0);
-  const url = (daemon as InProcessDaemon).metricsUrl;
+  const url = daemon.metricsUrl;
   const ours = {
     liquidatorFee: await metric(url, "liquidator_pnl_quote", { component: "liquidator_fee" }),
     trading: await metric(url, "liquidator_pnl_quote", { component: "trading" }),

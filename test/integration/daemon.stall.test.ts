@@ -13,10 +13,8 @@ test("a stalled public socket is detected and replaced; the liquidation pushed i
   rig,
 }) => {
   const sim = await rig.sim();
-  const dir = await rig.dir("stall");
   const daemon = await rig.daemon({
     sim,
-    stateDir: dir,
     // A healthy socket answers the client's pings (every second) and carries a mark push every
     // second, so 1.5 s of silence is a stall.
     timing: { reconcileIntervalMs: 120_000, pingIntervalMs: 1_000, deadAfterMs: 1_500, backoff: { initialMs: 20, maxMs: 200 } },

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { expect, it, onTestFinished } from "vitest";
 import { REPO_ROOT } from "../support/dashboardNames.js";
 import { parseDockerfile, runDockerfile } from "../support/dockerfileSteps.js";
-import { waitFor } from "../support/observeHarness.js";
 import { freePort } from "../support/promStack.js";
+import { waitFor } from "../support/wait.js";
 
 const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
 

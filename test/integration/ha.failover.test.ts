@@ -4,79 +4,45 @@
  * and the database stopped under load. Each time every liquidation is claimed once and none twice,
  * and the survivor claims within `ha.failover_ms` of the leader's death.
  */
-import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
-import {
-  claimsBy,
-  cleanEnv,
-  daemonEnv,
-  ethLong,
-  removeDir,
-  requestsFrom,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-import { leaderOf, type Replica, readyzOf, startReplica } from "../support/haRig.js";
+import { claimsBy, daemonEnv, ethLong, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { type HaRig, haRig, readyzOf } from "../support/haRig.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
-
-const run = promisify(execFile);
+import { test as rigTest } from "../support/rig.js";
 
 /** The default `ha.failover_ms`: the survivor must claim within this of the leader's death. */
 const FAILOVER_MS = 5_000;
 
+/** The rig plus one PostgreSQL server for the file (each test makes its own database on it), a venue and the replicas' rig per test. */
+const test = rigTest.extend<{ pgc: PgCluster; sim: SimulatorHandle; ha: HaRig }>({
+  pgc: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, use) => {
+      const cluster = await startPgCluster();
+      await use(cluster);
+      await cluster.destroy();
+    },
+    { scope: "file" },
+  ],
+  sim: async ({ rig }, use) => use(await rig.sim()),
+  ha: async ({ rig, build, sim }, use) => use(haRig(rig, build, sim)),
+});
+
+/** Two replicas on a fresh database named `db`; returns its URL. */
+async function twoReplicas(pgc: PgCluster, ha: HaRig, db: string): Promise<string> {
+  const dbUrl = await pgc.createDatabase(db);
+  await Promise.all([ha.replica(dbUrl, "a"), ha.replica(dbUrl, "b")]);
+  return dbUrl;
+}
+
 describeWithPostgres("two replicas, one account", () => {
-  let pgc: PgCluster | undefined;
-  let build: Build | undefined;
-  let sim: SimulatorHandle | undefined;
-  let replicas: Replica[] = [];
-  let feeding: AbortController | undefined;
-
-  beforeAll(async () => {
-    [pgc, build] = await Promise.all([startPgCluster(), buildOnce("ha-test")]);
-  });
-  afterAll(async () => {
-    await Promise.all([pgc?.destroy(), build?.remove()]);
-  });
-  afterEach(async () => {
-    feeding?.abort();
-    for (const r of replicas) {
-      if (!r.proc.exited()) r.proc.child.kill("SIGCONT");
-      await r.proc.kill();
-      await removeDir(r.dir);
-    }
-    await sim?.close();
-    replicas = [];
-    sim = feeding = undefined;
-  });
-
-  const replica = async (dbUrl: string, name: string): Promise<Replica> => {
-    const r = await startReplica({ build: build as Build, sim: sim as SimulatorHandle, dbUrl, name, dir: await tempDir(`ha-${name}`) });
-    replicas.push(r);
-    return r;
-  };
-
-  /** Opens a small ETH liquidation every `everyMs` (at most `count`) until aborted; returns the ids opened so far. */
-  const feed = (everyMs: number, count = Number.POSITIVE_INFINITY): number[] => {
-    const ids: number[] = [];
-    feeding = new AbortController();
-    const timer = setInterval(() => {
-      if (ids.length < count) ids.push((sim as SimulatorHandle).core.addLiquidation(ethLong(0.01)));
-    }, everyMs);
-    feeding.signal.addEventListener("abort", () => clearInterval(timer), { once: true });
-    return ids;
-  };
-
   /** Every opened id claimed (accepted) exactly once by the account, and no request after that. */
-  const expectEachClaimedOnce = async (ids: readonly number[]): Promise<void> => {
-    const s = sim as SimulatorHandle;
+  const expectEachClaimedOnce = async (s: SimulatorHandle, ids: readonly number[]): Promise<void> => {
     await waitFor(() => s.core.openLiquidations().length === 0, "every liquidation claimed", 30_000);
     const accepted = new Map<number, number>();
     for (const e of claimsBy(s)) accepted.set(e.liquidationId as number, (accepted.get(e.liquidationId as number) ?? 0) + 1);
@@ -88,89 +54,96 @@ describeWithPostgres("two replicas, one account", () => {
   };
 
   /** Venue time of the first accepted claim received after `t`. */
-  const firstClaimAfter = (t: number): Promise<number> =>
-    waitFor(() => claimsBy(sim as SimulatorHandle).find((e) => e.receivedAt > t)?.receivedAt, "a claim after the takeover", 30_000);
+  const firstClaimAfter = (s: SimulatorHandle, t: number): Promise<number> =>
+    waitFor(() => claimsBy(s).find((e) => e.receivedAt > t)?.receivedAt, "a claim after the takeover", 30_000);
 
-  test("the leader kill -9'd three times at 200 liquidations a minute: each claimed once, takeover within failover_ms", async () => {
-    sim = await startQuietSim();
-    const dbUrl = await (pgc as PgCluster).createDatabase("ha_kill");
-    await Promise.all([replica(dbUrl, "a"), replica(dbUrl, "b")]);
-    const ids = feed(300, 200);
+  test("the leader kill -9'd three times at 200 liquidations a minute: each claimed once, takeover within failover_ms", async ({
+    pgc,
+    sim,
+    ha,
+  }) => {
+    const dbUrl = await twoReplicas(pgc, ha, "ha_kill");
+    const ids = ha.feed(300, 200);
     const takeovers: number[] = [];
     for (let round = 0; round < 3; round++) {
-      const leader = await leaderOf(replicas);
+      const leader = await ha.leader();
       // Kills spread over the minute of liquidations: after the 50th, the 100th and the 150th.
       await waitFor(() => ids.length >= 50 * (round + 1), "liquidations before the kill", 60_000);
       const killedAt = Date.now();
       leader.proc.child.kill("SIGKILL");
       await leader.proc.exit;
-      takeovers.push((await firstClaimAfter(killedAt)) - killedAt);
+      takeovers.push((await firstClaimAfter(sim, killedAt)) - killedAt);
       // Restarted as a new standby, as a container platform would.
-      const fresh = await replica(dbUrl, `r${round}`);
+      const fresh = await ha.replica(dbUrl, `r${round}`);
       await waitFor(async () => (await readyzOf(fresh.url))?.body.role === "standby", "the new replica standing by", 30_000);
     }
     await waitFor(() => ids.length === 200, "200 liquidations", 60_000);
-    await expectEachClaimedOnce(ids);
+    await expectEachClaimedOnce(sim, ids);
     console.info(`takeover after kill -9, ms: ${takeovers.join(", ")}`);
     for (const ms of takeovers) expect(ms).toBeLessThanOrEqual(FAILOVER_MS);
   }, 240_000);
 
-  test("the leader frozen past its lease: the standby takes over, the old leader wakes, sends nothing and stands by", async () => {
-    sim = await startQuietSim();
-    const dbUrl = await (pgc as PgCluster).createDatabase("ha_freeze");
-    await Promise.all([replica(dbUrl, "a"), replica(dbUrl, "b")]);
-    const ids = feed(300);
-    const old = await leaderOf(replicas);
-    await waitFor(() => claimsBy(sim as SimulatorHandle).length >= 5, "claims by the first leader", 30_000);
+  test("the leader frozen past its lease: the standby takes over, the old leader wakes, sends nothing and stands by", async ({
+    pgc,
+    sim,
+    ha,
+  }) => {
+    await twoReplicas(pgc, ha, "ha_freeze");
+    const ids = ha.feed(300);
+    const old = await ha.leader();
+    await waitFor(() => claimsBy(sim).length >= 5, "claims by the first leader", 30_000);
     const frozenAt = Date.now();
     old.proc.child.kill("SIGSTOP");
-    const survivor = replicas.find((r) => r !== old) as Replica;
+    const survivor = ha.replicas.find((r) => r !== old);
+    if (survivor === undefined) throw new Error("no second replica");
     await waitFor(async () => (await readyzOf(survivor.url))?.body.role === "leader", "the standby leading", 15_000);
-    expect((await firstClaimAfter(frozenAt)) - frozenAt).toBeLessThanOrEqual(FAILOVER_MS);
-    await new Promise((r) => setTimeout(r, Math.max(0, frozenAt + 10_000 - Date.now())));
+    expect((await firstClaimAfter(sim, frozenAt)) - frozenAt).toBeLessThanOrEqual(FAILOVER_MS);
+    await sleep(Math.max(0, frozenAt + 10_000 - Date.now()));
     const sentBefore = old.proc.logs.find("claim accepted").length + old.proc.logs.find("claim not accepted").length;
     old.proc.child.kill("SIGCONT");
     await waitFor(async () => (await readyzOf(old.url))?.body.role === "standby", "the old leader standing by", 15_000);
     // Frames queued while it slept arrive at once; it must decide on them and send none.
-    await new Promise((r) => setTimeout(r, 2_000));
-    feeding?.abort();
-    await expectEachClaimedOnce(ids);
+    await sleep(2_000);
+    ha.stopFeeding();
+    await expectEachClaimedOnce(sim, ids);
     expect(old.proc.logs.find("claim accepted").length + old.proc.logs.find("claim not accepted").length).toBe(sentBefore);
     expect((await readyzOf(old.url))?.status).toBe(200);
   }, 180_000);
 
-  test("the database stopped for 20 s under load: no claim without a durable intent, claiming resumes, nothing lost or doubled", async () => {
-    sim = await startQuietSim();
-    const dbUrl = await (pgc as PgCluster).createDatabase("ha_db_down");
-    await Promise.all([replica(dbUrl, "a"), replica(dbUrl, "b")]);
-    const ids = feed(300);
-    await leaderOf(replicas);
-    await waitFor(() => claimsBy(sim as SimulatorHandle).length >= 5, "claims before the outage", 30_000);
-    const db = pgc as PgCluster;
+  test("the database stopped for 20 s under load: no claim without a durable intent, claiming resumes, nothing lost or doubled", async ({
+    pgc,
+    sim,
+    ha,
+  }) => {
+    const dbUrl = await twoReplicas(pgc, ha, "ha_db_down");
+    const ids = ha.feed(300);
+    await ha.leader();
+    await waitFor(() => claimsBy(sim).length >= 5, "claims before the outage", 30_000);
+    const db = pgc;
     await db.stop();
     const stoppedAt = Date.now();
     try {
       // Within the lease the leader may still finish intents it had written; after it, nothing.
-      await new Promise((r) => setTimeout(r, FAILOVER_MS));
+      await sleep(FAILOVER_MS);
       const quietFrom = Date.now();
       await waitFor(
         async () => {
-          const states = await Promise.all(replicas.map((r) => readyzOf(r.url)));
+          const states = await Promise.all(ha.replicas.map((r) => readyzOf(r.url)));
           return states.every((s) => s?.status === 503 && s.body.reasons?.some((x) => x.startsWith("journal_error:")));
         },
         "both replicas saying the database is unreachable",
         15_000,
       );
-      await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + 20_000 - Date.now())));
-      expect(requestsFrom(sim as SimulatorHandle).filter((e) => e.receivedAt >= quietFrom)).toEqual([]);
+      await sleep(Math.max(0, stoppedAt + 20_000 - Date.now()));
+      expect(requestsFrom(sim).filter((e) => e.receivedAt >= quietFrom)).toEqual([]);
     } finally {
       await db.start();
     }
     const backAt = Date.now();
-    await leaderOf(replicas, 30_000);
-    await firstClaimAfter(backAt);
-    feeding?.abort();
-    await expectEachClaimedOnce(ids);
+    await ha.leader(30_000);
+    await firstClaimAfter(sim, backAt);
+    ha.stopFeeding();
+    await expectEachClaimedOnce(sim, ids);
     // Every claim the venue applied had its intent in the database first.
     const client = new pg.Client({ connectionString: dbUrl });
     await client.connect();
@@ -183,14 +156,18 @@ describeWithPostgres("two replicas, one account", () => {
     }
   }, 180_000);
 
-  test("moving from the file journal to PostgreSQL: ids the file journal claimed are never claimed again", async () => {
-    sim = await startQuietSim();
-    const s = sim;
-    const dbUrl = await (pgc as PgCluster).createDatabase("ha_import");
+  test("moving from the file journal to PostgreSQL: ids the file journal claimed are never claimed again", async ({
+    rig,
+    build,
+    pgc,
+    sim: s,
+    ha,
+  }) => {
+    const dbUrl = await pgc.createDatabase("ha_import");
     // Still open at the venue, but claimed according to the file journal of the same venue and account.
     const journaled = [1, 2, 3].map(() => s.core.addLiquidation(ethLong(0.01)));
     const fresh = [1, 2, 3].map(() => s.core.addLiquidation(ethLong(0.01)));
-    const dir = await tempDir("ha-import");
+    const dir = await rig.dir("ha-import");
     const at = Date.now();
     const records = [
       { t: "venue", at, baseUrl: s.baseUrl, accountId: s.accountId },
@@ -200,16 +177,16 @@ describeWithPostgres("two replicas, one account", () => {
       ]),
     ];
     await writeFile(join(dir, JOURNAL_FILE), `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
-    const r = await startReplica({ build: build as Build, sim: s, dbUrl, name: "import", dir });
-    replicas.push(r);
+    const r = await ha.replica(dbUrl, "import", dir);
     await waitFor(() => r.proc.logs.has("file journal imported into PostgreSQL: its ids are never claimed again"), "the import", 30_000);
     await waitFor(() => fresh.every((id) => claimsBy(s).some((e) => e.liquidationId === id)), "the other ids claimed", 30_000);
-    await new Promise((done) => setTimeout(done, 1_000));
+    await sleep(1_000);
     expect(requestsFrom(s).filter((e) => journaled.includes(e.liquidationId as number))).toEqual([]);
 
     // `liquidator pnl` reads the same journal from the database (without taking the lease).
-    const env = cleanEnv(daemonEnv(s, dir, { LIQUIDATOR_STATE_BACKEND: "postgres", LIQUIDATOR_POSTGRES_URL: dbUrl }));
-    const out = await run(process.execPath, [(build as Build).cli, "pnl", "--json"], { env, cwd: dir });
+    const env = daemonEnv(s, dir, { LIQUIDATOR_STATE_BACKEND: "postgres", LIQUIDATOR_POSTGRES_URL: dbUrl });
+    const out = await rig.cli(build.cli, ["pnl", "--json"], env, dir);
+    expect(out.status, out.stderr).toBe(0);
     const rows = JSON.parse(out.stdout) as { claim: string; liquidator_fee: number }[];
     expect(rows.map((x) => Number(x.claim)).sort((a, b) => a - b)).toEqual([...fresh].sort((a, b) => a - b));
     for (const x of rows) expect(x.liquidator_fee).toBeGreaterThan(0);

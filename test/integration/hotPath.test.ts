@@ -11,6 +11,7 @@ import { AbortedError } from "../../src/errors.js";
 import { TimeoutError, TransportError } from "../../src/venue/errors.js";
 import { HttpTransport } from "../../src/venue/httpTransport.js";
 import { generateKeyPair, parsePublicKey, Signer, signingMessage } from "../../src/venue/signer.js";
+import { sleep } from "../support/wait.js";
 
 interface Seen {
   method: string;
@@ -145,7 +146,7 @@ describe("HttpTransport (dispatch)", () => {
     await expect(p).rejects.toBeInstanceOf(AbortedError);
     for (const res of held) res.end("done");
     await Promise.all(busy);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     expect(seen.some((s) => s.url === "/queued")).toBe(false);
   });
 
@@ -197,6 +198,6 @@ async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> 
   const deadline = performance.now() + timeoutMs;
   while (!cond()) {
     if (performance.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }

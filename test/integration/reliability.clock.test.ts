@@ -11,8 +11,8 @@
  */
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, ethLong, sleep, waitFor } from "../support/daemonHarness.js";
-import { readyz, requestsPerId, startReliabilityDaemon, venueClaimRequests } from "../support/reliability.js";
+import { claimsBy, ethLong, readyz, sleep, waitFor } from "../support/daemonHarness.js";
+import { requestsPerId, venueClaimRequests } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 const claimed = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
@@ -50,13 +50,13 @@ test("no server time for longer than clockMaxAgeMs: claiming paused and says why
   const sim = await rig.sim();
   const dir = await rig.dir("rel-clock-stale");
   const CLOCK_MAX_AGE_MS = 2_000;
-  const daemon = await startReliabilityDaemon({
+  const daemon = await rig.daemon({
     sim,
-    dir,
+    configDir: dir,
     stateDir: `${dir}/state`,
     timing: { clockMaxAgeMs: CLOCK_MAX_AGE_MS, reconcileIntervalMs: 500 },
+    until: "listening",
   });
-  rig.defer(() => daemon.stop().catch(() => undefined));
   const s = sim;
   const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");

@@ -16,57 +16,33 @@
 import { statSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { type Build, buildOnce } from "../support/buildOnce.js";
 import {
   claimsBy,
   daemonEnv,
   ethLong,
   OPEN_POLICY,
+  readyz,
   removeDir,
   sleep,
-  startQuietSim,
   tempDir,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "../support/daemonProcess.js";
 import {
   fillDisk,
   freeDisk,
   journalProblems,
   mountTmpfs,
-  type ReliabilityDaemon,
-  readyz,
   remount,
   requestsPerId,
   setFileSizeLimit,
-  startReliabilityDaemon,
   unmount,
   venueClaimRequests,
 } from "../support/reliability.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: ReliabilityDaemon | undefined;
-let proc: DaemonProcess | undefined;
-let dir: string | undefined;
-let mounted: string | undefined;
-let build: Build | undefined;
-
-afterEach(async () => {
-  await proc?.kill();
-  await daemon?.stop().catch(() => undefined);
-  await sim?.close();
-  if (mounted !== undefined) unmount(mounted);
-  await removeDir(dir);
-  sim = daemon = proc = dir = mounted = undefined;
-});
-
-afterAll(async () => {
-  await build?.remove();
-});
+import { type Rig, test } from "../support/rig.js";
 
 /** A valid intent record for `id` (what an earlier run would have written before claiming it). */
 function intentLine(id: number): string {
@@ -75,25 +51,30 @@ function intentLine(id: number): string {
 
 const claimed = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
 
-/** Can this test mount a tmpfs? Probed once; the reason is kept for the skip message. */
-let tmpfs: { ok: true } | { ok: false; reason: string } = { ok: false, reason: "not probed" };
-beforeAll(async () => {
+/**
+ * Can this test mount a tmpfs? Probed once, while the file is collected, so that the EFBIG test is
+ * skipped before the rig compiles the CLI for it; the reason is kept for the skip message.
+ */
+const tmpfs = await (async () => {
   const probeDir = await tempDir("rel-mount-probe");
-  tmpfs = await mountTmpfs(join(probeDir, "m"), 64 * 1024);
-  if (tmpfs.ok) unmount(join(probeDir, "m"));
+  const probe = await mountTmpfs(join(probeDir, "m"), 64 * 1024);
+  if (probe.ok) unmount(join(probeDir, "m"));
   await removeDir(probeDir);
-});
+  return probe;
+})();
 
-test("state dir unwritable at start: stays up, /readyz says why, sends nothing; fixed → opens, replays, claims", async () => {
-  sim = await startQuietSim();
-  dir = await tempDir("rel-nodir");
-  const s = sim;
+/** The daemon in this process, its config outside `stateDir`, up once it listens (a journal that cannot open stops it there). */
+const startDaemon = (rig: Rig, sim: SimulatorHandle, dir: string, stateDir: string) =>
+  rig.daemon({ sim, configDir: dir, stateDir, timing: { reconcileIntervalMs: 500, journalRetryMs: 300 }, until: "listening" });
+
+test("state dir unwritable at start: stays up, /readyz says why, sends nothing; fixed → opens, replays, claims", async ({ rig }) => {
+  const s = await rig.sim();
+  const dir = await rig.dir("rel-nodir");
   const blocker = join(dir, "blocker");
   await writeFile(blocker, "a regular file where the state dir's parent should be\n");
   const stateDir = join(blocker, "state");
   const before = s.core.addLiquidation(ethLong(0.2)); // open all along
-  daemon = await startReliabilityDaemon({ sim, dir, stateDir, timing: { journalRetryMs: 300 } });
-  const d = daemon;
+  const d = await startDaemon(rig, s, dir, stateDir);
 
   const reasons = await waitFor(async () => {
     const r = await readyz(d.metricsUrl);
@@ -120,22 +101,23 @@ test("state dir unwritable at start: stays up, /readyz says why, sends nothing; 
   expect(journalProblems(stateDir, s)).toEqual([]);
 }, 60_000);
 
-test("tmpfs: read-only at start, then full mid-run: claiming stops and says why, nothing sent unjournaled, resumes when fixed", async (ctx) => {
-  if (!tmpfs.ok) return ctx.skip(`cannot mount a tmpfs here (${tmpfs.reason}); the prlimit test covers a failing write`);
-  sim = await startQuietSim();
-  dir = await tempDir("rel-tmpfs");
-  const s = sim;
+test("tmpfs: read-only at start, then full mid-run: claiming stops and says why, nothing sent unjournaled, resumes when fixed", async ({
+  rig,
+  skip,
+}) => {
+  if (!tmpfs.ok) return skip(`cannot mount a tmpfs here (${tmpfs.reason}); the prlimit test covers a failing write`);
+  const s = await rig.sim();
+  const dir = await rig.dir("rel-tmpfs");
   const stateDir = join(dir, "state");
   const mount = await mountTmpfs(stateDir, 512 * 1024);
   if (!mount.ok) throw new Error(mount.reason);
-  mounted = stateDir;
+  rig.defer(() => unmount(stateDir));
   const replayed = s.core.addLiquidation(ethLong(0.2));
   await writeFile(join(stateDir, JOURNAL_FILE), intentLine(replayed));
   remount(stateDir, true);
 
   // (a) Read-only file system: the journal cannot open (EROFS).
-  daemon = await startReliabilityDaemon({ sim, dir, stateDir, timing: { journalRetryMs: 300 } });
-  const d = daemon;
+  const d = await startDaemon(rig, s, dir, stateDir);
   await waitFor(
     async () => (await readyz(d.metricsUrl)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EROFS")),
     "/readyz: journal_error EROFS",
@@ -182,38 +164,38 @@ test("tmpfs: read-only at start, then full mid-run: claiming stops and says why,
   expect(journalProblems(stateDir, s)).toEqual([]);
 }, 90_000);
 
-test("file size limit (EFBIG) mid-run on the child process: claiming stops and says why, resumes when lifted", async (ctx) => {
-  if (tmpfs.ok && process.env.RELIABILITY_DISK !== "all")
-    return ctx.skip("the tmpfs test covers a failing write here (RELIABILITY_DISK=all runs this too)");
-  build = await buildOnce("reliability-disk-test");
-  sim = await startQuietSim();
-  dir = await tempDir("rel-efbig");
-  const s = sim;
-  const stateDir = join(dir, "state");
-  const config = await writePolicyFile(dir, OPEN_POLICY);
-  proc = spawnDaemon(build.cli, [], daemonEnv(s, stateDir, { LIQUIDATOR_CONFIG: config }), dir);
-  const p = proc;
-  const url = await p.metricsUrl();
-  await waitFor(async () => (await readyz(url)).status === 200, "ready", 30_000);
-  const warm = s.core.addLiquidation(ethLong(0.2));
-  await waitFor(() => claimed(s, warm), "warm-up claim");
-  await sleep(300); // its outcome and position snapshot are written
+// Skipped where the tmpfs test covers a failing write (RELIABILITY_DISK=all runs this too).
+test.skipIf(tmpfs.ok && process.env.RELIABILITY_DISK !== "all")(
+  "file size limit (EFBIG) mid-run on the child process: claiming stops and says why, resumes when lifted",
+  async ({ rig, build, skip }) => {
+    const s = await rig.sim();
+    const dir = await rig.dir("rel-efbig");
+    const stateDir = join(dir, "state");
+    const config = await writePolicyFile(dir, OPEN_POLICY);
+    const p = rig.spawn(build.cli, [], daemonEnv(s, stateDir, { LIQUIDATOR_CONFIG: config }), dir);
+    const url = await p.metricsUrl();
+    await waitFor(async () => (await readyz(url)).status === 200, "ready", 30_000);
+    const warm = s.core.addLiquidation(ethLong(0.2));
+    await waitFor(() => claimed(s, warm), "warm-up claim");
+    await sleep(300); // its outcome and position snapshot are written
 
-  // No byte more in any file: the next journal append fails with EFBIG (SIGXFSZ is ignored by node).
-  const limit = setFileSizeLimit(p.child.pid as number, statSync(join(stateDir, JOURNAL_FILE)).size);
-  if (!limit.ok) return ctx.skip(limit.reason);
-  const sentBefore = venueClaimRequests(s).length;
-  const stuck = s.core.addLiquidation(ethLong(0.3));
-  await waitFor(async () => (await readyz(url)).reasons.includes("claiming_paused:journal"), "claiming_paused:journal", 15_000);
-  expect((await readyz(url)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EFBIG"))).toBe(true);
-  await sleep(1_000);
-  expect(venueClaimRequests(s).length, "claims sent while the journal could not be written").toBe(sentBefore);
-  expect(p.exited()).toBe(false);
+    // No byte more in any file: the next journal append fails with EFBIG (SIGXFSZ is ignored by node).
+    const limit = setFileSizeLimit(p.child.pid as number, statSync(join(stateDir, JOURNAL_FILE)).size);
+    if (!limit.ok) return skip(limit.reason);
+    const sentBefore = venueClaimRequests(s).length;
+    const stuck = s.core.addLiquidation(ethLong(0.3));
+    await waitFor(async () => (await readyz(url)).reasons.includes("claiming_paused:journal"), "claiming_paused:journal", 15_000);
+    expect((await readyz(url)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EFBIG"))).toBe(true);
+    await sleep(1_000);
+    expect(venueClaimRequests(s).length, "claims sent while the journal could not be written").toBe(sentBefore);
+    expect(p.exited()).toBe(false);
 
-  // Lifted: the journal is retried on its default interval (10 s), then the claim goes out once.
-  expect(setFileSizeLimit(p.child.pid as number, "unlimited").ok).toBe(true);
-  await waitFor(() => claimed(s, stuck), "the claim after the limit is lifted", 30_000);
-  await waitFor(async () => (await readyz(url)).status === 200, "ready again", 15_000);
-  expect(requestsPerId(venueClaimRequests(s)).get(stuck)?.length).toBe(1);
-  expect(journalProblems(stateDir, s)).toEqual([]);
-}, 90_000);
+    // Lifted: the journal is retried on its default interval (10 s), then the claim goes out once.
+    expect(setFileSizeLimit(p.child.pid as number, "unlimited").ok).toBe(true);
+    await waitFor(() => claimed(s, stuck), "the claim after the limit is lifted", 30_000);
+    await waitFor(async () => (await readyz(url)).status === 200, "ready again", 15_000);
+    expect(requestsPerId(venueClaimRequests(s)).get(stuck)?.length).toBe(1);
+    expect(journalProblems(stateDir, s)).toEqual([]);
+  },
+  90_000,
+);

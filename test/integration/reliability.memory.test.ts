@@ -10,8 +10,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { stringify } from "yaml";
-import { daemonEnv, ethLong, metricValue, OPEN_POLICY, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
-import { readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
+import { daemonEnv, ethLong, metricValue, OPEN_POLICY, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import { requestsPerId, venueClaimRequests } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 const BATCH = 50;

@@ -13,60 +13,32 @@
  * - 429 storms on the claim endpoint and on the list: the daemon backs off (one venue window per
  *   -1003), far below even what its own rate limiter would allow, and loses no claim to the storm.
  */
-import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { spacingFor } from "../../src/venue/limiters.js";
-import {
-  claimsBy,
-  ethLong,
-  type InProcessDaemon,
-  metric,
-  OPEN_POLICY,
-  readJournal,
-  removeDir,
-  sleep,
-  startInProcessDaemon,
-  startQuietSim,
-  tempDir,
-  waitFor,
-} from "../support/daemonHarness.js";
-import { type ObserveHarness, startObserveHarness } from "../support/observeHarness.js";
-import { maxOverlap, readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
-
-let sim: SimulatorHandle | undefined;
-let daemon: InProcessDaemon | undefined;
-let harness: ObserveHarness | undefined;
-let dir: string | undefined;
-
-afterEach(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await harness?.stop().catch(() => undefined);
-  await sim?.close();
-  await removeDir(dir);
-  sim = daemon = harness = dir = undefined;
-});
+import { claimsBy, ethLong, metric, readJournal, readyz, sleep, waitFor } from "../support/daemonHarness.js";
+import type { InProcessDaemon } from "../support/inProcessDaemon.js";
+import { maxOverlap, requestsPerId, venueClaimRequests } from "../support/reliability.js";
+import { type Rig, test } from "../support/rig.js";
 
 const LIST = { path: "/v1/public/liquidation", method: "GET" } as const;
 const CLAIM = { path: "/v1/liquidation", method: "POST" } as const;
 
 const claimedBy = (s: SimulatorHandle, id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
 
-async function startDaemon(options: { reconcileIntervalMs: number }): Promise<{ s: SimulatorHandle; d: InProcessDaemon }> {
-  sim = await startQuietSim();
-  dir = await tempDir("rel-rest");
-  daemon = await startInProcessDaemon({
-    sim,
-    stateDir: dir,
+async function startDaemon(rig: Rig, options: { reconcileIntervalMs: number }): Promise<{ s: SimulatorHandle; d: InProcessDaemon }> {
+  const s = await rig.sim();
+  const d = await rig.daemon({
+    sim: s,
+    stateDir: await rig.dir("rel-rest"),
     timing: { reconcileIntervalMs: options.reconcileIntervalMs, backoff: { initialMs: 50, maxMs: 500 } },
   });
-  const d = daemon;
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
-  return { s: sim, d };
+  return { s, d };
 }
 
-test("the open list answering 5xx, -1011 or 2 s late: retried with backoff, claims keep flowing, nothing missed", async () => {
-  const { s, d } = await startDaemon({ reconcileIntervalMs: 500 });
+test("the open list answering 5xx, -1011 or 2 s late: retried with backoff, claims keep flowing, nothing missed", async ({ rig }) => {
+  const { s, d } = await startDaemon(rig, { reconcileIntervalMs: 500 });
   const phases = [
     { name: "HTTP 503", arm: () => s.faults.rest.serverError(503, LIST), fails: true, status: "503" },
     { name: "-1011", arm: () => s.faults.rest.venueError(-1011, LIST), fails: true, status: "400" },
@@ -112,15 +84,16 @@ test("the open list answering 5xx, -1011 or 2 s late: retried with backoff, clai
     ).toEqual([0]);
 }, 90_000);
 
-test("claim answers lost, failed or late: one request per id, unknown then confirmed; -1011 retried", async () => {
+test("claim answers lost, failed or late: one request per id, unknown then confirmed; -1011 retried", async ({ rig }) => {
+  const s = await rig.sim();
+  const stateDir = await rig.dir("rel-rest-claims");
   // Requests time out after 800 ms; the delays below are longer.
-  harness = await startObserveHarness({
-    config: () => ({ venue: { request_timeout_ms: 800 }, policy: OPEN_POLICY }),
+  const h = await rig.daemon({
+    sim: s,
+    stateDir,
+    sections: { venue: { request_timeout_ms: 800 } },
     timing: { reconcileIntervalMs: 300, pingIntervalMs: 1_000, deadAfterMs: 5_000, backoff: { initialMs: 50, maxMs: 250 } },
   });
-  const h = harness;
-  const s = h.sim;
-  const stateDir = join(h.stateDir, "state"); // where the observe harness points LIQUIDATOR_STATE_DIR
   await waitFor(async () => (await readyz(h.metricsUrl)).status === 200, "ready");
   const cases = [
     // [name, arm the fault for one claim, applied by the venue?, requests expected, journal results]
@@ -193,8 +166,8 @@ test("claim answers lost, failed or late: one request per id, unknown then confi
   expect(s.core.openLiquidations().some((l) => l.liquidationId === ids.get("503 before processing"))).toBe(true);
 }, 90_000);
 
-test("claims answered 2 s late: in-flight claims bounded by the claim limiter, each id once", async () => {
-  const { s } = await startDaemon({ reconcileIntervalMs: 1_000 });
+test("claims answered 2 s late: in-flight claims bounded by the claim limiter, each id once", async ({ rig }) => {
+  const { s } = await startDaemon(rig, { reconcileIntervalMs: 1_000 });
   const DELAY_MS = 2_000;
   const N = 20;
   const disarm = s.faults.rest.delay(DELAY_MS, CLAIM);
@@ -214,8 +187,8 @@ test("claims answered 2 s late: in-flight claims bounded by the claim limiter, e
   expect(requests.every((r) => r.code === 0)).toBe(true); // and no -1003 from the venue's own limit
 }, 60_000);
 
-test("429 storms on the claim endpoint and on the list: backoff, no tight loop, nothing lost", async () => {
-  const { s } = await startDaemon({ reconcileIntervalMs: 500 });
+test("429 storms on the claim endpoint and on the list: backoff, no tight loop, nothing lost", async ({ rig }) => {
+  const { s } = await startDaemon(rig, { reconcileIntervalMs: 500 });
   // Claims: every claim answered -1003 for 4.5 s. The claimer holds all claims one venue window
   // (1 s) per -1003, so the venue sees about one claim a second (its own 5/s limiter alone would
   // let ~22 through), and the best claim, refused again and again, is still claimed after the storm.

@@ -16,8 +16,18 @@ import { expect } from "vitest";
 import { Prng } from "../../src/sim/prng.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { claimsBy, daemonEnv, ethLong, OPEN_POLICY, readJournal, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
-import { journalProblems, rawJournal, readyz, requestsPerId, venueClaimRequests } from "../support/reliability.js";
+import {
+  claimsBy,
+  daemonEnv,
+  ethLong,
+  OPEN_POLICY,
+  readJournal,
+  readyz,
+  sleep,
+  waitFor,
+  writePolicyFile,
+} from "../support/daemonHarness.js";
+import { journalProblems, rawJournal, requestsPerId, venueClaimRequests } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 const KILLS = 10;

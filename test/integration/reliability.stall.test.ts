@@ -9,8 +9,8 @@
  * (daemon.stall.test.ts covers the same with a short deadAfterMs; this one proves the default.)
  */
 import { expect } from "vitest";
-import { claimsBy, ethLong, requestsFrom, waitFor } from "../support/daemonHarness.js";
-import { readyz, requestsPerId } from "../support/reliability.js";
+import { claimsBy, ethLong, readyz, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import { requestsPerId } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 /** docs/protocol.md §5: "A silent socket is dead after 30 s (client side)". */
@@ -22,12 +22,10 @@ test("a silent public stream is detected and replaced within 30 s (default timin
   rig,
 }) => {
   const sim = await rig.sim();
-  const dir = await rig.dir("rel-stall");
   // Only the reconnect backoff and the reconcile interval are shortened/lengthened; pingIntervalMs
   // and deadAfterMs are the daemon's defaults.
   const daemon = await rig.daemon({
     sim,
-    stateDir: dir,
     timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } },
   });
   const s = sim;

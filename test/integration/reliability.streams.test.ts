@@ -10,8 +10,8 @@
  */
 import { expect } from "vitest";
 import { Prng } from "../../src/sim/prng.js";
-import { claimsBy, ethLong, metricValue, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
-import { readyz, requestsPerId } from "../support/reliability.js";
+import { claimsBy, ethLong, metricValue, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import { requestsPerId } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 const DROPS = 100;

@@ -8,22 +8,23 @@
  * metrics server and `check-config`/`orders` output. Every byte of stdout and stderr is searched for
  * the secret in every encoding a careless log call could produce, and for fragments of it.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createPrivateKey, createPublicKey } from "node:crypto";
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { base58 } from "@scure/base";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { stringify } from "yaml";
-import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
+import { sampleValue } from "../../src/observe/promText.js";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { generateKeyPair, parseSecret } from "../../src/venue/signer.js";
-import { sampleValue, waitFor } from "../support/observeHarness.js";
+import type { Build } from "../support/buildOnce.js";
+import { daemonEnv } from "../support/daemonHarness.js";
+import type { CliResult, DaemonProcess } from "../support/daemonProcess.js";
+import { type Rig, test as rigTest } from "../support/rig.js";
+import { waitFor } from "../support/wait.js";
 
-const root = join(import.meta.dirname, "../..");
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 // DER prefix of a PKCS#8 ed25519 private key; the 32-byte seed follows it (RFC 8410).
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -89,94 +90,32 @@ function findLeaks(text: string, secret: string): string[] {
   return found;
 }
 
-// ---- the compiled CLI -----------------------------------------------------------------------
+// ---- the compiled CLI against the simulated venue ---------------------------------------------
 
-let buildDir: string;
-let dir: string;
-let sim: SimulatorHandle;
 /** A key registered for the simulator's liquidator account: the secret under test. */
 const pair = generateKeyPair();
 let totalBytes = 0;
 
-beforeAll(async () => {
-  await mkdir(join(root, "node_modules/.cache"), { recursive: true });
-  buildDir = await mkdtemp(join(root, "node_modules/.cache/secret-leak-test-"));
-  dir = await mkdtemp(join(tmpdir(), "liq-secret-leak-"));
-  const result = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--outDir", buildDir], {
-    cwd: root,
-    encoding: "utf8",
-  });
-  for (const file of ["cli.js", "app/runDaemon.js", "commands/run.js", "commands/orders.js"]) {
-    const ok = await stat(join(buildDir, file)).then(
-      () => true,
-      () => false,
-    );
-    if (!ok) throw new Error(`build did not emit ${file}: ${result.stdout}${result.stderr}`);
-  }
-  sim = await startSimulator({ port: 0, seed: 11, scenario: { ...QUIET_SCENARIO } });
-  sim.core.accounts.registerKey(sim.accountId, pair.publicKey);
-});
-
-/** Children still running when a test ends (it failed before stopping them): killed, so no stray daemon claims in the next test. */
-const running = new Set<Cli>();
-
-afterEach(async () => {
-  for (const cli of running) {
-    cli.child.kill("SIGKILL");
-    await cli.exited.catch(() => undefined);
-  }
-  running.clear();
-  sim?.faults.rest.clear();
-  sim?.faults.streams.reset();
-});
-
-afterAll(async () => {
-  await sim?.close();
-  if (buildDir !== undefined) await rm(buildDir, { recursive: true, force: true });
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
-
-/** The test runner's environment minus every LIQUIDATOR_* variable, plus `env`. */
-function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("LIQUIDATOR_")) out[k] = v;
-  return { ...out, ...env };
+/** What a test runs in: the CLI compiled once for the file, a venue knowing `pair`, a working dir. */
+interface Setup {
+  build: Build;
+  sim: SimulatorHandle;
+  dir: string;
+  rig: Rig;
 }
 
-interface Cli {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
+const it = rigTest.extend<{ t: Setup }>({
+  t: async ({ rig, build }, use) => {
+    const sim = await rig.sim({ seed: 11 });
+    sim.core.accounts.registerKey(sim.accountId, pair.publicKey);
+    await use({ rig, build, sim, dir: await rig.dir("secret-leak") });
+  },
+});
 
-function startCli(args: string[], env: Record<string, string>): Cli {
-  const child = spawn(process.execPath, [join(buildDir, "cli.js"), ...args], {
-    cwd: dir,
-    env: cleanEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-  child.stderr?.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (status) => resolve(status));
-  });
-  const cli: Cli = { child, stdout: () => stdout, stderr: () => stderr, exited };
-  running.add(cli);
-  void exited.finally(() => running.delete(cli)).catch(() => undefined);
-  return cli;
-}
-
-async function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; out: string; stdout: string; stderr: string }> {
-  const cli = startCli(args, env);
-  const status = await cli.exited;
-  return { status, out: cli.stdout() + cli.stderr(), stdout: cli.stdout(), stderr: cli.stderr() };
+/** `node cli.js <args>` to its end; `out` is stdout and stderr together. */
+async function runCli(t: Setup, args: string[], env: Record<string, string>): Promise<CliResult & { out: string }> {
+  const r = await t.rig.cli(t.build.cli, args, env, t.dir);
+  return { ...r, out: r.stdout + r.stderr };
 }
 
 /** Every output checked for every secret of the test; counts the bytes so the test shows it saw some. */
@@ -185,96 +124,58 @@ function expectNoLeak(label: string, text: string, secrets: readonly string[]): 
   for (const s of secrets) expect(findLeaks(text, s), `${label} leaks the secret`).toEqual([]);
 }
 
-function liveEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    LIQUIDATOR_VENUE: "live",
-    LIQUIDATOR_BASE_URL: sim.baseUrl,
-    LIQUIDATOR_WS_URL: sim.wsUrl,
-    LIQUIDATOR_WS_PRIVATE_URL: sim.wsPrivateUrl,
-    LIQUIDATOR_ACCOUNT_ID: sim.accountId,
-    LIQUIDATOR_METRICS_HOST: "127.0.0.1",
-    LIQUIDATOR_METRICS_PORT: "0",
-    LIQUIDATOR_LOG_LEVEL: "trace",
-    ...extra,
-  };
+/** The daemon's live-mode environment for `sim` at trace level, without the venue's own key or a state dir: each test gives its own. */
+function liveEnv(sim: SimulatorHandle, extra: Record<string, string> = {}): Record<string, string> {
+  const { LIQUIDATOR_SECRET, LIQUIDATOR_STATE_DIR, ...env } = daemonEnv(sim, "", { LIQUIDATOR_LOG_LEVEL: "trace" });
+  return { ...env, ...extra };
 }
 
-async function writeConfig(name: string, doc: unknown): Promise<string> {
+async function writeConfig(dir: string, name: string, doc: unknown): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, stringify(doc));
   return path;
 }
 
-/** The metrics URL the daemon logged at startup (JSON or pretty lines). */
-function metricsUrlIn(stdout: string): string | undefined {
-  const pretty = /metrics server listening[^\n]*\n\s+url: "(http:\/\/[^"]+)"/.exec(stdout);
-  if (pretty?.[1] !== undefined) return pretty[1];
-  for (const line of stdout.split("\n")) {
-    if (!line.includes('"metrics server listening"')) continue;
-    try {
-      const url = (JSON.parse(line) as { url?: unknown }).url;
-      if (typeof url === "string") return url;
-    } catch {
-      // a partial line: the next poll sees it whole
-    }
-  }
-  return undefined;
-}
-
 interface Daemon {
-  cli: Cli;
+  proc: DaemonProcess;
   url: string;
   get(path: string): Promise<{ status: number; text: string }>;
-  metric(name: string, labels?: string): Promise<number | undefined>;
+  metric(name: string, labels?: Record<string, string>): Promise<number | undefined>;
   /** waitFor, with the tail of the daemon's output in the timeout error. */
   until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T>;
   /** SIGTERM, then the exit status and everything written. */
   stop(): Promise<{ status: number | null; stdout: string; stderr: string }>;
 }
 
-async function startDaemon(env: Record<string, string>, label: string): Promise<Daemon> {
-  const statePath = await mkdtemp(join(dir, "state-"));
-  const cli = startCli(["run"], { LIQUIDATOR_STATE_DIR: statePath, ...env });
-  let exitedEarly = false;
-  void cli.exited.then(() => (exitedEarly = true));
-  try {
-    const url = await waitFor(() => {
-      if (exitedEarly) throw new Error(`daemon exited:\n${cli.stdout()}\n${cli.stderr()}`);
-      return metricsUrlIn(cli.stdout());
-    }, `${label}: metrics URL in the log`);
-    const get = async (path: string): Promise<{ status: number; text: string }> => {
-      const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, text: await res.text() };
-    };
-    return {
-      cli,
-      url,
-      get,
-      metric: async (name, labels = "") => sampleValue((await get("/metrics")).text, name, labels),
-      until: (what, check) =>
-        waitFor(check, what).catch((err: unknown) => {
-          // The tail of the log explains a timeout; it is secret-free or the test fails anyway.
-          throw new Error(`${String(err)}\n--- ${label} output (tail) ---\n${(cli.stdout() + cli.stderr()).slice(-4000)}`);
-        }),
-      stop: async () => {
-        cli.child.kill("SIGTERM");
-        const status = await cli.exited;
-        return { status, stdout: cli.stdout(), stderr: cli.stderr() };
-      },
-    };
-  } catch (err) {
-    cli.child.kill("SIGKILL");
-    await cli.exited;
-    throw err;
-  }
+async function startDaemon(t: Setup, env: Record<string, string>, label: string): Promise<Daemon> {
+  const statePath = await mkdtemp(join(t.dir, "state-"));
+  const proc = t.rig.spawn(t.build.cli, [], { LIQUIDATOR_STATE_DIR: statePath, ...env }, t.dir);
+  const url = await proc.metricsUrl();
+  const get = async (path: string): Promise<{ status: number; text: string }> => {
+    const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
+    return { status: res.status, text: await res.text() };
+  };
+  return {
+    proc,
+    url,
+    get,
+    metric: async (name, labels = {}) => sampleValue((await get("/metrics")).text, name, labels),
+    until: (what, check) =>
+      waitFor(check, what).catch((err: unknown) => {
+        // The tail of the log explains a timeout; it is secret-free or the test fails anyway.
+        throw new Error(`${String(err)}\n--- ${label} output (tail) ---\n${(proc.stdout() + proc.stderr()).slice(-4000)}`);
+      }),
+    stop: async () => {
+      proc.child.kill("SIGTERM");
+      const { code } = await proc.exit;
+      return { status: code, stdout: proc.stdout(), stderr: proc.stderr() };
+    },
+  };
 }
 
 /** Sum of every `claims_result_total` series. */
 async function resultCount(d: Daemon): Promise<number> {
-  const text = (await d.get("/metrics")).text;
-  let sum = 0;
-  for (const line of text.split("\n")) if (line.startsWith("liquidator_claims_result_total{")) sum += Number(line.split(" ").pop());
-  return sum;
+  return (await d.metric("liquidator_claims_result_total")) ?? 0;
 }
 
 /** GETs every path of the metrics server (and a 404), checks them, returns the bodies. */
@@ -290,7 +191,8 @@ async function serverAnswers(d: Daemon): Promise<string> {
 // ---- the tests ------------------------------------------------------------------------------
 
 describe("the leak detector", () => {
-  it("finds the secret in every encoding and in fragments, and nothing in harmless key material", () => {
+  it("finds the secret in every encoding and in fragments, and nothing in harmless key material", async ({ rig }) => {
+    const sim = await rig.sim({ seed: 11 });
     const forms = secretForms(pair.secret);
     expect(forms.length).toBeGreaterThanOrEqual(9);
     for (const f of forms) {
@@ -315,14 +217,18 @@ describe("the leak detector", () => {
 });
 
 describe("the secret never appears in any output", () => {
-  it("daemon at trace (JSON logs): claims won and refused (-1002, 5xx HTML, reset), bad frames, refused private auth, every HTTP answer", async () => {
-    const config = await writeConfig("trace.yaml", {
+  it("daemon at trace (JSON logs): claims won and refused (-1002, 5xx HTML, reset), bad frames, refused private auth, every HTTP answer", async ({
+    t,
+  }) => {
+    const { sim, dir } = t;
+    const config = await writeConfig(dir, "trace.yaml", {
       log: { level: "trace" },
       venue: { request_timeout_ms: 1500 },
       rewards: { poll_interval_ms: 1000, campaign: { campaign_id: 2, account_id: sim.accountId } },
     });
     const d = await startDaemon(
-      liveEnv({ LIQUIDATOR_CONFIG: config, LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_BUILD_COMMIT: "leaktest" }),
+      t,
+      liveEnv(sim, { LIQUIDATOR_CONFIG: config, LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_BUILD_COMMIT: "leaktest" }),
       "trace",
     );
     const { core, faults } = sim;
@@ -340,10 +246,10 @@ describe("the secret never appears in any output", () => {
     await claimAndWait("502 HTML", "PERP_SOL_USDC", 20);
     faults.rest.reset({ path: "/v1/liquidation", method: "POST", phase: "after", times: 1 });
     await claimAndWait("reset after processing (unknown outcome)", "PERP_BNB_USDC", 5);
-    expect(await d.metric("liquidator_claims_result_total", 'code="-1002"')).toBeGreaterThanOrEqual(1);
+    expect(await d.metric("liquidator_claims_result_total", { code: "-1002" })).toBeGreaterThanOrEqual(1);
 
     faults.streams.sendMalformed(20);
-    await d.until("bad frames counted", async () => ((await d.metric("liquidator_ws_bad_messages_total", 'stream="private"')) ?? 0) > 0);
+    await d.until("bad frames counted", async () => ((await d.metric("liquidator_ws_bad_messages_total", { stream: "private" })) ?? 0) > 0);
     faults.streams.failAuth(true);
     faults.streams.dropAll("private");
     await d.until("private auth refused", async () => (await d.get("/readyz")).text.includes("private_stream_"));
@@ -352,7 +258,10 @@ describe("the secret never appears in any output", () => {
     // the RestClient's 3 retries of a GET.
     faults.rest.serverError(503, { path: "/v1/public/trading_rewards/epoch_info", body: "html", times: 4 });
     await d.until("ready again", async () => (await d.get("/readyz")).status === 200);
-    await d.until("a failed rewards poll", async () => ((await d.metric("liquidator_poll_errors_total", 'target="epoch_info"')) ?? 0) > 0);
+    await d.until(
+      "a failed rewards poll",
+      async () => ((await d.metric("liquidator_poll_errors_total", { target: "epoch_info" })) ?? 0) > 0,
+    );
 
     const answers = await serverAnswers(d);
     expect(answers).toMatch(/liquidator_build_info\{version="[^"]+",commit="leaktest",node="v\d+/);
@@ -367,11 +276,12 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("metrics server answers", answers, [pair.secret]);
   });
 
-  it("daemon at trace with pretty logs and the secret from a 0600 file", async () => {
+  it("daemon at trace with pretty logs and the secret from a 0600 file", async ({ t }) => {
+    const { sim, dir } = t;
     const secretPath = join(dir, "secret-0600");
     await writeFile(secretPath, `${pair.secret}\n`, { mode: 0o600 });
     await chmod(secretPath, 0o600);
-    const d = await startDaemon(liveEnv({ LIQUIDATOR_SECRET_FILE: secretPath, LIQUIDATOR_LOG_PRETTY: "true" }), "pretty");
+    const d = await startDaemon(t, liveEnv(sim, { LIQUIDATOR_SECRET_FILE: secretPath, LIQUIDATOR_LOG_PRETTY: "true" }), "pretty");
     await d.until("ready", async () => (await d.get("/readyz")).status === 200);
     sim.core.addLiquidation({ positions: [{ symbol: "PERP_DOGE_USDC", position_qty: 20000 }] });
     await d.until("a claim outcome", async () => (await resultCount(d)) >= 1);
@@ -379,7 +289,7 @@ describe("the secret never appears in any output", () => {
     await d.until(
       "reconnected",
       async () =>
-        ((await d.metric("liquidator_ws_reconnects_total", 'stream="public"')) ?? 0) >= 1 && (await d.get("/readyz")).status === 200,
+        ((await d.metric("liquidator_ws_reconnects_total", { stream: "public" })) ?? 0) >= 1 && (await d.get("/readyz")).status === 200,
     );
     const answers = await serverAnswers(d);
     const { status, stdout, stderr } = await d.stop();
@@ -391,9 +301,10 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("pretty run answers", answers, [pair.secret]);
   });
 
-  it("daemon with a key the venue does not know for the account: private auth and signed reads fail, nothing is claimed", async () => {
+  it("daemon with a key the venue does not know for the account: private auth and signed reads fail, nothing is claimed", async ({ t }) => {
+    const { sim } = t;
     const wrong = generateKeyPair();
-    const d = await startDaemon(liveEnv({ LIQUIDATOR_SECRET: wrong.secret }), "wrong key");
+    const d = await startDaemon(t, liveEnv(sim, { LIQUIDATOR_SECRET: wrong.secret }), "wrong key");
     await d.until("private auth refused", async () => {
       const r = await d.get("/readyz");
       return r.status === 503 && r.text.includes("private_stream_");
@@ -402,7 +313,7 @@ describe("the secret never appears in any output", () => {
     // GET /v1/positions is refused (-1002, HTTP 401): positions unknown, so claiming never starts.
     await d.until(
       "positions read refused",
-      async () => ((await d.metric("liquidator_http_requests_total", 'endpoint="/v1/positions",status="401"')) ?? 0) >= 1,
+      async () => ((await d.metric("liquidator_http_requests_total", { endpoint: "/v1/positions", status: "401" })) ?? 0) >= 1,
     );
     expect((await d.get("/readyz")).text).toContain("claiming_paused:positions");
     expect((await d.metric("liquidator_claims_submitted_total")) ?? 0).toBe(0);
@@ -414,7 +325,8 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("wrong-key answers", answers, [wrong.secret, pair.secret]);
   });
 
-  it("daemon with an unreachable venue: REST refused, then streams refused", async () => {
+  it("daemon with an unreachable venue: REST refused, then streams refused", async ({ t }) => {
+    const { sim } = t;
     // A port that was free a moment ago and has no listener now.
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, "127.0.0.1", () => {
@@ -424,7 +336,8 @@ describe("the secret never appears in any output", () => {
     });
     const nowhere = `127.0.0.1:${port}`;
     const rest = await startDaemon(
-      liveEnv({
+      t,
+      liveEnv(sim, {
         LIQUIDATOR_SECRET: pair.secret,
         LIQUIDATOR_BASE_URL: `http://${nowhere}`,
         LIQUIDATOR_WS_URL: `ws://${nowhere}`,
@@ -432,10 +345,10 @@ describe("the secret never appears in any output", () => {
       }),
       "unreachable REST",
     );
-    await rest.until("the failed symbol load logged", () => rest.cli.stdout().includes("symbol info load failed"));
+    await rest.until("the failed symbol load logged", () => rest.proc.stdout().includes("symbol info load failed"));
     await rest.until(
       "a failed rewards poll",
-      async () => ((await rest.metric("liquidator_poll_errors_total", 'target="epoch_info"')) ?? 0) > 0,
+      async () => ((await rest.metric("liquidator_poll_errors_total", { target: "epoch_info" })) ?? 0) > 0,
     );
     expect((await rest.get("/readyz")).status).toBe(503);
     const restAnswers = await serverAnswers(rest);
@@ -445,7 +358,8 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("unreachable REST answers", restAnswers, [pair.secret]);
 
     const streams = await startDaemon(
-      liveEnv({ LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_WS_URL: `ws://${nowhere}`, LIQUIDATOR_WS_PRIVATE_URL: `ws://${nowhere}` }),
+      t,
+      liveEnv(sim, { LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_WS_URL: `ws://${nowhere}`, LIQUIDATOR_WS_PRIVATE_URL: `ws://${nowhere}` }),
       "unreachable streams",
     );
     await streams.until("both streams failed to connect", async () => {
@@ -464,7 +378,8 @@ describe("the secret never appears in any output", () => {
     expectNoLeak("unreachable streams answers", streamAnswers, [pair.secret]);
   });
 
-  it("a malformed secret or a group-readable secret file: exit 78 from run and check-config, the text never echoed", async () => {
+  it("a malformed secret or a group-readable secret file: exit 78 from run and check-config, the text never echoed", async ({ t }) => {
+    const { sim, dir } = t;
     const truncated = pair.secret.slice(0, -3);
     const badChar = `${pair.secret.slice(0, 20)}0${pair.secret.slice(21)}`; // '0' is not base58
     const openPath = join(dir, "secret-0644");
@@ -478,7 +393,7 @@ describe("the secret never appears in any output", () => {
     ];
     for (const [name, env, expected] of cases) {
       for (const args of [["run"], ["check-config"], ["check-config", "--json"]]) {
-        const r = await runCli(args, liveEnv({ ...env, LIQUIDATOR_STATE_DIR: join(dir, "state-78") }));
+        const r = await runCli(t, args, liveEnv(sim, { ...env, LIQUIDATOR_STATE_DIR: join(dir, "state-78") }));
         const label = `${args.join(" ")} with a ${name} secret`;
         expect(r.status, `${label}: ${r.out}`).toBe(78);
         expect(r.stderr, label).toContain(expected);
@@ -489,7 +404,8 @@ describe("the secret never appears in any output", () => {
     }
   });
 
-  it("check-config at every log level, YAML and JSON, secret from the environment or a file", async () => {
+  it("check-config at every log level, YAML and JSON, secret from the environment or a file", async ({ t }) => {
+    const { sim, dir } = t;
     const secretPath = join(dir, "secret-check");
     await writeFile(secretPath, pair.secret, { mode: 0o600 });
     for (const level of LEVELS) {
@@ -497,8 +413,9 @@ describe("the secret never appears in any output", () => {
       for (const source of sources) {
         for (const json of [false, true]) {
           const r = await runCli(
+            t,
             ["check-config", ...(json ? ["--json"] : [])],
-            liveEnv({ ...source, LIQUIDATOR_LOG_LEVEL: level, LIQUIDATOR_LOG_PRETTY: json ? "false" : "true" }),
+            liveEnv(sim, { ...source, LIQUIDATOR_LOG_LEVEL: level, LIQUIDATOR_LOG_PRETTY: json ? "false" : "true" }),
           );
           const label = `check-config level=${level} json=${json} ${Object.keys(source)[0]}`;
           expect(r.status, `${label}: ${r.stderr}`).toBe(0);
@@ -510,19 +427,21 @@ describe("the secret never appears in any output", () => {
     }
   });
 
-  it("a signed read command (orders): with the right key, and with a wrong one (-1002)", async () => {
+  it("a signed read command (orders): with the right key, and with a wrong one (-1002)", async ({ t }) => {
+    const { sim } = t;
     const user = sim.orderUsers[0] ?? "";
     const wrong = generateKeyPair();
     for (const format of ["--json", "--csv", ""]) {
       const ok = await runCli(
+        t,
         ["orders", "--user-account", user, "--size", "5", ...(format === "" ? [] : [format])],
-        liveEnv({ LIQUIDATOR_SECRET: pair.secret }),
+        liveEnv(sim, { LIQUIDATOR_SECRET: pair.secret }),
       );
       expect(ok.status, ok.stderr).toBe(0);
       expect(ok.stdout.length).toBeGreaterThan(100);
       expectNoLeak(`orders ${format || "(table)"}`, ok.out, [pair.secret]);
     }
-    const refused = await runCli(["orders", "--user-account", user, "--json"], liveEnv({ LIQUIDATOR_SECRET: wrong.secret }));
+    const refused = await runCli(t, ["orders", "--user-account", user, "--json"], liveEnv(sim, { LIQUIDATOR_SECRET: wrong.secret }));
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain("-1002");
     expectNoLeak("orders with a wrong key", refused.out, [wrong.secret, pair.secret]);

@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the daemon's integration tests: a quiet simulated venue on port 0, the daemon's
- * environment pointing at it (live mode over loopback), an in-process `runDaemon` with its logs
- * collected, and readers for the venue's truth (claim log), the daemon's journal and `/metrics`.
+ * environment pointing at it (live mode over loopback), and readers for the venue's truth (claim
+ * log), the daemon's journal and `/metrics` (read with the app's one Prometheus text parser).
  * Not a test file itself.
  */
 
@@ -9,11 +9,8 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import pino from "pino";
 import { stringify } from "yaml";
-import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
-import { loadConfig } from "../../src/config/loadConfig.js";
 import { sampleValue } from "../../src/observe/promText.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
@@ -51,15 +48,18 @@ export async function removeDir(dir: string | undefined): Promise<void> {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 }
 
-/** Writes `config.yaml` with the given policy (and any other sections) into `dir`; returns its path. */
+/**
+ * Writes `config.yaml` with the given policy (none: the built-in one) and any other sections into
+ * `dir`; returns its path.
+ */
 export async function writePolicyFile(
   dir: string,
-  policy: Record<string, unknown>,
+  policy: Record<string, unknown> | undefined,
   name = "config.yaml",
   sections: Record<string, unknown> = {},
 ): Promise<string> {
   const path = join(dir, name);
-  await writeFile(path, stringify({ ...sections, policy }));
+  await writeFile(path, stringify(policy === undefined ? sections : { ...sections, policy }));
   return path;
 }
 
@@ -87,101 +87,6 @@ export function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...out, ...env };
 }
 
-export interface LogLine {
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
-
-/** A pino destination that keeps every JSON line (parsed). */
-export class LogCollector extends Writable {
-  readonly lines: LogLine[] = [];
-  #partial = "";
-
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.push(chunk.toString());
-    cb();
-  }
-
-  /** Feed raw text (also used for a child's stdout). */
-  push(text: string): void {
-    const parts = (this.#partial + text).split("\n");
-    this.#partial = parts.pop() ?? "";
-    for (const line of parts) {
-      if (line.trim() === "") continue;
-      try {
-        this.lines.push(JSON.parse(line) as LogLine);
-      } catch {
-        this.lines.push({ level: "raw", msg: line });
-      }
-    }
-  }
-
-  has(msg: string): boolean {
-    return this.lines.some((l) => l.msg === msg);
-  }
-
-  find(msg: string): LogLine[] {
-    return this.lines.filter((l) => l.msg === msg);
-  }
-}
-
-export interface DaemonTiming {
-  reconcileIntervalMs?: number;
-  pingIntervalMs?: number;
-  deadAfterMs?: number;
-  backoff?: { initialMs: number; maxMs: number; authInitialMs?: number; authMaxMs?: number };
-}
-
-export interface InProcessDaemon {
-  metricsUrl: string;
-  logs: LogCollector;
-  stateDir: string;
-  /** Resolves (or rejects) when runDaemon returns. */
-  done: Promise<void>;
-  /** Abort and wait for runDaemon to return. */
-  stop(): Promise<void>;
-}
-
-/** Runs the daemon in this process against `sim`; resolves once its metrics server is up. */
-export async function startInProcessDaemon(o: {
-  sim: SimulatorHandle;
-  stateDir: string;
-  policy?: Record<string, unknown>;
-  /** Config sections besides `policy` (e.g. `unwind`). */
-  sections?: Record<string, unknown>;
-  env?: Record<string, string>;
-  timing?: DaemonTiming;
-}): Promise<InProcessDaemon> {
-  const configPath = await writePolicyFile(o.stateDir, { ...OPEN_POLICY, ...o.policy }, "policy.yaml", o.sections);
-  const env = daemonEnv(o.sim, o.stateDir, { LIQUIDATOR_CONFIG: configPath, ...o.env });
-  const loaded = await loadConfig({ env });
-  const logs = new LogCollector();
-  const controller = new AbortController();
-  let started: (url: string) => void = () => undefined;
-  const startedP = new Promise<string>((resolve) => (started = resolve));
-  const options: RunDaemonOptions = {
-    loaded,
-    env,
-    signal: controller.signal,
-    logDestination: logs,
-    onStarted: (info) => started(info.metricsUrl),
-    timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 50, maxMs: 500 }, ...o.timing },
-  };
-  const done = runDaemon(options);
-  const metricsUrl = await Promise.race([startedP, done.then(() => Promise.reject(new Error("daemon ended before it started")))]);
-  return {
-    metricsUrl,
-    logs,
-    stateDir: o.stateDir,
-    done,
-    stop: async () => {
-      controller.abort(new Error("test stop"));
-      await done;
-    },
-  };
-}
-
 export { sleep, waitFor } from "./wait.js";
 
 // ---- the venue's truth ------------------------------------------------------------------------
@@ -205,28 +110,39 @@ export function countById(entries: readonly ClaimLogEntry[]): Map<number, number
 
 // ---- the daemon's journal and metrics -----------------------------------------------------------
 
-export function readJournal(stateDir: string): JournalReplay {
-  let text = "";
+/** The journal file's text; empty before the daemon created it. */
+export function journalText(stateDir: string): string {
   try {
-    text = readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
+    return readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
   } catch {
-    // not created yet
+    return "";
   }
-  return parseJournal(text);
+}
+
+export function readJournal(stateDir: string): JournalReplay {
+  return parseJournal(journalText(stateDir));
 }
 
 /** Raw journal records in file order (parseJournal keeps only the last intent per id). */
 export function journalLines(stateDir: string): Record<string, unknown>[] {
-  let text = "";
-  try {
-    text = readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
-  } catch {
-    return [];
-  }
-  return text
+  return journalText(stateDir)
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export interface Readyz {
+  status: number;
+  body: { ready: boolean; reasons?: string[]; role?: string; degraded?: string[] };
+  /** The reasons of a 503 (empty when ready). */
+  reasons: string[];
+}
+
+/** GET /readyz. */
+export async function readyz(metricsUrl: string, timeoutMs = 10_000): Promise<Readyz> {
+  const res = await fetch(`${metricsUrl}/readyz`, { signal: AbortSignal.timeout(timeoutMs) });
+  const body = (await res.json()) as Readyz["body"];
+  return { status: res.status, body, reasons: Array.isArray(body.reasons) ? body.reasons.map(String) : [] };
 }
 
 export async function scrape(metricsUrl: string): Promise<string> {

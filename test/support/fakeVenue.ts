@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as ed from "@noble/ed25519";
 import { parsePublicKey } from "../../src/venue/signer.js";
+import { sleep } from "./wait.js";
 
 export interface RecordedRequest {
   method: string;
@@ -74,7 +75,7 @@ export async function startFakeVenue(): Promise<FakeVenueServer> {
           return;
         }
         if ("hang" in reply) return;
-        if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+        if (reply.delayMs) await sleep(reply.delayMs);
         const body = reply.raw ?? JSON.stringify(reply.json ?? null);
         res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
         res.end(body);

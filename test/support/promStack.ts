@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { waitFor } from "./observeHarness.js";
+import { waitFor } from "./wait.js";
 
 export const PROMETHEUS_BIN = "prometheus";
 export const ALERTMANAGER_BIN = "prometheus-alertmanager";

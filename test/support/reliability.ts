@@ -5,81 +5,11 @@
  * tmpfs, a read-only mount). Builds on daemonHarness.ts; not a test file itself.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { mkdir, open, statfs, unlink, writeFile } from "node:fs/promises";
+import { mkdir, open, statfs, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { stringify } from "yaml";
-import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
-import { loadConfig } from "../../src/config/loadConfig.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { claimsBy, daemonEnv, LogCollector, OPEN_POLICY, waitFor } from "./daemonHarness.js";
-
-export interface ReliabilityDaemon {
-  metricsUrl: string;
-  logs: LogCollector;
-  /** Resolves (or rejects) when runDaemon returns. */
-  done: Promise<void>;
-  stop(): Promise<void>;
-}
-
-/**
- * The daemon in this process, like daemonHarness's startInProcessDaemon, but with any config
- * sections, the full `timing`, and started as soon as its metrics server listens rather than once
- * it is claiming: a daemon whose journal cannot open serves /readyz and never gets further.
- */
-export async function startReliabilityDaemon(o: {
-  sim: SimulatorHandle;
-  /** Holds config.yaml. */
-  dir: string;
-  stateDir: string;
-  config?: Record<string, Record<string, unknown>>;
-  timing?: RunDaemonOptions["timing"];
-}): Promise<ReliabilityDaemon> {
-  const configPath = join(o.dir, "reliability.yaml");
-  await writeFile(configPath, stringify({ policy: OPEN_POLICY, ...o.config }));
-  const env = daemonEnv(o.sim, o.stateDir, { LIQUIDATOR_CONFIG: configPath });
-  const loaded = await loadConfig({ path: configPath, env });
-  const logs = new LogCollector();
-  const controller = new AbortController();
-  const done = runDaemon({
-    loaded,
-    env,
-    signal: controller.signal,
-    logDestination: logs,
-    timing: { reconcileIntervalMs: 500, backoff: { initialMs: 50, maxMs: 500 }, ...o.timing },
-  });
-  let ended = false;
-  void done.then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  const line = await waitFor(
-    () => {
-      if (ended) throw new Error("daemon ended before its metrics server listened");
-      return logs.find("metrics server listening")[0];
-    },
-    "the daemon's metrics server",
-    20_000,
-  );
-  return {
-    metricsUrl: String(line.url),
-    logs,
-    done,
-    stop: async () => {
-      controller.abort(new Error("test stop"));
-      await done;
-    },
-  };
-}
-
-/** `/readyz` status and the reasons of a 503 (empty when ready). */
-export async function readyz(metricsUrl: string): Promise<{ status: number; reasons: string[] }> {
-  const res = await fetch(`${metricsUrl}/readyz`, { signal: AbortSignal.timeout(10_000) });
-  const body = (await res.json()) as { reasons?: unknown };
-  return { status: res.status, reasons: Array.isArray(body.reasons) ? body.reasons.map(String) : [] };
-}
+import { claimsBy, journalText } from "./daemonHarness.js";
 
 /**
  * Every POST /v1/liquidation the venue received over REST: from `sim.accountId`, or refused before
@@ -121,13 +51,7 @@ export type RawJournalLine = { ok: true; record: Record<string, unknown> } | { o
 
 /** Every line of the journal in file order; a corrupt line is kept as such (parseJournal skips it). */
 export function rawJournal(stateDir: string): { lines: RawJournalLine[]; tornTail: boolean } {
-  let text = "";
-  try {
-    text = readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
-  } catch {
-    return { lines: [], tornTail: false };
-  }
-  const parts = text.split("\n");
+  const parts = journalText(stateDir).split("\n");
   const tail = parts.pop() ?? "";
   const lines: RawJournalLine[] = [];
   for (const part of parts) {

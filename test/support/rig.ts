@@ -3,26 +3,35 @@
  * made, undone in reverse order after the test (a daemon before its venue, a venue before its dir),
  * whatever the test did. `build` compiles the CLI once per file. Not a test file itself.
  *
+ * `rig` is one fixture of factories (dir, sim, daemon, spawn, cli, defer) rather than a fixture per
+ * thing: a test makes several of a kind with different options, and one list undone in reverse
+ * keeps the order right whatever the test destructures (separate fixtures are torn down by their
+ * declared dependencies, and a daemon takes its venue as an argument, not as a dependency). A file
+ * that needs more (a database server, a venue knowing a key) extends this `test` with its own.
+ *
  *   test("...", async ({ rig }) => {
  *     const sim = await rig.sim();
- *     const daemon = await rig.daemon({ sim, stateDir: await rig.dir("x") });
+ *     const daemon = await rig.daemon({ sim }); // state in a temp dir of its own
  *   });
  */
 import { test as base } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { type Build, buildOnce } from "./buildOnce.js";
-import { type InProcessDaemon, removeDir, startInProcessDaemon, startQuietSim, tempDir } from "./daemonHarness.js";
-import { type DaemonProcess, spawnDaemon } from "./daemonProcess.js";
+import { removeDir, startQuietSim, tempDir } from "./daemonHarness.js";
+import { type CliResult, type DaemonProcess, resultOf, spawnCli, spawnDaemon } from "./daemonProcess.js";
+import { type InProcessDaemon, type InProcessDaemonOptions, startInProcessDaemon } from "./inProcessDaemon.js";
 
 export interface Rig {
   /** A temp dir, removed after the test. */
   dir(prefix: string): Promise<string>;
   /** The simulated venue on port 0 with a still market, closed after the test. */
   sim(options?: Parameters<typeof startQuietSim>[0]): Promise<SimulatorHandle>;
-  /** The daemon in this process, stopped after the test. */
-  daemon(options: Parameters<typeof startInProcessDaemon>[0]): Promise<InProcessDaemon>;
+  /** The daemon in this process, stopped after the test; its state in a new temp dir unless `stateDir` says where. */
+  daemon(options: Omit<InProcessDaemonOptions, "stateDir"> & { stateDir?: string }): Promise<InProcessDaemon>;
   /** The daemon as a child process (`node <cli> run`), woken and killed after the test. */
   spawn(...args: Parameters<typeof spawnDaemon>): DaemonProcess;
+  /** A one-shot CLI command (`node <cli> <args>`) run to its end; killed after the test if it hangs. */
+  cli(...args: Parameters<typeof spawnCli>): Promise<CliResult>;
   /** Any other teardown, run with the rest in reverse order. */
   defer(teardown: () => unknown): void;
 }
@@ -52,7 +61,7 @@ export const test = base.extend<{ rig: Rig; build: Build }>({
         return sim;
       },
       daemon: async (options) => {
-        const daemon = await startInProcessDaemon(options);
+        const daemon = await startInProcessDaemon({ ...options, stateDir: options.stateDir ?? (await rig.dir("daemon")) });
         teardowns.push(() => daemon.stop().catch(() => undefined));
         return daemon;
       },
@@ -63,6 +72,11 @@ export const test = base.extend<{ rig: Rig; build: Build }>({
           await proc.kill();
         });
         return proc;
+      },
+      cli: (...args) => {
+        const proc = spawnCli(...args);
+        teardowns.push(() => proc.kill());
+        return resultOf(proc);
       },
       defer: (teardown) => {
         teardowns.push(teardown);

@@ -3,7 +3,9 @@
  * runs out (an error naming what was awaited and the last error the condition threw), and a plain
  * sleep (the app's, so every wait in the project can take an AbortSignal). Not a test file itself.
  */
-export { sleep } from "../../src/sleep.js";
+import { sleep } from "../../src/sleep.js";
+
+export { sleep };
 
 type Truthy<T> = Exclude<T, undefined | null | false | 0 | "">;
 
@@ -19,6 +21,6 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
     }
     if (Date.now() > deadline)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await sleep(intervalMs);
   }
 }

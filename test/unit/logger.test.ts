@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger, prettyByDefault, REDACTED, redactPaths } from "../../src/observe/logger.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
+import { sleep } from "../support/wait.js";
 
 /** A real destination stream that keeps every byte written to it. */
 function collector(): { stream: Writable; text: () => string } {
@@ -19,7 +20,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }
 

@@ -6,6 +6,7 @@ import { type ObserveServer, startObserveServer } from "../../src/observe/httpSe
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { Watchdog } from "../../src/observe/watchdog.js";
+import { sleep } from "../support/wait.js";
 
 const servers: ObserveServer[] = [];
 afterEach(async () => {
@@ -178,7 +179,7 @@ describe("observe server", () => {
         () => false,
         () => true,
       );
-      if (!refused) await new Promise((r) => setTimeout(r, 50));
+      if (!refused) await sleep(50);
     }
     expect(refused).toBe(true);
   });

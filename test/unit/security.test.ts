@@ -22,6 +22,7 @@ import { main } from "../../src/commands/dispatch.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { ConfigError } from "../../src/errors.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
+import { sleep } from "../support/wait.js";
 
 let dir: string;
 let n = 0;
@@ -134,7 +135,7 @@ describe("live mode refuses plain http:// / ws:// unless venue.allow_insecure", 
       expect(stderr).toMatch(/allow_insecure/);
       expect(stderr).not.toContain(secret);
       expect(stdout).toBe("");
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       expect(connections).toBe(0);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

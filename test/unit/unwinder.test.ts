@@ -17,6 +17,7 @@ import type { JournalRecord, OrderIntentRecord } from "../../src/store/journalRe
 import { TransportError, VenueError } from "../../src/venue/errors.js";
 import type { OrderAck, OrderRecord, OrderRequest } from "../../src/venue/orderSchemas.js";
 import { waitFor } from "../support/daemonHarness.js";
+import { sleep } from "../support/wait.js";
 
 const ETH = "PERP_ETH_USDC";
 const MARK = 2_000;
@@ -156,7 +157,7 @@ afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
 
-const settle = (ms = 100): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const settle = (ms = 100): Promise<void> => sleep(ms);
 
 describe("Unwinder", () => {
   test("a long is closed in reduce-only IOC sells no larger than the position, each journaled before it leaves", async () => {
