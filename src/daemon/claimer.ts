@@ -93,6 +93,9 @@ export class Claimer {
   #idle = false;
   /** The last claim decision of offer(), until the synchronous run that made it ends (sendNow reuses it). */
   #fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined;
+  readonly #forgetFresh = (): void => {
+    this.#fresh = undefined;
+  };
   #loop: Promise<void> | undefined;
   readonly #stop = new AbortController();
 
@@ -180,7 +183,9 @@ export class Claimer {
       return;
     }
     this.#skips.delete(id);
-    if (this.#fresh === undefined) queueMicrotask(() => (this.#fresh = undefined));
+    // A promise reaction, not queueMicrotask: Node wraps each queueMicrotask callback in an
+    // AsyncResource, ~12 µs of a frame's ~70 µs of offers in the bench's profile.
+    if (this.#fresh === undefined) void Promise.resolve().then(this.#forgetFresh);
     this.#fresh = { liquidation, d };
     if (st === undefined) {
       this.#ids.set(id, newState("pending", receivedAt));
