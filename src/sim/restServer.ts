@@ -162,11 +162,12 @@ export class RestServer {
     }
     // Public limits count per IP address, signed ones per account (docs/protocol.md §4), each
     // operation in a window of its own (§6 gives every operation its own limit; the venue counts per
-    // endpoint): placing and cancelling orders, or two account reads, never share one.
+    // endpoint): placing and cancelling orders, or two account reads, never share one. Counted at
+    // arrival, not now: the signature check and an injected delay took a varying time (rateLimiter.ts).
     const who = signatory === undefined ? (req.socket.remoteAddress ?? "?") : signatory.accountId;
     const limitKey = `${method} ${found.template}|${who}`;
     const limiter = this.#limiters?.[route.limit];
-    if (limiter !== undefined && !limiter.tryAcquire(limitKey)) {
+    if (limiter !== undefined && !limiter.tryAcquire(limitKey, receivedAt)) {
       const refusal = new VenueRefusal(-1003, `at most ${limiter.limit} requests per ${limiter.windowMs} ms`);
       if (isClaim) this.#core.logRejectedClaim(signatory?.accountId, receivedAt, refusal.code, refusal.message, peekLiquidationId(body));
       return this.#refuse(res, refusal, path, started);

@@ -184,6 +184,28 @@ describe("rate limits (sliding windows, docs/protocol.md §4)", () => {
     expect((await call("POST", "/v1/liquidation", { body: claimBody(id, 0.01) })).status).toBe(200);
   });
 
+  // The venue counts a claim when it arrives, not once its signature has been checked: on a busy
+  // machine that check (and here an injected delay) ends later for one claim than for the next, and
+  // claims that arrived more than 200 ms apart must not bunch into one window.
+  it.each([
+    ["arrived 210 ms apart: all admitted", 210, [0, 0, 0, 0, 0, 0]],
+    ["arrived 198 ms apart: the one checked last is the 6th within 1 s", 198, [-1003, 0, 0, 0, 0, 0]],
+  ])("claims checked out of order are counted at arrival (%s)", async (_name, gapMs, expected) => {
+    const id = sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 100 }] });
+    const code = (a: Answer): number => (a.json.success === true ? 0 : (a.json.code as number));
+    // The first claim is held 1.5 s (real time) after it arrived, before its signature is checked.
+    sim.faults.rest.delay(1_500, { path: "/v1/liquidation", method: "POST", times: 1 });
+    const injected = sim.faults.rest.injected;
+    const first = call("POST", "/v1/liquidation", { body: claimBody(id, 0.01) });
+    await expect.poll(() => sim.faults.rest.injected, { interval: 5 }).toBe(injected + 1); // it arrived at the venue's t0
+    const codes: number[] = [];
+    for (let i = 1; i < 6; i++) {
+      clock.t += gapMs;
+      codes.push(code(await call("POST", "/v1/liquidation", { body: claimBody(id, 0.01) })));
+    }
+    expect([code(await first), ...codes]).toEqual(expected);
+  });
+
   it("admin orders: the 11th within 1 s per account is refused", async () => {
     const path = `/v1/admin/orders?user_account=${sim.orderUsers[0]}&size=1`;
     for (let i = 0; i < 10; i++) expect((await call("GET", path)).status).toBe(200);

@@ -62,13 +62,57 @@ describe("SlidingWindowLimiter (docs/protocol.md §4 limits)", () => {
     for (let i = 0; i < 5000; i++) l.tryAcquire(`ip${i}`);
     expect(l.trackedKeys).toBeGreaterThan(4000);
     clock.t += 5000;
+    l.tryAcquire("same");
+    // Still remembered: a request checked up to lateMs (10 s) after its arrival must see them.
+    expect(l.trackedKeys).toBeGreaterThan(4000);
+    clock.t += 6001;
     for (let i = 0; i < 1000; i++) l.tryAcquire("same");
-    // A sweep ran (every 1000 calls) and forgot every key idle for more than a window.
+    // A sweep ran (every 1000 calls) and forgot every key idle for more than a window and lateMs.
     expect(l.trackedKeys).toBe(1);
+  });
+
+  describe("counted at arrival, checked late (a slow signature check or an injected delay)", () => {
+    it("a request checked after later ones is counted at its arrival: spaced arrivals all pass", () => {
+      const { l, clock } = limiter(5);
+      const t0 = clock.t;
+      // Arrivals every 210 ms; the first one's check comes last, after the sixth arrived.
+      for (let k = 1; k < 6; k++) {
+        clock.t = t0 + 210 * k;
+        expect(l.tryAcquire("k", clock.t)).toBe(true);
+      }
+      clock.t = t0 + 1_100;
+      // Counted at check time it would be the 6th within one second: (t0 + 100, t0 + 1100] holds 5.
+      expect(l.inWindow("k")).toBe(5);
+      expect(l.tryAcquire("k", t0)).toBe(true);
+    });
+
+    it("a late request that would make 6 arrivals within one window is refused, wherever it falls", () => {
+      const { l, clock } = limiter(5);
+      const t0 = clock.t;
+      for (let k = 1; k < 6; k++) {
+        clock.t = t0 + 190 * k; // 190, 380, ..., 950
+        expect(l.tryAcquire("k", clock.t)).toBe(true);
+      }
+      clock.t = t0 + 2_000;
+      expect(l.tryAcquire("k", t0)).toBe(false); // t0 .. t0 + 950 would hold 6
+      expect(l.tryAcquire("k", t0 + 500)).toBe(false); // in the middle
+      expect(l.tryAcquire("k", t0 + 1_100)).toBe(false); // 380 .. 1100 would hold 6
+      expect(l.tryAcquire("k", t0 + 1_190)).toBe(true); // 190 left the window at 1190
+      expect(l.tryAcquire("k", t0 - 50)).toBe(true); // before the window of the five
+      expect(l.tryAcquire("k", t0 - 40)).toBe(false); // -50 .. 950: 7 arrivals
+    });
+
+    it("an arrival in the future is counted now", () => {
+      const { l, clock } = limiter(1);
+      expect(l.tryAcquire("k", clock.t + 5_000)).toBe(true);
+      clock.t += 1_000;
+      expect(l.tryAcquire("k")).toBe(true);
+    });
   });
 
   it("validates its options", () => {
     expect(() => new SlidingWindowLimiter({ limit: 0, windowMs: 1000, now: Date.now })).toThrow(RangeError);
     expect(() => new SlidingWindowLimiter({ limit: 1, windowMs: 0, now: Date.now })).toThrow(RangeError);
+    expect(() => new SlidingWindowLimiter({ limit: 1, windowMs: 1000, now: Date.now, lateMs: -1 })).toThrow(RangeError);
   });
 });
