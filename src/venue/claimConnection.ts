@@ -41,6 +41,8 @@ export interface ClaimDispatch {
   method: string;
   headers: string[] | Record<string, string>;
   body?: string | undefined;
+  /** Called once the request is handed to the socket: at once when open, after the connect otherwise. */
+  onWritten?: (() => void) | undefined;
 }
 
 /**
@@ -75,6 +77,7 @@ interface InFlight {
   parser: Http1ResponseParser;
   /** The request text, until it is written. */
   text: string | undefined;
+  onWritten: (() => void) | undefined;
 }
 
 export class ClaimConnection extends EventEmitter {
@@ -125,7 +128,7 @@ export class ClaimConnection extends EventEmitter {
       },
       this.#o.maxResponseBytes,
     );
-    this.#inflight = { handler, controller, parser, text };
+    this.#inflight = { handler, controller, parser, text, onWritten: opts.onWritten };
     handler.onRequestStart?.(controller, {});
     if (this.#inflight?.controller !== controller) return true; // aborted in onRequestStart
     if (this.#open && this.#stale()) this.#drop();
@@ -242,6 +245,7 @@ export class ClaimConnection extends EventEmitter {
     const text = f.text;
     f.text = undefined; // from here on the venue may have it
     s.write(text);
+    f.onWritten?.();
   }
 
   #data(chunk: Buffer): void {

@@ -39,6 +39,12 @@ export interface HttpTransportOptions {
   warmUp?: WarmUp;
   /** Where each claim went out: a warm lane, a lane that had to connect first, or the read pool. */
   onClaimLane?: (kind: ClaimLaneKind) => void;
+  /**
+   * A claim was just handed to its socket: at once on a warm lane, only after the connect on a
+   * fresh one, an event-loop turn (or a connect) later through the pool. The claims limiter is
+   * restamped here, so the next claim is spaced from when this one actually left.
+   */
+  onClaimWritten?: () => void;
 }
 
 export type ClaimLaneKind = "warm" | "fresh" | "pool";
@@ -87,11 +93,13 @@ export class HttpTransport {
   readonly #timeoutMs: number;
   readonly #now: () => number;
   readonly #onClaimLane: HttpTransportOptions["onClaimLane"];
+  readonly #onClaimWritten: HttpTransportOptions["onClaimWritten"];
 
   constructor(options: HttpTransportOptions) {
     this.#timeoutMs = options.timeoutMs;
     this.#now = options.now ?? Date.now;
     this.#onClaimLane = options.onClaimLane;
+    this.#onClaimWritten = options.onClaimWritten;
     const common = {
       // Backstops only: the deadline below covers the whole request. Connect gets its own, shorter
       // bound so an unreachable host is reported as not delivered (UND_ERR_CONNECT_TIMEOUT).
@@ -128,17 +136,20 @@ export class HttpTransport {
       let timedOut = false;
       let timer: NodeJS.Timeout | undefined;
       const taken = lane === "claim" ? this.#lanes.take() : undefined;
+      const written = lane === "claim" ? this.#onClaimWritten : undefined;
       const onAbort = (): void => handler.abort(new AbortedError(`request to ${endpoint} aborted`));
-      const handler = new TextResponse((err, status, text) => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        if (taken !== undefined) this.#lanes.release(taken.lane, handler.keepAlive);
-        if (err !== undefined) reject(mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs));
-        else resolve({ status, text, sentAt, receivedAt: this.#now() });
-      });
-      const request = { path: pathWithQuery, method, headers, body };
-      if (taken !== undefined) taken.lane.client.dispatch(request, handler);
-      else this.#pool.dispatch(request, handler);
+      const handler = new TextResponse(
+        (err, status, text) => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          if (taken !== undefined) this.#lanes.release(taken.lane, handler.keepAlive);
+          if (err !== undefined) reject(mapTransportError(err, endpoint, timedOut, signal, this.#timeoutMs));
+          else resolve({ status, text, sentAt, receivedAt: this.#now() });
+        },
+        taken === undefined ? written : undefined,
+      );
+      if (taken !== undefined) taken.lane.client.dispatch({ path: pathWithQuery, method, headers, body, onWritten: written }, handler);
+      else this.#pool.dispatch({ path: pathWithQuery, method, headers, body }, handler);
       // Counted after the write: nothing but the write comes before the socket.
       if (lane === "claim") this.#onClaimLane?.(taken === undefined ? "pool" : taken.fresh ? "fresh" : "warm");
       // Armed after the write (see the file comment); a request that already failed has settled.

@@ -18,6 +18,12 @@
  * network jitter; L+1 requests fit in one venue-side second only if the first of them is delayed by
  * JITTER_BUDGET_MS more than the last. 50 ms covers ordinary internet jitter and costs ~5 % of the
  * budget (10/s → 105 ms spacing, 5/s → 210 ms).
+ *
+ * "Leave" means written to the socket: a claim is written later than its permit when its connection
+ * must connect first, when it goes through the read pool (an event-loop turn later), or when the
+ * process stalls in between. The transport restamps the claims scope at each claim's write
+ * (restCore.ts → httpTransport.ts), so a late write does not eat the jitter budget of the next claim.
+ * A write later than a whole spacing is only partly covered (the next permit may already be out).
  */
 import Bottleneck from "bottleneck";
 import { AbortedError, ConfigError } from "../errors.js";

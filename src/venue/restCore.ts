@@ -170,6 +170,9 @@ export class RestCore {
           }
         : {}),
       ...(options.onClaimLane !== undefined ? { onClaimLane: options.onClaimLane } : {}),
+      // Every claim holds a claims permit (its own or the claimer's): the next one is spaced from
+      // when this one was written, not from its permit (a pooled or fresh connection writes later).
+      ...(limiters !== undefined ? { onClaimWritten: () => limiters.restamp("claims") } : {}),
     });
   }
   /** The base URL's path, prepended to every endpoint. */

@@ -13,9 +13,12 @@ export class TextResponse implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #abortReason: Error | undefined;
   readonly #done: (err: unknown, status: number, text: string) => void;
+  readonly #started: (() => void) | undefined;
 
-  constructor(done: (err: unknown, status: number, text: string) => void) {
+  /** `started`: undici is about to write the request (it calls onRequestStart just before, on a socket). */
+  constructor(done: (err: unknown, status: number, text: string) => void, started?: () => void) {
     this.#done = done;
+    this.#started = started;
   }
 
   abort(reason: Error): void {
@@ -28,7 +31,8 @@ export class TextResponse implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    if (this.#abortReason !== undefined) controller.abort(this.#abortReason);
+    if (this.#abortReason !== undefined) return controller.abort(this.#abortReason);
+    this.#started?.();
   }
 
   /** The answer's `Keep-Alive` header (the server's idle-timeout hint), when it sent one. */

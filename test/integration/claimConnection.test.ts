@@ -95,6 +95,23 @@ describe("ClaimConnection", () => {
     expect(v.bodies).toEqual(['POST /v1/liquidation {"liquidation_id":1}', 'POST /v1/liquidation {"id":2}']);
   });
 
+  test("onWritten: after the connect on a new connection, inside dispatch on an open one", async () => {
+    const v = await venue();
+    const c = connection(v.origin);
+    const events: string[] = [];
+    c.on("connect", () => events.push("connect"));
+    const dispatch = (id: number): Promise<void> =>
+      new Promise<void>((resolve) => {
+        const h = new TextResponse(() => resolve());
+        const onWritten = (): number => events.push(`written ${id}`);
+        c.dispatch({ path: "/v1/liquidation", method: "POST", headers: [], body: `{"id":${id}}`, onWritten }, h);
+        events.push(`dispatched ${id}`);
+      });
+    await dispatch(1);
+    await dispatch(2);
+    expect(events).toEqual(["dispatched 1", "connect", "written 1", "written 2", "dispatched 2"]);
+  });
+
   test("the answer carries the venue's keep-alive hint", async () => {
     const v = await venue();
     const r = await send(connection(v.origin)).answer;
