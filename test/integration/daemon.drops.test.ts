@@ -2,10 +2,12 @@
  * 20 stream drops with liquidations arriving while the streams are down (and while reconnects are
  * being refused): the REST reconcile after every reconnect (and on its interval) finds what the
  * pushes missed, and the claimer's one-state-per-id never claims an id twice. Venue truth: exactly
- * one claim request per liquidation id from our account, every one accepted.
+ * one claim applied per liquidation id from our account, and a second request for an id only after
+ * the venue answered the first "not applied" (resendProblems: a -1003 is retried, per the protocol).
  */
 import { expect } from "vitest";
 import { claimsBy, countById, ethLong, metricValue, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import { resendProblems } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 const DROPS = 20;
@@ -60,11 +62,12 @@ test("20 stream drops, liquidations added while down: every one claimed exactly 
   await waitFor(() => ids.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "every liquidation claimed", 30_000);
   // Let any stray duplicate (a late reconcile, a replayed push) arrive before counting.
   await sleep(1_000);
-  const perId = countById(requestsFrom(s));
-  const duplicates = [...perId].filter(([, n]) => n !== 1);
-  expect(duplicates).toEqual([]);
-  expect([...perId.keys()].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
-  expect(requestsFrom(s).every((r) => r.code === 0)).toBe(true);
+  const applied = countById(claimsBy(s));
+  expect([...applied].filter(([, n]) => n !== 1)).toEqual([]);
+  expect([...applied.keys()].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  expect(resendProblems(requestsFrom(s))).toEqual([]);
+  // Nothing refused but by the claim limit (5/s), which a loaded machine's jitter may still hit.
+  expect(requestsFrom(s).filter((r) => r.code !== 0 && r.code !== -1003)).toEqual([]);
 
   const text = await scrape(d.metricsUrl);
   expect(metricValue(text, "liquidator_ws_reconnects_total", { stream: "public" })).toBeGreaterThanOrEqual(DROPS);

@@ -3,15 +3,16 @@
  *
  * - 100 drops at random (seeded) moments — of one stream or both, by TCP reset or close frame,
  *   sometimes with reconnects refused for a while — with liquidations arriving in the gaps and
- *   between: every eligible liquidation is claimed exactly once (venue truth), none that is not.
+ *   between: every eligible liquidation is claimed exactly once (venue truth: applied once, sent
+ *   again only after a "not applied" answer), none that is not.
  * - A refused private-stream auth is retried with growing, jittered backoff (the venue sees a
  *   handful of attempts, not a loop), /readyz says the private stream is down and why, and it
  *   recovers when auth works again.
  */
 import { expect } from "vitest";
 import { Prng } from "../../src/sim/prng.js";
-import { claimsBy, ethLong, metricValue, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
-import { requestsPerId } from "../support/reliability.js";
+import { claimsBy, countById, ethLong, metricValue, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import { requestsPerId, resendProblems } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
 const DROPS = 100;
@@ -82,10 +83,12 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
   await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready after the storm", 20_000);
   await sleep(1_500); // several reconcile rounds and pushes: a duplicate would show now
 
-  const perId = requestsPerId(requestsFrom(s));
-  expect([...perId].filter(([, list]) => list.length !== 1).map(([id]) => id)).toEqual([]);
-  expect([...perId.keys()].sort((a, b) => a - b)).toEqual([...eligible].sort((a, b) => a - b));
-  expect(requestsFrom(s).filter((r) => r.code !== 0)).toEqual([]);
+  // Applied exactly once each; sent again only after a "not applied" answer (resendProblems).
+  expect([...countById(claimsBy(s))].filter(([, n]) => n !== 1)).toEqual([]);
+  expect(resendProblems(requestsFrom(s))).toEqual([]);
+  expect([...requestsPerId(requestsFrom(s)).keys()].sort((a, b) => a - b)).toEqual([...eligible].sort((a, b) => a - b));
+  // Nothing refused but by the claim limit (5/s), which a loaded machine's jitter may still hit.
+  expect(requestsFrom(s).filter((r) => r.code !== 0 && r.code !== -1003)).toEqual([]);
   expect(denied.some(claimed)).toBe(false);
   expect(eligible.length).toBeGreaterThanOrEqual(40);
 

@@ -32,6 +32,29 @@ export function requestsPerId(entries: readonly ClaimLogEntry[]): Map<number, Cl
   return out;
 }
 
+/**
+ * "Never claimed twice", precisely: per id, at most one request applied, nothing sent after it, and
+ * every earlier request answered with a code that says it was not applied and may be sent again
+ * (docs/protocol.md §3: -1003 rate limited, -1011 not processed, -1012 another claim in process,
+ * -1203 refused by its limit price). A second request for an id after such an answer is the
+ * claimer's legitimate retry; after a success, a lost answer or any other refusal it is a bug.
+ * Returns the problems found (empty: the history is sound).
+ */
+export function resendProblems(entries: readonly ClaimLogEntry[]): string[] {
+  const problems: string[] = [];
+  for (const [id, list] of requestsPerId(entries)) {
+    const codes = [...list].sort((a, b) => a.seq - b.seq).map((e) => e.code);
+    const applied = codes.filter((c) => c === 0).length;
+    if (applied > 1) problems.push(`${id}: applied ${applied} times (${codes.join(", ")})`);
+    const early = codes.slice(0, -1).filter((c) => !RESENDABLE.has(c));
+    if (early.length > 0) problems.push(`${id}: sent again after ${early.join(", ")} (${codes.join(", ")})`);
+  }
+  return problems;
+}
+
+/** Answers that say a claim was not applied and may be sent again (see resendProblems). */
+const RESENDABLE: ReadonlySet<number> = new Set([-1003, -1011, -1012, -1203]);
+
 /** The largest number of [start, end] intervals that overlap at one instant (ends before starts at a tie). */
 export function maxOverlap(intervals: readonly { start: number; end: number }[]): number {
   const events: [number, number][] = [];
