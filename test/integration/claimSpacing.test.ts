@@ -11,15 +11,9 @@ import { createVenueLimiters } from "../../src/venue/limiters.js";
 import { RestClient } from "../../src/venue/rest.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 import { type FakeVenueServer, ok, startFakeVenue } from "../support/fakeVenue.js";
+import { VENUE_LIMITS as LIMITS } from "../support/venueLimits.js";
 
 const CLAIM = "/v1/liquidation";
-const LIMITS = {
-  public_per_second: 10,
-  claims_per_second: 5,
-  admin_orders_per_second: 10,
-  account_reads_per_second: 3,
-  orders_per_second: 10,
-};
 
 const teardown: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -1,14 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createVenueLimiters, type LimiterName, spacingFor, type VenueLimiters } from "../../src/venue/limiters.js";
-
-const LIMITS = {
-  public_per_second: 10,
-  claims_per_second: 5,
-  admin_orders_per_second: 10,
-  account_reads_per_second: 3,
-  orders_per_second: 10,
-};
+import { VENUE_LIMITS as LIMITS } from "../support/venueLimits.js";
 
 /** Largest number of start times inside any closed window [t, t + windowMs]. */
 function maxInWindow(times: number[], windowMs = 1000): number {
