@@ -121,11 +121,7 @@ export function assembleDaemon(o: {
     book,
     exposure,
     positions,
-    acquire: gatedPermit(
-      slices,
-      (s) => limiters.acquire("claims", s),
-      () => limiters.restamp("claims"),
-    ),
+    acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     store,

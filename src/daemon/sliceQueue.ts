@@ -136,17 +136,12 @@ export class SliceQueue implements Slicer {
 /**
  * The claims pump's permit, gated on the slices: while a frame is being sliced, the pump waits for
  * its end before taking a permit, and a permit granted while a frame is being sliced is used at the
- * frame's end — the claim sent on it is the frame's best — and `restamp`ed then, so the limiter
- * spaces the next permit from the moment the claim actually leaves (a permit used late must never
- * bring two claims closer than the venue's limit allows).
+ * frame's end, so the claim sent on it is the frame's best. A permit used late never brings two
+ * claims closer than the venue allows: the transport restamps the claims limiter when each claim
+ * is written (restCore.ts, `onClaimWritten`).
  */
-export function gatedPermit(
-  slices: SliceQueue,
-  acquire: (signal: AbortSignal) => Promise<void>,
-  restamp: () => void,
-): (signal: AbortSignal) => Promise<void> {
-  const afterPermit = (signal: AbortSignal): Promise<void> =>
-    acquire(signal).then(() => (slices.busy ? slices.idle(signal).then(restamp) : undefined));
+export function gatedPermit(slices: SliceQueue, acquire: (signal: AbortSignal) => Promise<void>): (signal: AbortSignal) => Promise<void> {
+  const afterPermit = (signal: AbortSignal): Promise<void> => acquire(signal).then(() => (slices.busy ? slices.idle(signal) : undefined));
   return (signal) => (slices.busy ? slices.idle(signal).then(() => afterPermit(signal)) : afterPermit(signal));
 }
 

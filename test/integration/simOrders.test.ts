@@ -3,54 +3,19 @@
  * looking up by id and client id, cancelling, listing; positions, holding, client info, the order
  * book and one symbol's info; the per-route limits; an order applied whose answer is lost.
  */
-import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
-import { Signer } from "../../src/venue/signer.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { signedSim } from "../support/signedSim.js";
 
 const ETH = "PERP_ETH_USDC";
-const clock = { t: Date.now() };
-let sim: SimulatorHandle;
-let signer: Signer;
-
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 5, now: () => clock.t, scenario: { ...QUIET_SCENARIO, markIntervalMs: 0 } });
-  signer = new Signer({ secret: sim.secret, accountId: sim.accountId });
-  sim.core.setMark(ETH, 2_000);
-});
-afterAll(async () => {
-  await sim.close();
-});
+const venue = signedSim({ seed: 5, marks: { [ETH]: 2_000 } });
+const { clock, call } = venue;
+const hold = (qty: number): Promise<void> => venue.hold(ETH, qty);
 afterEach(() => {
-  sim.core.trading.faults.clear();
+  venue.sim.core.trading.faults.clear();
   clock.t += 61_000; // a fresh window for every limit, client info's 60 s included
 });
 
-async function call(
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = text === undefined ? {} : { "content-type": "application/json" };
-  if (!path.startsWith("/v1/public")) Object.assign(headers, signer.headers(method, path, text, clock.t));
-  const res = await request(`${sim.baseUrl}${path}`, { method, headers, ...(text !== undefined ? { body: text } : {}) });
-  const raw = await res.body.text();
-  return { status: res.statusCode, json: raw === "" ? {} : (JSON.parse(raw) as Record<string, unknown>) };
-}
-
 const data = <T>(a: { json: Record<string, unknown> }): T => a.json.data as T;
-
-async function hold(qty: number): Promise<void> {
-  const id = sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: qty }] });
-  const r = await sim.core.submitClaim(
-    sim.accountId,
-    { liquidation_id: id, ratio_qty_request: 1, limit_price: { [ETH]: qty > 0 ? 4_000 : 1_000 } },
-    clock.t,
-  );
-  expect(r.ok).toBe(true);
-}
 
 describe("orders over HTTP", () => {
   it("places a reduce-only IOC, finds it by id and by client id, lists it; positions and holding agree", async () => {
@@ -131,13 +96,13 @@ describe("orders over HTTP", () => {
 
   it("faults: refused orders, and an order applied whose answer is lost (the lookup finds it)", async () => {
     await hold(1);
-    sim.core.trading.faults.refuseOrders(1, -1011);
+    venue.sim.core.trading.faults.refuseOrders(1, -1011);
     const order = { symbol: ETH, order_type: "IOC", side: "SELL", order_price: 1_990, order_quantity: 0.1, reduce_only: true };
     expect((await call("POST", "/v1/order", { ...order, client_order_id: "f-1" })).json.code).toBe(-1011);
-    sim.core.trading.faults.loseAnswers(1);
+    venue.sim.core.trading.faults.loseAnswers(1);
     await expect(call("POST", "/v1/order", { ...order, client_order_id: "f-2" })).rejects.toThrow();
     expect(data<{ status: string }>(await call("GET", "/v1/client/order/f-2")).status).toBe("FILLED");
-    sim.core.trading.faults.partialFills(0.5, { symbol: ETH, times: 1 });
+    venue.sim.core.trading.faults.partialFills(0.5, { symbol: ETH, times: 1 });
     const half = data<{ order_id: number }>(await call("POST", "/v1/order", { ...order, order_quantity: 0.2 }));
     expect(data<{ total_executed_quantity: number }>(await call("GET", `/v1/order/${half.order_id}`)).total_executed_quantity).toBeCloseTo(
       0.1,

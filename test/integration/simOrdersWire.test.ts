@@ -5,59 +5,28 @@
  * book and refusal faults through the simulator handle, and the executionreport / position / balance
  * pushes of a claim and its unwind.
  */
-import { request } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { VENUE_CODES } from "../../src/venue/errors.js";
 import { clientInfoSchema, orderAckSchema, orderRecordSchema, ordersPageSchema } from "../../src/venue/orderSchemas.js";
 import { positionsSchema } from "../../src/venue/restSchemas.js";
-import { Signer } from "../../src/venue/signer.js";
 import { parsePositions } from "../../src/venue/wire.js";
 import { parseBalance, parseExecutionReport } from "../../src/venue/wireOrders.js";
+import { signedSim } from "../support/signedSim.js";
 import { type Frame, TestClient } from "./simStreamsHarness.js";
 
 const ETH = "PERP_ETH_USDC";
-const clock = { t: Date.now() };
-let sim: SimulatorHandle;
-let signer: Signer;
-
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 11, now: () => clock.t, scenario: { ...QUIET_SCENARIO, markIntervalMs: 0 } });
-  signer = new Signer({ secret: sim.secret, accountId: sim.accountId });
-  sim.core.setMark(ETH, 2_000);
-});
-afterAll(async () => {
-  await sim.close();
-});
+const venue = signedSim({ seed: 11, marks: { [ETH]: 2_000 } });
+const { clock, call } = venue;
+const hold = (qty: number): Promise<void> => venue.hold(ETH, qty);
 afterEach(() => {
-  sim.faults.orders.clear();
-  sim.core.setCollateral(sim.accountId, 1_000_000);
+  venue.sim.faults.orders.clear();
+  venue.sim.core.setCollateral(venue.sim.accountId, 1_000_000);
   clock.t += 61_000; // a fresh window for every limit
 });
 
-async function call(method: "GET" | "POST" | "DELETE", path: string, body?: unknown, raw?: string) {
-  const text = raw ?? (body === undefined ? undefined : JSON.stringify(body));
-  const headers: Record<string, string> = text === undefined ? {} : { "content-type": "application/json" };
-  if (!path.startsWith("/v1/public")) Object.assign(headers, signer.headers(method, path, text, clock.t));
-  const res = await request(`${sim.baseUrl}${path}`, { method, headers, ...(text !== undefined ? { body: text } : {}) });
-  const answer = await res.body.text();
-  return { status: res.statusCode, json: (answer === "" ? {} : JSON.parse(answer)) as Record<string, unknown> };
-}
-
-async function hold(qty: number): Promise<void> {
-  const id = sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: qty }] });
-  const r = await sim.core.submitClaim(
-    sim.accountId,
-    { liquidation_id: id, ratio_qty_request: 1, limit_price: { [ETH]: qty > 0 ? 4_000 : 1_000 } },
-    clock.t,
-  );
-  expect(r.ok).toBe(true);
-}
-
 /** Every test starts flat. */
 function flatten(): void {
-  sim.core.closePositions(sim.accountId);
+  venue.sim.core.closePositions(venue.sim.accountId);
 }
 
 const sell = { symbol: ETH, order_type: "IOC", side: "SELL", order_price: 1_990, order_quantity: 0.1, reduce_only: true };
@@ -91,7 +60,7 @@ describe("every refusal code of POST /v1/order, with its HTTP status", () => {
     const dup = await call("POST", "/v1/order", rest);
     expect([dup.status, dup.json.code]).toEqual([409, -1007]);
     await call("DELETE", `/v1/order?order_id=${first.order_id}&symbol=${ETH}`);
-    sim.core.setCollateral(sim.accountId, 10);
+    venue.sim.core.setCollateral(venue.sim.accountId, 10);
     const broke = await call("POST", "/v1/order", { ...rest, client_order_id: "dup-2" });
     expect([broke.status, broke.json.code]).toEqual([VENUE_CODES.get(-1101)?.status, -1101]);
     expect((await call("DELETE", `/v1/order?order_id=${first.order_id}&symbol=${ETH}`)).json.code).toBe(-1006);
@@ -99,8 +68,8 @@ describe("every refusal code of POST /v1/order, with its HTTP status", () => {
 
   it("-1011 and -1012 from the fault controls, the order not applied", async () => {
     await hold(1);
-    sim.faults.orders.refuseOrders(1, -1011);
-    sim.faults.orders.refuseOrders(1, -1012);
+    venue.sim.faults.orders.refuseOrders(1, -1011);
+    venue.sim.faults.orders.refuseOrders(1, -1012);
     expect((await call("POST", "/v1/order", { ...sell, client_order_id: "r-1" })).json.code).toBe(-1011);
     expect((await call("POST", "/v1/order", { ...sell, client_order_id: "r-2" })).json.code).toBe(-1012);
     expect((await call("GET", "/v1/client/order/r-1")).json.code).toBe(-1006);
@@ -173,7 +142,7 @@ describe("one rate window per operation (docs/protocol.md §6)", () => {
 describe("faults over HTTP", () => {
   it("an empty book shows no level and fills nothing until it is back", async () => {
     await hold(1);
-    sim.faults.orders.emptyBook(ETH, 5_000);
+    venue.sim.faults.orders.emptyBook(ETH, 5_000);
     const book = (await call("GET", `/v1/orderbook/${ETH}?max_level=5`)).json.data as { asks: unknown[]; bids: unknown[] };
     expect([book.asks.length, book.bids.length]).toEqual([0, 0]);
     const none = orderAckSchema.parse((await call("POST", "/v1/order", sell)).json.data);
@@ -190,14 +159,14 @@ describe("faults over HTTP", () => {
 
 describe("private pushes over a real socket", () => {
   it("a claim pushes position and balance; an unwind pushes executionreport per state and fill, and the position flat", async () => {
-    const c = await TestClient.open(`${sim.wsPrivateUrl}/v2/ws/private/stream/${sim.accountId}`);
+    const c = await TestClient.open(`${venue.sim.wsPrivateUrl}/v2/ws/private/stream/${venue.sim.accountId}`);
     try {
-      c.send({ id: "auth-1", event: "auth", params: signer.wsAuthParams(clock.t) });
+      c.send({ id: "auth-1", event: "auth", params: venue.signer.wsAuthParams(clock.t) });
       expect(await c.answer("auth-1")).toMatchObject({ success: true });
       for (const topic of ["executionreport", "position", "balance"]) expect(await c.subscribe(topic)).toMatchObject({ success: true });
-      const holdingBefore = sim.core.accounts.get(sim.accountId)?.collateral as number;
+      const holdingBefore = venue.sim.core.accounts.get(venue.sim.accountId)?.collateral as number;
       // A flat position keeps the cost of its closed trades (unsettled until settled): the claim adds to it.
-      const costBefore = sim.core.trading.booksOf(sim.accountId).get(ETH)?.costPosition ?? 0;
+      const costBefore = venue.sim.core.trading.booksOf(venue.sim.accountId).get(ETH)?.costPosition ?? 0;
       await hold(1);
       const afterClaim = await c.waitFor((f) => f.topic === "position", "position after the claim");
       expect(parsePositions(afterClaim.data)?.positions).toEqual([
