@@ -10,8 +10,10 @@
  * Per symbol the book remembers the venue time its quantity is as of, and a report older than that
  * is ignored for the symbol: a REST snapshot taken before a push must not undo the push, and a claim
  * applied before the last report of its symbol is already in it (adding it again would count it
- * twice and block claims the policy allows). A claim applied after it is added, and its time becomes
- * the symbol's time. Pure: no clock, no I/O.
+ * twice and block claims the policy allows). A claim or fill after the last report is added, and
+ * moves the symbol's time on for reports. Increments are not gated by each other: two of them at the
+ * same venue millisecond (the trades of one IOC across book levels, a claim and a fill) are both
+ * new, so they are compared with the last full report only. Pure: no clock, no I/O.
  */
 import type { Exposure, HeldPositionInput } from "./exposure.js";
 import { roundQty } from "./quantize.js";
@@ -33,7 +35,10 @@ const QTY_EPSILON = 1e-9;
 
 export class PositionBook {
   readonly #exposure: ExposureView;
+  /** Venue time of the newest news of each symbol (a report or an increment): older reports are stale. */
   readonly #asOf = new Map<string, number>();
+  /** Venue time of the last report (push or snapshot) applied per symbol: increments up to it are in it. */
+  readonly #reportedAt = new Map<string, number>();
   readonly #listeners: PositionListener[] = [];
   #known = false;
 
@@ -71,7 +76,7 @@ export class PositionBook {
       if (!Number.isFinite(p.positionQty)) continue;
       if (venueTs !== undefined && venueTs < this.asOf(p.symbol)) continue;
       this.#set(p.symbol, p.positionQty, p.markPrice);
-      if (venueTs !== undefined) this.#asOf.set(p.symbol, venueTs);
+      if (venueTs !== undefined) this.#reported(p.symbol, venueTs);
     }
   }
 
@@ -90,7 +95,7 @@ export class PositionBook {
       if (listed.has(symbol) || this.#exposure.heldQty(symbol) === 0) continue;
       if (venueTs !== undefined && venueTs < this.asOf(symbol)) continue;
       this.#set(symbol, 0, undefined);
-      if (venueTs !== undefined) this.#asOf.set(symbol, venueTs);
+      if (venueTs !== undefined) this.#reported(symbol, venueTs);
     }
     this.#known = true;
     if (!wasKnown) return [];
@@ -111,10 +116,10 @@ export class PositionBook {
     const uncovered: Record<string, number> = {};
     const before = new Map<string, number>();
     for (const symbol of Object.keys(qty)) {
-      if (venueTs <= this.asOf(symbol)) continue;
+      if (this.#covered(symbol, venueTs)) continue;
       uncovered[symbol] = qty[symbol] as number;
       before.set(symbol, this.#exposure.heldQty(symbol));
-      this.#asOf.set(symbol, venueTs);
+      this.#advance(symbol, venueTs);
     }
     this.#exposure.commit(liquidationId, uncovered);
     for (const [symbol, b] of before) this.#changed(symbol, b);
@@ -122,10 +127,24 @@ export class PositionBook {
 
   /** A fill of the account's own order, `qty` signed (+ buy), at venue time `venueTs`: added unless a report already has it. */
   applyOwnFill(symbol: string, qty: number, venueTs: number): void {
-    if (!Number.isFinite(qty) || qty === 0 || venueTs <= this.asOf(symbol)) return;
+    if (!Number.isFinite(qty) || qty === 0 || this.#covered(symbol, venueTs)) return;
     const held = this.#exposure.heldQty(symbol);
     this.#set(symbol, roundQty(held + qty), undefined);
+    this.#advance(symbol, venueTs);
+  }
+
+  /** An increment at `venueTs` is already in the symbol's last report. */
+  #covered(symbol: string, venueTs: number): boolean {
+    return venueTs <= (this.#reportedAt.get(symbol) ?? Number.NEGATIVE_INFINITY);
+  }
+
+  #reported(symbol: string, venueTs: number): void {
+    this.#reportedAt.set(symbol, venueTs);
     this.#asOf.set(symbol, venueTs);
+  }
+
+  #advance(symbol: string, venueTs: number): void {
+    if (venueTs > this.asOf(symbol)) this.#asOf.set(symbol, venueTs);
   }
 
   #set(symbol: string, qty: number, markPrice: number | undefined): void {

@@ -88,6 +88,30 @@ describe("PositionBook", () => {
     expect(exposure.heldQty(SOL)).toBe(0);
   });
 
+  test("increments at the same venue millisecond all count; only the last report covers them", () => {
+    const { exposure, positions } = book();
+    positions.applySnapshot([{ symbol: ETH, positionQty: 3 }], 1_000);
+    // One IOC across two book levels: two trades stamped alike; then a claim answered in that ms.
+    positions.applyOwnFill(ETH, -1.25, 1_100);
+    positions.applyOwnFill(ETH, -1.25, 1_100);
+    expect(exposure.heldQty(ETH)).toBe(0.5);
+    exposure.reserve(9, { [ETH]: 2 });
+    positions.settleClaim(9, { [ETH]: 2 }, 1_100);
+    expect(exposure.heldQty(ETH)).toBe(2.5);
+    // An answer that arrives late, older than the fills but newer than the report, is still new.
+    exposure.reserve(10, { [ETH]: 1 });
+    positions.settleClaim(10, { [ETH]: 1 }, 1_050);
+    expect(exposure.heldQty(ETH)).toBe(3.5);
+    // A report of 1,100 has all of them; a fill stamped 1,100 that arrives after it is in it.
+    positions.applyPush([{ symbol: ETH, positionQty: 3.5 }], 1_100);
+    positions.applyOwnFill(ETH, -1, 1_100);
+    expect(exposure.heldQty(ETH)).toBe(3.5);
+    // A snapshot older than the newest increment still does not undo it.
+    positions.applyOwnFill(ETH, -1, 1_200);
+    positions.applySnapshot([{ symbol: ETH, positionQty: 3.5 }], 1_150);
+    expect(exposure.heldQty(ETH)).toBe(2.5);
+  });
+
   test("reports without a venue time apply as they come", () => {
     const { exposure, positions } = book();
     positions.applyPush([{ symbol: ETH, positionQty: 3 }], 5_000);
