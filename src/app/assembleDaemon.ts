@@ -9,6 +9,7 @@ import { reloadPolicy } from "../config/reloadPolicy.js";
 import type { CaptureTap } from "../daemon/captureTap.js";
 import { Claimer } from "../daemon/claimer.js";
 import { claimObserver } from "../daemon/claimObserver.js";
+import { ClaimRehearsal } from "../daemon/claimRehearsal.js";
 import { ClaimSender } from "../daemon/claimSender.js";
 import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
 import { Housekeeping } from "../daemon/housekeeping.js";
@@ -207,8 +208,16 @@ export function assembleDaemon(o: {
     },
   });
 
+  const rehearsalLog = logger.child({ component: "rehearsal" });
+  const rehearsal = new ClaimRehearsal({
+    claimer,
+    intervalMs: config.venue.claim_rehearsal_ms,
+    onRun: () => metrics.claimRehearsals.inc(),
+    onError: (err) => rehearsalLog.error({ err: err.message }, "the claim rehearsal failed and stopped (claims are not affected)"),
+  });
   const daemon = new Daemon({
     rest,
+    rehearsal,
     signer,
     publicUrl: `${venue.wsUrl}/ws/stream/${venue.accountId}`,
     privateUrl: `${venue.wsPrivateUrl}/v2/ws/private/stream/${venue.accountId}`,

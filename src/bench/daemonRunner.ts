@@ -23,6 +23,8 @@ export interface DaemonRunOptions {
   nodeArgs?: string[];
   /** `state.capture` on (README "Policy lab"): the capture's cost is then part of what is measured. */
   capture?: boolean;
+  /** `venue.claim_rehearsal_ms`; none: the daemon's default. */
+  claimRehearsalMs?: number;
 }
 
 export interface RunningDaemon {
@@ -63,7 +65,7 @@ function configYaml(o: DaemonRunOptions, port: number, stateDir: string): string
   base_url: ${v.baseUrl}
   ws_url: ${v.wsUrl}
   ws_private_url: ${v.wsUrl}
-  account_id: "${v.accountId}"
+  account_id: "${v.accountId}"${o.claimRehearsalMs === undefined ? "" : `\n  claim_rehearsal_ms: ${o.claimRehearsalMs}`}
   limits:
     public_per_second: 10
     claims_per_second: ${o.claimsPerSecond}

@@ -56,11 +56,14 @@ const { values: args } = parseArgs({
     out: { type: "string", default: join(root, "bench", "results") },
     profile: { type: "string" },
     "node-args": { type: "string" },
+    /** The daemon's `venue.claim_rehearsal_ms` (default: its own default; 0 measures the claim path cold). */
+    "rehearsal-ms": { type: "string" },
     /** The daemon executable to measure (another build, e.g. for a before/after comparison). */
     cli: { type: "string", default: join(root, "dist", "cli.js") },
   },
 });
 const CLI = resolve(args.cli);
+const rehearsal = args["rehearsal-ms"] === undefined ? {} : { claimRehearsalMs: Number(args["rehearsal-ms"]) };
 const phases = new Set(args.phases.split(","));
 const group = new ProcessGroup();
 const work = mkdtempSync(join(tmpdir(), "liquidator-bench-"));
@@ -142,7 +145,7 @@ async function latencyPhase(
   try {
     const daemon = await startDaemon(
       group,
-      { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs, capture: args.capture },
+      { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs, capture: args.capture, ...rehearsal },
       "latency",
     );
     floor = await startFloor(lanes[1]!);
@@ -178,7 +181,7 @@ async function cascadePhase(total: number, run = 0): Promise<CascadeResult> {
     // A state dir per run: each run is a new venue, whose journal a daemon must not share.
     const daemon = await startDaemon(
       group,
-      { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs },
+      { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs, ...rehearsal },
       `cascade-${run}`,
     );
     await sleep(1_500); // first reconcile and rewards poll out of the way
@@ -273,7 +276,15 @@ async function main(): Promise<void> {
       node: process.version,
       os: `${type()} ${release()}`,
     },
-    settings: { frames, warmup, cascadeLiquidations: total, phases: [...phases], daemon: relative(process.cwd(), CLI), daemonNodeArgs },
+    settings: {
+      frames,
+      warmup,
+      cascadeLiquidations: total,
+      phases: [...phases],
+      daemon: relative(process.cwd(), CLI),
+      daemonNodeArgs,
+      claimRehearsalMs: args["rehearsal-ms"] ?? "default",
+    },
   };
   let svg: string | undefined;
   if (phases.has("latency")) {

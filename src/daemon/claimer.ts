@@ -82,6 +82,8 @@ export class Claimer {
   readonly #options: ClaimerOptions & { now: () => number; monotonic: () => number };
   readonly #outcomes: ClaimOutcomes;
   readonly #queue = new RankingQueue<number>();
+  /** The rehearsal's own queue: it runs the ranking's code on data no claim is taken from. */
+  readonly #rehearsalQueue = new RankingQueue<number>();
   readonly #ids = new Map<number, IdState>();
   /** Last skip reason per open id: the skip metric counts a liquidation once per reason, not per re-check. */
   readonly #skips = new Map<number, string>();
@@ -286,6 +288,24 @@ export class Claimer {
       if (this.#holdUntil > this.#options.now()) continue;
       this.#sendBest();
     }
+  }
+
+  /**
+   * The claim path of `liquidation` up to the socket with every effect left out (claimRehearsal.ts):
+   * decide, rank (in a queue of its own), build the body, the journal line and the signed request
+   * text. Nothing is reserved, queued, journaled, counted or sent; the claimer's state is untouched.
+   * Returns the bytes built (0 when the policy skips it).
+   */
+  rehearse(liquidation: Liquidation): number {
+    const o = this.#options;
+    const now = o.now();
+    const d = o.decide(liquidation, now);
+    if (d.action === "skip") return 0;
+    this.#rehearsalQueue.push(d.liquidationId, d.expectedFee, liquidation.timestamp, d.liquidationId);
+    this.#rehearsalQueue.pop();
+    const body = claimRequestBody(d);
+    const line = JSON.stringify(intentRecord(d, body, now, o.sender.dryRun, liquidation.positions));
+    return line.length + o.sender.rehearse(body);
   }
 
   /**

@@ -17,6 +17,7 @@ import type { Signer } from "../venue/signer.js";
 import { StreamClient, type StreamKind, type StreamLogger } from "../venue/stream.js";
 import type { StreamData } from "../venue/wire.js";
 import type { Claimer, ClaimerLogger } from "./claimer.js";
+import type { ClaimRehearsal } from "./claimRehearsal.js";
 import type { Housekeeping } from "./housekeeping.js";
 import type { Ingest } from "./ingest.js";
 import type { PolicyState } from "./policyState.js";
@@ -37,6 +38,8 @@ export interface DaemonOptions {
   ingest: Ingest;
   marks: MarkBook;
   claimer: Claimer;
+  /** Keeps the claim path warm between liquidations (claimRehearsal.ts); none: no rehearsal. */
+  rehearsal?: ClaimRehearsal;
   metrics: Metrics;
   watchdog: Watchdog;
   logger: DaemonLogger;
@@ -148,10 +151,12 @@ export class Daemon {
     const streams = Object.values(this.#streams).map((s) => s.start(signal));
     claimer.start();
     afterStart?.();
+    this.#options.rehearsal?.start();
     const symbols = this.#symbolsLoop(signal);
     const feed = this.#feed.run(signal);
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     clearInterval(tick);
+    this.#options.rehearsal?.stop();
     await claimer.stop();
     await Promise.allSettled([...streams, symbols, feed]);
   }
@@ -170,6 +175,7 @@ export class Daemon {
       onData: (data: StreamData) => {
         // Claim first: the frame goes to ingest (and a claim it brings onto the socket) before the counting.
         ingest.stream(data);
+        if (data[0] === "liquidation") this.#options.rehearsal?.sample(data[1], data[2]);
         let counter = messages.get(data[0]);
         if (counter === undefined) {
           counter = metrics.wsMessages.labels(stream, data[0]);

@@ -144,6 +144,7 @@ export interface Metrics {
   readonly markPriceAge: Gauge<"symbol">;
   readonly exposureNotional: Gauge<"symbol">;
   readonly claimConnections: Counter<"kind">;
+  readonly claimRehearsals: Counter;
   readonly feeEarned: Counter<"symbol">;
   readonly httpRequests: Counter<"endpoint" | "status">;
   readonly httpRequestDuration: Histogram<"endpoint">;
@@ -257,6 +258,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       "Claims by the connection they went out on: warm (kept open), fresh (had to connect first), pool (every claim lane busy)",
       ["kind"],
     ),
+    claimRehearsals: counter(
+      "claim_rehearsals_total",
+      "Runs of the claim path on the last liquidation seen that send nothing (venue.claim_rehearsal_ms): they keep it in the CPU caches",
+    ),
     feeEarned: counter("fee_earned_total", "Liquidator fee earned from successful claims (quote)", ["symbol"]),
     httpRequests: counter("http_requests_total", "REST requests to the venue by path template and HTTP status ('error' = no response)", [
       "endpoint",
@@ -328,6 +333,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);
   metrics.captureDropped.inc(0);
+  metrics.claimRehearsals.inc(0);
 
   if (options.defaultMetrics !== false)
     collectDefaultMetrics({ register: registry, prefix: p, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });

@@ -19,6 +19,7 @@ import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Dispatcher } from "undici";
 import { NOT_DELIVERED_CODES } from "./errors.js";
+import { http1RequestText } from "./http1Request.js";
 import { Http1ResponseParser } from "./http1Response.js";
 import { keepAliveHintMs } from "./keepAliveHint.js";
 
@@ -50,7 +51,6 @@ export interface ClaimDispatch {
  * "never delivered" (connect refused, DNS, certificates...); any other such failure gets this one.
  */
 const UNSENT = "UND_ERR_CLOSED";
-const UNSAFE = /[\r\n\0]/;
 
 function coded(message: string, code: string, cause?: unknown): Error {
   return Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { code });
@@ -113,7 +113,7 @@ export class ClaimConnection extends EventEmitter {
     if (this.#inflight !== undefined) return this.#refuse(handler, controller, coded("claim connection busy", UNSENT));
     let text: string;
     try {
-      text = this.#requestText(opts);
+      text = http1RequestText(this.#host, opts);
     } catch (err) {
       return this.#refuse(handler, controller, coded((err as Error).message, UNSENT));
     }
@@ -222,20 +222,6 @@ export class ClaimConnection extends EventEmitter {
 
   #stale(): boolean {
     return this.#o.now() - this.#idleSince > this.#keepAliveMs - this.#o.staleMarginMs;
-  }
-
-  #requestText(o: ClaimDispatch): string {
-    if (UNSAFE.test(o.path) || o.path.includes(" ") || !o.path.startsWith("/")) throw new Error("bad request path");
-    let head = `${o.method} ${o.path} HTTP/1.1\r\nhost: ${this.#host}\r\nconnection: keep-alive\r\n`;
-    const h = Array.isArray(o.headers) ? o.headers : Object.entries(o.headers).flat();
-    for (let i = 0; i + 1 < h.length; i += 2) {
-      const name = h[i] as string;
-      const value = h[i + 1] as string;
-      if (UNSAFE.test(name) || UNSAFE.test(value) || name.includes(":")) throw new Error("bad request header");
-      head += `${name}: ${value}\r\n`;
-    }
-    if (o.body === undefined) return `${head}\r\n`;
-    return `${head}content-length: ${Buffer.byteLength(o.body)}\r\n\r\n${o.body}`;
   }
 
   #write(): void {

@@ -129,6 +129,11 @@ export class RestClient extends RestCore {
     ).then(dataOf);
   }
 
+  /** A claim's request built and signed as `claimLiquidation` would, never sent (the claim rehearsal). */
+  rehearseClaim(body: ClaimRequest): number {
+    return this.rehearse(this.#claimPath, JSON.stringify(body));
+  }
+
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {
     const q = buildQuery({ page: query.page, size: query.size, start_t: query.start_t, end_t: query.end_t });
     return this.get(ENDPOINTS.openLiquidations, "public", q, openLiquidationsSchema, false, opts).then(dataOf);

@@ -246,6 +246,14 @@ export class RestCore {
     return this.#interpret(endpoint, res, schema);
   }
 
+  /**
+   * What `attempt` does for a signed POST before the socket, and nothing else: the signature, the
+   * headers and the request text (the claim rehearsal, daemon/claimRehearsal.ts). Returns the text's length.
+   */
+  rehearse(pathWithQuery: string, body: string): number {
+    return this.#transport.rehearse("POST", pathWithQuery, this.#signedHeaders("POST", pathWithQuery, body), body);
+  }
+
   #signedHeaders(method: string, pathWithQuery: string, body: string | undefined): string[] {
     if (this.#signer === undefined) {
       throw new ConfigError("LIQUIDATOR_SECRET", "a signed venue request needs a secret and venue.account_id");

@@ -71,4 +71,30 @@ describe("daemon against the simulated venue", () => {
     expect((await fetch(`${daemon.metricsUrl}/readyz`)).status).toBe(200);
     expect(await metric(daemon.metricsUrl, "liquidator_claims_result_total", { result: "rejected" })).toBe(0);
   });
+
+  test("the claim rehearsal runs between liquidations and sends, journals and counts nothing", async ({ rig }) => {
+    const sim = await rig.sim();
+    const dir = await rig.dir("rehearsal");
+    const daemon = await rig.daemon({ sim, stateDir: dir, sections: { venue: { claim_rehearsal_ms: 1 } } });
+    const d = daemon;
+    // Streams up: the liquidation comes as a push, which is what the rehearsal samples.
+    await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "/readyz 200");
+    const id = sim.core.addLiquidation(ethLong(1));
+    await waitFor(() => readJournal(d.stateDir).outcomes.has(id), "claimed and journaled");
+    const before = await metric(d.metricsUrl, "liquidator_claim_rehearsals_total");
+    const intents = (): unknown[] => journalLines(dir).filter((l) => l.t === "intent");
+    expect(intents()).toHaveLength(1);
+    // Quiet: the last liquidation seen is rehearsed over and over.
+    await waitFor(async () => (await metric(d.metricsUrl, "liquidator_claim_rehearsals_total")) > before + 100, "100 rehearsals");
+    expect(countById(requestsFrom(sim)).get(id)).toBe(1);
+    expect(requestsFrom(sim)).toHaveLength(1);
+    expect(intents()).toHaveLength(1);
+    const text = await scrape(d.metricsUrl);
+    expect(metricValue(text, "liquidator_claims_submitted_total")).toBe(1);
+    expect(metricValue(text, "liquidator_claims_skipped_total")).toBe(0);
+    // And the next liquidation is claimed as ever.
+    const next = sim.core.addLiquidation(ethLong(2));
+    await waitFor(() => readJournal(d.stateDir).outcomes.has(next), "the next claimed");
+    expect(countById(requestsFrom(sim)).get(next)).toBe(1);
+  });
 });

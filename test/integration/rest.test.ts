@@ -229,6 +229,30 @@ describe("retries", () => {
     expect(venue.count("POST", CLAIM) - before).toBe(1);
   });
 
+  test("a claim rehearsal builds and signs the claim's request and sends nothing; the claim after it goes out once", async () => {
+    const c = client({ signer: signer() });
+    const body = { liquidation_id: 9, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } };
+    const before = venue.requests.length;
+    const sizes = Array.from({ length: 20 }, () => c.rehearseClaim(body));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(venue.requests.length).toBe(before);
+    venue.route("POST", CLAIM, () => ok(claimAnswer));
+    await c.claimLiquidation(body);
+    expect(venue.requests.length).toBe(before + 1);
+    const sent = venue.requests.at(-1);
+    expect(sent?.body).toBe(JSON.stringify(body));
+    // The request line, host, keep-alive, the signed headers, content-length and the body.
+    const signed = ["timestamp", "account-id", "key", "signature"].map((h) => `service-${h}`);
+    const head = Object.entries(sent?.headers ?? {}).filter(([k]) => [...signed, "accept", "content-type"].includes(k));
+    expect(head).toHaveLength(6);
+    const length =
+      `POST ${CLAIM} HTTP/1.1\r\nhost: ${new URL(venue.baseUrl).host}\r\nconnection: keep-alive\r\n`.length +
+      head.reduce((n, [k, v]) => n + `${k}: ${v}\r\n`.length, 0) +
+      `content-length: ${sent?.body.length}\r\n\r\n`.length +
+      (sent?.body.length ?? 0);
+    expect(new Set(sizes)).toEqual(new Set([length]));
+  });
+
   test("POST cut off after delivery: TransportError maybeDelivered, one attempt", async () => {
     const before = venue.count("POST", CLAIM);
     venue.route("POST", CLAIM, () => ({ destroy: true }));

@@ -71,6 +71,13 @@ export interface VenueCall {
 /** The transport: records every claim that would leave the process; the test answers each. */
 export class FakeClaimTransport implements ClaimTransport {
   readonly calls: VenueCall[] = [];
+  /** Bodies the claim rehearsal built (never sent). */
+  readonly rehearsed: ClaimRequest[] = [];
+
+  rehearseClaim(body: ClaimRequest): number {
+    this.rehearsed.push(body);
+    return JSON.stringify(body).length;
+  }
 
   claimLiquidation(body: ClaimRequest): Promise<ClaimResult> {
     return new Promise<ClaimResult>((resolve, reject) => {

@@ -596,3 +596,34 @@ describe("dry run, journal failure, stop", () => {
     expect(rig.venue.ids()).toEqual([1]);
   });
 });
+
+describe("rehearsal (claimRehearsal.ts)", () => {
+  test("the claim path without its effects: nothing sent, journaled, reserved, queued or counted; the claim itself leaves once", async () => {
+    rig = await claimerRig();
+    const l = liq(7, [ETH, 5]);
+    for (let i = 0; i < 50; i++) expect(rig.claimer.rehearse(l)).toBeGreaterThan(0);
+    // A liquidation the policy skips builds nothing, and its skip is not counted.
+    expect(rig.claimer.rehearse(liq(8, ["PERP_NOPE_USDC", 5]))).toBe(0);
+    await settle(1_000);
+    expect(rig.venue.rehearsed).toHaveLength(50);
+    expect(rig.venue.rehearsed[0]).toMatchObject({ liquidation_id: 7, ratio_qty_request: 1 });
+    expect(rig.venue.calls).toEqual([]);
+    expect(intents()).toEqual([]);
+    expect(outcomes()).toEqual([]);
+    expect(rig.exposure.hasReservation(7)).toBe(false);
+    expect(rig.claimer.pendingCount).toBe(0);
+    expect(rig.permits.waiting).toBe(0);
+    expect(rig.events).toEqual([]);
+    // Offered for real, it is claimed once; rehearsals while it is out change nothing.
+    rig.add(l);
+    await grantOne();
+    for (let i = 0; i < 10; i++) rig.claimer.rehearse(l);
+    rig.venue.last().resolve(rig.resultFor(rig.venue.last()));
+    await settle(1_000);
+    for (let i = 0; i < 10; i++) rig.claimer.rehearse(l);
+    await settle(1_000);
+    expect(rig.venue.ids()).toEqual([7]);
+    expect(intents().map((r) => r.id)).toEqual([7]);
+    expect(rig.permits.granted).toBe(1);
+  });
+});

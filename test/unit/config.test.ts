@@ -440,6 +440,7 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_HEADER_PREFIX", value: "orderly", pick: (c) => c.venue.header_prefix, expected: "orderly" },
     { variable: "LIQUIDATOR_ACCOUNT_ID", value: "0xenv", pick: (c) => c.venue.account_id, expected: "0xenv" },
     { variable: "LIQUIDATOR_ALLOW_INSECURE", value: "yes", pick: (c) => c.venue.allow_insecure, expected: true },
+    { variable: "LIQUIDATOR_CLAIM_REHEARSAL_MS", value: "0", pick: (c) => c.venue.claim_rehearsal_ms, expected: 0 },
     { variable: "LIQUIDATOR_METRICS_HOST", value: "::", pick: (c) => c.metrics.host, expected: "::" },
     { variable: "LIQUIDATOR_METRICS_PORT", value: "0", pick: (c) => c.metrics.port, expected: 0 },
     { variable: "LIQUIDATOR_STATE_DIR", value: "/env/state", pick: (c) => c.state.dir, expected: "/env/state" },

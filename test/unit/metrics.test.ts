@@ -58,6 +58,7 @@ describe("createMetrics", () => {
       ["liquidator_claiming_paused", "gauge"],
       ["liquidator_journal_errors_total", "counter"],
       ["liquidator_capture_dropped_total", "counter"],
+      ["liquidator_claim_rehearsals_total", "counter"],
       ["liquidator_poll_errors_total", "counter"],
       ["liquidator_watchdog_age_seconds", "gauge"],
       ...CAMPAIGN_GAUGES.map((c): [string, string] => [`liquidator_campaign_${c.name}`, "gauge"]),
