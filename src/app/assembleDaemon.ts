@@ -212,6 +212,8 @@ export function assembleDaemon(o: {
   const rehearsal = new ClaimRehearsal({
     claimer,
     intervalMs: config.venue.claim_rehearsal_ms,
+    // Claims queued for permits (a cascade): their own sends and the frame slices keep the path warm.
+    idle: () => claimer.pendingCount === 0,
     onRun: () => metrics.claimRehearsals.inc(),
     onError: (err) => rehearsalLog.error({ err: err.message }, "the claim rehearsal failed and stopped (claims are not affected)"),
   });

@@ -107,7 +107,7 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("cascade event-loop delay p99 after (ms)", r.cascade?.eventLoopP99MsAfter, "< 10", (v) => v < 10);
   add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
   add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
-  add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 500000", (v) => v >= 500_000);
+  add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 1000000", (v) => v >= 1_000_000);
   add("replay events per second per variant", r.lab?.eventsPerSecondPerVariant, ">= 1000000", (v) => v >= 1_000_000);
   add(
     "24 h capture x 12 variants (s)",

@@ -25,6 +25,11 @@ export interface ClaimRehearsalOptions {
   intervalMs: number;
   /** Each rehearsal run (a metric). */
   onRun?: () => void;
+  /**
+   * False while the claim path is at work anyway (claims waiting for permits, a big frame in slices):
+   * the rehearsal then leaves the CPU to it. Default: always idle.
+   */
+  idle?: () => boolean;
   /** Monotonic clock, ms. */
   now?: () => number;
   /** A rehearsal threw (a bug: the path it runs is pure): rehearsals stop, claims go on. */
@@ -39,6 +44,7 @@ export class ClaimRehearsal {
   readonly #onError: ((err: Error) => void) | undefined;
   readonly #onRun: (() => void) | undefined;
   readonly #now: () => number;
+  readonly #idle: () => boolean;
   /** When the last real liquidation frame was handled: the path it ran is warm for an interval. */
   #sampledAt = Number.NEGATIVE_INFINITY;
   #row: LiquidationEntry | undefined;
@@ -55,6 +61,7 @@ export class ClaimRehearsal {
     this.#onError = o.onError;
     this.#onRun = o.onRun;
     this.#now = o.now ?? (() => performance.now());
+    this.#idle = o.idle ?? (() => true);
   }
 
   /**
@@ -86,7 +93,7 @@ export class ClaimRehearsal {
     if (this.#intervalMs === 0 || this.#timer !== undefined) return;
     this.#timer = setInterval(() => {
       // A real frame within the interval has just run the path: nothing to warm, no CPU taken from it.
-      if (this.#now() - this.#sampledAt < this.#intervalMs) return;
+      if (this.#now() - this.#sampledAt < this.#intervalMs || !this.#idle()) return;
       try {
         this.runOnce();
       } catch (err) {

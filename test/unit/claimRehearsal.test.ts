@@ -24,7 +24,7 @@ function entry(id: number): LiquidationEntry {
   };
 }
 
-function rig(intervalMs = 0, now?: () => number) {
+function rig(intervalMs = 0, now?: () => number, idle?: () => boolean) {
   const seen: Liquidation[] = [];
   let fail: Error | undefined;
   const errors: Error[] = [];
@@ -39,6 +39,7 @@ function rig(intervalMs = 0, now?: () => number) {
     intervalMs,
     onError: (err) => errors.push(err),
     ...(now !== undefined ? { now } : {}),
+    ...(idle !== undefined ? { idle } : {}),
   });
   stops.push(() => rehearsal.stop());
   return { rehearsal, seen, errors, failWith: (e: Error) => (fail = e) };
@@ -98,6 +99,17 @@ describe("ClaimRehearsal", () => {
     const runs = r.rehearsal.runs;
     await sleep(30);
     expect(r.rehearsal.runs).toBe(runs);
+  });
+
+  test("no rehearsal while the claim path is busy (claims waiting for permits)", async () => {
+    let busy = true;
+    const r = rig(1, undefined, () => !busy);
+    r.rehearsal.sample([entry(1)], 1);
+    r.rehearsal.start();
+    await sleep(30);
+    expect(r.rehearsal.runs).toBe(0);
+    busy = false;
+    await waitFor(() => r.rehearsal.runs >= 3, "rehearsals once idle", 5_000);
   });
 
   test("interval 0 never starts a timer", async () => {
