@@ -11,8 +11,10 @@
  * that are never sent. Cost: a timer wake-up and one rehearsal (a signature is most of it) per
  * interval, ~5 % of a core at 2 ms on the bench machine.
  *
- * The sample is one row of the last liquidation frame with positions, re-serialised here (on the timer, not in the
- * frame's handler) as a one-row frame: a cascade's 1,000-row frame never makes a rehearsal long.
+ * The sample is one row with positions of the last liquidation frame, re-serialised here (on the
+ * timer, not in the frame's handler) as a one-row frame: a cascade's 1,000-row frame never makes a
+ * rehearsal long. Liquidations learnt only from the REST open list are not sampled: until the first
+ * push there is nothing to rehearse.
  */
 import { decodeFrame } from "../venue/frameDecoder.js";
 import { liquidationFromPush } from "../venue/mapping.js";
