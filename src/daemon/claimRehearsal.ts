@@ -13,9 +13,10 @@
  *
  * The sample is one row with positions of the last liquidation frame, re-serialised here (on the
  * timer, not in the frame's handler) as a one-row frame: a cascade's 1,000-row frame never makes a
- * rehearsal long. Liquidations learnt only from the REST open list are not sampled: until the first
- * push there is nothing to rehearse.
+ * rehearsal long. Until the stream has pushed one, a liquidation of the REST open list is the sample
+ * (sampleLiquidation).
  */
+import type { Liquidation } from "../engine/types.js";
 import { decodeFrame } from "../venue/frameDecoder.js";
 import { liquidationFromPush } from "../venue/mapping.js";
 import { type LiquidationEntry, routeTopic, type TopicRoute } from "../venue/wire.js";
@@ -76,6 +77,22 @@ export class ClaimRehearsal {
     if (row === undefined || row === this.#row) return;
     this.#row = row;
     this.#ts = ts ?? 0;
+    this.#frame = undefined;
+  }
+
+  /** A sample has been taken (from a push or the open list). */
+  get sampled(): boolean {
+    return this.#row !== undefined;
+  }
+
+  /**
+   * A liquidation learnt otherwise than from a push (the REST open list), in the push's shape: the
+   * sample until a push brings one. It does not mark the path as just run.
+   */
+  sampleLiquidation(l: Liquidation): void {
+    if (l.positions.length === 0) return;
+    this.#row = { liquidationId: l.liquidationId, timestamp: l.timestamp, type: "liquidated", positionsByPerp: [...l.positions] };
+    this.#ts = l.timestamp;
     this.#frame = undefined;
   }
 

@@ -79,6 +79,21 @@ describe("ClaimRehearsal", () => {
     expect(r.seen.at(-1)?.liquidationId).toBe(6_001);
   });
 
+  test("before any push, a liquidation of the open list is the sample; a push replaces it", () => {
+    const r = rig();
+    expect(r.rehearsal.sampled).toBe(false);
+    r.rehearsal.sampleLiquidation({ liquidationId: 9, timestamp: 1, positions: [] });
+    expect(r.rehearsal.sampled).toBe(false);
+    const fromRest = liquidationFromPush(entry(9));
+    r.rehearsal.sampleLiquidation(fromRest);
+    expect(r.rehearsal.sampled).toBe(true);
+    r.rehearsal.runOnce();
+    expect(r.seen.at(-1)).toEqual(fromRest);
+    r.rehearsal.sample([entry(10)], 1);
+    r.rehearsal.runOnce();
+    expect(r.seen.at(-1)?.liquidationId).toBe(10);
+  });
+
   test("no rehearsal while real frames keep the path warm (one within the interval)", async () => {
     let t = 0;
     const r = rig(1, () => t);
