@@ -14,11 +14,11 @@
  * The sample is one row with positions of the last liquidation frame, re-serialised here (on the
  * timer, not in the frame's handler) as a one-row frame: a cascade's 1,000-row frame never makes a
  * rehearsal long. Until the stream has pushed one, a liquidation of the REST open list is the sample
- * (sampleLiquidation).
+ * (sampleOpenList).
  */
-import type { Liquidation } from "../engine/types.js";
 import { decodeFrame } from "../venue/frameDecoder.js";
-import { liquidationFromPush } from "../venue/mapping.js";
+import { liquidationFromPush, liquidationFromRow } from "../venue/mapping.js";
+import type { OpenLiquidation } from "../venue/restSchemas.js";
 import { type LiquidationEntry, routeTopic, type TopicRoute } from "../venue/wire.js";
 import type { Claimer } from "./claimer.js";
 
@@ -54,8 +54,6 @@ export class ClaimRehearsal {
   #ts = 0;
   #frame: Buffer | undefined;
   #timer: NodeJS.Timeout | undefined;
-  /** Rehearsals run (tests and the bench read it). */
-  runs = 0;
 
   constructor(o: ClaimRehearsalOptions) {
     if (!Number.isInteger(o.intervalMs) || o.intervalMs < 0) throw new RangeError("claim rehearsal interval must be an integer >= 0 ms");
@@ -80,17 +78,15 @@ export class ClaimRehearsal {
     this.#frame = undefined;
   }
 
-  /** A sample has been taken (from a push or the open list). */
-  get sampled(): boolean {
-    return this.#row !== undefined;
-  }
-
   /**
-   * A liquidation learnt otherwise than from a push (the REST open list), in the push's shape: the
-   * sample until a push brings one. It does not mark the path as just run.
+   * A REST open list: until a push brings a sample, its first liquidation with positions is the
+   * sample, in the push's shape. It does not mark the path as just run.
    */
-  sampleLiquidation(l: Liquidation): void {
-    if (l.positions.length === 0) return;
+  sampleOpenList(rows: readonly OpenLiquidation[]): void {
+    if (this.#row !== undefined) return;
+    const row = rows.find((r) => r.positions_by_perp.length > 0);
+    if (row === undefined) return;
+    const l = liquidationFromRow(row);
     this.#row = { liquidationId: l.liquidationId, timestamp: l.timestamp, type: "liquidated", positionsByPerp: [...l.positions] };
     this.#ts = l.timestamp;
     this.#frame = undefined;
@@ -100,7 +96,6 @@ export class ClaimRehearsal {
   runOnce(): number {
     if (this.#row === undefined) return 0;
     this.#frame ??= Buffer.from(JSON.stringify({ topic: "liquidation", ts: this.#ts, data: [this.#row] }));
-    this.runs++;
     this.#onRun?.();
     const d = decodeFrame(this.#frame, false, ROUTES);
     if (d.kind !== "data" || d.data[0] !== "liquidation") return 0;

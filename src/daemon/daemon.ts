@@ -12,7 +12,6 @@ import type { MarkBook } from "../engine/marks.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Watchdog } from "../observe/watchdog.js";
 import { sleep } from "../sleep.js";
-import { liquidationFromRow } from "../venue/mapping.js";
 import type { RestClient } from "../venue/rest.js";
 import type { Signer } from "../venue/signer.js";
 import { StreamClient, type StreamKind, type StreamLogger } from "../venue/stream.js";
@@ -88,12 +87,7 @@ export class Daemon {
       sink: {
         openList: (rows, at) => {
           ingest.openList(rows, at);
-          // Until the stream pushes one, a liquidation of the open list is what the rehearsal runs.
-          const rehearsal = options.rehearsal;
-          if (rehearsal !== undefined && !rehearsal.sampled) {
-            const row = rows.find((r) => r.positions_by_perp.length > 0);
-            if (row !== undefined) rehearsal.sampleLiquidation(liquidationFromRow(row));
-          }
+          options.rehearsal?.sampleOpenList(rows);
         },
         marks: (rows, ts) => ingest.restMarks(rows, ts, options.signer.clock.offsetMs),
         positions: (p) => ingest.restPositions(p),
