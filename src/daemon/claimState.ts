@@ -1,6 +1,7 @@
 /** The one state each liquidation id has in the claimer (claimer.ts) and its outcomes (claimOutcomes.ts). */
 import type { LiquidationPosition } from "../engine/types.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
+import type { SkipVerdicts } from "./skipVerdicts.js";
 
 /**
  * pending: queued for a permit; waiting: a retry timer runs; inflight: the request left; unknown: it
@@ -42,12 +43,7 @@ export function unknownState(sentPositions: readonly LiquidationPosition[], now:
 }
 
 /** Forgets finished ids that left the open list before `cutoff`, and skips of ids no longer open. */
-export function sweepStates(
-  states: Map<number, IdState>,
-  skips: Map<number, string>,
-  cutoff: number,
-  isOpen: (id: number) => boolean,
-): void {
+export function sweepStates(states: Map<number, IdState>, skips: SkipVerdicts, cutoff: number, isOpen: (id: number) => boolean): void {
   for (const [id, st] of states) if (st.phase === "done" && st.doneAt < cutoff && !isOpen(id)) states.delete(id);
-  for (const id of skips.keys()) if (!isOpen(id)) skips.delete(id);
+  skips.retain(isOpen);
 }

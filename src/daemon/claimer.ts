@@ -27,6 +27,7 @@ import { ClaimOutcomes, type ClaimOutcomeTimings } from "./claimOutcomes.js";
 import type { ClaimSender } from "./claimSender.js";
 import { type IdState, newState, sweepStates, unknownState } from "./claimState.js";
 import type { OpenBook } from "./openBook.js";
+import { SkipVerdicts } from "./skipVerdicts.js";
 
 export type { PauseReason } from "../observe/metrics.js";
 
@@ -86,7 +87,7 @@ export class Claimer {
   readonly #rehearsalQueue = new RankingQueue<number>();
   readonly #ids = new Map<number, IdState>();
   /** Last skip reason per open id: the skip metric counts a liquidation once per reason, not per re-check. */
-  readonly #skips = new Map<number, string>();
+  readonly #skips = new SkipVerdicts();
   readonly #inflight = new Set<Promise<void>>();
   readonly #paused = new Map<PauseReason, NodeJS.Timeout | undefined>();
   #holdUntil = 0;
@@ -234,10 +235,10 @@ export class Claimer {
    * fail (a stale mark, the exposure cap, a mark moving the fee) may have changed.
    */
   retrySkipped(reasons?: ReadonlySet<string>): void {
-    if (this.#skips.size === 0) return;
+    const ids = this.#skips.ids(reasons);
+    if (ids.length === 0) return;
     const receivedAt = this.#options.monotonic();
-    for (const [id, reason] of [...this.#skips]) {
-      if (reasons !== undefined && !reasons.has(reason)) continue;
+    for (const id of ids) {
       const liquidation = this.#options.book.get(id);
       if (liquidation !== undefined) this.offer(liquidation, receivedAt);
     }
@@ -426,8 +427,7 @@ export class Claimer {
   }
 
   #skipped(id: number, reason: string): void {
-    if (this.#skips.get(id) === reason) return;
-    this.#skips.set(id, reason);
+    if (!this.#skips.set(id, reason)) return;
     this.#options.observer.skipped(reason);
   }
 

@@ -42,7 +42,7 @@ export interface IngestOptions {
   >;
   /** The venue's held positions (pushes and REST snapshots). */
   positions: PositionBook;
-  policy: PolicyState;
+  policy: Pick<PolicyState, "symbolsLoaded" | "applySymbols">;
   metrics: { liquidationsSeen: { inc(n?: number): void } };
   logger: { info(obj: object, msg: string): void };
   /** A REST snapshot put a held quantity right (the venue wins; something was missed). */

@@ -1,12 +1,14 @@
 /**
  * `liquidator backtest`: two streamed passes over the captures. The first reads the recording
  * account's claim answers (the outcome model's inputs: its own takes and the venue's latency); the
- * second hands every event, in order, to every variant's replay (replayVariant.ts). Nothing is held
- * whole in memory but each variant's state; the output depends only on the inputs.
+ * second hands every event, in order, to the replay of the variants (replayMarket.ts). Nothing is held
+ * whole in memory but the open book, the marks and each variant's state; the output depends only on
+ * the inputs.
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
-import { type ReadStats, readCapture } from "./captureReader.js";
-import { type ReplayModel, ReplayVariant, type VariantResult } from "./replayVariant.js";
+import { type ReadStats, readCaptureBatches } from "./captureReader.js";
+import { ReplayMarket } from "./replayMarket.js";
+import type { ReplayModel, VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
 
 export interface BacktestOptions {
@@ -35,8 +37,8 @@ export interface BacktestReport {
   variants: VariantResult[];
 }
 
-async function* events(files: readonly string[], lenient: boolean, stats: ReadStats, only?: "claim"): AsyncGenerator<CaptureEvent> {
-  for (const file of files) yield* readCapture(file, only === undefined ? { lenient, stats } : { lenient, stats, only });
+async function* events(files: readonly string[], lenient: boolean, stats: ReadStats, only?: "claim"): AsyncGenerator<CaptureEvent[]> {
+  for (const file of files) yield* readCaptureBatches(file, only === undefined ? { lenient, stats } : { lenient, stats, only });
 }
 
 function median(xs: number[]): number {
@@ -61,10 +63,12 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
   const ownTakes = new Map<number, number>();
   const latencies: number[] = [];
   const first: ReadStats = { events: 0, badLines: 0 };
-  for await (const ev of events(o.files, lenient, first, "claim")) {
-    if (ev.k !== "claim") continue;
-    if (Number.isFinite(ev.sentAt) && ev.at >= ev.sentAt) latencies.push(ev.at - ev.sentAt);
-    if (ev.code === 0 && !ownTakes.has(ev.id)) ownTakes.set(ev.id, ev.sentAt);
+  for await (const batch of events(o.files, lenient, first, "claim")) {
+    for (const ev of batch) {
+      if (ev.k !== "claim") continue;
+      if (Number.isFinite(ev.sentAt) && ev.at >= ev.sentAt) latencies.push(ev.at - ev.sentAt);
+      if (ev.code === 0 && !ownTakes.has(ev.id)) ownTakes.set(ev.id, ev.sentAt);
+    }
   }
   const measured = latencies.length > 0;
   const model: ReplayModel = {
@@ -73,9 +77,9 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     slippageBps: o.slippageBps,
     takerFeeBps: o.takerFeeBps,
   };
-  const replays = o.variants.map((v) => new ReplayVariant(v, model));
+  const market = new ReplayMarket(o.variants, model);
   const stats: ReadStats = { events: 0, badLines: 0 };
-  for await (const ev of events(o.files, lenient, stats)) for (const r of replays) r.step(ev);
+  for await (const batch of events(o.files, lenient, stats)) for (const ev of batch) market.step(ev);
   const m: BacktestReport["model"] = {
     latency_ms: model.latencyMs,
     latency_source: measured ? "measured" : "assumed",
@@ -90,6 +94,6 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     bad_lines: stats.badLines,
     model: m,
     assumptions: assumptionsOf(m),
-    variants: replays.map((r) => r.result()),
+    variants: market.results(),
   };
 }

@@ -1,17 +1,15 @@
 /**
- * One config variant of a backtest: the daemon's own state objects (mark book, exposure, open book,
- * policy state, position book, P&L ledger) and its own input handling (daemon/ingest.ts), driven by
- * recorded events in virtual time, with the claimer and the unwinder modelled (virtualClaimer.ts,
- * unwindModel.ts). `step` takes events in capture order; `result` summarises.
+ * One config variant of a backtest: the daemon's own per-account state objects (exposure, policy
+ * state, position book, P&L ledger) in virtual time, with the claimer and the unwinder modelled
+ * (virtualClaimer.ts, unwindModel.ts). The market it sees (open book, marks) and the daemon's input
+ * handling are shared by all variants (replayMarket.ts), which calls `before` and `after` around
+ * each recorded event; `result` summarises.
  */
-import type { CaptureEvent } from "../daemon/captureTap.js";
-import { Ingest } from "../daemon/ingest.js";
-import { OpenBook } from "../daemon/openBook.js";
+import type { OpenBook } from "../daemon/openBook.js";
 import { PolicyState } from "../daemon/policyState.js";
-import { inlineSlices } from "../daemon/sliceQueue.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
-import { MarkBook } from "../engine/marks.js";
+import type { MarkBook } from "../engine/marks.js";
 import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { Mark } from "../engine/types.js";
@@ -58,11 +56,12 @@ const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap"]);
 export class ReplayVariant {
   readonly #variant: Variant;
   readonly #timeline = new Timeline();
-  readonly #marks = new MarkBook();
+  readonly #marks: MarkBook;
   readonly #exposure = new Exposure();
   readonly #ledger = new PnlLedger({ keepClosedClaims: false });
-  readonly #ingest: Ingest;
-  readonly #claimer: VirtualClaimer;
+  /** What the shared input handling drives (replayMarket.ts). */
+  readonly claimer: VirtualClaimer;
+  readonly policy: PolicyState;
   readonly #unwind: UnwindModel;
   readonly #skipped = new Map<string, number>();
   readonly #claimedIds: number[] = [];
@@ -70,7 +69,6 @@ export class ReplayVariant {
   readonly #exposureSeries = new Series();
   /** Something changed at the current virtual instant: the curves take a point before the clock moves. */
   #dirty = false;
-  #offered = 0;
   #expectedFee = 0;
   #notional = 0;
   #peak = 0;
@@ -79,14 +77,16 @@ export class ReplayVariant {
   readonly #held = new Map<string, Held>();
   readonly #heldList: Held[] = [];
 
-  constructor(variant: Variant, model: ReplayModel) {
+  /** `market`: the open book and marks every variant reads, written only between their turns. */
+  constructor(variant: Variant, model: ReplayModel, market: { book: OpenBook; marks: MarkBook }) {
     this.#variant = variant;
     const config = variant.config;
-    const book = new OpenBook();
-    const policy = new PolicyState(config.policy, this.#marks, this.#exposure);
+    const { book, marks } = market;
+    this.#marks = marks;
+    const policy = new PolicyState(config.policy, marks, this.#exposure);
+    this.policy = policy;
     const positions = new PositionBook(this.#exposure);
-    const clock = () => this.#timeline.now;
-    this.#claimer = new VirtualClaimer({
+    this.claimer = new VirtualClaimer({
       decide: policy.decide,
       book,
       exposure: this.#exposure,
@@ -115,59 +115,25 @@ export class ReplayVariant {
     });
     // As in the daemon: a position that shrank frees exposure, so exposure skips are re-decided.
     positions.onChange((_s, qty, before) => {
-      if (Math.abs(qty) < Math.abs(before)) this.#claimer.retrySkipped(EXPOSURE_SKIPS);
-    });
-    this.#ingest = new Ingest({
-      book,
-      marks: this.#marks,
-      claimer: this.#claimer,
-      positions,
-      policy,
-      metrics: {
-        liquidationsSeen: {
-          inc: (n = 1) => {
-            this.#offered += n;
-          },
-        },
-      },
-      logger: { info: () => undefined },
-      now: clock,
-      monotonic: clock,
-      slices: inlineSlices,
+      if (Math.abs(qty) < Math.abs(before)) this.claimer.retrySkipped(EXPOSURE_SKIPS);
     });
   }
 
-  /** One recorded event: what was due before it runs first, then the event, then what is due at its time. */
-  step(ev: CaptureEvent): void {
-    this.#runUntil(ev.at, false);
-    if (ev.at > this.#timeline.now) this.#settle();
-    this.#timeline.setNow(ev.at);
-    const ingest = this.#ingest;
-    switch (ev.k) {
-      case "liquidation":
-        ingest.stream(["liquidation", [...ev.data], undefined]);
-        break;
-      case "markprices":
-        ingest.stream(["markprices", [...ev.data], undefined]);
-        this.#changed();
-        break;
-      case "open":
-        ingest.openList(ev.rows, ev.requestedAt);
-        break;
-      case "futures":
-        ingest.restMarks(ev.rows, ev.markAt, 0);
-        break;
-      case "info":
-        ingest.symbols(ev.info, ev.futures, ev.requestedAt);
-        break;
-      case "claim":
-        break; // the recording account's answers feed the outcome model (backtest.ts), not the replay
-    }
-    this.#runUntil(ev.at, true);
+  /** A recorded event at `at` is next: what was due before it runs first, and the clock moves to it. */
+  before(at: number): void {
+    this.#runUntil(at, false);
+    if (at > this.#timeline.now) this.#settle();
+    this.#timeline.setNow(at);
   }
 
-  /** Runs what is still due (answers in flight, unwind slices) and summarises. */
-  result(): VariantResult {
+  /** The event at `at` was handled (`marksMoved`: it set marks): what is due at its time runs. */
+  after(at: number, marksMoved: boolean): void {
+    if (marksMoved) this.#changed();
+    this.#runUntil(at, true);
+  }
+
+  /** Runs what is still due (answers in flight, unwind slices) and summarises; `offered`: liquidations the capture showed. */
+  result(offered: number): VariantResult {
     this.#runUntil(Number.POSITIVE_INFINITY, true);
     this.#settle();
     const t = this.#ledger.totals();
@@ -179,15 +145,15 @@ export class ReplayVariant {
     return {
       name: this.#variant.name,
       settings: this.#variant.settings,
-      offered: this.#offered,
+      offered,
       claimed: this.#claimedIds.length,
       claimed_ids: [...this.#claimedIds].sort((a, b) => a - b),
       expected_fee: round(this.#expectedFee),
       claimed_notional: round(this.#notional),
       peak_exposure: round(this.#peak),
       skipped,
-      sent: this.#claimer.sent,
-      lost_to_others: this.#claimer.lost,
+      sent: this.claimer.sent,
+      lost_to_others: this.claimer.lost,
       unwind_orders: this.#unwind.orders,
       estimated_unwind_cost: round(t.liquidatorFee - net),
       estimated_net: round(net),
@@ -199,13 +165,13 @@ export class ReplayVariant {
     const tl = this.#timeline;
     for (;;) {
       const a = tl.nextAt();
-      const b = this.#claimer.nextPermitAt();
+      const b = this.claimer.nextPermitAt();
       const n = Math.min(a, b);
       if (n === Number.POSITIVE_INFINITY || (inclusive ? n > t : n >= t)) return;
       if (n > tl.now) this.#settle();
       if (b <= a) {
         tl.setNow(b);
-        this.#claimer.permit();
+        this.claimer.permit();
       } else {
         tl.runNext();
       }

@@ -9,6 +9,8 @@
  * - the claim wins unless the capture shows the liquidation taken or changed by someone else before
  *   it lands. Changes after the recording account's own accepted claim are that claim's, not a rival's.
  */
+
+import { SkipVerdicts } from "../daemon/skipVerdicts.js";
 import type { Exposure } from "../engine/exposure.js";
 import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
@@ -56,7 +58,7 @@ export class VirtualClaimer {
   readonly #o: VirtualClaimerOptions;
   readonly #queue = new RankingQueue<number>();
   readonly #ids = new Map<number, IdState>();
-  readonly #skips = new Map<number, string>();
+  readonly #skips = new SkipVerdicts();
   /** Finished ids in the order they finished (virtual time only moves forward), for the sweep. */
   #done: { id: number; at: number }[] = [];
   /** Finished long enough ago but still on the open list: forgotten once they leave it. */
@@ -117,9 +119,7 @@ export class VirtualClaimer {
   }
 
   retrySkipped(reasons?: ReadonlySet<string>): void {
-    if (this.#skips.size === 0) return;
-    for (const [id, reason] of [...this.#skips]) {
-      if (reasons !== undefined && !reasons.has(reason)) continue;
+    for (const id of this.#skips.ids(reasons)) {
       const liquidation = this.#o.book.get(id);
       if (liquidation !== undefined) this.offer(liquidation);
     }
@@ -151,7 +151,7 @@ export class VirtualClaimer {
       this.#lingering.delete(id);
       if (this.#ids.get(id)?.phase === "done") this.#ids.delete(id);
     }
-    for (const id of this.#skips.keys()) if (this.#o.book.get(id) === undefined) this.#skips.delete(id);
+    this.#skips.retain((id) => book.get(id) !== undefined);
   }
 
   /**
@@ -225,8 +225,6 @@ export class VirtualClaimer {
   }
 
   #skipped(id: number, reason: string): void {
-    if (this.#skips.get(id) === reason) return;
-    this.#skips.set(id, reason);
-    this.#o.skipped(reason);
+    if (this.#skips.set(id, reason)) this.#o.skipped(reason);
   }
 }

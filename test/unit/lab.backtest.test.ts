@@ -9,6 +9,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
+import { backtest } from "../../src/lab/backtest.js";
+import { buildVariants } from "../../src/lab/variants.js";
 import { spacingFor } from "../../src/venue/limiters.js";
 import { buildOnce } from "../support/buildOnce.js";
 import { claimEvent, liquidationEvent, market, runCli, T0, writeCapture } from "../support/captures.js";
@@ -101,6 +103,27 @@ describe("backtest model", () => {
     expect((await runCli(args)).stdout).toBe((await runCli(args)).stdout);
     const names = (JSON.parse(a.stdout) as Out).variants.map((v) => v.name);
     expect(names).toHaveLength(6);
+  });
+
+  test("a variant's result is the same beside others as alone: the shared market changes nothing it sees", async () => {
+    const { file, config } = await scenario(true);
+    const run = async (sets: string[]) =>
+      (
+        await backtest({
+          files: [file],
+          variants: await buildVariants([config], sets),
+          defaultLatencyMs: 50,
+          slippageBps: 5,
+          takerFeeBps: 5,
+        })
+      ).variants;
+    const together = await run(["policy.min_fee=0,5,50", "unwind.mode=off,immediate"]);
+    expect(together).toHaveLength(6);
+    expect(new Set(together.map((v) => JSON.stringify(v.claimed_ids))).size).toBeGreaterThan(1); // they differ
+    for (const v of together) {
+      const [alone] = await run([`policy.min_fee=${v.settings["policy.min_fee"]}`, `unwind.mode=${v.settings["unwind.mode"]}`]);
+      expect(alone).toEqual(v);
+    }
   });
 
   test("--csv: a header and one row per variant; the assumptions go to stderr", async () => {

@@ -1,16 +1,17 @@
 /**
  * The capture's write side: the tap never blocks (a full queue drops and counts), files rotate per
- * UTC day with a header each, and the size cap deletes the oldest files first.
+ * UTC day with a header each, and the size cap deletes the oldest files first. Its read side splits
+ * lines across read chunks exactly.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/captureTap.js";
 import { CaptureFiles, capturesIn } from "../../src/lab/captureFiles.js";
 import { CaptureQueue, type CaptureSink } from "../../src/lab/captureQueue.js";
 import { readCapture } from "../../src/lab/captureReader.js";
-import { marksEvent, T0 } from "../support/captures.js";
+import { header, marksEvent, T0, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 
 let dir: string | undefined;
@@ -166,5 +167,44 @@ describe("claim answers", () => {
       [8, -1202, 1_030, 1_060, false],
       [9, -1, 1_060, 1_090, false],
     ]);
+  });
+});
+
+describe("capture reader", () => {
+  test("lines longer than a read chunk, CRLF ends, multi-byte text and a last line without a newline read back whole", async () => {
+    dir = await tempDir("cap-read");
+    const file = join(dir, "long.jsonl.gz");
+    // An open list of 6,000 rows is a line of ~700 kB: it spans several of the reader's 256 KiB chunks.
+    const rows = Array.from({ length: 6_000 }, (_, i) => ({
+      liquidation_id: i + 1,
+      timestamp: T0,
+      type: "liquidated – ü€😀", // 2-, 3- and 4-byte UTF-8, cut anywhere by chunk boundaries
+      positions_by_perp: [{ symbol: "PERP_ETH_USDC", position_qty: 1 + i / 1000, liquidator_fee: 0.008 }],
+    }));
+    const events: CaptureEvent[] = [
+      marksEvent(T0, { PERP_ETH_USDC: 3000 }),
+      { k: "open", at: T0 + 1, requestedAt: T0, rows } as unknown as CaptureEvent,
+      marksEvent(T0 + 2, { PERP_ETH_USDC: 3001 }),
+      marksEvent(T0 + 3, { PERP_ETH_USDC: 3002 }),
+    ];
+    const lines = [header(), ...events.map((e) => JSON.stringify(e))];
+    // CRLF after the second event, then an empty CRLF line; nothing after the last one.
+    const text = `${lines.slice(0, 3).join("\n")}\r\n\r\n${lines.slice(3).join("\n")}`;
+    await writeFile(file, gzipSync(text));
+    const back: CaptureEvent[] = [];
+    for await (const ev of readCapture(file)) back.push(ev);
+    expect(back).toEqual(events);
+  });
+
+  test("a bad line after a long one is named by its line number", async () => {
+    dir = await tempDir("cap-read-bad");
+    const file = join(dir, "bad.jsonl.gz");
+    const big = marksEvent(T0, Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`S${i}`, i + 1])));
+    await writeRawCapture(file, [header(), JSON.stringify(big), JSON.stringify(marksEvent(T0 + 1, { A: 1 })), "{cut"]);
+    const read = async () => {
+      for await (const _ of readCapture(file)) {
+      }
+    };
+    await expect(read()).rejects.toThrow(`capture ${file} line 4: not a capture event`);
   });
 });

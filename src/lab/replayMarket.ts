@@ -1,0 +1,120 @@
+/**
+ * What the variants of a replay share: the recorded market. The daemon's own input handling
+ * (daemon/ingest.ts) reads each event once into one open book and one mark book, and what it asks of
+ * a claimer or a policy goes to every variant's (ReplayVariant). Nothing a variant sees changes: the
+ * books are written only here, after every variant has run what was due before the event and
+ * before any runs what is due at it, so each variant meets the same book and marks it would have
+ * kept alone. Mapping, reconciling and storing an event cost once, not once per variant.
+ */
+import type { CaptureEvent } from "../daemon/captureTap.js";
+import { Ingest } from "../daemon/ingest.js";
+import { OpenBook } from "../daemon/openBook.js";
+import { inlineSlices } from "../daemon/sliceQueue.js";
+import { Exposure } from "../engine/exposure.js";
+import { MarkBook } from "../engine/marks.js";
+import { PositionBook } from "../engine/positionBook.js";
+import type { SymbolTable } from "../engine/symbolInfo.js";
+import type { Liquidation } from "../engine/types.js";
+import { type ReplayModel, ReplayVariant, type VariantResult } from "./replayVariant.js";
+import type { Variant } from "./variants.js";
+
+export class ReplayMarket {
+  readonly #variants: ReplayVariant[];
+  readonly #ingest: Ingest;
+  #now = 0;
+  #offered = 0;
+  #symbolsLoaded = false;
+
+  constructor(variants: readonly Variant[], model: ReplayModel) {
+    const book = new OpenBook();
+    const marks = new MarkBook();
+    const all = variants.map((v) => new ReplayVariant(v, model, { book, marks }));
+    this.#variants = all;
+    const claimers = all.map((r) => r.claimer);
+    const clock = () => this.#now;
+    const self = this;
+    this.#ingest = new Ingest({
+      book,
+      marks,
+      // Each call of the daemon's input handling, to every variant's claimer in turn.
+      claimer: {
+        offer: (liquidation: Liquidation) => {
+          for (const c of claimers) c.offer(liquidation);
+        },
+        cancel: (id: number) => {
+          for (const c of claimers) c.cancel(id);
+        },
+        retrySkipped: (reasons?: ReadonlySet<string>) => {
+          for (const c of claimers) c.retrySkipped(reasons);
+        },
+        sweep: () => {
+          for (const c of claimers) c.sweep();
+        },
+        // The daemon's claim-first send, outcome settling, assignments and pauses have no replay
+        // counterpart (VirtualClaimer): permits come from each variant's own virtual limiter.
+        sendNow: () => undefined,
+        settleFromOpenList: () => undefined,
+        onAssignment: () => undefined,
+        setPaused: () => undefined,
+        pausedReasons: () => [],
+      },
+      policy: {
+        get symbolsLoaded() {
+          return self.#symbolsLoaded;
+        },
+        applySymbols: (table: SymbolTable) => {
+          this.#symbolsLoaded = true;
+          for (const r of all) r.policy.applySymbols(table);
+        },
+      },
+      // A capture holds no position frame or snapshot: each variant's positions are its own.
+      positions: new PositionBook(new Exposure()),
+      metrics: {
+        liquidationsSeen: {
+          inc: (n = 1) => {
+            this.#offered += n;
+          },
+        },
+      },
+      logger: { info: () => undefined },
+      now: clock,
+      monotonic: clock,
+      slices: inlineSlices,
+    });
+  }
+
+  /** One recorded event, in capture order. */
+  step(ev: CaptureEvent): void {
+    const at = ev.at;
+    const all = this.#variants;
+    for (const r of all) r.before(at);
+    if (at > this.#now) this.#now = at;
+    const ingest = this.#ingest;
+    switch (ev.k) {
+      case "liquidation":
+        ingest.stream(["liquidation", [...ev.data], undefined]);
+        break;
+      case "markprices":
+        ingest.stream(["markprices", [...ev.data], undefined]);
+        break;
+      case "open":
+        ingest.openList(ev.rows, ev.requestedAt);
+        break;
+      case "futures":
+        ingest.restMarks(ev.rows, ev.markAt, 0);
+        break;
+      case "info":
+        ingest.symbols(ev.info, ev.futures, ev.requestedAt);
+        break;
+      case "claim":
+        break; // the recording account's answers feed the outcome model (backtest.ts), not the replay
+    }
+    const marksMoved = ev.k === "markprices";
+    for (const r of all) r.after(at, marksMoved);
+  }
+
+  /** Runs what is still due in every variant and summarises each, in their order. */
+  results(): VariantResult[] {
+    return this.#variants.map((r) => r.result(this.#offered));
+  }
+}
