@@ -126,13 +126,16 @@ export class ReplayVariant {
     this.#timeline.setNow(at);
   }
 
-  /** The event at `at` was handled (`marksMoved`: it set marks): what is due at its time runs. */
+  /**
+   * The event at `at` was handled (`marksMoved`: a mark frame, which the curves take a point for):
+   * what is due at its time runs.
+   */
   after(at: number, marksMoved: boolean): void {
     if (marksMoved) this.#changed();
     this.#runUntil(at, true);
   }
 
-  /** Runs what is still due (answers in flight, unwind slices) and summarises; `offered`: liquidations the capture showed. */
+  /** Runs what is still due (answers in flight, unwind slices) and summarises; `offered`: the liquidations seen. */
   result(offered: number): VariantResult {
     this.#runUntil(Number.POSITIVE_INFINITY, true);
     this.#settle();

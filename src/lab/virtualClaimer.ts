@@ -156,7 +156,7 @@ export class VirtualClaimer {
 
   /**
    * The daemon's claim-first send at the end of a frame. In virtual time the replay grants a due
-   * permit at the frame's own instant (ReplayVariant.step), which is the same claim at the same time.
+   * permit at the frame's own instant (ReplayVariant.after), which is the same claim at the same time.
    */
   sendNow(): void {}
   settleFromOpenList(): void {}
