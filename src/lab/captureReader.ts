@@ -82,7 +82,8 @@ export async function* readCaptureBatches(
   let pending: string[] = [];
   let n = 0;
   let batch: CaptureEvent[] = [];
-  const line = (text: string): void => {
+  const line = (raw: string): void => {
+    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     n++;
     if (n === 1) return checkHeader(file, text);
     if (text === "" || (needle !== undefined && !text.includes(needle))) return;
@@ -110,7 +111,7 @@ export async function* readCaptureBatches(
           piece = pending.join("");
           pending = [];
         }
-        line(piece.endsWith("\r") ? piece.slice(0, -1) : piece);
+        line(piece);
         from = nl + 1;
       }
       if (from < text.length) pending.push(text.slice(from));
