@@ -50,8 +50,9 @@ export class ReplayMarket {
         sweep: () => {
           for (const c of claimers) c.sweep();
         },
-        // The daemon's claim-first send, outcome settling, assignments and pauses have no replay
-        // counterpart (VirtualClaimer): permits come from each variant's own virtual limiter.
+        // No replay counterpart: the daemon's claim-first send at the end of a frame is a permit
+        // granted at the frame's own instant (ReplayVariant.after); outcomes are modelled, not
+        // settled from the open list; a capture holds no assignment, and nothing pauses.
         sendNow: () => undefined,
         settleFromOpenList: () => undefined,
         onAssignment: () => undefined,

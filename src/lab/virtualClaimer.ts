@@ -154,18 +154,6 @@ export class VirtualClaimer {
     this.#skips.retain((id) => book.get(id) !== undefined);
   }
 
-  /**
-   * The daemon's claim-first send at the end of a frame. In virtual time the replay grants a due
-   * permit at the frame's own instant (ReplayVariant.after), which is the same claim at the same time.
-   */
-  sendNow(): void {}
-  settleFromOpenList(): void {}
-  onAssignment(): void {}
-  setPaused(): void {}
-  pausedReasons(): [] {
-    return [];
-  }
-
   /** One claims permit at the current virtual time: the best pending claim that still passes is sent. */
   permit(): void {
     const now = this.#o.timeline.now;
