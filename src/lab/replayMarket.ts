@@ -23,7 +23,6 @@ export class ReplayMarket {
   readonly #ingest: Ingest;
   #now = 0;
   #offered = 0;
-  #symbolsLoaded = false;
 
   constructor(variants: readonly Variant[], model: ReplayModel) {
     const book = new OpenBook();
@@ -32,7 +31,6 @@ export class ReplayMarket {
     this.#variants = all;
     const claimers = all.map((r) => r.claimer);
     const clock = () => this.#now;
-    const self = this;
     this.#ingest = new Ingest({
       book,
       marks,
@@ -60,11 +58,11 @@ export class ReplayMarket {
         pausedReasons: () => [],
       },
       policy: {
+        // Every variant's policy gets the same tables at the same time: the first one speaks for all.
         get symbolsLoaded() {
-          return self.#symbolsLoaded;
+          return all[0]?.policy.symbolsLoaded ?? false;
         },
         applySymbols: (table: SymbolTable) => {
-          this.#symbolsLoaded = true;
           for (const r of all) r.policy.applySymbols(table);
         },
       },
