@@ -33,6 +33,9 @@ interface Entry extends ExposureView {
   fallbackPrice: number;
   /** Index in `list` (swap-remove). */
   index: number;
+  /** The live mark record of `markFrom` (PriceSource.get), held so the total needs no lookups. */
+  mark: { readonly price: number } | undefined;
+  markFrom: PriceSource | undefined;
 }
 
 interface Reservation {
@@ -65,7 +68,17 @@ export class Exposure {
   private entry(symbol: string): Entry {
     let e = this.bySymbol.get(symbol);
     if (e === undefined) {
-      e = { symbol, held: 0, long: 0, short: 0, refs: 0, fallbackPrice: Number.NaN, index: this.list.length };
+      e = {
+        symbol,
+        held: 0,
+        long: 0,
+        short: 0,
+        refs: 0,
+        fallbackPrice: Number.NaN,
+        index: this.list.length,
+        mark: undefined,
+        markFrom: undefined,
+      };
       this.bySymbol.set(symbol, e);
       this.list.push(e);
     }
@@ -205,8 +218,15 @@ export class Exposure {
   }
 
   private priceOf(e: Entry, prices: PriceSource): number {
-    const p = prices.price(e.symbol);
-    return p !== undefined ? p : e.fallbackPrice;
+    if (e.mark === undefined || e.markFrom !== prices) {
+      e.mark = prices.get?.(e.symbol);
+      e.markFrom = prices;
+      if (e.mark === undefined) {
+        const p = prices.price(e.symbol);
+        return p !== undefined ? p : e.fallbackPrice;
+      }
+    }
+    return e.mark.price;
   }
 
   /** Worst-case notional of one symbol at its mark; 0 when empty, NaN when it has no price at all. */

@@ -93,7 +93,7 @@ export class PnlLedger {
     const c = this.#claim(claimId, at);
     c.symbols.add(symbol);
     c.liquidatorFee += liquidatorFee;
-    this.#add(symbol, utcDay(at), { liquidatorFee, trading: 0, fees: 0 });
+    this.#add(symbol, utcDay(at), liquidatorFee, 0, 0);
     // Opposite to lots held, a claim first closes them (at its transfer price), then opens the rest.
     const rest = this.#close(symbol, qty, price, 0, at);
     if (Math.abs(rest) > EPS) this.#open(symbol, claimId, rest, price);
@@ -205,7 +205,7 @@ export class PnlLedger {
       c.fees += fees;
       c.open.set(symbol, (c.open.get(symbol) ?? 0) + openDelta);
     }
-    this.#add(symbol, day, { liquidatorFee: 0, trading, fees });
+    this.#add(symbol, day, 0, trading, fees);
   }
 
   #lotClosed(claimId: number): void {
@@ -226,20 +226,21 @@ export class PnlLedger {
     this.#claims.delete(claimId);
   }
 
-  #add(symbol: string, day: string, d: Omit<PnlTotals, "net">): void {
-    for (const [map, key] of [
-      [this.#byDay, day],
-      [this.#bySymbol, symbol],
-    ] as const) {
-      let t = map.get(key);
-      if (t === undefined) {
-        t = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
-        map.set(key, t);
-      }
-      t.liquidatorFee += d.liquidatorFee;
-      t.trading += d.trading;
-      t.fees += d.fees;
-      t.net = t.liquidatorFee + t.trading - t.fees;
-    }
+  /** Every claim and fill lands here: two lookups, no allocation once the day and symbol exist. */
+  #add(symbol: string, day: string, liquidatorFee: number, trading: number, fees: number): void {
+    bump(this.#byDay, day, liquidatorFee, trading, fees);
+    bump(this.#bySymbol, symbol, liquidatorFee, trading, fees);
   }
+}
+
+function bump(map: Map<string, PnlTotals>, key: string, liquidatorFee: number, trading: number, fees: number): void {
+  let t = map.get(key);
+  if (t === undefined) {
+    t = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
+    map.set(key, t);
+  }
+  t.liquidatorFee += liquidatorFee;
+  t.trading += trading;
+  t.fees += fees;
+  t.net = t.liquidatorFee + t.trading - t.fees;
 }

@@ -39,6 +39,11 @@ export interface Mark {
 export interface PriceSource {
   /** Last known mark of `symbol` regardless of age, or undefined. */
   price(symbol: string): number | undefined;
+  /**
+   * The source's own record of `symbol`, whose `price` follows every later update (MarkBook keeps
+   * one entry per symbol for good): a reader may hold it instead of looking the price up each time.
+   */
+  get?(symbol: string): { readonly price: number } | undefined;
 }
 
 /** One row of `GET /v1/public/info` (docs/protocol.md §4) in domain form. */

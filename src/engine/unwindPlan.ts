@@ -7,7 +7,7 @@
  * quantity is at most |position| rounded DOWN to the quantity grid; what is left below the minimum
  * order size is dust, reported and not chased.
  */
-import { BPS, ceilToTick, floorToTick } from "./quantize.js";
+import { BPS, ceilToTick, floorToTick, pow10 } from "./quantize.js";
 import type { ResolvedSymbolInfo } from "./symbolInfo.js";
 
 export interface UnwindLimits {
@@ -35,9 +35,31 @@ const SNAP = 1e-7;
 export function floorOnGrid(x: number, origin: number, step: number, decimals: number): number | undefined {
   if (!(x >= origin)) return undefined;
   const n = Math.floor((x - origin) / step + SNAP);
-  let q = Number((origin + n * step).toFixed(decimals));
-  if (q > x) q = Number((origin + (n - 1) * step).toFixed(decimals));
+  let q = gridPoint(origin, step, n, decimals);
+  if (q > x) q = gridPoint(origin, step, n - 1, decimals);
   return q >= origin ? q : undefined;
+}
+
+/** Whole units of 10^-decimals up to which the float sum `origin + n × step` is off by < 0.4 unit. */
+const EXACT_UNITS = 2 ** 50;
+
+/**
+ * `origin + n × step` rounded to `decimals` decimals, as the nearest double to that decimal: what
+ * printing with toFixed and parsing back gives, without the strings (every unwind slice computes
+ * two). When origin and step are whole numbers of 10^-decimals (decimals is the grid's own plus 2),
+ * the decimal is an integer number of units over 10^decimals and IEEE division of two exact
+ * integers is correctly rounded; below EXACT_UNITS the float sum is too close to that integer for
+ * toFixed to round elsewhere, so both routes give the same double. Otherwise the string route.
+ */
+function gridPoint(origin: number, step: number, n: number, decimals: number): number {
+  const scale = pow10(decimals);
+  const o = origin * scale;
+  const s = step * scale;
+  const ou = Math.round(o);
+  const su = Math.round(s);
+  const units = ou + n * su;
+  if (Math.abs(o - ou) + Math.abs(n * (s - su)) < 1e-3 && Math.abs(units) <= EXACT_UNITS) return units / scale;
+  return Number((origin + n * step).toFixed(decimals));
 }
 
 export function planUnwind(positionQty: number, mark: number | undefined, info: ResolvedSymbolInfo, limits: UnwindLimits): UnwindPlan {

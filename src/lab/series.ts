@@ -16,13 +16,14 @@ export class Series {
   }
 
   add(t: number, v: number): void {
-    const last = this.#points.at(-1);
+    const p = this.#points;
+    const last = p[p.length - 1];
     if (last !== undefined && t - last[0] < this.#gapMs) {
       last[1] = v;
       return;
     }
-    this.#points.push([t, v]);
-    if (this.#points.length > this.#maxKept) {
+    p.push([t, v]);
+    if (p.length > this.#maxKept) {
       this.#points = this.#points.filter((_, i) => i % 2 === 1);
       this.#gapMs *= 2;
     }

@@ -119,6 +119,24 @@ describe("Exposure", () => {
     expect(e.totalNotional(m)).toBeCloseTo(6, 12);
   });
 
+  it("the total follows every later mark, of whichever price source it is given", () => {
+    const e = new Exposure();
+    const m = marks();
+    e.setHeld(BTC, 0.5);
+    expect(e.totalNotional(m)).toBe(50_000);
+    m.set(BTC, 90_000, 1); // the book's record is held, not its price at the first call
+    expect(e.totalNotional(m)).toBe(45_000);
+    const other = new MarkBook();
+    other.set(BTC, 80_000, 0);
+    expect(e.totalNotional(other)).toBe(40_000);
+    expect(e.totalNotional({ price: () => 70_000 })).toBe(35_000); // a source without live records
+    expect(e.totalNotional(m)).toBe(45_000);
+    e.setHeld(BTC, 0);
+    e.setHeld(BTC, 1); // a new entry for the symbol, after the old one was dropped
+    m.set(BTC, 95_000, 2);
+    expect(e.totalNotional(m)).toBe(95_000);
+  });
+
   it("refuses non-finite quantities", () => {
     const e = new Exposure();
     expect(() => e.setHeld(BTC, Number.NaN)).toThrow(RangeError);

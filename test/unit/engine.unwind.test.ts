@@ -82,6 +82,38 @@ describe("planUnwind", () => {
     expect(floorOnGrid(0.004, 0.01, 0.005, 6)).toBeUndefined();
     expect(floorOnGrid(0.3, 0.1, 0.1, 6)).toBe(0.3);
   });
+
+  test("floorOnGrid gives the double that printing origin + n × step with toFixed and parsing it gives", () => {
+    // The string route the integer one replaces, kept here as the reference.
+    const byString = (x: number, origin: number, step: number, decimals: number): number | undefined => {
+      if (!(x >= origin)) return undefined;
+      const n = Math.floor((x - origin) / step + 1e-7);
+      let q = Number((origin + n * step).toFixed(decimals));
+      if (q > x) q = Number((origin + (n - 1) * step).toFixed(decimals));
+      return q >= origin ? q : undefined;
+    };
+    // Grids as the venue gives them (origin and step with the grid's decimals), and some whose
+    // origin or step has more decimals than `decimals` covers, which must take the string route.
+    const decimal = (units: number, d: number) => Number((units / 10 ** d).toFixed(d));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.constantFrom(0, 0, 0, 1, 3),
+        fc.constantFrom(0, 0, 0, 1, 3),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: -2, max: 14 }),
+        (d, stepUnits, originSteps, extraStep, extraOrigin, frac, magnitude) => {
+          const step = decimal(stepUnits * 10 ** extraStep + (extraStep > 0 ? 1 : 0), d + extraStep);
+          const origin = decimal(originSteps * stepUnits * 10 ** extraOrigin + (extraOrigin > 0 ? 7 : 0), d + extraOrigin);
+          const x = origin + frac * 10 ** magnitude;
+          expect(floorOnGrid(x, origin, step, d + 2)).toBe(byString(x, origin, step, d + 2));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
 });
 
 describe("PnlLedger", () => {
