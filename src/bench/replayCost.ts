@@ -84,7 +84,10 @@ try {
   }
   if (builds.length > 1) {
     const ratios = (times[0] as number[]).map((x, i) => x / ((times[1] as number[])[i] as number)).sort((a, b) => a - b);
-    const median = ratios[Math.floor(ratios.length / 2)] as number;
+    const mid = ratios.length / 2;
+    const median = Number.isInteger(mid)
+      ? ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2
+      : (ratios[Math.floor(mid)] as number);
     console.log(`this build / ${values.against}, per round: ${ratios.map((r) => r.toFixed(3)).join(" ")}; median ${median.toFixed(3)}`);
   }
 } finally {

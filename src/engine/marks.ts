@@ -12,8 +12,8 @@ interface MarkEntry {
 }
 
 export class MarkBook implements PriceSource {
-  // One mutable entry per symbol, updated in place: a mark update every second per symbol must not
-  // allocate, and the policy's hot path reads these with one Map lookup.
+  // One mutable entry per symbol, updated in place and never replaced or removed: a mark update
+  // every second per symbol must not allocate, and Exposure holds the entries (PriceSource.get).
   private readonly entries = new Map<string, MarkEntry>();
 
   /**

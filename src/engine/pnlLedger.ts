@@ -96,8 +96,12 @@ export class PnlLedger {
     this.#add(symbol, utcDay(at), liquidatorFee, 0, 0);
     // Opposite to lots held, a claim first closes them (at its transfer price), then opens the rest.
     const rest = this.#close(symbol, qty, price, 0, at);
-    if (Math.abs(rest) > EPS) this.#open(symbol, claimId, rest, price);
-    else this.#foldIfClosed(claimId);
+    if (Math.abs(rest) <= EPS) return this.#foldIfClosed(claimId);
+    // The close may have folded this very claim: a second transfer of the same id on the same symbol,
+    // opposite to its own lot. What is left opens under a fresh record of it (the folded part stays in
+    // the totals).
+    this.#claim(claimId, at).symbols.add(symbol);
+    this.#open(symbol, claimId, rest, price);
   }
 
   /** A trade of the account's own order: `qty` signed (+ buy, − sell) at `price`, paying `fee`. */

@@ -46,10 +46,12 @@ const EXACT_UNITS = 2 ** 50;
 /**
  * `origin + n × step` rounded to `decimals` decimals, as the nearest double to that decimal: what
  * printing with toFixed and parsing back gives, without the strings (every unwind slice computes
- * two). When origin and step are whole numbers of 10^-decimals (decimals is the grid's own plus 2),
- * the decimal is an integer number of units over 10^decimals and IEEE division of two exact
- * integers is correctly rounded; below EXACT_UNITS the float sum is too close to that integer for
- * toFixed to round elsewhere, so both routes give the same double. Otherwise the string route.
+ * two). When origin and step are whole numbers of 10^-decimals (decimals is the grid's own plus 2;
+ * together off by under 1e-3 unit over the n steps), the decimal is an integer number of units over
+ * 10^decimals and IEEE division of two exact integers is correctly rounded; below EXACT_UNITS the
+ * float sum is too close to that integer for toFixed to round elsewhere, so both routes give the
+ * same double. The argument needs origin ≥ 0 and n ≥ 0: floorOnGrid's n = −1 gives a value below
+ * origin, refused by either route. Grids the integers cannot hold take the string route.
  */
 function gridPoint(origin: number, step: number, n: number, decimals: number): number {
   const scale = pow10(decimals);

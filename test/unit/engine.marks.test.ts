@@ -13,6 +13,18 @@ describe("MarkBook", () => {
     expect(b.ageMs("PERP_ETH_USDC", 3_500)).toBeUndefined();
   });
 
+  it("a symbol's record is one object for good, updated in place (Exposure holds it: PriceSource.get)", () => {
+    const b = new MarkBook();
+    b.set("PERP_BTC_USDC", 100, 1_000);
+    const held = b.get("PERP_BTC_USDC");
+    b.set("PERP_BTC_USDC", 101, 2_000);
+    b.setMany([{ symbol: "PERP_BTC_USDC", price: 102 }], 3_000);
+    b.set("PERP_BTC_USDC", Number.NaN, 4_000); // refused: the record keeps a usable price
+    expect(b.get("PERP_BTC_USDC")).toBe(held);
+    expect(held?.price).toBe(b.price("PERP_BTC_USDC"));
+    expect(held?.price).toBe(102);
+  });
+
   it("freshness is inclusive of max age", () => {
     const b = new MarkBook();
     b.set("PERP_BTC_USDC", 1, 1_000);

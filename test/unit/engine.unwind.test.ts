@@ -219,6 +219,17 @@ describe("PnlLedger", () => {
     );
   });
 
+  test("forgetting closed claims: a claim id that closes its own lot and opens the rest keeps a record", () => {
+    // Found by the property above: the same id transferred twice on one symbol, the second time
+    // opposite and a little larger. Closing its own lot folded the record the rest then opened under.
+    const l = new PnlLedger({ keepClosedClaims: false });
+    l.claim(1, ETH, 0.000001, 100, 0.5, T);
+    l.claim(1, ETH, -0.000001000001, 100, 0.25, T + 1);
+    expect(l.claims().map((c) => c.claimId)).toEqual([1]);
+    expect(l.claims()[0]?.open.get(ETH)).toBeCloseTo(-0.000000000001, 15);
+    expect(l.totals().liquidatorFee).toBeCloseTo(0.75, 12);
+  });
+
   test("forgetting closed claims: a day of claims each closed at once leaves no claim record", () => {
     const l = new PnlLedger({ keepClosedClaims: false });
     for (let i = 1; i <= 1_000; i++) {
