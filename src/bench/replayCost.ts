@@ -3,9 +3,10 @@
  * [--set KEY=V1,V2]… [--rounds N] [--against OTHER/dist]` writes the bench's synthetic market
  * (labMarket.ts) to a temporary file, times reading it (both passes of `backtest`, and the floor of
  * any reader: gunzip and JSON.parse alone), then replays the variants on events already in memory,
- * so the per-variant figure has no reading in it. Default variants: the lab phase's 12. `--against` replays another build's code (a worktree of
- * an older commit, built) in the same process, alternating rounds: on a host whose speed wanders
- * between runs, the per-round ratio of the two is what a change can be judged by.
+ * so the per-variant figure has no reading in it. Default variants: the lab phase's 12.
+ * `--against` replays another build's code (a worktree of an older commit, built) in the same
+ * process, alternating rounds: on a host whose speed wanders between runs, the per-round ratio of
+ * the two is what a change can be judged by.
  */
 import { constants } from "node:buffer";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
