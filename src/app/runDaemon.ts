@@ -5,6 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { configErrorFrom } from "../config/issues.js";
+import { liveLimitProblems } from "../config/liveLimits.js";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import type { CaptureQueue } from "../lab/captureQueue.js";
 import { startObserveServer } from "../observe/httpServer.js";
@@ -44,6 +46,8 @@ function packageVersion(): string {
 export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   const { loaded, signal } = options;
   const config = loaded.config;
+  const unset = liveLimitProblems(config, loaded.given ?? new Set());
+  if (unset.length > 0) throw configErrorFrom(unset);
   const logger = createLogger({
     level: config.log.level,
     pretty: config.log.pretty || options.pretty === true,

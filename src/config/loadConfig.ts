@@ -8,6 +8,7 @@ import { parseDocument } from "yaml";
 import { ConfigError } from "../errors.js";
 import { applyEnvOverrides } from "./envOverrides.js";
 import { configErrorFrom, type Problem, problemsFromZod } from "./issues.js";
+import { givenKeys } from "./liveLimits.js";
 import { type Config, configSchema } from "./schema.js";
 import { readSecret, type SecretSource } from "./secret.js";
 
@@ -27,6 +28,8 @@ export interface LoadedConfig {
   secretSource?: SecretSource;
   /** The LIQUIDATOR_* variables that overrode config keys. */
   envOverrides?: readonly string[];
+  /** Dotted keys set by the file or the environment (the rest are built-in defaults). */
+  given?: ReadonlySet<string>;
 }
 
 // A config file is a few kilobytes; refuse to parse something that obviously is not one.
@@ -114,6 +117,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     secret: secret.secret,
     path,
     envOverrides: [...fromEnv.values()],
+    given: givenKeys(raw),
   };
   if (secret.source !== undefined) loaded.secretSource = secret.source;
   return loaded;

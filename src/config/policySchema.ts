@@ -13,6 +13,8 @@ const DESCRIPTIONS = {
   min_fee: "smallest expected liquidator fee (quote) worth a claim",
   limit_price_slippage_bps: "`limit_price = mark × (1 ± bps/10⁴)`, quantised to the tick in the safe direction",
   max_mark_age_ms: "a symbol whose mark is older is not claimed",
+  expected_unwind_cost_bps:
+    "expected cost of getting flat (taker fee + slippage allowance), bps of notional; `min_fee` is compared with the fee net of it (0: the gross fee)",
 } as const;
 
 // `PERP_BTC_USDC:` with every override commented out is null: no overrides, like an empty section.
@@ -22,6 +24,7 @@ const symbolOverrides = section({
   min_fee: doc(fee.optional(), DESCRIPTIONS.min_fee),
   limit_price_slippage_bps: doc(bps.optional(), DESCRIPTIONS.limit_price_slippage_bps),
   max_mark_age_ms: doc(durationMs.optional(), DESCRIPTIONS.max_mark_age_ms),
+  expected_unwind_cost_bps: doc(bps.optional(), DESCRIPTIONS.expected_unwind_cost_bps),
 });
 
 export const policySchema = section({
@@ -31,6 +34,7 @@ export const policySchema = section({
   min_fee: doc(fee.default(1), DESCRIPTIONS.min_fee),
   limit_price_slippage_bps: doc(bps.default(50), DESCRIPTIONS.limit_price_slippage_bps),
   max_mark_age_ms: doc(durationMs.default(3000), DESCRIPTIONS.max_mark_age_ms),
+  expected_unwind_cost_bps: doc(bps.default(0), DESCRIPTIONS.expected_unwind_cost_bps),
   symbols: section({
     allow: doc(list(symbol), "symbols to claim (empty = every symbol)"),
     deny: doc(list(symbol), "symbols never to claim (deny wins)"),

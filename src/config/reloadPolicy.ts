@@ -5,6 +5,8 @@
  * can log that they need a restart.
  */
 import { ConfigError } from "../errors.js";
+import { configErrorFrom } from "./issues.js";
+import { liveLimitProblems } from "./liveLimits.js";
 import { type LoadedConfig, loadConfig } from "./loadConfig.js";
 import type { Config, PolicyConfig } from "./schema.js";
 
@@ -31,6 +33,9 @@ export async function reloadPolicy(path: string | undefined, env: NodeJS.Process
     // An explicit path wins over LIQUIDATOR_CONFIG inside loadConfig; with none, drop the variable
     // too, so a reload reads what the start read.
     const loaded = await loadConfig(path === undefined ? { env: { ...env, LIQUIDATOR_CONFIG: undefined } } : { path, env });
+    // A reload that drops a live limit would fall back to the simulator-sized default: refused like at start.
+    const unset = liveLimitProblems(loaded.config, loaded.given ?? new Set());
+    if (unset.length > 0) throw configErrorFrom(unset);
     const needsRestart = current === undefined ? [] : changedKeys({ ...current, policy: null }, { ...loaded.config, policy: null });
     return { ok: true, loaded, config: loaded.config, policy: loaded.config.policy, needsRestart };
   } catch (err) {

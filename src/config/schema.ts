@@ -14,15 +14,6 @@ export { ALLOWED_KEYS_MARK, isInsecureRemoteUrl, unknownKeyProblem } from "./sch
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-/** The five policy keys a `policy.per_symbol.<SYMBOL>` entry may override. */
-export const OVERRIDABLE_POLICY_KEYS = [
-  "max_claim_notional",
-  "max_total_exposure",
-  "min_fee",
-  "limit_price_slippage_bps",
-  "max_mark_age_ms",
-] as const;
-
 const campaignSchema = strict({
   campaign_id: z.number().int().min(0),
   account_id: z.string().min(1).optional(),

@@ -44,7 +44,12 @@ export interface UnwinderOptions {
   store: Pick<StateStore, "intent" | "append" | "mayLead">;
   fills: OrderFills;
   observer: UnwinderObserver;
-  logger: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
+  logger: {
+    debug(o: object, m: string): void;
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+    error(o: object, m: string): void;
+  };
   /** Ask the REST feed for a positions read now (after a refusal that says ours are wrong). */
   requestPositions: () => void;
   /** Client order ids are `${prefix}-${seq}` (≤ 36 chars). */
@@ -192,8 +197,9 @@ export class Unwinder {
   /** Tell once per reason why a symbol is not being closed (dust, no filters, no mark). */
   #note(symbol: string, st: SymbolState, note: string | undefined, extra: object = {}): void {
     if (note !== undefined && st.lastNote !== note) {
-      // Dust is expected (claimed quantities need not sit on the order grid): information, not a warning.
-      if (note === "dust") this.#o.logger.info({ symbol, reason: note, ...extra }, "position not unwound");
+      // Dust is expected after most unwinds (claimed quantities need not sit on the order grid): at
+      // info it would be a line per claim; the position gauge shows it.
+      if (note === "dust") this.#o.logger.debug({ symbol, reason: note, ...extra }, "position not unwound");
       else this.#o.logger.warn({ symbol, reason: note, ...extra }, "position not unwound");
     }
     st.lastNote = note;

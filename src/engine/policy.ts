@@ -15,8 +15,10 @@
  * - max_total_exposure: the global value caps Σ over all symbols of the worst-case exposure (held +
  *   reserved, exposure.ts), the merged per-symbol value caps that symbol's own; the claim's ratio is
  *   cut so that both still hold with the claim reserved.
- * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee) must be at least the
- *   largest min_fee of the symbols it claims.
+ * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee), net of each
+ *   symbol's expected unwind cost (Σ |q| × mark × expected_unwind_cost_bps / 10⁴, 0 by default), must be at
+ *   least the largest min_fee of the symbols it claims: with a cost set, a claim that would lose money
+ *   getting flat is skipped even at min_fee 0.
  *
  * Claim forms (docs/protocol.md §7): a liquidation with any low-tier open symbol is claimed as one proportional
  * share of all open symbols (no `symbols` field): every one must be claimable, and below 10,000 of
@@ -168,7 +170,7 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext): Decisi
   for (const leg of legs) if (leg.reason !== undefined) return skip(id, leg.reason, leg.pos.symbol);
 
   let total = 0;
-  let feeAtFull = 0;
+  let netAtFull = 0; // the fee net of the expected unwind cost, whole liquidation
   let minFee = 0; // the strictest min_fee of the symbols claimed
   let claimWeight = 0; // Σ notional / own max_claim_notional: ratio r spends r × claimWeight of the budget 1
   let rExp = Number.POSITIVE_INFINITY;
@@ -176,7 +178,7 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext): Decisi
   const free: number[] = [];
   for (const leg of legs) {
     total += leg.notional;
-    feeAtFull += leg.notional * leg.pos.liquidatorFee;
+    netAtFull += leg.notional * (leg.pos.liquidatorFee - leg.lim.unwindCostRate);
     if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
     claimWeight += leg.notional / leg.lim.maxClaimNotional;
     const r = leg.maxQty / Math.abs(leg.pos.positionQty);
@@ -185,7 +187,7 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext): Decisi
     free.push(leg.freeNotional);
   }
   // Even the whole liquidation pays too little: that is the reason, whatever the caps say.
-  if (feeAtFull < minFee) return skip(id, "below_min_fee", undefined);
+  if (netAtFull < minFee) return skip(id, "below_min_fee", undefined);
 
   const rClaim = claimWeight > 0 ? 1 / claimWeight : Number.POSITIVE_INFINITY;
   const rTotal = maxRatioWithinBudget(exposureBudget(ctx), notional, free);
@@ -264,6 +266,7 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
   const limitPrice: Record<string, number> = {};
   const perSymbolQty: Record<string, number> = {};
   let expectedFee = 0;
+  let netFee = 0;
   let notional = 0;
   let minFee = 0;
   for (const leg of legs) {
@@ -276,10 +279,11 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
     perSymbolQty[leg.pos.symbol] = q;
     notional += n;
     expectedFee += n * leg.pos.liquidatorFee;
+    netFee += n * (leg.pos.liquidatorFee - leg.lim.unwindCostRate);
     if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
   }
   // Quantities so small that 1e-9 rounding leaves nothing: the venue would transfer nothing (-1201).
   if (notional === 0) return skip(id, "ratio_zero", undefined);
-  if (expectedFee < minFee) return skip(id, "below_min_fee", undefined);
+  if (netFee < minFee) return skip(id, "below_min_fee", undefined);
   return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty };
 }

@@ -14,6 +14,8 @@ export interface RiskLimitsInput {
   min_fee: number;
   limit_price_slippage_bps: number;
   max_mark_age_ms: number;
+  /** Absent = 0: `min_fee` is compared with the gross fee. */
+  expected_unwind_cost_bps?: number;
 }
 
 /**
@@ -40,6 +42,11 @@ export interface SymbolLimits {
   /** mark × downNumerator / 10⁴ is the raw limit when position_qty < 0 (10⁴ − bps). */
   readonly downNumerator: number;
   readonly maxMarkAgeMs: number;
+  /**
+   * expected_unwind_cost_bps / 10⁴: the share of a claim's notional that getting flat is expected to
+   * cost, so `min_fee` judges what a claim keeps, not what it is paid.
+   */
+  readonly unwindCostRate: number;
 }
 
 /** Result of the allow/deny lists for one symbol. */
@@ -98,6 +105,7 @@ function checkValue(key: LimitKey, value: unknown, path: string): number {
       if (!(value >= 0)) throw new ConfigError(path, "must be >= 0");
       break;
     case "limit_price_slippage_bps":
+    case "expected_unwind_cost_bps":
       if (!(value >= 0 && value <= 10_000)) throw new ConfigError(path, "must be in [0, 10000]");
       break;
     case "max_mark_age_ms":
@@ -107,7 +115,7 @@ function checkValue(key: LimitKey, value: unknown, path: string): number {
   return value;
 }
 
-function resolve(base: RiskLimitsInput, over: Partial<RiskLimitsInput>, prefix: string): SymbolLimits {
+function resolve(base: Required<RiskLimitsInput>, over: Partial<RiskLimitsInput>, prefix: string): SymbolLimits {
   const pick = (key: LimitKey): number => {
     const v = over[key];
     return v === undefined ? base[key] : checkValue(key, v, `${prefix}.${key}`);
@@ -121,6 +129,7 @@ function resolve(base: RiskLimitsInput, over: Partial<RiskLimitsInput>, prefix: 
     upNumerator: 10_000 + bps,
     downNumerator: 10_000 - bps,
     maxMarkAgeMs: pick("max_mark_age_ms"),
+    unwindCostRate: pick("expected_unwind_cost_bps") / 10_000,
   };
 }
 
@@ -130,7 +139,11 @@ const LIMIT_KEYS: readonly LimitKey[] = [
   "min_fee",
   "limit_price_slippage_bps",
   "max_mark_age_ms",
+  "expected_unwind_cost_bps",
 ];
+
+/** Keys an input may leave out (a policy written before they existed), with the value that changes nothing. */
+const OPTIONAL_LIMIT_DEFAULTS: Partial<Record<LimitKey, number>> = { expected_unwind_cost_bps: 0 };
 
 function symbolSet(list: readonly string[], path: string): Set<string> {
   const out = new Set<string>();
@@ -148,8 +161,8 @@ function symbolSet(list: readonly string[], path: string): Set<string> {
  * reload path — must not turn into NaN caps.
  */
 export function compileRiskPolicy(input: RiskPolicyInput): RiskPolicy {
-  const base = {} as RiskLimitsInput;
-  for (const key of LIMIT_KEYS) base[key] = checkValue(key, input[key], `policy.${key}`);
+  const base = {} as Required<RiskLimitsInput>;
+  for (const key of LIMIT_KEYS) base[key] = checkValue(key, input[key] ?? OPTIONAL_LIMIT_DEFAULTS[key], `policy.${key}`);
   const defaults = resolve(base, {}, "policy");
 
   const allowList = symbolSet(input.symbols?.allow ?? [], "policy.symbols.allow");

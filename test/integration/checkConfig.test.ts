@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { base58 } from "@scure/base";
 import { describe, expect } from "vitest";
 import { stringify } from "yaml";
@@ -39,12 +40,14 @@ const liveVenue = {
   ws_private_url: "wss://ws-private.example.com",
   account_id: "0xabc",
 };
+/** The limits live mode wants set explicitly (config/liveLimits.ts). */
+const liveLimits = { max_claim_notional: 2_000, max_total_exposure: 10_000, min_fee: 3 };
 
 describe("check-config child process", () => {
   test("valid live config: exit 0, effective config on stdout, secret nowhere", async ({ rig, build }) => {
     const { runCli, writeConfig } = await setUp({ rig, build });
     const pair = generateKeyPair();
-    const path = await writeConfig("valid.yaml", { venue: liveVenue, policy: { min_fee: 3 } });
+    const path = await writeConfig("valid.yaml", { venue: liveVenue, policy: liveLimits });
     const r = await runCli(["check-config", "--config", path], { LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_DRY_RUN: "yes" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
@@ -61,7 +64,7 @@ describe("check-config child process", () => {
     const secretPath = join(dir, "secret");
     await writeFile(secretPath, `${pair.secret}\n`);
     await chmod(secretPath, 0o600);
-    const path = await writeConfig("valid-json.yaml", { venue: liveVenue });
+    const path = await writeConfig("valid-json.yaml", { venue: liveVenue, policy: liveLimits });
     const r = await runCli(["check-config", "--json"], { LIQUIDATOR_CONFIG: path, LIQUIDATOR_SECRET_FILE: secretPath });
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout) as {
@@ -78,13 +81,44 @@ describe("check-config child process", () => {
   test("invalid file: exit 78, the key on stderr, nothing on stdout, secret nowhere", async ({ rig, build }) => {
     const { runCli, writeConfig } = await setUp({ rig, build });
     const pair = generateKeyPair();
-    const path = await writeConfig("invalid.yaml", { venue: liveVenue, policy: { limit_price_slippage_bps: 10001 } });
+    const path = await writeConfig("invalid.yaml", { venue: liveVenue, policy: { ...liveLimits, limit_price_slippage_bps: 10001 } });
     const r = await runCli(["check-config", "--config", path], { LIQUIDATOR_SECRET: pair.secret });
     expect(r.status).toBe(78);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("policy.limit_price_slippage_bps");
     expect(r.stderr).toContain("<= 10000");
     expect(r.stdout + r.stderr).not.toContain(pair.secret);
+  });
+
+  test("live config leaving the limits to their built-in values: exit 78 naming each key", async ({ rig, build }) => {
+    const { runCli, writeConfig } = await setUp({ rig, build });
+    const pair = generateKeyPair();
+    const path = await writeConfig("no-limits.yaml", { venue: liveVenue, policy: { max_claim_notional: 2_000 } });
+    const r = await runCli(["check-config", "--config", path], { LIQUIDATOR_SECRET: pair.secret });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain("policy.max_total_exposure");
+    expect(r.stderr).toContain("policy.min_fee");
+    expect(r.stderr).not.toContain("policy.max_claim_notional");
+    expect(r.stderr).toContain("live-example.yaml");
+    // `run` refuses the same config before any network I/O (the venue URLs here resolve nowhere).
+    const run = await runCli(["run", "--config", path], { LIQUIDATOR_SECRET: pair.secret, LIQUIDATOR_METRICS_PORT: "0" });
+    expect(run.status).toBe(78);
+    expect(run.stderr).toContain("policy.max_total_exposure");
+  });
+
+  test("config/live-example.yaml is a valid live config", async ({ rig, build }) => {
+    const { runCli } = await setUp({ rig, build });
+    const pair = generateKeyPair();
+    const example = fileURLToPath(new URL("../../config/live-example.yaml", import.meta.url));
+    const r = await runCli(["check-config", "--config", example, "--json"], {
+      LIQUIDATOR_SECRET: pair.secret,
+      LIQUIDATOR_ACCOUNT_ID: "0xabc",
+    });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout) as { config: { venue: { mode: string; preset: string }; policy: { symbols: { allow: string[] } } } };
+    expect(out.config.venue).toMatchObject({ mode: "live", preset: "orderly-testnet" });
+    expect(out.config.policy.symbols.allow).toEqual(["PERP_BTC_USDC", "PERP_ETH_USDC"]);
   });
 
   test("malformed secret: exit 78 naming LIQUIDATOR_SECRET, the text never echoed", async ({ rig, build }) => {

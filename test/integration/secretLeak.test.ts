@@ -225,6 +225,7 @@ describe("the secret never appears in any output", () => {
       log: { level: "trace" },
       venue: { request_timeout_ms: 1500 },
       rewards: { poll_interval_ms: 1000, campaign: { campaign_id: 2, account_id: sim.accountId } },
+      policy: { max_claim_notional: 50_000, max_total_exposure: 250_000, min_fee: 1 },
     });
     const d = await startDaemon(
       t,

@@ -5,12 +5,13 @@
  * Not a test file itself.
  */
 
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { stringify } from "yaml";
+import { defaultConfig } from "../../src/config/schema.js";
 import { sampleValue } from "../../src/observe/promText.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
@@ -63,9 +64,31 @@ export async function writePolicyFile(
   return path;
 }
 
-/** Environment of a live-mode daemon pointed at `sim` (loopback, so plain ws/http is allowed). */
+let builtInLimitsFile: string | undefined;
+
+/**
+ * A config file that sets the limits live mode wants explicit (config/liveLimits.ts) to their built-in
+ * values: what a test that gives no config of its own means by "the built-in policy". One per test process.
+ */
+function builtInLimitsConfig(): string {
+  if (builtInLimitsFile === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "liq-limits-"));
+    const { max_claim_notional, max_total_exposure, min_fee } = defaultConfig().policy;
+    const path = join(dir, "limits.yaml");
+    writeFileSync(path, stringify({ policy: { max_claim_notional, max_total_exposure, min_fee } }));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    builtInLimitsFile = path;
+  }
+  return builtInLimitsFile;
+}
+
+/**
+ * Environment of a live-mode daemon pointed at `sim` (loopback, so plain ws/http is allowed); without
+ * a LIQUIDATOR_CONFIG in `extra`, the built-in policy with its limits set explicitly.
+ */
 export function daemonEnv(sim: SimulatorHandle, stateDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
+    LIQUIDATOR_CONFIG: builtInLimitsConfig(),
     LIQUIDATOR_VENUE: "live",
     LIQUIDATOR_BASE_URL: sim.baseUrl,
     LIQUIDATOR_WS_URL: sim.wsUrl,

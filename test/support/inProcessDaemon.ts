@@ -5,6 +5,7 @@
  */
 import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { defaultConfig } from "../../src/config/schema.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { daemonEnv, OPEN_POLICY, writePolicyFile } from "./daemonHarness.js";
 import { LogCollector } from "./logCollector.js";
@@ -55,7 +56,14 @@ export interface InProcessDaemon {
 }
 
 export async function startInProcessDaemon(o: InProcessDaemonOptions): Promise<InProcessDaemon> {
-  const policy = o.policyBase === "built-in" ? o.policy : { ...OPEN_POLICY, ...o.policy };
+  // Live mode wants the claim limits set explicitly (config/liveLimits.ts): "built-in" sets them to their built-in values.
+  const builtIn = defaultConfig().policy;
+  const explicitBuiltIn = {
+    max_claim_notional: builtIn.max_claim_notional,
+    max_total_exposure: builtIn.max_total_exposure,
+    min_fee: builtIn.min_fee,
+  };
+  const policy = o.policyBase === "built-in" ? { ...explicitBuiltIn, ...o.policy } : { ...OPEN_POLICY, ...o.policy };
   const configPath = await writePolicyFile(o.configDir ?? o.stateDir, policy, "policy.yaml", o.sections);
   const env = daemonEnv(o.sim, o.stateDir, { LIQUIDATOR_CONFIG: configPath, ...o.env });
   const loaded = await loadConfig({ env });

@@ -8,6 +8,7 @@ import { parse as parseYaml, stringify } from "yaml";
 import { withConfigTables } from "../../src/config/configDocs.js";
 import { ENV_OVERRIDES } from "../../src/config/envOverrides.js";
 import { configFields } from "../../src/config/fields.js";
+import { liveLimitProblems } from "../../src/config/liveLimits.js";
 import { type LoadedConfig, loadConfig } from "../../src/config/loadConfig.js";
 import { REDACTED, renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
 import { reloadPolicy } from "../../src/config/reloadPolicy.js";
@@ -530,6 +531,22 @@ describe("live mode", () => {
     },
   );
 
+  test("limits left to their built-in values are named; set in the file or the environment they are given", async () => {
+    const partial = await load({ venue: liveVenue, policy: { max_claim_notional: 2_000 } }, { LIQUIDATOR_SECRET: secret });
+    expect(liveLimitProblems(partial.config, partial.given ?? new Set()).map((p) => p.key)).toEqual([
+      "policy.max_total_exposure",
+      "policy.min_fee",
+    ]);
+    const full = await load(
+      { venue: liveVenue, policy: { max_claim_notional: 2_000, max_total_exposure: 9_000, min_fee: 0 } },
+      { LIQUIDATOR_SECRET: secret },
+    );
+    expect(liveLimitProblems(full.config, full.given ?? new Set())).toEqual([]);
+    // Outside live mode the built-in values are what the simulator is sized for.
+    const sim = await load({});
+    expect(liveLimitProblems(sim.config, sim.given ?? new Set())).toEqual([]);
+  });
+
   test("plain URLs are fine in simulator mode", async () => {
     const { config } = await load({ venue: { base_url: "http://10.1.2.3:8080" } });
     expect(config.venue.base_url).toBe("http://10.1.2.3:8080");
@@ -649,6 +666,18 @@ describe("reloadPolicy", () => {
     expect(result.error.key).toBe("policy.min_fee");
     const missing = await reloadPolicy(join(dir, "gone.yaml"), {});
     expect(missing.ok).toBe(false);
+  });
+
+  test("live mode: a reload that drops an explicit limit is refused, the running policy kept", async () => {
+    const env = { LIQUIDATOR_SECRET: generateKeyPair().secret };
+    const path = await writeTemp(
+      stringify({ venue: liveVenue, policy: { max_claim_notional: 2_000, max_total_exposure: 9_000, min_fee: 1 } }),
+    );
+    expect((await reloadPolicy(path, env)).ok).toBe(true);
+    await writeFile(path, stringify({ venue: liveVenue, policy: { max_claim_notional: 2_000, min_fee: 1 } }));
+    const result = await reloadPolicy(path, env);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toContain("policy.max_total_exposure");
   });
 });
 

@@ -21,7 +21,16 @@ describe("compileRiskPolicy", () => {
 
   it("merges per-symbol overrides over the globals", () => {
     const p = compileRiskPolicy(
-      policyInput({ per_symbol: { PERP_BTC_USDC: { max_claim_notional: 100_000, limit_price_slippage_bps: 30, max_mark_age_ms: 2_000 } } }),
+      policyInput({
+        per_symbol: {
+          PERP_BTC_USDC: {
+            max_claim_notional: 100_000,
+            limit_price_slippage_bps: 30,
+            max_mark_age_ms: 2_000,
+            expected_unwind_cost_bps: 12,
+          },
+        },
+      }),
     );
     expect(p.limitsFor("PERP_BTC_USDC")).toEqual({
       maxClaimNotional: 100_000,
@@ -31,8 +40,10 @@ describe("compileRiskPolicy", () => {
       upNumerator: 10_030,
       downNumerator: 9_970,
       maxMarkAgeMs: 2_000,
+      unwindCostRate: 0.0012,
     });
     expect(p.limitsFor("PERP_ETH_USDC")).toBe(p.defaults);
+    expect(p.defaults.unwindCostRate).toBe(0);
     expect(p.defaults.maxClaimNotional).toBe(50_000);
     expect(p.maxTotalExposure).toBe(250_000);
   });
@@ -63,6 +74,7 @@ describe("compileRiskPolicy", () => {
     ["min_fee negative", { min_fee: -1 }, "policy.min_fee"],
     ["bps over 10,000", { limit_price_slippage_bps: 10_001 }, "policy.limit_price_slippage_bps"],
     ["max_mark_age_ms 0", { max_mark_age_ms: 0 }, "policy.max_mark_age_ms"],
+    ["unwind cost negative", { expected_unwind_cost_bps: -1 }, "policy.expected_unwind_cost_bps"],
     ["bad allow entry", { symbols: { allow: ["btc"], deny: [] } }, "policy.symbols.allow[0]"],
     [
       "bad per-symbol value",

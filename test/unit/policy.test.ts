@@ -163,6 +163,27 @@ const skipCases: SkipCase[] = [
     reason: "below_min_fee",
   },
   { name: "high tier: fee below min_fee", ctx: { policy: { min_fee: 1_000 } }, liq: liq(5, [SOL, 100]), reason: "below_min_fee" },
+  // expected_unwind_cost_bps: 5,000 × (0.006 − 0.005) = 5 kept < 10 (the gross 30 would pass).
+  {
+    name: "fee net of the unwind cost below min_fee",
+    ctx: { policy: { min_fee: 10, expected_unwind_cost_bps: 50 } },
+    liq: liq(5, [BTC, 0.05]),
+    reason: "below_min_fee",
+  },
+  // 5,000 × (0.006 − 0.007) = −5: the claim would lose money getting flat, even at min_fee 0.
+  {
+    name: "unwind cost above the fee rate, min_fee 0",
+    ctx: { policy: { min_fee: 0, expected_unwind_cost_bps: 70 } },
+    liq: liq(5, [BTC, 0.05]),
+    reason: "below_min_fee",
+  },
+  // High tier, per-symbol cost: 10,000 × (0.01 − 0.0095) = 5 < 10.
+  {
+    name: "high tier: per-symbol unwind cost",
+    ctx: { policy: { min_fee: 10, per_symbol: { [SOL]: { expected_unwind_cost_bps: 95 } } } },
+    liq: liq(5, [SOL, 100]),
+    reason: "below_min_fee",
+  },
 
   {
     name: "cap leaves under 0.001 (low tier)",
@@ -241,6 +262,17 @@ const claimCases: ClaimCase[] = [
   // 100,000 × (1 + 50/10⁴) = 100,500, on the 0.1 grid.
   {
     name: "small low-tier liquidation taken whole",
+    liq: liq(5, [BTC, 0.05]),
+    ratio: 1,
+    limitPrice: { [BTC]: 100_500 },
+    perSymbolQty: { [BTC]: 0.05 },
+    notional: 5_000,
+    fee: 30,
+  },
+  // 5,000 × (0.006 − 0.005) = 5 kept ≥ 1: claimed, and the decision still reports the gross fee.
+  {
+    name: "fee net of the unwind cost still above min_fee",
+    ctx: { policy: { expected_unwind_cost_bps: 50 } },
     liq: liq(5, [BTC, 0.05]),
     ratio: 1,
     limitPrice: { [BTC]: 100_500 },

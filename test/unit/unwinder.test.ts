@@ -129,7 +129,7 @@ function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dr
     store: { intent: (r) => void journal.push(r), append: (r) => journal.push(r), mayLead: () => true },
     fills,
     observer: { order: () => undefined, timeToFlat: () => undefined, halted: (s, on) => on && haltedOn.push(s) },
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     requestPositions: () => void positionReads++,
     clientOrderIdPrefix: "t",
     afterFillMs: 1,
