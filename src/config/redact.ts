@@ -4,11 +4,9 @@
  * guard, its text is replaced wherever it might still appear (e.g. pasted into another key).
  */
 import { stringify } from "yaml";
-import { redactPostgresUrl } from "../store/postgres/redactPostgresUrl.js";
+import { REDACTED, redactPostgresUrl } from "../redaction.js";
 import { Signer } from "../venue/signer.js";
 import type { LoadedConfig } from "./loadConfig.js";
-
-export const REDACTED = "<redacted>";
 
 export interface SecretReport {
   set: boolean;

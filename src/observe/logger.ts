@@ -10,8 +10,7 @@
  */
 import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger } from "pino";
-
-export const REDACTED = "<redacted>";
+import { REDACTED } from "../redaction.js";
 
 /** Field names whose values are secret wherever they appear (up to three levels deep). */
 export const SECRET_KEYS: readonly string[] = [

@@ -10,10 +10,11 @@ import { ENV_OVERRIDES } from "../../src/config/envOverrides.js";
 import { configFields } from "../../src/config/fields.js";
 import { liveLimitProblems } from "../../src/config/liveLimits.js";
 import { type LoadedConfig, loadConfig } from "../../src/config/loadConfig.js";
-import { REDACTED, renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
+import { renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
 import { reloadPolicy } from "../../src/config/reloadPolicy.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { ConfigError } from "../../src/errors.js";
+import { REDACTED } from "../../src/redaction.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 
 let dir: string;

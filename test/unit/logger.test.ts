@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, prettyByDefault, REDACTED, redactPaths } from "../../src/observe/logger.js";
+import { createLogger, prettyByDefault, redactPaths } from "../../src/observe/logger.js";
+import { REDACTED } from "../../src/redaction.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 import { sleep } from "../support/wait.js";
 

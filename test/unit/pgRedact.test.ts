@@ -4,8 +4,8 @@
  * prints (its target, its errors) carries none of the credentials.
  */
 import { describe, expect, it } from "vitest";
+import { redactPostgresUrl } from "../../src/redaction.js";
 import { PgDatabase } from "../../src/store/postgres/pgDatabase.js";
-import { redactPostgresUrl } from "../../src/store/postgres/redactPostgresUrl.js";
 import { DatabaseUnavailableError } from "../../src/store/storeErrors.js";
 
 describe("redactPostgresUrl", () => {

@@ -11,8 +11,8 @@
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import pg from "pg";
 import { parseIntoClientConfig } from "pg-connection-string";
+import { redactPostgresUrl } from "../../redaction.js";
 import { DatabaseError } from "../storeErrors.js";
-import { redactPostgresUrl } from "./redactPostgresUrl.js";
 import { isConnectionFailure, type StoreErrorContext, toStoreError } from "./toStoreError.js";
 
 export interface PgDatabaseOptions {

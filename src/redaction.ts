@@ -1,11 +1,17 @@
 /**
+ * How secrets are hidden wherever text is printed: the one placeholder, and the PostgreSQL connection
+ * string made printable. A leaf (no imports) so that config/, observe/ and store/ share it.
+ */
+
+/** What a secret is replaced with in logs, check-config and error messages. */
+export const REDACTED = "<redacted>";
+
+/**
  * A PostgreSQL connection string as it may be printed (logs, check-config, error messages): the
  * password in the user-info part and every password-like parameter are replaced. Works on URL form
  * (`postgres://user:pw@host/db?...`), on libpq key=value form (`host=h password=pw`), and on text that
  * parses as neither: a typo in the URL must not leak the secret.
  */
-import { REDACTED } from "../../config/redact.js";
-
 /** Parameters that carry a secret (libpq names), in a URL query or a key=value string. */
 const SECRET_PARAM_RE = /((?:^|[?&\s])(?:password|sslpassword)\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)/gi;
 
