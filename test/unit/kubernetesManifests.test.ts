@@ -8,7 +8,10 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/commands/run.js";
+import { liveLimitProblems } from "../../src/config/liveLimits.js";
+import { loadConfig } from "../../src/config/loadConfig.js";
 import { ALERTS_SOURCE_PATH, PROMETHEUS_RULE_PATH, prometheusRuleYaml } from "../../src/ops/prometheusRule.js";
+import { generateKeyPair } from "../../src/venue/signer.js";
 import { REPO_ROOT } from "../support/dashboardNames.js";
 import {
   envValue,
@@ -56,6 +59,14 @@ describe("Kubernetes manifests as written", () => {
     const rule = findObject(parseManifests(committed), "PrometheusRule");
     expect(rule.spec.groups).toEqual((parseManifests(alerts)[0] as unknown as { groups: unknown }).groups);
     expect(rule.spec.groups.flatMap((g: { rules: unknown[] }) => g.rules).length).toBeGreaterThanOrEqual(16);
+  });
+
+  it("the ConfigMap's daemon config is a valid live config with its limits set (live mode refuses the built-in ones)", async () => {
+    const path = join(KUBE_DIR, "base", "liquidator.yaml");
+    const env = { LIQUIDATOR_SECRET: generateKeyPair().secret, LIQUIDATOR_ACCOUNT_ID: "0xabc" };
+    const loaded = await loadConfig({ path, env });
+    expect(loaded.config.venue.mode).toBe("live");
+    expect(liveLimitProblems(loaded.config, loaded.given ?? new Set())).toEqual([]);
   });
 
   it("the daemon's pod: non-root, read-only root, probes, resources, a grace period past the drain", () => {
