@@ -29,9 +29,9 @@ const symbolOverrides = section({
 
 export const policySchema = section({
   dry_run: doc(z.boolean().default(false), "`1`/`true`: decide and journal, never send a claim", "LIQUIDATOR_DRY_RUN"),
-  max_claim_notional: doc(positiveNotional.default(50_000), DESCRIPTIONS.max_claim_notional),
-  max_total_exposure: doc(positiveNotional.default(250_000), DESCRIPTIONS.max_total_exposure),
-  min_fee: doc(fee.default(1), DESCRIPTIONS.min_fee),
+  max_claim_notional: doc(positiveNotional.default(50_000), DESCRIPTIONS.max_claim_notional, "LIQUIDATOR_MAX_CLAIM_NOTIONAL"),
+  max_total_exposure: doc(positiveNotional.default(250_000), DESCRIPTIONS.max_total_exposure, "LIQUIDATOR_MAX_TOTAL_EXPOSURE"),
+  min_fee: doc(fee.default(1), DESCRIPTIONS.min_fee, "LIQUIDATOR_MIN_FEE"),
   limit_price_slippage_bps: doc(bps.default(50), DESCRIPTIONS.limit_price_slippage_bps),
   max_mark_age_ms: doc(durationMs.default(3000), DESCRIPTIONS.max_mark_age_ms),
   expected_unwind_cost_bps: doc(bps.default(0), DESCRIPTIONS.expected_unwind_cost_bps),

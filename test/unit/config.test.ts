@@ -447,6 +447,9 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_METRICS_PORT", value: "0", pick: (c) => c.metrics.port, expected: 0 },
     { variable: "LIQUIDATOR_STATE_DIR", value: "/env/state", pick: (c) => c.state.dir, expected: "/env/state" },
     { variable: "LIQUIDATOR_DRY_RUN", value: "1", pick: (c) => c.policy.dry_run, expected: true },
+    { variable: "LIQUIDATOR_MAX_CLAIM_NOTIONAL", value: "2500", pick: (c) => c.policy.max_claim_notional, expected: 2_500 },
+    { variable: "LIQUIDATOR_MAX_TOTAL_EXPOSURE", value: "12000.5", pick: (c) => c.policy.max_total_exposure, expected: 12_000.5 },
+    { variable: "LIQUIDATOR_MIN_FEE", value: "0", pick: (c) => c.policy.min_fee, expected: 0 },
     { variable: "LIQUIDATOR_CAPTURE", value: "true", pick: (c) => c.state.capture, expected: true },
     { variable: "LIQUIDATOR_LOG_LEVEL", value: "debug", pick: (c) => c.log.level, expected: "debug" },
     { variable: "LIQUIDATOR_LOG_PRETTY", value: "TRUE", pick: (c) => c.log.pretty, expected: true },
@@ -543,6 +546,11 @@ describe("live mode", () => {
       { LIQUIDATOR_SECRET: secret },
     );
     expect(liveLimitProblems(full.config, full.given ?? new Set())).toEqual([]);
+    const viaEnv = await load(
+      { venue: liveVenue },
+      { LIQUIDATOR_SECRET: secret, LIQUIDATOR_MAX_CLAIM_NOTIONAL: "2000", LIQUIDATOR_MAX_TOTAL_EXPOSURE: "9000", LIQUIDATOR_MIN_FEE: "1" },
+    );
+    expect(liveLimitProblems(viaEnv.config, viaEnv.given ?? new Set())).toEqual([]);
     // Outside live mode the built-in values are what the simulator is sized for.
     const sim = await load({});
     expect(liveLimitProblems(sim.config, sim.given ?? new Set())).toEqual([]);
