@@ -118,4 +118,108 @@ describe("PositionBook", () => {
     positions.applyPush([{ symbol: ETH, positionQty: 2 }], undefined);
     expect(exposure.netQty(ETH)).toBe(2);
   });
+
+  describe("margin modes: a cross and an isolated position of one symbol are two positions", () => {
+    test("reports replace each mode apart; exposure counts both at their own size", () => {
+      const { exposure, positions } = book();
+      const changes: [string, string, number][] = [];
+      positions.onChange((symbol, qty, _before, mode) => changes.push([symbol, mode, qty]));
+      positions.applySnapshot(
+        [
+          { symbol: ETH, positionQty: 2, marginMode: "CROSS" },
+          { symbol: ETH, positionQty: -2, marginMode: "ISOLATED" },
+        ],
+        1_000,
+      );
+      expect(positions.held(ETH, "CROSS")).toBe(2);
+      expect(positions.held(ETH, "ISOLATED")).toBe(-2);
+      expect(positions.positions()).toEqual([
+        { symbol: ETH, mode: "CROSS" },
+        { symbol: ETH, mode: "ISOLATED" },
+      ]);
+      // Not netted to 0: 4 held, at 1,000 a unit.
+      expect(exposure.symbolNotional(ETH, { price: () => 1_000 })).toBe(4_000);
+      expect(exposure.netQty(ETH)).toBe(0);
+      // A push of the isolated one leaves the cross one alone.
+      positions.applyPush([{ symbol: ETH, positionQty: -1, marginMode: "ISOLATED" }], 1_100);
+      expect(positions.held(ETH, "CROSS")).toBe(2);
+      expect(positions.held(ETH, "ISOLATED")).toBe(-1);
+      // A fill in one mode at a time newer than that mode's report only.
+      positions.applyOwnFill(ETH, -0.5, 1_050, "CROSS");
+      positions.applyOwnFill(ETH, 0.5, 1_050, "ISOLATED");
+      expect(positions.held(ETH, "CROSS")).toBe(1.5);
+      expect(positions.held(ETH, "ISOLATED")).toBe(-1);
+      // A snapshot that lists only the cross one: the isolated one is flat; corrections name the mode.
+      expect(positions.applySnapshot([{ symbol: ETH, positionQty: 1.5 }], 1_200)).toEqual([
+        { symbol: ETH, marginMode: "ISOLATED", was: -1, now: 0 },
+      ]);
+      expect(changes).toEqual([
+        [ETH, "CROSS", 2],
+        [ETH, "ISOLATED", -2],
+        [ETH, "ISOLATED", -1],
+        [ETH, "CROSS", 1.5],
+        [ETH, "ISOLATED", 0],
+      ]);
+    });
+
+    test("an older report of one mode does not undo a newer one of that mode, and does not gate the other", () => {
+      const { positions } = book();
+      positions.applyPush([{ symbol: ETH, positionQty: 3, marginMode: "ISOLATED" }], 2_000);
+      positions.applyPush([{ symbol: ETH, positionQty: 1, marginMode: "CROSS" }], 1_500);
+      positions.applyPush([{ symbol: ETH, positionQty: 9, marginMode: "ISOLATED" }], 1_900);
+      expect(positions.held(ETH, "CROSS")).toBe(1);
+      expect(positions.held(ETH, "ISOLATED")).toBe(3);
+    });
+
+    test("a claim's quantity is pending until a report of its symbol at or after it says which mode holds it", () => {
+      const { exposure, positions } = book();
+      const pendingFor: string[] = [];
+      positions.onPending((symbol) => pendingFor.push(symbol));
+      positions.applySnapshot([{ symbol: ETH, positionQty: -1 }], 1_000);
+      exposure.reserve(5, { [ETH]: 2 });
+      positions.settleClaim(5, { [ETH]: 2 }, 1_100);
+      expect(pendingFor).toEqual([ETH]);
+      expect(exposure.hasReservation(5)).toBe(false);
+      // Not in either position (no mode is assumed), but counted: |−1| + |2|, not |−1 + 2|.
+      expect(positions.held(ETH, "CROSS")).toBe(-1);
+      expect(positions.held(ETH, "ISOLATED")).toBe(0);
+      expect(positions.pending(ETH)).toBe(2);
+      expect(exposure.symbolNotional(ETH, { price: () => 1_000 })).toBe(3_000);
+      // A report older than the claim does not say where it went.
+      positions.applyPush([{ symbol: ETH, positionQty: -1 }], 1_050);
+      expect(positions.pending(ETH)).toBe(2);
+      // The venue's push of the claim: it landed in isolated.
+      positions.applyPush([{ symbol: ETH, positionQty: 2, marginMode: "ISOLATED" }], 1_100);
+      expect(positions.pending(ETH)).toBe(0);
+      expect(positions.held(ETH, "ISOLATED")).toBe(2);
+      expect(exposure.netQty(ETH)).toBe(1);
+      expect(exposure.symbolNotional(ETH, { price: () => 1_000 })).toBe(3_000);
+      // A claim whose push came first is in it already (any mode's report at or after it covers it).
+      exposure.reserve(6, { [ETH]: 1 });
+      positions.applyPush([{ symbol: ETH, positionQty: 3, marginMode: "ISOLATED" }], 1_300);
+      positions.settleClaim(6, { [ETH]: 1 }, 1_300);
+      expect(positions.pending(ETH)).toBe(0);
+      expect(exposure.netQty(ETH)).toBe(2);
+      // A snapshot at or after a pending claim attributes it too.
+      positions.settleClaim(7, { [ETH]: -1 }, 1_400);
+      expect(positions.pending(ETH)).toBe(-1);
+      positions.applySnapshot(
+        [
+          { symbol: ETH, positionQty: -2 },
+          { symbol: ETH, positionQty: 3, marginMode: "ISOLATED" },
+        ],
+        1_500,
+      );
+      expect(positions.pending(ETH)).toBe(0);
+      expect(positions.held(ETH, "CROSS")).toBe(-2);
+    });
+
+    test("a caller that knows the mode (a replay) holds the claim in it at once", () => {
+      const { positions } = book();
+      positions.applySnapshot([], 1_000);
+      positions.settleClaim(1, { [ETH]: 2 }, 1_100, "CROSS");
+      expect(positions.held(ETH, "CROSS")).toBe(2);
+      expect(positions.pending(ETH)).toBe(0);
+    });
+  });
 });
