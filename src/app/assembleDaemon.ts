@@ -175,7 +175,8 @@ export function assembleDaemon(o: {
         })
       : undefined;
   metrics.unwind.setOpenSource(() => unwinder.openPositions());
-  metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.heldQty(symbol) })));
+  // position{symbol} stays one series per symbol: the sum over its margin modes.
+  metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.netQty(symbol) })));
   metrics.unwind.setPnlSource(() => {
     const t = ledger.totals();
     return {
@@ -191,6 +192,9 @@ export function assembleDaemon(o: {
   positions.onChange((_symbol, qty, before) => {
     if (Math.abs(qty) < Math.abs(before)) claimer.retrySkipped(exposureSkips);
   });
+  // A claim answered before any report of its symbol: the venue's positions say which margin mode
+  // it landed in (and so which position to unwind); read them now rather than at the next period.
+  positions.onPending(() => daemon.requestPositions());
   const ingest = new Ingest({
     book,
     marks,

@@ -7,6 +7,7 @@
  */
 import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { PositionBook } from "../engine/positionBook.js";
+import type { MarginMode } from "../engine/types.js";
 import type { JournalRecord } from "../store/journalRecords.js";
 
 export interface FillObserver {
@@ -19,6 +20,8 @@ export interface WorkingOrder {
   clientOrderId: string;
   symbol: string;
   side: "BUY" | "SELL";
+  /** The position (margin mode) the order trades; absent = CROSS. */
+  marginMode?: MarginMode;
   /** The mark the order was priced on. */
   mark: number;
   /** Absolute quantity and Σ qty × price of the trades recorded so far. */
@@ -73,7 +76,7 @@ export class OrderFills {
       venueTs,
     });
     this.#ledger.fill(order.symbol, signed, price, fee, this.#now());
-    this.#positions.applyOwnFill(order.symbol, signed, venueTs);
+    this.#positions.applyOwnFill(order.symbol, signed, venueTs, order.marginMode ?? "CROSS");
     order.filled += qty;
     order.notional += qty * price;
     order.fee += fee;

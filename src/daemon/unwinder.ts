@@ -1,6 +1,7 @@
 /**
- * Closes what the claims assign (docs/protocol.md §6): per symbol, the net position is closed
- * with reduce-only IOC orders, one in flight at a time, each slice planned on the fresh mark
+ * Closes what the claims assign (docs/protocol.md §6): per position — a symbol in one margin mode
+ * (docs/protocol.md §9), cross and isolated closed apart, each order carrying its position's
+ * `margin_mode` — the net position is closed with reduce-only IOC orders, one in flight at a time, each slice planned on the fresh mark
  * (engine/unwindPlan.ts) and sent through the orders limiter (10/s, its own: a claim never waits
  * for an order). Nothing is sent in dry run, with `unwind.mode: off`, for held symbols, or before
  * the venue has reported the account's positions.
@@ -11,11 +12,12 @@
  * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
  * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
  *
- * Longer than most files: one state machine per symbol (plan, intent, send, settle, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts.
+ * Longer than most files: one state machine per position (plan, intent, send, settle, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts.
  */
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
+import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
@@ -64,6 +66,8 @@ export interface UnwinderOptions {
 }
 
 interface SymbolState {
+  readonly symbol: string;
+  readonly mode: MarginMode;
   order: (WorkingOrder & { orderId: number | undefined }) | undefined;
   busy: boolean;
   timer: NodeJS.Timeout | undefined;
@@ -83,7 +87,7 @@ export class Unwinder {
 
   constructor(options: UnwinderOptions) {
     this.#o = { now: Date.now, afterFillMs: 100, noFillMs: 500, maxBackoffMs: 5_000, settleAfterMs: 1_500, ...options };
-    options.positions.onChange((symbol, qty, before) => this.#onPosition(symbol, qty, before));
+    options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
 
   /**
@@ -93,12 +97,14 @@ export class Unwinder {
   takeOver(unsettled: readonly OrderIntentRecord[], firstSeq: number): void {
     this.#seq = Math.max(this.#seq, firstSeq);
     for (const intent of unsettled) {
-      if (this.#state(intent.symbol).busy) continue;
-      const st = this.#state(intent.symbol);
+      const mode = intent.marginMode ?? "CROSS";
+      const st = this.#state(intent.symbol, mode);
+      if (st.busy) continue;
       st.order = {
         clientOrderId: intent.clientOrderId,
         symbol: intent.symbol,
         side: intent.side,
+        marginMode: mode,
         mark: intent.mark ?? intent.price,
         filled: 0,
         notional: 0,
@@ -106,40 +112,43 @@ export class Unwinder {
         orderId: undefined,
       };
       st.busy = true;
-      this.#track(this.#settle(intent.symbol));
+      this.#track(this.#settle(st));
     }
     this.kickAll();
   }
 
-  /** Re-evaluate every symbol (positions just became known, dry run switched off, ...). */
+  /** Re-evaluate every position (positions just became known, dry run switched off, ...). */
   kickAll(): void {
-    for (const symbol of this.#o.positions.symbols()) this.#kick(symbol);
+    for (const { symbol, mode } of this.#o.positions.positions()) this.#kick(this.#state(symbol, mode));
   }
 
-  /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded). */
+  /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded); the older mode per symbol. */
   openPositions(): { symbol: string; seconds: number }[] {
     const now = this.#o.now();
-    const out: { symbol: string; seconds: number }[] = [];
-    for (const [symbol, st] of this.#states) {
-      if (!this.#o.settings.unwinds(symbol)) continue;
+    const bySymbol = new Map<string, number>();
+    for (const st of this.#states.values()) {
+      if (!this.#o.settings.unwinds(st.symbol)) continue;
       const open = st.openSince !== undefined && st.lastNote !== "dust";
-      out.push({ symbol, seconds: open ? (now - (st.openSince as number)) / 1000 : 0 });
+      const seconds = open ? (now - (st.openSince as number)) / 1000 : 0;
+      bySymbol.set(st.symbol, Math.max(seconds, bySymbol.get(st.symbol) ?? 0));
     }
-    return out;
+    return [...bySymbol].map(([symbol, seconds]) => ({ symbol, seconds }));
   }
 
-  /** The symbols halted by an error that must not happen to a reduce-only order. */
+  /** The symbols with a position halted by an error that must not happen to a reduce-only order. */
   halted(): string[] {
-    return [...this.#states].filter(([, s]) => s.halted).map(([symbol]) => symbol);
+    return [...new Set([...this.#states.values()].filter((s) => s.halted).map((s) => s.symbol))];
   }
 
   onExecutionReport(r: ExecutionReport): void {
-    const st = this.#states.get(r.symbol);
-    const order = st?.order;
-    if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) return;
-    if (r.executedQuantity > 0) this.#o.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
-    if (TERMINAL_STATUSES.has(r.status))
-      this.#finish(r.symbol, st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
+    for (const mode of MARGIN_MODES) {
+      const st = this.#states.get(stateKey(r.symbol, mode));
+      const order = st?.order;
+      if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) continue;
+      if (r.executedQuantity > 0) this.#o.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
+      if (TERMINAL_STATUSES.has(r.status)) this.#finish(st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
+      return;
+    }
   }
 
   async stop(): Promise<void> {
@@ -148,43 +157,52 @@ export class Unwinder {
     await Promise.allSettled([...this.#inflight]);
   }
 
-  #state(symbol: string): SymbolState {
-    let st = this.#states.get(symbol);
+  #state(symbol: string, mode: MarginMode): SymbolState {
+    const k = stateKey(symbol, mode);
+    let st = this.#states.get(k);
     if (st === undefined) {
-      st = { order: undefined, busy: false, timer: undefined, backoffMs: 0, halted: false, openSince: undefined, lastNote: undefined };
-      this.#states.set(symbol, st);
+      st = {
+        symbol,
+        mode,
+        order: undefined,
+        busy: false,
+        timer: undefined,
+        backoffMs: 0,
+        halted: false,
+        openSince: undefined,
+        lastNote: undefined,
+      };
+      this.#states.set(k, st);
       // A series per symbol from the first sight of it, so "not halted" is a 0 and not an absence.
-      this.#o.observer.halted(symbol, false);
+      if (mode === "CROSS" || !this.#states.has(stateKey(symbol, "CROSS"))) this.#o.observer.halted(symbol, false);
     }
     return st;
   }
 
-  #onPosition(symbol: string, qty: number, before: number): void {
-    const st = this.#state(symbol);
+  #onPosition(symbol: string, mode: MarginMode, qty: number, before: number): void {
+    const st = this.#state(symbol, mode);
     const now = this.#o.now();
     if (before === 0 && qty !== 0) st.openSince = now;
     if (qty === 0 && st.openSince !== undefined) {
       this.#o.observer.timeToFlat((now - st.openSince) / 1000);
       st.openSince = undefined;
     }
-    this.#kick(symbol);
+    this.#kick(st);
   }
 
-  #kick(symbol: string): void {
-    const st = this.#state(symbol);
+  #kick(st: SymbolState): void {
     if (this.#stopped || st.busy || st.timer !== undefined || st.halted) return;
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.#track(this.#evaluate(symbol));
+      this.#track(this.#evaluate(st));
     }, 0);
   }
 
-  #later(symbol: string, ms: number): void {
-    const st = this.#state(symbol);
+  #later(st: SymbolState, ms: number): void {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.#track(this.#evaluate(symbol));
+      this.#track(this.#evaluate(st));
     }, ms);
   }
 
@@ -194,31 +212,32 @@ export class Unwinder {
     void tracked.finally(() => this.#inflight.delete(tracked));
   }
 
-  /** Tell once per reason why a symbol is not being closed (dust, no filters, no mark). */
-  #note(symbol: string, st: SymbolState, note: string | undefined, extra: object = {}): void {
+  /** Tell once per reason why a position is not being closed (dust, no filters, no mark). */
+  #note(st: SymbolState, note: string | undefined, extra: object = {}): void {
     if (note !== undefined && st.lastNote !== note) {
+      const where = { symbol: st.symbol, marginMode: st.mode, reason: note, ...extra };
       // Dust is expected after most unwinds (claimed quantities need not sit on the order grid): at
       // info it would be a line per claim; the position gauge shows it.
-      if (note === "dust") this.#o.logger.debug({ symbol, reason: note, ...extra }, "position not unwound");
-      else this.#o.logger.warn({ symbol, reason: note, ...extra }, "position not unwound");
+      if (note === "dust") this.#o.logger.debug(where, "position not unwound");
+      else this.#o.logger.warn(where, "position not unwound");
     }
     st.lastNote = note;
   }
 
-  async #evaluate(symbol: string): Promise<void> {
+  async #evaluate(st: SymbolState): Promise<void> {
     const o = this.#o;
-    const st = this.#state(symbol);
+    const { symbol, mode } = st;
     if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known || !o.store.mayLead())
       return;
     const info = o.symbols().get(symbol);
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
-    if (info === undefined) return o.symbols().size === 0 ? undefined : this.#note(symbol, st, "unknown_symbol");
-    const held = o.positions.held(symbol);
+    if (info === undefined) return o.symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
+    const held = o.positions.held(symbol, mode);
     const plan = planUnwind(held, o.marks.price(symbol), info, o.settings.limitsFor(symbol));
-    if (plan.kind === "flat") return this.#note(symbol, st, undefined);
-    if (plan.kind === "dust") return this.#note(symbol, st, "dust", { qty: plan.qty });
-    if (plan.kind === "blocked") return this.#note(symbol, st, plan.reason);
-    this.#note(symbol, st, undefined);
+    if (plan.kind === "flat") return this.#note(st, undefined);
+    if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
+    if (plan.kind === "blocked") return this.#note(st, plan.reason);
+    this.#note(st, undefined);
     const clientOrderId = `${o.clientOrderIdPrefix}-${this.#seq++}`;
     const mark = o.marks.price(symbol) as number;
     st.busy = true;
@@ -233,6 +252,7 @@ export class Unwinder {
         price: plan.price,
         quantity: plan.qty,
         reduceOnly: true,
+        marginMode: mode,
         mark,
         seq: this.#seq - 1,
       });
@@ -241,13 +261,13 @@ export class Unwinder {
       // No intent, no order; the store's own retry (or the next leadership) decides when again.
       st.busy = false;
       o.logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
-      return this.#later(symbol, 1_000);
+      return this.#later(st, 1_000);
     }
     if (!o.store.mayLead()) {
       st.busy = false;
       return this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "not_accepted" });
     }
-    st.order = { clientOrderId, symbol, side: plan.side, mark, filled: 0, notional: 0, fee: 0, orderId: undefined };
+    st.order = { clientOrderId, symbol, side: plan.side, marginMode: mode, mark, filled: 0, notional: 0, fee: 0, orderId: undefined };
     o.observer.order("sent");
     try {
       const ack = await o.orders.placeOrder({
@@ -258,33 +278,38 @@ export class Unwinder {
         order_price: plan.price,
         order_quantity: plan.qty,
         reduce_only: true,
+        margin_mode: mode,
       });
       if (st.order?.clientOrderId !== clientOrderId) return; // settled by a report that beat the answer
       st.order.orderId = ack.order_id;
       this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "accepted", orderId: ack.order_id });
       // The final report normally follows at once; without it, the order is looked up.
-      this.#settleIn(symbol, st, o.settleAfterMs);
+      this.#settleIn(st, o.settleAfterMs);
     } catch (err) {
       if (st.order?.clientOrderId !== clientOrderId) return;
-      this.#refused(symbol, st, err);
+      this.#refused(st, err);
     }
   }
 
-  #refused(symbol: string, st: SymbolState, err: unknown): void {
+  #refused(st: SymbolState, err: unknown): void {
     const o = this.#o;
+    const { symbol, mode } = st;
     const order = st.order as WorkingOrder;
     const failure = placementFailure(err);
     if (failure.kind === "maybe_applied") {
       o.logger.warn(
-        { symbol, clientOrderId: order.clientOrderId, err: (err as Error).message },
+        { symbol, marginMode: mode, clientOrderId: order.clientOrderId, err: (err as Error).message },
         "unwind order outcome unknown; looking it up",
       );
       this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: o.now(), result: "unknown" });
       o.observer.order("unknown");
-      return this.#settleIn(symbol, st, 500);
+      return this.#settleIn(st, 500);
     }
     const { code, action } = failure;
-    o.logger.warn({ symbol, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message }, "unwind order refused");
+    o.logger.warn(
+      { symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message },
+      "unwind order refused",
+    );
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
@@ -298,24 +323,27 @@ export class Unwinder {
     switch (action) {
       case "reread_positions":
         o.requestPositions();
-        return this.#later(symbol, 1_000);
+        return this.#later(st, 1_000);
       case "reprice":
-        return this.#later(symbol, 200);
+        return this.#later(st, 200);
       case "backoff":
-        return this.#later(symbol, 1_000);
+        return this.#later(st, 1_000);
       case "halt_symbol":
         st.halted = true;
         o.observer.halted(symbol, true);
-        o.logger.error({ symbol, code }, "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)");
+        o.logger.error(
+          { symbol, marginMode: mode, code },
+          "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)",
+        );
         return;
       default:
         st.backoffMs = Math.min(o.maxBackoffMs, Math.max(o.noFillMs, st.backoffMs * 2));
-        return this.#later(symbol, st.backoffMs);
+        return this.#later(st, st.backoffMs);
     }
   }
 
   /** The order is over: record what the reports missed, then plan the next slice. */
-  #finish(symbol: string, st: SymbolState, status: string, totalQty: number, avgPrice: number, totalFee: number, venueTs: number): void {
+  #finish(st: SymbolState, status: string, totalQty: number, avgPrice: number, totalFee: number, venueTs: number): void {
     const order = st.order;
     if (order === undefined) return;
     clearTimeout(st.timer);
@@ -340,12 +368,11 @@ export class Unwinder {
     // An IOC that found no liquidity: the book needs time to refill; back off, re-price on a fresh mark.
     if (traded > 0) st.backoffMs = 0;
     else st.backoffMs = Math.min(this.#o.maxBackoffMs, Math.max(this.#o.noFillMs, st.backoffMs * 2));
-    this.#later(symbol, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
+    this.#later(st, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
   }
 
   /** Look the order up by its client id: the venue's record settles what the answer or the stream did not. */
-  async #settle(symbol: string): Promise<void> {
-    const st = this.#state(symbol);
+  async #settle(st: SymbolState): Promise<void> {
     const order = st.order;
     if (order === undefined || this.#stopped) return;
     const found = await lookUpOrder((id) => this.#o.orders.orderByClientId(id), order.clientOrderId);
@@ -356,30 +383,22 @@ export class Unwinder {
       this.#o.observer.order("not_accepted");
       st.order = undefined;
       st.busy = false;
-      return this.#later(symbol, 200);
+      return this.#later(st, 200);
     }
     if (found.kind === "pending") {
       if (found.record !== undefined) order.orderId = found.record.order_id;
-      return this.#settleIn(symbol, st, 1_000);
+      return this.#settleIn(st, 1_000);
     }
     const r = found.record;
     order.orderId = r.order_id;
-    this.#finish(
-      symbol,
-      st,
-      r.status,
-      r.total_executed_quantity,
-      r.average_executed_price ?? 0,
-      r.total_fee,
-      r.updated_time ?? this.#o.now(),
-    );
+    this.#finish(st, r.status, r.total_executed_quantity, r.average_executed_price ?? 0, r.total_fee, r.updated_time ?? this.#o.now());
   }
 
-  #settleIn(symbol: string, st: SymbolState, ms: number): void {
+  #settleIn(st: SymbolState, ms: number): void {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.#track(this.#settle(symbol));
+      this.#track(this.#settle(st));
     }, ms);
   }
 
@@ -390,4 +409,8 @@ export class Unwinder {
       this.#o.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
     }
   }
+}
+
+function stateKey(symbol: string, mode: MarginMode): string {
+  return mode === "CROSS" ? symbol : `${symbol} ${mode}`;
 }

@@ -9,22 +9,36 @@
  * opposite side of what is held therefore never lowers exposure before it is settled (it might fail)
  * but it does not raise it either: counted conservatively, never undercounted. A burst of decisions
  * sees the reservations of the decisions before it, so it cannot pass the cap on one empty book.
+ *
+ * Margin modes (docs/protocol.md §9): a cross and an isolated position of one symbol are two
+ * positions that do not net, so each counts by its own size. `held` is the cross one, `isolated` the
+ * isolated one, `pending` what a claim transferred before any report said which mode it landed in.
+ * A claim in flight lands wholly in one mode; the worst case is taken over the modes it can land in
+ * (cross, and isolated while one is held), the others counted at their absolute size. A claim
+ * landing in isolated with nothing isolated held yet is not foreseen: the venue's default mode is
+ * cross, and the report that follows the claim puts it right.
  */
-import type { PriceSource } from "./types.js";
+import type { MarginMode, PriceSource } from "./types.js";
 
 /** Read-only view of one symbol's book. */
 export interface ExposureView {
   readonly symbol: string;
-  /** Signed quantity held. */
+  /** Signed quantity held in cross margin. */
   readonly held: number;
   /** Σ of positive reserved quantities (≥ 0). */
   readonly long: number;
   /** Σ of negative reserved quantities (≤ 0). */
   readonly short: number;
+  /** Signed quantity held in isolated margin (0 when absent). */
+  readonly isolated?: number;
+  /** Signed quantity claimed whose margin mode no venue report has told yet (0 when absent). */
+  readonly pending?: number;
 }
 
 interface Entry extends ExposureView {
   held: number;
+  isolated: number;
+  pending: number;
   long: number;
   short: number;
   /** How many reservations touch this symbol (0 → long/short reset to exact zeros). */
@@ -49,13 +63,22 @@ export interface HeldPositionInput {
   readonly positionQty: number;
   /** The push's `markPrice`, used only when the mark book has no price for the symbol. */
   readonly markPrice?: number;
+  /** The row's margin mode; absent = CROSS. */
+  readonly marginMode?: MarginMode;
 }
 
-/** Worst-case absolute quantity of an entry. */
+/** Worst-case absolute quantity of an entry (see the file comment for the margin modes). */
 export function worstQty(e: ExposureView): number {
+  const iso = e.isolated ?? 0;
+  const pending = e.pending ?? 0;
   const up = Math.abs(e.held + e.long);
   const down = Math.abs(e.held + e.short);
-  return up > down ? up : down;
+  const cross = (up > down ? up : down) + Math.abs(iso) + Math.abs(pending);
+  if (iso === 0) return cross;
+  const isoUp = Math.abs(iso + e.long);
+  const isoDown = Math.abs(iso + e.short);
+  const isolated = (isoUp > isoDown ? isoUp : isoDown) + Math.abs(e.held) + Math.abs(pending);
+  return cross > isolated ? cross : isolated;
 }
 
 export class Exposure {
@@ -71,6 +94,8 @@ export class Exposure {
       e = {
         symbol,
         held: 0,
+        isolated: 0,
+        pending: 0,
         long: 0,
         short: 0,
         refs: 0,
@@ -86,7 +111,7 @@ export class Exposure {
   }
 
   private dropIfEmpty(e: Entry): void {
-    if (e.held !== 0 || e.refs !== 0) return;
+    if (e.held !== 0 || e.isolated !== 0 || e.pending !== 0 || e.refs !== 0) return;
     this.bySymbol.delete(e.symbol);
     const last = this.list.pop() as Entry;
     if (last !== e) {
@@ -100,15 +125,30 @@ export class Exposure {
     return this.bySymbol.get(symbol);
   }
 
-  heldQty(symbol: string): number {
-    return this.bySymbol.get(symbol)?.held ?? 0;
+  /** The held quantity of one symbol's position in `mode` (cross by default). */
+  heldQty(symbol: string, mode: MarginMode = "CROSS"): number {
+    const e = this.bySymbol.get(symbol);
+    if (e === undefined) return 0;
+    return mode === "CROSS" ? e.held : e.isolated;
   }
 
-  /** Replace the held quantity of one symbol (the venue's view wins). */
-  setHeld(symbol: string, qty: number, markPrice?: number): void {
+  /** Σ over the symbol's positions (both modes, and what is not yet attributed): the `position{symbol}` series. */
+  netQty(symbol: string): number {
+    const e = this.bySymbol.get(symbol);
+    return e === undefined ? 0 : e.held + e.isolated + e.pending;
+  }
+
+  /** What claims transferred into `symbol` that no report has attributed to a margin mode yet. */
+  pendingQty(symbol: string): number {
+    return this.bySymbol.get(symbol)?.pending ?? 0;
+  }
+
+  /** Replace the held quantity of one symbol's position in `mode` (the venue's view wins). */
+  setHeld(symbol: string, qty: number, markPrice?: number, mode: MarginMode = "CROSS"): void {
     if (!Number.isFinite(qty)) throw new RangeError(`held quantity of ${symbol} must be finite`);
     const e = this.entry(symbol);
-    e.held = qty === 0 ? 0 : qty;
+    if (mode === "CROSS") e.held = qty === 0 ? 0 : qty;
+    else e.isolated = qty === 0 ? 0 : qty;
     if (markPrice !== undefined && Number.isFinite(markPrice) && markPrice > 0) e.fallbackPrice = markPrice;
     this.dropIfEmpty(e);
   }
@@ -123,12 +163,16 @@ export class Exposure {
     const listed = complete ? new Set<string>() : undefined;
     for (const p of positions) {
       if (!Number.isFinite(p.positionQty)) continue;
-      this.setHeld(p.symbol, p.positionQty, p.markPrice);
-      listed?.add(p.symbol);
+      const mode = p.marginMode ?? "CROSS";
+      this.setHeld(p.symbol, p.positionQty, p.markPrice, mode);
+      listed?.add(`${p.symbol} ${mode}`);
       applied++;
     }
     if (listed !== undefined) {
-      for (const e of [...this.list]) if (!listed.has(e.symbol) && e.held !== 0) this.setHeld(e.symbol, 0);
+      for (const e of [...this.list]) {
+        if (!listed.has(`${e.symbol} CROSS`) && e.held !== 0) this.setHeld(e.symbol, 0);
+        if (!listed.has(`${e.symbol} ISOLATED`) && e.isolated !== 0) this.setHeld(e.symbol, 0, undefined, "ISOLATED");
+      }
     }
     return applied;
   }
@@ -183,21 +227,32 @@ export class Exposure {
 
   /**
    * A claim settled: its reservation is released and what the venue actually transferred (signed
-   * quantity per symbol, from the claim result's `positions_by_perp`) is added to what is held. A
+   * quantity per symbol, from the claim result's `positions_by_perp`) is added to what is held in
+   * `mode`, or with `PENDING` to the symbol's pending quantity until a report tells the mode. A
    * later `position` push replaces these quantities with the venue's own. Returns whether a
    * reservation existed (the quantities are added either way: the venue transferred them).
    */
-  commit(liquidationId: number, actual: Readonly<Record<string, number>>): boolean {
+  commit(liquidationId: number, actual: Readonly<Record<string, number>>, mode: MarginMode | "PENDING" = "CROSS"): boolean {
     const had = this.release(liquidationId);
     for (const symbol of Object.keys(actual)) {
       const q = actual[symbol] as number;
       if (!Number.isFinite(q) || q === 0) continue;
       const e = this.entry(symbol);
-      e.held += q;
-      if (e.held === 0) e.held = 0; // no -0
+      if (mode === "CROSS")
+        e.held = e.held + q || 0; // || 0: no -0
+      else if (mode === "ISOLATED") e.isolated = e.isolated + q || 0;
+      else e.pending = e.pending + q || 0;
       this.dropIfEmpty(e);
     }
     return had;
+  }
+
+  /** A report told the mode of what claims transferred into `symbol`: the report's quantities hold it now. */
+  clearPending(symbol: string): void {
+    const e = this.bySymbol.get(symbol);
+    if (e === undefined || e.pending === 0) return;
+    e.pending = 0;
+    this.dropIfEmpty(e);
   }
 
   hasReservation(liquidationId: number): boolean {
@@ -262,7 +317,14 @@ export class Exposure {
 
   /** Copies of every symbol's book (journal snapshots, logs). */
   snapshot(): ExposureView[] {
-    return this.list.map((e) => ({ symbol: e.symbol, held: e.held, long: e.long, short: e.short }));
+    return this.list.map((e) => ({
+      symbol: e.symbol,
+      held: e.held,
+      long: e.long,
+      short: e.short,
+      ...(e.isolated !== 0 ? { isolated: e.isolated } : {}),
+      ...(e.pending !== 0 ? { pending: e.pending } : {}),
+    }));
   }
 }
 
@@ -275,11 +337,21 @@ export class Exposure {
  */
 export function roomForClaim(view: ExposureView | undefined, qtySign: number, capQty: number): { maxQty: number; free: number } {
   const held = view?.held ?? 0;
-  const up = held + (view?.long ?? 0);
-  const down = held + (view?.short ?? 0);
-  const au = Math.abs(up);
-  const ad = Math.abs(down);
-  const w = au > ad ? au : ad;
+  const iso = view?.isolated ?? 0;
+  const pending = Math.abs(view?.pending ?? 0);
+  const long = view?.long ?? 0;
+  const short = view?.short ?? 0;
+  const w = view === undefined ? 0 : worstQty(view);
+  // With the other modes counted at their size, the claim may land in cross, or in isolated while
+  // one is held: the worst case grows once q passes the least free room of those (see the file comment).
+  let up = held + long + Math.abs(iso) + pending;
+  let down = held + short - Math.abs(iso) - pending;
+  if (iso !== 0) {
+    const isoUp = iso + long + Math.abs(held) + pending;
+    const isoDown = iso + short - Math.abs(held) - pending;
+    if (isoUp > up) up = isoUp;
+    if (isoDown < down) down = isoDown;
+  }
   if (qtySign > 0) return { maxQty: w > capQty ? 0 : capQty - up, free: w - up };
   return { maxQty: w > capQty ? 0 : capQty + down, free: w + down };
 }

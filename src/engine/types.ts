@@ -12,6 +12,13 @@
 export const SYMBOL_PATTERN = /^PERP_[A-Z0-9]{1,32}_[A-Z0-9]{1,16}$/;
 
 /** One position offered by a liquidation (`positionsByPerp[i]` / `positions_by_perp[i]`). */
+/**
+ * The venue keeps one net position per symbol AND margin mode (docs/protocol.md §9): a cross and an
+ * isolated position can coexist on one symbol. Absent on the wire means CROSS.
+ */
+export type MarginMode = "CROSS" | "ISOLATED";
+export const MARGIN_MODES: readonly MarginMode[] = ["CROSS", "ISOLATED"];
+
 export interface LiquidationPosition {
   readonly symbol: string;
   /** Signed quantity the liquidator takes over (same sign) when it claims; 0 = already fully claimed. */

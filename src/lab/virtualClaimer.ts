@@ -200,7 +200,8 @@ export class VirtualClaimer {
         this.#skipped(d.liquidationId, "taken_by_other");
         return;
       }
-      o.positions.settleClaim(d.liquidationId, d.perSymbolQty, landedAt);
+      // A replay has no venue to report the margin mode: the claim lands in the default one.
+      o.positions.settleClaim(d.liquidationId, d.perSymbolQty, landedAt, "CROSS");
       o.won({ id: d.liquidationId, sentAt, landedAt, decision: d, feeRates });
     });
   }

@@ -2,7 +2,8 @@
  * Order faults on demand (tests, the soak): the next orders refused with a code that says "not
  * processed" (-1011, -1012), orders applied whose answer is lost (the connection reset before it is
  * written), partial fills (only a fraction of what the book offers is taken), and an empty book for
- * a while (kept by the book itself, so that its REST view and its matching agree).
+ * a while (kept by the book itself, so that its REST view and its matching agree). Also: the next
+ * claims land in an isolated position instead of the cross one (docs/protocol.md §9).
  */
 import type { SyntheticBook } from "./orderBook.js";
 
@@ -18,6 +19,7 @@ export class OrderFaults {
   readonly #book: (symbol: string) => SyntheticBook | undefined;
   #refusals: number[] = [];
   #lostAnswers = 0;
+  #isolatedClaims = 0;
   readonly #partial: PartialFill[] = [];
   readonly #emptied = new Set<SyntheticBook>();
 
@@ -58,10 +60,23 @@ export class OrderFaults {
     });
   }
 
+  /** The next `n` successful claims of any account assign isolated positions. */
+  assignIsolated(n: number): void {
+    if (!(Number.isInteger(n) && n >= 0)) throw new RangeError("n must be a whole number ≥ 0");
+    this.#isolatedClaims += n;
+  }
+
+  takeIsolatedClaim(): boolean {
+    if (this.#isolatedClaims === 0) return false;
+    this.#isolatedClaims--;
+    return true;
+  }
+
   /** Ends every fault, empty books included. */
   clear(): void {
     this.#refusals = [];
     this.#lostAnswers = 0;
+    this.#isolatedClaims = 0;
     this.#partial.length = 0;
     for (const book of this.#emptied) book.refill();
     this.#emptied.clear();

@@ -67,22 +67,25 @@ function orderList(core: VenueCore, ctx: RequestContext): Checked<unknown> {
   });
 }
 
-/** GET /v1/positions: every symbol the account has held, flat ones with `position_qty` 0. */
+/** GET /v1/positions: every position (symbol and margin mode) the account has held, flat ones with `position_qty` 0. */
 export function positionsData(core: VenueCore, accountId: string): unknown {
   const now = core.now();
   const account = core.accounts.get(accountId) as SimAccount;
-  const rows = [...core.trading.booksOf(accountId)].map(([symbol, b]) => {
-    const mark = core.mark(symbol) ?? b.averageOpenPrice;
-    return {
-      symbol,
-      position_qty: b.qty,
-      cost_position: b.costPosition,
-      average_open_price: b.averageOpenPrice,
-      mark_price: mark,
-      unsettled_pnl: unsettledPnl(b, mark),
-      timestamp: now,
-    };
-  });
+  const rows = (["CROSS", "ISOLATED"] as const).flatMap((mode) =>
+    [...core.trading.booksOf(accountId, mode)].map(([symbol, b]) => {
+      const mark = core.mark(symbol) ?? b.averageOpenPrice;
+      return {
+        symbol,
+        position_qty: b.qty,
+        cost_position: b.costPosition,
+        average_open_price: b.averageOpenPrice,
+        mark_price: mark,
+        unsettled_pnl: unsettledPnl(b, mark),
+        timestamp: now,
+        margin_mode: mode,
+      };
+    }),
+  );
   const unsettled = rows.reduce((a, r) => a + r.unsettled_pnl, 0);
   const notional = rows.reduce((a, r) => a + Math.abs(r.position_qty * r.mark_price), 0);
   const total = account.collateral + unsettled;

@@ -4,6 +4,8 @@
  * (-1104), the price filter (-1105), the minimum notional (-1102, reduce-only exempt), reduce-only
  * on no position or on the growing side (-1106), a client order id already open (-1007), and the
  * margin of a non-reduce-only order (-1101). Pure: the caller passes the account's state.
+ * `margin_mode` (docs/protocol.md §9) names the position the order trades: a reduce-only order
+ * reduces that position only. **simulator**: absent = CROSS (the venue's default is the symbol's).
  */
 import type { SymbolSpec } from "./symbols.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
@@ -11,6 +13,8 @@ import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 export const ORDER_TYPES = ["LIMIT", "IOC", "FOK", "POST_ONLY", "MARKET"] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
 export type Side = "BUY" | "SELL";
+export const MARGIN_MODES = ["CROSS", "ISOLATED"] as const;
+export type MarginMode = (typeof MARGIN_MODES)[number];
 
 export interface OrderInput {
   symbol: string;
@@ -21,6 +25,7 @@ export interface OrderInput {
   price: number | undefined;
   qty: number;
   reduceOnly: boolean;
+  marginMode: MarginMode;
   /** MARKET only: a fraction of the mark beyond which it does not fill. */
   slippage: number | undefined;
 }
@@ -28,14 +33,24 @@ export interface OrderInput {
 export interface OrderContext {
   spec(symbol: string): SymbolSpec | undefined;
   mark(symbol: string): number | undefined;
-  /** The account's signed position in the symbol. */
-  position(symbol: string): number;
+  /** The account's signed position in the symbol, in one margin mode. */
+  position(symbol: string, mode: MarginMode): number;
   clientIdOpen(clientOrderId: string): boolean;
   /** Whether the account's margin carries `notional` more (initial margin). */
   marginFor(notional: number): boolean;
 }
 
-const FIELDS = new Set(["symbol", "client_order_id", "order_type", "side", "order_price", "order_quantity", "reduce_only", "slippage"]);
+const FIELDS = new Set([
+  "symbol",
+  "client_order_id",
+  "order_type",
+  "side",
+  "order_price",
+  "order_quantity",
+  "reduce_only",
+  "slippage",
+  "margin_mode",
+]);
 const CLIENT_ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,35}$/;
 /** Share of a tick below which a price or quantity still counts as on the grid (float noise). */
 const GRID_EPS = 1e-6;
@@ -71,6 +86,8 @@ export function parseOrder(body: unknown, ctx: Pick<OrderContext, "spec">): Chec
   if (b.reduce_only !== undefined && typeof b.reduce_only !== "boolean") return refuse(-1005, "reduce_only");
   const slippage = b.slippage === undefined ? undefined : num(b.slippage);
   if (b.slippage !== undefined && (slippage === undefined || slippage <= 0 || type !== "MARKET")) return refuse(-1005, "slippage");
+  const mode = b.margin_mode === undefined || b.margin_mode === null ? "CROSS" : b.margin_mode;
+  if (!(MARGIN_MODES as readonly unknown[]).includes(mode)) return refuse(-1005, "margin_mode");
   const cid = b.client_order_id;
   if (cid !== undefined && (typeof cid !== "string" || !CLIENT_ORDER_ID.test(cid))) return refuse(-1005, "client_order_id");
   return ok({
@@ -81,6 +98,7 @@ export function parseOrder(body: unknown, ctx: Pick<OrderContext, "spec">): Chec
     price: type === "MARKET" ? undefined : price,
     qty,
     reduceOnly: b.reduce_only === true,
+    marginMode: mode as MarginMode,
     slippage,
   });
 }
@@ -102,7 +120,7 @@ export function checkOrder(o: OrderInput, ctx: OrderContext): Checked<OrderInput
   }
   const notional = o.qty * (o.price ?? mark);
   if (!o.reduceOnly && notional < spec.minNotional) return refuse(-1102, `notional ${notional} below ${spec.minNotional}`);
-  const position = ctx.position(o.symbol);
+  const position = ctx.position(o.symbol, o.marginMode);
   if (o.reduceOnly && (position === 0 || (o.side === "BUY") === position > 0))
     return refuse(-1106, position === 0 ? "no position to reduce" : "the order would grow the position");
   if (o.clientOrderId !== undefined && ctx.clientIdOpen(o.clientOrderId))

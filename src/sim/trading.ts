@@ -6,7 +6,9 @@
  * matched as it is accepted, so its reports go out before the REST answer; a POST_ONLY that would
  * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the
  * mark reaches it; margin is 10 % of the notional held and ordered against the holding plus all
- * unsettled P&L.
+ * unsettled P&L. Positions are per symbol and margin mode (docs/protocol.md §9): an order trades
+ * the position of its `margin_mode`; a claim lands in cross unless the `assignIsolated` fault says
+ * isolated (claimRules' margin check sees the cross positions only).
  *
  * Longer than most files: the order engine's steps (check, match, fill, close, report) share the account's books.
  */
@@ -17,7 +19,7 @@ import type { Transfer } from "./claimRules.js";
 import type { MarketState } from "./marketState.js";
 import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
 import { OrderFaults } from "./orderFaults.js";
-import { checkOrder, orderFilters, parseOrder } from "./orderRules.js";
+import { checkOrder, type MarginMode, orderFilters, parseOrder } from "./orderRules.js";
 import type { SimPush } from "./simPush.js";
 import { roundToStep, type SymbolTable } from "./symbols.js";
 import { executionReportData, isOpen, positionRow, type ReportFill, type SimOrder } from "./tradingShapes.js";
@@ -26,7 +28,10 @@ import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 const INITIAL_MARGIN = 0.1;
 
 interface AccountTrading {
+  /** Cross positions by symbol. */
   books: Map<string, SymbolBooks>;
+  /** Isolated positions by symbol. */
+  isolated: Map<string, SymbolBooks>;
   orders: Map<number, SimOrder>;
   /** Open orders by client id (unique among open orders only). */
   openByClientId: Map<string, number>;
@@ -83,7 +88,7 @@ export class Trading {
     const checked = checkOrder(parsed.value, {
       spec: (s) => this.#o.symbols.get(s),
       mark: (s) => this.#o.market.mark(s),
-      position: (s) => t.books.get(s)?.qty ?? 0,
+      position: (s, mode) => modeBooks(t, mode).get(s)?.qty ?? 0,
       clientIdOpen: (id) => t.openByClientId.has(id),
       marginFor: (notional) => this.#marginFor(account, t, notional),
     });
@@ -104,6 +109,7 @@ export class Trading {
       fee_asset: "USDC",
       status: "NEW",
       reduce_only: o.reduceOnly,
+      margin_mode: o.marginMode,
       created_time: now,
       updated_time: now,
       realized_pnl: 0,
@@ -153,8 +159,9 @@ export class Trading {
     return [...this.#trading(accountId).orders.values()].reverse().map((o) => ({ ...o }));
   }
 
-  booksOf(accountId: string): Map<string, SymbolBooks> {
-    return new Map([...this.#trading(accountId).books].map(([s, b]) => [s, { ...b }]));
+  /** The account's books of one margin mode (cross by default), by symbol. */
+  booksOf(accountId: string, mode: MarginMode = "CROSS"): Map<string, SymbolBooks> {
+    return new Map([...modeBooks(this.#trading(accountId), mode)].map(([s, b]) => [s, { ...b }]));
   }
 
   /** Margin held by the account's open orders (`frozen`). */
@@ -168,26 +175,31 @@ export class Trading {
   /** A claim applied: the books move and the positions and balance are pushed. */
   onClaim(account: SimAccount, transfers: readonly Transfer[]): void {
     const t = this.#trading(account.accountId);
+    const mode: MarginMode = this.faults.takeIsolatedClaim() ? "ISOLATED" : "CROSS";
     for (const tr of transfers) {
-      applyClaim(this.#booksOf(t, tr.symbol), tr.positionQty, tr.transferPrice, tr.costPositionTransfer, tr.absLiquidatorFee);
+      applyClaim(this.#booksOf(t, tr.symbol, mode), tr.positionQty, tr.transferPrice, tr.costPositionTransfer, tr.absLiquidatorFee);
       account.collateral += tr.absLiquidatorFee;
     }
+    // claimRules moved the cross view of these symbols; an isolated claim leaves it as the books say.
+    for (const tr of transfers) this.#mirror(account, t, tr.symbol);
     this.#syncPositions(
       account,
       t,
-      transfers.map((tr) => tr.symbol),
+      transfers.map((tr) => ({ symbol: tr.symbol, mode })),
     );
   }
 
   /** Every position of the account closed at the mark, paying the taker fee; returns how many. */
   closeAtMark(account: SimAccount): number {
     const t = this.#trading(account.accountId);
-    const closed: string[] = [];
-    for (const [symbol, b] of t.books) {
-      const mark = this.#o.market.mark(symbol);
-      if (b.qty === 0 || mark === undefined) continue;
-      applyFill(b, -b.qty, mark, (Math.abs(b.qty) * mark * this.takerFeeBps) / 1e4);
-      closed.push(symbol);
+    const closed: { symbol: string; mode: MarginMode }[] = [];
+    for (const mode of ["CROSS", "ISOLATED"] as const) {
+      for (const [symbol, b] of modeBooks(t, mode)) {
+        const mark = this.#o.market.mark(symbol);
+        if (b.qty === 0 || mark === undefined) continue;
+        applyFill(b, -b.qty, mark, (Math.abs(b.qty) * mark * this.takerFeeBps) / 1e4);
+        closed.push({ symbol, mode });
+      }
     }
     if (closed.length > 0) this.#syncPositions(account, t, closed);
     return closed.length;
@@ -243,20 +255,20 @@ export class Trading {
     if (fills.length > 0) this.#fill(account, t, order, fills, this.takerFeeBps);
     const done = order.total_executed_quantity >= order.quantity - 1e-12;
     if (done) return this.#close(account.accountId, t, order, "FILLED");
-    if (order.type === "LIMIT" && !(order.reduce_only && (t.books.get(order.symbol)?.qty ?? 0) === 0)) return; // the rest rests
+    if (order.type === "LIMIT" && !(order.reduce_only && (modeBooks(t, order.margin_mode).get(order.symbol)?.qty ?? 0) === 0)) return; // the rest rests
     this.#close(account.accountId, t, order, "CANCELLED");
   }
 
   /** What `order` may still trade: a reduce-only order never beyond the position. */
   #fillable(t: AccountTrading, order: SimOrder, qty: number): number {
     if (!order.reduce_only) return qty;
-    const held = t.books.get(order.symbol)?.qty ?? 0;
+    const held = modeBooks(t, order.margin_mode).get(order.symbol)?.qty ?? 0;
     if (held === 0 || (order.side === "BUY") === held > 0) return 0;
     return Math.min(qty, Math.abs(held));
   }
 
   #fill(account: SimAccount, t: AccountTrading, order: SimOrder, fills: readonly { price: number; qty: number }[], feeBps: number): void {
-    const books = this.#booksOf(t, order.symbol);
+    const books = this.#booksOf(t, order.symbol, order.margin_mode);
     for (const f of fills) {
       const fee = (f.qty * f.price * feeBps) / 1e4;
       const signed = order.side === "BUY" ? f.qty : -f.qty;
@@ -270,7 +282,7 @@ export class Trading {
       order.updated_time = this.#o.now();
       this.#report(account.accountId, order, { tradeId: this.#nextTradeId++, price: f.price, qty: f.qty, fee });
     }
-    this.#syncPositions(account, t, [order.symbol]);
+    this.#syncPositions(account, t, [{ symbol: order.symbol, mode: order.margin_mode }]);
   }
 
   /** Ends an order; a status-only report only when the status changes (a last fill already said FILLED). */
@@ -288,13 +300,14 @@ export class Trading {
     this.#o.emit({ scope: "private", accountId, topic: "executionreport", data: executionReportData(o, fill) });
   }
 
-  /** Mirror the books into the account's positions (what claims and margin read) and push the deltas. */
-  #syncPositions(account: SimAccount, t: AccountTrading, symbols: readonly string[]): void {
+  /** Mirror the books into the account's positions (what claims and margin read) and push the deltas, one row per position. */
+  #syncPositions(account: SimAccount, t: AccountTrading, positions: readonly { symbol: string; mode: MarginMode }[]): void {
     const now = this.#o.now();
-    const rows = [...new Set(symbols)].map((symbol) => {
-      const b = this.#booksOf(t, symbol);
-      account.positions.set(symbol, { qty: b.qty, averageOpenPrice: b.averageOpenPrice });
-      return positionRow(symbol, b, this.#o.market.mark(symbol) ?? b.averageOpenPrice, now);
+    const unique = new Map(positions.map((p) => [`${p.symbol} ${p.mode}`, p]));
+    const rows = [...unique.values()].map(({ symbol, mode }) => {
+      const b = this.#booksOf(t, symbol, mode);
+      if (mode === "CROSS") this.#mirror(account, t, symbol);
+      return positionRow(symbol, mode, b, this.#o.market.mark(symbol) ?? b.averageOpenPrice, now);
     });
     this.#o.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
     this.balanceChanged(account.accountId);
@@ -323,29 +336,43 @@ export class Trading {
   #marginFor(account: SimAccount, t: AccountTrading, notional: number): boolean {
     let equity = account.collateral;
     let held = 0;
-    for (const [symbol, b] of t.books) {
-      const mark = this.#o.market.mark(symbol) ?? b.averageOpenPrice;
-      equity += unsettledPnl(b, mark);
-      held += Math.abs(b.qty * mark);
+    for (const books of [t.books, t.isolated]) {
+      for (const [symbol, b] of books) {
+        const mark = this.#o.market.mark(symbol) ?? b.averageOpenPrice;
+        equity += unsettledPnl(b, mark);
+        held += Math.abs(b.qty * mark);
+      }
     }
     return equity >= INITIAL_MARGIN * (held + notional);
   }
 
-  #booksOf(t: AccountTrading, symbol: string): SymbolBooks {
-    let b = t.books.get(symbol);
+  #booksOf(t: AccountTrading, symbol: string, mode: MarginMode): SymbolBooks {
+    const books = modeBooks(t, mode);
+    let b = books.get(symbol);
     if (b === undefined) {
       b = emptyBooks();
-      t.books.set(symbol, b);
+      books.set(symbol, b);
     }
     return b;
+  }
+
+  /** The account's cross position of `symbol` as its books say (what claims read). */
+  #mirror(account: SimAccount, t: AccountTrading, symbol: string): void {
+    const b = t.books.get(symbol);
+    if (b === undefined) account.positions.delete(symbol);
+    else account.positions.set(symbol, { qty: b.qty, averageOpenPrice: b.averageOpenPrice });
   }
 
   #trading(accountId: string): AccountTrading {
     let t = this.#accounts.get(accountId);
     if (t === undefined) {
-      t = { books: new Map(), orders: new Map(), openByClientId: new Map(), byClientId: new Map(), open: new Set() };
+      t = { books: new Map(), isolated: new Map(), orders: new Map(), openByClientId: new Map(), byClientId: new Map(), open: new Set() };
       this.#accounts.set(accountId, t);
     }
     return t;
   }
+}
+
+function modeBooks(t: AccountTrading, mode: MarginMode): Map<string, SymbolBooks> {
+  return mode === "ISOLATED" ? t.isolated : t.books;
 }

@@ -3,7 +3,7 @@
  * (`executionreport`, `position` rows), as docs/protocol.md §5 and §6 spell them.
  */
 import { type SymbolBooks, unsettledPnl } from "./accounting.js";
-import type { OrderInput } from "./orderRules.js";
+import type { MarginMode, OrderInput } from "./orderRules.js";
 
 export type SimOrderStatus = "NEW" | "PARTIAL_FILLED" | "FILLED" | "CANCELLED" | "REJECTED";
 
@@ -22,6 +22,7 @@ export interface SimOrder {
   fee_asset: "USDC";
   status: SimOrderStatus;
   reduce_only: boolean;
+  margin_mode: MarginMode;
   created_time: number;
   updated_time: number;
   realized_pnl: number;
@@ -64,9 +65,10 @@ export function executionReportData(o: SimOrder, fill: ReportFill | undefined): 
 }
 
 /** One row of a `position` push (a delta per symbol). */
-export function positionRow(symbol: string, b: SymbolBooks, mark: number, now: number): Record<string, unknown> {
+export function positionRow(symbol: string, mode: MarginMode, b: SymbolBooks, mark: number, now: number): Record<string, unknown> {
   return {
     symbol,
+    marginMode: mode,
     positionQty: b.qty,
     costPosition: b.costPosition,
     averageOpenPrice: b.averageOpenPrice,

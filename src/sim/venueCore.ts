@@ -58,6 +58,7 @@ export interface CascadeOptions extends Omit<GenerateOptions, "count"> {
 
 export interface PositionView extends HeldPosition {
   symbol: string;
+  marginMode: "CROSS" | "ISOLATED";
   markPrice: number;
 }
 
@@ -402,10 +403,24 @@ export class VenueCore {
     return account === undefined ? 0 : this.trading.closeAtMark(account);
   }
 
+  /** The account's positions: the cross ones, then the isolated ones held or once held. */
   positionsOf(accountId: string): PositionView[] {
     const account = this.accounts.get(accountId);
     if (account === undefined) return [];
-    return [...account.positions].map(([symbol, p]) => ({ symbol, ...p, markPrice: this.market.mark(symbol) ?? p.averageOpenPrice }));
+    const cross = [...account.positions].map(([symbol, p]) => ({
+      symbol,
+      ...p,
+      marginMode: "CROSS" as const,
+      markPrice: this.market.mark(symbol) ?? p.averageOpenPrice,
+    }));
+    const isolated = [...this.trading.booksOf(accountId, "ISOLATED")].map(([symbol, b]) => ({
+      symbol,
+      qty: b.qty,
+      averageOpenPrice: b.averageOpenPrice,
+      marginMode: "ISOLATED" as const,
+      markPrice: this.market.mark(symbol) ?? b.averageOpenPrice,
+    }));
+    return [...cross, ...isolated];
   }
 
   /** Successful claims (who took what), optionally for one liquidation id. */

@@ -70,6 +70,8 @@ const orderIntentSchema = z.object({
   price: finite,
   quantity: finite,
   reduceOnly: z.boolean(),
+  /** The position the order trades (absent in older journals: CROSS). */
+  marginMode: z.enum(["CROSS", "ISOLATED"]).optional(),
   /** The mark the order was priced on (slippage is measured against it). */
   mark: finite.optional(),
   /** Order number within this journal (the next order's number is the largest + 1). */

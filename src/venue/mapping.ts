@@ -73,6 +73,7 @@ export function heldFromRows(rows: readonly PositionRow[]): HeldPositionInput[] 
     symbol: r.symbol,
     positionQty: r.position_qty,
     ...(r.mark_price !== undefined ? { markPrice: r.mark_price } : {}),
+    marginMode: r.margin_mode ?? "CROSS",
   }));
 }
 
@@ -82,6 +83,7 @@ export function heldFromPush(positions: readonly Position[]): HeldPositionInput[
     symbol: p.symbol,
     positionQty: p.positionQty,
     ...(p.markPrice !== undefined ? { markPrice: p.markPrice } : {}),
+    marginMode: p.marginMode,
   }));
 }
 

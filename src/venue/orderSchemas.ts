@@ -3,6 +3,7 @@
  * may arrive as decimal strings on some deployments: they are coerced, then bounded.
  */
 import { z } from "zod";
+import type { MarginMode } from "../engine/types.js";
 import { MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 
 const amount = z.coerce.number().finite();
@@ -23,6 +24,14 @@ export interface OrderRequest {
   order_price?: number;
   order_quantity: number;
   reduce_only?: boolean;
+  /**
+   * The position the order trades (docs/protocol.md §9). Sent on every unwind order: the venue's
+   * default is "the symbol's current default margin mode", which on an isolated-only market (or a
+   * symbol switched to isolated) is not cross, so an order without it could address the other
+   * position and a reduce-only close would be refused; the official SDK's close sends
+   * `position.margin_mode || CROSS` the same way.
+   */
+  margin_mode?: MarginMode;
 }
 
 /** The answer of POST /v1/order: accepted, no fills yet (they follow as executionreport pushes). */

@@ -273,6 +273,8 @@ export const positionRowSchema = z.object({
   mark_price: z.number().optional(),
   unsettled_pnl: z.number().optional(),
   timestamp: z.number().optional(),
+  /** docs/protocol.md §9: a symbol has a row per margin mode; absent or null = CROSS. */
+  margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
 });
 export type PositionRow = z.infer<typeof positionRowSchema>;
 export const positionsSchema = z.object({ rows: z.array(positionRowSchema) });

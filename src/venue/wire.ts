@@ -22,7 +22,7 @@
  *
  * Longer than most files: one hand-written validator per stream payload, side by side so that each follows the same rules.
  */
-import { SYMBOL_PATTERN } from "../engine/types.js";
+import { type MarginMode, SYMBOL_PATTERN } from "../engine/types.js";
 import type { BalancePush, ExecutionReport } from "./wireOrders.js";
 
 export const MAX_ITEMS = 10_000;
@@ -122,6 +122,8 @@ export interface Position {
   averageOpenPrice: number | undefined;
   markPrice: number | undefined;
   costPosition: number | undefined;
+  /** `marginMode`; absent or null on the wire = CROSS (docs/protocol.md §9). */
+  marginMode: MarginMode;
 }
 
 export interface PositionPush {
@@ -362,8 +364,21 @@ export function parsePositions(v: unknown): PositionPush | undefined {
     const markPrice = p.markPrice === 0 ? undefined : optional(p.markPrice, isPrice);
     const costPosition = optional(p.costPosition, isNotional);
     if (averageOpenPrice === null || markPrice === null || costPosition === null) return undefined;
-    positions.push({ symbol, positionQty, averageOpenPrice, markPrice, costPosition });
+    const marginMode = p.marginMode === undefined || p.marginMode === null ? "CROSS" : p.marginMode;
+    if (marginMode !== "CROSS" && marginMode !== "ISOLATED") return undefined;
+    positions.push({ symbol, positionQty, averageOpenPrice, markPrice, costPosition, marginMode });
   }
-  if (hasDuplicateSymbol(positions)) return undefined;
+  // A symbol may appear once per margin mode: cross and isolated are two positions.
+  if (hasDuplicatePosition(positions)) return undefined;
   return { positions };
+}
+
+function hasDuplicatePosition(list: readonly Position[]): boolean {
+  const seen = new Set<string>();
+  for (const p of list) {
+    const k = `${p.symbol} ${p.marginMode}`;
+    if (seen.has(k)) return true;
+    seen.add(k);
+  }
+  return false;
 }

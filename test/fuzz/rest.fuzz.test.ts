@@ -556,7 +556,7 @@ describe("RestClient against a server answering garbage", () => {
             },
             logger: { info() {}, warn() {}, error() {} },
           });
-          const heldBefore = exposure.heldQty("PERP_BTC_USDC");
+          const heldBefore = exposure.netQty("PERP_BTC_USDC");
           const feesBefore = await feeTotal(metrics);
           book.applyDelta(
             [
@@ -603,7 +603,7 @@ describe("RestClient against a server answering garbage", () => {
           }
           const success = outcomes.includes("success");
           validAnswer.set(id, success);
-          const held = exposure.heldQty("PERP_BTC_USDC");
+          const held = exposure.netQty("PERP_BTC_USDC");
           const feesAfter = await feeTotal(metrics);
           if (success) {
             check(valid, () => `an answer that fails validation counted as success: ${show(r)}`);

@@ -190,7 +190,7 @@ describe("outcomes by venue code", () => {
       { symbol: ETH, qty: 2, price: result.positions_by_perp[0]?.transfer_price, fee: result.positions_by_perp[0]?.abs_liquidator_fee },
     ]);
     expect(rig.exposure.reservationCount).toBe(0);
-    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    expect(rig.exposure.netQty(ETH)).toBe(2);
     expect(rig.events).toContainEqual({ e: "submitted" });
     expect(rig.events).toContainEqual({ e: "result", result: "success", code: "none" });
     expect(rig.events).toContainEqual({ e: "fee", symbol: ETH, amount: result.positions_by_perp[0]?.abs_liquidator_fee });
@@ -367,7 +367,7 @@ describe("outcomes by venue code", () => {
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
       expect(outcomes(1)[1]?.fills?.map((f) => [f.symbol, f.qty])).toEqual([[ETH, 2]]);
       expect(rig.exposure.reservationCount).toBe(0);
-      expect(rig.exposure.heldQty(ETH)).toBe(2);
+      expect(rig.exposure.netQty(ETH)).toBe(2);
       expect(rig.events).toContainEqual({ e: "result", result: "confirmed", code: "none" });
     });
 
@@ -380,7 +380,7 @@ describe("outcomes by venue code", () => {
       call.reject(lost()); // ...then the connection dropped before the answer
       await settle();
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
-      expect(rig.exposure.heldQty(ETH)).toBe(2);
+      expect(rig.exposure.netQty(ETH)).toBe(2);
       await settle(200_000);
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
     });
@@ -494,7 +494,7 @@ describe("exposure against the venue's position pushes", () => {
     const call = rig.venue.last();
     call.resolve(rig.resultFor(call, Date.now()));
     await settle();
-    expect(rig.exposure.heldQty(ETH)).toBe(2);
+    expect(rig.exposure.netQty(ETH)).toBe(2);
     expect(rig.exposure.heldQty(SOL)).toBe(-3);
     rig.positions.applyPush([{ symbol: ETH, positionQty: 2, markPrice: 2_000 }], Date.now());
     expect(rig.exposure.heldQty(ETH)).toBe(2);

@@ -165,6 +165,47 @@ describe("roomForClaim", () => {
   it("an empty book", () => {
     expect(roomForClaim(undefined, -1, 5)).toEqual({ maxQty: 5, free: 0 });
   });
+
+  it("with an isolated position and a pending claim: the worst case over the modes a claim can land in", () => {
+    // The worst case once a claim of q is reserved too: roomForClaim must predict it.
+    const landed = (v: { held: number; isolated: number; pending: number; long: number; short: number }, q: number): number =>
+      worstQty({ symbol: BTC, ...v, long: q > 0 ? v.long + q : v.long, short: q < 0 ? v.short + q : v.short });
+    const grid = [-2, -0.5, 0, 0.75, 3];
+    for (const held of grid)
+      for (const isolated of grid)
+        for (const pending of [0, -1, 1.5])
+          for (const long of [0, 0.5])
+            for (const short of [0, -0.25])
+              for (const sign of [1, -1]) {
+                const v = { held, isolated, pending, long, short };
+                const w = worstQty({ symbol: BTC, ...v });
+                expect(w).toBeGreaterThanOrEqual(Math.abs(held) + Math.abs(isolated) + Math.abs(pending) - 1e-12);
+                const { maxQty, free } = roomForClaim({ symbol: BTC, ...v }, sign, 4);
+                for (const size of [0.1, 0.6, 1.7, 4]) {
+                  const q = sign * size;
+                  // The increase is max(0, |q| − free), whichever mode the claim lands in.
+                  expect(landed(v, q)).toBeCloseTo(w + Math.max(0, size - free), 9);
+                  if (w <= 4) expect(landed(v, q) <= 4 + 1e-9).toBe(size <= maxQty + 1e-9);
+                }
+              }
+  });
+
+  it("both modes count: a cross long and an isolated short of one symbol do not net", () => {
+    const e = new Exposure();
+    e.setHeld(BTC, 1, 100);
+    e.setHeld(BTC, -1, 100, "ISOLATED");
+    expect(e.symbolNotional(BTC, { price: () => 100 })).toBe(200);
+    expect(e.netQty(BTC)).toBe(0);
+    expect(e.heldQty(BTC, "ISOLATED")).toBe(-1);
+    // A long claim on top may land in isolated (shrinking it) or in cross (growing it): the latter counts.
+    e.reserve(1, { [BTC]: 1 });
+    expect(e.symbolNotional(BTC, { price: () => 100 })).toBe(300);
+    expect(roomForClaim(e.get(BTC), 1, 3)).toEqual({ maxQty: 0, free: 0 });
+    e.release(1);
+    e.setHeld(BTC, 0);
+    e.setHeld(BTC, 0, undefined, "ISOLATED");
+    expect(e.get(BTC)).toBeUndefined();
+  });
 });
 
 describe("maxRatioWithinBudget", () => {

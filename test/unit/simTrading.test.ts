@@ -38,6 +38,54 @@ async function claim(core: VenueCore, symbol: string, qty: number): Promise<void
   expect(r.ok).toBe(true);
 }
 
+describe("margin modes (docs/protocol.md §9)", () => {
+  test("an isolated claim is its own position; an order trades the position of its margin_mode only", async () => {
+    const { core, pushes } = venue();
+    await claim(core, ETH, 2);
+    core.trading.faults.assignIsolated(1);
+    await claim(core, ETH, -1);
+    expect(core.trading.booksOf(LIQ).get(ETH)?.qty).toBe(2);
+    expect(core.trading.booksOf(LIQ, "ISOLATED").get(ETH)?.qty).toBe(-1);
+    // The isolated claim pushed the isolated position alone.
+    const last = pushes.filter((p) => p.topic === "position").at(-1)?.data as { positions: Record<string, unknown>[] };
+    expect(last.positions).toEqual([expect.objectContaining({ symbol: ETH, marginMode: "ISOLATED", positionQty: -1 })]);
+    const order = (side: "BUY" | "SELL", qty: number, margin_mode?: string) =>
+      core.trading.place(LIQ, {
+        symbol: ETH,
+        order_type: "IOC",
+        side,
+        order_price: side === "BUY" ? 2_040 : 1_960,
+        order_quantity: qty,
+        reduce_only: true,
+        ...(margin_mode !== undefined ? { margin_mode } : {}),
+      });
+    // A BUY would grow the cross long: reduce-only refuses it; for the isolated short it reduces.
+    const wrong = order("BUY", 1, "CROSS");
+    expect(wrong.ok ? 0 : wrong.refusal.code).toBe(-1106);
+    const iso = order("BUY", 1, "ISOLATED");
+    expect(iso.ok).toBe(true);
+    expect(core.trading.order(LIQ, iso.ok ? iso.value.order_id : -1)).toMatchObject({
+      margin_mode: "ISOLATED",
+      total_executed_quantity: 1,
+    });
+    expect(core.trading.booksOf(LIQ, "ISOLATED").get(ETH)?.qty).toBe(0);
+    expect(core.trading.booksOf(LIQ).get(ETH)?.qty).toBe(2);
+    // Absent = CROSS: reduces the cross long only, cut to it.
+    const cross = order("SELL", 3);
+    expect(core.trading.order(LIQ, cross.ok ? cross.value.order_id : -1)).toMatchObject({
+      margin_mode: "CROSS",
+      total_executed_quantity: 2,
+    });
+    expect(core.trading.booksOf(LIQ).get(ETH)?.qty).toBe(0);
+    const bad = order("SELL", 1, "PORTFOLIO");
+    expect(bad.ok ? 0 : bad.refusal.code).toBe(-1005);
+    expect(core.positionsOf(LIQ).map((p) => [p.marginMode, p.qty])).toEqual([
+      ["CROSS", 0],
+      ["ISOLATED", 0],
+    ]);
+  });
+});
+
 describe("synthetic book", () => {
   const spec = { spreadBps: 10, levels: 3, stepBps: 10, levelNotional: 2_000, refillPerSec: 0.5 };
 

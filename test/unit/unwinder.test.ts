@@ -280,4 +280,82 @@ describe("Unwinder", () => {
     await settle();
     expect(r.placed).toEqual([]);
   });
+
+  test("a cross and an isolated position of one symbol are unwound apart, each order carrying its position's margin_mode", async () => {
+    const r = rig();
+    r.positions.applySnapshot(
+      [
+        { symbol: ETH, positionQty: 1.5, marginMode: "CROSS" },
+        { symbol: ETH, positionQty: -1, marginMode: "ISOLATED" },
+      ],
+      Date.now() - 1_000,
+    );
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH, "CROSS") === 0 && r.positions.held(ETH, "ISOLATED") === 0, "both flat", 5_000);
+    await settle();
+    const byMode = (mode: string) => r.placed.filter((p) => p.body.margin_mode === mode).map((p) => p.body);
+    // Never netted: the long is sold in cross, the short bought back in isolated, each to its own size.
+    expect(byMode("CROSS").map((b) => [b.side, b.order_quantity])).toEqual([
+      ["SELL", 1.25],
+      ["SELL", 0.25],
+    ]);
+    expect(byMode("ISOLATED").map((b) => [b.side, b.order_quantity])).toEqual([["BUY", 1]]);
+    expect(r.placed.every((p) => p.body.reduce_only === true && p.body.margin_mode !== undefined)).toBe(true);
+    // The journal says which position each order traded (a restart looks it up as such).
+    const intents = r.journal.filter((x): x is OrderIntentRecord => x.t === "order_intent");
+    expect(intents.map((i) => [i.side, i.marginMode]).sort()).toEqual([
+      ["BUY", "ISOLATED"],
+      ["SELL", "CROSS"],
+      ["SELL", "CROSS"],
+    ]);
+  });
+
+  test("a claim whose margin mode no report has told is counted but not unwound until a report says where it is", async () => {
+    const r = rig();
+    r.hold(0);
+    const claimedAt = Date.now() - 800;
+    r.positions.settleClaim(1, { [ETH]: 1 }, claimedAt);
+    expect(r.positions.pending(ETH)).toBe(1);
+    r.unwinder.kickAll();
+    await settle();
+    expect(r.placed).toEqual([]);
+    // The venue's push: the claim landed in isolated.
+    r.positions.applyPush([{ symbol: ETH, positionQty: 1, marginMode: "ISOLATED" }], claimedAt + 1);
+    expect(r.positions.pending(ETH)).toBe(0);
+    await waitFor(() => r.positions.held(ETH, "ISOLATED") === 0, "isolated flat", 5_000);
+    expect(r.placed.map((p) => [p.body.side, p.body.margin_mode])).toEqual([["SELL", "ISOLATED"]]);
+  });
+
+  test("after a restart, an isolated order the journal left open is looked up and its fill lands in the isolated position", async () => {
+    const r = rig();
+    r.positions.applySnapshot([{ symbol: ETH, positionQty: -1, marginMode: "ISOLATED" }], Date.now() - 1_000);
+    const intent: OrderIntentRecord = {
+      t: "order_intent",
+      clientOrderId: "t-3",
+      at: Date.now(),
+      symbol: ETH,
+      side: "BUY",
+      orderType: "IOC",
+      price: 2_010,
+      quantity: 1,
+      reduceOnly: true,
+      marginMode: "ISOLATED",
+      mark: MARK,
+      seq: 3,
+    };
+    r.fill({
+      symbol: ETH,
+      client_order_id: "t-3",
+      order_type: "IOC",
+      side: "BUY",
+      order_price: 2_010,
+      order_quantity: 1,
+      reduce_only: true,
+    });
+    r.unwinder.takeOver([intent], 4);
+    await waitFor(() => r.positions.held(ETH, "ISOLATED") === 0, "isolated flat from the looked-up fill", 5_000);
+    await settle();
+    expect(r.positions.held(ETH, "CROSS")).toBe(0);
+    expect(r.placed).toEqual([]);
+  });
 });

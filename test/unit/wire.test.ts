@@ -1,4 +1,6 @@
 import { describe, expect, test } from "vitest";
+import { heldFromRows } from "../../src/venue/mapping.js";
+import { positionsSchema } from "../../src/venue/restSchemas.js";
 import {
   BAD_MESSAGE_REASONS,
   frameTimestamp,
@@ -137,11 +139,78 @@ describe("valid frames for every topic", () => {
     );
     expect(p).toEqual({
       positions: [
-        { symbol: "PERP_ETH_USDC", positionQty: 3.1408, averageOpenPrice: 1804.51, markPrice: 1816.9, costPosition: 5706.5 },
-        { symbol: "PERP_BTC_USDC", positionQty: 0, averageOpenPrice: 0, markPrice: undefined, costPosition: undefined },
+        {
+          symbol: "PERP_ETH_USDC",
+          positionQty: 3.1408,
+          averageOpenPrice: 1804.51,
+          markPrice: 1816.9,
+          costPosition: 5706.5,
+          marginMode: "CROSS",
+        },
+        {
+          symbol: "PERP_BTC_USDC",
+          positionQty: 0,
+          averageOpenPrice: 0,
+          markPrice: undefined,
+          costPosition: undefined,
+          marginMode: "CROSS",
+        },
       ],
     });
     expect(parsePositions({ positions: [] })).toEqual({ positions: [] });
+  });
+
+  test("position: a symbol repeated with two margin modes is two positions (docs/protocol.md §9)", () => {
+    const p = parsePositions(
+      json(
+        '{"positions":[{"symbol":"PERP_ETH_USDC","positionQty":2,"marginMode":"CROSS"},' +
+          '{"symbol":"PERP_ETH_USDC","positionQty":-1.5,"marginMode":"ISOLATED"},' +
+          '{"symbol":"PERP_BTC_USDC","positionQty":0.1,"marginMode":null}]}',
+      ),
+    );
+    expect(p?.positions.map((x) => [x.symbol, x.marginMode, x.positionQty])).toEqual([
+      ["PERP_ETH_USDC", "CROSS", 2],
+      ["PERP_ETH_USDC", "ISOLATED", -1.5],
+      ["PERP_BTC_USDC", "CROSS", 0.1],
+    ]);
+    // Absent is CROSS, so an absent and an explicit CROSS of one symbol are the same position twice.
+    expect(
+      parsePositions({
+        positions: [
+          { symbol: "PERP_A_B", positionQty: 1 },
+          { symbol: "PERP_A_B", positionQty: 2, marginMode: "CROSS" },
+        ],
+      }),
+    ).toBeUndefined();
+    expect(
+      parsePositions({
+        positions: [
+          { symbol: "PERP_A_B", positionQty: 1, marginMode: "ISOLATED" },
+          { symbol: "PERP_A_B", positionQty: 2, marginMode: "ISOLATED" },
+        ],
+      }),
+    ).toBeUndefined();
+    // A mode no order can address would mis-state which position to close: the push is refused whole.
+    expect(parsePositions({ positions: [{ symbol: "PERP_A_B", positionQty: 1, marginMode: "PORTFOLIO" }] })).toBeUndefined();
+    expect(parsePositions({ positions: [{ symbol: "PERP_A_B", positionQty: 1, marginMode: 1 }] })).toBeUndefined();
+  });
+
+  test("GET /v1/positions rows: one per symbol and margin mode, absent or null = CROSS", () => {
+    const data = positionsSchema.parse({
+      rows: [
+        { symbol: "PERP_ETH_USDC", position_qty: 2, margin_mode: "CROSS" },
+        { symbol: "PERP_ETH_USDC", position_qty: -1, margin_mode: "ISOLATED" },
+        { symbol: "PERP_BTC_USDC", position_qty: 0.5 },
+        { symbol: "PERP_SOL_USDC", position_qty: 3, margin_mode: null },
+      ],
+    });
+    expect(heldFromRows(data.rows).map((r) => [r.symbol, r.marginMode, r.positionQty])).toEqual([
+      ["PERP_ETH_USDC", "CROSS", 2],
+      ["PERP_ETH_USDC", "ISOLATED", -1],
+      ["PERP_BTC_USDC", "CROSS", 0.5],
+      ["PERP_SOL_USDC", "CROSS", 3],
+    ]);
+    expect(positionsSchema.safeParse({ rows: [{ symbol: "PERP_A_B", position_qty: 1, margin_mode: "PORTFOLIO" }] }).success).toBe(false);
   });
 
   test("routeTopic maps each subscribable topic to its stream and kind", () => {
