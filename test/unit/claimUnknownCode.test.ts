@@ -75,8 +75,15 @@ describe("a claim refused with a code the failure table does not know", () => {
       await grantAll();
       expect(rig.venue.ids()).toHaveLength(3 + i);
     }
-    // The last re-decision refused too: the budget is spent, the id is finished.
-    await refuse(UNPUBLISHED, 600_000);
+    // The last re-decision refused too: the budget is spent, the id is finished (marks kept fresh,
+    // so it is the budget and not a stale mark that stops it).
+    await refuse(UNPUBLISHED, 0);
+    for (let t = 0; t < 10; t++) {
+      await settle(15_999);
+      rig.refreshMarks();
+      await settle(1);
+      await grantAll();
+    }
     expect(rig.venue.ids()).toHaveLength(1 + UNKNOWN_CODE_TRIES);
     // Every attempt journaled: an intent before it left, its refusal after.
     expect(intents(1)).toHaveLength(1 + UNKNOWN_CODE_TRIES);

@@ -346,8 +346,16 @@ describe("an order lookup the failure table says cannot settle (PROTOCOL §9)", 
   test.each([
     ["-1000 / HTTP 500", dataDoesNotExist],
     ["an unknown code", unknownCode],
-  ])("%s: found filled in GET /v1/orders, accounted, never sent twice", async (_name, answer) => {
-    const r = rig({ answers: { lookup: answer } });
+  ])("%s: found filled in GET /v1/orders at the first such answer, accounted, never sent twice", async (_name, answer) => {
+    let lookups = 0;
+    const r = rig({
+      answers: {
+        lookup: () => {
+          lookups++;
+          return answer();
+        },
+      },
+    });
     r.hold(1);
     r.next.push(async (body) => {
       r.fill(body); // applied at the venue, no report pushed, the answer lost
@@ -361,6 +369,7 @@ describe("an order lookup the failure table says cannot settle (PROTOCOL §9)", 
     const cid = r.placed[0]?.body.client_order_id;
     expect(r.journal.filter((x) => x.t === "order_fill" && x.clientOrderId === cid)).toHaveLength(1);
     expect(r.unsettled()).toBe(0);
+    expect(lookups).toBe(1); // not polled: the list settles it at once
   });
 
   test("not in the list: treated as never placed only once the positions are read, and the next slice has a new id", async () => {
