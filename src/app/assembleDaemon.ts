@@ -151,9 +151,11 @@ export function assembleDaemon(o: {
       order: (result) => metrics.unwind.ordersTotal.inc({ result }),
       timeToFlat: (seconds) => metrics.unwind.timeToFlat.observe(seconds),
       halted: (symbol, on) => metrics.unwind.halted.set({ symbol }, on ? 1 : 0),
+      unsettled: () => metrics.unwind.ordersUnsettled.inc(),
     },
     logger: logger.child({ component: "unwinder" }),
     requestPositions: () => daemon.requestPositions(),
+    readPositions: async (signal) => ingest.restPositions(await rest.positions({ signal })),
     clientOrderIdPrefix: store.orderIdPrefix,
   });
   if (store.kind === "file") {

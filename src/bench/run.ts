@@ -24,6 +24,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
+import { RATE_LIMITED_CODE } from "../venue/failureTable.js";
 import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
@@ -230,7 +231,7 @@ async function cascadePhase(total: number, run = 0): Promise<CascadeResult> {
       spanMs: opts.spanMs,
       claimsPerSecond,
       claimsCounted: 20,
-      rateLimited: refusedByCode["-1003"] ?? 0,
+      rateLimited: refusedByCode[String(RATE_LIMITED_CODE)] ?? 0,
       claimsReceived: report.claims.length,
       venueConnections: report.connections,
       // Every claim, in arrival order: ms after the first push (venue clock) and the venue's code.

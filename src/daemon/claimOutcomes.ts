@@ -11,19 +11,20 @@ import type { PositionBook } from "../engine/positionBook.js";
 import type { Fill, Liquidation } from "../engine/types.js";
 import type { JournalRecord, OutcomeRecord } from "../store/journalRecords.js";
 import { VenueError } from "../venue/errors.js";
+import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue/failureTable.js";
 import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
-import { classifyClaimFailure } from "./claimOutcome.js";
+import { type ClaimFailure, classifyClaimFailure } from "./claimOutcome.js";
 import type { IdState } from "./claimState.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 
 export interface ClaimOutcomeTimings {
-  /** How long -1101 (insufficient margin) stops claiming. */
+  /** How long an insufficient-margin refusal stops claiming. */
   marginPauseMs: number;
-  /** Delay before the one retry after -1012 / -1011 / a request that never left. */
+  /** Base delay of the retries after "another claim in process", "retry later" or a request that never left. */
   retryDelayMs: number;
-  /** -1003: hold every claim this long (one venue window). */
+  /** Rate limited: hold every claim this long (one venue window). */
   rateLimitHoldMs: number;
   /** An unknown outcome not confirmed by the private push within this time is closed as not accepted. */
   unknownTimeoutMs: number;
@@ -34,8 +35,8 @@ export interface ClaimOutcomeTimings {
    */
   openListSettleMs: number;
   /**
-   * -1203 again after the re-price: the id is re-decided after this, doubling up to 8× it, while it
-   * stays open.
+   * Refused by the limit price (or with a code the failure table does not know) again after the
+   * re-decision at once: re-decided after this, doubling up to 8× it (failureTable.ts's schedules).
    */
   repriceBackoffMs: number;
 }
@@ -61,14 +62,18 @@ export interface ClaimOutcomeDeps {
   /** Back to pending at once (it did not leave). */
   requeue(id: number, st: IdState, expectedFee: number): void;
   pauseForMargin(ms: number): void;
-  /** Hold every claim until this wall-clock time (a -1003). */
+  /** Hold every claim until this wall-clock time (rate limited). */
   holdUntil(at: number): void;
   offer(liquidation: Liquidation): void;
 }
 
+/** Codes warned about once each; beyond this many distinct ones (a venue answering noise) only info lines. */
+const MAX_UNKNOWN_CODES_LOGGED = 32;
+
 export class ClaimOutcomes {
   readonly #d: ClaimOutcomeDeps;
   readonly #t: ClaimOutcomeTimings;
+  readonly #unknownCodes = new Set<number>();
 
   constructor(deps: ClaimOutcomeDeps, timings: ClaimOutcomeTimings) {
     this.#d = deps;
@@ -116,7 +121,7 @@ export class ClaimOutcomes {
       result: f.action === "unknown" ? "unknown" : "rejected",
       ...(code !== undefined ? { code } : {}),
     };
-    this.#d.logger.warn({ id, code: f.code, action: f.action, err: (err as Error).message }, "claim not accepted");
+    this.#logRefusal(id, f, err);
     if (f.action === "unknown") {
       // Keep the reservation: the position may be ours. The private push (or the timeout) settles it.
       st.phase = "unknown";
@@ -136,28 +141,19 @@ export class ClaimOutcomes {
       case "gone":
         book.remove(id);
         return this.finish(id, st);
-      case "retry_racing":
-        // -1012: someone else's claim is being processed; once more, then it is theirs.
-        return st.retries++ < 1 ? this.#d.retryLater(id, st, this.#t.retryDelayMs) : this.finish(id, st);
-      case "retry_transient": {
-        // Not processed (-1011, or the request never left): the id is still there to be had, so
-        // retry with doubling delays while it stays open, a few times.
-        const n = st.retries++;
-        return n < 4 ? this.#d.retryLater(id, st, this.#t.retryDelayMs * 2 ** n) : this.finish(id, st);
-      }
       case "backoff":
-        // -1003 is a definitive "not processed", and the one-window hold on every claim bounds the
-        // rate, so the id waits its turn again while it stays open (a retry budget would drop the best
-        // claim for good in a storm of a few seconds); re-decided from the open list, dropped once gone.
+        // -1003 is a definitive "not processed": hold every claim for one window, then the id waits its turn.
         this.#d.holdUntil(now() + this.#t.rateLimitHoldMs);
-        return this.#d.retryLater(id, st, 0);
-      case "reevaluate": {
-        // -1203: the venue's mark is past our limit. Re-decided at once on fresh marks; refused again,
-        // the price may still come back within the guard while the liquidation stays open, so it is
-        // re-decided later, less and less often (retryLater drops it once it has left the book).
-        const n = st.repriced++;
-        return this.#d.retryLater(id, st, n === 0 ? 0 : this.#t.repriceBackoffMs * 2 ** Math.min(n - 1, 3));
-      }
+        return this.#again(id, st, f.action, st.retries);
+      case "retry_racing":
+      case "retry_transient":
+        return this.#again(id, st, f.action, st.retries++);
+      case "reevaluate":
+        return this.#again(id, st, f.action, st.repriced++);
+      case "redecide":
+        // A code the failure table does not know (the real venue's limit_price code is unpublished):
+        // not final while the id is open, but bounded.
+        return this.#again(id, st, f.action, st.redecided++);
       case "pause_margin":
         // It may be claimable again once margin frees up: it waits in the queue, re-decided then.
         this.#d.requeue(id, st, d.expectedFee);
@@ -165,6 +161,33 @@ export class ClaimOutcomes {
       default:
         return this.finish(id, st);
     }
+  }
+
+  /**
+   * Re-decide the id after the delay the failure table's schedule gives attempt `n`, or finish it
+   * once the budget is spent. retryLater drops the id once it has left the open book.
+   */
+  #again(id: number, st: IdState, action: ClaimFailureAction, n: number): void {
+    const schedule = claimRetryOf(action);
+    const ms =
+      schedule === undefined
+        ? undefined
+        : claimRetryDelay(schedule, n, { retryMs: this.#t.retryDelayMs, repriceMs: this.#t.repriceBackoffMs });
+    if (ms === undefined) return this.finish(id, st);
+    this.#d.retryLater(id, st, ms);
+  }
+
+  /** One warn line per code the failure table does not know (not one per claim); later ones at info. */
+  #logRefusal(id: number, f: ClaimFailure, err: unknown): void {
+    const fields = { id, code: f.code, action: f.action, err: (err as Error).message };
+    if (f.action !== "redecide" || !(err instanceof VenueError)) return this.#d.logger.warn(fields, "claim not accepted");
+    if (this.#unknownCodes.has(err.venueCode) || this.#unknownCodes.size >= MAX_UNKNOWN_CODES_LOGGED)
+      return this.#d.logger.info(fields, "claim not accepted");
+    this.#unknownCodes.add(err.venueCode);
+    this.#d.logger.warn(
+      { id, code: err.venueCode, status: err.status, message: err.venueMessage },
+      "claim refused with a venue code the failure table does not know: re-deciding the id while it is open, a bounded number of times",
+    );
   }
 
   /**

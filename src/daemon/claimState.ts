@@ -15,6 +15,8 @@ export interface IdState {
   receivedAt: number;
   retries: number;
   repriced: number;
+  /** Re-decisions after a refusal with a code the failure table does not know. */
+  redecided: number;
   doneAt: number;
   timer: NodeJS.Timeout | undefined;
   /**
@@ -31,7 +33,7 @@ export interface IdState {
 }
 
 export function newState(phase: Phase, receivedAt: number, doneAt = 0): IdState {
-  return { phase, receivedAt, retries: 0, repriced: 0, doneAt, timer: undefined };
+  return { phase, receivedAt, retries: 0, repriced: 0, redecided: 0, doneAt, timer: undefined };
 }
 
 /** An intent without an outcome (see Claimer.markUnknown): unknown since `now`, sent against `sentPositions`. */

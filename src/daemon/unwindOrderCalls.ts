@@ -4,7 +4,7 @@
  * (over, still working, never there, or not answered). Pure reading of errors and records, so the
  * unwinder's state machine deals in outcomes, not in transport and venue error types.
  */
-import { type OrderFailureAction, TimeoutError, TransportError, VenueError } from "../venue/errors.js";
+import { lookupFailureAction, type OrderFailureAction, TimeoutError, TransportError, VenueError } from "../venue/errors.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
 import { TERMINAL_STATUSES } from "../venue/wireOrders.js";
 
@@ -31,18 +31,19 @@ export type Lookup =
   /** Over: the record's totals are final. */
   | { kind: "final"; record: OrderRecord }
   /** Still working (or the answer did not come): ask again later. */
-  | { kind: "pending"; record: OrderRecord | undefined };
-
-/** The venue's code for an order it does not know. */
-const UNKNOWN_ORDER = -1006;
+  | { kind: "pending"; record: OrderRecord | undefined }
+  /** An answer the failure table says the lookup cannot settle: settle it through the order list. */
+  | { kind: "unresolved"; reason: string };
 
 export async function lookUpOrder(get: (clientOrderId: string) => Promise<OrderRecord>, clientOrderId: string): Promise<Lookup> {
   let record: OrderRecord;
   try {
     record = await get(clientOrderId);
   } catch (err) {
-    if (err instanceof VenueError && err.venueCode === UNKNOWN_ORDER) return { kind: "absent" };
-    return { kind: "pending", record: undefined };
+    const action = lookupFailureAction(err);
+    if (action === "absent") return { kind: "absent" };
+    if (action === "retry") return { kind: "pending", record: undefined };
+    return { kind: "unresolved", reason: err instanceof Error ? err.message : String(err) };
   }
   return TERMINAL_STATUSES.has(record.status) ? { kind: "final", record } : { kind: "pending", record };
 }

@@ -19,11 +19,14 @@ import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
+import { sleep } from "../sleep.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { OrderApi } from "../venue/orderApi.js";
+import type { OrderRecord } from "../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
 import type { OrderFills, WorkingOrder } from "./orderFills.js";
+import { findInOrderList, LIST_SLACK_MS } from "./orderSettlement.js";
 import { lookUpOrder, placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
@@ -33,10 +36,12 @@ export interface UnwinderObserver {
   order(result: OrderResultLabel): void;
   timeToFlat(seconds: number): void;
   halted(symbol: string, on: boolean): void;
+  /** An order neither its lookup nor the order list could settle: given up, positions re-read (an alert). */
+  unsettled(symbol: string): void;
 }
 
 export interface UnwinderOptions {
-  orders: Pick<OrderApi, "placeOrder" | "orderByClientId">;
+  orders: Pick<OrderApi, "placeOrder" | "orderByClientId" | "ordersOf">;
   positions: PositionBook;
   marks: MarkBook;
   symbols: () => SymbolTable;
@@ -54,6 +59,8 @@ export interface UnwinderOptions {
   };
   /** Ask the REST feed for a positions read now (after a refusal that says ours are wrong). */
   requestPositions: () => void;
+  /** Read `GET /v1/positions` now and apply it; resolves once applied (an unsettled order is decided on it). */
+  readPositions: (signal: AbortSignal) => Promise<void>;
   /** Client order ids are `${prefix}-${seq}` (≤ 36 chars). */
   clientOrderIdPrefix: string;
   now?: () => number;
@@ -63,12 +70,22 @@ export interface UnwinderOptions {
   maxBackoffMs?: number;
   /** An accepted order with no final report this long after its answer is looked up. */
   settleAfterMs?: number;
+  /** Between lookups of an order not yet settled, doubling up to 8× (the first of them). */
+  lookupRetryMs?: number;
+  /** Lookups (each with the order list once the lookup cannot say) before the order is given up. */
+  maxSettleRounds?: number;
 }
+
+/** The order in hand: its fills so far, the venue's id once known, when it was sent, lookups made. */
+type HeldOrder = WorkingOrder & { orderId: number | undefined; sentAt: number; rounds: number };
+
+/** Lookups still answered "working" or not at all after this many rounds go to the order list too. */
+const LIST_AFTER_ROUNDS = 3;
 
 interface SymbolState {
   readonly symbol: string;
   readonly mode: MarginMode;
-  order: (WorkingOrder & { orderId: number | undefined }) | undefined;
+  order: HeldOrder | undefined;
   busy: boolean;
   timer: NodeJS.Timeout | undefined;
   backoffMs: number;
@@ -84,9 +101,19 @@ export class Unwinder {
   #seq = 1;
   #stopped = false;
   readonly #inflight = new Set<Promise<void>>();
+  readonly #stop = new AbortController();
 
   constructor(options: UnwinderOptions) {
-    this.#o = { now: Date.now, afterFillMs: 100, noFillMs: 500, maxBackoffMs: 5_000, settleAfterMs: 1_500, ...options };
+    this.#o = {
+      now: Date.now,
+      afterFillMs: 100,
+      noFillMs: 500,
+      maxBackoffMs: 5_000,
+      settleAfterMs: 1_500,
+      lookupRetryMs: 1_000,
+      maxSettleRounds: 8,
+      ...options,
+    };
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
 
@@ -110,6 +137,8 @@ export class Unwinder {
         notional: 0,
         fee: 0,
         orderId: undefined,
+        sentAt: intent.at,
+        rounds: 0,
       };
       st.busy = true;
       this.#track(this.#settle(st));
@@ -153,6 +182,7 @@ export class Unwinder {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stop.abort();
     for (const st of this.#states.values()) clearTimeout(st.timer);
     await Promise.allSettled([...this.#inflight]);
   }
@@ -267,7 +297,19 @@ export class Unwinder {
       st.busy = false;
       return this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "not_accepted" });
     }
-    st.order = { clientOrderId, symbol, side: plan.side, marginMode: mode, mark, filled: 0, notional: 0, fee: 0, orderId: undefined };
+    st.order = {
+      clientOrderId,
+      symbol,
+      side: plan.side,
+      marginMode: mode,
+      mark,
+      filled: 0,
+      notional: 0,
+      fee: 0,
+      orderId: undefined,
+      sentAt: o.now(),
+      rounds: 0,
+    };
     o.observer.order("sent");
     try {
       const ack = await o.orders.placeOrder({
@@ -371,27 +413,86 @@ export class Unwinder {
     this.#later(st, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
   }
 
-  /** Look the order up by its client id: the venue's record settles what the answer or the stream did not. */
+  /**
+   * Look the order up by its client id: the venue's record settles what the answer or the stream did
+   * not. An answer the lookup cannot settle (failureTable.ts: -1000/HTTP 500, an unknown code), or
+   * none for several rounds, goes to the order list; after `maxSettleRounds` the order is given up.
+   */
   async #settle(st: SymbolState): Promise<void> {
+    const { symbol } = st;
     const order = st.order;
     if (order === undefined || this.#stopped) return;
-    const found = await lookUpOrder((id) => this.#o.orders.orderByClientId(id), order.clientOrderId);
-    if (st.order !== order) return; // settled meanwhile by a report
-    if (found.kind === "absent") {
-      // Never reached the venue: nothing to settle; the next slice gets a new id.
-      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
-      this.#o.observer.order("not_accepted");
-      st.order = undefined;
-      st.busy = false;
-      return this.#later(st, 200);
+    order.rounds++;
+    const found = await lookUpOrder((id) => this.#o.orders.orderByClientId(id, { signal: this.#stop.signal }), order.clientOrderId);
+    if (st.order !== order || this.#stopped) return; // settled meanwhile by a report
+    // Never reached the venue: nothing to settle; the next slice gets a new id.
+    if (found.kind === "absent") return this.#notAccepted(st, order);
+    if (found.kind === "final") return this.#finishFrom(st, found.record);
+    let reason = found.kind === "unresolved" ? found.reason : "lookup not settled";
+    if (found.kind === "pending" && found.record !== undefined) order.orderId = found.record.order_id;
+    if (found.kind === "unresolved" || order.rounds >= LIST_AFTER_ROUNDS) {
+      const startT = order.sentAt - LIST_SLACK_MS;
+      const listed = await findInOrderList(
+        (page) => this.#o.orders.ordersOf(symbol, { startT, page, signal: this.#stop.signal }),
+        order.clientOrderId,
+      );
+      if (st.order !== order || this.#stopped) return;
+      if (listed.kind === "final") return this.#finishFrom(st, listed.record);
+      if (listed.kind === "absent") {
+        // Not in the venue's list: never placed. The positions are read first, so that the next slice
+        // is planned on what the account holds even if the venue applied it after all.
+        this.#o.logger.info(
+          { symbol, clientOrderId: order.clientOrderId, reason },
+          "unwind order not in the venue's order list: not placed",
+        );
+        await this.#confirmPositions();
+        if (st.order !== order) return;
+        return this.#notAccepted(st, order);
+      }
+      if (listed.kind === "working") order.orderId = listed.record.order_id;
+      reason = listed.kind === "working" ? `still ${listed.record.status}` : listed.reason;
     }
-    if (found.kind === "pending") {
-      if (found.record !== undefined) order.orderId = found.record.order_id;
-      return this.#settleIn(st, 1_000);
+    if (order.rounds < this.#o.maxSettleRounds) {
+      const ms = this.#o.lookupRetryMs * 2 ** Math.min(order.rounds - 1, 3);
+      return this.#settleIn(st, ms);
     }
-    const r = found.record;
-    order.orderId = r.order_id;
+    // Neither the lookup nor the list settles it: stop asking (an alert), re-read the positions and go on
+    // from what the account holds. Reduce-only orders cannot flip the position, even if this one still works.
+    this.#o.observer.unsettled(symbol);
+    this.#o.logger.error(
+      { symbol, clientOrderId: order.clientOrderId, rounds: order.rounds, reason },
+      "unwind order could not be settled: given up, positions re-read, unwinding goes on from what the account holds",
+    );
+    await this.#confirmPositions();
+    if (st.order !== order) return;
+    st.order = undefined;
+    st.busy = false;
+    this.#later(st, this.#o.noFillMs);
+  }
+
+  #finishFrom(st: SymbolState, r: OrderRecord): void {
+    (st.order as HeldOrder).orderId = r.order_id;
     this.#finish(st, r.status, r.total_executed_quantity, r.average_executed_price ?? 0, r.total_fee, r.updated_time ?? this.#o.now());
+  }
+
+  #notAccepted(st: SymbolState, order: HeldOrder): void {
+    this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
+    this.#o.observer.order("not_accepted");
+    st.order = undefined;
+    st.busy = false;
+    this.#later(st, 200);
+  }
+
+  /** A positions read applied, retried with backoff while the venue does not answer (until stopped). */
+  async #confirmPositions(): Promise<void> {
+    for (let failures = 0; !this.#stopped; failures++) {
+      try {
+        return await this.#o.readPositions(this.#stop.signal);
+      } catch (err) {
+        if (failures === 0) this.#o.logger.warn({ err: (err as Error).message }, "positions read for an unsettled order failed; retrying");
+        await sleep(Math.min(5_000, 500 * 2 ** Math.min(failures, 4)), this.#stop.signal);
+      }
+    }
   }
 
   #settleIn(st: SymbolState, ms: number): void {

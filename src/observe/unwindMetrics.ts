@@ -27,6 +27,8 @@ export interface UnwindMetrics {
   readonly timeToFlat: Histogram;
   readonly halted: Gauge<"symbol">;
   readonly positionsCorrected: Counter<"symbol">;
+  /** Unwind orders neither their lookup nor the order list could settle (given up; positions re-read). */
+  readonly ordersUnsettled: Counter;
   setPositionSource(source: () => Iterable<{ symbol: string; qty: number }>): void;
   /** Seconds each position being unwound has been open (not flat). */
   setOpenSource(source: () => Iterable<{ symbol: string; seconds: number }>): void;
@@ -109,6 +111,12 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
       name: `${prefix}unwind_halted`,
       help: "1 while unwinding of the symbol is halted (a reduce-only order refused for margin)",
       labelNames: ["symbol"],
+      ...reg,
+    }),
+    // No label: the series exists (0) from the start, so the alert's increase() sees the first one.
+    ordersUnsettled: new Counter({
+      name: `${prefix}orders_unsettled_total`,
+      help: "Unwind orders neither the lookup by client order id nor GET /v1/orders could settle: given up, positions re-read",
       ...reg,
     }),
     positionsCorrected: new Counter({

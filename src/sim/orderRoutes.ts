@@ -7,7 +7,7 @@
 
 import { unsettledPnl } from "./accounting.js";
 import type { SimAccount } from "./accounts.js";
-import { intParam, readParams } from "./queryParams.js";
+import { intParam, readParams, timeParam } from "./queryParams.js";
 import type { RequestContext, Route } from "./restRoute.js";
 import type { Signatory } from "./signatureCheck.js";
 import type { SimOrder } from "./tradingShapes.js";
@@ -39,7 +39,7 @@ const withParams = <T>(search: URLSearchParams, allowed: readonly string[], f: (
 };
 
 function orderList(core: VenueCore, ctx: RequestContext): Checked<unknown> {
-  return withParams(ctx.search, ["status", "symbol", "page", "size"], (p) => {
+  return withParams(ctx.search, ["status", "symbol", "start_t", "end_t", "page", "size"], (p) => {
     const status = p.get("status");
     const open = (o: SimOrder) => o.status === "NEW" || o.status === "PARTIAL_FILLED";
     const keep: (o: SimOrder) => boolean =
@@ -56,13 +56,22 @@ function orderList(core: VenueCore, ctx: RequestContext): Checked<unknown> {
     if (symbol !== undefined && !core.symbols.has(symbol)) return refused(-1005, `symbol ${symbol}`);
     const page = intParam(p, "page", 1, 1, 1_000_000);
     const size = intParam(p, "size", 25, 1, 500);
+    // The venue's creation-time window (ms), both ends inclusive.
+    const from = timeParam(p, "start_t");
+    const to = timeParam(p, "end_t");
     if (!page.ok) return page;
     if (!size.ok) return size;
-    const rows = core.trading.ordersOf(accountOf(ctx)).filter((o) => keep(o) && (symbol === undefined || o.symbol === symbol));
-    const from = (page.value - 1) * size.value;
+    if (!from.ok) return from;
+    if (!to.ok) return to;
+    const inWindow = (o: SimOrder) =>
+      (from.value === undefined || o.created_time >= from.value) && (to.value === undefined || o.created_time <= to.value);
+    const rows = core.trading
+      .ordersOf(accountOf(ctx))
+      .filter((o) => keep(o) && inWindow(o) && (symbol === undefined || o.symbol === symbol));
+    const first = (page.value - 1) * size.value;
     return ok({
       meta: { total: rows.length, records_per_page: size.value, current_page: page.value },
-      rows: rows.slice(from, from + size.value),
+      rows: rows.slice(first, first + size.value),
     });
   });
 }

@@ -6,15 +6,12 @@
  * intent must find the refusal that made its id re-claimable already written.
  */
 import { createHash } from "node:crypto";
-import { type ClaimFailureAction, venueCodeMeaning } from "../venue/errors.js";
+import { reclaimableAfterRefusal } from "../venue/failureTable.js";
 import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
 import type { DeposeReason } from "./postgres/leaseKeeper.js";
 import { PgStore, type PgStoreOptions } from "./postgres/pgStore.js";
 import type { Role, StateStore } from "./stateStore.js";
 import { FencedError } from "./storeErrors.js";
-
-/** Refusals after which the claimer tries the same id again: the id must stay claimable. */
-const RETRIED: ReadonlySet<ClaimFailureAction> = new Set(["retry_racing", "retry_transient", "backoff", "reevaluate", "pause_margin"]);
 
 export interface LeadershipEvents {
   elected(term: number): void;
@@ -151,7 +148,8 @@ export class PgStateStore implements StateStore {
     const journal = this.#store.journal;
     switch (record.t) {
       case "outcome": {
-        const retried = record.result === "not_accepted" || (record.result === "rejected" && RETRIED.has(refusalAction(record.code)));
+        // Refusals after which the claimer tries the same id again (the failure table says which) keep it claimable.
+        const retried = record.result === "not_accepted" || (record.result === "rejected" && reclaimableAfterRefusal(record.code));
         return journal.claimOutcome(record, { reclaimable: retried });
       }
       case "order_outcome":
@@ -162,9 +160,4 @@ export class PgStateStore implements StateStore {
         return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's
     }
   }
-}
-
-/** What the claimer did after a refusal with this venue code (none: a request that never left). */
-function refusalAction(code: number | undefined): ClaimFailureAction {
-  return code === undefined ? "retry_transient" : venueCodeMeaning(code).claim;
 }

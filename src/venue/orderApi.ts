@@ -56,6 +56,15 @@ export class OrderApi {
     return this.#rest.get(ORDER_ENDPOINTS.orders, "account_reads", q, ordersPageSchema, true, opts).then(dataOf);
   }
 
+  /**
+   * One page (of up to 500) of the account's orders of `symbol` in any status, created at or after
+   * `startT` (ms): what settles an order whose lookup by client order id had no usable answer.
+   */
+  ordersOf(symbol: string, opts: CallOptions & { startT?: number; page?: number } = {}): Promise<OrdersPage> {
+    const q = buildQuery({ symbol, start_t: opts.startT, page: opts.page ?? 1, size: 500 });
+    return this.#rest.get(ORDER_ENDPOINTS.orders, "account_reads", q, ordersPageSchema, true, opts).then(dataOf);
+  }
+
   clientInfo(opts: CallOptions = {}): Promise<ClientInfo> {
     return this.#rest.get(ORDER_ENDPOINTS.clientInfo, "account_reads", "", clientInfoSchema, true, opts).then(dataOf);
   }

@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { AbortedError, ConfigError, InvalidArgumentError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { BadResponseError, isRetryableRead, VenueError } from "./errors.js";
+import { codeForBareStatus, UNKNOWN_ERROR_CODE } from "./failureTable.js";
 import { type ClaimLaneKind, type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import { envelopeSchema, type PageMeta, parseVenueCode } from "./restSchemas.js";
@@ -210,7 +211,7 @@ export class RestCore {
         signal,
         shouldRetry: ({ error }) => isRetryableRead(error),
         onFailedAttempt: async ({ error, retriesLeft }) => {
-          if (retriesLeft > 0 && error instanceof VenueError && error.venueCode === -1003) await sleep(RATE_LIMIT_WINDOW_MS, signal);
+          if (retriesLeft > 0 && error instanceof VenueError && error.kind === "rate_limited") await sleep(RATE_LIMIT_WINDOW_MS, signal);
         },
       });
     } catch (err) {
@@ -294,7 +295,7 @@ export class RestCore {
         );
       // An error page from a proxy or load balancer: classify by HTTP status so retries still work.
       throw new VenueError({
-        venueCode: res.status === 429 ? -1003 : -1000,
+        venueCode: codeForBareStatus(res.status),
         status: res.status,
         venueMessage: `HTTP ${res.status} without a venue envelope`,
         endpoint,
@@ -304,7 +305,7 @@ export class RestCore {
     if (this.#signer && typeof envelope.timestamp === "number") this.#signer.clock.observe(envelope.timestamp, res.sentAt, res.receivedAt);
     if (!envelope.success) {
       throw new VenueError({
-        venueCode: parseVenueCode(envelope.code) ?? -1000,
+        venueCode: parseVenueCode(envelope.code) ?? UNKNOWN_ERROR_CODE,
         status: res.status,
         venueMessage: cleanText(envelope.message),
         endpoint,

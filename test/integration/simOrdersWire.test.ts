@@ -89,6 +89,13 @@ describe("answers the daemon's parsers read", () => {
     const page = ordersPageSchema.parse((await call("GET", `/v1/orders?status=FILLED&symbol=${ETH}&size=500`)).json.data);
     expect(page.rows.map((r) => r.order_id)).toContain(ack.order_id);
     expect((await call("GET", "/v1/orders?size=501")).json.code).toBe(-1005);
+    // The creation-time window the unwinder settles a lost order with (PROTOCOL §9).
+    const created = record.created_time as number;
+    const since = ordersPageSchema.parse((await call("GET", `/v1/orders?symbol=${ETH}&start_t=${created}&size=500`)).json.data);
+    expect(since.rows.map((r) => r.client_order_id)).toContain("p-1");
+    const later = ordersPageSchema.parse((await call("GET", `/v1/orders?symbol=${ETH}&start_t=${created + 1}&size=500`)).json.data);
+    expect(later.rows.map((r) => r.client_order_id)).not.toContain("p-1");
+    expect((await call("GET", "/v1/orders?start_t=12")).json.code).toBe(-1005);
     const positions = positionsSchema.parse((await call("GET", "/v1/positions")).json.data);
     expect(positions.rows.find((r) => r.symbol === ETH)?.position_qty).toBeCloseTo(0.3, 9);
     expect(clientInfoSchema.parse((await call("GET", "/v1/client/info")).json.data)).toMatchObject({

@@ -29,7 +29,26 @@ interface Placed {
 }
 
 /** A venue that fills each IOC in full at its limit price, unless told otherwise for the next call. */
-function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dryRun?: boolean; fills?: (q: number) => number } = {}) {
+/**
+ * What the venue answers to a lookup by client order id and to GET /v1/orders instead of the truth
+ * (an error to throw; `hide` leaves the order out of the list), for the unsettled-order tests.
+ */
+interface Answers {
+  lookup?: () => unknown;
+  list?: () => unknown;
+  hide?: boolean;
+}
+
+function rig(
+  o: {
+    position?: number;
+    settings?: Partial<UnwindSettingsInput>;
+    dryRun?: boolean;
+    fills?: (q: number) => number;
+    answers?: Answers;
+    maxSettleRounds?: number;
+  } = {},
+) {
   const exposure = new Exposure();
   const positions = new PositionBook(exposure);
   const marks = new MarkBook();
@@ -50,6 +69,11 @@ function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dr
   const next: Array<(body: OrderRequest) => Promise<OrderAck>> = [];
   const haltedOn: string[] = [];
   let positionReads = 0;
+  /** The venue's own view of the position: what GET /v1/positions answers. */
+  let venueQty = 0;
+  /** Journal length at each positions read (GET), and unsettled orders given up. */
+  const reads: number[] = [];
+  let unsettled = 0;
   let orderId = 100;
   const fill = (body: OrderRequest): OrderRecord => {
     const qty = o.fills ? o.fills(body.order_quantity) : body.order_quantity;
@@ -68,6 +92,7 @@ function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dr
       updated_time: Date.now(),
     };
     records.set(body.client_order_id, r);
+    venueQty = Math.round((venueQty + (body.side === "BUY" ? qty : -qty)) * 1e9) / 1e9;
     return r;
   };
   let unwinder: Unwinder;
@@ -109,9 +134,18 @@ function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dr
         return { order_id: r.order_id, client_order_id: body.client_order_id };
       },
       orderByClientId: async (id) => {
+        const answer = o.answers?.lookup?.();
+        if (answer !== undefined) throw answer;
         const r = records.get(id);
         if (r === undefined) throw new VenueError({ venueCode: -1006, status: 400, venueMessage: "no such order", endpoint: "order" });
         return r;
+      },
+      ordersOf: async (symbol, q) => {
+        const answer = o.answers?.list?.();
+        if (answer !== undefined) throw answer;
+        const rows = o.answers?.hide ? [] : [...records.values()].filter((r) => r.symbol === symbol);
+        const page = q?.page ?? 1;
+        return { meta: { total: rows.length, records_per_page: 500, current_page: page }, rows: rows.slice((page - 1) * 500, page * 500) };
       },
     },
     positions,
@@ -128,14 +162,25 @@ function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dr
     dryRun: () => o.dryRun ?? false,
     store: { intent: (r) => void journal.push(r), append: (r) => journal.push(r), mayLead: () => true },
     fills,
-    observer: { order: () => undefined, timeToFlat: () => undefined, halted: (s, on) => on && haltedOn.push(s) },
+    observer: {
+      order: () => undefined,
+      timeToFlat: () => undefined,
+      halted: (s, on) => on && haltedOn.push(s),
+      unsettled: () => void unsettled++,
+    },
     logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     requestPositions: () => void positionReads++,
+    readPositions: async () => {
+      reads.push(journal.length);
+      positions.applySnapshot([{ symbol: ETH, positionQty: venueQty }], Date.now());
+    },
     clientOrderIdPrefix: "t",
     afterFillMs: 1,
     noFillMs: 5,
     maxBackoffMs: 20,
     settleAfterMs: 50,
+    lookupRetryMs: 5,
+    maxSettleRounds: o.maxSettleRounds ?? 8,
   });
   stops.push(() => unwinder.stop());
   return {
@@ -147,8 +192,13 @@ function rig(o: { position?: number; settings?: Partial<UnwindSettingsInput>; dr
     haltedOn,
     fill,
     positionReads: () => positionReads,
+    reads,
+    unsettled: () => unsettled,
     // The snapshot is a second old: every fill of the test is news to it.
-    hold: (qty: number) => positions.applySnapshot([{ symbol: ETH, positionQty: qty }], Date.now() - 1_000),
+    hold: (qty: number) => {
+      venueQty = qty;
+      return positions.applySnapshot([{ symbol: ETH, positionQty: qty }], Date.now() - 1_000);
+    },
   };
 }
 
@@ -357,5 +407,118 @@ describe("Unwinder", () => {
     await settle();
     expect(r.positions.held(ETH, "CROSS")).toBe(0);
     expect(r.placed).toEqual([]);
+  });
+});
+
+/** What the real venue documents for an order it does not know: -1000 "data does not exist", HTTP 500. */
+const dataDoesNotExist = (): VenueError =>
+  new VenueError({ venueCode: -1000, status: 500, venueMessage: "data does not exist", endpoint: "/v1/client/order/{client_order_id}" });
+/** A code the failure table does not know. */
+const unknownCode = (): VenueError =>
+  new VenueError({ venueCode: -1777, status: 400, venueMessage: "?", endpoint: "/v1/client/order/{client_order_id}" });
+
+const orderResults = (journal: JournalRecord[]): string[] =>
+  journal.filter((x) => x.t === "order_outcome").map((x) => (x as { result: string }).result);
+
+describe("an order lookup the failure table says cannot settle (PROTOCOL §9)", () => {
+  test.each([
+    ["-1000 / HTTP 500", dataDoesNotExist],
+    ["an unknown code", unknownCode],
+  ])("%s: found filled in GET /v1/orders at the first such answer, accounted, never sent twice", async (_name, answer) => {
+    let lookups = 0;
+    const r = rig({
+      answers: {
+        lookup: () => {
+          lookups++;
+          return answer();
+        },
+      },
+    });
+    r.hold(1);
+    r.next.push(async (body) => {
+      r.fill(body); // applied at the venue, no report pushed, the answer lost
+      throw new TransportError("socket hang up", true);
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat from the listed record", 5_000);
+    await settle();
+    expect(r.placed).toHaveLength(1);
+    expect(orderResults(r.journal)).toEqual(["unknown", "filled"]);
+    const cid = r.placed[0]?.body.client_order_id;
+    expect(r.journal.filter((x) => x.t === "order_fill" && x.clientOrderId === cid)).toHaveLength(1);
+    expect(r.unsettled()).toBe(0);
+    expect(lookups).toBe(1); // not polled: the list settles it at once
+  });
+
+  test("not in the list: treated as never placed only once the positions are read, and the next slice has a new id", async () => {
+    const r = rig({ answers: { lookup: dataDoesNotExist } });
+    r.hold(1);
+    r.next.push(async () => {
+      throw new TransportError("connection reset", true); // never arrived
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat", 5_000);
+    await settle();
+    expect(r.placed).toHaveLength(2);
+    expect(r.placed[0]?.body.client_order_id).not.toBe(r.placed[1]?.body.client_order_id);
+    expect(orderResults(r.journal)).toEqual(["unknown", "not_accepted", "accepted", "filled"]);
+    const notAccepted = r.journal.findIndex((x) => x.t === "order_outcome" && x.result === "not_accepted");
+    expect(r.reads.length).toBeGreaterThan(0);
+    expect(r.reads[0]).toBeLessThanOrEqual(notAccepted);
+  });
+
+  test("applied but missing from the list: the positions read holds its fill, no second order for the slice", async () => {
+    const r = rig({ answers: { lookup: dataDoesNotExist, hide: true } });
+    r.hold(1);
+    r.next.push(async (body) => {
+      r.fill(body);
+      throw new TransportError("socket hang up", true);
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat from the positions read", 5_000);
+    await settle(200);
+    expect(r.placed).toHaveLength(1);
+  });
+
+  test("neither the lookup nor the list answers: bounded, given up with the alert signal, positions re-read, no duplicate", async () => {
+    let lookups = 0;
+    const r = rig({
+      maxSettleRounds: 3,
+      answers: {
+        lookup: () => {
+          lookups++;
+          return dataDoesNotExist();
+        },
+        list: dataDoesNotExist,
+      },
+    });
+    r.hold(1);
+    r.next.push(async (body) => {
+      r.fill(body);
+      throw new TransportError("socket hang up", true);
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.unsettled() === 1, "given up", 5_000);
+    await waitFor(() => r.positions.held(ETH) === 0, "flat from the positions read", 5_000);
+    await settle(200);
+    expect(lookups).toBe(3);
+    expect(r.unsettled()).toBe(1);
+    expect(r.reads.length).toBeGreaterThan(0);
+    expect(r.placed).toHaveLength(1);
+    // Nothing final is journaled for it: a restart looks it up again, bounded the same way.
+    expect(orderResults(r.journal)).toEqual(["unknown"]);
+  });
+
+  test("given up while the venue still holds the position: unwinding goes on with a new order, never larger than held", async () => {
+    const r = rig({ maxSettleRounds: 2, answers: { lookup: dataDoesNotExist, list: dataDoesNotExist } });
+    r.hold(1);
+    r.next.push(async () => {
+      throw new TransportError("socket hang up", true); // never arrived
+    });
+    r.unwinder.kickAll();
+    await waitFor(() => r.positions.held(ETH) === 0, "flat", 5_000);
+    expect(r.unsettled()).toBe(1);
+    expect(r.placed).toHaveLength(2);
+    for (const p of r.placed) expect(p.body.order_quantity).toBeLessThanOrEqual(Math.abs(p.heldBefore));
   });
 });

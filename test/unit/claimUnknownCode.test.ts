@@ -1,0 +1,179 @@
+/**
+ * A claim refused with a code the failure table does not know (PROTOCOL §9: the real venue's
+ * limit_price code is unpublished) is not final: re-decided while the id is open, at once and then
+ * less and less often, a bounded number of times; one claim in flight at a time; every attempt
+ * journaled; one warn line per unknown code. Same rig and fake time as claimer.test.ts.
+ */
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { restoreFromJournal } from "../../src/daemon/restore.js";
+import { emptyReplay, type IntentRecord, type OutcomeRecord, replayRecord } from "../../src/store/journalRecords.js";
+import { UNKNOWN_CODE_TRIES } from "../../src/venue/failureTable.js";
+import { type ClaimerRig, claimerRig, venueError } from "../support/daemonClaimerRig.js";
+import { liq } from "./engine.fixtures.js";
+
+const ETH = "PERP_ETH_USDC";
+/** Not in the failure table: what a real venue may answer for a claim past its limit price. */
+const UNPUBLISHED = -1777;
+
+let rig: ClaimerRig;
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+});
+
+afterEach(async () => {
+  await rig?.close();
+  vi.useRealTimers();
+});
+
+const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
+
+async function grantAll(max = 20): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await settle();
+    if (rig.permits.waiting === 0) return;
+    rig.permits.grant();
+  }
+  await settle();
+}
+
+const intents = (id: number): IntentRecord[] => rig.records().filter((r): r is IntentRecord => r.t === "intent" && r.id === id);
+const outcomes = (id: number): OutcomeRecord[] => rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && r.id === id);
+
+interface Line {
+  level: "info" | "warn" | "error";
+  obj: Record<string, unknown>;
+  msg: string;
+}
+
+function capturingLogger(lines: Line[]) {
+  const at = (level: Line["level"]) => (obj: object, msg: string) => void lines.push({ level, obj: obj as Record<string, unknown>, msg });
+  return { info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** Refuse the claim in flight with `code`, then advance `ms` and grant what is asked. */
+async function refuse(code: number, ms: number): Promise<void> {
+  rig.venue.last().reject(venueError(code));
+  await settle(ms);
+  await grantAll();
+}
+
+describe("a claim refused with a code the failure table does not know", () => {
+  test("re-decided at once, then after 2, 4, 8, 16, 16 s, never sooner; budget spent, it is finished", async () => {
+    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    await refuse(UNPUBLISHED, 0);
+    expect(rig.venue.ids()).toEqual([1, 1]); // at once, on fresh marks
+    const waits = [2_000, 4_000, 8_000, 16_000, 16_000];
+    expect(waits).toHaveLength(UNKNOWN_CODE_TRIES - 1);
+    for (const [i, wait] of waits.entries()) {
+      await refuse(UNPUBLISHED, wait - 1);
+      expect(rig.venue.ids()).toHaveLength(2 + i); // not before its time
+      rig.refreshMarks();
+      await settle(1);
+      await grantAll();
+      expect(rig.venue.ids()).toHaveLength(3 + i);
+    }
+    // The last re-decision refused too: the budget is spent, the id is finished (marks kept fresh,
+    // so it is the budget and not a stale mark that stops it).
+    await refuse(UNPUBLISHED, 0);
+    for (let t = 0; t < 10; t++) {
+      await settle(15_999);
+      rig.refreshMarks();
+      await settle(1);
+      await grantAll();
+    }
+    expect(rig.venue.ids()).toHaveLength(1 + UNKNOWN_CODE_TRIES);
+    // Every attempt journaled: an intent before it left, its refusal after.
+    expect(intents(1)).toHaveLength(1 + UNKNOWN_CODE_TRIES);
+    expect(outcomes(1).map((o) => [o.result, o.code])).toEqual(Array(1 + UNKNOWN_CODE_TRIES).fill(["rejected", UNPUBLISHED]));
+    expect(rig.events.filter((e) => e.e === "result")).toContainEqual({ e: "result", result: "error", code: "other" });
+    expect(rig.exposure.reservationCount).toBe(0);
+  });
+
+  test("claimed once the price fits: the re-decision that is accepted settles it, nothing more is sent", async () => {
+    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    await refuse(UNPUBLISHED, 0);
+    await refuse(UNPUBLISHED, 2_000);
+    const call = rig.venue.last();
+    call.resolve(rig.resultFor(call));
+    await settle(600_000);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1, 1]);
+    expect(outcomes(1).map((o) => o.result)).toEqual(["rejected", "rejected", "accepted"]);
+  });
+
+  test("not re-decided once the id has left the open list", async () => {
+    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    await refuse(UNPUBLISHED, 0);
+    rig.venue.last().reject(venueError(UNPUBLISHED));
+    rig.book.remove(1); // taken by someone else, or expired
+    await settle(600_000);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+  });
+
+  test("one claim in flight per id: offered again while refused and waiting, nothing extra leaves", async () => {
+    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    const l = liq(1, [ETH, 1]);
+    rig.add(l);
+    await grantAll();
+    rig.add(l); // a push repeats it while the claim is in flight
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1]);
+    await refuse(UNPUBLISHED, 0);
+    rig.venue.last().reject(venueError(UNPUBLISHED));
+    await settle();
+    rig.add(l); // and again while it waits for its re-decision
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1]);
+    expect(rig.venue.calls.every((c) => c.settled)).toBe(true);
+    await settle(2_000);
+    await grantAll();
+    expect(rig.venue.ids()).toEqual([1, 1, 1]);
+  });
+
+  test("one warn line per unknown code, with the code and the venue's message, not one per claim", async () => {
+    const lines: Line[] = [];
+    rig = await claimerRig({ options: { repriceBackoffMs: 2_000, logger: capturingLogger(lines) } });
+    rig.add(liq(1, [ETH, 1]));
+    rig.add(liq(2, [ETH, 1]));
+    await grantAll();
+    const refuseOpen = async (code: number, ms: number): Promise<void> => {
+      for (const c of rig.venue.calls.filter((c) => !c.settled)) c.reject(venueError(code));
+      rig.refreshMarks();
+      await settle(ms);
+      await grantAll();
+    };
+    await refuseOpen(UNPUBLISHED, 0);
+    await refuseOpen(UNPUBLISHED, 2_000);
+    await refuseOpen(-1888, 0);
+    expect(rig.venue.ids()).toEqual([1, 2, 1, 2, 1, 2]);
+    const warned = lines.filter((l) => l.level === "warn");
+    expect(warned.map((l) => [l.obj.code, l.obj.message])).toEqual([
+      [UNPUBLISHED, "refused"],
+      [-1888, "refused"],
+    ]);
+    // Each refusal still leaves a line, below warn.
+    expect(lines.filter((l) => l.level === "info" && l.msg === "claim not accepted")).toHaveLength(4);
+  });
+
+  test("after a restart the journal's refused ids are never claimed again", async () => {
+    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig.add(liq(1, [ETH, 1]));
+    await grantAll();
+    await refuse(UNPUBLISHED, 0);
+    rig.venue.last().reject(venueError(UNPUBLISHED));
+    await settle();
+    const replay = emptyReplay();
+    for (const r of rig.records()) replayRecord(replay, r);
+    const done: number[] = [];
+    restoreFromJournal(replay, { markDone: (id) => void done.push(id), markUnknown: () => undefined });
+    expect(done).toEqual([1]);
+  });
+});
