@@ -92,11 +92,17 @@ async function cli(argv: string[], env: Record<string, string>): Promise<{ statu
 for (const [flavor, describeFlavor] of FLAVORS) {
   describeFlavor(`the daemon against the simulated venue, ${flavor} flavor`, () => {
     test("claims on every symbol, each id once, and every position back to flat", async ({ rig }) => {
-      const { s } = await start(rig, flavor, { symbols: ALL_DEEP });
+      const { s, d } = await start(rig, flavor, { symbols: ALL_DEEP });
       const names = s.core.symbols.names();
       const ids = names.map((symbol, i) => open(s, symbol, 3_000, i % 2 === 0 ? 1 : -1));
       await waitFor(() => claimsBy(s).length === ids.length, `a claim on each of the ${names.length} symbols`, 40_000);
       expect(new Set(claimsBy(s).flatMap((c) => c.transfers.map((t) => t.symbol)))).toEqual(new Set(names));
+      // Each answer read as an answer (an unreadable one counts as an error, its claim then learnt from the stream).
+      await waitFor(
+        async () => (await metric(d.metricsUrl, "liquidator_claims_result_total", { result: "success" })) === ids.length,
+        "every claim's answer read",
+      );
+      expect(await metric(d.metricsUrl, "liquidator_claims_result_total", { result: "error" })).toBe(0);
       await waitFor(() => names.every((x) => openQty(s, x) === 0), "every position flat", 60_000);
       expectNoDuplicateClaim(s);
       expectNoDuplicateOrder(s);
@@ -116,7 +122,8 @@ for (const [flavor, describeFlavor] of FLAVORS) {
       s.faults.streams.stall("private", false);
       expect(s.faults.rest.injected).toBe(1);
       expect(s.core.trading.faults.takeLostAnswer()).toBe(false); // the lost answer was used
-      expect(d.logs.find("unwind order outcome unknown; looking it up")).toHaveLength(2);
+      // At least the order that never arrived was looked up (the lost answer may be settled first by a positions read).
+      expect(d.logs.find("unwind order outcome unknown; looking it up").length).toBeGreaterThanOrEqual(1);
       expectNoDuplicateClaim(s);
       expectNoDuplicateOrder(s);
       // Flat and staying flat: nothing still in flight sells past zero.
@@ -168,6 +175,8 @@ for (const [flavor, describeFlavor] of FLAVORS) {
       );
       expect(staked).toBe(venueStats.total_staked_native ?? venueStats.total_staked_order);
       expect(await metric(d.metricsUrl, "liquidator_campaign_end_account_value", campaign)).toBe(venueStats.end_account_value);
+
+      expect(d.logs.find("rewards poll failed")).toEqual([]);
 
       const env = daemonEnv(s, await rig.dir("commands"), PRESET);
       const epochs = await cli(["epochs", "--json"], env);
