@@ -43,11 +43,12 @@ export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "
     port: 0,
     seed: simulator.seed,
     headerPrefix: venue.header_prefix,
+    flavor: simulator.flavor,
     scenario: { liquidationsPerSec: simulator.liquidations_per_second },
     ...(logger !== undefined ? { logger: logger.child({ component: "simulator" }) as Logger } : {}),
   });
   logger?.info(
-    { baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed },
+    { baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed, flavor: sim.flavor },
     "embedded simulated venue started (venue.mode=simulator)",
   );
   return {

@@ -1,5 +1,5 @@
 /**
- * `liquidator simulate [--port N] [--seed N] [--host H] [--quiet] [--key-file F]...`: the simulated venue alone
+ * `liquidator simulate [--port N] [--seed N] [--host H] [--flavor spec|real] [--quiet] [--key-file F]...`: the simulated venue alone
  * (README.md "Commands"). The first stdout line is one JSON object telling clients where it is and which
  * key to use; logs go to stderr; SIGINT/SIGTERM close it cleanly.
  */
@@ -7,6 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { UsageError } from "../errors.js";
+import { SIM_FLAVORS, type SimFlavor } from "../sim/flavor.js";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
 import { generateKeyPair, publicKeyOf } from "../venue/signer.js";
@@ -14,14 +15,19 @@ import type { Command } from "./command.js";
 import { minutesOption } from "./record.js";
 import { captureSimulator } from "./simulateCapture.js";
 
-const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--quiet]
+const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--flavor spec|real] [--quiet]
   runs the simulated venue (REST + both streams) on one port until SIGINT/SIGTERM.
   The first stdout line is a JSON object: base_url, ws_url, ws_private_url, account_id, secret,
-  order_users. Logs go to stderr (level from LIQUIDATOR_LOG_LEVEL, default info).
+  order_users, flavor. Logs go to stderr (level from LIQUIDATOR_LOG_LEVEL, default info).
   --port N           TCP port (default 0: a free one)
   --seed N           seed of the market and order history (default random)
   --host H           listen address (default 127.0.0.1)
   --header-prefix P  auth header prefix (default service)
+  --flavor F         how the REST answers are spelled: spec (default, as docs/protocol.md writes
+                     them) or real, the way the real venue may: the symbol tier and the envelope
+                     timestamp as strings, reduce_only null, -1000 / HTTP 500 for an unknown order,
+                     lean claim answers, the *_order rewards names, an unknown code for a claim
+                     refused by its limit price (-1203 here)
   --quiet            no scripted market: marks pushed but still, no liquidations unless made
   --key-file FILE    also authorize the key whose secret FILE holds (repeatable); FILE is created
                      (mode 0400, a new key) when absent: one per replica sharing the account
@@ -51,6 +57,12 @@ function intOption(name: string, value: string | undefined, min: number, max: nu
   return Number(value);
 }
 
+function flavorOption(value: string | undefined): SimFlavor | undefined {
+  if (value === undefined) return undefined;
+  if (!(SIM_FLAVORS as readonly string[]).includes(value)) throw new UsageError(`--flavor must be one of ${SIM_FLAVORS.join(", ")}`);
+  return value as SimFlavor;
+}
+
 export const simulate: Command = async (args, io) => {
   const { values } = parseArgs({
     args,
@@ -59,6 +71,7 @@ export const simulate: Command = async (args, io) => {
       seed: { type: "string" },
       host: { type: "string" },
       "header-prefix": { type: "string" },
+      flavor: { type: "string" },
       quiet: { type: "boolean" },
       "key-file": { type: "string", multiple: true },
       capture: { type: "string" },
@@ -72,12 +85,14 @@ export const simulate: Command = async (args, io) => {
   }
   const port = intOption("port", values.port, 0, 65535);
   const seed = intOption("seed", values.seed, 0, 2 ** 32 - 1);
+  const flavor = flavorOption(values.flavor);
   const logger = pino({ level: io.env.LIQUIDATOR_LOG_LEVEL ?? "info", base: { component: "sim" } }, io.stderr);
   const options: Parameters<typeof startSimulator>[0] = { logger };
   if (port !== undefined) options.port = port;
   if (seed !== undefined) options.seed = seed;
   if (values.host !== undefined) options.host = values.host;
   if (values["header-prefix"] !== undefined) options.headerPrefix = values["header-prefix"];
+  if (flavor !== undefined) options.flavor = flavor;
   if (values.quiet) options.scenario = QUIET_SCENARIO;
 
   const sim = await startSimulator(options);
@@ -95,6 +110,7 @@ export const simulate: Command = async (args, io) => {
       account_id: sim.accountId,
       secret: sim.secret,
       order_users: sim.orderUsers,
+      flavor: sim.flavor,
     })}\n`,
   );
   if (values.capture !== undefined) {

@@ -7,6 +7,7 @@
 
 import { unsettledPnl } from "./accounting.js";
 import type { SimAccount } from "./accounts.js";
+import type { WireFlavor } from "./flavor.js";
 import { intParam, readParams, timeParam } from "./queryParams.js";
 import type { RequestContext, Route } from "./restRoute.js";
 import type { Signatory } from "./signatureCheck.js";
@@ -38,7 +39,7 @@ const withParams = <T>(search: URLSearchParams, allowed: readonly string[], f: (
   return p.ok ? f(p.value) : p;
 };
 
-function orderList(core: VenueCore, ctx: RequestContext): Checked<unknown> {
+function orderList(core: VenueCore, flavor: WireFlavor, ctx: RequestContext): Checked<unknown> {
   return withParams(ctx.search, ["status", "symbol", "start_t", "end_t", "page", "size"], (p) => {
     const status = p.get("status");
     const open = (o: SimOrder) => o.status === "NEW" || o.status === "PARTIAL_FILLED";
@@ -71,7 +72,7 @@ function orderList(core: VenueCore, ctx: RequestContext): Checked<unknown> {
     const first = (page.value - 1) * size.value;
     return ok({
       meta: { total: rows.length, records_per_page: size.value, current_page: page.value },
-      rows: rows.slice(first, first + size.value),
+      rows: rows.slice(first, first + size.value).map(flavor.orderRecord),
     });
   });
 }
@@ -106,7 +107,8 @@ export function positionsData(core: VenueCore, accountId: string): unknown {
   };
 }
 
-export function orderRoutes(core: VenueCore): [string, Route][] {
+/** The routes, their answers spelled by `flavor` (flavor.ts). */
+export function orderRoutes(core: VenueCore, flavor: WireFlavor): [string, Route][] {
   const t = core.trading;
   return [
     [
@@ -117,7 +119,9 @@ export function orderRoutes(core: VenueCore): [string, Route][] {
         signed: true,
         handler: (ctx) => {
           const body = jsonBody(ctx);
-          return body.ok ? t.place(accountOf(ctx), body.value) : body;
+          if (!body.ok) return body;
+          const placed = t.place(accountOf(ctx), body.value);
+          return placed.ok ? ok(flavor.orderAck(placed.value)) : placed;
         },
         dropAnswer: () => t.faults.takeLostAnswer(),
       },
@@ -143,17 +147,17 @@ export function orderRoutes(core: VenueCore): [string, Route][] {
       signedGet((ctx) => {
         const id = /^\d{1,15}$/.test(ctx.param ?? "") ? Number(ctx.param) : undefined;
         const o = id === undefined ? undefined : t.order(accountOf(ctx), id);
-        return o === undefined ? refused(-1006, `order ${ctx.param}`) : ok(o);
+        return o === undefined ? { ok: false, refusal: flavor.unknownOrder(`order ${ctx.param}`) } : ok(flavor.orderRecord(o));
       }),
     ],
     [
       "/v1/client/order/{id}",
       signedGet((ctx) => {
         const o = t.orderByClientId(accountOf(ctx), ctx.param ?? "");
-        return o === undefined ? refused(-1006, `client order ${ctx.param}`) : ok(o);
+        return o === undefined ? { ok: false, refusal: flavor.unknownOrder(`client order ${ctx.param}`) } : ok(flavor.orderRecord(o));
       }),
     ],
-    ["/v1/orders", signedGet((ctx) => orderList(core, ctx))],
+    ["/v1/orders", signedGet((ctx) => orderList(core, flavor, ctx))],
     ["/v1/positions", signedGet((ctx) => withParams(ctx.search, [], () => ok(positionsData(core, accountOf(ctx)))), "positions")],
     [
       "/v1/client/holding",
@@ -209,7 +213,7 @@ export function orderRoutes(core: VenueCore): [string, Route][] {
         handler: (ctx) =>
           withParams(ctx.search, [], () => {
             const spec = core.symbols.get(ctx.param ?? "");
-            return spec === undefined ? refused(-1005, `symbol ${ctx.param}`) : ok(infoRow(spec));
+            return spec === undefined ? refused(-1005, `symbol ${ctx.param}`) : ok(flavor.infoRow(infoRow(spec)));
           }),
       },
     ],

@@ -7,6 +7,7 @@ import { setMaxListeners } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
+import { type SimFlavor, type WireFlavor, wireFlavor } from "./flavor.js";
 import { orderRoutes } from "./orderRoutes.js";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
 import { type FaultAction, RestFaults } from "./restFaults.js";
@@ -36,12 +37,15 @@ export interface RestServerOptions {
   logger?: Logger;
   /** Largest request body accepted, bytes. */
   maxBodyBytes?: number;
+  /** How answers are spelled (flavor.ts); default `spec`. */
+  flavor?: SimFlavor;
 }
 
 const HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>";
 
 export class RestServer {
   readonly faults: RestFaults;
+  readonly flavor: WireFlavor;
   readonly #core: VenueCore;
   readonly #prefix: string;
   readonly #logger: Logger | undefined;
@@ -64,6 +68,8 @@ export class RestServer {
     this.#logger = options.logger;
     this.#maxBody = options.maxBodyBytes ?? 64 * 1024;
     this.faults = options.faults ?? new RestFaults(options.core.now);
+    const flavor = wireFlavor(options.flavor);
+    this.flavor = flavor;
     if (options.rateLimits === false) {
       this.#limiters = undefined;
     } else {
@@ -84,14 +90,17 @@ export class RestServer {
     const pub = (handler: Handler): Route => ({ method: "GET", limit: "public", signed: false, handler });
     const routes: [string, Route][] = [
       ["/v1/public/trading_rewards/epoch_info", pub(({ search }) => withData(noParams(search), () => core.rewards.epochInfo()))],
-      ["/v1/public/trading_rewards/epoch_data", pub(({ search }) => withData(noParams(search), () => core.rewards.epochData()))],
-      ["/v1/public/campaign/user", pub(({ search }) => campaignUserData(core, search))],
+      [
+        "/v1/public/trading_rewards/epoch_data",
+        pub(({ search }) => withData(noParams(search), () => flavor.epochData(core.rewards.epochData()))),
+      ],
+      ["/v1/public/campaign/user", pub(({ search }) => mapOk(campaignUserData(core, search), flavor.campaignUser))],
       ["/v1/public/liquidation", pub(({ search }) => liquidationList(core, search))],
       ["/v1/public/futures", pub(({ search }) => withData(noParams(search), () => futuresData(core)))],
-      ["/v1/public/info", pub(({ search }) => withData(noParams(search), () => infoData(core)))],
+      ["/v1/public/info", pub(({ search }) => withData(noParams(search), () => ({ rows: infoData(core).rows.map(flavor.infoRow) })))],
       ["/v1/admin/orders", { method: "GET", limit: "admin", signed: true, handler: (ctx) => this.#adminOrders(ctx) }],
       ["/v1/liquidation", { method: "POST", limit: "claims", signed: true, handler: (ctx) => this.#claim(ctx) }],
-      ...orderRoutes(core),
+      ...orderRoutes(core, flavor),
     ];
     for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
   }
@@ -185,7 +194,7 @@ export class RestServer {
     if (plan.resetAfter || (result.ok && route.dropAnswer?.() === true)) return void res.destroy();
     if (!result.ok) return this.#refuse(res, result.refusal, path, started);
     this.#logger?.debug({ path, ms: performance.now() - started }, "sim rest ok");
-    this.#send(res, 200, { success: true, data: result.value, timestamp: this.#core.now() });
+    this.#send(res, 200, { success: true, data: result.value, timestamp: this.flavor.envelopeTimestamp(this.#core.now()) });
   }
 
   #adminOrders(ctx: RequestContext): Checked<unknown> {
@@ -212,10 +221,10 @@ export class RestServer {
     const result = await this.#core.submitClaim(accountId, body, ctx.receivedAt, "rest");
     if (result.ok) {
       this.#logger?.info({ liquidationId: result.value.liquidation_id, accountId }, "sim claim accepted");
-    } else {
-      this.#logger?.info({ code: result.refusal.code, accountId }, "sim claim refused");
+      return ok(this.flavor.claimAnswer(result.value));
     }
-    return result;
+    this.#logger?.info({ code: result.refusal.code, accountId }, "sim claim refused");
+    return { ok: false, refusal: this.flavor.claimRefusal(result.refusal) };
   }
 
   async #readBody(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -277,6 +286,10 @@ export class RestServer {
 
 function withData<T>(check: Checked<void>, build: () => T): Checked<T> {
   return check.ok ? ok(build()) : check;
+}
+
+function mapOk<T, U>(checked: Checked<T>, f: (v: T) => U): Checked<U> {
+  return checked.ok ? ok(f(checked.value)) : checked;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

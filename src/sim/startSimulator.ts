@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
+import type { SimFlavor } from "./flavor.js";
 import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
 import { RestFaults } from "./restFaults.js";
@@ -28,6 +29,8 @@ export interface StartSimulatorOptions {
   scenario?: Partial<ScenarioOptions>;
   /** Auth header prefix, default `service` (docs/protocol.md §2). */
   headerPrefix?: string;
+  /** How the REST answers are spelled: `spec` (default) or `real`, the real venue's variants (flavor.ts). */
+  flavor?: SimFlavor;
   /** Venue clock in ms (default Date.now). */
   now?: () => number;
   logger?: Logger;
@@ -57,6 +60,7 @@ export interface SimulatorHandle {
   orderUsers: string[];
   seed: number;
   port: number;
+  flavor: SimFlavor;
   core: VenueCore;
   rest: RestServer;
   streams: SimStreams;
@@ -98,6 +102,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   if (options.headerPrefix !== undefined) restOptions.headerPrefix = options.headerPrefix;
   if (options.logger !== undefined) restOptions.logger = options.logger;
   if (options.rateLimits !== undefined) restOptions.rateLimits = options.rateLimits;
+  if (options.flavor !== undefined) restOptions.flavor = options.flavor;
   const rest = new RestServer(restOptions);
 
   const publicTopics = new Set(["liquidation", "markprices", ...core.symbols.names().map((s) => `${s}@markprice`)]);
@@ -122,7 +127,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const port = (server.address() as AddressInfo).port;
   const stop = new AbortController();
   scenario.start(stop.signal);
-  options.logger?.info({ port, seed, accountId }, "simulated venue listening");
+  options.logger?.info({ port, seed, accountId, flavor: rest.flavor.name }, "simulated venue listening");
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -150,6 +155,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     orderUsers: core.orderUsers.map((u) => u.accountId),
     seed,
     port,
+    flavor: rest.flavor.name,
     core,
     rest,
     streams,

@@ -98,7 +98,7 @@ export function infoRow(s: SymbolSpec): Record<string, unknown> {
 }
 
 /** GET /v1/public/info: every symbol's row. */
-export function infoData(core: VenueCore): { rows: unknown[] } {
+export function infoData(core: VenueCore): { rows: Record<string, unknown>[] } {
   return { rows: core.symbols.all().map(infoRow) };
 }
 

@@ -8,14 +8,17 @@ export class VenueRefusal extends Error {
   readonly code: number;
   readonly status: number;
 
-  /** `detail` is appended to the code's standard text: "parameter in wrong format...: size must be ≤ 500". */
-  constructor(code: number, detail?: string) {
+  /**
+   * `detail` is appended to the code's standard text: "parameter in wrong format...: size must be ≤ 500".
+   * `wire` answers with another status and text than the table's: a venue's own spelling (flavor.ts).
+   */
+  constructor(code: number, detail?: string, wire?: { status: number; message: string }) {
     const entry = VENUE_CODES.get(code);
     const base = entry?.text ?? "error";
-    super(detail === undefined ? base : `${base}: ${detail}`);
+    super(wire?.message ?? (detail === undefined ? base : `${base}: ${detail}`));
     this.name = "VenueRefusal";
     this.code = code;
-    this.status = entry?.status ?? 500;
+    this.status = wire?.status ?? entry?.status ?? 500;
   }
 
   /** The wire body of docs/protocol.md §3. */

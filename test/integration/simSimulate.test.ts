@@ -32,11 +32,12 @@ function run(args: string[]) {
 }
 
 describe("liquidator simulate", () => {
-  it("prints one JSON line with the six fields; its secret signs requests the venue accepts; SIGINT closes it", async () => {
+  it("prints one JSON line with the seven fields; its secret signs requests the venue accepts; SIGINT closes it", async () => {
     const r = run(["--port", "0", "--seed", "1234"]);
     try {
       const info = JSON.parse(await r.out.firstLine()) as Record<string, unknown>;
-      expect(Object.keys(info).sort()).toEqual(["account_id", "base_url", "order_users", "secret", "ws_private_url", "ws_url"]);
+      expect(Object.keys(info).sort()).toEqual(["account_id", "base_url", "flavor", "order_users", "secret", "ws_private_url", "ws_url"]);
+      expect(info.flavor).toBe("spec");
       expect(info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(info.ws_url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
       expect(info.ws_private_url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
@@ -83,7 +84,22 @@ describe("liquidator simulate", () => {
     expect(lines[0]!.secret).not.toBe(lines[1]!.secret); // keys are never derived from the seed
   });
 
-  it.each([[["--port", "abc"]], [["--port", "70000"]], [["--seed", "-1"]], [["--nope"]]])(
+  it("--flavor real: the first line says so and the answers take the real venue's spelling", async () => {
+    const r = run(["--flavor", "real"]);
+    try {
+      const info = JSON.parse(await r.out.firstLine()) as Record<string, unknown>;
+      expect(info.flavor).toBe("real");
+      const res = await request(`${info.base_url as string}/v1/public/info`);
+      const body = (await res.body.json()) as { timestamp: unknown; data: { rows: { liquidation_tier: unknown }[] } };
+      expect(typeof body.timestamp).toBe("string");
+      expect(body.data.rows.map((row) => row.liquidation_tier)).toContain("1");
+    } finally {
+      r.stop();
+    }
+    expect(await r.status).toBe(0);
+  });
+
+  it.each([[["--port", "abc"]], [["--port", "70000"]], [["--seed", "-1"]], [["--flavor", "nope"]], [["--nope"]]])(
     "refuses %j with exit status 64",
     async (args) => {
       const r = run(args);

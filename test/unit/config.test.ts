@@ -15,6 +15,7 @@ import { reloadPolicy } from "../../src/config/reloadPolicy.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { ConfigError } from "../../src/errors.js";
 import { REDACTED } from "../../src/redaction.js";
+import { SIM_FLAVORS } from "../../src/sim/flavor.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 
 let dir: string;
@@ -370,6 +371,14 @@ describe("defaults", () => {
     expect(renderEffectiveConfig(loaded)).toContain("db:5432");
   });
 
+  test("simulator.flavor takes exactly the simulator's flavors (declared twice: config/ may not import sim/)", async () => {
+    for (const flavor of SIM_FLAVORS) {
+      expect((await loadConfig({ env: { LIQUIDATOR_SIM_FLAVOR: flavor } })).config.simulator.flavor).toBe(flavor);
+    }
+    await expect(loadConfig({ env: { LIQUIDATOR_SIM_FLAVOR: "live" } })).rejects.toThrow(/simulator\.flavor/);
+    expect(defaultConfig().simulator.flavor).toBe("spec");
+  });
+
   test("a venue preset fills the real venue's URLs and header prefix; explicit keys win", async () => {
     const secret = generateKeyPair().secret;
     const { config } = await loadConfig({
@@ -456,6 +465,7 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_VENUE_PRESET", value: "orderly-testnet", pick: (c) => c.venue.preset, expected: "orderly-testnet" },
     { variable: "LIQUIDATOR_UNWIND_MODE", value: "off", pick: (c) => c.unwind.mode, expected: "off" },
     { variable: "LIQUIDATOR_STATE_BACKEND", value: "file", pick: (c) => c.state.backend, expected: "file" },
+    { variable: "LIQUIDATOR_SIM_FLAVOR", value: "real", pick: (c) => c.simulator.flavor, expected: "real" },
     {
       variable: "LIQUIDATOR_POSTGRES_URL",
       value: "postgres://u:p@db:5432/liq",
