@@ -332,7 +332,7 @@ describe("signing", () => {
       symbols: [{ symbol: "PERP_BTC_USDC", ratio_qty_request: 0.5 }],
     };
     const res = await client({ signer: s }).claimLiquidation(body);
-    expect(res.positions_by_perp[0]?.abs_liquidator_fee).toBe(1.152279);
+    expect(res.positions_by_perp?.[0]?.abs_liquidator_fee).toBe(1.152279);
     expect(verified).toBe(true);
     expect(tampered).toBe(false);
     expect(JSON.parse(bodies[0] ?? "")).toEqual(body);
