@@ -3,7 +3,6 @@
  * nothing is claimed yet), SIGHUP is handled from the first moment, then the venue, the journal and
  * the parts (assembleDaemon.ts) start; on abort everything stops in the reverse order.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configErrorFrom } from "../config/issues.js";
 import { liveLimitProblems } from "../config/liveLimits.js";
@@ -13,6 +12,7 @@ import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
+import { PACKAGE_VERSION } from "../venue/userAgent.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
 import { HupReloader } from "./hupReloader.js";
 import { openDaemonCapture } from "./openCapture.js";
@@ -35,14 +35,6 @@ export interface RunDaemonOptions {
   timing?: DaemonTiming;
 }
 
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
-}
-
 export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   const { loaded, signal } = options;
   const config = loaded.config;
@@ -53,7 +45,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     pretty: config.log.pretty || options.pretty === true,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
-  const metrics = createMetrics({ version: packageVersion(), commit: options.env.LIQUIDATOR_BUILD_COMMIT ?? "unknown" });
+  const metrics = createMetrics({ version: PACKAGE_VERSION, commit: options.env.LIQUIDATOR_BUILD_COMMIT ?? "unknown" });
   const watchdog = new Watchdog();
   metrics.setWatchdogSource(() => watchdog.samples());
 

@@ -1,6 +1,7 @@
 /**
  * The signing secret comes only from the environment: LIQUIDATOR_SECRET (the base58 seed itself) or
- * LIQUIDATOR_SECRET_FILE (a file holding it, e.g. a container secret mount). Never from YAML, so a
+ * LIQUIDATOR_SECRET_FILE (a file holding it, e.g. a container secret mount); a 64-byte secret (seed and
+ * public key, as some clients write it) is accepted when its halves match. Never from YAML, so a
  * config file can be shared, printed and committed. No message here ever contains the secret.
  */
 import { open } from "node:fs/promises";

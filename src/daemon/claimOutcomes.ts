@@ -82,8 +82,38 @@ export class ClaimOutcomes {
 
   accepted(id: number, st: IdState, result: ClaimResult): void {
     this.#d.observer.result("success", "none", (this.#d.monotonic() - st.receivedAt) / 1000);
-    st.assignment = undefined; // the answer's fills are the venue's word; an early push adds nothing
-    this.#settle(id, st, claimFills(result), "accepted", result.timestamp);
+    const fills = claimFills(result);
+    if (fills !== undefined && result.timestamp !== undefined) {
+      st.assignment = undefined; // the answer's fills are the venue's word; an early push adds nothing
+      return this.#settle(id, st, fills, "accepted", result.timestamp);
+    }
+    this.#acceptedWithoutFills(id, st);
+  }
+
+  /**
+   * A lean answer (PROTOCOL §9: the claim answer's fields are optional): the claim was applied, but
+   * the answer does not say what it transferred. The private `liquidatorliquidations` push does: one
+   * that beat the answer settles it now, a later one when it comes. The id is done at once (never
+   * claimed again, journaled as accepted without fills) and keeps its reservation meanwhile; if no
+   * push comes within `unknownTimeoutMs` the reservation is released and the held quantity is left
+   * to the venue's own reports (`position` pushes, the `GET /v1/positions` reconcile), which carry it.
+   */
+  #acceptedWithoutFills(id: number, st: IdState): void {
+    const { now, exposure } = this.#d;
+    this.#d.journal({ t: "outcome", id, at: now(), result: "accepted" });
+    const early = st.assignment;
+    if (early !== undefined) return this.#confirm(id, st, early);
+    st.phase = "unknown";
+    st.acceptedWithoutFills = true;
+    st.failedAt = now();
+    this.#d.logger.info({ id }, "claim accepted; its answer carries no fills, waiting for the private stream's assignment");
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      exposure.release(id);
+      this.finish(id, st);
+      this.#d.logger.warn({ id }, "accepted claim's fills never reported; the positions reconcile carries what it transferred");
+    }, this.#t.unknownTimeoutMs);
+    st.timer.unref();
   }
 
   dryRun(d: ClaimDecision, st: IdState): void {
@@ -199,7 +229,7 @@ export class ClaimOutcomes {
   settleFromOpenList(requestedAt: number): void {
     const { states, book, exposure } = this.#d;
     for (const [id, st] of states) {
-      if (st.phase !== "unknown" || st.failedAt === undefined || st.sentPositions === undefined) continue;
+      if (st.phase !== "unknown" || st.acceptedWithoutFills || st.failedAt === undefined || st.sentPositions === undefined) continue;
       if (requestedAt - st.failedAt < this.#t.openListSettleMs) continue;
       const open = book.get(id);
       if (open === undefined || !samePositions(open.positions, st.sentPositions)) continue;
@@ -234,8 +264,10 @@ export class ClaimOutcomes {
     if (st.timer !== undefined) clearTimeout(st.timer);
     st.timer = undefined;
     st.assignment = undefined;
+    // A claim already counted as a success (a lean answer) is not counted again.
+    const counted = st.acceptedWithoutFills === true;
     this.#settle(id, st, assignmentFills(push), "confirmed", push.timestamp);
-    this.#d.observer.result("confirmed", "none", undefined);
+    if (!counted) this.#d.observer.result("confirmed", "none", undefined);
   }
 
   /** `venueTs`: venue time the claim was applied (the answer's or the push's `timestamp`). */

@@ -30,6 +30,11 @@ export interface IdState {
   /** The liquidation's positions when the claim was sent, and when its outcome became unknown. */
   sentPositions?: readonly LiquidationPosition[];
   failedAt?: number;
+  /**
+   * Accepted by an answer that did not say what it transferred (phase `unknown` while the private
+   * push is awaited): never settled as not applied by the open list (claimOutcomes.ts).
+   */
+  acceptedWithoutFills?: boolean;
 }
 
 export function newState(phase: Phase, receivedAt: number, doneAt = 0): IdState {

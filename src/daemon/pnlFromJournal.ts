@@ -18,7 +18,8 @@ export function ledgerFromJournal(replay: JournalReplay, ledger = new PnlLedger(
   const events: Event[] = [];
   let seq = 0;
   for (const [id, outcomes] of replay.outcomes) {
-    const settled = outcomes.find((o) => o.result === "accepted" || o.result === "confirmed");
+    // A lean claim answer journals `accepted` without fills; the private push's `confirmed` has them.
+    const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
     if (settled?.fills === undefined) continue;
     const fills = settled.fills;
     events.push({ at: settled.at, seq: seq++, apply: (l) => ledgerClaim(l, id, fills, settled.at) });

@@ -12,6 +12,7 @@
 import { ClaimConnection } from "./claimConnection.js";
 import { keepAliveHintMs } from "./keepAliveHint.js";
 import { TextResponse } from "./textResponse.js";
+import { USER_AGENT } from "./userAgent.js";
 
 export { keepAliveHintMs };
 
@@ -131,6 +132,6 @@ export class ClaimLanes {
       this.#learn(lane, handler.keepAlive);
       if (!lane.busy) this.#schedule(lane);
     });
-    lane.client.dispatch({ path, method: "GET", headers: ["accept", "application/json"] }, handler);
+    lane.client.dispatch({ path, method: "GET", headers: ["accept", "application/json", "user-agent", USER_AGENT] }, handler);
   }
 }

@@ -7,6 +7,7 @@ import type { HeldPositionInput } from "../engine/exposure.js";
 import type { ClaimDecision, Fill, Liquidation, LiquidationPosition, OrderFilters, SymbolInfo } from "../engine/types.js";
 import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow } from "./restSchemas.js";
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
+import { integerFrom, numberFrom } from "./wireNumbers.js";
 
 /** A row of `GET /v1/public/liquidation`. */
 export function liquidationFromRow(row: OpenLiquidation): Liquidation {
@@ -36,28 +37,43 @@ export function liquidationFromPush(e: LiquidationEntry): Liquidation {
 
 /**
  * A row of `GET /v1/public/info`, not yet validated (engine/symbolInfo.ts checks the numbers). The
- * price step is `quote_tick`; `base_tick` is the quantity step (docs/protocol.md §4.2).
+ * price step is `quote_tick`; `base_tick` is the quantity step (docs/protocol.md §4.2). Numbers may
+ * be written as decimal strings (PROTOCOL §9: `liquidation_tier` was `"1"` in the venue's docs until
+ * 2024); a value that spells no finite number becomes NaN here, which the engine refuses.
  */
 export function symbolInfoFromRow(row: unknown): SymbolInfo {
   // A row that is not even an object is kept as an info the engine refuses (reported as "?").
   if (typeof row !== "object" || row === null || Array.isArray(row))
     return { symbol: "?", tier: 1, liquidatorFee: Number.NaN, priceTick: Number.NaN, minNotional: Number.NaN };
+  const r = row as Record<string, unknown>;
   return {
-    symbol: (row as Record<string, unknown>).symbol as string,
-    tier: (row as Record<string, unknown>).liquidation_tier as 1 | 2,
-    liquidatorFee: (row as Record<string, unknown>).liquidator_fee as number,
-    priceTick: (row as Record<string, unknown>).quote_tick as number,
-    minNotional: (row as Record<string, unknown>).min_notional as number,
-    orderFilters: orderFiltersFromRow(row as Record<string, unknown>),
+    symbol: r.symbol as string,
+    tier: tierFrom(r.liquidation_tier),
+    liquidatorFee: numberOrNaN(r.liquidator_fee),
+    priceTick: numberOrNaN(r.quote_tick),
+    minNotional: numberOrNaN(r.min_notional),
+    orderFilters: orderFiltersFromRow(r),
   };
 }
 
-/** The order filters of an info row, when it carries all of them as numbers. */
+/** 1 or 2 from `1`, `2`, `"1"` or `"2"`; anything else is passed on as NaN for the engine to refuse. */
+function tierFrom(v: unknown): 1 | 2 {
+  const n = integerFrom(v);
+  return n === 1 || n === 2 ? n : (Number.NaN as 1 | 2);
+}
+
+function numberOrNaN(v: unknown): number {
+  return numberFrom(v) ?? Number.NaN;
+}
+
+/** The order filters of an info row, when it carries all of them as numbers (or decimal strings). */
 function orderFiltersFromRow(r: Record<string, unknown>): OrderFilters | undefined {
-  const { base_tick, base_min, base_max, price_range } = r;
-  if (typeof base_tick !== "number" || typeof base_min !== "number" || typeof base_max !== "number" || typeof price_range !== "number")
-    return undefined;
-  return { qtyTick: base_tick, qtyMin: base_min, qtyMax: base_max, priceRange: price_range };
+  const qtyTick = numberFrom(r.base_tick);
+  const qtyMin = numberFrom(r.base_min);
+  const qtyMax = numberFrom(r.base_max);
+  const priceRange = numberFrom(r.price_range);
+  if (qtyTick === undefined || qtyMin === undefined || qtyMax === undefined || priceRange === undefined) return undefined;
+  return { qtyTick, qtyMin, qtyMax, priceRange };
 }
 
 /** Mark prices of `GET /v1/public/futures` that are usable (positive, finite). */
@@ -87,14 +103,23 @@ export function heldFromPush(positions: readonly Position[]): HeldPositionInput[
   }));
 }
 
-/** What a claim transferred, from its answer. */
-export function claimFills(result: ClaimResult): Fill[] {
-  return result.positions_by_perp.map((p) => ({
-    symbol: p.symbol,
-    qty: p.position_qty,
-    price: p.transfer_price,
-    fee: p.abs_liquidator_fee,
-  }));
+/**
+ * What a claim transferred, from its answer; undefined when the answer does not say it completely
+ * (the venue's OpenAPI makes every field optional): no `timestamp` to order it against `position`
+ * pushes, no `positions_by_perp`, or an entry without its symbol, quantity, price or fee amount.
+ * Then the claim is settled from the private stream or the positions reconcile instead
+ * (daemon/claimOutcomes.ts), never from a guess.
+ */
+export function claimFills(result: ClaimResult): Fill[] | undefined {
+  const ps = result.positions_by_perp;
+  if (result.timestamp === undefined || ps === undefined) return undefined;
+  const fills: Fill[] = [];
+  for (const p of ps) {
+    if (p.symbol === undefined || p.position_qty === undefined || p.transfer_price === undefined || p.abs_liquidator_fee === undefined)
+      return undefined;
+    fills.push({ symbol: p.symbol, qty: p.position_qty, price: p.transfer_price, fee: p.abs_liquidator_fee });
+  }
+  return fills;
 }
 
 /** What a claim transferred, from the private `liquidatorliquidations` push. */

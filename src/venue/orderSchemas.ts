@@ -1,16 +1,37 @@
 /**
- * Payloads of the order and account operations (docs/protocol.md §6, §6.2). Numbers
- * may arrive as decimal strings on some deployments: they are coerced, then bounded.
+ * Payloads of the order and account operations (docs/protocol.md §6, §6.2). Numbers may arrive as
+ * decimal strings on some deployments: they are read (wireNumbers.ts), then bounded; a value that
+ * spells no finite number (empty, null, a boolean) is an error, never coerced to 0 or 1.
  */
 import { z } from "zod";
 import type { MarginMode } from "../engine/types.js";
 import { MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
+import { wireNumber } from "./wireNumbers.js";
 
-const amount = z.coerce.number().finite();
-const qty = z.coerce.number().min(0).max(MAX_ABS_QTY);
-const price = z.coerce.number().min(0).max(MAX_PRICE);
-const time = z.coerce.number().int().min(0).max(MAX_TIMESTAMP_MS);
-const id = z.number().int().nonnegative();
+const amount = wireNumber(z.number());
+const qty = wireNumber(z.number().min(0).max(MAX_ABS_QTY));
+const price = wireNumber(z.number().min(0).max(MAX_PRICE));
+const time = wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS));
+const count = wireNumber(z.number().int().min(0));
+const id = wireNumber(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+
+/**
+ * `client_order_id` as the domain reads it: a string, or undefined when absent, null or empty. The
+ * venue may echo it as a number (PROTOCOL §9); a safe integer is read as its decimal text (the daemon's
+ * ids compare as strings), anything else is an error.
+ */
+const clientOrderId = z
+  .union([z.string().max(64), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)])
+  .nullable()
+  .optional()
+  .transform((v) => (v === null || v === undefined || v === "" ? undefined : String(v)));
+
+/** `reduce_only` may be null (PROTOCOL §9): null reads as absent. */
+const reduceOnly = z
+  .boolean()
+  .nullable()
+  .optional()
+  .transform((v) => v ?? undefined);
 
 export type OrderSide = "BUY" | "SELL";
 export type OrderType = "LIMIT" | "IOC" | "FOK" | "POST_ONLY" | "MARKET";
@@ -37,7 +58,7 @@ export interface OrderRequest {
 /** The answer of POST /v1/order: accepted, no fills yet (they follow as executionreport pushes). */
 export const orderAckSchema = z.object({
   order_id: id,
-  client_order_id: z.string().nullable().optional(),
+  client_order_id: clientOrderId,
 });
 export type OrderAck = z.infer<typeof orderAckSchema>;
 
@@ -46,7 +67,7 @@ export const ORDER_STATUSES = ["NEW", "PARTIAL_FILLED", "FILLED", "CANCELLED", "
 /** One order as GET /v1/order/{id} and GET /v1/client/order/{client_order_id} return it. */
 export const orderRecordSchema = z.object({
   order_id: id,
-  client_order_id: z.string().nullable().optional(),
+  client_order_id: clientOrderId,
   symbol: z.string(),
   side: z.enum(["BUY", "SELL"]),
   status: z.enum(ORDER_STATUSES),
@@ -56,14 +77,14 @@ export const orderRecordSchema = z.object({
   average_executed_price: price.nullable().default(0),
   total_fee: amount.default(0),
   realized_pnl: amount.nullable().optional(),
-  reduce_only: z.boolean().optional(),
+  reduce_only: reduceOnly,
   created_time: time.optional(),
   updated_time: time.optional(),
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
 
 export const ordersPageSchema = z.object({
-  meta: z.object({ total: z.number().int().min(0), records_per_page: z.number().int().min(0), current_page: z.number().int().min(0) }),
+  meta: z.object({ total: count, records_per_page: count, current_page: count }),
   rows: z.array(orderRecordSchema),
 });
 export type OrdersPage = z.infer<typeof ordersPageSchema>;
@@ -71,7 +92,7 @@ export type OrdersPage = z.infer<typeof ordersPageSchema>;
 /** GET /v1/client/info: fee rates in basis points (8 = 0.08 %). */
 export const clientInfoSchema = z.object({
   account_id: z.string().optional(),
-  futures_taker_fee_rate: amount.min(0).max(10_000),
-  futures_maker_fee_rate: amount.min(-10_000).max(10_000),
+  futures_taker_fee_rate: wireNumber(z.number().min(0).max(10_000)),
+  futures_maker_fee_rate: wireNumber(z.number().min(-10_000).max(10_000)),
 });
 export type ClientInfo = z.infer<typeof clientInfoSchema>;

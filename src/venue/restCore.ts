@@ -14,6 +14,9 @@ import { type ClaimLaneKind, type HttpResponse, HttpTransport, type Lane } from 
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import { envelopeSchema, type PageMeta, parseVenueCode } from "./restSchemas.js";
 import type { Signer } from "./signer.js";
+import { USER_AGENT } from "./userAgent.js";
+import { MAX_TIMESTAMP_MS } from "./wire.js";
+import { numberFrom } from "./wireNumbers.js";
 
 export interface Stamped<T> {
   data: T;
@@ -106,6 +109,12 @@ function cleanText(value: unknown, max = 200): string {
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
+/** The envelope's `timestamp` as venue ms: a positive number or decimal string, else undefined (ignored). */
+export function envelopeTimestamp(ts: unknown): number | undefined {
+  const n = numberFrom(ts);
+  return n !== undefined && n > 0 && n <= MAX_TIMESTAMP_MS ? n : undefined;
+}
+
 /** docs/protocol.md §3: -1003 promises no Retry-After, "wait for the next window" of the 1 s limits. */
 const RATE_LIMIT_WINDOW_MS = 1000;
 
@@ -141,7 +150,7 @@ export class RestCore {
   readonly #limiters: VenueLimiters | undefined;
   readonly #retry: RetryOptions;
   readonly #onRequest: RestClientOptions["onRequest"];
-  readonly #plainHeaders: Record<string, string> = { accept: "application/json" };
+  readonly #plainHeaders: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
 
   constructor(options: RestClientOptions) {
     const v = validateOptions(options);
@@ -262,8 +271,8 @@ export class RestCore {
     // One flat list per request (Signer.headerList): no object to build and for undici to walk.
     const headers = this.#signer.headerList(method, pathWithQuery, body);
     // docs/protocol.md §2: Content-Type application/json on POST; only POSTs carry a body here.
-    if (body !== undefined) headers.push("accept", "application/json", "content-type", "application/json");
-    else headers.push("accept", "application/json");
+    if (body !== undefined) headers.push("accept", "application/json", "content-type", "application/json", "user-agent", USER_AGENT);
+    else headers.push("accept", "application/json", "user-agent", USER_AGENT);
     return headers;
   }
 
@@ -302,7 +311,10 @@ export class RestCore {
       });
     }
     const envelope = env.data;
-    if (this.#signer && typeof envelope.timestamp === "number") this.#signer.clock.observe(envelope.timestamp, res.sentAt, res.receivedAt);
+    // A number or a numeric string (PROTOCOL §9: a recorded sample of the venue has a string): read
+    // only as a number, a string timestamp left the ServerClock without a sample and claiming paused.
+    const venueTs = envelopeTimestamp(envelope.timestamp);
+    if (this.#signer && venueTs !== undefined) this.#signer.clock.observe(venueTs, res.sentAt, res.receivedAt);
     if (!envelope.success) {
       throw new VenueError({
         venueCode: parseVenueCode(envelope.code) ?? UNKNOWN_ERROR_CODE,
@@ -318,7 +330,6 @@ export class RestCore {
       const where = issue && issue.path.length > 0 ? `data.${issue.path.join(".")}` : "data";
       throw new BadResponseError(endpoint, `${where}: ${cleanText(issue?.message ?? "invalid")}`);
     }
-    const ts = envelope.timestamp;
-    return { data: data.data, venueTs: typeof ts === "number" && Number.isFinite(ts) && ts > 0 ? ts : undefined };
+    return { data: data.data, venueTs };
   }
 }

@@ -11,9 +11,14 @@
 import { z } from "zod";
 import { SYMBOL_PATTERN } from "../engine/types.js";
 import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
+import { wireFinite, wireInt, wireNumber } from "./wireNumbers.js";
 
-/** A JSON number that is an integer (ids, counts, ms timestamps). */
-const int = z.number().int();
+/**
+ * An integer (ids, counts, ms timestamps) and a finite number, each as a JSON number or a decimal
+ * string: the venue has written both (PROTOCOL §9). Anything else is still an error.
+ */
+const int = wireInt;
+const num = wireFinite;
 /** Optional-by-nature text fields the real venue sends as null (docs/protocol.md §A.2.5 "nullable"). */
 const nullableString = z.string().nullable();
 
@@ -46,14 +51,14 @@ export const epochInfoRowSchema = z.object({
   epoch_id: int,
   start_time: int,
   end_time: int,
-  power_fees_paid_major: z.number(),
-  power_fees_paid_alts: z.number(),
-  power_staked_major: z.number(),
-  power_staked_alts: z.number(),
+  power_fees_paid_major: num,
+  power_fees_paid_alts: num,
+  power_staked_major: num,
+  power_staked_alts: num,
   epoch_token: z.string(),
-  max_reward_amount: z.number(),
-  k_constant_major: z.number(),
-  k_constant_alts: z.number(),
+  max_reward_amount: num,
+  k_constant_major: num,
+  k_constant_alts: num,
 });
 export type EpochInfoRow = z.infer<typeof epochInfoRowSchema>;
 
@@ -65,48 +70,80 @@ export type EpochInfo = z.infer<typeof epochInfoSchema>;
 
 export const epochDataRowSchema = z.object({
   epoch_id: int,
-  total_trader_score_major: z.number(),
-  total_trader_score_alts: z.number(),
+  total_trader_score_major: num,
+  total_trader_score_alts: num,
   epoch_token: z.string(),
   // docs/protocol.md §4: Ongoing, Pending, Confirmed, or `0` for a future epoch; a bare number 0 is
   // accepted too and normalised to the string so consumers see one type.
-  reward_status: z.union([z.string(), z.number()]).transform((v) => String(v)),
-  r_major: z.number(),
-  r_alts: z.number(),
+  reward_status: z.union([z.string(), num]).transform((v) => String(v)),
+  r_major: num,
+  r_alts: num,
 });
 export type EpochDataRow = z.infer<typeof epochDataRowSchema>;
 
-export const epochDataSchema = z.object({
-  total_released_trading_rewards_native: z.number(),
-  total_released_trading_rewards_escrow: z.number(),
-  current_epoch: int,
-  rows: z.array(epochDataRowSchema),
-});
+/**
+ * The real venue spells three trading-rewards fields `*_order` / `*_esorder` where SPEC.md has
+ * `*_native` / `*_esnative` (PROTOCOL §9). Both are read (under every preset: a spec venue never
+ * sends the real names, so accepting them costs nothing); the spec name wins when both are present,
+ * and everything past this schema (the poller, the metrics, `epochs`, `campaign`) reads spec names only.
+ */
+export const REWARDS_FIELD_ALIASES: Readonly<Record<string, string>> = {
+  total_released_trading_rewards_order: "total_released_trading_rewards_native",
+  total_staked_order: "total_staked_native",
+  total_staked_esorder: "total_staked_esnative",
+};
+
+/** The object with each real-venue name copied to its spec name when the spec name is absent. */
+export function withSpecRewardsNames(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+  const r = v as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const real of Object.keys(REWARDS_FIELD_ALIASES)) {
+    const spec = REWARDS_FIELD_ALIASES[real] as string;
+    if (r[spec] !== undefined || r[real] === undefined) continue;
+    out ??= { ...r };
+    out[spec] = r[real];
+  }
+  return out ?? v;
+}
+
+export const epochDataSchema = z.preprocess(
+  withSpecRewardsNames,
+  z.object({
+    total_released_trading_rewards_native: num,
+    total_released_trading_rewards_escrow: num,
+    current_epoch: int,
+    rows: z.array(epochDataRowSchema),
+  }),
+);
 export type EpochData = z.infer<typeof epochDataSchema>;
 
 // ── docs/protocol.md §A.2.4: campaign user statistics ────────────────────────────────────────────────────────
 
-export const campaignUserSchema = z.object({
-  volume: z.number(),
-  filled_order_count: int,
-  updated_time: int,
-  pnl: z.number(),
-  total_deposit_amount: z.number(),
-  total_withdrawal_amount: z.number(),
-  start_account_value: z.number(),
-  end_account_value: z.number(),
-  new_invited_referee: int,
-  new_traded_referee: int,
-  total_staked_native: z.number(),
-  total_staked_esnative: z.number(),
-});
+export const campaignUserSchema = z.preprocess(
+  withSpecRewardsNames,
+  z.object({
+    volume: num,
+    filled_order_count: int,
+    updated_time: int,
+    pnl: num,
+    total_deposit_amount: num,
+    total_withdrawal_amount: num,
+    start_account_value: num,
+    end_account_value: num,
+    new_invited_referee: int,
+    new_traded_referee: int,
+    total_staked_native: num,
+    total_staked_esnative: num,
+  }),
+);
 export type CampaignUser = z.infer<typeof campaignUserSchema>;
 
 // ── docs/protocol.md §A.2.5: admin order list ────────────────────────────────────────────────────────────────
 
 export const pageMetaSchema = z.object({
-  total: int.nonnegative(),
-  records_per_page: int.nonnegative(),
+  total: wireNumber(z.number().int().nonnegative()),
+  records_per_page: wireNumber(z.number().int().nonnegative()),
   current_page: int,
 });
 export type PageMeta = z.infer<typeof pageMetaSchema>;
@@ -116,27 +153,28 @@ export const orderRecordSchema = z.object({
   user_id: int,
   // A market order has no price of its own and an unfilled order no average: the real venue sends
   // null for those, so both are nullable.
-  price: z.number().nullable(),
+  price: num.nullable(),
   type: z.string(),
-  quantity: z.number(),
-  amount: z.number().nullable(),
-  total_executed_quantity: z.number(),
-  visible_quantity: z.number(),
+  quantity: num,
+  amount: num.nullable(),
+  total_executed_quantity: num,
+  visible_quantity: num,
   symbol: z.string(),
   side: z.string(),
   status: z.string(),
-  total_fee: z.number(),
+  total_fee: num,
   fee_asset: z.string(),
-  // docs/protocol.md §A says integer; the real venue also uses string ids and null. Accept all three.
-  client_order_id: z.union([int, z.string()]).nullable(),
-  average_executed_price: z.number().nullable(),
+  // docs/protocol.md §A says integer; the real venue also uses string ids and null. Accept all three
+  // (a string stays a string: "007" is not the id 7).
+  client_order_id: z.union([z.string(), z.number().int()]).nullable(),
+  average_executed_price: num.nullable(),
   created_time: int,
   updated_time: int,
-  realized_pnl: z.number().nullable(),
-  executed_quantity: z.number(),
-  visible: z.number(),
-  executed: z.number(),
-  reduce_only: z.union([z.boolean(), z.number(), z.string()]).nullable(),
+  realized_pnl: num.nullable(),
+  executed_quantity: num,
+  visible: num,
+  executed: num,
+  reduce_only: z.union([z.boolean(), num, z.string()]).nullable(),
   order_tag: nullableString,
   margin_mode: z.string(),
 });
@@ -203,24 +241,34 @@ export interface ClaimRequest {
  * (`liquidatorliquidations`, wire.ts): a venue symbol, a fee that is a fraction, a positive price,
  * and a fee amount that is not negative (a Prometheus counter cannot go down: a negative one threw
  * inside the claim's settlement, an unhandled rejection that ended the process).
+ *
+ * Every field is optional in the venue's OpenAPI (PROTOCOL §9), so each may be absent; one that is
+ * present must be within its bounds (a number or a decimal string). `claimFills` (mapping.ts) uses
+ * the answer's fills only when they are complete.
  */
 export const positionTransferSchema = z.object({
-  symbol: z.string().regex(SYMBOL_PATTERN),
-  abs_liquidator_fee: z.number().min(0).max(MAX_ABS_NOTIONAL),
-  cost_position_transfer: z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL),
-  liquidator_fee: z.number().min(0).lt(1),
-  position_qty: z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY),
-  transfer_price: z.number().positive().max(MAX_PRICE),
+  symbol: z.string().regex(SYMBOL_PATTERN).optional(),
+  abs_liquidator_fee: wireNumber(z.number().min(0).max(MAX_ABS_NOTIONAL)).optional(),
+  cost_position_transfer: wireNumber(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL)).optional(),
+  liquidator_fee: wireNumber(z.number().min(0).lt(1)).optional(),
+  position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)).optional(),
+  transfer_price: wireNumber(z.number().positive().max(MAX_PRICE)).optional(),
 });
 export type PositionTransfer = z.infer<typeof positionTransferSchema>;
 
+/**
+ * The answer of an accepted claim. Lean answers are accepted (PROTOCOL §9: every field optional in
+ * the OpenAPI): the HTTP success is what says the claim was applied, and what it transferred comes
+ * from these fields when complete, else from the private stream or the positions reconcile
+ * (daemon/claimOutcomes.ts).
+ */
 export const claimResultSchema = z.object({
   // Same bounds as the stream's ids and times (wire.ts); the claimer orders this timestamp against
   // `position` pushes.
-  liquidation_id: int.nonnegative(),
-  timestamp: int.min(0).max(MAX_TIMESTAMP_MS),
-  type: z.string(),
-  positions_by_perp: z.array(positionTransferSchema),
+  liquidation_id: wireNumber(z.number().int().nonnegative()).optional(),
+  timestamp: wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS)).optional(),
+  type: z.string().optional(),
+  positions_by_perp: z.array(positionTransferSchema).optional(),
 });
 export type ClaimResult = z.infer<typeof claimResultSchema>;
 
@@ -233,8 +281,9 @@ export const openLiquidationSchema = z.object({
   positions_by_perp: z.array(
     z.object({
       symbol: z.string(),
-      position_qty: z.number(),
-      liquidator_fee: z.number(),
+      // The stream's bounds (wire.ts): a row out of them fails the page, as a malformed row does.
+      position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)),
+      liquidator_fee: wireNumber(z.number().min(0).lt(1)),
     }),
   ),
 });
@@ -256,8 +305,8 @@ export interface OpenLiquidationsQuery {
 
 export const futuresRowSchema = z.object({
   symbol: z.string(),
-  mark_price: z.number(),
-  index_price: z.number(),
+  mark_price: num,
+  index_price: num,
 });
 export type FuturesRow = z.infer<typeof futuresRowSchema>;
 export const futuresSchema = z.object({ rows: z.array(futuresRowSchema) });
@@ -267,12 +316,12 @@ export type Futures = z.infer<typeof futuresSchema>;
 
 export const positionRowSchema = z.object({
   symbol: z.string(),
-  position_qty: z.number(),
-  cost_position: z.number().optional(),
-  average_open_price: z.number().optional(),
-  mark_price: z.number().optional(),
-  unsettled_pnl: z.number().optional(),
-  timestamp: z.number().optional(),
+  position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)),
+  cost_position: num.optional(),
+  average_open_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional(),
+  mark_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional(),
+  unsettled_pnl: num.optional(),
+  timestamp: wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS)).optional(),
   /** docs/protocol.md §9: a symbol has a row per margin mode; absent or null = CROSS. */
   margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
 });

@@ -12,7 +12,12 @@ const KEY_PREFIX = "ed25519:";
 // DER prefix of a PKCS#8 ed25519 private key; the 32-byte seed follows it.
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
-/** Parse a secret: base58 of the 32-byte seed, with an optional `ed25519:` prefix. Never echoes it. */
+/**
+ * Parse a secret: base58 of the 32-byte seed, with an optional `ed25519:` prefix. Never echoes it.
+ * Some clients write a 64-byte secret, the seed followed by its public key (PROTOCOL §9): the seed
+ * is used, once its second half is checked to be the seed's public key (a pasted pair of two
+ * different keys would otherwise sign with a key the venue does not know).
+ */
 export function parseSecret(text: string): Uint8Array {
   let s = text.trim();
   if (s.startsWith(KEY_PREFIX)) s = s.slice(KEY_PREFIX.length);
@@ -22,8 +27,20 @@ export function parseSecret(text: string): Uint8Array {
   } catch {
     throw new KeyFormatError("secret is not valid base58 (expected the 32-byte ed25519 seed, base58-encoded)");
   }
+  if (bytes.length === 64) {
+    const seed = bytes.slice(0, 32);
+    const given = bytes.subarray(32);
+    if (!Buffer.from(rawPublicKey(privateKeyFromSeed(seed))).equals(Buffer.from(given))) {
+      throw new KeyFormatError(
+        "secret decodes to 64 bytes but its last 32 are not the public key of its first 32 (expected a 32-byte ed25519 seed, or the seed followed by its own public key)",
+      );
+    }
+    return seed;
+  }
   if (bytes.length !== 32) {
-    throw new KeyFormatError(`secret decodes to ${bytes.length} bytes, expected a 32-byte ed25519 seed`);
+    throw new KeyFormatError(
+      `secret decodes to ${bytes.length} bytes, expected a 32-byte ed25519 seed (or 64: the seed and its public key)`,
+    );
   }
   return bytes;
 }

@@ -29,6 +29,8 @@ import {
   type StreamStatus,
   validateStreamOptions,
 } from "./streamOptions.js";
+import { USER_AGENT } from "./userAgent.js";
+
 import type { BadMessageReason, StreamData, TopicRoute } from "./wire.js";
 
 export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState, StreamStatus };
@@ -194,6 +196,7 @@ export class StreamClient {
           maxPayload: this.#maxFrameBytes,
           handshakeTimeout: this.#deadAfterMs,
           perMessageDeflate: false,
+          headers: { "user-agent": USER_AGENT },
         });
       } catch (err) {
         this.#failure = "connect_error";

@@ -37,6 +37,18 @@ const MAX = 1e15;
 const num = (v: unknown, min: number): v is number => typeof v === "number" && v >= min && v <= MAX;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * The client order id of a push: a string, or a number the venue echoed for it (PROTOCOL §9), read as
+ * its decimal text since the daemon's ids compare as strings; undefined when absent, null or empty;
+ * null when it is anything else (the frame is then bad).
+ */
+function clientOrderIdOf(v: unknown): string | undefined | null {
+  if (v === undefined || v === null || v === "") return undefined;
+  if (typeof v === "string") return v.length <= 64 ? v : null;
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return String(v);
+  return null;
+}
+
 /** An `executionreport` push, or undefined when anything the daemon relies on is bad. */
 export function parseExecutionReport(v: unknown, isSymbol: (s: unknown) => s is string): ExecutionReport | undefined {
   if (!isRecord(v)) return undefined;
@@ -44,8 +56,8 @@ export function parseExecutionReport(v: unknown, isSymbol: (s: unknown) => s is 
   if (!isSymbol(symbol) || !(typeof orderId === "number" && Number.isSafeInteger(orderId) && orderId >= 0)) return undefined;
   if (side !== "BUY" && side !== "SELL") return undefined;
   if (typeof status !== "string" || !STATUSES.has(status)) return undefined;
-  if (clientOrderId !== undefined && clientOrderId !== null && !(typeof clientOrderId === "string" && clientOrderId.length <= 64))
-    return undefined;
+  const coid = clientOrderIdOf(clientOrderId);
+  if (coid === null) return undefined;
   const avg = v.avgExecutedPrice ?? v.avgPrice; // the official SDK's spelling is a synonym
   const executedQuantity = v.executedQuantity ?? 0;
   const executedPrice = v.executedPrice ?? 0;
@@ -63,7 +75,7 @@ export function parseExecutionReport(v: unknown, isSymbol: (s: unknown) => s is 
   if (tradeId.length > 40) return undefined;
   return {
     symbol,
-    clientOrderId: typeof clientOrderId === "string" && clientOrderId !== "" ? clientOrderId : undefined,
+    clientOrderId: coid,
     orderId,
     side,
     status: status as OrderStatus,

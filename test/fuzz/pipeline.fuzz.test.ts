@@ -265,7 +265,12 @@ function apply(w: World, s: Step): void {
       const raw = (s.data as { rows: unknown[] }).rows;
       for (const row of raw) {
         const r = rawRow(row);
-        const price = r?.mark_price;
+        // A mark written as a decimal string is read too (PROTOCOL §9); the oracle reads it on its own.
+        const spelled = r?.mark_price;
+        const price =
+          typeof spelled === "string" && spelled.length <= 64 && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(spelled)
+            ? Number(spelled)
+            : spelled;
         if (typeof r?.symbol === "string" && typeof price === "number" && Number.isFinite(price) && price > 0)
           noteMark(w, { symbol: r.symbol, price }, now);
       }

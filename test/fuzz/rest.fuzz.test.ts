@@ -368,12 +368,16 @@ function checkAccepted(op: OpName, data: unknown): void {
   const d = data as Record<string, unknown>;
   switch (op) {
     case "claim": {
-      checkId(d.liquidation_id, "liquidation_id");
+      // Every field is optional (PROTOCOL §9: a lean answer is an accepted claim); one present is in bounds.
+      if (d.liquidation_id !== undefined) checkId(d.liquidation_id, "liquidation_id");
+      if (d.positions_by_perp === undefined) return;
       for (const p of d.positions_by_perp as Record<string, unknown>[]) {
-        checkSymbol(p.symbol, "fill symbol");
-        checkFee(p.liquidator_fee, "fill liquidator_fee");
-        check((p.transfer_price as number) > 0, () => `transfer_price > 0, got ${show(p.transfer_price)}`);
-        check((p.abs_liquidator_fee as number) >= 0, () => `abs_liquidator_fee >= 0, got ${show(p.abs_liquidator_fee)}`);
+        if (p.symbol !== undefined) checkSymbol(p.symbol, "fill symbol");
+        if (p.liquidator_fee !== undefined) checkFee(p.liquidator_fee, "fill liquidator_fee");
+        if (p.transfer_price !== undefined)
+          check((p.transfer_price as number) > 0, () => `transfer_price > 0, got ${show(p.transfer_price)}`);
+        if (p.abs_liquidator_fee !== undefined)
+          check((p.abs_liquidator_fee as number) >= 0, () => `abs_liquidator_fee >= 0, got ${show(p.abs_liquidator_fee)}`);
       }
       return;
     }
@@ -399,18 +403,45 @@ function checkAccepted(op: OpName, data: unknown): void {
   }
 }
 
-/** The claim result's fields of docs/protocol.md §A.2.6 only (anything else is ignored by the client); throws on a wrong shape. */
-function claimKnownFields(data: unknown): unknown {
+/**
+ * The oracle's own reading of a wire number (PROTOCOL §9): a JSON number, or a plain decimal string
+ * read as the number it spells; any other value is left as it is (and fails the checks).
+ */
+function wireValue(v: unknown): unknown {
+  return typeof v === "string" && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v) && v.length <= 64 ? Number(v) : v;
+}
+
+/**
+ * The claim result's fields of docs/protocol.md §A.2.6 only (anything else is ignored by the client),
+ * numbers read as the venue may write them; throws on a wrong shape. Every field may be absent.
+ */
+function claimKnownFields(data: unknown): {
+  liquidation_id: unknown;
+  timestamp: unknown;
+  type: unknown;
+  positions_by_perp?: Record<string, unknown>[];
+} {
   const d = data as Record<string, unknown>;
-  const fills = d.positions_by_perp as Record<string, unknown>[];
-  check(Array.isArray(fills), "positions_by_perp is an array");
+  check(typeof d === "object" && d !== null && !Array.isArray(d), "data is an object");
+  const fills = d.positions_by_perp as Record<string, unknown>[] | undefined;
+  check(fills === undefined || Array.isArray(fills), "positions_by_perp is an array when present");
   const keys = ["symbol", "position_qty", "cost_position_transfer", "transfer_price", "liquidator_fee", "abs_liquidator_fee"] as const;
   return {
-    liquidation_id: d.liquidation_id,
-    timestamp: d.timestamp,
+    liquidation_id: wireValue(d.liquidation_id),
+    timestamp: wireValue(d.timestamp),
     type: d.type,
-    positions_by_perp: fills.map((f) => Object.fromEntries(keys.map((k) => [k, f[k]]))),
+    ...(fills !== undefined
+      ? { positions_by_perp: fills.map((f) => Object.fromEntries(keys.map((k) => [k, k === "symbol" ? f[k] : wireValue(f[k])]))) }
+      : {}),
   };
+}
+
+/** Whether an accepted answer says completely what the claim transferred (else the private push or the reconcile will). */
+function hasCompleteFills(d: ReturnType<typeof claimKnownFields>): boolean {
+  const need = ["symbol", "position_qty", "transfer_price", "abs_liquidator_fee"];
+  const fills = d.positions_by_perp;
+  if (d.timestamp === undefined || fills === undefined) return false;
+  return fills.every((p) => need.every((k) => p[k] !== undefined));
 }
 
 /** Must this answer be refused whatever its payload? */
@@ -595,8 +626,9 @@ describe("RestClient against a server answering garbage", () => {
               // only the known ones: an extra `"x": 1e400` beside them does not make the answer invalid.
               const data = claimKnownFields((JSON.parse(r.body) as { data: unknown }).data);
               checkAccepted("claim", data);
-              for (const p of (data as { positions_by_perp: { symbol: string; position_qty: number }[] }).positions_by_perp)
-                if (p.symbol === "PERP_BTC_USDC") fillQty += p.position_qty;
+              // A lean answer adds nothing now: what it transferred comes from the private push (none here).
+              if (hasCompleteFills(data))
+                for (const p of data.positions_by_perp ?? []) if (p.symbol === "PERP_BTC_USDC") fillQty += p.position_qty as number;
             } catch {
               valid = false; // the oracle: anything that breaks the invariants is invalid data
             }

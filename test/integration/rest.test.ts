@@ -126,7 +126,8 @@ describe("envelopes", () => {
       },
       { reply: () => ({ status: 200, json: [1, 2] }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
       {
-        reply: () => ok({ current_epoch: "2", rows: [] }),
+        // A numeric string is read (PROTOCOL §9); a string that spells no number is not.
+        reply: () => ok({ current_epoch: "two", rows: [] }),
         check: (e) => expect((e as BadResponseError).message).toContain("current_epoch"),
       },
       {
@@ -243,8 +244,8 @@ describe("retries", () => {
     expect(sent?.body).toBe(JSON.stringify(body));
     // The request line, host, keep-alive, the signed headers, content-length and the body.
     const signed = ["timestamp", "account-id", "key", "signature"].map((h) => `service-${h}`);
-    const head = Object.entries(sent?.headers ?? {}).filter(([k]) => [...signed, "accept", "content-type"].includes(k));
-    expect(head).toHaveLength(6);
+    const head = Object.entries(sent?.headers ?? {}).filter(([k]) => [...signed, "accept", "content-type", "user-agent"].includes(k));
+    expect(head).toHaveLength(7);
     const length =
       `POST ${CLAIM} HTTP/1.1\r\nhost: ${new URL(venue.baseUrl).host}\r\nconnection: keep-alive\r\n`.length +
       head.reduce((n, [k, v]) => n + `${k}: ${v}\r\n`.length, 0) +
@@ -332,7 +333,7 @@ describe("signing", () => {
       symbols: [{ symbol: "PERP_BTC_USDC", ratio_qty_request: 0.5 }],
     };
     const res = await client({ signer: s }).claimLiquidation(body);
-    expect(res.positions_by_perp[0]?.abs_liquidator_fee).toBe(1.152279);
+    expect(res.positions_by_perp?.[0]?.abs_liquidator_fee).toBe(1.152279);
     expect(verified).toBe(true);
     expect(tampered).toBe(false);
     expect(JSON.parse(bodies[0] ?? "")).toEqual(body);

@@ -187,13 +187,13 @@ describe("outcomes by venue code", () => {
     expect(outcome?.result).toBe("accepted");
     expect(outcome?.venueTs).toBe(result.timestamp);
     expect(outcome?.fills).toEqual([
-      { symbol: ETH, qty: 2, price: result.positions_by_perp[0]?.transfer_price, fee: result.positions_by_perp[0]?.abs_liquidator_fee },
+      { symbol: ETH, qty: 2, price: result.positions_by_perp?.[0]?.transfer_price, fee: result.positions_by_perp?.[0]?.abs_liquidator_fee },
     ]);
     expect(rig.exposure.reservationCount).toBe(0);
     expect(rig.exposure.netQty(ETH)).toBe(2);
     expect(rig.events).toContainEqual({ e: "submitted" });
     expect(rig.events).toContainEqual({ e: "result", result: "success", code: "none" });
-    expect(rig.events).toContainEqual({ e: "fee", symbol: ETH, amount: result.positions_by_perp[0]?.abs_liquidator_fee });
+    expect(rig.events).toContainEqual({ e: "fee", symbol: ETH, amount: result.positions_by_perp?.[0]?.abs_liquidator_fee });
   });
 
   test("-1202 gone: journaled, dropped from the open list, never claimed again", async () => {

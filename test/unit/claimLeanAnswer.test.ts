@@ -1,0 +1,106 @@
+/**
+ * A claim accepted by a lean answer (PROTOCOL §9: every field of the claim answer is optional): a
+ * success, never a failure; what it transferred comes from the private `liquidatorliquidations` push
+ * (before or after the answer), else the reservation is released and the venue's own position
+ * reports carry it. Never claimed again, never counted twice.
+ */
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
+import type { OutcomeRecord } from "../../src/store/journalRecords.js";
+import { type ClaimerRig, claimerRig } from "../support/daemonClaimerRig.js";
+import { liq } from "./engine.fixtures.js";
+
+const ETH = "PERP_ETH_USDC";
+let rig: ClaimerRig;
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+});
+
+afterEach(async () => {
+  await rig?.close();
+  vi.useRealTimers();
+});
+
+const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
+
+async function grantAll(max = 20): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await settle();
+    if (rig.permits.waiting === 0) return;
+    rig.permits.grant();
+  }
+  await settle();
+}
+
+const outcomes = (id: number): OutcomeRecord[] => rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && r.id === id);
+const successes = (): number => rig.events.filter((e) => e.e === "result" && "result" in e && e.result === "success").length;
+
+test.each([
+  ["no fields at all", () => ({})],
+  ["no positions_by_perp", () => ({ liquidation_id: 1, timestamp: Date.now(), type: "liquidated" })],
+  [
+    "no timestamp",
+    () => ({ liquidation_id: 1, positions_by_perp: [{ symbol: ETH, position_qty: 2, transfer_price: 2000, abs_liquidator_fee: 24 }] }),
+  ],
+  ["a fill without its price", () => ({ liquidation_id: 1, timestamp: Date.now(), positions_by_perp: [{ symbol: ETH, position_qty: 2 }] })],
+])("lean answer (%s), then the push: accepted once, held from the push, never claimed again", async (_what, answer) => {
+  rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+  const l = liq(1, [ETH, 2]);
+  rig.add(l);
+  await grantAll();
+  const call = rig.venue.last();
+  call.resolve(answer() as never);
+  await settle();
+  expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
+  expect(outcomes(1)[0]?.fills).toBeUndefined();
+  expect(successes()).toBe(1);
+  expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 }); // still counted until its size is known
+  // The open list, unchanged long after: an accepted claim is never settled as "not applied".
+  await settle(30_000);
+  rig.claimer.settleFromOpenList(Date.now());
+  expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
+  rig.claimer.onAssignment(rig.assignmentFor(call));
+  await settle();
+  expect(outcomes(1).map((o) => o.result)).toEqual(["accepted", "confirmed"]);
+  expect(outcomes(1)[1]?.fills?.map((f) => [f.symbol, f.qty])).toEqual([[ETH, 2]]);
+  expect(rig.exposure.reservationCount).toBe(0);
+  expect(rig.exposure.heldQty(ETH)).toBe(2);
+  expect(successes()).toBe(1); // the push does not count the claim a second time
+  expect(rig.events).not.toContainEqual({ e: "result", result: "confirmed", code: "none" });
+  rig.refreshMarks();
+  rig.claimer.offer(l);
+  await grantAll();
+  expect(rig.venue.ids()).toEqual([1]);
+});
+
+test("a push that beat the lean answer settles it at once", async () => {
+  rig = await claimerRig();
+  rig.add(liq(1, [ETH, 2]));
+  await grantAll();
+  const call = rig.venue.last();
+  rig.claimer.onAssignment(rig.assignmentFor(call));
+  call.resolve({} as never);
+  await settle();
+  expect(outcomes(1).map((o) => o.result)).toEqual(["accepted", "confirmed"]);
+  expect(rig.exposure.heldQty(ETH)).toBe(2);
+  expect(rig.exposure.reservationCount).toBe(0);
+  expect(successes()).toBe(1);
+});
+
+test("no push ever: the reservation is released after the timeout, nothing held from a guess, never claimed again", async () => {
+  rig = await claimerRig({ options: { unknownTimeoutMs: 120_000 } });
+  const l = liq(1, [ETH, 2]);
+  rig.add(l);
+  await grantAll();
+  rig.venue.last().resolve({} as never);
+  await settle(119_999);
+  expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 });
+  await settle(1);
+  expect(rig.exposure.reservationCount).toBe(0);
+  expect(rig.exposure.heldQty(ETH)).toBe(0); // the positions reconcile, not this answer, says what is held
+  expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
+  rig.refreshMarks();
+  rig.claimer.offer(l);
+  await grantAll();
+  expect(rig.venue.ids()).toEqual([1]);
+});
