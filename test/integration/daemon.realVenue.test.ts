@@ -26,11 +26,7 @@ const PRESET = { LIQUIDATOR_VENUE_PRESET: "orderly-testnet" };
 /** The simulator's running campaign (src/sim/population.ts). */
 const CAMPAIGN_ID = 2;
 
-const FLAVORS: [SimFlavor, typeof describe | typeof describe.skip][] = [
-  ["spec", describe],
-  // enabled when the tolerant reader and failure table land
-  ["real", describe.skip],
-];
+const FLAVORS: SimFlavor[] = ["spec", "real"];
 
 /** A liquidation of about `notional` quote of `symbol`, long or short. */
 function open(s: SimulatorHandle, symbol: string, notional: number, sign: 1 | -1): number {
@@ -89,8 +85,8 @@ async function cli(argv: string[], env: Record<string, string>): Promise<{ statu
   return { status, stdout: out.join(""), stderr: err.join("") };
 }
 
-for (const [flavor, describeFlavor] of FLAVORS) {
-  describeFlavor(`the daemon against the simulated venue, ${flavor} flavor`, () => {
+for (const flavor of FLAVORS) {
+  describe(`the daemon against the simulated venue, ${flavor} flavor`, () => {
     test("claims on every symbol, each id once, and every position back to flat", async ({ rig }) => {
       const { s, d } = await start(rig, flavor, { symbols: ALL_DEEP });
       const names = s.core.symbols.names();
