@@ -175,7 +175,10 @@ export function checkPositionPush(out: PositionPush, input: unknown): void {
   check(out.positions !== raw && out.positions.length === raw.length && raw.length <= MAX_ITEMS, "positions: a fresh array of every row");
   out.positions.forEach((p, i) => {
     const w = `positions[${i}]`;
-    checkKeys(p, ["symbol", "positionQty", "averageOpenPrice", "markPrice", "costPosition"], w);
+    checkKeys(p, ["symbol", "positionQty", "averageOpenPrice", "markPrice", "costPosition", "marginMode"], w);
+    // docs/protocol.md §9: absent or null is CROSS; anything else but the two modes refuses the push.
+    const mode = field(raw[i], "marginMode");
+    checkSame(p.marginMode, mode === undefined || mode === null ? "CROSS" : mode, `${w}.marginMode`);
     checkSymbol(p.symbol, `${w}.symbol`);
     checkBounded(p.positionQty, MAX_ABS_QTY, `${w}.positionQty`);
     checkSame(p.symbol, field(raw[i], "symbol"), `${w}.symbol`);

@@ -163,7 +163,18 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(h.data[0]?.[0]).toBe("liquidatorliquidations");
     expect(h.data[1]?.slice(0, 2)).toEqual([
       "position",
-      { positions: [{ symbol: "PERP_NEAR_USDC", positionQty: 12.6, averageOpenPrice: 1.5918, markPrice: 1.6, costPosition: undefined }] },
+      {
+        positions: [
+          {
+            symbol: "PERP_NEAR_USDC",
+            positionQty: 12.6,
+            averageOpenPrice: 1.5918,
+            markPrice: 1.6,
+            costPosition: undefined,
+            marginMode: "CROSS",
+          },
+        ],
+      },
     ]);
   });
 
