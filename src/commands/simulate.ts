@@ -25,9 +25,9 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
   --header-prefix P  auth header prefix (default service)
   --flavor F         how the REST answers are spelled: spec (default, as docs/protocol.md writes
                      them) or real, the way the real venue may: the symbol tier and the envelope
-                     timestamp as strings, reduce_only null, -1000 / HTTP 500 for an unknown order,
-                     lean claim answers, the *_order rewards names, an unknown code for a claim
-                     refused by its limit price (-1203 here)
+                     timestamp as strings, reduce_only null, "data does not exist" (HTTP 500)
+                     for an unknown order, lean claim answers, the *_order rewards names, an unknown code for a claim
+                     refused by its limit price (the venue's code is unpublished)
   --quiet            no scripted market: marks pushed but still, no liquidations unless made
   --key-file FILE    also authorize the key whose secret FILE holds (repeatable); FILE is created
                      (mode 0400, a new key) when absent: one per replica sharing the account

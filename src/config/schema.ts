@@ -33,7 +33,7 @@ export const configSchema = strict({
     liquidations_per_second: doc(z.number().min(0).default(2), "liquidations the embedded simulated venue announces per second"),
     flavor: doc(
       z.enum(["spec", "real"]).default("spec"),
-      "how the embedded simulated venue answers: `spec` (default, as docs/protocol.md writes it) or `real`, as the real venue may (strings for the tier and the envelope time, `reduce_only: null`, -1000 for an unknown order, lean claim answers, `*_order` rewards names, an unknown code for a limit-price refusal)",
+      "how the embedded simulated venue answers: `spec` (default, as docs/protocol.md writes it) or `real`, as the real venue may (strings for the tier and the envelope time, `reduce_only: null`, 'data does not exist' (HTTP 500) for an unknown order, lean claim answers, `*_order` rewards names, an unknown code for a limit-price refusal)",
       "LIQUIDATOR_SIM_FLAVOR",
     ),
   }),

@@ -64,7 +64,7 @@ test.each([
   expect(outcomes(1).map((o) => o.result)).toEqual(["accepted", "confirmed"]);
   expect(outcomes(1)[1]?.fills?.map((f) => [f.symbol, f.qty])).toEqual([[ETH, 2]]);
   expect(rig.exposure.reservationCount).toBe(0);
-  expect(rig.exposure.heldQty(ETH)).toBe(2);
+  expect(rig.exposure.netQty(ETH)).toBe(2);
   expect(successes()).toBe(1); // the push does not count the claim a second time
   expect(rig.events).not.toContainEqual({ e: "result", result: "confirmed", code: "none" });
   rig.refreshMarks();
@@ -82,7 +82,7 @@ test("a push that beat the lean answer settles it at once", async () => {
   call.resolve({} as never);
   await settle();
   expect(outcomes(1).map((o) => o.result)).toEqual(["accepted", "confirmed"]);
-  expect(rig.exposure.heldQty(ETH)).toBe(2);
+  expect(rig.exposure.netQty(ETH)).toBe(2);
   expect(rig.exposure.reservationCount).toBe(0);
   expect(successes()).toBe(1);
 });
@@ -97,7 +97,7 @@ test("no push ever: the reservation is released after the timeout, nothing held 
   expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 });
   await settle(1);
   expect(rig.exposure.reservationCount).toBe(0);
-  expect(rig.exposure.heldQty(ETH)).toBe(0); // the positions reconcile, not this answer, says what is held
+  expect(rig.exposure.netQty(ETH)).toBe(0); // the positions reconcile, not this answer, says what is held
   expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
   rig.refreshMarks();
   rig.claimer.offer(l);

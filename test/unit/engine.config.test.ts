@@ -111,7 +111,7 @@ describe("SymbolTable", () => {
       { symbol: "PERP_PEPE_USDC", liquidation_tier: 2, liquidator_fee: 0.012, quote_tick: 1e-8, min_notional: 5 },
       { symbol: "PERP_BTC_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 10 },
       { symbol: "PERP_BAD1_USDC", liquidation_tier: 3, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 10 },
-      { symbol: "PERP_BAD2_USDC", liquidation_tier: 1, liquidator_fee: "0.006", quote_tick: 0.1, min_notional: 10 },
+      { symbol: "PERP_BAD2_USDC", liquidation_tier: 1, liquidator_fee: "0.006%", quote_tick: 0.1, min_notional: 10 },
       { symbol: "PERP_BAD3_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: -0.1, min_notional: 10 },
       { symbol: "PERP_BAD4_USDC", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: Number.NaN },
       { symbol: "__proto__", liquidation_tier: 1, liquidator_fee: 0.006, quote_tick: 0.1, min_notional: 1 },
