@@ -18,7 +18,7 @@ import { removeUnmounted } from "./mounts.js";
 const run = promisify(execFile);
 
 /** Changes when what goes into the base does, so a cached base from an older recipe is not reused. */
-const RECIPE = "r1";
+const RECIPE = "r2";
 
 /** Where the CA bundle sits in the base; NODE_EXTRA_CA_CERTS names it. */
 export const BASE_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
@@ -85,13 +85,8 @@ export async function nodeBaseImage(cacheDir: string, signal?: AbortSignal): Pro
     });
     await mkdir(join(root, dirname(BASE_CA_BUNDLE)), { recursive: true });
     await cp(hostCaBundle(), join(root, BASE_CA_BUNDLE));
-    for (const junk of [
-      "var/cache/apt/pkgcache.bin",
-      "var/cache/apt/srcpkgcache.bin",
-      "var/lib/apt/lists",
-      "usr/share/doc",
-      "usr/share/man",
-    ]) {
+    // debootstrap leaves the .debs it installed; nothing in the build needs apt or translations.
+    for (const junk of ["var/cache/apt", "var/lib/apt/lists", "usr/share/doc", "usr/share/man", "usr/share/locale"]) {
       await rm(join(root, junk), { recursive: true, force: true });
     }
     await run("chroot", [root, "node", "--version"], { signal });
