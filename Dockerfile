@@ -28,6 +28,8 @@
 # The HEALTHCHECK calls /healthz on LIQUIDATOR_METRICS_PORT (default 9464) on loopback: if the port
 # is changed in a config file instead of the environment, set LIQUIDATOR_METRICS_PORT as well.
 
+# Any Debian-based image with node, npm and a `node` user can stand in (the image test builds FROM a
+# local one: --build-arg NODE_IMAGE=...).
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 # ── build: full dependencies, compile TypeScript to dist/ ─────────────────────────────────────────
