@@ -37,7 +37,9 @@ describeWithPostgres("PostgreSQL store: lease", () => {
 
   /** A replica with its own pool, as separate processes would have. */
   const replica = (accountId: string, name: string, o: Partial<LeaseKeeperOptions> = {}): Replica => {
-    const db = new PgDatabase({ url: cluster!.url, maxConnections: 2 });
+    // The lease's rules are under test, not the query timeout: a loaded CI machine can take longer
+    // than the daemon's 2 s to answer one statement (pg.outage.test.ts tests timeouts).
+    const db = new PgDatabase({ url: cluster!.url, maxConnections: 2, queryTimeoutMs: 15_000 });
     dbs.push(db);
     const events: Replica["events"] = [];
     const keeper = new LeaseKeeper({
