@@ -13,6 +13,7 @@ import { RECLAIMABLE_STATES } from "../../src/store/postgres/intentStates.js";
 import { PgStore, type PgStoreOptions } from "../../src/store/postgres/pgStore.js";
 import { FencedError } from "../../src/store/storeErrors.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+import { waitFor } from "../support/wait.js";
 
 const intent = (id: number): IntentRecord => ({
   t: "intent",
@@ -130,10 +131,12 @@ describeWithPostgres("PostgreSQL store: fencing", () => {
       const a = await open(account, "a", { leaseMs: 5_000, maxConnections: 6 });
       expect(await a.lease.tryAcquire()).toBe(1);
       let next = 1;
+      let committed = 0;
       const worker = async (): Promise<void> => {
         for (;;) {
           try {
             await a.journal.claimIntent(intent(next++), 1);
+            committed++;
           } catch (err) {
             if (!(err instanceof FencedError)) throw err;
             refusals++;
@@ -142,7 +145,8 @@ describeWithPostgres("PostgreSQL store: fencing", () => {
         }
       };
       const workers = Array.from({ length: 6 }, worker);
-      await sleep(20 + round * 5, AbortSignal.timeout(1_000));
+      // Some intents of the old term committed first (however slow the machine), so the check below is not vacuous.
+      await waitFor(() => committed >= 10 + round, "old-term intents committed", 10_000, 2);
       // The takeover's own UPDATE, on a lease that has not expired: every worker is mid-stream, so
       // intents are in flight at the instant it commits (expiry would have stopped them before).
       await admin!.query(
