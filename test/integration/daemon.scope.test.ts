@@ -82,6 +82,9 @@ describe("unwind.scope against the simulated venue", () => {
       () => d.logs.find("a position no claim explains: left alone (unwind.scope: claimed; use a dedicated account)").length === 2,
       "both reported",
     );
+    await sleep(1_000); // time for a wrong order to go out
+    expect(openQty(sim, ETH, true)).toBe(ownEth);
+    expect(openQty(sim, SOL, true)).toBe(ownSol);
     expect(await metric(d.metricsUrl, "liquidator_positions_unexplained", { symbol: ETH })).toBeCloseTo(ownEth, 9);
     expect(await metric(d.metricsUrl, "liquidator_positions_unexplained", { symbol: SOL })).toBeCloseTo(ownSol, 9);
     const r = (await waitFor(async () => {
