@@ -21,6 +21,7 @@ import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
 import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js";
+import type { TradingStateName } from "../daemon/tradingState.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
@@ -37,6 +38,8 @@ import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
+import { tradingControl } from "./tradingControl.js";
+import { unwindScope } from "./unwindScope.js";
 import type { VenueConnection } from "./venueConnection.js";
 
 /** Stream and loop timing overrides (tests). */
@@ -60,6 +63,10 @@ export interface AssembledDaemon {
   run(signal: AbortSignal): Promise<void>;
   /** SIGHUP: apply a valid new policy without touching connections; log and ignore an invalid one. */
   reload(): Promise<void>;
+  /** SIGUSR2: claim nothing new, unwind what claims assigned until flat, then `run` returns. */
+  drain(): void;
+  /** `/readyz` details: the trading state and the positions no claim explains. */
+  details(): { trading_state: TradingStateName; trading_state_reason?: string; unexplained_positions: object[] };
 }
 
 export function assembleDaemon(o: {
@@ -114,6 +121,14 @@ export function assembleDaemon(o: {
   const sender = new ClaimSender(o.capture === undefined ? rest : capturingTransport(rest, o.capture), config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   const ledger = new PnlLedger({ keepClosedClaims: false });
+  const scope = unwindScope({
+    scope: config.unwind.scope,
+    positions,
+    store,
+    metrics,
+    kick: (symbol, mode) => unwinder.kick(symbol, mode),
+    logger: logger.child({ component: "unwinder" }),
+  });
   // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
   const ingestLog = logger.child({ component: "ingest" });
   const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));
@@ -126,7 +141,13 @@ export function assembleDaemon(o: {
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     store,
-    observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
+    observer: {
+      ...claimObserver(metrics),
+      settled: (id, fills) => {
+        ledgerClaim(ledger, id, fills, Date.now());
+        scope.claimed.claim(id, fills);
+      },
+    },
     logger: logger.child({ component: "claimer" }),
   });
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
@@ -139,9 +160,20 @@ export function assembleDaemon(o: {
     symbols: () => policy.context.symbols,
     settings: new UnwindSettings(config.unwind),
     dryRun: () => sender.dryRun,
-    store,
+    store: {
+      intent: (record) => {
+        if (record.t === "order_intent") scope.claimed.orderIntent(record.clientOrderId, record.marginMode);
+        return store.intent(record);
+      },
+      append: (record) => store.append(record),
+      mayLead: () => store.mayLead(),
+    },
+    target: scope.target,
     fills: new OrderFills({
-      journal: (record) => store.append(record),
+      journal: (record) => {
+        store.append(record);
+        if (record.t === "order_fill") scope.claimed.fill(record);
+      },
       ledger,
       positions,
       observer: { slippage: (bps) => metrics.unwind.slippageBps.observe(bps) },
@@ -160,7 +192,7 @@ export function assembleDaemon(o: {
   });
   if (store.kind === "file") {
     // One process owns the journal: what it says holds from the start.
-    const adopted = adoptJournal(replay, { claimer, unwinder, ledger });
+    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed });
     if (adopted.ids > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
     metrics.leader.set(1);
   }
@@ -172,6 +204,7 @@ export function assembleDaemon(o: {
           claimer,
           unwinder,
           ledger,
+          claimed: scope.claimed,
           onRole: (leader) => metrics.leader.set(leader ? 1 : 0),
           logger: logger.child({ component: "leadership" }),
         })
@@ -207,6 +240,7 @@ export function assembleDaemon(o: {
     logger: ingestLog,
     slices,
     orders: unwinder,
+    positionsRead: scope.positionsRead,
     ...(o.capture !== undefined ? { capture: o.capture } : {}),
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
@@ -253,6 +287,14 @@ export function assembleDaemon(o: {
       ...(timing?.backoff !== undefined ? { backoff: timing.backoff } : {}),
     },
   });
+  const { trading, drain, drained } = tradingControl({
+    claimer,
+    unwinder,
+    positions,
+    target: scope.target,
+    metrics,
+    logger,
+  });
   const poller = new RewardsPoller({
     source: rest,
     metrics,
@@ -265,10 +307,12 @@ export function assembleDaemon(o: {
     daemon,
     leadership,
     publicKey: signer.publicKey,
-    run: async (signal) => {
+    run: async (outer) => {
+      const signal = AbortSignal.any([outer, drained]);
       try {
         const polling = poller.start(signal);
         await daemon.run(signal);
+        drain.stop();
         await unwinder.stop();
         await polling;
       } finally {
@@ -293,5 +337,11 @@ export function assembleDaemon(o: {
         logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");
     },
+    drain: () => drain.start(),
+    details: () => ({
+      trading_state: trading.state,
+      ...(trading.reason !== undefined ? { trading_state_reason: trading.reason } : {}),
+      unexplained_positions: positions.known ? scope.claimed.unexplainedPositions() : [],
+    }),
   };
 }

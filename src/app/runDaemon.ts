@@ -14,6 +14,7 @@ import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
 import { PACKAGE_VERSION } from "../venue/userAgent.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
+import { DrainSignal } from "./drainSignal.js";
 import { HupReloader } from "./hupReloader.js";
 import { openDaemonCapture } from "./openCapture.js";
 import { type OpenedStore, openStateStore } from "./openStateStore.js";
@@ -60,6 +61,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   });
   logger.info({ url: server.url, port: server.port }, "metrics server listening");
   const reloader = new HupReloader(logger);
+  const drainSignal = new DrainSignal(logger);
   try {
     const venue = await connectVenue(loaded, logger);
     let opened: OpenedStore | undefined;
@@ -102,8 +104,11 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       opened.bind(parts.leadership);
       // A healthy standby is ready: standing by is its job, not a fault.
       notReady = () => parts.daemon.notReady().filter((r) => !(r === "claiming_paused:standby" && store.role() === "standby"));
-      details = () => ({ role: store.role(), degraded: parts.daemon.degradedStreams() });
+      // Informational, never a reason to be unready: an operator's position held on purpose would
+      // otherwise keep the pod unready for good (see docs/runbook.md "Positions no claim explains").
+      details = () => ({ role: store.role(), degraded: parts.daemon.degradedStreams(), ...parts.details() });
       reloader.enable(() => parts.reload());
+      drainSignal.enable(() => parts.drain());
       opened.start();
       options.onStarted?.({ metricsUrl: server.url, simulated: venue.simulated, baseUrl: venue.baseUrl });
       logger.info(
@@ -120,6 +125,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     }
   } finally {
     reloader.detach();
+    drainSignal.detach();
     await server.close();
   }
 }

@@ -11,7 +11,8 @@ const HELP = `usage: liquidator run [--config FILE] [--dry-run]
   venue on loopback, so you see claims, logs and metrics within seconds.
   --config, -c FILE  YAML config (also LIQUIDATOR_CONFIG); see config/default.yaml
   --dry-run          decide and journal every claim, never send one (also LIQUIDATOR_DRY_RUN=1)
-  signals: SIGTERM/SIGINT drain in-flight claims and exit 0; SIGHUP re-reads the policy
+  signals: SIGTERM/SIGINT drain in-flight claims and exit 0 (positions stay open); SIGHUP re-reads
+  the policy; SIGUSR2 stops safely: no new claims, unwind what claims assigned until flat, exit 0
 `;
 
 export const run: Command = async (args, io) => {

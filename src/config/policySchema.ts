@@ -66,6 +66,11 @@ export const unwindSchema = section({
     "`immediate` (default): close every position a claim assigns with reduce-only orders; `off`: keep them",
     "LIQUIDATOR_UNWIND_MODE",
   ),
+  scope: doc(
+    z.enum(["claimed", "all"]).default("claimed"),
+    "`claimed` (default): close only what claims assigned and is not unwound yet, per symbol and margin mode; positions no claim explains (the operator's own) are reported (`liquidator_positions_unexplained`) and left alone. `all`: close every position on the account (keeps it flat)",
+    "LIQUIDATOR_UNWIND_SCOPE",
+  ),
   max_slippage_bps: doc(bps.default(50), UNWIND.max_slippage_bps),
   max_order_notional: doc(positiveNotional.default(25_000), UNWIND.max_order_notional),
   hold: doc(list(symbol), "symbols never unwound (kept as inventory; they still count against policy.max_total_exposure)"),

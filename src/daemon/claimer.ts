@@ -143,6 +143,13 @@ export class Claimer {
     return this.#inflight.size;
   }
 
+  /** Claims sent whose outcome is not settled: in flight, or unknown (they may still assign positions). */
+  unsettledCount(): number {
+    let n = 0;
+    for (const st of this.#ids.values()) if (st.phase === "inflight" || st.phase === "unknown") n++;
+    return n;
+  }
+
   pausedReasons(): PauseReason[] {
     return [...this.#paused.keys()];
   }

@@ -49,6 +49,8 @@ export interface IngestOptions {
   corrected?: (c: PositionCorrection) => void;
   /** Where the account's order reports go (the unwinder). */
   orders?: { onExecutionReport(report: ExecutionReport): void; kickAll(): void };
+  /** After each `GET /v1/positions` snapshot is applied; `first`: the account's positions just became known. */
+  positionsRead?: (first: boolean) => void;
   /** Local wall clock, ms. */
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
@@ -185,7 +187,9 @@ export class Ingest {
    */
   restPositions(snapshot: Stamped<Positions>): void {
     const held = heldFromRows(snapshot.data.rows);
+    const first = !this.#options.positions.known;
     for (const c of this.#options.positions.applySnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
+    this.#options.positionsRead?.(first);
     if (this.#options.claimer.pausedReasons().includes("positions")) {
       this.#options.logger.info(
         { held: held.filter((p) => p.positionQty !== 0).length },

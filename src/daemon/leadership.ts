@@ -8,6 +8,7 @@
  */
 import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
+import type { ClaimedPositions } from "./claimedPositions.js";
 import type { Claimer } from "./claimer.js";
 import { ledgerFromJournal } from "./pnlFromJournal.js";
 import { restoreFromJournal } from "./restore.js";
@@ -18,6 +19,8 @@ export interface LeadershipOptions {
   claimer: Pick<Claimer, "setPaused" | "markDone" | "markUnknown">;
   unwinder: Pick<Unwinder, "takeOver">;
   ledger: PnlLedger;
+  /** What claims assigned and is not unwound yet (unwind.scope: claimed). */
+  claimed?: Pick<ClaimedPositions, "fromReplay" | "reconcile">;
   onRole: (leader: boolean) => void;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** How long to wait before replaying again when the replay failed. */
@@ -40,11 +43,14 @@ export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntent
 /** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
 export function adoptJournal(
   replay: JournalReplay,
-  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger">,
+  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed">,
 ): { ids: number; unsettled: number } {
   const restored = restoreFromJournal(replay, o.claimer);
   o.ledger.clear();
   ledgerFromJournal(replay, o.ledger);
+  // Before the unwinder looks at any position: what it may close of each comes from here.
+  o.claimed?.fromReplay(replay);
+  o.claimed?.reconcile();
   const { unsettled, firstSeq } = unsettledOrders(replay);
   o.unwinder.takeOver(unsettled, firstSeq);
   return { ids: restored.ids, unsettled: unsettled.length };

@@ -3,6 +3,8 @@ import type { UnwindLimits } from "../engine/unwindPlan.js";
 
 export interface UnwindSettingsInput {
   mode: "immediate" | "off";
+  /** Absent (older callers, the lab): `claimed`. */
+  scope?: "claimed" | "all";
   max_slippage_bps: number;
   max_order_notional: number;
   hold: readonly string[];
@@ -11,12 +13,15 @@ export interface UnwindSettingsInput {
 
 export class UnwindSettings {
   readonly mode: "immediate" | "off";
+  /** `claimed`: only what claims assigned is closed (claimedPositions.ts); `all`: every position. */
+  readonly scope: "claimed" | "all";
   readonly #hold: ReadonlySet<string>;
   readonly #defaults: UnwindLimits;
   readonly #perSymbol = new Map<string, UnwindLimits>();
 
   constructor(input: UnwindSettingsInput) {
     this.mode = input.mode;
+    this.scope = input.scope ?? "claimed";
     this.#hold = new Set(input.hold);
     this.#defaults = { maxSlippageBps: input.max_slippage_bps, maxOrderNotional: input.max_order_notional };
     for (const [symbol, o] of Object.entries(input.per_symbol)) {

@@ -6,6 +6,10 @@
  * for an order). Nothing is sent in dry run, with `unwind.mode: off`, for held symbols, or before
  * the venue has reported the account's positions.
  *
+ * What is closed of a position is `target` of it: with `unwind.scope: claimed` (claimedPositions.ts)
+ * the quantity claims assigned and not unwound yet, so an operator's own position on the account is
+ * left alone; with `all`, the whole position.
+ *
  * Every order intent is journaled before it is sent, with a client order id deterministic per
  * journal and slice. An order whose answer was lost is looked up by that id, never re-sent blindly;
  * after a restart, orders the journal left unsettled are looked up before anything else is sent for
@@ -57,6 +61,11 @@ export interface UnwinderOptions {
     warn(o: object, m: string): void;
     error(o: object, m: string): void;
   };
+  /**
+   * The part of a position's held quantity to close (signed like it, no larger); default: all of it
+   * (`unwind.scope: all`).
+   */
+  target?: (symbol: string, mode: MarginMode, held: number) => number;
   /** Ask the REST feed for a positions read now (after a refusal that says ours are wrong). */
   requestPositions: () => void;
   /** Read `GET /v1/positions` now and apply it; resolves once applied (an unsettled order is decided on it). */
@@ -112,6 +121,7 @@ export class Unwinder {
       settleAfterMs: 1_500,
       lookupRetryMs: 1_000,
       maxSettleRounds: 8,
+      target: (_symbol, _mode, held) => held,
       ...options,
     };
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
@@ -151,13 +161,36 @@ export class Unwinder {
     for (const { symbol, mode } of this.#o.positions.positions()) this.#kick(this.#state(symbol, mode));
   }
 
+  /** Re-evaluate one position (what may be closed of it changed). */
+  kick(symbol: string, mode: MarginMode): void {
+    this.#kick(this.#state(symbol, mode));
+  }
+
+  /**
+   * Positions this daemon would still close (not flat, not dust, not halted), or has an order out
+   * for; empty when it has nothing left to do. In dry run, with `unwind.mode: off` and for held
+   * symbols nothing is closed, so nothing is left to do.
+   */
+  remaining(): { symbol: string; marginMode: MarginMode; qty: number }[] {
+    const o = this.#o;
+    const out: { symbol: string; marginMode: MarginMode; qty: number }[] = [];
+    for (const { symbol, mode } of o.positions.positions()) {
+      const st = this.#state(symbol, mode);
+      const qty = this.#toClose(symbol, mode);
+      if (st.busy || (qty !== 0 && !st.halted && st.lastNote !== "dust" && o.settings.unwinds(symbol) && !o.dryRun()))
+        out.push({ symbol, marginMode: mode, qty });
+    }
+    return out;
+  }
+
   /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded); the older mode per symbol. */
   openPositions(): { symbol: string; seconds: number }[] {
     const now = this.#o.now();
     const bySymbol = new Map<string, number>();
     for (const st of this.#states.values()) {
       if (!this.#o.settings.unwinds(st.symbol)) continue;
-      const open = st.openSince !== undefined && st.lastNote !== "dust";
+      // A position no claim explains is the operator's: not one being unwound.
+      const open = st.openSince !== undefined && st.lastNote !== "dust" && this.#toClose(st.symbol, st.mode) !== 0;
       const seconds = open ? (now - (st.openSince as number)) / 1000 : 0;
       bySymbol.set(st.symbol, Math.max(seconds, bySymbol.get(st.symbol) ?? 0));
     }
@@ -185,6 +218,10 @@ export class Unwinder {
     this.#stop.abort();
     for (const st of this.#states.values()) clearTimeout(st.timer);
     await Promise.allSettled([...this.#inflight]);
+  }
+
+  #toClose(symbol: string, mode: MarginMode): number {
+    return this.#o.target(symbol, mode, this.#o.positions.held(symbol, mode));
   }
 
   #state(symbol: string, mode: MarginMode): SymbolState {
@@ -262,8 +299,7 @@ export class Unwinder {
     const info = o.symbols().get(symbol);
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
     if (info === undefined) return o.symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
-    const held = o.positions.held(symbol, mode);
-    const plan = planUnwind(held, o.marks.price(symbol), info, o.settings.limitsFor(symbol));
+    const plan = planUnwind(this.#toClose(symbol, mode), o.marks.price(symbol), info, o.settings.limitsFor(symbol));
     if (plan.kind === "flat") return this.#note(st, undefined);
     if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
     if (plan.kind === "blocked") return this.#note(st, plan.reason);

@@ -43,8 +43,11 @@ export type StreamName = (typeof STREAMS)[number];
 export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown", "confirmed", "dry_run"] as const;
 export type ClaimResultLabel = (typeof CLAIM_RESULTS)[number];
 
-/** Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew. */
-export const PAUSE_REASONS = ["margin", "journal", "clock", "positions", "standby"] as const;
+/**
+ * Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew,
+ * positions not read yet, standby, and the trading states that claim nothing (`reducing`, `halted`).
+ */
+export const PAUSE_REASONS = ["margin", "journal", "clock", "positions", "standby", "reducing", "halted"] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
 export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
@@ -161,6 +164,8 @@ export interface Metrics {
   /** 1 on the replica that may send (the leader, or a single daemon), else 0. */
   readonly leader: Gauge;
   readonly claimingPaused: Gauge<"reason">;
+  /** 1 on the current trading state (active|reducing|halted), else 0. */
+  readonly tradingState: Gauge<"state">;
   readonly journalErrors: Counter;
   /** `state.capture`: events dropped because the capture queue was full (claims never wait for it). */
   readonly captureDropped: Counter;
@@ -295,7 +300,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
     leader: gauge("leader", "1 on the replica that may send claims and orders (the leader, or a single daemon), else 0"),
-    claimingPaused: gauge("claiming_paused", "1 while claiming is paused for the reason (margin|journal|clock|positions)", ["reason"]),
+    claimingPaused: gauge(
+      "claiming_paused",
+      "1 while claiming is paused for the reason (margin|journal|clock|positions|standby|reducing|halted)",
+      ["reason"],
+    ),
+    tradingState: gauge(
+      "trading_state",
+      "1 on the current trading state: active (claiming), reducing or halted (no new claims; unwinding goes on)",
+      ["state"],
+    ),
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
     captureDropped: counter("capture_dropped_total", "Capture events dropped because the capture queue was full (state.capture)"),
     watchdogAge,

@@ -33,6 +33,8 @@ export interface UnwindMetrics {
   /** Seconds each position being unwound has been open (not flat). */
   setOpenSource(source: () => Iterable<{ symbol: string; seconds: number }>): void;
   setPnlSource(source: () => PnlSample): void;
+  /** Signed quantity held per symbol that no claim explains (the operator's own; not unwound with `unwind.scope: claimed`). */
+  setUnexplainedSource(source: () => Iterable<{ symbol: string; qty: number }>): void;
 }
 
 export function createUnwindMetrics(registry: Registry, prefix: string): UnwindMetrics {
@@ -43,6 +45,22 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
   const openSeen = new Set<string>();
   let pnl: (() => PnlSample) | undefined;
   let open: (() => Iterable<{ symbol: string; seconds: number }>) | undefined;
+  let unexplained: (() => Iterable<{ symbol: string; qty: number }>) | undefined;
+  const unexplainedSeen = new Set<string>();
+  new Gauge({
+    name: `${prefix}positions_unexplained`,
+    help: "Signed base quantity held per symbol that no claim explains (the operator's own): left alone with unwind.scope claimed",
+    labelNames: ["symbol"],
+    ...reg,
+    collect() {
+      if (unexplained === undefined) return;
+      setEverySeen(
+        this,
+        unexplainedSeen,
+        [...unexplained()].map((p) => [p.symbol, p.qty] as const),
+      );
+    },
+  });
   new Gauge({
     name: `${prefix}position_open_seconds`,
     help: "How long each position the daemon is unwinding has been open (not flat); dust and held symbols excluded",
@@ -133,6 +151,9 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
     },
     setPnlSource: (s) => {
       pnl = s;
+    },
+    setUnexplainedSource: (s) => {
+      unexplained = s;
     },
   };
 }

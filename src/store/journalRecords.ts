@@ -113,6 +113,33 @@ const orderFillSchema = z.object({
   venueTs: finite.optional(),
 });
 
+/**
+ * Which margin mode a claim's quantity of one symbol landed in (the claim's answer does not say; the
+ * venue's next report of the symbol does). What the unwinder may close in `unwind.scope: claimed`.
+ */
+const claimModeSchema = z.object({
+  t: z.literal("claim_mode"),
+  id: z.number().int().nonnegative(),
+  symbol: z.string(),
+  marginMode: z.enum(["CROSS", "ISOLATED"]),
+  at: finite,
+});
+/**
+ * The claimed quantity of one position (symbol and margin mode) is settled as of these cumulative
+ * totals: the position went flat or past zero, so what was claimed and unwound before is done.
+ * What remains to unwind is what was claimed and unwound since (`claimed` + `unwound` − these).
+ */
+const claimedBaseSchema = z.object({
+  t: z.literal("claimed_base"),
+  symbol: z.string(),
+  marginMode: z.enum(["CROSS", "ISOLATED"]),
+  /** Cumulative signed quantity claims assigned to the position. */
+  claimed: finite,
+  /** Cumulative signed quantity the position's unwind orders traded. */
+  unwound: finite,
+  at: finite,
+});
+
 export const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
@@ -121,6 +148,8 @@ export const recordSchema = z.discriminatedUnion("t", [
   orderIntentSchema,
   orderOutcomeSchema,
   orderFillSchema,
+  claimModeSchema,
+  claimedBaseSchema,
 ]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
@@ -130,6 +159,8 @@ export type VenueRecord = z.infer<typeof venueSchema>;
 export type OrderIntentRecord = z.infer<typeof orderIntentSchema>;
 export type OrderOutcomeRecord = z.infer<typeof orderOutcomeSchema>;
 export type OrderFillRecord = z.infer<typeof orderFillSchema>;
+export type ClaimModeRecord = z.infer<typeof claimModeSchema>;
+export type ClaimedBaseRecord = z.infer<typeof claimedBaseSchema>;
 export type OrderResult = OrderOutcomeRecord["result"];
 export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = z.infer<typeof recordSchema>;
@@ -143,6 +174,13 @@ export interface OrderReplay {
   fills: OrderFillRecord[];
 }
 
+export interface ClaimedReplay {
+  /** Keyed `${id} ${symbol}`. */
+  modes: Map<string, ClaimModeRecord>;
+  /** Keyed `${symbol} ${marginMode}`: the last one written. */
+  bases: Map<string, ClaimedBaseRecord>;
+}
+
 export interface JournalReplay {
   /** Last intent per liquidation id. */
   intents: Map<number, IntentRecord>;
@@ -153,6 +191,8 @@ export interface JournalReplay {
   /** The first venue record: whose journal this is (undefined for a journal older than the record). */
   venue: VenueRecord | undefined;
   orders: OrderReplay;
+  /** Claimed positions (`unwind.scope: claimed`): the margin mode per claim id and symbol, the last base per position. */
+  claimed: ClaimedReplay;
   /** Valid records read. */
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
@@ -168,6 +208,7 @@ export function emptyReplay(): JournalReplay {
     positions: undefined,
     venue: undefined,
     orders: { intents: new Map(), outcomes: new Map(), fills: [] },
+    claimed: { modes: new Map(), bases: new Map() },
     records: 0,
     corruptLines: 0,
     tornTail: false,
@@ -202,6 +243,12 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
       return push(replay.orders.outcomes, rec.clientOrderId, rec);
     case "order_fill":
       replay.orders.fills.push(rec);
+      return;
+    case "claim_mode":
+      replay.claimed.modes.set(`${rec.id} ${rec.symbol}`, rec);
+      return;
+    case "claimed_base":
+      replay.claimed.bases.set(`${rec.symbol} ${rec.marginMode}`, rec);
       return;
   }
 }

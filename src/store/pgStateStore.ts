@@ -155,6 +155,8 @@ export class PgStateStore implements StateStore {
       case "order_outcome":
         return journal.orderOutcome(record);
       case "order_fill":
+      case "claim_mode":
+      case "claimed_base":
         return journal.event(record);
       default:
         return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's

@@ -174,6 +174,19 @@ describeWithPostgres("PostgreSQL store: journal", () => {
         await j.orderIntent(o, 1);
         await j.orderOutcome(done);
         orders.push(o, done);
+        // The claimed accounting's own records (unwind.scope: claimed).
+        const mode: JournalRecord = { t: "claim_mode", id, symbol: "PERP_ETH_USDC", marginMode: "ISOLATED", at: rec.at + 4 };
+        const base: JournalRecord = {
+          t: "claimed_base",
+          symbol: "PERP_ETH_USDC",
+          marginMode: "CROSS",
+          claimed: -id / 8,
+          unwound: 0.125,
+          at: rec.at + 5,
+        };
+        await j.event(mode);
+        await j.event(base);
+        written.push(mode, base);
       }
     }
     const expected = parseJournal(written.map((r) => `${JSON.stringify(r)}\n`).join(""));
@@ -181,6 +194,8 @@ describeWithPostgres("PostgreSQL store: journal", () => {
     expect(replay.intents).toEqual(expected.intents);
     expect(replay.outcomes).toEqual(expected.outcomes);
     expect(replay.positions).toEqual(expected.positions);
+    expect(replay.claimed).toEqual(expected.claimed);
+    expect(replay.claimed.bases.get("PERP_ETH_USDC CROSS")?.claimed).toBe(-5);
     expect(replay.records).toBe(written.length + orders.length);
     expect([...replay.orders.intents.keys()]).toEqual(["u-10-1", "u-20-1", "u-30-1", "u-40-1"]);
     expect(replay.orders.outcomes.get("u-40-1")).toEqual([orders.at(-1)]);

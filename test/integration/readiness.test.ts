@@ -10,7 +10,8 @@ import { type Readyz, readyz, scrape, waitFor } from "../support/daemonHarness.j
 import { FAST_TIMING, type InProcessDaemonOptions } from "../support/inProcessDaemon.js";
 import { test as it, type Rig } from "../support/rig.js";
 
-const READY = { ready: true, role: "single", degraded: [] };
+/** A flat account claiming as usual: trading state active, no position unexplained. */
+const READY = { ready: true, role: "single", degraded: [], trading_state: "active", unexplained_positions: [] };
 
 /** The simulated venue and the daemon under the built-in policy, with fast stream timings unless told otherwise. */
 async function start(rig: Rig, o: { sim?: StartSimulatorOptions } & Pick<InProcessDaemonOptions, "policy" | "timing"> = {}) {
@@ -142,7 +143,14 @@ describe("/readyz follows the marks", () => {
         (r) => (r.body.reasons ?? []).includes("marks_stale") && (r.body.degraded ?? []).includes("public"),
       );
       // The marks, and the public stream read from REST; both streams are still authenticated and subscribed.
-      expect(stale.body).toEqual({ ready: false, reasons: ["marks_stale", "degraded:public"], role: "single", degraded: ["public"] });
+      expect(stale.body).toEqual({
+        ready: false,
+        reasons: ["marks_stale", "degraded:public"],
+        role: "single",
+        degraded: ["public"],
+        trading_state: "active",
+        unexplained_positions: [],
+      });
       const metrics = await scrape(url);
       expect(sampleValue(metrics, "liquidator_mark_price_age_seconds", { symbol: "PERP_BTC_USDC" })).toBeGreaterThan(maxMarkAgeMs / 1000);
       expect(sampleValue(metrics, "liquidator_ws_connected", { stream: "public" })).toBe(1);

@@ -464,6 +464,7 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_LOG_PRETTY", value: "TRUE", pick: (c) => c.log.pretty, expected: true },
     { variable: "LIQUIDATOR_VENUE_PRESET", value: "orderly-testnet", pick: (c) => c.venue.preset, expected: "orderly-testnet" },
     { variable: "LIQUIDATOR_UNWIND_MODE", value: "off", pick: (c) => c.unwind.mode, expected: "off" },
+    { variable: "LIQUIDATOR_UNWIND_SCOPE", value: "all", pick: (c) => c.unwind.scope, expected: "all" },
     { variable: "LIQUIDATOR_STATE_BACKEND", value: "file", pick: (c) => c.state.backend, expected: "file" },
     { variable: "LIQUIDATOR_SIM_FLAVOR", value: "real", pick: (c) => c.simulator.flavor, expected: "real" },
     {

@@ -25,6 +25,8 @@
  * leads when it arrives, and losing it would corrupt the exposure of the next leader.
  */
 import type {
+  ClaimedBaseRecord,
+  ClaimModeRecord,
   IntentRecord,
   OrderFillRecord,
   OrderIntentRecord,
@@ -135,11 +137,11 @@ export class PgJournal {
     return this.#outcome(ORDERS, record.clientOrderId, record, orderStateOf(record.result, options.reclaimable === true), options);
   }
 
-  /** Journals a record that moves no state (an unwind fill): replay and P&L read it. */
-  async event(record: OrderFillRecord): Promise<void> {
+  /** Journals a record that moves no state (an unwind fill, a claimed position's mode or base): replay and P&L read it. */
+  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord): Promise<void> {
     await this.#db.query(
       "INSERT INTO journal_events (account_id, kind, client_order_id, record) VALUES ($1, $2, $3, $4::jsonb)",
-      [this.accountId, record.t, record.clientOrderId, JSON.stringify(record)],
+      [this.accountId, record.t, record.t === "order_fill" ? record.clientOrderId : null, JSON.stringify(record)],
       { accountId: this.accountId },
     );
   }

@@ -1,0 +1,68 @@
+/**
+ * "Stop safely" (SIGUSR2, docs/runbook.md "Stopping safely"): claim nothing new at once (state
+ * `reducing`), keep unwinding what claims assigned, and once nothing is left — no claim in flight or
+ * of unknown outcome, every claimed position flat (or dust), no unwind order out — call `drained`
+ * (the process then exits 0). Positions the daemon cannot close (dry run, `unwind.mode: off`, held
+ * symbols, a symbol halted by a margin refusal) do not hold the exit up: they are logged as left.
+ */
+import type { TradingState } from "./tradingState.js";
+
+export interface DrainOptions {
+  trading: Pick<TradingState, "set">;
+  /** Claims sent whose outcome is not settled yet (in flight, or unknown). */
+  unsettledClaims(): number;
+  /** What the unwinder would still close (unwinder.ts `remaining`). */
+  remaining(): readonly { symbol: string; marginMode: string; qty: number }[];
+  /** Whether the venue has reported the account's positions (before that, nothing is known flat). */
+  positionsKnown(): boolean;
+  /** Claimed positions left open that the daemon will not close (logged at exit). */
+  leftOpen(): readonly { symbol: string; marginMode: string; qty: number }[];
+  drained(): void;
+  logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
+  /** How often the end condition is checked. */
+  checkMs?: number;
+}
+
+export class Drain {
+  readonly #o: DrainOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #lastReport = "";
+
+  constructor(options: DrainOptions) {
+    this.#o = options;
+  }
+
+  get draining(): boolean {
+    return this.#timer !== undefined;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#o.trading.set("reducing", "drain");
+    this.#o.logger.warn({}, "drain: no new claims; unwinding what claims assigned until flat, then exiting");
+    this.#timer = setInterval(() => this.#check(), this.#o.checkMs ?? 250);
+    this.#check();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #check(): void {
+    const o = this.#o;
+    const claims = o.unsettledClaims();
+    const remaining = o.positionsKnown() ? o.remaining() : undefined;
+    const report = JSON.stringify({ claims, remaining });
+    if (report !== this.#lastReport) {
+      this.#lastReport = report;
+      o.logger.info({ claimsUnsettled: claims, positions: remaining ?? "not known yet" }, "drain: waiting");
+    }
+    if (claims > 0 || remaining === undefined || remaining.length > 0) return;
+    this.stop();
+    const left = o.leftOpen();
+    if (left.length > 0) o.logger.warn({ positions: left }, "drain: done; these claimed positions stay open (not unwound by this daemon)");
+    else o.logger.info({}, "drain: done; every claimed position is flat");
+    o.drained();
+  }
+}
