@@ -147,6 +147,7 @@ export function assembleDaemon(o: {
         ledgerClaim(ledger, id, fills, Date.now());
         scope.claimed.claim(id, fills);
       },
+      acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
     },
     logger: logger.child({ component: "claimer" }),
   });

@@ -53,6 +53,8 @@ export interface ClaimOutcomeDeps {
     feeEarned(symbol: string, amount: number): void;
     /** A claim applied at venue time `venueTs` transferred `fills` (the P&L ledger's input). */
     settled?(id: number, fills: readonly Fill[], venueTs: number): void;
+    /** A claim applied by a lean answer, before its fills are known: the quantities it requested. */
+    acceptedUnsized?(id: number, requested: Readonly<Record<string, number>>): void;
   };
   logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   now(): number;
@@ -94,24 +96,31 @@ export class ClaimOutcomes {
    * A lean answer (PROTOCOL §9: the claim answer's fields are optional): the claim was applied, but
    * the answer does not say what it transferred. The private `liquidatorliquidations` push does: one
    * that beat the answer settles it now, a later one when it comes. The id is done at once (never
-   * claimed again, journaled as accepted without fills) and keeps its reservation meanwhile; if no
-   * push comes within `unknownTimeoutMs` the reservation is released and the held quantity is left
-   * to the venue's own reports (`position` pushes, the `GET /v1/positions` reconcile), which carry it.
+   * claimed again, journaled as accepted without fills); meanwhile the position book holds the
+   * requested quantities as pending until the venue's next report of the position replaces them
+   * with what it holds, and the push, when it comes, brings the fills (fee, price) for the P&L.
    */
   #acceptedWithoutFills(id: number, st: IdState): void {
     const { now, exposure } = this.#d;
     this.#d.journal({ t: "outcome", id, at: now(), result: "accepted" });
     const early = st.assignment;
     if (early !== undefined) return this.#confirm(id, st, early);
+    const requested = exposure.reservation(id);
+    if (requested !== undefined) {
+      // Held at the requested quantities (an upper bound: the venue transfers the ratio of what is
+      // still open) as pending, so the next report of the position, which the position book asks for
+      // at once, says what is really held and in which mode. Local time stands for the venue's here.
+      this.#d.positions.settleClaim(id, requested, now());
+      this.#d.observer.acceptedUnsized?.(id, requested);
+    }
     st.phase = "unknown";
     st.acceptedWithoutFills = true;
     st.failedAt = now();
     this.#d.logger.info({ id }, "claim accepted; its answer carries no fills, waiting for the private stream's assignment");
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      exposure.release(id);
       this.finish(id, st);
-      this.#d.logger.warn({ id }, "accepted claim's fills never reported; the positions reconcile carries what it transferred");
+      this.#d.logger.warn({ id }, "accepted claim's fills never reported; the venue's position reports carry what it transferred");
     }, this.#t.unknownTimeoutMs);
     st.timer.unref();
   }
@@ -280,8 +289,8 @@ export class ClaimOutcomes {
       this.#d.observer.feeEarned(f.symbol, f.fee);
     }
     // The venue pushes `position` as it applies a claim, often before the HTTP answer: the position
-    // book adds only what no venue report includes yet.
-    this.#d.positions.settleClaim(id, actual, venueTs);
+    // book adds only what no venue report includes yet. A lean answer's claim is in it already.
+    if (st.acceptedWithoutFills !== true) this.#d.positions.settleClaim(id, actual, venueTs);
     this.#d.observer.settled?.(id, fills, venueTs);
     this.finish(id, st, { t: "outcome", id, at: this.#d.now(), result, fills, venueTs });
     this.#d.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");

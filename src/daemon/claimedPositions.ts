@@ -67,6 +67,8 @@ export class ClaimedPositions {
   readonly #modes = new Map<string, MarginMode>();
   /** Mode and symbol of each unwind order (from its intent). */
   readonly #orders = new Map<string, MarginMode>();
+  /** Claims counted at their requested quantities until their fills are known (`claimRequested`). */
+  readonly #provisional = new Map<number, { symbol: string; qty: number }[]>();
 
   constructor(options: ClaimedPositionsOptions) {
     this.#o = options;
@@ -81,11 +83,16 @@ export class ClaimedPositions {
     this.#claims.clear();
     this.#modes.clear();
     this.#orders.clear();
+    this.#provisional.clear();
     for (const [k, r] of replay.claimed.modes) this.#modes.set(k, r.marginMode);
     for (const [cid, intent] of replay.orders.intents) this.#orders.set(cid, intent.marginMode ?? "CROSS");
     for (const [id, outcomes] of replay.outcomes) {
       const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
       if (settled?.fills !== undefined) this.claim(id, settled.fills);
+      else if (outcomes.some((o) => o.result === "accepted")) {
+        const intent = replay.intents.get(id);
+        if (intent !== undefined) this.claimRequested(id, intent.perSymbolQty);
+      }
     }
     for (const fill of replay.orders.fills) this.#fill(fill);
     for (const b of replay.claimed.bases.values()) {
@@ -97,8 +104,28 @@ export class ClaimedPositions {
 
   /** A claim settled with these fills (its answer, or the private push that confirmed it). */
   claim(id: number, fills: readonly Fill[]): void {
+    const provisional = this.#provisional.get(id);
+    if (provisional !== undefined) return this.#correct(id, provisional, fills);
     if (this.#claims.has(id)) return;
     this.#claims.add(id);
+    this.#add(id, fills);
+  }
+
+  /**
+   * A claim applied by a lean answer (PROTOCOL §9) whose fills are not known yet: counted at the
+   * quantities requested, an upper bound (the venue transfers the ratio of what is still open, never
+   * more), until the private push's fills correct it. Without that push the requested quantities
+   * stand: the unwinder still closes at most what is held.
+   */
+  claimRequested(id: number, perSymbolQty: Readonly<Record<string, number>>): void {
+    if (this.#claims.has(id)) return;
+    this.#claims.add(id);
+    const requested = Object.entries(perSymbolQty).map(([symbol, qty]) => ({ symbol, qty }));
+    this.#provisional.set(id, requested);
+    this.#add(id, requested);
+  }
+
+  #add(id: number, fills: readonly { symbol: string; qty: number }[]): void {
     for (const f of fills) {
       if (f.qty === 0) continue;
       const mode = this.#modes.get(`${id} ${f.symbol}`);
@@ -111,6 +138,27 @@ export class ClaimedPositions {
       this.#unplaced.set(f.symbol, list);
       // Not waiting for a report (one already included it): placed by what is held now.
       if (this.#o.positions.pending(f.symbol) === 0) this.#placeByHeld(f.symbol);
+    }
+  }
+
+  /** The fills of a claim counted at its requested quantities: the difference, where it went. */
+  #correct(id: number, provisional: readonly { symbol: string; qty: number }[], fills: readonly Fill[]): void {
+    this.#provisional.delete(id);
+    const delta = new Map<string, number>();
+    for (const p of provisional) delta.set(p.symbol, (delta.get(p.symbol) ?? 0) - p.qty);
+    for (const f of fills) delta.set(f.symbol, (delta.get(f.symbol) ?? 0) + f.qty);
+    for (const [symbol, d] of delta) {
+      if (sign(d) === 0) continue;
+      const mode = this.#modes.get(`${id} ${symbol}`);
+      if (mode !== undefined) {
+        this.#at(symbol, mode).claimed += d;
+        this.#checkGone(symbol, mode);
+        this.#o.changed(symbol, mode);
+        continue;
+      }
+      const u = this.#unplaced.get(symbol)?.find((x) => x.id === id);
+      if (u !== undefined) u.qty += d;
+      else this.#add(id, [{ symbol, qty: d }]);
     }
   }
 

@@ -41,6 +41,8 @@ export interface ClaimerObserver {
   paused(reason: PauseReason, on: boolean): void;
   /** A claim the venue applied transferred `fills` (the P&L ledger's input). */
   settled?(id: number, fills: readonly Fill[], venueTs: number): void;
+  /** A claim applied by a lean answer, before its fills are known: the quantities it requested. */
+  acceptedUnsized?(id: number, requested: Readonly<Record<string, number>>): void;
 }
 
 export interface ClaimerLogger {

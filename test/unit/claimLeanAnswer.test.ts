@@ -1,8 +1,8 @@
 /**
  * A claim accepted by a lean answer (PROTOCOL §9: every field of the claim answer is optional): a
- * success, never a failure; what it transferred comes from the private `liquidatorliquidations` push
- * (before or after the answer), else the reservation is released and the venue's own position
- * reports carry it. Never claimed again, never counted twice.
+ * success, never a failure; held at the requested quantities as pending until the venue's next
+ * position report says what is held; its fills come from the private `liquidatorliquidations` push
+ * (before or after the answer). Never claimed again, never counted twice.
  */
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import type { OutcomeRecord } from "../../src/store/journalRecords.js";
@@ -54,7 +54,8 @@ test.each([
   expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
   expect(outcomes(1)[0]?.fills).toBeUndefined();
   expect(successes()).toBe(1);
-  expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 }); // still counted until its size is known
+  expect(rig.exposure.reservationCount).toBe(0);
+  expect(rig.exposure.pendingQty(ETH)).toBe(2); // counted as requested until a report says what is held
   // The open list, unchanged long after: an accepted claim is never settled as "not applied".
   await settle(30_000);
   rig.claimer.settleFromOpenList(Date.now());
@@ -87,18 +88,19 @@ test("a push that beat the lean answer settles it at once", async () => {
   expect(successes()).toBe(1);
 });
 
-test("no push ever: the reservation is released after the timeout, nothing held from a guess, never claimed again", async () => {
+test("no push ever: pending at the requested quantity until a position report replaces it, never claimed again", async () => {
   rig = await claimerRig({ options: { unknownTimeoutMs: 120_000 } });
   const l = liq(1, [ETH, 2]);
   rig.add(l);
   await grantAll();
   rig.venue.last().resolve({} as never);
-  await settle(119_999);
-  expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 });
-  await settle(1);
+  await settle(120_000);
   expect(rig.exposure.reservationCount).toBe(0);
-  expect(rig.exposure.netQty(ETH)).toBe(0); // the positions reconcile, not this answer, says what is held
-  expect(outcomes(1).map((o) => o.result)).toEqual(["accepted"]);
+  expect(rig.exposure.pendingQty(ETH)).toBe(2);
+  // The venue's report: someone else took part first, 1.5 was transferred.
+  rig.positions.applySnapshot([{ symbol: ETH, positionQty: 1.5 }], Date.now() + 1);
+  expect(rig.exposure.pendingQty(ETH)).toBe(0);
+  expect(rig.exposure.netQty(ETH)).toBe(1.5);
   rig.refreshMarks();
   rig.claimer.offer(l);
   await grantAll();

@@ -153,4 +153,30 @@ describe("claimed positions", () => {
     for (const mode of ["CROSS", "ISOLATED"] as const) expect(again.claimed.owed(ETH, mode)).toBe(r.claimed.owed(ETH, mode));
     expect(again.claimed.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
   });
+
+  test("a lean answer counts the requested quantity until the push's fills correct it; a replay does the same", () => {
+    const r = rig();
+    r.snapshot(3); // the operator's cross long
+    const at = r.now();
+    // Requested 2, the venue (someone claimed part first) transferred 1.5: its push says so later.
+    r.positions.settleClaim(7, {}, at);
+    r.claimed.claimRequested(7, { [ETH]: 2 });
+    r.journal.push({ t: "intent", id: 7, at, ratio: 1, limitPrice: { [ETH]: 100 }, expectedFee: 1, perSymbolQty: { [ETH]: 2 } });
+    r.journal.push({ t: "outcome", id: 7, at, result: "accepted" });
+    r.positions.applyPush([{ symbol: ETH, positionQty: 4.5, marginMode: "CROSS" }], r.now());
+    expect(r.claimed.owed(ETH, "CROSS")).toBe(2); // the upper bound while no push said more
+    expect(r.target()).toBe(2);
+    // Without the push, a restart counts the same requested quantity.
+    const before = emptyReplay();
+    for (const rec of r.journal) replayRecord(before, rec);
+    const restarted = rig();
+    restarted.claimed.fromReplay(before);
+    expect(restarted.claimed.owed(ETH, "CROSS")).toBe(2);
+    // The push's fills: what the claim really transferred, never the operator's 3.
+    r.claimed.claim(7, [{ symbol: ETH, qty: 1.5, price: 100, fee: 0 }]);
+    expect(r.claimed.owed(ETH, "CROSS")).toBeCloseTo(1.5, 9);
+    expect(r.target()).toBeCloseTo(1.5, 9);
+    r.claimed.claim(7, [{ symbol: ETH, qty: 1.5, price: 100, fee: 0 }]); // a second push adds nothing
+    expect(r.claimed.owed(ETH, "CROSS")).toBeCloseTo(1.5, 9);
+  });
 });
