@@ -6,7 +6,7 @@
 import { SymbolTable } from "../engine/symbolInfo.js";
 import { marksFromFutures, symbolInfoFromRow } from "../venue/mapping.js";
 import { VENUE_CLOCK_TOLERANCE_MS } from "../venue/serverClock.js";
-import { type Check, elapsedMs, errorText, fail, pass, warn } from "./check.js";
+import { type Check, elapsedMs, fail, pass, warn } from "./check.js";
 
 /** Beyond this the daemon works (it keeps an offset) but the host's time service is worth a look. */
 const SKEW_WARN_MS = 2_000;

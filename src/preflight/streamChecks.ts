@@ -40,7 +40,8 @@ function tryStream(
       },
       onStateChange: (state) => {
         if (state === "ready" && !o.untilData) settle({ ok: true, ms: elapsedMs(started) });
-        if (state === "backoff") settle({ ok: false, reason: client.lastFailure ?? "closed" });
+        // The client records why the connection ended right after announcing `backoff`.
+        if (state === "backoff") queueMicrotask(() => settle({ ok: false, reason: client.lastFailure ?? "closed" }));
       },
     });
     void client.start(stop.signal).finally(() => ctx.signal.removeEventListener("abort", onAbort));
