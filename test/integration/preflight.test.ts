@@ -109,7 +109,7 @@ describe("liquidator preflight", () => {
     expect(report.venue.order_lookup_probe?.code).toBe(-1006);
     expect(report.venue.private_stream?.auth_encoding).toBe("base64url");
     expect(report.venue.key?.field_types).toEqual({ scope: "string", expiration: "number", key_status: "string" });
-    expect((report.venue.rest?.read_latency_ms as number[]).length).toBe(3);
+    expect(report.venue.rest?.read_latency_ms).toHaveLength(3);
   });
 
   test("a wrong key fails private_stream and key, names them, exit 1", async () => {
