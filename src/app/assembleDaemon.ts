@@ -14,6 +14,7 @@ import { ClaimSender } from "../daemon/claimSender.js";
 import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
 import { Housekeeping } from "../daemon/housekeeping.js";
 import { Ingest } from "../daemon/ingest.js";
+import { KeyWatch } from "../daemon/keyWatch.js";
 import { adoptJournal, Leadership } from "../daemon/leadership.js";
 import { OpenBook } from "../daemon/openBook.js";
 import { OrderFills } from "../daemon/orderFills.js";
@@ -34,6 +35,7 @@ import { RewardsPoller } from "../observe/rewardsPoller.js";
 import type { Watchdog } from "../observe/watchdog.js";
 import type { JournalReplay } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
+import { readKeyInfo } from "../venue/keyInfo.js";
 import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
@@ -304,6 +306,13 @@ export function assembleDaemon(o: {
     logger: logger.child({ component: "rewards" }),
   });
 
+  const keyWatch = new KeyWatch({
+    read: (signal) => readKeyInfo(rest, { signal }),
+    publicKey: signer.publicKey,
+    onExpiry: (seconds) => metrics.keyExpiry.set(seconds),
+    logger: logger.child({ component: "key" }),
+  });
+
   return {
     daemon,
     leadership,
@@ -311,11 +320,15 @@ export function assembleDaemon(o: {
     run: async (outer) => {
       const signal = AbortSignal.any([outer, drained]);
       try {
+        // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
+        await keyWatch.check(signal);
         const polling = poller.start(signal);
+        const keys = keyWatch.run(signal);
         await daemon.run(signal);
         drain.stop();
         await unwinder.stop();
         await polling;
+        await keys;
       } finally {
         await rest.close().catch(() => undefined);
         await limiters.stop().catch(() => undefined);

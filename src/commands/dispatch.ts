@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
     load: async () => (await import("./backtest.js")).backtestCommand,
     help: "replay captures through the policy, one row per config variant",
   },
+  preflight: {
+    load: async () => (await import("./preflight.js")).preflight,
+    help: "ask the venue everything the daemon relies on, one line per check [--json] [--probe-orders]",
+  },
   pnl: { load: async () => (await import("./pnl.js")).pnl, help: "profit and loss from the journal [--by claim|symbol|day]" },
 };
 

@@ -7,6 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { UsageError } from "../errors.js";
+import type { SimKeyInfo } from "../sim/accounts.js";
 import { SIM_FLAVORS, type SimFlavor } from "../sim/flavor.js";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
@@ -31,6 +32,8 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
   --quiet            no scripted market: marks pushed but still, no liquidations unless made
   --key-file FILE    also authorize the key whose secret FILE holds (repeatable); FILE is created
                      (mode 0400, a new key) when absent: one per replica sharing the account
+  --key-scope S      the scope key_info reports for the liquidator's key (default read,trading)
+  --key-expiry-days N  its expiry, days from now (may be negative: an expired key; default 300)
   --capture FILE     record the simulated market (as liquidator record does) to FILE, then exit
   --minutes N        with --capture: how long to record (default 5)
 `;
@@ -63,6 +66,24 @@ function flavorOption(value: string | undefined): SimFlavor | undefined {
   return value as SimFlavor;
 }
 
+/** --key-scope / --key-expiry-days: what key_info reports of the liquidator's key (docs/protocol.md §8). */
+function keyOptions(scope: string | undefined, days: string | undefined): Partial<SimKeyInfo> | undefined {
+  if (scope === undefined && days === undefined) return undefined;
+  const key: Partial<SimKeyInfo> = {};
+  if (scope !== undefined) {
+    if (!/^[A-Za-z_]+(,[A-Za-z_]+)*$/.test(scope))
+      throw new UsageError("--key-scope must be comma-separated scope names, e.g. read,trading");
+    key.scope = scope;
+  }
+  if (days !== undefined) {
+    const n = Number(days);
+    if (!/^-?\d+(\.\d+)?$/.test(days) || Math.abs(n) > 3650)
+      throw new UsageError("--key-expiry-days must be a number of days in [-3650, 3650]");
+    key.expiresAt = Date.now() + n * 86_400_000;
+  }
+  return key;
+}
+
 export const simulate: Command = async (args, io) => {
   const { values } = parseArgs({
     args,
@@ -74,6 +95,8 @@ export const simulate: Command = async (args, io) => {
       flavor: { type: "string" },
       quiet: { type: "boolean" },
       "key-file": { type: "string", multiple: true },
+      "key-scope": { type: "string" },
+      "key-expiry-days": { type: "string" },
       capture: { type: "string" },
       minutes: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -94,6 +117,8 @@ export const simulate: Command = async (args, io) => {
   if (values["header-prefix"] !== undefined) options.headerPrefix = values["header-prefix"];
   if (flavor !== undefined) options.flavor = flavor;
   if (values.quiet) options.scenario = QUIET_SCENARIO;
+  const key = keyOptions(values["key-scope"], values["key-expiry-days"]);
+  if (key !== undefined) options.key = key;
 
   const sim = await startSimulator(options);
   for (const file of values["key-file"] ?? []) {

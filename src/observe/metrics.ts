@@ -161,6 +161,8 @@ export interface Metrics {
   readonly pollLastSuccess: Gauge<"target">;
   readonly buildInfo: Gauge<"version" | "commit" | "node">;
   readonly dryRun: Gauge;
+  /** docs/protocol.md §8: when the venue says the key expires (seconds since the epoch). */
+  readonly keyExpiry: Gauge;
   /** 1 on the replica that may send (the leader, or a single daemon), else 0. */
   readonly leader: Gauge;
   readonly claimingPaused: Gauge<"reason">;
@@ -299,6 +301,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     pollLastSuccess: gauge("poll_last_success_timestamp_seconds", "Time of the last successful poll by target", ["target"]),
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
+    keyExpiry: gauge("key_expiry_timestamp_seconds", "When the venue says the API key expires (GET /v1/client/key_info, read hourly)"),
     leader: gauge("leader", "1 on the replica that may send claims and orders (the leader, or a single daemon), else 0"),
     claimingPaused: gauge(
       "claiming_paused",

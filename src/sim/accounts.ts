@@ -11,8 +11,20 @@ export interface SimAccount {
   admin: boolean;
   collateral: number;
   readonly keys: Set<string>;
+  /** docs/protocol.md §8: what GET /v1/client/key_info says of a key, when set (see `setKeyInfo`). */
+  readonly keyInfo: Map<string, SimKeyInfo>;
   readonly positions: Map<string, HeldPosition>;
 }
+
+/** A key's scope and expiry as the venue reports them (the simulator reports them; it does not enforce them). */
+export interface SimKeyInfo {
+  /** Comma-separated, e.g. `read,trading`. */
+  scope: string;
+  /** ms since the epoch; undefined: a year after the answer. */
+  expiresAt: number | undefined;
+}
+
+export const DEFAULT_KEY_SCOPE = "read,trading";
 
 export interface AddAccountOptions {
   accountId: string;
@@ -45,6 +57,7 @@ export class Accounts {
       admin: options.admin ?? false,
       collateral,
       keys: new Set(),
+      keyInfo: new Map(),
       positions: new Map(),
     };
     this.#byId.set(account.accountId, account);
@@ -67,6 +80,15 @@ export class Accounts {
     const key = canonicalKey(publicKey);
     if (key === undefined) throw new RangeError("public key must be ed25519:<base58 of 32 bytes>");
     account.keys.add(key);
+  }
+
+  /** Set what key_info reports for a registered key (tests: an expired or a read-only key). */
+  setKeyInfo(accountId: string, publicKey: string, info: Partial<SimKeyInfo>): void {
+    const account = this.#byId.get(accountId);
+    const key = canonicalKey(publicKey);
+    if (account === undefined || key === undefined || !account.keys.has(key)) throw new RangeError(`key not registered for ${accountId}`);
+    const before = account.keyInfo.get(key) ?? { scope: DEFAULT_KEY_SCOPE, expiresAt: undefined };
+    account.keyInfo.set(key, { ...before, ...info });
   }
 
   revokeKey(accountId: string, publicKey: string): void {

@@ -5,7 +5,7 @@ import type { Checked } from "./venueRefusal.js";
 export type Method = "GET" | "POST" | "DELETE";
 
 /** Each scope is one sliding window per IP (public) or per account (signed). */
-export type LimitScope = "public" | "claims" | "admin" | "positions" | "orders" | "account" | "clientInfo";
+export type LimitScope = "public" | "claims" | "admin" | "positions" | "orders" | "account" | "clientInfo" | "keyInfo";
 
 export interface RequestContext {
   search: URLSearchParams;

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { type SimFlavor, type WireFlavor, wireFlavor } from "./flavor.js";
+import { keyInfoRoute } from "./keyInfoRoute.js";
 import { orderRoutes } from "./orderRoutes.js";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
 import { type FaultAction, RestFaults } from "./restFaults.js";
@@ -84,6 +85,8 @@ export class RestServer {
         orders: new SlidingWindowLimiter({ limit: 10, windowMs: 1_000, now }),
         account: new SlidingWindowLimiter({ limit: 10, windowMs: 1_000, now }),
         clientInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
+        // docs/protocol.md §8: key info 10 per 60 s.
+        keyInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
       };
     }
     const core = this.#core;
@@ -101,6 +104,7 @@ export class RestServer {
       ["/v1/admin/orders", { method: "GET", limit: "admin", signed: true, handler: (ctx) => this.#adminOrders(ctx) }],
       ["/v1/liquidation", { method: "POST", limit: "claims", signed: true, handler: (ctx) => this.#claim(ctx) }],
       ...orderRoutes(core, flavor),
+      keyInfoRoute(core),
     ];
     for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
   }

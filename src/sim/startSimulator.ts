@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
+import type { SimKeyInfo } from "./accounts.js";
 import type { SimFlavor } from "./flavor.js";
 import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
@@ -45,6 +46,8 @@ export interface StartSimulatorOptions {
   makerFeeBps?: number;
   symbols?: readonly SymbolSpec[];
   orderCounts?: readonly number[];
+  /** What GET /v1/client/key_info reports of the liquidator's key (default `read,trading`, expiring in 300 days). */
+  key?: Partial<SimKeyInfo>;
   streams?: Partial<Pick<SimStreamsOptions, "pingIntervalMs" | "maxFrameBytes" | "deadAfterMs" | "maxBufferedBytes" | "onPublicWrite">>;
 }
 
@@ -97,6 +100,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   core.accounts.add({ accountId, address: `0x${ids.hex(20)}`, admin: true, collateral: options.collateral ?? 1_000_000 });
   const key = generateKeyPair();
   core.accounts.registerKey(accountId, key.publicKey);
+  if (options.key !== undefined) core.accounts.setKeyInfo(accountId, key.publicKey, options.key);
 
   const restOptions: ConstructorParameters<typeof RestServer>[0] = { core, faults: new RestFaults(core.now) };
   if (options.headerPrefix !== undefined) restOptions.headerPrefix = options.headerPrefix;

@@ -125,7 +125,7 @@ export class HttpTransport {
    * given (they may be signed). `headers` is an object or a flat `[name, value, ...]` list. Never retries.
    */
   send(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "DELETE",
     pathWithQuery: string,
     headers: Record<string, string> | string[],
     body: string | undefined,

@@ -5,6 +5,7 @@
  */
 import {
   type ClientInfo,
+  cancelAckSchema,
   clientInfoSchema,
   type OrderAck,
   type OrderRecord,
@@ -63,6 +64,12 @@ export class OrderApi {
   ordersOf(symbol: string, opts: CallOptions & { startT?: number; page?: number } = {}): Promise<OrdersPage> {
     const q = buildQuery({ symbol, start_t: opts.startT, page: opts.page ?? 1, size: 500 });
     return this.#rest.get(ORDER_ENDPOINTS.orders, "account_reads", q, ordersPageSchema, true, opts).then(dataOf);
+  }
+
+  /** DELETE /v1/order: one attempt; a VenueError -1006 when the order is not open. */
+  cancelOrder(orderId: number, symbol: string, opts: CallOptions = {}): Promise<unknown> {
+    const path = `${this.#rest.basePath}${ORDER_ENDPOINTS.order}?${buildQuery({ order_id: orderId, symbol })}`;
+    return this.#rest.attempt("DELETE", ORDER_ENDPOINTS.order, "orders", path, undefined, cancelAckSchema, true, opts.signal).then(dataOf);
   }
 
   clientInfo(opts: CallOptions = {}): Promise<ClientInfo> {

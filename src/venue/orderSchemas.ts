@@ -89,6 +89,9 @@ export const ordersPageSchema = z.object({
 });
 export type OrdersPage = z.infer<typeof ordersPageSchema>;
 
+/** DELETE /v1/order: `{status: "CANCEL_SENT"}`, read loosely (the status text is not relied on). */
+export const cancelAckSchema = z.object({ status: z.unknown().optional() });
+
 /** GET /v1/client/info: fee rates in basis points (8 = 0.08 %). */
 export const clientInfoSchema = z.object({
   account_id: z.string().optional(),

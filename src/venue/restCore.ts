@@ -232,7 +232,7 @@ export class RestCore {
 
   /** One attempt: permit, sign, send, interpret. A POST goes through here only, never retried. */
   async attempt<S extends z.ZodType>(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "DELETE",
     endpoint: string,
     scope: LimiterName | undefined,
     pathWithQuery: string,
