@@ -21,6 +21,11 @@ export interface MarginParams {
  */
 export const UNKNOWN_MARGIN: MarginParams = { baseImr: 1, baseMmr: 1, imrFactor: 0 };
 
+/** A symbol's margin parameters from its info, or `UNKNOWN_MARGIN` when the info carries none (or no info). */
+export function marginParamsOf(info: { readonly margin?: MarginParams | undefined } | undefined): MarginParams {
+  return info?.margin ?? UNKNOWN_MARGIN;
+}
+
 /** The venue's exponent of the notional in the IMR and MMR terms. */
 const NOTIONAL_POWER = 0.8;
 
