@@ -3,6 +3,7 @@
  * connection and the replayed journal, and wires them. No part builds another; none is a
  * module-level singleton (the metrics registry included).
  */
+
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import { reloadPolicy } from "../config/reloadPolicy.js";
@@ -25,7 +26,9 @@ import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js
 import type { TradingStateName } from "../daemon/tradingState.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
+import { AccountBook } from "../engine/accountBook.js";
 import { Exposure } from "../engine/exposure.js";
+import { marginParamsOf } from "../engine/margin.js";
 import { MarkBook } from "../engine/marks.js";
 import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
@@ -233,11 +236,20 @@ export function assembleDaemon(o: {
   // A claim answered before any report of its symbol: the venue's positions say which margin mode
   // it landed in (and so which position to unwind); read them now rather than at the next period.
   positions.onPending(() => daemon.requestPositions());
+  // The account's collateral and margin inputs (PROTOCOL §7), fed by ingest; the metrics read it at scrape.
+  const account = new AccountBook();
+  const marginParams = (symbol: string) => marginParamsOf(policy.context.symbols.get(symbol));
+  metrics.setAccountSource(() => ({
+    total: account.totalCollateral(marks),
+    free: account.freeCollateral(marginParams, marks) ?? account.reported.freeCollateral,
+    usage: account.marginUsage(marginParams, marks),
+  }));
   const ingest = new Ingest({
     book,
     marks,
     claimer,
     positions,
+    account,
     policy,
     metrics,
     logger: ingestLog,

@@ -29,7 +29,8 @@ export type DaemonLogger = StreamLogger & ClaimerLogger & { child(bindings: obje
 const STREAM_KINDS = ["public", "private"] as const;
 
 export interface DaemonOptions {
-  rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "futuresStamped" | "positions" | "info">;
+  rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "futuresStamped" | "positions" | "info"> &
+    Partial<Pick<RestClient, "clientInfo">>;
   signer: Signer;
   /** Full stream URLs (docs/protocol.md §1), account id already appended. */
   publicUrl: string;
@@ -91,6 +92,7 @@ export class Daemon {
         },
         marks: (rows, ts) => ingest.restMarks(rows, ts, options.signer.clock.offsetMs),
         positions: (p) => ingest.restPositions(p),
+        clientInfo: (c) => ingest.clientInfo(c),
       },
       degraded: () => this.#degraded,
       logger: options.logger.child({ component: "rest_feed" }),

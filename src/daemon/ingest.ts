@@ -4,11 +4,15 @@
  * book, positions and assignments to the claimer. No I/O and no timers: the daemon (streams) and the
  * REST feed call in; wire payloads are mapped to domain types here, at the edge (venue/mapping.ts).
  */
+import type { AccountBook } from "../engine/accountBook.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
 import {
+  accountFiguresFrom,
+  accountRowsFrom,
+  accountRowsFromPush,
   heldFromPush,
   heldFromRows,
   liquidationFromPush,
@@ -17,6 +21,7 @@ import {
   rowHasPositions,
   symbolInfoFromRow,
 } from "../venue/mapping.js";
+import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import type { StreamData } from "../venue/wire.js";
@@ -42,6 +47,8 @@ export interface IngestOptions {
   >;
   /** The venue's held positions (pushes and REST snapshots). */
   positions: PositionBook;
+  /** The account's collateral and margin inputs (PROTOCOL.md §7), fed from the same reads and pushes. */
+  account?: AccountBook;
   policy: Pick<PolicyState, "symbolsLoaded" | "applySymbols">;
   metrics: { liquidationsSeen: { inc(n?: number): void } };
   logger: { info(obj: object, msg: string): void };
@@ -126,8 +133,10 @@ export class Ingest {
         this.#options.orders?.onExecutionReport(args[1]);
         return;
       case "balance":
+        this.#options.account?.applyBalance(args[1].holding, args[1].frozen);
         return;
       case "position":
+        this.#options.account?.applyPush(accountRowsFromPush(args[1].positions));
         // A delta per symbol (docs/protocol.md §5), as of the frame's venue time.
         this.#options.positions.applyPush(
           heldFromPush(args[1].positions),
@@ -188,6 +197,7 @@ export class Ingest {
   restPositions(snapshot: Stamped<Positions>): void {
     const held = heldFromRows(snapshot.data.rows);
     const first = !this.#options.positions.known;
+    this.#options.account?.applySnapshot(accountFiguresFrom(snapshot.data), accountRowsFrom(snapshot.data.rows));
     for (const c of this.#options.positions.applySnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
     this.#options.positionsRead?.(first);
     if (this.#options.claimer.pausedReasons().includes("positions")) {
@@ -197,6 +207,11 @@ export class Ingest {
       );
       this.#options.claimer.setPaused("positions", false);
     }
+  }
+
+  /** `GET /v1/client/info`: the account's max leverage. */
+  clientInfo(info: ClientInfo): void {
+    this.#options.account?.setMaxLeverage(info.max_leverage);
   }
 
   /** Symbol info rows (and a mark snapshot read with them at `requestedAt`); every open id is re-decided. */

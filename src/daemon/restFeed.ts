@@ -16,6 +16,7 @@
  */
 
 import { sleep } from "../sleep.js";
+import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import { Waker } from "./waker.js";
@@ -27,6 +28,8 @@ export interface RestFeedSource {
   allOpenLiquidations(opts: { signal: AbortSignal }): Promise<OpenLiquidation[]>;
   futuresStamped(opts: { signal: AbortSignal }): Promise<Stamped<Futures>>;
   positions(opts: { signal: AbortSignal }): Promise<Stamped<Positions>>;
+  /** GET /v1/client/info (the account's max leverage, PROTOCOL.md §7); optional. */
+  clientInfo?(opts: { signal: AbortSignal }): Promise<Stamped<ClientInfo>>;
 }
 
 export interface RestFeedSink {
@@ -36,6 +39,8 @@ export interface RestFeedSink {
   marks(rows: Futures["rows"], venueTs: number | undefined): void;
   /** The account's positions as of venue time `venueTs`. */
   positions(snapshot: Stamped<Positions>): void;
+  /** The account's client info (read at start and every `clientInfoIntervalMs`). */
+  clientInfo?(info: ClientInfo): void;
 }
 
 export interface RestFeedLogger {
@@ -58,6 +63,8 @@ export interface RestFeedOptions {
   degradedBudgetShare?: number;
   positionsIntervalMs?: number;
   degradedPositionsMs?: number;
+  /** How often the client info (max leverage) is re-read; default 10 min (its limit is 10 per 60 s). */
+  clientInfoIntervalMs?: number;
   now?: () => number;
 }
 
@@ -127,10 +134,28 @@ export class RestFeed {
     }
   }
 
+  /** One client info read; the time it succeeded, or undefined to try again next round. */
+  async #readClientInfo(signal: AbortSignal): Promise<number | undefined> {
+    const o = this.#options;
+    if (o.source.clientInfo === undefined || o.sink.clientInfo === undefined) return this.#now();
+    try {
+      o.sink.clientInfo((await o.source.clientInfo({ signal })).data);
+      return this.#now();
+    } catch (err) {
+      if (!signal.aborted) o.logger.warn({ err: (err as Error).message }, "client info read failed; margin waits for the max leverage");
+      return undefined;
+    }
+  }
+
   async #positionsLoop(signal: AbortSignal): Promise<void> {
     const o = this.#options;
     let failures = 0;
+    let clientInfoAt: number | undefined;
     while (!signal.aborted) {
+      // The max leverage changes rarely (an operator's setting): read with the positions, now and then.
+      if (clientInfoAt === undefined || this.#now() - clientInfoAt >= (o.clientInfoIntervalMs ?? 600_000)) {
+        clientInfoAt = await this.#readClientInfo(signal);
+      }
       try {
         o.sink.positions(await o.source.positions({ signal }));
         if (failures > 0) o.logger.info({}, "positions read recovered");

@@ -4,6 +4,7 @@
  * (and reported), so its symbol is `unknown_symbol` to the policy — never a claim priced on a
  * made-up tick.
  */
+import { validMarginParams } from "./margin.js";
 import { canonicalTick, tickDecimals } from "./quantize.js";
 import { SYMBOL_PATTERN, type SymbolInfo } from "./types.js";
 
@@ -52,6 +53,8 @@ export function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
       priceDecimals: decimals,
       orderFilters: filtersOk ? { ...f, qtyTick: canonicalTick(f.qtyTick, qtyDecimals) } : undefined,
       qtyDecimals: filtersOk ? qtyDecimals : undefined,
+      // Margin parameters are optional too: without usable ones the symbol is charged its whole notional.
+      margin: info.margin !== undefined && validMarginParams(info.margin) ? info.margin : undefined,
     },
   };
 }

@@ -5,6 +5,8 @@
  * value must become a skip, never a claim.
  */
 
+import type { MarginParams } from "./margin.js";
+
 /**
  * Symbols as the venue writes them (`PERP_<BASE>_<QUOTE>`, docs/protocol.md §4.2); the lengths
  * are bounded so hostile input cannot make a label or a record key without limit.
@@ -64,6 +66,11 @@ export interface SymbolInfo {
   readonly minNotional: number;
   /** Order filters (docs/protocol.md §4.2); absent when the venue's row does not carry them. */
   readonly orderFilters?: OrderFilters | undefined;
+  /**
+   * Margin parameters (PROTOCOL.md §7: `base_imr`, `base_mmr`, `imr_factor`); absent when the row
+   * does not carry all three usable: then margin charges the symbol its whole notional (margin.ts `UNKNOWN_MARGIN`).
+   */
+  readonly margin?: MarginParams | undefined;
 }
 
 /** What an order on a symbol must respect: quantities on the `qtyTick` grid from `qtyMin`, prices within `priceRange` of the mark. */

@@ -180,6 +180,16 @@ export interface Metrics {
   setExposureSource(source: (() => Iterable<SymbolValue>) | undefined): void;
   setLimiterSource(source: (() => Iterable<LimiterSample>) | undefined): void;
   setWatchdogSource(source: (() => Iterable<WatchdogSample>) | undefined): void;
+  /** The account's collateral and margin usage (PROTOCOL.md §7), read at scrape time. */
+  setAccountSource(source: (() => AccountSample) | undefined): void;
+}
+
+/** `account_collateral_quote{kind}` and `margin_usage_ratio`; undefined = not known yet (no series). */
+export interface AccountSample {
+  total: number | undefined;
+  free: number | undefined;
+  /** Initial margin of everything held ÷ total collateral. */
+  usage: number | undefined;
 }
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -192,6 +202,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     exposure?: () => Iterable<SymbolValue>;
     limiters?: () => Iterable<LimiterSample>;
     watchdogs?: () => Iterable<WatchdogSample>;
+    account?: () => AccountSample;
   } = {};
 
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
@@ -222,6 +233,23 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       watchdogLimit.set({ loop: w.loop }, w.limitSeconds);
     }
   };
+
+  const collectAccount = (): void => {
+    const [a] = read(sources.account === undefined ? undefined : () => [(sources.account as () => AccountSample)()]) ?? [];
+    if (a === undefined) return;
+    accountCollateral.reset();
+    marginUsage.reset();
+    if (a.total !== undefined && Number.isFinite(a.total)) accountCollateral.set({ kind: "total" }, a.total);
+    if (a.free !== undefined && Number.isFinite(a.free)) accountCollateral.set({ kind: "free" }, a.free);
+    if (a.usage !== undefined && !Number.isNaN(a.usage)) marginUsage.set(a.usage);
+  };
+  const accountCollateral = gauge(
+    "account_collateral_quote",
+    "The account's collateral (quote): total (holding + unsettled P&L) and free (total − initial margin − orders' margin)",
+    ["kind"],
+    collectAccount,
+  );
+  const marginUsage = gauge("margin_usage_ratio", "Initial margin of everything held ÷ total collateral (PROTOCOL §7)", [], collectAccount);
 
   const markPrice = gauge("mark_price", "Latest mark price per symbol (quote currency)", ["symbol"], collectMarks);
   const markPriceAge = gauge("mark_price_age_seconds", "Age of the latest mark price per symbol", ["symbol"], collectMarks);
@@ -329,6 +357,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     setWatchdogSource: (s) => {
       sources.watchdogs = s;
+    },
+    setAccountSource: (s) => {
+      sources.account = s;
     },
   };
 

@@ -5,11 +5,16 @@
 import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
 import type { HeldPosition } from "./claimRules.js";
 
+/** The account's max leverage when none is given. */
+export const DEFAULT_MAX_LEVERAGE = 10;
+
 export interface SimAccount {
   accountId: string;
   address: string;
   admin: boolean;
   collateral: number;
+  /** The account's `max_leverage` (GET /v1/client/info): IMR is at least 1 / this. */
+  maxLeverage: number;
   readonly keys: Set<string>;
   /** docs/protocol.md §8: what GET /v1/client/key_info says of a key, when set (see `setKeyInfo`). */
   readonly keyInfo: Map<string, SimKeyInfo>;
@@ -31,6 +36,8 @@ export interface AddAccountOptions {
   address?: string;
   admin?: boolean;
   collateral?: number;
+  /** Default 10. */
+  maxLeverage?: number;
 }
 
 /** Keys are compared in their canonical `ed25519:` + base58 form, whatever form they were given in. */
@@ -51,11 +58,14 @@ export class Accounts {
     if (this.#byId.has(options.accountId)) throw new RangeError(`account ${options.accountId} already exists`);
     const collateral = options.collateral ?? 0;
     if (!(Number.isFinite(collateral) && collateral >= 0)) throw new RangeError("collateral must be a non-negative number");
+    const maxLeverage = options.maxLeverage ?? DEFAULT_MAX_LEVERAGE;
+    if (!(Number.isFinite(maxLeverage) && maxLeverage >= 1)) throw new RangeError("maxLeverage must be a number ≥ 1");
     const account: SimAccount = {
       accountId: options.accountId,
       address: (options.address ?? "").toLowerCase(),
       admin: options.admin ?? false,
       collateral,
+      maxLeverage,
       keys: new Set(),
       keyInfo: new Map(),
       positions: new Map(),

@@ -4,14 +4,13 @@
  * and computes the transfer (or the refusal). No clock, no I/O, no state: the core supplies them.
  */
 import type { OpenLiquidation } from "./liquidationBook.js";
+import { initialMarginOfHeld } from "./margin.js";
 import { roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** docs/protocol.md §7: full take-over below these notionals (quote, at mark). */
 export const FULL_TAKE_LOW_TIER = 10_000;
 export const FULL_TAKE_HIGH_TIER = 5_000;
-/** docs/protocol.md §7: initial margin of every position held, as a fraction of its notional at mark. */
-export const INITIAL_MARGIN_RATE = 0.1;
 
 export interface SymbolClaim {
   symbol: string;
@@ -111,7 +110,12 @@ export interface ClaimContext {
   mark(name: string): number | undefined;
   /** The claimant's positions before the claim. */
   positions: ReadonlyMap<string, HeldPosition>;
+  /** Total collateral: USDC holding + unsettled P&L (PROTOCOL.md §7). */
   collateral: number;
+  /** The account's max leverage. */
+  maxLeverage: number;
+  /** Initial margin of what the claim does not touch: isolated positions and open orders. */
+  otherMargin?: number;
 }
 
 export interface Transfer {
@@ -231,12 +235,12 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
   }
   if (transfers.length === 0) return refused(-1201, "the requested ratio transfers no quantity");
 
-  // docs/protocol.md §7: 10 % initial margin on everything held after the claim must fit in the collateral.
-  let required = 0;
-  for (const [symbol, held] of positionsAfter) {
-    const price = marks.get(symbol) ?? ctx.mark(symbol) ?? held.averageOpenPrice;
-    required += Math.abs(held.qty) * price * INITIAL_MARGIN_RATE;
-  }
+  // PROTOCOL.md §7: the initial margin of everything held after the claim (per-symbol IMR, the 4/5
+  // term included) must fit in the total collateral, as for a new order.
+  const held = [...positionsAfter].map(([symbol, h]) => ({ symbol, qty: h.qty }));
+  const required =
+    initialMarginOfHeld(held, ctx.symbol, (s) => marks.get(s) ?? ctx.mark(s) ?? positionsAfter.get(s)?.averageOpenPrice, ctx.maxLeverage) +
+    (ctx.otherMargin ?? 0);
   if (required > ctx.collateral) {
     return refused(-1101, `initial margin ${required.toFixed(2)} after the claim exceeds collateral ${ctx.collateral.toFixed(2)}`);
   }

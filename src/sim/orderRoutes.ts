@@ -101,7 +101,7 @@ export function positionsData(core: VenueCore, accountId: string): unknown {
   const total = account.collateral + unsettled;
   return {
     total_collateral_value: total,
-    free_collateral: total - 0.1 * notional - core.trading.frozen(accountId),
+    free_collateral: total - core.trading.initialMargin(accountId) - core.trading.frozen(accountId),
     margin_ratio: notional === 0 ? 10 : total / notional,
     rows,
   };
@@ -178,7 +178,7 @@ export function orderRoutes(core: VenueCore, flavor: WireFlavor): [string, Route
               account_id: accountOf(ctx),
               futures_taker_fee_rate: t.takerFeeBps,
               futures_maker_fee_rate: t.makerFeeBps,
-              max_leverage: 10,
+              max_leverage: (core.accounts.get(accountOf(ctx)) as SimAccount).maxLeverage,
             }),
           ),
         "clientInfo",

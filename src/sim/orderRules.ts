@@ -36,8 +36,8 @@ export interface OrderContext {
   /** The account's signed position in the symbol, in one margin mode. */
   position(symbol: string, mode: MarginMode): number;
   clientIdOpen(clientOrderId: string): boolean;
-  /** Whether the account's margin carries `notional` more (initial margin). */
-  marginFor(notional: number): boolean;
+  /** Whether the account's margin carries `qty` (signed: + buy) more of `symbol` in `mode` (PROTOCOL.md §7). */
+  marginFor(symbol: string, mode: MarginMode, qty: number): boolean;
 }
 
 const FIELDS = new Set([
@@ -125,7 +125,8 @@ export function checkOrder(o: OrderInput, ctx: OrderContext): Checked<OrderInput
     return refuse(-1106, position === 0 ? "no position to reduce" : "the order would grow the position");
   if (o.clientOrderId !== undefined && ctx.clientIdOpen(o.clientOrderId))
     return refuse(-1007, `client_order_id ${o.clientOrderId} is open`);
-  if (!o.reduceOnly && !ctx.marginFor(notional)) return refuse(-1101, "the account's margin cannot carry the order");
+  if (!o.reduceOnly && !ctx.marginFor(o.symbol, o.marginMode, o.side === "BUY" ? o.qty : -o.qty))
+    return refuse(-1101, "the account's margin cannot carry the order");
   return ok(o);
 }
 

@@ -39,8 +39,13 @@ export interface StartSimulatorOptions {
   rateLimits?: Partial<RateLimits> | false;
   liquidationTtlMs?: number;
   claimProcessingDelayMs?: number;
-  /** The liquidator account's collateral (quote), default 1,000,000. */
+  /**
+   * The liquidator account's collateral (quote), default 1,000,000: generous, so a claim is refused
+   * for margin (-1101) only where a test or scenario sets a tight one.
+   */
   collateral?: number;
+  /** The liquidator account's max leverage (`GET /v1/client/info`), default 10. */
+  maxLeverage?: number;
   /** Trading fee rates, bps (default 5 taker, 2 maker). */
   takerFeeBps?: number;
   makerFeeBps?: number;
@@ -97,7 +102,13 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   // The liquidator: an id derived from the seed, a fresh key (never derived from the seed).
   const ids = new Prng(seed ^ 0x5eed);
   const accountId = `0x${ids.hex(32)}`;
-  core.accounts.add({ accountId, address: `0x${ids.hex(20)}`, admin: true, collateral: options.collateral ?? 1_000_000 });
+  core.accounts.add({
+    accountId,
+    address: `0x${ids.hex(20)}`,
+    admin: true,
+    collateral: options.collateral ?? 1_000_000,
+    ...(options.maxLeverage !== undefined ? { maxLeverage: options.maxLeverage } : {}),
+  });
   const key = generateKeyPair();
   core.accounts.registerKey(accountId, key.publicKey);
   if (options.key !== undefined) core.accounts.setKeyInfo(accountId, key.publicKey, options.key);

@@ -31,6 +31,10 @@ export interface SymbolSpec {
   quoteMax?: number;
   /** An order price must lie within mark × (1 ± priceRange) (`price_range`); default 0.03. */
   priceRange?: number;
+  /** Margin parameters (PROTOCOL.md §7, `base_imr`, `base_mmr`, `imr_factor`); default by tier (margin.ts `marginOf`). */
+  baseImr?: number;
+  baseMmr?: number;
+  imrFactor?: number;
   /** The synthetic order book; default by symbol and tier (orderBook.ts `defaultBookSpec`). */
   book?: BookSpec;
 }
@@ -45,6 +49,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 104250,
     volatilityPerSec: 0.0002,
+    baseImr: 0.01,
+    baseMmr: 0.006,
+    imrFactor: 3.8e-7,
   },
   {
     symbol: "PERP_ETH_USDC",
@@ -55,6 +62,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 3850,
     volatilityPerSec: 0.0003,
+    baseImr: 0.01,
+    baseMmr: 0.006,
+    imrFactor: 3.8e-7,
   },
   {
     symbol: "PERP_SOL_USDC",
@@ -65,6 +75,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 182.5,
     volatilityPerSec: 0.0004,
+    baseImr: 0.02,
+    baseMmr: 0.012,
+    imrFactor: 7.6e-7,
   },
   {
     symbol: "PERP_BNB_USDC",
@@ -75,6 +88,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 690,
     volatilityPerSec: 0.0003,
+    baseImr: 0.02,
+    baseMmr: 0.012,
+    imrFactor: 7.6e-7,
   },
   {
     symbol: "PERP_DOGE_USDC",
@@ -85,6 +101,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 0.2215,
     volatilityPerSec: 0.0008,
+    baseImr: 0.1,
+    baseMmr: 0.05,
+    imrFactor: 2.1e-6,
   },
   {
     symbol: "PERP_WIF_USDC",
@@ -95,6 +114,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 1.85,
     volatilityPerSec: 0.001,
+    baseImr: 0.1,
+    baseMmr: 0.05,
+    imrFactor: 2.1e-6,
   },
   {
     symbol: "PERP_1000PEPE_USDC",
@@ -105,6 +127,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 0.0125,
     volatilityPerSec: 0.001,
+    baseImr: 0.1,
+    baseMmr: 0.05,
+    imrFactor: 2.1e-6,
   },
   {
     symbol: "PERP_EUR_USDC",
@@ -115,6 +140,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 1.0845,
     volatilityPerSec: 0.00005,
+    baseImr: 0.02,
+    baseMmr: 0.012,
+    imrFactor: 3.8e-7,
   },
   {
     symbol: "PERP_GBP_USDC",
@@ -125,6 +153,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 1.2712,
     volatilityPerSec: 0.00005,
+    baseImr: 0.02,
+    baseMmr: 0.012,
+    imrFactor: 3.8e-7,
   },
   {
     symbol: "PERP_NVDA_USDC",
@@ -135,6 +166,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 181.2,
     volatilityPerSec: 0.0002,
+    baseImr: 0.1,
+    baseMmr: 0.05,
+    imrFactor: 2.1e-6,
   },
   {
     symbol: "PERP_TSLA_USDC",
@@ -145,6 +179,9 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
     minNotional: 10,
     startPrice: 322.4,
     volatilityPerSec: 0.0003,
+    baseImr: 0.1,
+    baseMmr: 0.05,
+    imrFactor: 2.1e-6,
   },
 ];
 
@@ -189,8 +226,15 @@ export class SymbolTable {
         ["quoteMin", s.quoteMin],
         ["quoteMax", s.quoteMax],
         ["priceRange", s.priceRange],
+        ["imrFactor", s.imrFactor],
       ] as const) {
         if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${s.symbol}: ${k} must be a number ≥ 0`);
+      }
+      for (const [k, v] of [
+        ["baseImr", s.baseImr],
+        ["baseMmr", s.baseMmr],
+      ] as const) {
+        if (v !== undefined && !(Number.isFinite(v) && v > 0 && v <= 1)) throw new RangeError(`${s.symbol}: ${k} must be in (0, 1]`);
       }
       if ((s.baseMin ?? s.qtyStep) > (s.baseMax ?? 1e9)) throw new RangeError(`${s.symbol}: baseMin above baseMax`);
       if ((s.quoteMin ?? 0) >= (s.quoteMax ?? s.startPrice * 100)) throw new RangeError(`${s.symbol}: quoteMin not below quoteMax`);

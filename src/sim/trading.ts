@@ -5,8 +5,8 @@
  * that changed, `balance`. Claims move the same books (`onClaim`). **simulator** choices: an order is
  * matched as it is accepted, so its reports go out before the REST answer; a POST_ONLY that would
  * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the
- * mark reaches it; margin is 10 % of the notional held and ordered against the holding plus all
- * unsettled P&L. Positions are per symbol and margin mode (docs/protocol.md §9): an order trades
+ * mark reaches it; margin (PROTOCOL.md §7, margin.ts) is the per-symbol initial margin of the
+ * positions held and of the open orders, against the holding plus all unsettled P&L. Positions are per symbol and margin mode (docs/protocol.md §9): an order trades
  * the position of its `margin_mode`; a claim lands in cross unless the `assignIsolated` fault says
  * isolated (claimRules' margin check sees the cross positions only).
  *
@@ -16,6 +16,7 @@
 import { applyClaim, applyFill, emptyBooks, type SymbolBooks, unsettledPnl } from "./accounting.js";
 import type { Accounts, SimAccount } from "./accounts.js";
 import type { Transfer } from "./claimRules.js";
+import { initialMarginOfHeld, marginOf, positionInitialMargin } from "./margin.js";
 import type { MarketState } from "./marketState.js";
 import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
 import { OrderFaults } from "./orderFaults.js";
@@ -24,8 +25,6 @@ import type { SimPush } from "./simPush.js";
 import { roundToStep, type SymbolTable } from "./symbols.js";
 import { executionReportData, isOpen, positionRow, type ReportFill, type SimOrder } from "./tradingShapes.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
-
-const INITIAL_MARGIN = 0.1;
 
 interface AccountTrading {
   /** Cross positions by symbol. */
@@ -90,7 +89,7 @@ export class Trading {
       mark: (s) => this.#o.market.mark(s),
       position: (s, mode) => modeBooks(t, mode).get(s)?.qty ?? 0,
       clientIdOpen: (id) => t.openByClientId.has(id),
-      marginFor: (notional) => this.#marginFor(account, t, notional),
+      marginFor: (symbol, mode, qty) => this.#marginFor(account, t, symbol, mode, qty),
     });
     if (!checked.ok) return checked;
     const o = checked.value;
@@ -164,12 +163,45 @@ export class Trading {
     return new Map([...modeBooks(this.#trading(accountId), mode)].map(([s, b]) => [s, { ...b }]));
   }
 
-  /** Margin held by the account's open orders (`frozen`). */
+  /** Margin held by the account's open orders (`frozen`): each order's notional at its symbol's IMR. */
   frozen(accountId: string): number {
+    const account = this.#o.accounts.get(accountId);
+    const leverage = account?.maxLeverage ?? 10;
     let sum = 0;
-    for (const o of this.#trading(accountId).open)
-      if (isOpen(o)) sum += (o.quantity - o.total_executed_quantity) * (o.price ?? 0) * INITIAL_MARGIN;
+    for (const o of this.#trading(accountId).open) {
+      if (!isOpen(o)) continue;
+      const spec = this.#o.symbols.get(o.symbol);
+      const notional = (o.quantity - o.total_executed_quantity) * (o.price ?? 0);
+      sum += spec === undefined ? notional : positionInitialMargin(marginOf(spec), notional, leverage);
+    }
     return sum;
+  }
+
+  /** Holding + the unsettled P&L of every position (cross and isolated) at the marks: total collateral. */
+  totalCollateral(accountId: string): number {
+    const account = this.#o.accounts.get(accountId);
+    if (account === undefined) return 0;
+    const t = this.#trading(accountId);
+    let total = account.collateral;
+    for (const books of [t.books, t.isolated])
+      for (const [symbol, b] of books) total += unsettledPnl(b, this.#o.market.mark(symbol) ?? b.averageOpenPrice);
+    return total;
+  }
+
+  /** Initial margin of the account's positions of one margin mode, or of both. */
+  initialMargin(accountId: string, mode?: MarginMode): number {
+    const account = this.#o.accounts.get(accountId);
+    if (account === undefined) return 0;
+    const t = this.#trading(accountId);
+    const held: { symbol: string; qty: number }[] = [];
+    for (const m of mode === undefined ? (["CROSS", "ISOLATED"] as const) : [mode])
+      for (const [symbol, b] of modeBooks(t, m)) held.push({ symbol, qty: b.qty });
+    return initialMarginOfHeld(
+      held,
+      (s) => this.#o.symbols.get(s),
+      (s) => this.#o.market.mark(s),
+      account.maxLeverage,
+    );
   }
 
   /** A claim applied: the books move and the positions and balance are pushed. */
@@ -333,17 +365,23 @@ export class Trading {
     });
   }
 
-  #marginFor(account: SimAccount, t: AccountTrading, notional: number): boolean {
-    let equity = account.collateral;
-    let held = 0;
-    for (const books of [t.books, t.isolated]) {
-      for (const [symbol, b] of books) {
-        const mark = this.#o.market.mark(symbol) ?? b.averageOpenPrice;
-        equity += unsettledPnl(b, mark);
-        held += Math.abs(b.qty * mark);
-      }
-    }
-    return equity >= INITIAL_MARGIN * (held + notional);
+  /**
+   * PROTOCOL.md §7: whether the account carries `qty` (signed) more of `symbol` in `mode`: the
+   * initial margin of everything held after it, open orders included, within the total collateral.
+   */
+  #marginFor(account: SimAccount, t: AccountTrading, symbol: string, mode: MarginMode, qty: number): boolean {
+    const held: { symbol: string; qty: number }[] = [];
+    for (const m of ["CROSS", "ISOLATED"] as const)
+      for (const [s, b] of modeBooks(t, m)) held.push({ symbol: s, qty: s === symbol && m === mode ? b.qty + qty : b.qty });
+    if (!held.some((h) => h.symbol === symbol)) held.push({ symbol, qty });
+    const required =
+      initialMarginOfHeld(
+        held,
+        (s) => this.#o.symbols.get(s),
+        (s) => this.#o.market.mark(s),
+        account.maxLeverage,
+      ) + this.frozen(account.accountId);
+    return required <= this.totalCollateral(account.accountId);
   }
 
   #booksOf(t: AccountTrading, symbol: string, mode: MarginMode): SymbolBooks {

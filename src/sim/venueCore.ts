@@ -298,7 +298,10 @@ export class VenueCore {
         symbol: (s) => this.symbols.get(s),
         mark: (s) => this.market.mark(s),
         positions: account.positions,
-        collateral: account.collateral,
+        collateral: this.trading.totalCollateral(accountId),
+        maxLeverage: account.maxLeverage,
+        // The claim lands in cross: isolated positions and open orders keep their own margin.
+        otherMargin: this.trading.initialMargin(accountId, "ISOLATED") + this.trading.frozen(accountId),
       });
       if (!outcome.ok) return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, outcome);
       // evaluateClaim only succeeds on an open liquidation.

@@ -3,6 +3,7 @@
  * -1006) and wire shapes (snake_case, docs/protocol.md §4). Pure with respect to I/O.
  */
 import { type CampaignFill, type CampaignStats, campaignStats, parseCampaignQuery } from "./campaigns.js";
+import { marginOf } from "./margin.js";
 import { type OrderRecord, type Page, parseOrderQuery, queryOrders } from "./orderQuery.js";
 import { orderFilters } from "./orderRules.js";
 import { intParam, rangeParams, readParams } from "./queryParams.js";
@@ -80,6 +81,7 @@ export function futuresData(core: VenueCore): { rows: unknown[] } {
 /** One row of GET /v1/public/info[/{symbol}]: the symbol's parameters and order filters (docs/protocol.md §4, §6). */
 export function infoRow(s: SymbolSpec): Record<string, unknown> {
   const f = orderFilters(s);
+  const m = marginOf(s);
   return {
     symbol: s.symbol,
     liquidation_tier: s.tier,
@@ -92,8 +94,9 @@ export function infoRow(s: SymbolSpec): Record<string, unknown> {
     base_tick: f.baseTick,
     min_notional: s.minNotional,
     price_range: f.priceRange,
-    base_imr: 0.1,
-    base_mmr: 0.05,
+    base_imr: m.baseImr,
+    base_mmr: m.baseMmr,
+    imr_factor: m.imrFactor,
   };
 }
 

@@ -3,9 +3,11 @@
  * validated by wire.ts) become the engine's domain types, and decisions become request bodies. No
  * other module reads a wire field name; the engine imports nothing from here.
  */
+import type { AccountFigures, AccountPositionInput } from "../engine/accountBook.js";
 import type { HeldPositionInput } from "../engine/exposure.js";
+import type { MarginParams } from "../engine/margin.js";
 import type { ClaimDecision, Fill, Liquidation, LiquidationPosition, OrderFilters, SymbolInfo } from "../engine/types.js";
-import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow } from "./restSchemas.js";
+import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow, Positions } from "./restSchemas.js";
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
 import { integerFrom, numberFrom } from "./wireNumbers.js";
 
@@ -53,7 +55,17 @@ export function symbolInfoFromRow(row: unknown): SymbolInfo {
     priceTick: numberOrNaN(r.quote_tick),
     minNotional: numberOrNaN(r.min_notional),
     orderFilters: orderFiltersFromRow(r),
+    margin: marginFromRow(r),
   };
+}
+
+/** PROTOCOL.md §7: `base_imr`, `base_mmr`, `imr_factor`, when the row carries all three as numbers (or decimal strings). */
+function marginFromRow(r: Record<string, unknown>): MarginParams | undefined {
+  const baseImr = numberFrom(r.base_imr);
+  const baseMmr = numberFrom(r.base_mmr);
+  const imrFactor = numberFrom(r.imr_factor);
+  if (baseImr === undefined || baseMmr === undefined || imrFactor === undefined) return undefined;
+  return { baseImr, baseMmr, imrFactor };
 }
 
 /** 1 or 2 from `1`, `2`, `"1"` or `"2"`; anything else is passed on as NaN for the engine to refuse. */
@@ -90,6 +102,34 @@ export function heldFromRows(rows: readonly PositionRow[]): HeldPositionInput[] 
     positionQty: r.position_qty,
     ...(r.mark_price !== undefined ? { markPrice: r.mark_price } : {}),
     marginMode: r.margin_mode ?? "CROSS",
+  }));
+}
+
+/** The account-level figures of `GET /v1/positions` (PROTOCOL.md §6, §7). */
+export function accountFiguresFrom(p: Positions): AccountFigures {
+  return { totalCollateral: p.total_collateral_value, freeCollateral: p.free_collateral, marginRatio: p.margin_ratio };
+}
+
+/** Rows of `GET /v1/positions` for the account book (cost and unsettled P&L: collateral follows the marks). */
+export function accountRowsFrom(rows: readonly PositionRow[]): AccountPositionInput[] {
+  return rows.map((r) => ({
+    symbol: r.symbol,
+    marginMode: r.margin_mode ?? "CROSS",
+    positionQty: r.position_qty,
+    costPosition: r.cost_position,
+    unsettledPnl: r.unsettled_pnl,
+    markPrice: r.mark_price,
+  }));
+}
+
+/** A `position` push for the account book. */
+export function accountRowsFromPush(positions: readonly Position[]): AccountPositionInput[] {
+  return positions.map((p) => ({
+    symbol: p.symbol,
+    marginMode: p.marginMode,
+    positionQty: p.positionQty,
+    costPosition: p.costPosition,
+    markPrice: p.markPrice,
   }));
 }
 

@@ -97,5 +97,7 @@ export const clientInfoSchema = z.object({
   account_id: z.string().optional(),
   futures_taker_fee_rate: wireNumber(z.number().min(0).max(10_000)),
   futures_maker_fee_rate: wireNumber(z.number().min(-10_000).max(10_000)),
+  /** PROTOCOL.md §7: the account's max leverage (IMR ≥ 1 / this); a value that is no positive number reads as absent. */
+  max_leverage: wireNumber(z.number().positive().max(10_000)).optional().catch(undefined),
 });
 export type ClientInfo = z.infer<typeof clientInfoSchema>;

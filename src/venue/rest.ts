@@ -3,6 +3,7 @@
  * reads and the claim, on the request machinery of restCore.ts. Orders and the account: orderApi.ts.
  */
 
+import { type ClientInfo, clientInfoSchema } from "./orderSchemas.js";
 import {
   buildQuery,
   type CallOptions,
@@ -152,6 +153,11 @@ export class RestClient extends RestCore {
   /** Mark prices with the venue time of the answer: how old a REST mark is (degraded mode). */
   futuresStamped(opts: CallOptions = {}): Promise<Stamped<Futures>> {
     return this.get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts);
+  }
+
+  /** GET /v1/client/info (PROTOCOL.md §6): fee rates and the account's max leverage. */
+  clientInfo(opts: CallOptions = {}): Promise<Stamped<ClientInfo>> {
+    return this.get("/v1/client/info", "account_reads", "", clientInfoSchema, true, opts);
   }
 
   /** The account's positions (docs/protocol.md §6), with the venue time they are as of. */

@@ -326,7 +326,13 @@ export const positionRowSchema = z.object({
   margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
 });
 export type PositionRow = z.infer<typeof positionRowSchema>;
-export const positionsSchema = z.object({ rows: z.array(positionRowSchema) });
+/** PROTOCOL.md §6/§7: the account's figures ride along; read when present, never required. */
+export const positionsSchema = z.object({
+  total_collateral_value: num.optional().catch(undefined),
+  free_collateral: num.optional().catch(undefined),
+  margin_ratio: num.optional().catch(undefined),
+  rows: z.array(positionRowSchema),
+});
 export type Positions = z.infer<typeof positionsSchema>;
 
 /** Rows are checked one by one (engine/symbolInfo.ts): one bad row must not hide every symbol. */

@@ -31,6 +31,8 @@ export interface ExecutionReport {
 export interface BalancePush {
   /** USDC holding, when the push carries it. */
   holding: number | undefined;
+  /** Margin held by open orders (`frozen`), when the push carries it as a number ≥ 0. */
+  frozen?: number | undefined;
 }
 
 const MAX = 1e15;
@@ -97,5 +99,6 @@ export function parseBalance(v: unknown): BalancePush | undefined {
   const usdc = v.balances.USDC;
   if (usdc === undefined) return { holding: undefined };
   if (!isRecord(usdc)) return undefined;
-  return num(usdc.holding, -MAX) ? { holding: usdc.holding } : undefined;
+  if (!num(usdc.holding, -MAX)) return undefined;
+  return num(usdc.frozen, 0) ? { holding: usdc.holding, frozen: usdc.frozen } : { holding: usdc.holding };
 }

@@ -68,13 +68,23 @@ function liq(positions: [string, number][], id = 7): OpenLiquidation {
   };
 }
 
-function ctx(overrides: { collateral?: number; positions?: Map<string, HeldPosition>; marks?: Record<string, number> } = {}): ClaimContext {
+function ctx(
+  overrides: {
+    collateral?: number;
+    positions?: Map<string, HeldPosition>;
+    marks?: Record<string, number>;
+    maxLeverage?: number;
+    otherMargin?: number;
+  } = {},
+): ClaimContext {
   const marks = overrides.marks ?? MARKS;
   return {
     symbol: (s) => table.get(s),
     mark: (s) => marks[s],
     positions: overrides.positions ?? new Map(),
     collateral: overrides.collateral ?? 1e9,
+    maxLeverage: overrides.maxLeverage ?? 10,
+    ...(overrides.otherMargin !== undefined ? { otherMargin: overrides.otherMargin } : {}),
   };
 }
 
@@ -345,7 +355,7 @@ describe("-1202 and -1101", () => {
     expect(run(body(7, 1), liq([["PERP_LOW_USDC", 0]])).code).toBe(-1202);
   });
 
-  it("refuses with -1101 when 10 % of the notional held after the claim exceeds collateral", () => {
+  it("refuses with -1101 when the initial margin held after the claim exceeds collateral (10×: 10 % binds)", () => {
     const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark → 1,000 initial margin
     expect(run(body(7, 1), l, ctx({ collateral: 999 })).code).toBe(-1101);
     expect(run(body(7, 1), l, ctx({ collateral: 1000 })).code).toBe(0);
@@ -356,6 +366,20 @@ describe("-1202 and -1101", () => {
     const held = new Map([["PERP_HIGH_USDC", { qty: -5000, averageOpenPrice: 1 }]]); // 10,000 at mark 2 → 1,000
     expect(run(body(7, 1), l, ctx({ collateral: 1999, positions: held })).code).toBe(-1101);
     expect(run(body(7, 1), l, ctx({ collateral: 2000, positions: held })).code).toBe(0);
+    // Isolated positions and open orders count too.
+    expect(run(body(7, 1), l, ctx({ collateral: 2000, positions: held, otherMargin: 1 })).code).toBe(-1101);
+  });
+
+  it("per-symbol IMR (PROTOCOL §7): at 100× a tier-1 symbol needs its base 1 %", () => {
+    const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark
+    expect(run(body(7, 1), l, ctx({ collateral: 99.99, maxLeverage: 100 })).code).toBe(-1101);
+    expect(run(body(7, 1), l, ctx({ collateral: 100, maxLeverage: 100 })).code).toBe(0);
+  });
+
+  it("the 4/5 term: 1,000,000 of a tier-2 symbol (10 %, 2.1e-6) needs 10^4.8 × 2.1e-6 = 13.25 %: 132,501.04", () => {
+    const l = liq([["PERP_HIGH_USDC", -500_000]]); // 1,000,000 at mark 2
+    expect(run(body(7, 1), l, ctx({ collateral: 132_500, maxLeverage: 100 })).code).toBe(-1101);
+    expect(run(body(7, 1), l, ctx({ collateral: 132_502, maxLeverage: 100 })).code).toBe(0);
   });
 });
 

@@ -1,0 +1,103 @@
+/**
+ * The venue's margin formulas (PROTOCOL.md §7), pure: notional, initial and maintenance margin
+ * ratios per symbol (the 4/5 power of the notional included), the account's margin ratio and free
+ * collateral. `MarginFit` (marginFit.ts) answers what a claim may add under the policy's limits.
+ */
+
+/** A symbol's margin parameters, as `GET /v1/public/info` rows carry them (`base_imr`, `base_mmr`, `imr_factor`). */
+export interface MarginParams {
+  /** Base initial margin ratio (0.01 = 1 %, i.e. 100×). */
+  readonly baseImr: number;
+  /** Base maintenance margin ratio. */
+  readonly baseMmr: number;
+  /** Scales the `|notional|^(4/5)` term that makes big positions need more margin. */
+  readonly imrFactor: number;
+}
+
+/**
+ * What a position in a symbol whose info carries no (usable) margin parameters is charged: its whole
+ * notional. The engine never guesses a venue's margin below what it could be, so such a symbol can
+ * still be claimed when the collateral is plentiful, and never leads to a -1101.
+ */
+export const UNKNOWN_MARGIN: MarginParams = { baseImr: 1, baseMmr: 1, imrFactor: 0 };
+
+/** A symbol's margin parameters from its info, or `UNKNOWN_MARGIN` when the info carries none (or no info). */
+export function marginParamsOf(info: { readonly margin?: MarginParams | undefined } | undefined): MarginParams {
+  return info?.margin ?? UNKNOWN_MARGIN;
+}
+
+/** The venue's exponent of the notional in the IMR and MMR terms. */
+const NOTIONAL_POWER = 0.8;
+
+/** Whether `p` holds margin parameters the formulas can use (finite, base ratios in (0, 1], factor ≥ 0). */
+export function validMarginParams(p: { baseImr?: unknown; baseMmr?: unknown; imrFactor?: unknown }): p is MarginParams {
+  const ratio = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1;
+  return ratio(p.baseImr) && ratio(p.baseMmr) && typeof p.imrFactor === "number" && Number.isFinite(p.imrFactor) && p.imrFactor >= 0;
+}
+
+/** |position_qty| × mark. */
+export function notionalOf(qty: number, mark: number): number {
+  return Math.abs(qty) * mark;
+}
+
+/**
+ * `IMR_i = max(1 / max_account_leverage, base_imr_i, imr_factor_i × |notional_i|^(4/5))`. A
+ * `maxLeverage` that is not a positive number drops its term (the caller decides whether margin can be
+ * checked without it: accountBook.ts says not).
+ */
+export function imrRate(p: MarginParams, notional: number, maxLeverage: number): number {
+  const byLeverage = maxLeverage > 0 ? 1 / maxLeverage : 0;
+  const bySize = p.imrFactor * Math.abs(notional) ** NOTIONAL_POWER;
+  return Math.max(byLeverage, p.baseImr, bySize);
+}
+
+/** `MMR_i = max(base_mmr_i, base_mmr_i / base_imr_i × imr_factor_i × |notional_i|^(4/5))`. */
+export function mmrRate(p: MarginParams, notional: number): number {
+  return Math.max(p.baseMmr, (p.baseMmr / p.baseImr) * p.imrFactor * Math.abs(notional) ** NOTIONAL_POWER);
+}
+
+/** Initial margin of a position of this notional: |notional| × IMR. */
+export function initialMargin(p: MarginParams, notional: number, maxLeverage: number): number {
+  const n = Math.abs(notional);
+  return n === 0 ? 0 : n * imrRate(p, n, maxLeverage);
+}
+
+/** Maintenance margin of a position of this notional: |notional| × MMR. */
+export function maintenanceMargin(p: MarginParams, notional: number): number {
+  const n = Math.abs(notional);
+  return n === 0 ? 0 : n * mmrRate(p, n);
+}
+
+/** One position for the account-wide sums: its margin parameters, signed quantity and mark. */
+export interface MarginPosition {
+  readonly params: MarginParams;
+  readonly qty: number;
+  readonly mark: number;
+}
+
+/** Initial margin of everything held (one net position per symbol). */
+export function initialMarginOf(positions: Iterable<MarginPosition>, maxLeverage: number): number {
+  let sum = 0;
+  for (const p of positions) sum += initialMargin(p.params, notionalOf(p.qty, p.mark), maxLeverage);
+  return sum;
+}
+
+/** Maintenance margin of everything held. */
+export function maintenanceMarginOf(positions: Iterable<MarginPosition>): number {
+  let sum = 0;
+  for (const p of positions) sum += maintenanceMargin(p.params, notionalOf(p.qty, p.mark));
+  return sum;
+}
+
+/** The venue's margin ratio with no position: 1000 %. */
+export const NO_POSITION_MARGIN_RATIO = 10;
+
+/** Account margin ratio = total collateral ÷ Σ |notional_i| (10, i.e. 1000 %, with no position). */
+export function accountMarginRatio(totalCollateral: number, totalNotional: number): number {
+  return totalNotional === 0 ? NO_POSITION_MARGIN_RATIO : totalCollateral / totalNotional;
+}
+
+/** Free collateral = total collateral − initial margin of positions − margin held by open orders. */
+export function freeCollateral(totalCollateral: number, positionsInitialMargin: number, ordersMargin = 0): number {
+  return totalCollateral - positionsInitialMargin - ordersMargin;
+}
