@@ -158,6 +158,10 @@ export interface Metrics {
   readonly pollLastSuccess: Gauge<"target">;
   readonly buildInfo: Gauge<"version" | "commit" | "node">;
   readonly dryRun: Gauge;
+  /** 1 when the venue is the embedded simulator (`venue.mode: simulator`), 0 on a live venue. */
+  readonly venueSimulated: Gauge;
+  /** `policy.max_total_exposure` in force (quote): what `exposure_notional` is capped by. */
+  readonly exposureCap: Gauge;
   /** 1 on the replica that may send (the leader, or a single daemon), else 0. */
   readonly leader: Gauge;
   readonly claimingPaused: Gauge<"reason">;
@@ -294,6 +298,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     pollLastSuccess: gauge("poll_last_success_timestamp_seconds", "Time of the last successful poll by target", ["target"]),
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
+    venueSimulated: gauge("venue_simulated", "1 when the venue is the embedded simulator (venue.mode simulator), 0 on a live venue"),
+    exposureCap: gauge("exposure_cap_quote", "policy.max_total_exposure in force: the cap on the sum of exposure_notional (quote)"),
     leader: gauge("leader", "1 on the replica that may send claims and orders (the leader, or a single daemon), else 0"),
     claimingPaused: gauge("claiming_paused", "1 while claiming is paused for the reason (margin|journal|clock|positions)", ["reason"]),
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
