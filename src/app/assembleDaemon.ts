@@ -125,6 +125,8 @@ export function assembleDaemon(o: {
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   const sender = new ClaimSender(o.capture === undefined ? rest : capturingTransport(rest, o.capture), config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
+  metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
+  metrics.exposureCap.set(config.policy.max_total_exposure);
   const ledger = new PnlLedger({ keepClosedClaims: false });
   const scope = unwindScope({
     scope: config.unwind.scope,
@@ -359,6 +361,7 @@ export function assembleDaemon(o: {
       ingest.offerAll();
       unwinder.kickAll();
       metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
+      metrics.exposureCap.set(result.policy.max_total_exposure);
       if (result.needsRestart.length > 0)
         logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");

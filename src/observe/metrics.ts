@@ -163,6 +163,10 @@ export interface Metrics {
   readonly dryRun: Gauge;
   /** docs/protocol.md §8: when the venue says the key expires (seconds since the epoch). */
   readonly keyExpiry: Gauge;
+  /** 1 when the venue is the embedded simulator (`venue.mode: simulator`), 0 on a live venue. */
+  readonly venueSimulated: Gauge;
+  /** `policy.max_total_exposure` in force (quote): what `exposure_notional` is capped by. */
+  readonly exposureCap: Gauge;
   /** 1 on the replica that may send (the leader, or a single daemon), else 0. */
   readonly leader: Gauge;
   readonly claimingPaused: Gauge<"reason">;
@@ -330,6 +334,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
     keyExpiry: gauge("key_expiry_timestamp_seconds", "When the venue says the API key expires (GET /v1/client/key_info, read hourly)"),
+    venueSimulated: gauge("venue_simulated", "1 when the venue is the embedded simulator (venue.mode simulator), 0 on a live venue"),
+    exposureCap: gauge("exposure_cap_quote", "policy.max_total_exposure in force: the cap on the sum of exposure_notional (quote)"),
     leader: gauge("leader", "1 on the replica that may send claims and orders (the leader, or a single daemon), else 0"),
     claimingPaused: gauge(
       "claiming_paused",

@@ -13,6 +13,7 @@ import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { describe, expect } from "vitest";
 import { parse, stringify } from "yaml";
+import { withAbsoluteRunbookUrls } from "../../src/ops/runbookUrls.js";
 import { renderForTest } from "../support/alertmanagerConfig.js";
 import type { Build } from "../support/buildOnce.js";
 import { daemonEnv } from "../support/daemonHarness.js";
@@ -42,10 +43,14 @@ if (missing.length > 0) {
   } else process.stderr.write(`NOTE: skipping the end-to-end alert test: ${why}\n`);
 }
 
-/** The shipped rules with every `for:` cut to 3 s, and "open for 5 minutes" cut to 2 s. */
+/** Where the test's rules say the runbook is (the deployments' RUNBOOK_BASE_URL). */
+const RUNBOOK_BASE = "https://runbook.test/liquidator";
+
+/** The shipped rules with every `for:` cut to 3 s, and "open for 5 minutes" cut to 2 s; runbook links made absolute as deployed. */
 async function fastRules(): Promise<string> {
   const doc = parse(await readFile(ALERTS_PATH, "utf8")) as { groups: { rules: Record<string, unknown>[] }[] };
   let changed = 0;
+  for (const g of doc.groups) g.rules = withAbsoluteRunbookUrls(g.rules, RUNBOOK_BASE);
   for (const g of doc.groups)
     for (const r of g.rules) {
       if (r.for !== undefined) {
@@ -120,10 +125,12 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
       40_000,
       100,
     );
-    expect(firing.labels).toMatchObject({ severity: "critical", job: "liquidator", instance: target });
-    expect(firing.annotations.runbook_url).toBe("docs/runbook.md#liquidatorstreamdown");
-    expect(firing.annotations.summary).toBe(`Liquidator ${target}: public stream down`);
+    // REST still answers: degraded mode claims on, so it is the warning, not the page.
+    expect(firing.labels).toMatchObject({ severity: "warning", job: "liquidator", instance: target });
+    expect(firing.annotations.runbook_url).toBe(`${RUNBOOK_BASE}/docs/runbook.md#liquidatorstreamdown`);
+    expect(firing.annotations.summary).toBe(`Liquidator ${target}: public stream down, claiming from REST`);
     expect(firing.annotations.description).toContain("public stream has not been authenticated/subscribed");
+    expect(notified(hook.deliveries, "firing", { alertname: "LiquidatorStreamDown", severity: "critical" })).toBeUndefined();
     // The webhook's credential came from its secret file, as configured.
     const delivery = hook.deliveries.find((d) => d.body.alerts.includes(firing));
     expect(delivery?.headers.authorization).toBe("Bearer test-webhook_token");
@@ -157,7 +164,7 @@ describe.skipIf(missing.length > 0)("alerts end to end", () => {
       100,
     );
     expect(firing.labels).toMatchObject({ severity: "warning", job: "liquidator", instance: target });
-    expect(firing.annotations.runbook_url).toBe("docs/runbook.md#liquidatorpositionnotflat");
+    expect(firing.annotations.runbook_url).toBe(`${RUNBOOK_BASE}/docs/runbook.md#liquidatorpositionnotflat`);
     expect(firing.annotations.summary).toBe(`Liquidator ${target}: ${ETH} position not flat after 5 minutes`);
 
     sim.core.trading.book(ETH)?.refill();

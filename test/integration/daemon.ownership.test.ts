@@ -43,6 +43,8 @@ test("two runs of the default config in one checkout: the second claims within s
   const firstClaim = firstAt(second, "claim accepted");
   expect(firstClaim - started).toBeLessThan(15_000);
   expect(await metric(url, "liquidator_claims_skipped_total", { reason: "exposure_cap" })).toBe(0);
+  // The embedded venue says so on /metrics (the "dry run left on in live mode" alert reads it).
+  expect(await metric(url, "liquidator_venue_simulated")).toBe(1);
   expect(second.logs.lines.some((l) => /^journal replayed/.test(l.msg))).toBe(false);
 }, 120_000);
 

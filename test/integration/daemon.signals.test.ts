@@ -47,10 +47,14 @@ describe("daemon child process", () => {
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === warm), "ETH claimed under the first policy");
     const accepted = s.streams.stats().connectionsAccepted;
     const reconnects = await metric(url, "liquidator_ws_reconnects_total");
+    // The cap the exposure alert compares with, and a live (not embedded) venue, as configured.
+    expect(await metric(url, "liquidator_exposure_cap_quote")).toBe(OPEN_POLICY.max_total_exposure);
+    expect(await metric(url, "liquidator_venue_simulated")).toBe(0);
 
-    await writePolicyFile(dir as string, { ...OPEN_POLICY, symbols: { deny: ["PERP_ETH_USDC"] } });
+    await writePolicyFile(dir as string, { ...OPEN_POLICY, max_total_exposure: 70_000_000, symbols: { deny: ["PERP_ETH_USDC"] } });
     p.child.kill("SIGHUP");
     await waitFor(() => p.logs.has("policy reloaded"), "policy reloaded");
+    expect(await metric(url, "liquidator_exposure_cap_quote")).toBe(70_000_000);
     const denied = s.core.addLiquidation(ethLong(0.3));
     const allowed = s.core.addLiquidation(sol(-5));
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === allowed), "SOL still claimed");

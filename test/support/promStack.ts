@@ -71,15 +71,18 @@ async function startBinary(name: string, bin: string, args: (port: number, dir: 
   return { url, dir, output: () => output, stop };
 }
 
-/** Prometheus scraping `target` as job `liquidator` every second, with `rulesYaml`, alerting `alertmanager`. */
-export async function startPrometheus(o: { target: string; rulesYaml: string; alertmanager: string }): Promise<Service> {
+/**
+ * Prometheus scraping `target` (one or several) as job `liquidator` every second, with `rulesYaml`
+ * (none by default), alerting `alertmanager` when given.
+ */
+export async function startPrometheus(o: { target: string | string[]; rulesYaml?: string; alertmanager?: string }): Promise<Service> {
   const dir = await mkdtemp(join(tmpdir(), "liq-prom-"));
-  await writeFile(join(dir, "alerts.yml"), o.rulesYaml);
+  await writeFile(join(dir, "alerts.yml"), o.rulesYaml ?? "groups: []\n");
   const config = {
     global: { scrape_interval: "1s", evaluation_interval: "1s" },
     rule_files: ["alerts.yml"],
-    alerting: { alertmanagers: [{ static_configs: [{ targets: [o.alertmanager] }] }] },
-    scrape_configs: [{ job_name: "liquidator", static_configs: [{ targets: [o.target] }] }],
+    ...(o.alertmanager !== undefined ? { alerting: { alertmanagers: [{ static_configs: [{ targets: [o.alertmanager] }] }] } } : {}),
+    scrape_configs: [{ job_name: "liquidator", static_configs: [{ targets: typeof o.target === "string" ? [o.target] : o.target }] }],
   };
   await writeFile(join(dir, "prometheus.yml"), stringify(config));
   return startBinary(

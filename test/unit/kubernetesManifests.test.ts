@@ -4,13 +4,22 @@
  * non-root, read-only root, resources, grace period, the state volume, the HA wiring), and the
  * PrometheusRule equal to what grafana/alerts.yml generates.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SHUTDOWN_DEADLINE_MS } from "../../src/commands/run.js";
 import { liveLimitProblems } from "../../src/config/liveLimits.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { ALERTS_SOURCE_PATH, PROMETHEUS_RULE_PATH, prometheusRuleYaml } from "../../src/ops/prometheusRule.js";
+import {
+  ALERTS_SOURCE_PATH,
+  PROMETHEUS_RELEASE_LABEL,
+  PROMETHEUS_RULE_PATH,
+  prometheusRuleYaml,
+  ruleGroups,
+  runbookBaseOf,
+} from "../../src/ops/prometheusRule.js";
+import { withAbsoluteRunbookUrls } from "../../src/ops/runbookUrls.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 import { REPO_ROOT } from "../support/dashboardNames.js";
 import {
@@ -51,14 +60,28 @@ describe("Kubernetes manifests as written", () => {
     expect(() => validateObject({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x" } })).toThrow(/no schema model/);
   });
 
-  it("the PrometheusRule is the one grafana/alerts.yml generates (npm run k8s:rules)", () => {
+  it("the PrometheusRule is the one grafana/alerts.yml generates (npm run k8s:rules), with absolute runbook links", () => {
     const alerts = readFileSync(join(REPO_ROOT, ALERTS_SOURCE_PATH), "utf8");
     const committed = readFileSync(join(REPO_ROOT, PROMETHEUS_RULE_PATH), "utf8");
-    expect(committed).toBe(prometheusRuleYaml(alerts));
-    // And equal in content, not only in text: the same groups, rules, labels and annotations.
+    // Made with the base its header names (RUNBOOK_BASE_URL when it was generated).
+    const base = runbookBaseOf(committed) ?? "";
+    expect(base).toMatch(/^https?:\/\//);
+    expect(committed).toBe(prometheusRuleYaml(alerts, base));
+    // And equal in content, not only in text: the same groups, rules, labels and annotations but
+    // for the runbook links, each absolute and pointing at its alert's section.
     const rule = findObject(parseManifests(committed), "PrometheusRule");
-    expect(rule.spec.groups).toEqual((parseManifests(alerts)[0] as unknown as { groups: unknown }).groups);
-    expect(rule.spec.groups.flatMap((g: { rules: unknown[] }) => g.rules).length).toBeGreaterThanOrEqual(16);
+    const source = ruleGroups(alerts);
+    expect(rule.spec.groups).toEqual(source.map((g) => ({ name: g.name, rules: withAbsoluteRunbookUrls(g.rules, base) })));
+    const rules = rule.spec.groups.flatMap((g: { rules: KubeObject[] }) => g.rules) as KubeObject[];
+    expect(rules.length).toBeGreaterThanOrEqual(20);
+    for (const r of rules) expect(r.annotations.runbook_url, r.alert).toBe(`${base}/docs/runbook.md#${String(r.alert).toLowerCase()}`);
+    // The label kube-prometheus-stack selects by, the same on the rule and the ServiceMonitor.
+    expect(rule.metadata.labels?.release).toBe(PROMETHEUS_RELEASE_LABEL);
+    const sm = findObject(
+      sourceObjects.map((x) => x.o),
+      "ServiceMonitor",
+    );
+    expect(sm.metadata.labels?.release).toBe(PROMETHEUS_RELEASE_LABEL);
   });
 
   it("the ConfigMap's daemon config is a valid live config with its limits set (live mode refuses the built-in ones)", async () => {
@@ -144,6 +167,48 @@ describe.skipIf(!kubectlAvailable)("Kubernetes overlays rendered by kubectl kust
     expect(sts.spec.serviceName).toBe(svc.metadata.name);
     expect(svc.spec.publishNotReadyAddresses).toBe(true);
     expect(findObject(objects, "PrometheusRule").spec.groups.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(OVERLAYS)("%s: the ServiceMonitor and the PrometheusRule carry the `release` label the overlay sets", (overlay) => {
+    const objects = get(overlay);
+    const k = readFileSync(join(KUBE_DIR, "overlays", overlay, "kustomization.yaml"), "utf8");
+    const set = /kind: ServiceMonitor\|PrometheusRule[\s\S]*?path: \/metadata\/labels\/release\s+value: (\S+)/.exec(k)?.[1];
+    expect(set).toBeDefined();
+    expect(findObject(objects, "ServiceMonitor").metadata.labels?.release).toBe(set);
+    expect(findObject(objects, "PrometheusRule").metadata.labels?.release).toBe(set);
+  });
+
+  it("an overlay on top sets another `release` on both objects with the documented patch (README)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "liq-kust-"));
+    try {
+      const patchFor = (release: string): string =>
+        [
+          "  - target:",
+          "      group: monitoring.coreos.com",
+          "      kind: ServiceMonitor|PrometheusRule",
+          "    patch: |-",
+          "      - op: add",
+          "        path: /metadata/labels/release",
+          `        value: ${release}`,
+        ].join("\n");
+      // README shows it inside a list item, two spaces further in.
+      const documented = patchFor("<your Helm release name>")
+        .split("\n")
+        .map((l) => `  ${l}`)
+        .join("\n");
+      expect(readFileSync(join(REPO_ROOT, "README.md"), "utf8")).toContain(documented);
+      const base = relative(dir, join(KUBE_DIR, "overlays", "single"));
+      writeFileSync(
+        join(dir, "kustomization.yaml"),
+        `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${base}\npatches:\n${patchFor("monitoring")}\n`,
+      );
+      const objects = render(dir);
+      expect(findObject(objects, "ServiceMonitor").metadata.labels?.release).toBe("monitoring");
+      expect(findObject(objects, "PrometheusRule").metadata.labels?.release).toBe("monitoring");
+      expect(findObject(objects, "StatefulSet").metadata.labels?.release).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("single: one replica, the journal on a claimed volume, the file backend", () => {

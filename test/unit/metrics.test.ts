@@ -55,6 +55,8 @@ describe("createMetrics", () => {
       ["liquidator_epoch_data", "gauge"],
       ["liquidator_build_info", "gauge"],
       ["liquidator_dry_run", "gauge"],
+      ["liquidator_venue_simulated", "gauge"],
+      ["liquidator_exposure_cap_quote", "gauge"],
       ["liquidator_claiming_paused", "gauge"],
       ["liquidator_journal_errors_total", "counter"],
       ["liquidator_capture_dropped_total", "counter"],
