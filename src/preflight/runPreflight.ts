@@ -4,6 +4,7 @@
  * message; every check runs (an earlier failure is named, later ones still say what they can).
  */
 import type { VenueConnection } from "../app/venueConnection.js";
+import { liveLimitProblems } from "../config/liveLimits.js";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
@@ -37,6 +38,13 @@ const configCheck: Check = async (ctx) => {
     return warn(
       `${text} (the embedded simulator)`,
       "set LIQUIDATOR_VENUE=live and LIQUIDATOR_VENUE_PRESET=orderly-testnet to ask a real venue",
+    );
+  // What `liquidator run` would refuse (exit 78) is said here, before anything else is asked.
+  const unset = liveLimitProblems(ctx.loaded.config, ctx.loaded.given ?? new Set());
+  if (unset.length > 0)
+    return warn(
+      `${text}; \`run\` will refuse to start: ${unset.map((p) => p.key).join(", ")} left to the built-in values`,
+      "set them in the config file or the environment (config/live-example.yaml has conservative values)",
     );
   return pass(text);
 };

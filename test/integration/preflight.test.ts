@@ -25,6 +25,9 @@ const NAMES = [
   "order_lookup_probe",
 ];
 
+/** The limits `run` wants set in live mode (config/liveLimits.ts): a setup ready to run. */
+const LIMITS = { LIQUIDATOR_MAX_CLAIM_NOTIONAL: "2000", LIQUIDATOR_MAX_TOTAL_EXPOSURE: "10000", LIQUIDATOR_MIN_FEE: "1" };
+
 const sims: SimulatorHandle[] = [];
 afterAll(async () => {
   await Promise.all(sims.map((s) => s.close()));
@@ -44,7 +47,12 @@ interface Run {
 
 const secretsSeen: { secret: string; text: string }[] = [];
 
-async function preflight(s: SimulatorHandle, args: string[] = [], secret = s.secret): Promise<Run> {
+async function preflight(
+  s: SimulatorHandle,
+  args: string[] = [],
+  secret = s.secret,
+  extraEnv: Record<string, string> = LIMITS,
+): Promise<Run> {
   let out = "";
   let err = "";
   const sink = (add: (t: string) => void) =>
@@ -62,6 +70,7 @@ async function preflight(s: SimulatorHandle, args: string[] = [], secret = s.sec
     LIQUIDATOR_ACCOUNT_ID: s.accountId,
     LIQUIDATOR_SECRET: secret,
     LIQUIDATOR_PREFLIGHT_STREAM_TIMEOUT_MS: "10000",
+    ...extraEnv,
   });
   const code = await main(["preflight", ...args], {
     stdout: sink((t) => (out += t)),
@@ -92,6 +101,22 @@ describe("liquidator preflight", () => {
     const st = statuses(r.out);
     expect(Object.keys(st)).toEqual([...NAMES, "order_probe"]);
     for (const [name, status] of Object.entries(st)) expect(status, `${name}\n${r.out}`).toBe("pass");
+  });
+
+  test("against the simulator in its real-venue flavor every check passes or warns (the venue's own codes recorded); exit 0", async () => {
+    const r = await preflight(await sim({ flavor: "real" }), ["--json"]);
+    expect(r.code, r.out + r.err).toBe(0);
+    const report = JSON.parse(r.out) as { venue: Record<string, Record<string, unknown>>; checks: { name: string; status: string }[] };
+    expect(report.checks.filter((c) => c.status === "fail")).toEqual([]);
+    expect(report.venue.symbols?.field_types).toMatchObject({ liquidation_tier: { string: expect.any(Number) } });
+    expect(report.venue.order_lookup_probe?.code).toBe(-1000);
+    expect(report.checks.find((c) => c.name === "order_lookup_probe")?.status).toBe("warn");
+  });
+
+  test("live limits left to their built-in values: config warns, naming what run would refuse", async () => {
+    const r = await preflight(await sim(), [], undefined, {});
+    expect(statuses(r.out).config).toBe("warn");
+    expect(r.out).toContain("policy.max_total_exposure");
   });
 
   test("--json: {venue, checks:[{name,status,detail,hint}]} with observed types and codes", async () => {
