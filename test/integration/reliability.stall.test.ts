@@ -6,7 +6,7 @@
  * refused upgrade is the daemon's replacement attempt. It must come within 30 s (+ margin) of the
  * stall. Long before that the silence puts the public stream in degraded mode: a liquidation added
  * during the stall is claimed from REST data (the open list and REST marks) within seconds.
- * (daemon.stall.test.ts covers the same with a short deadAfterMs; this one proves the default.)
+ * (daemon.stall.test.ts is the private stream, where only the watchdog catches a stall.)
  */
 import { expect } from "vitest";
 import { claimsBy, ethLong, readyz, requestsFrom, waitFor } from "../support/daemonHarness.js";
@@ -27,10 +27,10 @@ test("a silent public stream is detected and replaced within 30 s (default timin
   const daemon = await rig.daemon({
     sim,
     timing: { reconcileIntervalMs: 2_000, backoff: { initialMs: 50, maxMs: 500 } },
+    until: "ready",
   });
   const s = sim;
   const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
   const warm = s.core.addLiquidation(ethLong(0.2));
   await waitFor(() => claimsBy(s).some((c) => c.liquidationId === warm), "warm-up claim");
 
