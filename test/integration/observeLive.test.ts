@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { metricValue, parsePrometheus, sampleValue, seriesNames } from "../../src/observe/promText.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { waitFor } from "../support/daemonHarness.js";
+import { untilReady, waitFor } from "../support/daemonHarness.js";
 import { metricNamesInDashboardAndRules, REPO_ROOT, scrapeNames } from "../support/dashboardNames.js";
 import { FAST_TIMING } from "../support/inProcessDaemon.js";
 import { test as it, type Rig } from "../support/rig.js";
@@ -29,6 +29,7 @@ async function start(rig: Rig): Promise<{ sim: SimulatorHandle; url: string }> {
     sections: { rewards: { poll_interval_ms: 1000, campaign: { campaign_id: CAMPAIGN_ID, account_id: sim.accountId } } },
     env: { LIQUIDATOR_BUILD_COMMIT: COMMIT },
     timing: FAST_TIMING,
+    until: "ready",
   });
   return { sim, url: daemon.metricsUrl };
 }
@@ -49,7 +50,6 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     };
     const used = metricNamesInDashboardAndRules();
     expect(used.length).toBeGreaterThan(30);
-    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "/readyz 200");
 
     // Before any event: the families only events create have no series yet. This is what makes the
     // final check meaningful (and shows it can fail): without the driving below it would.
@@ -84,7 +84,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     expect(faults.streams.dropAll()).toBeGreaterThanOrEqual(2);
     await waitForSample("liquidator_ws_reconnects_total", { stream: "public" });
     await waitForSample("liquidator_ws_reconnects_total", { stream: "private" });
-    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "/readyz 200 after the reconnect");
+    await untilReady(url, "/readyz 200 after the reconnect");
     // Rewards and campaign polls (poll_interval_ms 1000).
     await waitForSample("liquidator_campaign_volume", { campaign_id: String(CAMPAIGN_ID) }, 0);
     await waitForSample("liquidator_epoch_current", {}, 1);

@@ -78,7 +78,7 @@ describeWithPostgres("PostgreSQL store: fencing", () => {
     const b = await open(account, "b");
     expect(await a.lease.tryAcquire()).toBe(1);
     expect(await a.journal.claimIntent(intent(10), 1)).toEqual({ attempt: 1 });
-    await sleep(1_050, AbortSignal.timeout(2_000));
+    await sleep(1_050, AbortSignal.timeout(2_000)); // the lease expires by the database clock: time is the subject
     expect(await b.lease.tryAcquire()).toBe(2);
     await expect(a.journal.claimIntent(intent(11), 1)).rejects.toMatchObject({ code: "LIQ_FENCED", term: 1 });
     await expect(a.journal.orderIntent(orderIntent("u-11-1"), 1)).rejects.toBeInstanceOf(FencedError);
@@ -142,7 +142,7 @@ describeWithPostgres("PostgreSQL store: fencing", () => {
         }
       };
       const workers = Array.from({ length: 6 }, worker);
-      await sleep(20 + round * 5, AbortSignal.timeout(1_000));
+      await sleep(20 + round * 5, AbortSignal.timeout(1_000)); // a different moment each round for the takeover
       // The takeover's own UPDATE, on a lease that has not expired: every worker is mid-stream, so
       // intents are in flight at the instant it commits (expiry would have stopped them before).
       await admin!.query(
