@@ -9,7 +9,7 @@
  * (daemon.stall.test.ts is the private stream, where only the watchdog catches a stall.)
  */
 import { expect } from "vitest";
-import { claimsBy, ethLong, readyz, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, ethLong, readyz, requestsFrom, untilReady, waitFor } from "../support/daemonHarness.js";
 import { requestsPerId } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
@@ -66,6 +66,6 @@ test("a silent public stream is detected and replaced within 30 s (default timin
   // The venue speaks again: the next attempt connects, marks are fresh, the liquidation is claimed.
   sim.faults.streams.stall("public", false);
   sim.faults.streams.refuseConnections(false, "public");
-  await waitFor(async () => (await readyz(daemon.metricsUrl)).status === 200, "ready again, degraded mode left", 20_000);
+  await untilReady(daemon.metricsUrl, "ready again, degraded mode left", 20_000);
   expect([...requestsPerId(requestsFrom(sim)).values()].every((list) => list.length === 1)).toBe(true);
 }, 90_000);
