@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { sampleValue } from "../observe/promText.js";
+import { metricValue } from "../observe/promText.js";
 import { type ProcessGroup, poll, stopChild } from "./children.js";
 import type { VenueInfo } from "./venueProtocol.js";
 
@@ -84,11 +84,6 @@ log:
 `;
 }
 
-/** The sum of `name`'s samples; NaN when it has none. */
-export function metricValue(text: string, name: string): number {
-  return sampleValue(text, name) ?? Number.NaN;
-}
-
 export function procRssBytes(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
@@ -151,9 +146,9 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
         eventLoopP99Seconds: metricValue(text, "liquidator_nodejs_eventloop_lag_p99_seconds"),
         rssBytes: metricValue(text, "liquidator_process_resident_memory_bytes"),
         claimConnections: {
-          warm: sampleValue(text, "liquidator_claim_connections_total", { kind: "warm" }) ?? 0,
-          fresh: sampleValue(text, "liquidator_claim_connections_total", { kind: "fresh" }) ?? 0,
-          pool: sampleValue(text, "liquidator_claim_connections_total", { kind: "pool" }) ?? 0,
+          warm: metricValue(text, "liquidator_claim_connections_total", { kind: "warm" }),
+          fresh: metricValue(text, "liquidator_claim_connections_total", { kind: "fresh" }),
+          pool: metricValue(text, "liquidator_claim_connections_total", { kind: "pool" }),
         },
       };
     },

@@ -38,7 +38,19 @@ function parseValue(v: string): number {
   return Number(v);
 }
 
-/** Sum of the samples of `name` carrying every pair of `labels`; undefined when there is none. */
+/**
+ * The value of `name`: the sum of its samples carrying every pair of `labels`. With no such sample,
+ * 0 when the exposition declares `name` a counter (a label set never incremented is a count of zero)
+ * and NaN otherwise: a misspelt name or a gauge never set then fails any comparison rather than
+ * passing for 0. The one reading of a value for the bench and the tests.
+ */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
+  const sum = sampleValue(text, name, labels);
+  if (sum !== undefined) return sum;
+  return text.split("\n").includes(`# TYPE ${name} counter`) ? 0 : Number.NaN;
+}
+
+/** Sum of the samples of `name` carrying every pair of `labels`; undefined when there is none (no such series). */
 export function sampleValue(samples: string | readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   let sum: number | undefined;
   for (const s of typeof samples === "string" ? parsePrometheus(samples) : samples) {

@@ -16,7 +16,7 @@ import { parse, stringify } from "yaml";
 import { withAbsoluteRunbookUrls } from "../../src/ops/runbookUrls.js";
 import { renderForTest } from "../support/alertmanagerConfig.js";
 import type { Build } from "../support/buildOnce.js";
-import { daemonEnv } from "../support/daemonHarness.js";
+import { daemonEnv, untilReady } from "../support/daemonHarness.js";
 import { ALERTS_PATH } from "../support/dashboardNames.js";
 import {
   ALERTMANAGER_BIN,
@@ -73,7 +73,7 @@ async function stack({ rig, build }: { rig: Rig; build: Build }) {
   const stateDir = await rig.dir("alerts-e2e");
   const daemon = rig.spawn(build.cli, [], daemonEnv(sim, stateDir), stateDir);
   const metricsUrl = await daemon.metricsUrl();
-  await waitFor(async () => (await fetch(`${metricsUrl}/readyz`)).status === 200, "the daemon ready", 30_000, 100);
+  await untilReady(metricsUrl, "the daemon ready", 30_000);
   const hook = await startWebhookReceiver();
   rig.defer(() => hook.stop());
   const amDir = await rig.dir("alerts-e2e-am");

@@ -123,7 +123,7 @@ describe("ClaimConnection", () => {
     const v = await venue();
     const c = connection(v.origin);
     await send(c).answer;
-    await sleep(800); // > 1,000 − 250 ms: the venue may be closing it
+    await sleep(800); // idle for > 1,000 − 250 ms: the time passing is what the test is about
     expect(c.ready).toBe(false);
     expect((await send(c).answer).status).toBe(200);
     expect(v.connections()).toBe(2);
@@ -231,7 +231,10 @@ describe("ClaimConnection", () => {
   test("an abort while the answer is awaited ends the request with its reason and drops the connection", async () => {
     const v = await venue();
     v.server.removeAllListeners("request");
-    v.server.on("request", () => undefined); // never answers
+    let arrived = false;
+    v.server.on("request", () => {
+      arrived = true; // and never answers
+    });
     const c = connection(v.origin);
     let controller: Dispatcher.DispatchController | undefined;
     const failed = new Promise<unknown>((resolve) => {
@@ -245,8 +248,7 @@ describe("ClaimConnection", () => {
         },
       );
     });
-    await waitFor(() => v.connections() === 1, "connected");
-    await sleep(50);
+    await waitFor(() => arrived, "the request at the venue, its answer awaited");
     const reason = new Error("deadline");
     controller?.abort(reason);
     expect(await failed).toBe(reason);

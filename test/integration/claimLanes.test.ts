@@ -105,7 +105,7 @@ describe("warm claim connections", () => {
     const t = transport(v, kinds);
     await waitFor(() => v.connections === 2, "both lanes open");
     for (let i = 0; i < 3; i++) {
-      await sleep(2_500);
+      await sleep(2_500); // an idle spell past the venue's 1 s hint: the time passing is the scenario
       const before = v.connections;
       expect((await claim(t)).status).toBe(200);
       // Any reconnect happened before the claim (the venue closes idle sockets; a warm-up re-opens them).

@@ -13,26 +13,23 @@ const N = 100;
 test("a cascade of 100: at most 5 claims per sliding second at the venue, highest expected fee first", async ({ rig }) => {
   const sim = await rig.sim({ liquidationTtlMs: 600_000 });
   const dir = await rig.dir("cascade");
-  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 2_000 } });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
+  await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 2_000 }, until: "ready" });
 
   // Two symbols of different fee rates, sizes log-uniform over two decades: fees vary widely.
-  const ids = s.core.cascade(N, { symbols: ["PERP_ETH_USDC", "PERP_SOL_USDC"], side: 1, notional: [500, 50_000] });
+  const ids = sim.core.cascade(N, { symbols: ["PERP_ETH_USDC", "PERP_SOL_USDC"], side: 1, notional: [500, 50_000] });
   expect(ids).toHaveLength(N);
   // Expected fee of each (taken whole) at the marks, which the quiet scenario keeps still.
   const fee = new Map<number, number>();
-  for (const liq of s.core.openLiquidations()) {
+  for (const liq of sim.core.openLiquidations()) {
     fee.set(
       liq.liquidationId,
-      liq.positions.reduce((a, p) => a + Math.abs(p.positionQty) * (s.core.mark(p.symbol) as number) * p.liquidatorFee, 0),
+      liq.positions.reduce((a, p) => a + Math.abs(p.positionQty) * (sim.core.mark(p.symbol) as number) * p.liquidatorFee, 0),
     );
   }
   expect(new Set(fee.values()).size).toBeGreaterThan(N / 2);
 
-  await waitFor(() => requestsFrom(s).filter((r) => r.code === 0).length === N, "all 100 claimed", 60_000);
-  const requests = requestsFrom(s);
+  await waitFor(() => requestsFrom(sim).filter((r) => r.code === 0).length === N, "all 100 claimed", 60_000);
+  const requests = requestsFrom(sim);
   expect(requests.filter((r) => r.code === -1003)).toEqual([]);
   expect([...countById(requests).values()].every((n) => n === 1)).toBe(true);
 

@@ -5,41 +5,38 @@
  * (`run --dry-run` is covered by the child-process test in daemon.signals.test.ts.)
  */
 import { expect } from "vitest";
-import { ethLong, metric, readJournal, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { ethLong, metric, readJournal, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async ({ rig }) => {
   const sim = await rig.sim();
   const dir = await rig.dir("dryrun");
-  const daemon = await rig.daemon({ sim, stateDir: dir, env: { LIQUIDATOR_DRY_RUN: "1" } });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
-  expect(await metric(d.metricsUrl, "liquidator_dry_run")).toBe(1);
+  const daemon = await rig.daemon({ sim, stateDir: dir, env: { LIQUIDATOR_DRY_RUN: "1" }, until: "ready" });
+  expect(await metric(daemon.metricsUrl, "liquidator_dry_run")).toBe(1);
 
   const ids = [
-    s.core.addLiquidation(ethLong(1)),
-    s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -10 }] }),
-    s.core.addLiquidation(ethLong(2)),
+    sim.core.addLiquidation(ethLong(1)),
+    sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -10 }] }),
+    sim.core.addLiquidation(ethLong(2)),
   ];
-  await waitFor(() => ids.every((id) => readJournal(d.stateDir).outcomes.has(id)), "every decision journaled");
-  // Several reconcile rounds pass: a dry-run id is decided once, not re-sent every round.
-  await sleep(2_500);
+  await waitFor(() => ids.every((id) => readJournal(daemon.stateDir).outcomes.has(id)), "every decision journaled");
+  // Reconcile rounds offer the still-open ids again: a dry-run id is decided once, not re-sent every round.
+  await reconcileRounds(daemon.metricsUrl);
 
-  expect(requestsFrom(s)).toEqual([]);
-  expect(s.core.claimRequests()).toEqual([]);
+  expect(requestsFrom(sim)).toEqual([]);
+  expect(sim.core.claimRequests()).toEqual([]);
   const journal = readJournal(dir);
   for (const id of ids) {
     expect(journal.intents.get(id)?.dryRun).toBe(true);
     expect(journal.outcomes.get(id)?.map((o) => o.result)).toEqual(["dry_run"]);
   }
   expect(journal.records).toBe(2 * ids.length + 1); // and the record naming the venue
-  expect(await metric(d.metricsUrl, "liquidator_claims_result_total", { result: "dry_run" })).toBe(ids.length);
-  expect(await metric(d.metricsUrl, "liquidator_claims_submitted_total")).toBe(0);
-  expect(await metric(d.metricsUrl, "liquidator_fee_earned_total")).toBe(0);
+  expect(await metric(daemon.metricsUrl, "liquidator_claims_result_total", { result: "dry_run" })).toBe(ids.length);
+  expect(await metric(daemon.metricsUrl, "liquidator_claims_submitted_total")).toBe(0);
+  expect(await metric(daemon.metricsUrl, "liquidator_fee_earned_total")).toBe(0);
   // The liquidations are still open at the venue: nothing was taken.
   expect(
-    s.core
+    sim.core
       .openLiquidations()
       .map((l) => l.liquidationId)
       .sort(),

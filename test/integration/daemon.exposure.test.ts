@@ -6,7 +6,7 @@
  */
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, ethLong, metric, sleep, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, ethLong, metric, reconcileRounds, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 // One ETH is 3,850 of notional at the simulator's (still) mark.
@@ -21,40 +21,41 @@ const held = (s: SimulatorHandle): number => s.core.positionsOf(s.accountId).red
 test("restart after positions were closed: exposure is the venue's, claims continue under the cap", async ({ rig }) => {
   const sim = await rig.sim();
   const dir = await rig.dir("exposure");
-  const s = sim;
-  const daemon = await rig.daemon({ sim, stateDir: dir, policy, env: OFF });
-  let d = daemon;
-  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
+  let d = await rig.daemon({ sim, stateDir: dir, policy, env: OFF, until: "ready" });
 
   // A burst of three whole ETH: the cap (10,000) admits two (7,700), never three (11,550).
-  const burst = [s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1)), s.core.addLiquidation(ethLong(1))];
-  await waitFor(() => burst.filter((id) => claimed(s, id)).length === 2, "two of the burst claimed");
-  await waitFor(() => burst.filter((id) => claimed(s, id)).length === 2, "two of the burst claimed");
-  await sleep(800);
-  expect(burst.filter((id) => claimed(s, id))).toHaveLength(2);
-  expect(held(s)).toBeLessThanOrEqual(10_000);
+  const burst = [sim.core.addLiquidation(ethLong(1)), sim.core.addLiquidation(ethLong(1)), sim.core.addLiquidation(ethLong(1))];
+  await waitFor(() => burst.filter((id) => claimed(sim, id)).length === 2, "two of the burst claimed");
+  // The third was weighed and refused (counted), and reconcile rounds offering it again refused it too.
   await waitFor(
     async () => (await metric(d.metricsUrl, "liquidator_claims_skipped_total", { reason: "exposure_cap" })) >= 1,
     "exposure_cap counted",
   );
+  await reconcileRounds(d.metricsUrl, 2);
+  expect(burst.filter((id) => claimed(sim, id))).toHaveLength(2);
+  expect(held(sim)).toBeLessThanOrEqual(10_000);
 
   // The account unwinds (the venue pushes the flat `position`); the daemon claims again.
-  s.core.closePositions(s.accountId);
-  await waitFor(() => claimed(s, burst[2] as number), "the third claimed once the positions were closed");
-  const more = s.core.addLiquidation(ethLong(1));
-  await waitFor(() => claimed(s, more), "another claimed");
-  expect(held(s)).toBeCloseTo(7_700, 6);
+  sim.core.closePositions(sim.accountId);
+  await waitFor(() => claimed(sim, burst[2] as number), "the third claimed once the positions were closed");
+  const more = sim.core.addLiquidation(ethLong(1));
+  await waitFor(() => claimed(sim, more), "another claimed");
+  expect(held(sim)).toBeCloseTo(7_700, 6);
 
-  await daemon.stop();
-  d = await rig.daemon({ sim, stateDir: dir, policy, env: OFF });
-  await waitFor(() => d.logs.lines.some((l) => /^journal replayed/.test(l.msg)), "journal replayed");
-  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready after restart");
+  await d.stop();
+  d = await rig.daemon({ sim, stateDir: dir, policy, env: OFF, until: "ready" });
+  expect(d.logs.lines.some((l) => /^journal replayed/.test(l.msg))).toBe(true);
 
   // The venue holds 7,700; half an ETH more (1,925) fits under 10,000; a whole one (3,850) does not.
-  const half = s.core.addLiquidation(ethLong(0.5));
-  await waitFor(() => claimed(s, half), "a claim that fits is made after the restart", 15_000);
-  const whole = s.core.addLiquidation(ethLong(1));
-  await sleep(1_500);
-  expect(claimed(s, whole)).toBe(false);
-  expect(held(s)).toBeLessThanOrEqual(10_000);
+  const half = sim.core.addLiquidation(ethLong(0.5));
+  await waitFor(() => claimed(sim, half), "a claim that fits is made after the restart", 15_000);
+  const whole = sim.core.addLiquidation(ethLong(1));
+  // Weighed and refused (counted by this process, which refused nothing before), then offered again and refused.
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_claims_skipped_total", { reason: "exposure_cap" })) >= 1,
+    "the whole ETH refused at the cap",
+  );
+  await reconcileRounds(d.metricsUrl, 2);
+  expect(claimed(sim, whole)).toBe(false);
+  expect(held(sim)).toBeLessThanOrEqual(10_000);
 }, 60_000);

@@ -22,9 +22,7 @@ describe("daemon against the simulated venue", () => {
   test("claims flow end to end: claimed once each, journaled with fills, counted in /metrics, ready", async ({ rig }) => {
     const sim = await rig.sim();
     const dir = await rig.dir("flow");
-    const daemon = await rig.daemon({ sim, stateDir: dir });
-    const d = daemon;
-    await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "/readyz 200");
+    const daemon = await rig.daemon({ sim, stateDir: dir, until: "ready" });
 
     const ids = [
       sim.core.addLiquidation(ethLong(1)),
@@ -36,10 +34,9 @@ describe("daemon against the simulated venue", () => {
         ],
       }),
     ];
-    const s = sim;
-    await waitFor(() => ids.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "every liquidation claimed");
+    await waitFor(() => ids.every((id) => claimsBy(sim).some((c) => c.liquidationId === id)), "every liquidation claimed");
     // Outcomes are journaled right after the response; give the daemon a moment to write them.
-    await waitFor(() => ids.every((id) => readJournal(d.stateDir).outcomes.has(id)), "every outcome journaled");
+    await waitFor(() => ids.every((id) => readJournal(daemon.stateDir).outcomes.has(id)), "every outcome journaled");
 
     // Venue truth: one request per id, each accepted.
     const perId = countById(requestsFrom(sim));
@@ -75,26 +72,24 @@ describe("daemon against the simulated venue", () => {
   test("the claim rehearsal runs between liquidations and sends, journals and counts nothing", async ({ rig }) => {
     const sim = await rig.sim();
     const dir = await rig.dir("rehearsal");
-    const daemon = await rig.daemon({ sim, stateDir: dir, sections: { venue: { claim_rehearsal_ms: 1 } } });
-    const d = daemon;
-    // Streams up: the liquidation comes as a push, which is what the rehearsal samples.
-    await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "/readyz 200");
+    // Streams up (ready): the liquidation comes as a push, which is what the rehearsal samples.
+    const daemon = await rig.daemon({ sim, stateDir: dir, sections: { venue: { claim_rehearsal_ms: 1 } }, until: "ready" });
     const id = sim.core.addLiquidation(ethLong(1));
-    await waitFor(() => readJournal(d.stateDir).outcomes.has(id), "claimed and journaled");
-    const before = await metric(d.metricsUrl, "liquidator_claim_rehearsals_total");
+    await waitFor(() => readJournal(daemon.stateDir).outcomes.has(id), "claimed and journaled");
+    const before = await metric(daemon.metricsUrl, "liquidator_claim_rehearsals_total");
     const intents = (): unknown[] => journalLines(dir).filter((l) => l.t === "intent");
     expect(intents()).toHaveLength(1);
     // Quiet: the last liquidation seen is rehearsed over and over.
-    await waitFor(async () => (await metric(d.metricsUrl, "liquidator_claim_rehearsals_total")) > before + 100, "100 rehearsals");
+    await waitFor(async () => (await metric(daemon.metricsUrl, "liquidator_claim_rehearsals_total")) > before + 100, "100 rehearsals");
     expect(countById(requestsFrom(sim)).get(id)).toBe(1);
     expect(requestsFrom(sim)).toHaveLength(1);
     expect(intents()).toHaveLength(1);
-    const text = await scrape(d.metricsUrl);
+    const text = await scrape(daemon.metricsUrl);
     expect(metricValue(text, "liquidator_claims_submitted_total")).toBe(1);
     expect(metricValue(text, "liquidator_claims_skipped_total")).toBe(0);
     // And the next liquidation is claimed as ever.
     const next = sim.core.addLiquidation(ethLong(2));
-    await waitFor(() => readJournal(d.stateDir).outcomes.has(next), "the next claimed");
+    await waitFor(() => readJournal(daemon.stateDir).outcomes.has(next), "the next claimed");
     expect(countById(requestsFrom(sim)).get(next)).toBe(1);
   });
 });

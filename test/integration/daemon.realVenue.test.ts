@@ -12,11 +12,10 @@
 import { PassThrough } from "node:stream";
 import { describe, expect } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
-import { sampleValue } from "../../src/observe/promText.js";
 import type { SimFlavor } from "../../src/sim/flavor.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { DEFAULT_SYMBOLS, roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
-import { claimsBy, countById, daemonEnv, metric, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, countById, daemonEnv, metric, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { type Rig, test } from "../support/rig.js";
 import { openQty, venueOrders } from "../support/unwindProbe.js";
 
@@ -55,8 +54,8 @@ async function start(rig: Rig, flavor: SimFlavor, o: StartOptions = {}) {
     env: PRESET,
     ...(o.policy ? { policy: o.policy } : {}),
     ...(o.sections ? { sections: o.sections(s) } : {}),
+    until: "ready",
   });
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "the daemon ready to claim");
   return { s, d };
 }
 
@@ -122,8 +121,14 @@ for (const flavor of FLAVORS) {
       expect(d.logs.find("unwind order outcome unknown; looking it up").length).toBeGreaterThanOrEqual(1);
       expectNoDuplicateClaim(s);
       expectNoDuplicateOrder(s);
-      // Flat and staying flat: nothing still in flight sells past zero.
-      await sleep(1_500);
+      // Flat and staying flat: once the daemon itself sees the position flat (and has timed it) it
+      // sends nothing more, so anything it sent has been weighed by now; nothing sold past zero.
+      await waitFor(
+        async () =>
+          (await metric(d.metricsUrl, "liquidator_position", { symbol: "PERP_ETH_USDC" })) === 0 &&
+          (await metric(d.metricsUrl, "liquidator_time_to_flat_seconds_count")) >= 1,
+        "the daemon's own view flat",
+      );
       expect(openQty(s, "PERP_ETH_USDC", true)).toBeCloseTo(0, 9);
       expect(await metric(d.metricsUrl, "liquidator_orders_total", { result: "sent" })).toBeGreaterThanOrEqual(venueOrders(s).length);
     }, 90_000);
@@ -163,8 +168,8 @@ for (const flavor of FLAVORS) {
       );
       const campaign = { campaign_id: String(CAMPAIGN_ID) };
       const { staked } = await waitFor(async () => {
-        const v = sampleValue(await scrape(d.metricsUrl), "liquidator_campaign_staked_native", campaign);
-        return v === undefined ? undefined : { staked: v };
+        const v = await metric(d.metricsUrl, "liquidator_campaign_staked_native", campaign);
+        return Number.isNaN(v) ? undefined : { staked: v };
       }, "the campaign staked gauge");
       const venueStats = await fetch(`${s.baseUrl}/v1/public/campaign/user?campaign_id=${CAMPAIGN_ID}&account_id=${s.accountId}`).then(
         async (r) => ((await r.json()) as { data: Record<string, number> }).data,

@@ -11,8 +11,9 @@ import {
   daemonEnv,
   OPEN_POLICY,
   readJournal,
+  reconcileRounds,
   requestsFrom,
-  sleep,
+  untilReady,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
@@ -27,16 +28,15 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
   const config = await writePolicyFile(dir, OPEN_POLICY);
   const stateDir = `${dir}/state`;
   const env = daemonEnv(sim, stateDir, { LIQUIDATOR_CONFIG: config });
-  const s = sim;
 
   const first = rig.spawn(build.cli, [], env, dir);
   const url1 = await first.metricsUrl();
-  await waitFor(async () => (await fetch(`${url1}/readyz`)).status === 200, "first daemon ready", 30_000);
+  await untilReady(url1, "first daemon ready", 30_000);
 
   const ids: number[] = [];
   for (let i = 0; i < BURST; i++)
-    ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 0.1 + i / 100 }] }));
-  await waitFor(() => requestsFrom(s).length >= 4, "the first few claims", 30_000);
+    ids.push(sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 0.1 + i / 100 }] }));
+  await waitFor(() => requestsFrom(sim).length >= 4, "the first few claims", 30_000);
   first.child.kill("SIGKILL");
   const end = await first.exit;
   expect(end.signal).toBe("SIGKILL");
@@ -45,10 +45,9 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
   const intended = [...beforeRestart.intents.keys()];
   expect(intended.length).toBeGreaterThanOrEqual(4);
   expect(intended.length).toBeLessThan(BURST); // killed mid-burst, not after it
-  // Let a request the kill left in flight at the venue finish there.
-  await sleep(400);
-  const claimedByFirst = new Set(claimsBy(s).map((c) => c.liquidationId));
-  const requestsByFirst = requestsFrom(s).length;
+  // Told apart by when the venue received them: a request the kill left in flight may still be
+  // logged later, but it was received before the restart.
+  const restartAt = sim.core.now();
 
   const second = rig.spawn(build.cli, [], env, dir);
   const url2 = await second.metricsUrl();
@@ -57,15 +56,20 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
 
   // Every id the first process never wrote an intent for is claimed by the second.
   const rest = ids.filter((id) => !beforeRestart.intents.has(id));
-  await waitFor(() => rest.every((id) => claimsBy(s).some((c) => c.liquidationId === id)), "the remaining liquidations claimed", 30_000);
-  await waitFor(async () => (await fetch(`${url2}/readyz`)).status === 200, "second daemon ready");
-  await sleep(1_500); // a few reconcile rounds: any duplicate would show now
+  await waitFor(() => rest.every((id) => claimsBy(sim).some((c) => c.liquidationId === id)), "the remaining liquidations claimed", 30_000);
+  await untilReady(url2, "second daemon ready");
+  await reconcileRounds(url2, 1, 15_000); // it offers every open id again: any duplicate would show now
+  const claimedByFirst = new Set(
+    claimsBy(sim)
+      .filter((c) => c.receivedAt < restartAt)
+      .map((c) => c.liquidationId),
+  );
 
-  const perId = countById(requestsFrom(s));
+  const perId = countById(requestsFrom(sim));
   expect([...perId].filter(([, n]) => n > 1)).toEqual([]);
   // The second process sent nothing for an id the first one had an intent for.
-  const secondIds = requestsFrom(s)
-    .slice(requestsByFirst)
+  const secondIds = requestsFrom(sim)
+    .filter((r) => r.receivedAt >= restartAt)
     .map((r) => r.liquidationId);
   expect(secondIds.length).toBeGreaterThanOrEqual(rest.length);
   expect(secondIds.filter((id) => beforeRestart.intents.has(id as number))).toEqual([]);
@@ -74,7 +78,7 @@ test("restart after kill -9 mid-burst: no id claimed twice, the rest claimed aft
   // The journal holds both runs and tells the truth: each accepted outcome matches a venue claim.
   const journal = readJournal(stateDir);
   for (const [id, outcomes] of journal.outcomes) {
-    if (outcomes.some((o) => o.result === "accepted")) expect(claimsBy(s).some((c) => c.liquidationId === id)).toBe(true);
+    if (outcomes.some((o) => o.result === "accepted")) expect(claimsBy(sim).some((c) => c.liquidationId === id)).toBe(true);
   }
   second.child.kill("SIGTERM");
   expect((await second.exit).code).toBe(0);

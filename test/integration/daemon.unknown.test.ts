@@ -5,41 +5,38 @@
  * the push and the transport error reaches it first.
  */
 import { expect } from "vitest";
-import { claimsBy, countById, ethLong, metric, readJournal, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, countById, ethLong, metric, readJournal, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 test("claim applied but the answer lost: never resent, confirmed by the private push with the venue's fills", async ({ rig }) => {
   const sim = await rig.sim();
   const dir = await rig.dir("unknown");
-  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 300 } });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await fetch(`${d.metricsUrl}/readyz`)).status === 200, "ready");
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 300 }, until: "ready" });
 
   const ids: number[] = [];
   for (let i = 0; i < 3; i++) {
-    s.faults.rest.reset({ path: "/v1/liquidation", method: "POST", phase: "after", times: 1 });
-    const id = s.core.addLiquidation(ethLong(0.2 + i / 10));
+    sim.faults.rest.reset({ path: "/v1/liquidation", method: "POST", phase: "after", times: 1 });
+    const id = sim.core.addLiquidation(ethLong(0.2 + i / 10));
     ids.push(id);
-    await waitFor(() => claimsBy(s).some((c) => c.liquidationId === id), `claim ${id} applied at the venue`);
+    await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `claim ${id} applied at the venue`);
     await waitFor(
       () =>
-        readJournal(d.stateDir)
+        readJournal(daemon.stateDir)
           .outcomes.get(id)
           ?.some((o) => o.result === "confirmed"),
       `claim ${id} confirmed in the journal`,
       10_000,
     );
   }
-  await sleep(1_000); // reconcile rounds: nothing is resent
-  expect([...countById(requestsFrom(s))].filter(([, n]) => n !== 1)).toEqual([]);
+  await reconcileRounds(daemon.metricsUrl); // each offers the settled ids again: nothing is resent
+  expect([...countById(requestsFrom(sim))].filter(([, n]) => n !== 1)).toEqual([]);
   const journal = readJournal(dir);
   for (const id of ids) {
     const results = journal.outcomes.get(id)?.map((o) => o.result);
     expect(results).toEqual(["unknown", "confirmed"]);
     const confirmed = journal.outcomes.get(id)?.[1];
-    const venue = claimsBy(s).find((c) => c.liquidationId === id);
+    const venue = claimsBy(sim).find((c) => c.liquidationId === id);
     expect(confirmed?.fills?.map((f) => [f.symbol, f.qty])).toEqual(venue?.transfers.map((t) => [t.symbol, t.positionQty]));
   }
-  expect(await metric(d.metricsUrl, "liquidator_claims_result_total", { result: "confirmed" })).toBe(ids.length);
+  expect(await metric(daemon.metricsUrl, "liquidator_claims_result_total", { result: "confirmed" })).toBe(ids.length);
 }, 60_000);

@@ -8,7 +8,7 @@
 import { describe, expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { DEFAULT_SYMBOLS, roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
-import { claimsBy, metric, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, metric, reconcileRounds, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
 import { type Rig, test } from "../support/rig.js";
 import { flatTimes, openQty, venueOrders } from "../support/unwindProbe.js";
 
@@ -50,11 +50,11 @@ describe("unwinding against the simulated venue", () => {
     const probe = flatTimes(s);
     for (let i = 0; i < 50; i++) {
       open(s, SIX[i % 6] as string, 2_000 + (i % 5) * 1_500, i % 2 === 0 ? 1 : -1);
-      await sleep(100);
+      await sleep(100); // paces the load: claims and unwinds overlap rather than come as one burst
     }
     await waitFor(() => claimsBy(s).length === 50, "50 claims", 30_000);
     await waitFor(() => SIX.every((x) => openQty(s, x) === 0), "every position flat", 30_000);
-    await sleep(200); // the probe's next samples see it too
+    await waitFor(() => probe.assignedToFlat(claimsBy(s)).every(Number.isFinite), "the probe sampled every symbol flat");
     probe.stop();
     const waits = probe.assignedToFlat(claimsBy(s));
     expect(waits).toHaveLength(50);
@@ -100,13 +100,21 @@ describe("unwinding against the simulated venue", () => {
     let h = await start(rig, { env: { LIQUIDATOR_UNWIND_MODE: "off" } });
     open(h.s, "PERP_ETH_USDC", 3_000, 1);
     await waitFor(() => claimsBy(h.s).length === 1, "the claim");
-    await sleep(1_500);
+    // The daemon holds the position (the point at which an unwind would start), and a later claim
+    // has been made and held too: the first position's unwind window has passed. No order.
+    await waitFor(async () => (await metric(h.d.metricsUrl, "liquidator_position", { symbol: "PERP_ETH_USDC" })) > 0, "the position held");
+    open(h.s, "PERP_SOL_USDC", 3_000, -1);
+    await waitFor(
+      async () => (await metric(h.d.metricsUrl, "liquidator_position", { symbol: "PERP_SOL_USDC" })) < 0,
+      "a later position held",
+    );
     expect(venueOrders(h.s)).toEqual([]);
+    expect(await metric(h.d.metricsUrl, "liquidator_orders_total")).toBe(0);
 
     h = await start(rig, { env: { LIQUIDATOR_DRY_RUN: "1" } });
     open(h.s, "PERP_ETH_USDC", 3_000, 1);
     await waitFor(() => h.d.logs.has("dry run: claim decided, not sent"), "a dry-run decision");
-    await sleep(1_000);
+    await reconcileRounds(h.d.metricsUrl, 2); // they offer the still-open id again: still nothing sent
     expect(requestsFrom(h.s)).toEqual([]);
     expect(venueOrders(h.s)).toEqual([]);
 
@@ -114,11 +122,16 @@ describe("unwinding against the simulated venue", () => {
       symbols: withBooks({ PERP_ETH_USDC: DEEP, PERP_SOL_USDC: DEEP }),
       sections: { unwind: { hold: ["PERP_ETH_USDC"] } },
     });
+    // The held symbol first, the other once the daemon holds it: the other's whole unwind, to flat,
+    // then happens after the held one reached the unwinder, which sent nothing for it meanwhile.
     open(h.s, "PERP_ETH_USDC", 3_000, 1);
+    await waitFor(
+      async () => (await metric(h.d.metricsUrl, "liquidator_position", { symbol: "PERP_ETH_USDC" })) > 0,
+      "the held symbol held",
+    );
     open(h.s, "PERP_SOL_USDC", 3_000, -1);
     await waitFor(() => claimsBy(h.s).length === 2, "two claims");
     await waitFor(() => openQty(h.s, "PERP_SOL_USDC") === 0, "the other symbol flat", 20_000);
-    await sleep(1_000);
     expect(openQty(h.s, "PERP_ETH_USDC")).toBeGreaterThan(0);
     expect(venueOrders(h.s).filter((o) => o.symbol === "PERP_ETH_USDC")).toEqual([]);
   }, 90_000);

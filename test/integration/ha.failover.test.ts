@@ -10,7 +10,7 @@ import pg from "pg";
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { claimsBy, daemonEnv, ethLong, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, daemonEnv, ethLong, metric, reconcileRounds, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
 import { type HaRig, haRig, readyzOf } from "../support/haRig.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 import { test as rigTest } from "../support/rig.js";
@@ -98,15 +98,21 @@ describeWithPostgres("two replicas, one account", () => {
     if (survivor === undefined) throw new Error("no second replica");
     await waitFor(async () => (await readyzOf(survivor.url))?.body.role === "leader", "the standby leading", 15_000);
     expect((await firstClaimAfter(sim, frozenAt)) - frozenAt).toBeLessThanOrEqual(FAILOVER_MS);
-    await sleep(Math.max(0, frozenAt + 10_000 - Date.now()));
+    await sleep(Math.max(0, frozenAt + 10_000 - Date.now())); // frozen 10 s: the scenario
     // Outcomes logged from here on may only be answers to claims sent before the freeze (an answer
     // that reached the frozen process is read when it wakes); a claim sent after waking is the failure.
     const linesAtWake = old.proc.logs.lines.length;
     const wokeAt = Date.now();
     old.proc.child.kill("SIGCONT");
     await waitFor(async () => (await readyzOf(old.url))?.body.role === "standby", "the old leader standing by", 15_000);
-    // Frames queued while it slept arrive at once; it must decide on them and send none.
-    await sleep(2_000);
+    // Frames queued while it slept arrive at once; it must decide on them and send none. Control: it
+    // keeps hearing new liquidations (one every 300 ms) as a standby, each one it could have claimed.
+    const seenAtStandby = await metric(old.url, "liquidator_liquidations_seen_total");
+    await waitFor(
+      async () => (await metric(old.url, "liquidator_liquidations_seen_total")) >= seenAtStandby + 5,
+      "the old leader hearing 5 more liquidations as a standby",
+      15_000,
+    );
     ha.stopFeeding();
     await expectEachClaimedOnce(sim, ids);
     const firstRequest = new Map<number | undefined, number>();
@@ -132,7 +138,8 @@ describeWithPostgres("two replicas, one account", () => {
     await db.stop();
     const stoppedAt = Date.now();
     try {
-      // Within the lease the leader may still finish intents it had written; after it, nothing.
+      // Within the lease the leader may still finish intents it had written; after it, nothing. (The
+      // lease runs out by the clock: waiting it out is the scenario.)
       await sleep(FAILOVER_MS);
       const quietFrom = Date.now();
       await waitFor(
@@ -143,7 +150,13 @@ describeWithPostgres("two replicas, one account", () => {
         "both replicas saying the database is unreachable",
         15_000,
       );
+      // Control: the replicas keep hearing new liquidations through the outage (the feed goes on), each
+      // one they could have claimed; the outage lasts 20 s (the scenario).
+      const seen = async () =>
+        (await Promise.all(ha.replicas.map((r) => metric(r.url, "liquidator_liquidations_seen_total")))).reduce((a, b) => a + b, 0);
+      const seenAtQuiet = await seen();
       await sleep(Math.max(0, stoppedAt + 20_000 - Date.now()));
+      expect(await seen()).toBeGreaterThan(seenAtQuiet);
       expect(requestsFrom(sim).filter((e) => e.receivedAt >= quietFrom)).toEqual([]);
     } finally {
       await db.start();
@@ -189,7 +202,7 @@ describeWithPostgres("two replicas, one account", () => {
     const r = await ha.replica(dbUrl, "import", dir);
     await waitFor(() => r.proc.logs.has("file journal imported into PostgreSQL: its ids are never claimed again"), "the import", 30_000);
     await waitFor(() => fresh.every((id) => claimsBy(s).some((e) => e.liquidationId === id)), "the other ids claimed", 30_000);
-    await sleep(1_000);
+    await reconcileRounds(r.url, 1, 15_000); // it offers the journaled ids (still open) again: still never claimed
     expect(requestsFrom(s).filter((e) => journaled.includes(e.liquidationId as number))).toEqual([]);
 
     // `liquidator pnl` reads the same journal from the database (without taking the lease).

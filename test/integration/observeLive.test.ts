@@ -8,9 +8,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { parsePrometheus, sampleValue, seriesNames } from "../../src/observe/promText.js";
+import { metricValue, parsePrometheus, sampleValue, seriesNames } from "../../src/observe/promText.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { waitFor } from "../support/daemonHarness.js";
+import { untilReady, waitFor } from "../support/daemonHarness.js";
 import { metricNamesInDashboardAndRules, REPO_ROOT, scrapeNames } from "../support/dashboardNames.js";
 import { FAST_TIMING } from "../support/inProcessDaemon.js";
 import { test as it, type Rig } from "../support/rig.js";
@@ -29,6 +29,7 @@ async function start(rig: Rig): Promise<{ sim: SimulatorHandle; url: string }> {
     sections: { rewards: { poll_interval_ms: 1000, campaign: { campaign_id: CAMPAIGN_ID, account_id: sim.accountId } } },
     env: { LIQUIDATOR_BUILD_COMMIT: COMMIT },
     timing: FAST_TIMING,
+    until: "ready",
   });
   return { sim, url: daemon.metricsUrl };
 }
@@ -45,11 +46,10 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     /** Polls the scrape until `name{labels}` is at least `min`. */
     const waitForSample = async (name: string, labels: Record<string, string>, min = 1): Promise<void> => {
       const what = `${name}${JSON.stringify(labels)} >= ${min}`;
-      await waitFor(async () => (sampleValue(await scrape(url), name, labels) ?? -Infinity) >= min, what);
+      await waitFor(async () => metricValue(await scrape(url), name, labels) >= min, what);
     };
     const used = metricNamesInDashboardAndRules();
     expect(used.length).toBeGreaterThan(30);
-    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "/readyz 200");
 
     // Before any event: the families only events create have no series yet. This is what makes the
     // final check meaningful (and shows it can fail): without the driving below it would.
@@ -84,7 +84,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     expect(faults.streams.dropAll()).toBeGreaterThanOrEqual(2);
     await waitForSample("liquidator_ws_reconnects_total", { stream: "public" });
     await waitForSample("liquidator_ws_reconnects_total", { stream: "private" });
-    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "/readyz 200 after the reconnect");
+    await untilReady(url, "/readyz 200 after the reconnect");
     // Rewards and campaign polls (poll_interval_ms 1000).
     await waitForSample("liquidator_campaign_volume", { campaign_id: String(CAMPAIGN_ID) }, 0);
     await waitForSample("liquidator_epoch_current", {}, 1);
@@ -121,11 +121,11 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     ] as const) {
       expect(sampleValue(text, name, labels), `${name}${JSON.stringify(labels)}`).toBeDefined();
     }
-    expect(sampleValue(text, "liquidator_ws_connected", { stream: "public" })).toBe(1);
-    expect(sampleValue(text, "liquidator_ws_connected", { stream: "private" })).toBe(1);
-    expect(sampleValue(text, "liquidator_claims_submitted_total")).toBeGreaterThanOrEqual(2);
-    expect(sampleValue(text, "liquidator_liquidations_seen_total")).toBeGreaterThanOrEqual(3);
-    expect(sampleValue(text, "liquidator_fee_earned_total", { symbol: "PERP_BTC_USDC" })).toBeGreaterThan(0);
+    expect(metricValue(text, "liquidator_ws_connected", { stream: "public" })).toBe(1);
+    expect(metricValue(text, "liquidator_ws_connected", { stream: "private" })).toBe(1);
+    expect(metricValue(text, "liquidator_claims_submitted_total")).toBeGreaterThanOrEqual(2);
+    expect(metricValue(text, "liquidator_liquidations_seen_total")).toBeGreaterThanOrEqual(3);
+    expect(metricValue(text, "liquidator_fee_earned_total", { symbol: "PERP_BTC_USDC" })).toBeGreaterThan(0);
   });
 
   it("labels build_info with version, commit and Node.js version, and exports default process metrics", async ({ rig }) => {
@@ -146,6 +146,6 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     ]) {
       expect(series.has(name), name).toBe(true);
     }
-    expect(sampleValue(text, "liquidator_process_resident_memory_bytes")).toBeGreaterThan(0);
+    expect(metricValue(text, "liquidator_process_resident_memory_bytes")).toBeGreaterThan(0);
   });
 });

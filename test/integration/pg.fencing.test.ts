@@ -79,7 +79,7 @@ describeWithPostgres("PostgreSQL store: fencing", () => {
     const b = await open(account, "b");
     expect(await a.lease.tryAcquire()).toBe(1);
     expect(await a.journal.claimIntent(intent(10), 1)).toEqual({ attempt: 1 });
-    await sleep(1_050, AbortSignal.timeout(2_000));
+    await sleep(1_050, AbortSignal.timeout(2_000)); // the lease expires by the database clock: time is the subject
     expect(await b.lease.tryAcquire()).toBe(2);
     await expect(a.journal.claimIntent(intent(11), 1)).rejects.toMatchObject({ code: "LIQ_FENCED", term: 1 });
     await expect(a.journal.orderIntent(orderIntent("u-11-1"), 1)).rejects.toBeInstanceOf(FencedError);

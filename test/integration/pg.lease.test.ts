@@ -72,7 +72,7 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     while (performance.now() < end) {
       expect([a.keeper.mayLead(), b.keeper.mayLead()].filter(Boolean)).toHaveLength(1);
       expect(leader.keeper.mayLead()).toBe(true);
-      await sleep(20, AbortSignal.timeout(1_000));
+      await sleep(20, AbortSignal.timeout(1_000)); // samples the invariant over 2.5 s of beats
     }
     expect(leader.events).toEqual([{ at: expect.any(Number), kind: "elected", term: 1 }]);
     expect(standby.events).toEqual([]);
@@ -128,7 +128,7 @@ describeWithPostgres("PostgreSQL store: lease", () => {
     const b = replica(account, "b", { leaseMs: 10_000 });
     expect(await a.keeper.tryAcquire()).toBe(1);
     b.keeper.start();
-    await sleep(300, AbortSignal.timeout(1_000));
+    await sleep(300, AbortSignal.timeout(1_000)); // b beats against a's held lease for a while: time is the scenario
     expect(b.keeper.mayLead()).toBe(false);
     const stoppedAt = performance.now();
     await a.keeper.stop();

@@ -98,7 +98,7 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
     expect(store.lease.mayLead()).toBe(false);
     const expired = events.find((e) => e.kind === "expired");
     expect(expired!.at - down).toBeLessThan(LEASE_MS);
-    await sleep(3_000 - (performance.now() - down), AbortSignal.timeout(5_000));
+    await sleep(3_000 - (performance.now() - down), AbortSignal.timeout(5_000)); // a 3 s outage: the scenario
     await cluster!.start();
     await recovers(store, events);
   });
@@ -115,7 +115,7 @@ describeWithPostgres("PostgreSQL store: database outage", () => {
       expect(store.lease.mayLead()).toBe(false);
       const expired = events.find((e) => e.kind === "expired");
       expect(expired!.at - frozen).toBeLessThan(LEASE_MS);
-      await sleep(3_000 - (performance.now() - frozen), AbortSignal.timeout(5_000));
+      await sleep(3_000 - (performance.now() - frozen), AbortSignal.timeout(5_000)); // frozen 3 s: the scenario
     } finally {
       cluster!.resume();
     }

@@ -4,7 +4,7 @@
  * (a stream that is down reconnects by itself; restarting the container would not help).
  */
 import { describe, expect } from "vitest";
-import { sampleValue } from "../../src/observe/promText.js";
+import { metricValue } from "../../src/observe/promText.js";
 import type { StartSimulatorOptions } from "../../src/sim/startSimulator.js";
 import { type Readyz, readyz, scrape, waitFor } from "../support/daemonHarness.js";
 import { FAST_TIMING, type InProcessDaemonOptions } from "../support/inProcessDaemon.js";
@@ -68,13 +68,13 @@ describe("/readyz follows the streams", () => {
     await expectHealthy(url);
     // While refused, the reconnect attempts keep failing: still 503, and the gauge agrees.
     await waitFor(
-      async () => (sampleValue(await scrape(url), "liquidator_ws_reconnects_total", { stream: "public" }) ?? 0) >= 2,
+      async () => metricValue(await scrape(url), "liquidator_ws_reconnects_total", { stream: "public" }) >= 2,
       "a refused reconnect attempt",
     );
     expect((await readyz(url)).status).toBe(503);
     const metrics = await scrape(url);
-    expect(sampleValue(metrics, "liquidator_ws_connected", { stream: "public" })).toBe(0);
-    expect(sampleValue(metrics, "liquidator_ws_connected", { stream: "private" })).toBe(0);
+    expect(metricValue(metrics, "liquidator_ws_connected", { stream: "public" })).toBe(0);
+    expect(metricValue(metrics, "liquidator_ws_connected", { stream: "private" })).toBe(0);
 
     sim.faults.streams.refuseConnections(false);
     const back = await waitForReadyz(url, "200 after the reconnect", (r) => r.status === 200);
@@ -152,8 +152,8 @@ describe("/readyz follows the marks", () => {
         unexplained_positions: [],
       });
       const metrics = await scrape(url);
-      expect(sampleValue(metrics, "liquidator_mark_price_age_seconds", { symbol: "PERP_BTC_USDC" })).toBeGreaterThan(maxMarkAgeMs / 1000);
-      expect(sampleValue(metrics, "liquidator_ws_connected", { stream: "public" })).toBe(1);
+      expect(metricValue(metrics, "liquidator_mark_price_age_seconds", { symbol: "PERP_BTC_USDC" })).toBeGreaterThan(maxMarkAgeMs / 1000);
+      expect(metricValue(metrics, "liquidator_ws_connected", { stream: "public" })).toBe(1);
       await expectHealthy(url);
 
       restMarksDown();

@@ -11,7 +11,7 @@
  */
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, ethLong, readyz, sleep, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, ethLong, metric, readyz, reconcileRounds, untilReady, waitFor } from "../support/daemonHarness.js";
 import { requestsPerId, venueClaimRequests } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
@@ -21,29 +21,27 @@ test("a venue clock 10 minutes ahead: signatures corrected from envelopes, claim
   const AHEAD_MS = 600_000;
   const sim = await rig.sim({ now: () => Date.now() + AHEAD_MS });
   const dir = await rig.dir("rel-clock-ahead");
-  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 500 } });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready (private stream authenticated)", 30_000);
-  const authRefusedAtReady = s.streams.stats().authFailures;
+  // Ready: the private stream authenticated.
+  const daemon = await rig.daemon({ sim, stateDir: dir, timing: { reconcileIntervalMs: 500 }, until: "ready" });
+  const authRefusedAtReady = sim.streams.stats().authFailures;
 
   const ids = [
-    s.core.addLiquidation(ethLong(0.2)),
-    s.core.addLiquidation(ethLong(0.3)),
-    s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -4 }] }),
+    sim.core.addLiquidation(ethLong(0.2)),
+    sim.core.addLiquidation(ethLong(0.3)),
+    sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -4 }] }),
   ];
-  await waitFor(() => ids.every((id) => claimed(s, id)), "every liquidation claimed");
+  await waitFor(() => ids.every((id) => claimed(sim, id)), "every liquidation claimed");
   // Every claim the venue saw passed its 300 s check (a stale timestamp is -1002 in its log).
-  const requests = venueClaimRequests(s);
+  const requests = venueClaimRequests(sim);
   expect(requests.map((r) => r.code)).toEqual(ids.map(() => 0));
   expect([...requestsPerId(requests).keys()].sort()).toEqual([...ids].sort());
   // Once the offset was known, no auth was refused (a reconnect now authenticates at once).
-  expect(s.faults.streams.dropAll("private")).toBe(1);
+  expect(sim.faults.streams.dropAll("private")).toBe(1);
   await waitFor(
-    async () => s.streams.stats().authSuccesses >= 2 && (await readyz(d.metricsUrl)).status === 200,
+    async () => sim.streams.stats().authSuccesses >= 2 && (await readyz(daemon.metricsUrl)).status === 200,
     "private stream re-authenticated",
   );
-  expect(s.streams.stats().authFailures).toBe(authRefusedAtReady);
+  expect(sim.streams.stats().authFailures).toBe(authRefusedAtReady);
 }, 60_000);
 
 test("no server time for longer than clockMaxAgeMs: claiming paused and says why, nothing sent; REST back → resumes", async ({ rig }) => {
@@ -57,37 +55,49 @@ test("no server time for longer than clockMaxAgeMs: claiming paused and says why
     timing: { clockMaxAgeMs: CLOCK_MAX_AGE_MS, reconcileIntervalMs: 500 },
     until: "listening",
   });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
+  await untilReady(daemon.metricsUrl, "ready");
   // Healthy REST keeps the clock fresh: the pause never shows while envelopes arrive — also when
   // every answer is a little slower than the best round trip seen (the offset keeps the tightest
   // sample; freshness counts every one).
-  const warm = s.core.addLiquidation(ethLong(0.2));
-  await waitFor(() => claimed(s, warm), "warm-up claim");
-  const slower = s.faults.rest.delay(30, { method: "GET" });
-  await sleep(CLOCK_MAX_AGE_MS + 1_500);
-  expect((await readyz(d.metricsUrl)).reasons).not.toContain("claiming_paused:clock");
+  const warm = sim.core.addLiquidation(ethLong(0.2));
+  await waitFor(() => claimed(sim, warm), "warm-up claim");
+  const slower = sim.faults.rest.delay(30, { method: "GET" });
+  // Watched for longer than the clock's max age, and until reconcile rounds have read the venue (each
+  // answer an envelope) several times in it: the pause would have shown by then.
+  const readsBefore = await metric(daemon.metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" });
+  const watchedFrom = Date.now();
+  const seenPaused: string[][] = [];
+  await waitFor(async () => {
+    const { reasons } = await readyz(daemon.metricsUrl);
+    if (reasons.includes("claiming_paused:clock")) seenPaused.push(reasons);
+    const reads = await metric(daemon.metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" });
+    return Date.now() - watchedFrom > CLOCK_MAX_AGE_MS + 1_500 && reads >= readsBefore + 5;
+  }, "a window longer than the clock's max age, with reconcile reads in it");
+  expect(seenPaused).toEqual([]);
   slower();
 
   // REST unreachable: every request's connection is cut before an answer (streams stay up).
-  const disarm = s.faults.rest.reset({ phase: "before" });
+  const disarm = sim.faults.rest.reset({ phase: "before" });
   await waitFor(
-    async () => (await readyz(d.metricsUrl)).reasons.includes("claiming_paused:clock"),
+    async () => (await readyz(daemon.metricsUrl)).reasons.includes("claiming_paused:clock"),
     "claiming_paused:clock on /readyz",
     15_000,
   );
-  expect((await readyz(d.metricsUrl)).status).toBe(503);
-  const waiting = s.core.addLiquidation(ethLong(0.3)); // pushed on the stream, decided, held
-  await sleep(2_000);
-  expect(venueClaimRequests(s).some((r) => r.liquidationId === waiting)).toBe(false);
+  expect((await readyz(daemon.metricsUrl)).status).toBe(503);
+  // Pushed on the stream, seen, decided and held: the daemon has it, and reconcile rounds (their
+  // reads cut too) have come and gone since, with no claim sent.
+  const seen = await metric(daemon.metricsUrl, "liquidator_liquidations_seen_total");
+  const waiting = sim.core.addLiquidation(ethLong(0.3));
+  await waitFor(async () => (await metric(daemon.metricsUrl, "liquidator_liquidations_seen_total")) > seen, "the daemon sees it");
+  await reconcileRounds(daemon.metricsUrl, 2);
+  expect(venueClaimRequests(sim).some((r) => r.liquidationId === waiting)).toBe(false);
 
   disarm();
-  await waitFor(() => claimed(s, waiting), "the held claim sent once server time is known again", 15_000);
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready again");
-  expect(d.logs.has("server time known again; claiming resumes")).toBe(true);
+  await waitFor(() => claimed(sim, waiting), "the held claim sent once server time is known again", 15_000);
+  await untilReady(daemon.metricsUrl, "ready again");
+  expect(daemon.logs.has("server time known again; claiming resumes")).toBe(true);
   expect(
-    requestsPerId(venueClaimRequests(s))
+    requestsPerId(venueClaimRequests(sim))
       .get(waiting)
       ?.map((r) => r.code),
   ).toEqual([0]);

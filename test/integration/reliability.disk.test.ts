@@ -23,12 +23,15 @@ import {
   claimsBy,
   daemonEnv,
   ethLong,
+  metric,
   OPEN_POLICY,
   type Readyz,
+  readJournal,
   readyz,
+  reconcileRounds,
   removeDir,
-  sleep,
   tempDir,
+  untilReady,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
@@ -83,8 +86,9 @@ test("state dir unwritable at start: stays up, /readyz says why, sends nothing; 
   }, "/readyz naming the journal error");
   expect(reasons.join()).toMatch(/ENOTDIR/);
   expect(d.logs.has("claims journal unavailable; not claiming until it opens")).toBe(true);
-  await sleep(1_500); // several retries
-  expect((await fetch(`${d.metricsUrl}/healthz`)).status).toBe(200); // alive, just not claiming
+  // Alive, just not claiming: nothing that claims is built until the journal opens (that it kept
+  // retrying shows below, when it opens without a restart).
+  expect((await fetch(`${d.metricsUrl}/healthz`)).status).toBe(200);
   expect(venueClaimRequests(s)).toEqual([]);
 
   // Repaired: the folder now exists and holds a journal from an earlier run that claimed `replayed`.
@@ -96,8 +100,8 @@ test("state dir unwritable at start: stays up, /readyz says why, sends nothing; 
   await waitFor(() => claimed(s, before), "the liquidation open all along claimed");
   const after = s.core.addLiquidation(ethLong(0.4));
   await waitFor(() => claimed(s, after), "a new liquidation claimed");
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
-  await sleep(1_000); // reconcile rounds offer `replayed` again and again
+  await untilReady(d.metricsUrl, "ready");
+  await reconcileRounds(d.metricsUrl); // they offer `replayed` again and again
   expect(requestsPerId(venueClaimRequests(s)).has(replayed)).toBe(false);
   expect(journalProblems(stateDir, s)).toEqual([]);
 }, 60_000);
@@ -123,13 +127,13 @@ test("tmpfs: read-only at start, then full mid-run: claiming stops and says why,
     async () => (await readyz(d.metricsUrl)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EROFS")),
     "/readyz: journal_error EROFS",
   );
+  // Nothing that claims is built until the journal opens; `early` is claimed once it does.
   const early = s.core.addLiquidation(ethLong(0.25));
-  await sleep(1_000);
   expect(venueClaimRequests(s)).toEqual([]);
   remount(stateDir, false);
   await waitFor(() => d.logs.lines.find((l) => /^journal replayed/.test(l.msg) && l.ids === 1), "journal opened and replayed", 15_000);
   await waitFor(() => claimed(s, early), "claims after the remount");
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
+  await untilReady(d.metricsUrl, "ready");
 
   // (b) Disk full mid-run: liquidations keep coming; the slack of the journal's last page takes a
   // few more intents, then an append fails and claiming stops.
@@ -151,19 +155,21 @@ test("tmpfs: read-only at start, then full mid-run: claiming stops and says why,
   );
   expect(paused?.status).toBe(503);
   expect(paused?.reasons.some((x) => x.startsWith("journal_error:") && /ENOSPC|short write/.test(x))).toBe(true);
-  await sleep(300); // a claim sent just before the failed append is answered
-  const sentBefore = venueClaimRequests(s).length;
+  // `stuck` is seen by the daemon and offered again by reconcile rounds while the journal is
+  // retried every 300 ms: each probe fails, so it is never sent.
+  const seen = await metric(d.metricsUrl, "liquidator_liquidations_seen_total");
   const stuck = s.core.addLiquidation(ethLong(0.45));
-  await sleep(2_000); // the journal is retried every 300 ms: each probe fails, nothing is sent
-  expect(venueClaimRequests(s).length, "claims sent while the journal could not be written").toBe(sentBefore);
+  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_liquidations_seen_total")) > seen, "the daemon sees `stuck`");
+  await reconcileRounds(d.metricsUrl);
+  expect(requestsPerId(venueClaimRequests(s)).has(stuck), "a claim sent while the journal could not be written").toBe(false);
   expect(claimed(s, stuck)).toBe(false);
   expect(journalProblems(stateDir, s)).toEqual([]); // every claim the venue applied was journaled first
 
   // Space freed: the next retry writes, claiming resumes, each waiting liquidation claimed once.
   await freeDisk(filler);
   await waitFor(() => [stuck, ...during].every((id) => claimed(s, id)), "claims resume after space is freed", 20_000);
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready again");
-  await sleep(1_000);
+  await untilReady(d.metricsUrl, "ready again");
+  await reconcileRounds(d.metricsUrl); // they offer every id again: a duplicate would show now
   expect([...requestsPerId(venueClaimRequests(s))].filter(([, l]) => l.length !== 1).map(([id]) => id)).toEqual([]);
   expect(requestsPerId(venueClaimRequests(s)).has(replayed)).toBe(false);
   expect(journalProblems(stateDir, s)).toEqual([]);
@@ -179,10 +185,10 @@ test.skipIf(tmpfs.ok && process.env.RELIABILITY_DISK !== "all")(
     const config = await writePolicyFile(dir, OPEN_POLICY);
     const p = rig.spawn(build.cli, [], daemonEnv(s, stateDir, { LIQUIDATOR_CONFIG: config }), dir);
     const url = await p.metricsUrl();
-    await waitFor(async () => (await readyz(url)).status === 200, "ready", 30_000);
+    await untilReady(url, "ready", 30_000);
     const warm = s.core.addLiquidation(ethLong(0.2));
     await waitFor(() => claimed(s, warm), "warm-up claim");
-    await sleep(300); // its outcome and position snapshot are written
+    await waitFor(() => readJournal(stateDir).outcomes.has(warm), "the warm-up's outcome written");
 
     // No byte more in any file: the next journal append fails with EFBIG (SIGXFSZ is ignored by node).
     const limit = setFileSizeLimit(p.child.pid as number, statSync(join(stateDir, JOURNAL_FILE)).size);
@@ -191,14 +197,14 @@ test.skipIf(tmpfs.ok && process.env.RELIABILITY_DISK !== "all")(
     const stuck = s.core.addLiquidation(ethLong(0.3));
     await waitFor(async () => (await readyz(url)).reasons.includes("claiming_paused:journal"), "claiming_paused:journal", 15_000);
     expect((await readyz(url)).reasons.some((x) => x.startsWith("journal_error:") && x.includes("EFBIG"))).toBe(true);
-    await sleep(1_000);
+    await reconcileRounds(url, 1, 15_000); // it offers `stuck` again: still nothing sent
     expect(venueClaimRequests(s).length, "claims sent while the journal could not be written").toBe(sentBefore);
     expect(p.exited()).toBe(false);
 
     // Lifted: the journal is retried on its default interval (10 s), then the claim goes out once.
     expect(setFileSizeLimit(p.child.pid as number, "unlimited").ok).toBe(true);
     await waitFor(() => claimed(s, stuck), "the claim after the limit is lifted", 30_000);
-    await waitFor(async () => (await readyz(url)).status === 200, "ready again", 15_000);
+    await untilReady(url, "ready again", 15_000);
     expect(requestsPerId(venueClaimRequests(s)).get(stuck)?.length).toBe(1);
     expect(journalProblems(stateDir, s)).toEqual([]);
   },

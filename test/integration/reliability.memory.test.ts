@@ -10,7 +10,19 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { stringify } from "yaml";
-import { daemonEnv, ethLong, metricValue, OPEN_POLICY, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import {
+  daemonEnv,
+  ethLong,
+  metric,
+  metricValue,
+  OPEN_POLICY,
+  readyz,
+  requestsFrom,
+  scrape,
+  sleep,
+  untilReady,
+  waitFor,
+} from "../support/daemonHarness.js";
 import { requestsPerId, venueClaimRequests } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
@@ -26,7 +38,7 @@ async function memory(url: string): Promise<{ heap: number; rss: number }> {
     const text = await scrape(url);
     heap = Math.min(heap, metricValue(text, "liquidator_nodejs_heap_size_used_bytes"));
     rss = Math.min(rss, metricValue(text, "liquidator_process_resident_memory_bytes"));
-    await sleep(200);
+    await sleep(200); // readings spread over time, so one of them falls between two collections
   }
   return { heap, rss };
 }
@@ -43,35 +55,41 @@ test("400 faulted claim requests: heap and RSS flat after warm-up, every request
       policy: OPEN_POLICY,
     }),
   );
-  const s = sim;
-  const proc = rig.spawn(build.cli, [], daemonEnv(s, join(dir, "state"), { LIQUIDATOR_CONFIG: configPath }), dir);
+  const proc = rig.spawn(build.cli, [], daemonEnv(sim, join(dir, "state"), { LIQUIDATOR_CONFIG: configPath }), dir);
   const url = await proc.metricsUrl();
-  await waitFor(async () => (await readyz(url)).status === 200, "daemon ready", 30_000);
+  await untilReady(url, "daemon ready", 30_000);
 
   const CLAIM = { path: "/v1/liquidation", method: "POST", times: BATCH } as const;
   const faults = [
-    () => s.faults.rest.serverError(503, CLAIM),
-    () => s.faults.rest.reset({ ...CLAIM, phase: "before" }),
-    () => s.faults.rest.reset({ ...CLAIM, phase: "after" }),
-    () => s.faults.rest.delay(600, { ...CLAIM, phase: "after" }), // answered after the 300 ms timeout
-    () => s.faults.rest.venueError(-1011, CLAIM),
+    () => sim.faults.rest.serverError(503, CLAIM),
+    () => sim.faults.rest.reset({ ...CLAIM, phase: "before" }),
+    () => sim.faults.rest.reset({ ...CLAIM, phase: "after" }),
+    () => sim.faults.rest.delay(600, { ...CLAIM, phase: "after" }), // answered after the 300 ms timeout
+    () => sim.faults.rest.venueError(-1011, CLAIM),
   ];
+  // Every faulted request has its result counted by the daemon: nothing of it is still in flight.
+  const settled = () =>
+    waitFor(
+      async () => (await metric(url, "liquidator_claims_result_total")) >= sim.faults.rest.injected,
+      "a result counted for every faulted request",
+      30_000,
+    );
   const ids: number[] = [];
   let warm: { heap: number; rss: number } | undefined;
   for (let b = 0; b < BATCHES; b++) {
-    const before = s.faults.rest.injected;
+    const before = sim.faults.rest.injected;
     const disarm = (faults[b % faults.length] as () => () => void)();
-    for (let i = 0; i < BATCH; i++) ids.push(s.core.addLiquidation(ethLong(0.01 + (i % 10) / 1000)));
-    await waitFor(() => s.faults.rest.injected - before >= BATCH, `batch ${b}: ${BATCH} faulted requests`, 30_000);
+    for (let i = 0; i < BATCH; i++) ids.push(sim.core.addLiquidation(ethLong(0.01 + (i % 10) / 1000)));
+    await waitFor(() => sim.faults.rest.injected - before >= BATCH, `batch ${b}: ${BATCH} faulted requests`, 30_000);
     disarm();
     if (b === WARMUP_BATCHES - 1) {
-      await sleep(1_000); // late answers of the warm-up settle
+      await settled(); // late answers of the warm-up
       warm = await memory(url);
     }
   }
-  await sleep(1_500);
+  await settled();
   const end = await memory(url);
-  expect(s.faults.rest.injected).toBeGreaterThanOrEqual(BATCHES * BATCH);
+  expect(sim.faults.rest.injected).toBeGreaterThanOrEqual(BATCHES * BATCH);
   const w = warm as { heap: number; rss: number };
   const MB = 1024 * 1024;
   // 300 faulted requests after the warm-up: a leak of 100 KB each would add 30 MB.
@@ -80,7 +98,7 @@ test("400 faulted claim requests: heap and RSS flat after warm-up, every request
 
   // The faults changed nothing about "never twice": a claim is sent again only after a definitive
   // "not processed" (-1011), never after an answer that may hide an applied claim; at most one applied.
-  const perId = requestsPerId(venueClaimRequests(s));
+  const perId = requestsPerId(venueClaimRequests(sim));
   for (const id of ids) {
     const list = perId.get(id) ?? [];
     expect(
@@ -88,6 +106,6 @@ test("400 faulted claim requests: heap and RSS flat after warm-up, every request
       `requests for ${id} before its last: ${list.map((r) => `${r.code} ${r.message}`).join(", ")}`,
     ).toEqual(list.slice(0, -1).map(() => -1011));
   }
-  expect([...requestsPerId(requestsFrom(s).filter((r) => r.code === 0))].filter(([, l]) => l.length > 1)).toEqual([]);
+  expect([...requestsPerId(requestsFrom(sim).filter((r) => r.code === 0))].filter(([, l]) => l.length > 1)).toEqual([]);
   expect((await readyz(url)).status).toBe(200);
 }, 120_000);

@@ -13,8 +13,8 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
+import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { Prng } from "../../src/sim/prng.js";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import {
   claimsBy,
@@ -23,7 +23,9 @@ import {
   OPEN_POLICY,
   readJournal,
   readyz,
+  reconcileRounds,
   sleep,
+  untilReady,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
@@ -36,8 +38,6 @@ const KILLS = 10;
 function journaledIds(stateDir: string): Set<number> {
   return new Set([...readJournal(stateDir).intents.values()].filter((i) => i.dryRun !== true).map((i) => i.id));
 }
-
-const lastSeq = (s: SimulatorHandle): number => s.core.claimRequests().at(-1)?.seq ?? 0;
 
 test("kill -9 at 10 random points during bursts, restarting each time: never twice, journal consistent, nothing left", async ({
   rig,
@@ -52,25 +52,30 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   const config = await writePolicyFile(dir, { ...OPEN_POLICY, max_claim_notional: 20_000 });
   const stateDir = join(dir, "state");
   const env = daemonEnv(sim, stateDir, { LIQUIDATOR_CONFIG: config });
-  const s = sim;
   const ids: number[] = [];
   const burst = (n: number): void => {
     for (let i = 0; i < n; i++) {
       if (rng.chance(0.3))
-        ids.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 3) / 10 }] }));
-      else ids.push(s.core.addLiquidation(ethLong(0.05 + rng.int(0, 30) / 100)));
+        ids.push(sim.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 3) / 10 }] }));
+      else ids.push(sim.core.addLiquidation(ethLong(0.05 + rng.int(0, 30) / 100)));
     }
   };
-  /** Per process: what the journal held when it started, and the venue's log positions of its requests. */
-  const runs: { journaled: Set<number>; fromSeq: number; toSeq: number; killedAt: string }[] = [];
+  /**
+   * Per process: what the journal held when it started, and the venue times between which its
+   * requests were received (after its spawn, up to its kill: a request the kill left in flight was
+   * received before it, whenever the venue logs it).
+   */
+  const runs: { journaled: Set<number>; fromAt: number; toAt: number; killedAt: string }[] = [];
+  const ofRun = (q: ClaimLogEntry, run: (typeof runs)[number]): boolean => q.receivedAt > run.fromAt && q.receivedAt <= run.toAt;
 
   for (let k = 0; k < KILLS; k++) {
     const journaled = journaledIds(stateDir);
-    const fromSeq = lastSeq(s);
+    const fromAt = sim.core.now();
     const p = rig.spawn(build.cli, [], env, dir);
     burst(rng.int(1, 3)); // open before the process is up: found by its first reconcile
     let killedAt: string;
-    // Every fifth kill lands early; the others while it runs, after a random time or claim count.
+    // Every fifth kill lands early; the others while it runs, after a random time or claim count
+    // (the sleeps pick the kill's moment: they are the scenario, not waits for an event).
     const point = k % 5 === 0 ? 0 : rng.int(1, 2);
     if (point === 0) {
       // Early: start-up, journal replay, connecting.
@@ -81,51 +86,55 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
       const url = await p.metricsUrl();
       burst(rng.int(1, 2)); // more arrive while it runs
       if (point === 1) {
-        await waitFor(async () => (await readyz(url)).status === 200, `run ${k} ready`, 20_000, 20);
+        await waitFor(async () => (await readyz(url)).status === 200, `run ${k} ready`, 20_000, 20); // polled fast: the kill's moment is measured from it
         const ms = rng.int(0, 1_000);
         await sleep(ms);
         killedAt = `${ms} ms after ready`;
       } else {
         // After the n-th claim request of this process reached the venue (n random).
         const n = rng.int(1, 3);
-        await waitFor(() => venueClaimRequests(s).filter((r) => r.seq > fromSeq).length >= n, `run ${k}: ${n} claims sent`, 20_000, 5);
+        await waitFor(
+          () => venueClaimRequests(sim).filter((r) => r.receivedAt > fromAt).length >= n,
+          `run ${k}: ${n} claims sent`,
+          20_000,
+          5,
+        );
         killedAt = `after its claim request ${n}`;
       }
     }
     p.child.kill("SIGKILL");
     const end = await p.exit;
     expect(end.signal, `run ${k} killed`).toBe("SIGKILL");
-    await sleep(300); // a request the kill left in flight finishes at the venue
-    runs.push({ journaled, fromSeq, toSeq: lastSeq(s), killedAt });
+    runs.push({ journaled, fromAt, toAt: sim.core.now(), killedAt });
   }
 
   // The last restart runs to the end.
   const journaled = journaledIds(stateDir);
-  const fromSeq = lastSeq(s);
+  const fromAt = sim.core.now();
   const last = rig.spawn(build.cli, [], env, dir);
   const url = await last.metricsUrl();
   const replayed = await waitFor(() => last.logs.lines.find((l) => /^journal replayed/.test(l.msg)), "journal replayed", 30_000);
   expect(replayed.ids).toBe(journaled.size); // every id journaled by the killed runs, replayed
   const leftover = ids.filter((id) => !journaled.has(id));
   await waitFor(
-    () => leftover.every((id) => claimsBy(s).some((c) => c.liquidationId === id)),
+    () => leftover.every((id) => claimsBy(sim).some((c) => c.liquidationId === id)),
     "every liquidation never journaled claimed by the last process",
     60_000,
   );
-  await waitFor(async () => (await readyz(url)).status === 200, "last process ready");
-  await sleep(1_000); // reconcile rounds: a duplicate would show now
-  runs.push({ journaled, fromSeq, toSeq: lastSeq(s), killedAt: "never (SIGTERM at the end)" });
+  await untilReady(url, "last process ready");
+  await reconcileRounds(url, 1, 15_000); // it offers every open id again: a duplicate would show now
+  runs.push({ journaled, fromAt, toAt: sim.core.now(), killedAt: "never (SIGTERM at the end)" });
   last.child.kill("SIGTERM");
   expect((await last.exit).code).toBe(0);
 
   // The kills did land in the middle of things: several runs sent claims, several were cut short.
-  const requests = venueClaimRequests(s);
-  expect(runs.filter((r) => requests.some((q) => q.seq > r.fromSeq && q.seq <= r.toSeq)).length).toBeGreaterThanOrEqual(5);
+  const requests = venueClaimRequests(sim);
+  expect(runs.filter((r) => requests.some((q) => ofRun(q, r))).length).toBeGreaterThanOrEqual(5);
   expect(readJournal(stateDir).intents.size).toBeGreaterThan(0);
 
   // 1. No process claimed an id an earlier process had journaled.
   for (const [k, run] of runs.entries()) {
-    const reclaimed = requests.filter((q) => q.seq > run.fromSeq && q.seq <= run.toSeq && run.journaled.has(q.liquidationId as number));
+    const reclaimed = requests.filter((q) => ofRun(q, run) && run.journaled.has(q.liquidationId as number));
     expect(
       reclaimed.map((q) => q.liquidationId),
       `run ${k} (killed ${run.killedAt}) re-claimed journaled ids`,
@@ -142,7 +151,7 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
       ).toEqual([]);
   }
   // 3. The journal tells the truth, and kill -9 never tore a line (each record is one write).
-  expect(journalProblems(stateDir, s)).toEqual([]);
+  expect(journalProblems(stateDir, sim)).toEqual([]);
   const raw = rawJournal(stateDir);
   expect(raw.lines.filter((l) => !l.ok)).toEqual([]);
   expect(raw.tornTail).toBe(false);
@@ -151,9 +160,8 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
 test("a corrupt middle line and a torn last line: recovered with warnings, intact intents never claimed again", async ({ rig }) => {
   const sim = await rig.sim();
   const dir = await rig.dir("rel-torn");
-  const s = sim;
-  const intact = [s.core.addLiquidation(ethLong(0.2)), s.core.addLiquidation(ethLong(0.3))];
-  const torn = s.core.addLiquidation(ethLong(0.4));
+  const intact = [sim.core.addLiquidation(ethLong(0.2)), sim.core.addLiquidation(ethLong(0.3))];
+  const torn = sim.core.addLiquidation(ethLong(0.4));
   const intent = (id: number): string =>
     JSON.stringify({
       t: "intent",
@@ -171,23 +179,21 @@ test("a corrupt middle line and a torn last line: recovered with warnings, intac
   await writeFile(path, `${intent(intact[0] as number)}\n{"t":"outcome","id":\u0000\u0000garbage\n${intent(intact[1] as number)}\n`);
   await appendFile(path, intent(torn).slice(0, 40));
 
-  const daemon = await rig.daemon({ sim, stateDir, timing: { reconcileIntervalMs: 300 } });
-  const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
-  const warnings = d.logs.lines.filter((l) => l.level === "warn").map((l) => l.msg);
+  const daemon = await rig.daemon({ sim, stateDir, timing: { reconcileIntervalMs: 300 }, until: "ready" });
+  const warnings = daemon.logs.lines.filter((l) => l.level === "warn").map((l) => l.msg);
   expect(warnings).toContain("journal ended in a torn line; truncated it");
   expect(warnings).toContain("journal has corrupt lines; skipped them");
-  const replayed = d.logs.lines.find((l) => /^journal replayed/.test(l.msg));
+  const replayed = daemon.logs.lines.find((l) => /^journal replayed/.test(l.msg));
   expect(replayed?.ids).toBe(2);
 
   // The torn intent never completed: that id is claimable (once); a new one is claimed as usual.
-  const fresh = s.core.addLiquidation(ethLong(0.5));
+  const fresh = sim.core.addLiquidation(ethLong(0.5));
   await waitFor(
-    () => [torn, fresh].every((id) => claimsBy(s).some((c) => c.liquidationId === id)),
+    () => [torn, fresh].every((id) => claimsBy(sim).some((c) => c.liquidationId === id)),
     "the torn and the new liquidation claimed",
   );
-  await sleep(1_500); // reconcile rounds offer the intact ones again and again
-  const perId = requestsPerId(venueClaimRequests(s));
+  await reconcileRounds(daemon.metricsUrl); // they offer the intact ones again and again
+  const perId = requestsPerId(venueClaimRequests(sim));
   for (const id of intact) expect(perId.has(id), `intact intent ${id} claimed again`).toBe(false);
   expect(perId.get(torn)?.length).toBe(1);
 

@@ -11,7 +11,19 @@
  */
 import { expect } from "vitest";
 import { Prng } from "../../src/sim/prng.js";
-import { claimsBy, countById, ethLong, metricValue, readyz, requestsFrom, scrape, sleep, waitFor } from "../support/daemonHarness.js";
+import {
+  claimsBy,
+  countById,
+  ethLong,
+  metricValue,
+  readyz,
+  reconcileRounds,
+  requestsFrom,
+  scrape,
+  sleep,
+  untilReady,
+  waitFor,
+} from "../support/daemonHarness.js";
 import { requestsPerId, resendProblems } from "../support/reliability.js";
 import { test } from "../support/rig.js";
 
@@ -29,21 +41,20 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
     // bigger than one claim may take, so they stay open (offered again and again) after our claim.
     policy: { max_claim_notional: 20_000, symbols: { allow: [], deny: ["PERP_BNB_USDC"] } },
     timing: { reconcileIntervalMs: 300, backoff: { initialMs: 20, maxMs: 200 } },
+    until: "ready",
   });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready", 20_000);
 
   const eligible: number[] = [];
   const denied: number[] = [];
   const add = (): void => {
     const kind = rng.int(0, 9);
-    if (kind === 0) denied.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BNB_USDC", position_qty: 1 + rng.int(0, 9) / 10 }] }));
+    if (kind === 0)
+      denied.push(sim.core.addLiquidation({ positions: [{ symbol: "PERP_BNB_USDC", position_qty: 1 + rng.int(0, 9) / 10 }] }));
     else if (kind === 1)
-      eligible.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 5) / 10 }] }));
+      eligible.push(sim.core.addLiquidation({ positions: [{ symbol: "PERP_BTC_USDC", position_qty: 0.3 + rng.int(0, 5) / 10 }] }));
     else if (kind <= 4)
-      eligible.push(s.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -(3 + rng.int(0, 20)) }] }));
-    else eligible.push(s.core.addLiquidation(ethLong(0.05 + rng.int(0, 40) / 100)));
+      eligible.push(sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -(3 + rng.int(0, 20)) }] }));
+    else eligible.push(sim.core.addLiquidation(ethLong(0.05 + rng.int(0, 40) / 100)));
   };
 
   let socketsCut = 0;
@@ -52,18 +63,19 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
   add();
   for (let round = 0; drops < DROPS && round < 3 * DROPS; round++) {
     const scope = rng.pick(["public", "private", undefined] as const);
-    const cut = s.faults.streams.dropAll(scope, rng.chance(0.25) ? "close" : "terminate");
+    const cut = sim.faults.streams.dropAll(scope, rng.chance(0.25) ? "close" : "terminate");
     socketsCut += cut;
     if (cut > 0) drops++;
     if (rng.chance(0.15)) {
       // Reconnects refused for a while, on one stream or both (they overlap the next drops).
       const refuseScope = rng.pick(["public", "private", undefined] as const);
       const forMs = rng.int(100, 400);
-      s.faults.streams.refuseConnections(true, refuseScope);
-      refusals.push(sleep(forMs).then(() => s.faults.streams.refuseConnections(false, refuseScope)));
+      sim.faults.streams.refuseConnections(true, refuseScope);
+      refusals.push(sleep(forMs).then(() => sim.faults.streams.refuseConnections(false, refuseScope)));
     }
     // The gap until the next drop: 40–160 ms, with a liquidation at a random moment in it (right
-    // after the drop, while reconnecting, or once the streams are back).
+    // after the drop, while reconnecting, or once the streams are back). The sleeps are the storm's
+    // pace, not waits for an event.
     const gap = rng.int(40, 160);
     if (rng.chance(0.5)) {
       const at = rng.int(0, gap);
@@ -75,24 +87,24 @@ test("100 drops at random moments, liquidations arriving in the gaps: every elig
     }
   }
   await Promise.all(refusals);
-  s.faults.streams.refuseConnections(false);
+  sim.faults.streams.refuseConnections(false);
   add(); // and one after the storm
 
-  const claimed = (id: number): boolean => claimsBy(s).some((c) => c.liquidationId === id);
+  const claimed = (id: number): boolean => claimsBy(sim).some((c) => c.liquidationId === id);
   await waitFor(() => eligible.every(claimed), "every eligible liquidation claimed", 60_000);
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready after the storm", 20_000);
-  await sleep(1_500); // several reconcile rounds and pushes: a duplicate would show now
+  await untilReady(daemon.metricsUrl, "ready after the storm");
+  await reconcileRounds(daemon.metricsUrl); // they offer every open id again: a duplicate would show now
 
   // Applied exactly once each; sent again only after a "not applied" answer (resendProblems).
-  expect([...countById(claimsBy(s))].filter(([, n]) => n !== 1)).toEqual([]);
-  expect(resendProblems(requestsFrom(s))).toEqual([]);
-  expect([...requestsPerId(requestsFrom(s)).keys()].sort((a, b) => a - b)).toEqual([...eligible].sort((a, b) => a - b));
+  expect([...countById(claimsBy(sim))].filter(([, n]) => n !== 1)).toEqual([]);
+  expect(resendProblems(requestsFrom(sim))).toEqual([]);
+  expect([...requestsPerId(requestsFrom(sim)).keys()].sort((a, b) => a - b)).toEqual([...eligible].sort((a, b) => a - b));
   // Nothing refused but by the claim limit (5/s), which a loaded machine's jitter may still hit.
-  expect(requestsFrom(s).filter((r) => r.code !== 0 && r.code !== -1003)).toEqual([]);
+  expect(requestsFrom(sim).filter((r) => r.code !== 0 && r.code !== -1003)).toEqual([]);
   expect(denied.some(claimed)).toBe(false);
   expect(eligible.length).toBeGreaterThanOrEqual(40);
 
-  const text = await scrape(d.metricsUrl);
+  const text = await scrape(daemon.metricsUrl);
   const reconnects =
     metricValue(text, "liquidator_ws_reconnects_total", { stream: "public" }) +
     metricValue(text, "liquidator_ws_reconnects_total", { stream: "private" });
@@ -109,19 +121,17 @@ test("a refused private auth is retried with growing, jittered backoff and shown
     sim,
     stateDir: dir,
     timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 200, maxMs: 3_000, authInitialMs: 200, authMaxMs: 3_000 } },
+    until: "ready",
   });
-  const s = sim;
-  const d = daemon;
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready");
 
-  s.faults.streams.failAuth(true);
-  const failuresBefore = s.streams.stats().authFailures;
-  const logsBefore = d.logs.lines.length;
-  expect(s.faults.streams.dropAll("private")).toBe(1);
+  sim.faults.streams.failAuth(true);
+  const failuresBefore = sim.streams.stats().authFailures;
+  const logsBefore = daemon.logs.lines.length;
+  expect(sim.faults.streams.dropAll("private")).toBe(1);
 
   const reasons = await waitFor(
     async () => {
-      const r = await readyz(d.metricsUrl);
+      const r = await readyz(daemon.metricsUrl);
       return r.status === 503 && r.reasons.some((x) => /^private_stream_\w+:auth_failed$/.test(x)) ? r.reasons : undefined;
     },
     "/readyz 503 naming the private stream's auth failure",
@@ -129,17 +139,18 @@ test("a refused private auth is retried with growing, jittered backoff and shown
   );
   expect(reasons.some((x) => x.startsWith("public_stream"))).toBe(false);
 
-  // Observe the retries for a while: a handful of attempts, not a loop.
+  // Observe the retries for a while: a handful of attempts, not a loop. A rate is measured over a
+  // span of time, so this sleep is the measure; its control is that the retries were seen in it.
   const WINDOW_MS = 8_000;
-  const windowStart = s.streams.stats().authFailures;
+  const windowStart = sim.streams.stats().authFailures;
   await sleep(WINDOW_MS);
-  const inWindow = s.streams.stats().authFailures - windowStart;
+  const inWindow = sim.streams.stats().authFailures - windowStart;
   expect(inWindow).toBeGreaterThanOrEqual(2); // it keeps retrying
   expect(inWindow).toBeLessThanOrEqual(20); // a loop without backoff makes hundreds here
-  expect((await readyz(d.metricsUrl)).status).toBe(503);
+  expect((await readyz(daemon.metricsUrl)).status).toBe(503);
 
   // The client's own account of each retry: ceilings grow to the cap, delays are drawn under them.
-  const scheduled = d.logs.lines.slice(logsBefore).filter((l) => l.msg === "stream reconnect scheduled" && l.stream === "private");
+  const scheduled = daemon.logs.lines.slice(logsBefore).filter((l) => l.msg === "stream reconnect scheduled" && l.stream === "private");
   // The refused auths' own backoff (a socket closed for another reason uses the ordinary one).
   const authRetries = scheduled.filter((l) => l.reason === "auth_failed");
   const ceilings = authRetries.map((l) => Number(l.ceilingMs));
@@ -150,12 +161,12 @@ test("a refused private auth is retried with growing, jittered backoff and shown
   expect(delays.every((x, i) => x >= 0 && x <= (ceilings[i] as number))).toBe(true);
   expect(new Set(delays).size).toBeGreaterThan(1); // jittered, not a fixed schedule
   expect(scheduled.filter((l) => l.reason === "auth_failed").length).toBeGreaterThanOrEqual(
-    s.streams.stats().authFailures - failuresBefore - 1,
+    sim.streams.stats().authFailures - failuresBefore - 1,
   );
 
   // Auth works again: ready, and claims flow.
-  s.faults.streams.failAuth(false);
-  await waitFor(async () => (await readyz(d.metricsUrl)).status === 200, "ready after auth recovers", 15_000);
-  const id = s.core.addLiquidation(ethLong(0.2));
-  await waitFor(() => claimsBy(s).some((c) => c.liquidationId === id), "a claim after recovery");
+  sim.faults.streams.failAuth(false);
+  await untilReady(daemon.metricsUrl, "ready after auth recovers", 15_000);
+  const id = sim.core.addLiquidation(ethLong(0.2));
+  await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), "a claim after recovery");
 }, 60_000);

@@ -16,7 +16,7 @@ import { inspect } from "node:util";
 import { base58 } from "@scure/base";
 import { describe, expect } from "vitest";
 import { stringify } from "yaml";
-import { sampleValue } from "../../src/observe/promText.js";
+import { metricValue } from "../../src/observe/promText.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { generateKeyPair, parseSecret } from "../../src/venue/signer.js";
 import type { Build } from "../support/buildOnce.js";
@@ -140,7 +140,7 @@ interface Daemon {
   proc: DaemonProcess;
   url: string;
   get(path: string): Promise<{ status: number; text: string }>;
-  metric(name: string, labels?: Record<string, string>): Promise<number | undefined>;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
   /** waitFor, with the tail of the daemon's output in the timeout error. */
   until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T>;
   /** SIGTERM, then the exit status and everything written. */
@@ -159,7 +159,7 @@ async function startDaemon(t: Setup, env: Record<string, string>, label: string)
     proc,
     url,
     get,
-    metric: async (name, labels = {}) => sampleValue((await get("/metrics")).text, name, labels),
+    metric: async (name, labels = {}) => metricValue((await get("/metrics")).text, name, labels),
     until: (what, check) =>
       waitFor(check, what).catch((err: unknown) => {
         // The tail of the log explains a timeout; it is secret-free or the test fails anyway.
@@ -175,7 +175,7 @@ async function startDaemon(t: Setup, env: Record<string, string>, label: string)
 
 /** Sum of every `claims_result_total` series. */
 async function resultCount(d: Daemon): Promise<number> {
-  return (await d.metric("liquidator_claims_result_total")) ?? 0;
+  return d.metric("liquidator_claims_result_total");
 }
 
 /** GETs every path of the metrics server (and a 404), checks them, returns the bodies. */
@@ -250,7 +250,7 @@ describe("the secret never appears in any output", () => {
     expect(await d.metric("liquidator_claims_result_total", { code: "-1002" })).toBeGreaterThanOrEqual(1);
 
     faults.streams.sendMalformed(20);
-    await d.until("bad frames counted", async () => ((await d.metric("liquidator_ws_bad_messages_total", { stream: "private" })) ?? 0) > 0);
+    await d.until("bad frames counted", async () => (await d.metric("liquidator_ws_bad_messages_total", { stream: "private" })) > 0);
     faults.streams.failAuth(true);
     faults.streams.dropAll("private");
     await d.until("private auth refused", async () => (await d.get("/readyz")).text.includes("private_stream_"));
@@ -259,10 +259,7 @@ describe("the secret never appears in any output", () => {
     // the RestClient's 3 retries of a GET.
     faults.rest.serverError(503, { path: "/v1/public/trading_rewards/epoch_info", body: "html", times: 4 });
     await d.until("ready again", async () => (await d.get("/readyz")).status === 200);
-    await d.until(
-      "a failed rewards poll",
-      async () => ((await d.metric("liquidator_poll_errors_total", { target: "epoch_info" })) ?? 0) > 0,
-    );
+    await d.until("a failed rewards poll", async () => (await d.metric("liquidator_poll_errors_total", { target: "epoch_info" })) > 0);
 
     const answers = await serverAnswers(d);
     expect(answers).toMatch(/liquidator_build_info\{version="[^"]+",commit="leaktest",node="v\d+/);
@@ -289,8 +286,7 @@ describe("the secret never appears in any output", () => {
     sim.faults.streams.dropAll();
     await d.until(
       "reconnected",
-      async () =>
-        ((await d.metric("liquidator_ws_reconnects_total", { stream: "public" })) ?? 0) >= 1 && (await d.get("/readyz")).status === 200,
+      async () => (await d.metric("liquidator_ws_reconnects_total", { stream: "public" })) >= 1 && (await d.get("/readyz")).status === 200,
     );
     const answers = await serverAnswers(d);
     const { status, stdout, stderr } = await d.stop();
@@ -314,10 +310,10 @@ describe("the secret never appears in any output", () => {
     // GET /v1/positions is refused (-1002, HTTP 401): positions unknown, so claiming never starts.
     await d.until(
       "positions read refused",
-      async () => ((await d.metric("liquidator_http_requests_total", { endpoint: "/v1/positions", status: "401" })) ?? 0) >= 1,
+      async () => (await d.metric("liquidator_http_requests_total", { endpoint: "/v1/positions", status: "401" })) >= 1,
     );
     expect((await d.get("/readyz")).text).toContain("claiming_paused:positions");
-    expect((await d.metric("liquidator_claims_submitted_total")) ?? 0).toBe(0);
+    expect(await d.metric("liquidator_claims_submitted_total")).toBe(0);
     const answers = await serverAnswers(d);
     const { status, stdout, stderr } = await d.stop();
     expect(status).toBe(0);
@@ -349,7 +345,7 @@ describe("the secret never appears in any output", () => {
     await rest.until("the failed symbol load logged", () => rest.proc.stdout().includes("symbol info load failed"));
     await rest.until(
       "a failed rewards poll",
-      async () => ((await rest.metric("liquidator_poll_errors_total", { target: "epoch_info" })) ?? 0) > 0,
+      async () => (await rest.metric("liquidator_poll_errors_total", { target: "epoch_info" })) > 0,
     );
     expect((await rest.get("/readyz")).status).toBe(503);
     const restAnswers = await serverAnswers(rest);

@@ -5,7 +5,6 @@
 
 import { afterEach, describe, expect, test } from "vitest";
 import { OVERSIZED_FRAME_BYTES } from "../../src/sim/streamMalformed.js";
-import { sleep } from "../support/wait.js";
 import { type Harness, startHarness, TestClient, until } from "./simStreamsHarness.js";
 
 let h: Harness | undefined;
@@ -81,9 +80,10 @@ describe("stall", () => {
     const { streams } = await start({ pingIntervalMs: 50, deadAfterMs: 500 });
     const stalled = await open("/ws/stream/a");
     const other = await open("/v2/ws/private/stream/x");
-    stalled.ws.on("message", (d) => {
-      if ((d as Buffer).toString().includes('"event":"ping"')) stalled.send({ event: "pong", ts: Date.now() });
-    });
+    for (const c of [stalled, other])
+      c.ws.on("message", (d) => {
+        if ((d as Buffer).toString().includes('"event":"ping"')) c.send({ event: "pong", ts: Date.now() });
+      });
     await stalled.subscribe("liquidation");
     const stallAt = Date.now();
     streams.faults.stall("public", true);
@@ -92,7 +92,9 @@ describe("stall", () => {
     streams.publish({ scope: "public", topic: "liquidation", data: [{ liquidationId: 1 }] });
     // The other scope keeps its heartbeat meanwhile.
     await other.waitFor((f) => f.event === "ping" && (f.ts as number) > stallAt, "ping on the other scope");
-    await sleep(1_000); // a negative check: nothing may arrive over a span longer than deadAfterMs
+    // Nothing may arrive over a span longer than deadAfterMs: the other scope's heartbeat, stamped
+    // more than that after the stall began, shows the server's timers ran through it.
+    await other.waitFor((f) => f.event === "ping" && (f.ts as number) > stallAt + 600, "the other scope's ping 600 ms into the stall");
     // Frames stamped after the stall began would be the server speaking while stalled.
     expect(stalled.frames.filter((f) => f === undefined || (f.ts as number) > stallAt)).toEqual([]);
     expect(stalled.data("liquidation")).toEqual([]);

@@ -251,7 +251,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     h.server.rejectTopics.clear();
     await waitFor(() => h.client.isReady(), "ready");
     expect(ceilings()).toEqual([100, 200, 400]);
-    if (healthyMs > 0) await sleep(healthyMs);
+    if (healthyMs > 0) await sleep(healthyMs); // healthy for a while: the time passing is the scenario
     h.server.dropAll();
     await waitFor(() => ceilings().length === 4, "the reconnect after the drop");
     expect(ceilings()[3]).toBe(expectedCeiling);
@@ -310,8 +310,10 @@ describe("StreamClient against a real port-0 ws server", () => {
   test("a silent (stalled) server is detected after deadAfterMs and replaced", async () => {
     const h = await harness({ kind: "public" }, { pingIntervalMs: 100, deadAfterMs: 1_000 });
     await waitFor(() => h.client.isReady(), "ready");
-    // Pongs to our pings keep a healthy, otherwise quiet socket alive well past deadAfterMs.
-    await sleep(1_500);
+    // Pongs to our pings keep a healthy, otherwise quiet socket alive well past deadAfterMs: 15 more
+    // pings at no less than 100 ms apart span more than 1.4 s.
+    const pings = h.server.receivedEvents("ping").length;
+    await waitFor(() => h.server.receivedEvents("ping").length >= pings + 15, "15 more pings, answered");
     expect(h.client.reconnects).toBe(0);
     h.server.stall();
     await waitFor(() => h.server.connections.length === 2 && h.client.isReady(), "ready on a replacement connection");
@@ -442,11 +444,8 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(h.states.at(-1)).toBe("stopped");
     await waitFor(() => h.server.openConnections().length === 0, "server sees the close");
     const pings = h.server.receivedEvents("ping").length;
-    await sleep(400); // several ping intervals and backoff ceilings
-    expect(h.server.connections).toHaveLength(1);
-    expect(h.server.receivedEvents("ping").length).toBe(pings);
-    expect(h.client.reconnects).toBe(0);
     // Nothing of the client outlives it: no timer, no socket (the listening server is not counted).
+    // With no timer left, no ping or reconnect can come later.
     await waitFor(
       () => {
         const now = liveHandles();
@@ -455,6 +454,9 @@ describe("StreamClient against a real port-0 ws server", () => {
       "the client's timers and sockets released",
       5_000,
     );
+    expect(h.server.connections).toHaveLength(1);
+    expect(h.server.receivedEvents("ping").length).toBe(pings);
+    expect(h.client.reconnects).toBe(0);
   });
 
   test("abort during backoff resolves without waiting out the delay", async () => {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { stringify } from "yaml";
 import { defaultConfig } from "../../src/config/schema.js";
-import { sampleValue } from "../../src/observe/promText.js";
+import { metricValue } from "../../src/observe/promText.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
@@ -110,6 +110,8 @@ export function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...out, ...env };
 }
 
+import { waitFor } from "./wait.js";
+
 export { sleep, waitFor } from "./wait.js";
 
 // ---- the venue's truth ------------------------------------------------------------------------
@@ -168,18 +170,32 @@ export async function readyz(metricsUrl: string, timeoutMs = 10_000): Promise<Re
   return { status: res.status, body, reasons: Array.isArray(body.reasons) ? body.reasons.map(String) : [] };
 }
 
+/** Waits until `/readyz` answers 200: the rig's `until: "ready"`, and a test waiting for readiness to return. */
+export async function untilReady(metricsUrl: string, what = "/readyz 200", timeoutMs = 20_000): Promise<void> {
+  await waitFor(async () => (await readyz(metricsUrl)).status === 200, what, timeoutMs);
+}
+
 export async function scrape(metricsUrl: string): Promise<string> {
   const res = await fetch(`${metricsUrl}/metrics`);
   return res.text();
 }
 
-/** Sum of the samples of `name` whose labels include every pair in `labels` (0 when none). */
-export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
-  return sampleValue(text, name, labels) ?? 0;
-}
+export { metricValue };
 
+/** `name`'s value on the daemon's `/metrics` now (metricValue: 0 for a counter never incremented, NaN for no such series). */
 export async function metric(metricsUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   return metricValue(await scrape(metricsUrl), name, labels);
+}
+
+/**
+ * Resolves once the daemon has read the venue's open liquidations `rounds` more times: that many
+ * reconcile rounds have run, each offering every open id again. The positive control of a check
+ * that nothing was resent (a resend would have happened in one of them).
+ */
+export async function reconcileRounds(metricsUrl: string, rounds = 3, timeoutMs = 20_000): Promise<void> {
+  const reads = () => metric(metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" });
+  const start = await reads();
+  await waitFor(async () => (await reads()) >= start + rounds, `${rounds} more reconcile rounds`, timeoutMs);
 }
 
 /** One ETH long (about 3,850 of notional at the simulator's start price; fee 0.008). */

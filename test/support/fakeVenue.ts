@@ -75,7 +75,7 @@ export async function startFakeVenue(): Promise<FakeVenueServer> {
           return;
         }
         if ("hang" in reply) return;
-        if (reply.delayMs) await sleep(reply.delayMs);
+        if (reply.delayMs) await sleep(reply.delayMs); // a slow answer, as the test scripted it
         const body = reply.raw ?? JSON.stringify(reply.json ?? null);
         res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
         res.end(body);

@@ -7,7 +7,7 @@ import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { daemonEnv, OPEN_POLICY, writePolicyFile } from "./daemonHarness.js";
+import { daemonEnv, OPEN_POLICY, untilReady, writePolicyFile } from "./daemonHarness.js";
 import { LogCollector } from "./logCollector.js";
 import { waitFor } from "./wait.js";
 
@@ -39,10 +39,12 @@ export interface InProcessDaemonOptions {
   /** Over a 1 s reconcile and 50–500 ms backoff. */
   timing?: DaemonTiming;
   /**
-   * "running" (default): resolve once the daemon claims. "listening": once its metrics server is up,
-   * for a daemon that may never get further (a journal that cannot open; /readyz says why).
+   * "running" (default): resolve once the daemon claims. "ready": once `/readyz` also answers 200
+   * (both streams up, marks fresh), what most tests wait for before they act. "listening": once its
+   * metrics server is up, for a daemon that may never get further (a journal that cannot open;
+   * /readyz says why).
    */
-  until?: "running" | "listening";
+  until?: "running" | "ready" | "listening";
 }
 
 export interface InProcessDaemon {
@@ -102,8 +104,10 @@ export async function startInProcessDaemon(o: InProcessDaemonOptions): Promise<I
           20_000,
         )
       : Promise.race([startedP, endedP]);
+  const url = await metricsUrl;
+  if (o.until === "ready") await Promise.race([untilReady(url, "the daemon's /readyz 200", 30_000), endedP]);
   return {
-    metricsUrl: await metricsUrl,
+    metricsUrl: url,
     logs,
     stateDir: o.stateDir,
     done,

@@ -21,6 +21,6 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
     }
     if (Date.now() > deadline)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
-    await sleep(intervalMs);
+    await sleep(intervalMs); // between two looks at the condition
   }
 }

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { metricValue } from "../../src/bench/daemonRunner.js";
 import { formatMs, latencySvg, tickLabel } from "../../src/bench/latencySvg.js";
 import { type BenchResults, checkTargets, table } from "../../src/bench/report.js";
 import { paired, percentile, summarize, valueRatio } from "../../src/bench/stats.js";
+import { metricValue } from "../../src/observe/promText.js";
 
 describe("bench stats", () => {
   test("nearest-rank percentiles of unsorted samples", () => {
@@ -179,5 +179,11 @@ describe("bench report", () => {
     expect(metricValue(text, "liquidator_nodejs_eventloop_lag_p99_seconds")).toBe(0.0123);
     expect(metricValue(text, "liquidator_process_resident_memory_bytes")).toBe(1.5e8);
     expect(metricValue(text, "liquidator_missing")).toBeNaN();
+    // A counter the exposition declares but never incremented for these labels counts zero; a gauge never set is missing.
+    const declared = '# TYPE c_total counter\nc_total{a="x"} 2\n# TYPE g gauge\n';
+    expect(metricValue(declared, "c_total", { a: "x" })).toBe(2);
+    expect(metricValue(declared, "c_total", { a: "y" })).toBe(0);
+    expect(metricValue(declared, "g")).toBeNaN();
+    expect(metricValue(declared, "c")).toBeNaN();
   });
 });

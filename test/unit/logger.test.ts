@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createLogger, prettyByDefault, redactPaths } from "../../src/observe/logger.js";
 import { REDACTED } from "../../src/redaction.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
-import { sleep } from "../support/wait.js";
+import { waitFor } from "../support/wait.js";
 
 /** A real destination stream that keeps every byte written to it. */
 function collector(): { stream: Writable; text: () => string } {
@@ -18,11 +18,7 @@ function collector(): { stream: Writable; text: () => string } {
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
+  await waitFor(cond, what, 10_000, 10);
 }
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;

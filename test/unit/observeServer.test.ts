@@ -6,7 +6,7 @@ import { type ObserveServer, startObserveServer } from "../../src/observe/httpSe
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { Watchdog } from "../../src/observe/watchdog.js";
-import { sleep } from "../support/wait.js";
+import { waitFor } from "../support/wait.js";
 
 const servers: ObserveServer[] = [];
 afterEach(async () => {
@@ -172,16 +172,15 @@ describe("observe server", () => {
     const { server: second } = await start(alive, { signal: controller.signal });
     expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
     controller.abort();
-    const deadline = Date.now() + 10_000;
-    let refused = false;
-    while (!refused && Date.now() < deadline) {
-      refused = await fetch(`${second.url}/readyz`).then(
-        () => false,
-        () => true,
-      );
-      if (!refused) await sleep(50);
-    }
-    expect(refused).toBe(true);
+    await waitFor(
+      () =>
+        fetch(`${second.url}/readyz`).then(
+          () => false,
+          () => true,
+        ),
+      "the server closed on abort",
+      10_000,
+    );
   });
 
   it("a port in use is a config error naming metrics.port; an aborted signal refuses to start", async () => {

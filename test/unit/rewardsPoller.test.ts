@@ -14,7 +14,7 @@ import {
   rewardStatusValue,
 } from "../../src/observe/rewardsPoller.js";
 import { TransportError } from "../../src/venue/errors.js";
-import { sleep } from "../support/wait.js";
+import { waitFor } from "../support/wait.js";
 
 const DAY = 86_400_000;
 const T0 = 1_717_200_000_000; // start of epoch 1, ms
@@ -250,9 +250,7 @@ describe("RewardsPoller", () => {
     const { source, poller } = setup({ onRound: () => rounds++ });
     const controller = new AbortController();
     const running = poller.start(controller.signal);
-    const deadline = Date.now() + 20_000;
-    while (rounds < 2 && Date.now() < deadline) await sleep(20);
-    expect(rounds).toBeGreaterThanOrEqual(2);
+    await waitFor(() => rounds >= 2, "two rounds", 20_000, 20);
     controller.abort();
     await running; // resolves, never rejects
     const after = source.calls.epochInfo;
@@ -269,8 +267,7 @@ describe("RewardsPoller", () => {
       });
     const controller = new AbortController();
     const running = poller.start(controller.signal);
-    const deadline = Date.now() + 10_000;
-    while (!entered && Date.now() < deadline) await sleep(10);
+    await waitFor(() => entered, "the first request under way", 10_000, 10);
     controller.abort();
     await running;
     expect(await value(m, "liquidator_poll_errors_total", { target: "epoch_info" })).toBe(0);

@@ -13,7 +13,7 @@
  */
 
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -22,7 +22,7 @@ import { main } from "../../src/commands/dispatch.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { ConfigError } from "../../src/errors.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
-import { sleep } from "../support/wait.js";
+import { waitFor } from "../support/wait.js";
 
 let dir: string;
 let n = 0;
@@ -135,8 +135,13 @@ describe("live mode refuses plain http:// / ws:// unless venue.allow_insecure", 
       expect(stderr).toMatch(/allow_insecure/);
       expect(stderr).not.toContain(secret);
       expect(stdout).toBe("");
-      await sleep(200);
-      expect(connections).toBe(0);
+      // Control: a connection of our own, made after the refusal, is seen and counted; one the
+      // refused run had started would have been counted first. Only ours is.
+      const own = connect(port, address);
+      own.on("error", () => undefined);
+      await waitFor(() => connections >= 1, "our own connection counted");
+      own.destroy();
+      expect(connections).toBe(1);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
