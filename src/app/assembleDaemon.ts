@@ -125,6 +125,7 @@ export function assembleDaemon(o: {
     acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
+    wire: rest,
     store,
     observer: { ...claimObserver(metrics), settled: (id, fills) => ledgerClaim(ledger, id, fills, Date.now()) },
     logger: logger.child({ component: "claimer" }),
