@@ -8,76 +8,22 @@
  * Never twice: every id has one state (claimState.ts); once an id is in flight, accepted, unknown or
  * finished it is not claimed again, and the journal intent is written before the request leaves.
  */
-import type { Exposure } from "../engine/exposure.js";
-import type { ClaimDecision, Decision } from "../engine/policy.js";
-import type { PositionBook } from "../engine/positionBook.js";
+import type { ClaimDecision } from "../engine/policy.js";
 import { RankingQueue } from "../engine/ranking.js";
-import type { Fill, Liquidation, LiquidationPosition } from "../engine/types.js";
+import type { Liquidation, LiquidationPosition } from "../engine/types.js";
 import type { PauseReason } from "../observe/metrics.js";
 import type { JournalRecord } from "../store/journalRecords.js";
-import type { StateStore } from "../store/stateStore.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
-import { ClaimOutcomes, type ClaimOutcomeTimings } from "./claimOutcomes.js";
-import { type ClaimGate, ClaimPipeline, type ClaimWire } from "./claimPipeline.js";
+import { type ClaimerOptions, DEFAULT_TIMINGS } from "./claimerOptions.js";
+import { ClaimOutcomes } from "./claimOutcomes.js";
+import { ClaimPauses } from "./claimPauses.js";
+import { ClaimPipeline, type ClaimWire } from "./claimPipeline.js";
 import { ClaimQueue } from "./claimQueue.js";
 import { type LiveClaimEffects, sendClaim } from "./claimSend.js";
-import type { ClaimSender } from "./claimSender.js";
 import { type IdState, newState, sweepStates, unknownState } from "./claimState.js";
-import type { OpenBook } from "./openBook.js";
 
 export type { PauseReason } from "../observe/metrics.js";
-
-/** Metrics and logs hang off this; the claimer does not know prom-client. */
-export interface ClaimerObserver {
-  skipped(reason: string): void;
-  submitted(): void;
-  result(result: string, code: string, claimLatencySeconds: number | undefined): void;
-  decisionLatency(seconds: number): void;
-  feeEarned(symbol: string, amount: number): void;
-  paused(reason: PauseReason, on: boolean): void;
-  /** A claim the venue applied transferred `fills` (the P&L ledger's input). */
-  settled?(id: number, fills: readonly Fill[], venueTs: number): void;
-}
-
-export interface ClaimerLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-export interface ClaimerOptions extends Partial<ClaimOutcomeTimings> {
-  decide: (liquidation: Liquidation, now: number) => Decision;
-  /** The protection gate, asked before deciding (claimPipeline.ts); none: always open. */
-  gate?: ClaimGate;
-  book: OpenBook;
-  exposure: Exposure;
-  /** The venue's held positions (what a settled claim adds to, and what the venue's reports replace). */
-  positions: PositionBook;
-  /** The claims limiter's permit (limiters.acquire("claims", signal)). */
-  acquire: (signal: AbortSignal) => Promise<void>;
-  /** A permit only if one is free now (sendNow); none: claims leave from the pump only. */
-  tryAcquire?: () => boolean;
-  sender: ClaimSender;
-  /** The signed request text of a claim, never written (the rehearsal); none: rehearsals stop at the body. */
-  wire?: ClaimWire;
-  /** The journal: intents before sending, outcomes after (stateStore.ts). */
-  store: Pick<StateStore, "intent" | "append" | "mayLead">;
-  observer: ClaimerObserver;
-  logger: ClaimerLogger;
-  /** Wall clock, ms (decisions, journal). */
-  now?: () => number;
-  /** Monotonic clock, ms (latencies). */
-  monotonic?: () => number;
-}
-
-const DEFAULT_TIMINGS: ClaimOutcomeTimings = {
-  marginPauseMs: 60_000,
-  retryDelayMs: 500,
-  rateLimitHoldMs: 1_000,
-  unknownTimeoutMs: 120_000,
-  openListSettleMs: 30_000,
-  repriceBackoffMs: 2_000,
-};
+export type { ClaimerLogger, ClaimerObserver, ClaimerOptions } from "./claimerOptions.js";
 
 /** The rehearsal's effects have no text without a wire. */
 const NO_WIRE: ClaimWire = { claimText: () => 0 };
@@ -92,7 +38,7 @@ export class Claimer {
   readonly #rehearsalQueue = new RankingQueue<number>();
   readonly #ids: Map<number, IdState>;
   readonly #inflight = new Set<Promise<void>>();
-  readonly #paused = new Map<PauseReason, NodeJS.Timeout | undefined>();
+  readonly #paused: ClaimPauses;
   #holdUntil = 0;
   #wake: (() => void) | undefined;
   /** The pump waits for work (not for a permit, not for a hold). */
@@ -108,6 +54,10 @@ export class Claimer {
   constructor(options: ClaimerOptions) {
     const o = { now: Date.now, monotonic: () => performance.now(), ...options };
     this.#options = o;
+    this.#paused = new ClaimPauses(
+      (reason, on) => o.observer.paused(reason, on),
+      () => this.#wake?.(),
+    );
     this.#pipeline = new ClaimPipeline(o.gate === undefined ? { decide: o.decide } : { decide: o.decide, gate: o.gate });
     this.#queue = new ClaimQueue({
       decide: this.#pipeline.decide,
@@ -180,7 +130,7 @@ export class Claimer {
   }
 
   pausedReasons(): PauseReason[] {
-    return [...this.#paused.keys()];
+    return this.#paused.reasons();
   }
 
   /** Ids the journal says were claimed before a restart: never again (see journal replay). */
@@ -219,18 +169,7 @@ export class Claimer {
 
   /** Stop (or resume) all claiming for a reason; `forMs` resumes by itself. */
   setPaused(reason: PauseReason, on: boolean, forMs?: number): void {
-    const had = this.#paused.has(reason);
-    clearTimeout(this.#paused.get(reason));
-    if (on) {
-      const timer = forMs === undefined ? undefined : setTimeout(() => this.setPaused(reason, false), forMs);
-      timer?.unref();
-      this.#paused.set(reason, timer);
-      if (!had) this.#options.observer.paused(reason, true);
-    } else if (had) {
-      this.#paused.delete(reason);
-      this.#options.observer.paused(reason, false);
-      this.#wake?.();
-    }
+    this.#paused.set(reason, on, forMs);
   }
 
   /** Private `liquidatorliquidations` push: confirms an unknown outcome. */
@@ -264,7 +203,7 @@ export class Claimer {
     await this.#loop;
     await Promise.allSettled([...this.#inflight]);
     for (const st of this.#ids.values()) if (st.timer !== undefined) clearTimeout(st.timer);
-    for (const timer of this.#paused.values()) clearTimeout(timer);
+    this.#paused.clearTimers();
   }
 
   async #pump(): Promise<void> {
