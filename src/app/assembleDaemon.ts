@@ -147,6 +147,7 @@ export function assembleDaemon(o: {
     acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
+    wire: rest,
     store,
     observer: {
       ...claimObserver(metrics),

@@ -8,8 +8,6 @@ import type { ClaimRequest, ClaimResult } from "../venue/restSchemas.js";
 /** The narrow transport a sender needs (RestClient satisfies it). */
 export interface ClaimTransport {
   claimLiquidation(body: ClaimRequest, opts?: { signal?: AbortSignal; permitHeld?: boolean }): Promise<ClaimResult>;
-  /** The request `claimLiquidation` would write, built and signed, never sent; its length (the claim rehearsal). */
-  rehearseClaim?(body: ClaimRequest): number;
 }
 
 export type SendOutcome = { sent: true; result: ClaimResult } | { sent: false; dryRun: true };
@@ -30,11 +28,6 @@ export class ClaimSender {
   /** SIGHUP may switch dry run on or off; the switch takes effect at the next send. */
   setDryRun(on: boolean): void {
     this.#dryRun = on;
-  }
-
-  /** Builds and signs the request `send` would write, and sends nothing (daemon/claimRehearsal.ts). */
-  rehearse(body: ClaimRequest): number {
-    return this.#transport.rehearseClaim?.(body) ?? 0;
   }
 
   /** The caller holds a claims-limiter permit for this send (the claimer's late-binding pick). */

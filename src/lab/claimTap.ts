@@ -26,6 +26,5 @@ export function capturingTransport(inner: ClaimTransport, tap: CaptureTap, now: 
         throw err;
       }
     },
-    rehearseClaim: (body: ClaimRequest): number => inner.rehearseClaim?.(body) ?? 0,
   };
 }

@@ -1,32 +1,22 @@
 /**
- * The claimer in virtual time, for a replay. It follows the daemon's claimer (daemon/claimer.ts)
- * step for step where a replay can: every liquidation is decided by the engine's `decide()` through
- * the daemon's PolicyState, pending claims wait in the engine's RankingQueue, permits come at the
- * claims limiter's spacing (venue/limiters.ts `spacingFor`), each permit re-decides the best pending
- * claim on the marks and exposure of that moment (late binding), and exposure is reserved while a
- * claim is out. What a replay cannot know is modelled (README "Policy lab"):
+ * The claimer in virtual time, for a replay: the daemon's claim pipeline (daemon/claimPipeline.ts)
+ * and claim queue (daemon/claimQueue.ts) with the lab's effects. Every liquidation is decided through
+ * the daemon's PolicyState and ranked in the same queue; permits come at the claims limiter's spacing
+ * (venue/limiters.ts `spacingFor`) and take the best pending claim decided again on the marks and
+ * exposure of that moment (late binding); exposure is reserved while a claim is out. No journal and
+ * no wire: the modelled venue answers. What a replay cannot know is modelled (README "Policy lab"):
  * - the venue's answer lands `latencyMs` after the send (the latency measured in the capture);
  * - the claim wins unless the capture shows the liquidation taken or changed by someone else before
  *   it lands. Changes after the recording account's own accepted claim are that claim's, not a rival's.
  */
 
-import { SkipVerdicts } from "../daemon/skipVerdicts.js";
-import type { Exposure } from "../engine/exposure.js";
+import { type ClaimGate, type ClaimHold, ClaimPipeline } from "../daemon/claimPipeline.js";
+import { ClaimQueue } from "../daemon/claimQueue.js";
+import type { IdState } from "../daemon/claimState.js";
 import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
-import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation } from "../engine/types.js";
 import type { Timeline } from "./timeline.js";
-
-type Phase = "pending" | "inflight" | "done";
-
-interface IdState {
-  phase: Phase;
-  /** Virtual time the answer landed (done). */
-  doneAt?: number;
-  /** When the capture showed the liquidation taken or changed by someone else (while ours was out). */
-  takenAt?: number;
-}
 
 /** A claim the modelled venue applied. */
 export interface WonClaim {
@@ -40,8 +30,11 @@ export interface WonClaim {
 
 export interface VirtualClaimerOptions {
   decide: (liquidation: Liquidation, now: number) => Decision;
+  /** The protection gate (claimPipeline.ts); none: always open. */
+  gate?: ClaimGate;
   book: { get(id: number): Liquidation | undefined };
-  exposure: Exposure;
+  /** Reserve: exposure (Exposure) while a claim is out. */
+  exposure: ClaimHold;
   positions: PositionBook;
   timeline: Timeline;
   /** Minimum gap between two claims, ms (the daemon's claims limiter). */
@@ -56,9 +49,10 @@ export interface VirtualClaimerOptions {
 
 export class VirtualClaimer {
   readonly #o: VirtualClaimerOptions;
-  readonly #queue = new RankingQueue<number>();
-  readonly #ids = new Map<number, IdState>();
-  readonly #skips = new SkipVerdicts();
+  readonly #queue: ClaimQueue;
+  readonly #ids: Map<number, IdState>;
+  /** When the capture showed an in-flight claim's liquidation taken or changed by someone else. */
+  readonly #takenAt = new Map<number, number>();
   /** Finished ids in the order they finished (virtual time only moves forward), for the sweep. */
   #done: { id: number; at: number }[] = [];
   /** Finished long enough ago but still on the open list: forgotten once they leave it. */
@@ -72,6 +66,23 @@ export class VirtualClaimer {
 
   constructor(options: VirtualClaimerOptions) {
     this.#o = options;
+    const o = options;
+    const pipeline = new ClaimPipeline(o.gate === undefined ? { decide: o.decide } : { decide: o.decide, gate: o.gate });
+    this.#queue = new ClaimQueue({
+      decide: pipeline.decide,
+      now: () => o.timeline.now,
+      book: o.book,
+      skipped: o.skipped,
+      queued: (_liquidation, _d, added) => {
+        if (added && this.#queue.size === 1) this.#nonEmptySince = o.timeline.now;
+      },
+      // Changed while ours is out: someone else took part of it, unless it was the recording account.
+      onBusy: (id, st) => {
+        if (st.phase === "inflight") this.#markTaken(id);
+      },
+      dispatch: (d, st, liquidation) => this.#send(d, st, liquidation, o.timeline.now),
+    });
+    this.#ids = this.#queue.states;
   }
 
   /** Time of the next claims permit, Infinity while nothing is pending. */
@@ -81,48 +92,15 @@ export class VirtualClaimer {
   }
 
   offer(liquidation: Liquidation): void {
-    const id = liquidation.liquidationId;
-    const st = this.#ids.get(id);
-    if (st !== undefined && st.phase !== "pending") {
-      // Changed while ours is out: someone else took part of it, unless it was the recording account.
-      if (st.phase === "inflight") this.#markTaken(id, st);
-      return;
-    }
-    const now = this.#o.timeline.now;
-    const d = this.#o.decide(liquidation, now);
-    if (d.action === "skip") {
-      this.#skipped(id, d.reason);
-      if (st !== undefined) {
-        this.#queue.remove(id);
-        this.#ids.delete(id);
-      }
-      return;
-    }
-    this.#skips.delete(id);
-    if (st === undefined) {
-      if (this.#queue.size === 0) this.#nonEmptySince = now;
-      this.#ids.set(id, { phase: "pending" });
-      this.#queue.push(id, d.expectedFee, liquidation.timestamp, id);
-    } else {
-      this.#queue.update(id, d.expectedFee);
-    }
+    this.#queue.offer(liquidation, 0);
   }
 
   cancel(id: number): void {
-    this.#skips.delete(id);
-    const st = this.#ids.get(id);
-    if (st === undefined) return;
-    if (st.phase === "inflight") return this.#markTaken(id, st);
-    if (st.phase !== "pending") return;
-    this.#queue.remove(id);
-    this.#ids.delete(id);
+    this.#queue.cancel(id);
   }
 
   retrySkipped(reasons?: ReadonlySet<string>): void {
-    for (const id of this.#skips.ids(reasons)) {
-      const liquidation = this.#o.book.get(id);
-      if (liquidation !== undefined) this.offer(liquidation);
-    }
+    this.#queue.retrySkipped(reasons, ZERO);
   }
 
   /** The daemon's sweep: finished ids gone from the open list for 10 min, and their skip verdicts, are forgotten. */
@@ -151,37 +129,18 @@ export class VirtualClaimer {
       this.#lingering.delete(id);
       if (this.#ids.get(id)?.phase === "done") this.#ids.delete(id);
     }
-    this.#skips.retain((id) => book.get(id) !== undefined);
+    this.#queue.skips.retain((id) => book.get(id) !== undefined);
   }
 
   /** One claims permit at the current virtual time: the best pending claim that still passes is sent. */
   permit(): void {
     const now = this.#o.timeline.now;
     this.#lastPermit = now;
-    while (this.#queue.size > 0) {
-      const top = this.#queue.pop();
-      if (top === undefined) return;
-      const id = top.liquidationId;
-      const st = this.#ids.get(id);
-      if (st === undefined || st.phase !== "pending") continue;
-      const liquidation = this.#o.book.get(id);
-      if (liquidation === undefined) {
-        this.#ids.delete(id);
-        this.#skipped(id, "gone");
-        continue;
-      }
-      const d = this.#o.decide(liquidation, now);
-      if (d.action === "skip") {
-        this.#ids.delete(id);
-        this.#skipped(id, d.reason);
-        continue;
-      }
-      this.#send(d, st, liquidation, now);
-      break;
-    }
+    this.#queue.take(undefined);
     if (this.#queue.size > 0) this.#nonEmptySince = now;
   }
 
+  /** The lab's effects: reserve, count, and the modelled venue's answer `latencyMs` later. */
   #send(d: ClaimDecision, st: IdState, liquidation: Liquidation, sentAt: number): void {
     const o = this.#o;
     st.phase = "inflight";
@@ -194,10 +153,12 @@ export class VirtualClaimer {
       st.phase = "done";
       st.doneAt = landedAt;
       this.#done.push({ id: d.liquidationId, at: landedAt });
-      if (st.takenAt !== undefined && st.takenAt <= landedAt) {
+      const takenAt = this.#takenAt.get(d.liquidationId);
+      this.#takenAt.delete(d.liquidationId);
+      if (takenAt !== undefined && takenAt <= landedAt) {
         o.exposure.release(d.liquidationId);
         this.lost++;
-        this.#skipped(d.liquidationId, "taken_by_other");
+        this.#queue.skipped(d.liquidationId, "taken_by_other");
         return;
       }
       // A replay has no venue to report the margin mode: the claim lands in the default one.
@@ -206,14 +167,12 @@ export class VirtualClaimer {
     });
   }
 
-  #markTaken(id: number, st: IdState): void {
+  #markTaken(id: number): void {
     const now = this.#o.timeline.now;
     const own = this.#o.ownTakes.get(id);
     if (own !== undefined && own <= now) return;
-    st.takenAt ??= now;
-  }
-
-  #skipped(id: number, reason: string): void {
-    if (this.#skips.set(id, reason)) this.#o.skipped(reason);
+    if (!this.#takenAt.has(id)) this.#takenAt.set(id, now);
   }
 }
+
+const ZERO = (): number => 0;

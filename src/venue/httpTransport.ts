@@ -18,7 +18,6 @@ import { Pool } from "undici";
 import { AbortedError, LiquidatorError } from "../errors.js";
 import { ClaimLanes, type WarmUp } from "./claimLanes.js";
 import { BadResponseError, NOT_DELIVERED_CODES, TimeoutError, TransportError } from "./errors.js";
-import { http1RequestText } from "./http1Request.js";
 import { TextResponse } from "./textResponse.js";
 
 export interface HttpResponse {
@@ -95,11 +94,9 @@ export class HttpTransport {
   readonly #now: () => number;
   readonly #onClaimLane: HttpTransportOptions["onClaimLane"];
   readonly #onClaimWritten: HttpTransportOptions["onClaimWritten"];
-  readonly #host: string;
 
   constructor(options: HttpTransportOptions) {
     this.#timeoutMs = options.timeoutMs;
-    this.#host = new URL(options.origin).host;
     this.#now = options.now ?? Date.now;
     this.#onClaimLane = options.onClaimLane;
     this.#onClaimWritten = options.onClaimWritten;
@@ -163,14 +160,6 @@ export class HttpTransport {
       }, this.#timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
-  }
-
-  /**
-   * The claim connection's work for a request, without a socket: the request text (claim rehearsal).
-   * Returns its length.
-   */
-  rehearse(method: "GET" | "POST", pathWithQuery: string, headers: Record<string, string> | string[], body: string | undefined): number {
-    return http1RequestText(this.#host, { method, path: pathWithQuery, headers, body }).length;
   }
 
   /** Lets in-flight requests finish, then closes every socket. */

@@ -130,9 +130,12 @@ export class RestClient extends RestCore {
     ).then(dataOf);
   }
 
-  /** A claim's request built and signed as `claimLiquidation` would, never sent (the claim rehearsal). */
-  rehearseClaim(body: ClaimRequest): number {
-    return this.rehearse(this.#claimPath, JSON.stringify(body));
+  /**
+   * The sign and request-text steps of `claimLiquidation` and nothing else: the text's length (the
+   * claim rehearsal's wire, daemon/claimPipeline.ts). Nothing is written.
+   */
+  claimText(body: ClaimRequest): number {
+    return this.signedPostText(this.#claimPath, JSON.stringify(body));
   }
 
   openLiquidations(query: OpenLiquidationsQuery = {}, opts: CallOptions = {}): Promise<OpenLiquidationsPage> {

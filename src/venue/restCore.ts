@@ -10,6 +10,7 @@ import { AbortedError, ConfigError, InvalidArgumentError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { BadResponseError, isRetryableRead, VenueError } from "./errors.js";
 import { codeForBareStatus, UNKNOWN_ERROR_CODE } from "./failureTable.js";
+import { http1RequestText } from "./http1Request.js";
 import { type ClaimLaneKind, type HttpResponse, HttpTransport, type Lane } from "./httpTransport.js";
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import { envelopeSchema, type PageMeta, parseVenueCode } from "./restSchemas.js";
@@ -145,6 +146,7 @@ function validateOptions(o: RestClientOptions): { origin: string; basePath: stri
 }
 export class RestCore {
   readonly #transport: HttpTransport;
+  readonly #host: string;
   readonly #basePath: string;
   readonly #signer: Signer | undefined;
   readonly #limiters: VenueLimiters | undefined;
@@ -155,6 +157,7 @@ export class RestCore {
   constructor(options: RestClientOptions) {
     const v = validateOptions(options);
     this.#basePath = v.basePath;
+    this.#host = new URL(v.origin).host;
     this.#signer = options.signer;
     this.#limiters = options.limiters;
     this.#retry = v.retry;
@@ -258,10 +261,11 @@ export class RestCore {
 
   /**
    * What `attempt` does for a signed POST before the socket, and nothing else: the signature, the
-   * headers and the request text (the claim rehearsal, daemon/claimRehearsal.ts). Returns the text's length.
+   * headers and the request text the claim connection writes (http1Request.ts). Returns its length.
    */
-  rehearse(pathWithQuery: string, body: string): number {
-    return this.#transport.rehearse("POST", pathWithQuery, this.#signedHeaders("POST", pathWithQuery, body), body);
+  signedPostText(pathWithQuery: string, body: string): number {
+    const headers = this.#signedHeaders("POST", pathWithQuery, body);
+    return http1RequestText(this.#host, { method: "POST", path: pathWithQuery, headers, body }).length;
   }
 
   #signedHeaders(method: string, pathWithQuery: string, body: string | undefined): string[] {

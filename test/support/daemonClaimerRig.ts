@@ -74,7 +74,7 @@ export class FakeClaimTransport implements ClaimTransport {
   /** Bodies the claim rehearsal built (never sent). */
   readonly rehearsed: ClaimRequest[] = [];
 
-  rehearseClaim(body: ClaimRequest): number {
+  claimText(body: ClaimRequest): number {
     this.rehearsed.push(body);
     return JSON.stringify(body).length;
   }
@@ -175,6 +175,7 @@ export async function claimerRig(
     positions,
     acquire: permits.acquire,
     sender,
+    wire: venue,
     store: new FileStore(journal, "test"),
     observer: {
       skipped: (reason) => void events.push({ e: "skipped", reason }),

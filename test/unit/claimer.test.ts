@@ -627,3 +627,33 @@ describe("rehearsal (claimRehearsal.ts)", () => {
     expect(rig.permits.granted).toBe(1);
   });
 });
+
+describe("protection gate (claimPipeline.ts)", () => {
+  test("asked before deciding: while it says no, nothing is claimed or rehearsed; open again, the skipped claim is retried and leaves", async () => {
+    let closed = true;
+    const asked: number[] = [];
+    rig = await claimerRig({
+      options: {
+        gate: (l) => {
+          asked.push(l.liquidationId);
+          return closed ? "exposure_cap" : undefined;
+        },
+      },
+    });
+    const l = liq(5, [ETH, 5]);
+    rig.add(l);
+    await settle();
+    expect(rig.claimer.rehearse(l)).toBe(0);
+    await settle(1_000);
+    expect(rig.events).toEqual([{ e: "skipped", reason: "exposure_cap" }]);
+    expect(rig.claimer.pendingCount).toBe(0);
+    expect(rig.permits.waiting).toBe(0);
+    expect(rig.venue.calls).toEqual([]);
+    expect(intents()).toEqual([]);
+    closed = false;
+    rig.claimer.retrySkipped();
+    await grantOne();
+    expect(rig.venue.ids()).toEqual([5]);
+    expect(asked.every((id) => id === 5) && asked.length >= 3).toBe(true);
+  });
+});
