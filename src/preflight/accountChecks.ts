@@ -57,7 +57,7 @@ export const accountCheck: Check = async (ctx) => {
     `collateral ${Number.isFinite(total) ? total : "?"}, free ${Number.isFinite(free) ? free : "?"}, ` +
     `${held.length} position(s), ${open.rows.length} open order(s), fees ${info.futures_taker_fee_rate}/${info.futures_maker_fee_rate} bps taker/maker`;
   if (!positions.success) return fail(`${text}; position rows unreadable by the daemon`, "attach --json to a bug report");
-  if (!Number.isFinite(free) || free <= 0) return warn(text, "no free collateral: every claim would be refused with -1101");
+  if (!Number.isFinite(free) || free <= 0) return warn(text, "no free collateral: every claim would be refused for margin");
   if (held.length > 0 || open.rows.length > 0) return warn(text, "the daemon takes over these positions and orders: start flat if you can");
   return pass(text);
 };

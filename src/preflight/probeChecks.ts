@@ -6,7 +6,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { ceilToTick, floorToTick } from "../engine/quantize.js";
+import { lookupFailureAction, VenueError } from "../venue/errors.js";
 import { type Check, errorCode, errorText, fail, pass, warn } from "./check.js";
+
+/** The venue refused the key or the signature (the failure table's kinds): nothing signed gets through. */
+const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err.kind === "bad_signature" || err.kind === "unauthorized");
 
 /** Far above any id the venue has issued: a claim on it can only be refused. */
 export const IMPOSSIBLE_LIQUIDATION_ID = 999_999_999_999;
@@ -23,10 +27,12 @@ export const claimProbeCheck: Check = async (ctx) => {
   } catch (err) {
     const code = errorCode(err);
     ctx.observed.claim_probe = { liquidation_id: IMPOSSIBLE_LIQUIDATION_ID, code, message: errorText(err) };
-    if (code === -1202) return pass(`claim on id ${IMPOSSIBLE_LIQUIDATION_ID} refused with -1202, as the daemon expects`);
-    if (typeof code === "number" && code !== -1001 && code !== -1002) {
+    // The failure table says what the daemon makes of the answer: "gone" is what it expects here.
+    if (err instanceof VenueError && err.meaning.claim === "gone")
+      return pass(`claim on id ${IMPOSSIBLE_LIQUIDATION_ID} refused with ${code} (${err.meaning.kind}), as the daemon expects`);
+    if (typeof code === "number" && !refusedAuth(err)) {
       return warn(
-        `claim on id ${IMPOSSIBLE_LIQUIDATION_ID} refused with ${code} (the daemon expects -1202)`,
+        `claim on id ${IMPOSSIBLE_LIQUIDATION_ID} refused with ${code}, not the code the daemon reads as "gone"`,
         "attach --json to a bug report",
       );
     }
@@ -50,10 +56,11 @@ export const orderLookupProbeCheck: Check = async (ctx) => {
     const code = errorCode(err);
     const status = (err as { status?: unknown }).status;
     ctx.observed.order_lookup_probe = { client_order_id: clientOrderId, code, http_status: status ?? null };
-    if (code === -1006) return pass(`unknown client order id answered with -1006 (HTTP ${String(status)}), as the daemon expects`);
-    if (typeof code === "number" && code !== -1001 && code !== -1002) {
+    if (lookupFailureAction(err) === "absent")
+      return pass(`unknown client order id answered with ${code} (HTTP ${String(status)}), as the daemon expects`);
+    if (typeof code === "number" && !refusedAuth(err)) {
       return warn(
-        `unknown client order id answered with ${code} (HTTP ${String(status)}); the daemon expects -1006`,
+        `unknown client order id answered with ${code} (HTTP ${String(status)}), not the "not found" the daemon expects: it settles such lookups through the order list`,
         "attach --json to a bug report",
       );
     }
