@@ -20,7 +20,7 @@ import {
   positionRowSchema,
 } from "../../src/venue/restSchemas.js";
 import { generateKeyPair, parsePublicKey, parseSecret, publicKeyOf, Signer } from "../../src/venue/signer.js";
-import { isSymbol } from "../../src/venue/wire.js";
+import { isSymbol, parseLiquidationEntry } from "../../src/venue/wire.js";
 import { integerFrom, numberFrom } from "../../src/venue/wireNumbers.js";
 import { parseExecutionReport } from "../../src/venue/wireOrders.js";
 
@@ -105,6 +105,20 @@ describe("liquidation_tier: number or string", () => {
         0,
       );
     }
+  });
+});
+
+describe('`type: "claim"` rows (PROTOCOL §9: /v1/liquidation or claim_insurance_fund is unsettled)', () => {
+  // Read like any other liquidation: the daemon claims them through /v1/liquidation, and a refusal
+  // with a code it does not know is re-decided a bounded number of times (claimUnknownCode.test.ts).
+  test.each(["liquidated", "claim", "CLAIM"])("type %j is read and kept", (type) => {
+    const entry = parseLiquidationEntry({
+      liquidationId: 7,
+      timestamp: 1_700_000_000_000,
+      type,
+      positionsByPerp: [{ symbol: "PERP_ETH_USDC", positionQty: 1, liquidatorFee: 0.006 }],
+    });
+    expect(entry).toMatchObject({ liquidationId: 7, type, positionsByPerp: [{ symbol: "PERP_ETH_USDC", positionQty: 1 }] });
   });
 });
 
