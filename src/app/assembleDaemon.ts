@@ -71,7 +71,12 @@ export interface AssembledDaemon {
   /** SIGUSR2: claim nothing new, unwind what claims assigned until flat, then `run` returns. */
   drain(): void;
   /** `/readyz` details: the trading state and the positions no claim explains. */
-  details(): { trading_state: TradingStateName; trading_state_reason?: string; unexplained_positions: object[] };
+  details(): {
+    venue: "simulator" | "live";
+    trading_state: TradingStateName;
+    trading_state_reason?: string;
+    unexplained_positions: object[];
+  };
 }
 
 export function assembleDaemon(o: {
@@ -369,6 +374,7 @@ export function assembleDaemon(o: {
     },
     drain: () => drain.start(),
     details: () => ({
+      venue: o.venue.simulated ? "simulator" : "live",
       trading_state: trading.state,
       ...(trading.reason !== undefined ? { trading_state_reason: trading.reason } : {}),
       unexplained_positions: positions.known ? scope.claimed.unexplainedPositions() : [],

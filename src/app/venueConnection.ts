@@ -22,7 +22,7 @@ export interface VenueConnection {
   close(): Promise<void>;
 }
 
-export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "info" | "child">): Promise<VenueConnection> {
+export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "info" | "warn" | "child">): Promise<VenueConnection> {
   const { venue, simulator } = loaded.config;
   if (venue.mode === "live") {
     if (loaded.secret === undefined) throw new ConfigError("LIQUIDATOR_SECRET", "is required when venue.mode is live");
@@ -47,9 +47,11 @@ export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "
     scenario: { liquidationsPerSec: simulator.liquidations_per_second },
     ...(logger !== undefined ? { logger: logger.child({ component: "simulator" }) as Logger } : {}),
   });
-  logger?.info(
+  // A daemon on the embedded simulator must never pass for a live one (also /readyz `venue`,
+  // liquidator_venue_simulated): a warning, not an info line, so it shows at every log level.
+  logger?.warn(
     { baseUrl: sim.baseUrl, accountId: sim.accountId, seed: sim.seed, flavor: sim.flavor },
-    "embedded simulated venue started (venue.mode=simulator)",
+    "embedded SIMULATED venue (venue.mode=simulator): nothing real is claimed; set LIQUIDATOR_VENUE=live for a real venue",
   );
   return {
     baseUrl: sim.baseUrl,

@@ -11,7 +11,7 @@ import { FAST_TIMING, type InProcessDaemonOptions } from "../support/inProcessDa
 import { test as it, type Rig } from "../support/rig.js";
 
 /** A flat account claiming as usual: trading state active, no position unexplained. */
-const READY = { ready: true, role: "single", degraded: [], trading_state: "active", unexplained_positions: [] };
+const READY = { ready: true, role: "single", degraded: [], venue: "live", trading_state: "active", unexplained_positions: [] };
 
 /** The simulated venue and the daemon under the built-in policy, with fast stream timings unless told otherwise. */
 async function start(rig: Rig, o: { sim?: StartSimulatorOptions } & Pick<InProcessDaemonOptions, "policy" | "timing"> = {}) {
@@ -148,6 +148,7 @@ describe("/readyz follows the marks", () => {
         reasons: ["marks_stale", "degraded:public"],
         role: "single",
         degraded: ["public"],
+        venue: "live",
         trading_state: "active",
         unexplained_positions: [],
       });
