@@ -54,7 +54,9 @@ describeWithPostgres("PostgreSQL store: fencing", () => {
   });
 
   const open = async (accountId: string, replicaId: string, o: Partial<PgStoreOptions> = {}): Promise<PgStore> => {
-    const store = await PgStore.open({ url: cluster!.url, accountId, replicaId, leaseMs: 1_000, renewMs: 200, safetyMarginMs: 150, ...o });
+    // renewMs also bounds the lease connection's connect timeout: 800 ms, not 200, so a CI machine
+    // busy with the image build still connects (these tests take and check leases by hand).
+    const store = await PgStore.open({ url: cluster!.url, accountId, replicaId, leaseMs: 1_000, renewMs: 800, safetyMarginMs: 150, ...o });
     stores.push(store);
     return store;
   };
