@@ -38,7 +38,7 @@ const COLUMNS: readonly Column<VariantReport>[] = [
         .join(" "),
   },
   { key: "max_drawdown", value: (r) => r.max_drawdown.amount, table: false },
-  { key: "cap_bound_seconds", value: (r) => r.cap_bound_seconds, table: false },
+  { key: "at_cap_seconds", value: (r) => r.at_cap_seconds, table: false },
   { key: "worst_claim", value: (r) => claimText(r.worst_claims[0]), table: false },
   { key: "same_as", value: (r) => r.same_as ?? "", table: false },
 ];

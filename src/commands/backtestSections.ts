@@ -1,6 +1,6 @@
 /**
  * The sections of the `backtest` table under the variants' rows: sensitivity of the net to the
- * model's assumptions, risk (maximum drawdown, time the exposure cap bound, worst claims), and rows
+ * model's assumptions, risk (maximum drawdown, time at the exposure cap, worst claims), and rows
  * per symbol and per UTC day of every variant. Variants identical in effect are listed once.
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
@@ -31,7 +31,7 @@ export function renderSections(report: BacktestReport): string {
     { key: "max_drawdown", value: (v) => v.max_drawdown.amount, text: (v) => money(v.max_drawdown.amount) },
     { key: "from", value: (v) => time(v.max_drawdown.peak_at) },
     { key: "to", value: (v) => time(v.max_drawdown.trough_at) },
-    { key: "cap_bound", value: (v) => capText(report, v) },
+    { key: "at_cap", value: (v) => capText(report, v) },
     { key: "worst_claim", value: (v) => claimText(v.worst_claims[0]) },
     { key: "same_as", value: (v) => v.same_as ?? "" },
   ];

@@ -1,8 +1,8 @@
 /**
  * `backtest --html FILE`: one self-contained page (no script, no network) to decide from: the
  * variants' table, the net under the model's assumptions moved (½× and 2×, the best variant of each
- * column marked, and whether the choice flips), risk (maximum drawdown of the net, time the exposure
- * cap bound, worst claims), rows per symbol and per UTC day, the charts of cumulative net and of
+ * column marked, and whether the choice flips), risk (maximum drawdown of the net,
+ * time at the exposure cap, worst claims), rows per symbol and per UTC day, the charts of cumulative net and of
  * exposure (whose peak line is the table's peak), and the assumptions. Variants identical in effect
  * are said to be so. Every text from a capture or a config is HTML-escaped.
  */
@@ -79,7 +79,7 @@ function riskSection(r: BacktestReport): string {
     { html: esc(capText(r, v)) },
     claimText(v.worst_claims[0]),
   ]);
-  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. Cap bound: time from a claim refused for <code>max_total_exposure</code> until exposure next fell.</p>${table(["variant", "max drawdown", "from (UTC)", "to (UTC)", "cap bound", "worst claim"], rows)}`;
+  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${table(["variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
 }
 
 function details(title: string, id: string, open: boolean, body: string): string {

@@ -66,7 +66,7 @@ export class ReplayVariant {
   readonly #timeline = new Timeline();
   readonly #marks: MarkBook;
   readonly #exposure = new Exposure();
-  readonly #facts = new VariantFacts();
+  readonly #facts: VariantFacts;
   readonly #ledger = new PnlLedger({ keepClosedClaims: false, closed: (c) => this.#facts.claimClosed(c) });
   readonly #keepIds: boolean;
   #claimed = 0;
@@ -96,6 +96,7 @@ export class ReplayVariant {
     const { book, marks } = market;
     this.#marks = marks;
     this.#keepIds = model.keepIds;
+    this.#facts = new VariantFacts(config.policy.max_total_exposure);
     const policy = new PolicyState(config.policy, marks, this.#exposure);
     this.policy = policy;
     const positions = new PositionBook(this.#exposure);

@@ -45,7 +45,9 @@ export function timeTicks(t0: number, t1: number): { at: number; label: string }
     const iso = new Date(t).toISOString();
     const day = iso.slice(5, 10);
     const hm = iso.slice(11, 16);
-    out.push({ at: t, label: step >= DAY ? day : span > DAY || t % DAY === 0 ? `${day} ${hm}` : hm });
+    // The date where it is news: on the first tick, at midnight, and on every tick of a multi-day span.
+    const dated = out.length === 0 || span > DAY || t % DAY === 0;
+    out.push({ at: t, label: step >= DAY ? day : dated ? `${day} ${hm}` : hm });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * What a variant's report tells besides its totals (README "Policy lab"): net per UTC day (marked to
  * market at the day's last instant, so the days add up to the net), per symbol, the maximum drawdown
- * of the net curve, the time the exposure cap was binding, the worst claims, and a hash of what the
+ * of the net curve, the time at the exposure cap, the worst claims, and a hash of what the
  * variant did (its claims in order and its net) that tells variants identical in effect apart from
  * ones that only look alike. Fed by ReplayVariant at every settled instant and every won claim.
  */
@@ -42,6 +42,8 @@ export interface Drawdown {
 }
 
 const DAY_MS = 86_400_000;
+/** Exposure this close to the cap leaves no room for a claim of any size: the policy cuts or refuses. */
+const AT_CAP = 0.99;
 const WORST_KEPT = 5;
 
 export class VariantFacts {
@@ -53,6 +55,9 @@ export class VariantFacts {
   #peak = 0;
   #peakAt = Number.NaN;
   readonly drawdown: Drawdown = { amount: 0, peak_at: Number.NaN, trough_at: Number.NaN };
+  readonly #cap: number;
+  /** A claim was refused for the cap and exposure has not fallen since. */
+  #refused = false;
   #capSince: number | undefined;
   #capMs = 0;
   #lastExposure = 0;
@@ -60,6 +65,11 @@ export class VariantFacts {
   readonly #worst: ClaimRow[] = [];
   /** FNV-1a over the claimed ids in claim order. */
   #hash = 0x811c9dc5;
+
+  /** `cap`: the variant's `policy.max_total_exposure`. */
+  constructor(cap = Number.POSITIVE_INFINITY) {
+    this.#cap = cap;
+  }
 
   /** The net curve's value and the exposure at the instant `at` ends. */
   point(at: number, value: number, exposure: number): void {
@@ -78,17 +88,24 @@ export class VariantFacts {
       this.drawdown.peak_at = this.#peakAt;
       this.drawdown.trough_at = at;
     }
-    // The cap binds from a claim refused for it until exposure next falls.
-    if (this.#capSince !== undefined && exposure < this.#lastExposure) {
-      this.#capMs += at - this.#capSince;
-      this.#capSince = undefined;
-    }
+    // At the cap: exposure within 1 % of it, or from a claim refused for it until exposure next falls.
+    if (exposure < this.#lastExposure) this.#refused = false;
     this.#lastExposure = exposure;
+    this.#atCap(at, this.#refused || exposure >= this.#cap * AT_CAP);
   }
 
   /** A claim was refused for the exposure cap at `at`. */
   capRefused(at: number): void {
-    this.#capSince ??= at;
+    this.#refused = true;
+    this.#atCap(at, true);
+  }
+
+  #atCap(at: number, now: boolean): void {
+    if (now) this.#capSince ??= at;
+    else if (this.#capSince !== undefined) {
+      this.#capMs += at - this.#capSince;
+      this.#capSince = undefined;
+    }
   }
 
   won(id: number, perSymbol: Readonly<Record<string, number>>, price: (symbol: string) => number, fee: number): void {
@@ -148,7 +165,7 @@ export class VariantFacts {
       by_day: this.#days.map((d) => ({ ...d, fees: round(d.fees), net: round(d.net) })),
       by_symbol: bySymbol,
       max_drawdown: { ...this.drawdown, amount: round(this.drawdown.amount) },
-      cap_bound_seconds: Math.round(this.#capMs) / 1000,
+      at_cap_seconds: Math.round(this.#capMs) / 1000,
       worst_claims: [...this.#worst],
       effect: effect.toString(16).padStart(8, "0"),
     };
