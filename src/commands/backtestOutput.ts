@@ -3,11 +3,10 @@
  * the model's assumptions under it), CSV (assumptions on stderr, so the file stays plain RFC 4180),
  * or JSON: the INTERFACE.md object `{"variants":[{name, settings, offered, claimed, claimed_ids,
  * expected_fee, claimed_notional, peak_exposure, skipped}]}` plus the unwind estimates, the report's
- * facts per variant and the model and assumptions. `claimed_ids` only with `--ids` (a week's sweep
- * holds millions); lists of plain values are printed on one line, so the file stays a size a
- * person's tools open.
+ * facts per variant and the model and assumptions (lab/backtestJson.ts).
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
+import { backtestJson } from "../lab/backtestJson.js";
 import { claimText } from "../lab/reportText.js";
 import { renderSections } from "./backtestSections.js";
 import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
@@ -42,37 +41,6 @@ const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "worst_claim", value: (r) => claimText(r.worst_claims[0]), table: false },
   { key: "same_as", value: (r) => r.same_as ?? "", table: false },
 ];
-
-/** JSON with two-space indent, but an array of plain values (ids, a sensitivity row) on one line. */
-export function compactJson(value: unknown, indent = ""): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    if (value.every((x) => x === null || typeof x !== "object")) return `[${value.map((x) => JSON.stringify(x) ?? "null").join(",")}]`;
-    return `[\n${value.map((x) => `${inner}${compactJson(x, inner)}`).join(",\n")}\n${indent}]`;
-  }
-  const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return "{}";
-  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${compactJson(v, inner)}`).join(",\n")}\n${indent}}`;
-}
-
-/** The JSON object (series are for the HTML charts only). */
-export function backtestJson(report: BacktestReport): string {
-  const variants = report.variants.map(({ series: _series, ...v }) => v);
-  const text = compactJson({
-    captures: report.captures,
-    events: report.events,
-    bad_lines: report.bad_lines,
-    started_at: report.started_at,
-    ended_at: report.ended_at,
-    model: report.model,
-    assumptions: report.assumptions,
-    variants,
-  });
-  // As toJson: C1 controls escaped, so a terminal showing the file is safe.
-  return `${text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
-}
 
 export function renderBacktest(format: OutputFormat, report: BacktestReport): { stdout: string; stderr: string } {
   const notes = `assumptions:\n${report.assumptions.map((a) => `  - ${sanitize(a)}`).join("\n")}\n`;
