@@ -26,9 +26,13 @@ function table(head: readonly string[], rows: readonly (readonly Cell[])[], cls 
 const num = (x: number | undefined): Cell => ({ html: esc(money(x)) });
 
 function variantsTable(r: BacktestReport): string {
-  const head = ["variant", "offered", "sent", "claimed", "lost", "notional", "fees", "unwind cost", "net", "peak exposure", "skipped"];
-  const rows = r.variants.map((v): Cell[] => [
-    v.same_as === null ? v.name : { html: `${esc(v.name)}<br><small>identical in effect to ${esc(v.same_as)}</small>`, cls: "" },
+  const row = new Map(r.variants.map((v, i) => [v.name, i + 1]));
+  const head = ["#", "variant", "offered", "sent", "claimed", "lost", "notional", "fees", "unwind cost", "net", "peak exposure", "skipped"];
+  const rows = r.variants.map((v, i): Cell[] => [
+    i + 1,
+    v.same_as === null
+      ? v.name
+      : { html: `${esc(v.name)}<br><small title="${esc(v.same_as)}">identical in effect to #${row.get(v.same_as)}</small>`, cls: "" },
     v.offered,
     v.sent,
     v.claimed,
@@ -54,7 +58,8 @@ function sensitivitySection(r: BacktestReport): string {
   const cols = sensitivityColumns(r);
   if (cols.length === 0) return "";
   const best = bestPerColumn(r, cols);
-  const rows = r.variants.map((v): Cell[] => [
+  const rows = r.variants.map((v, i): Cell[] => [
+    i + 1,
     v.name,
     ...cols.map((c, i) => {
       const n = c.net(v);
@@ -63,7 +68,7 @@ function sensitivitySection(r: BacktestReport): string {
   ]);
   const verdict = sensitivityVerdict(r, cols);
   const more = r.variants[0]?.sensitivity.net[0] === null ? " Latency columns: run with <code>--sensitivity</code>." : "";
-  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${table(["variant", ...cols.map((c) => c.label)], rows)}`;
+  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${table(["#", "variant", ...cols.map((c) => c.label)], rows)}`;
 }
 
 function when(ms: number): string {
@@ -71,7 +76,8 @@ function when(ms: number): string {
 }
 
 function riskSection(r: BacktestReport): string {
-  const rows = r.variants.map((v): Cell[] => [
+  const rows = r.variants.map((v, i): Cell[] => [
+    i + 1,
     v.name,
     num(v.max_drawdown.amount),
     when(v.max_drawdown.peak_at),
@@ -79,7 +85,7 @@ function riskSection(r: BacktestReport): string {
     { html: esc(capText(r, v)) },
     claimText(v.worst_claims[0]),
   ]);
-  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${table(["variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
+  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${table(["#", "variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
 }
 
 function details(title: string, id: string, open: boolean, body: string): string {

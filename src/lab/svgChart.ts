@@ -123,7 +123,7 @@ export function chart(title: string, series: readonly ChartSeries[], mark?: { va
     const st = style.get(s.sameAs ?? s.name) ?? { color: "#ccc", dash: "" };
     const yy = PAD.t + i * 14;
     const dash = st.dash === "" ? "" : ` stroke-dasharray="${st.dash}"`;
-    const label = s.sameAs ? `${s.name} = ${s.sameAs}` : s.name;
+    const label = s.sameAs ? `${s.name} (identical to the ${s.sameAs} line)` : s.name;
     parts.push(
       `<line x1="${lx}" y1="${yy + 5}" x2="${lx + 16}" y2="${yy + 5}" stroke="${st.color}" stroke-width="2"${dash}/>`,
       `<text x="${lx + 21}" y="${yy + 9}"${s.sameAs ? ' fill="#888"' : ""}>${esc(label)}</text>`,

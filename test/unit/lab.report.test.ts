@@ -91,7 +91,8 @@ describe("backtest report", () => {
     for (const id of ["variants", "sensitivity", "risk", "per-symbol", "per-day", "worst-claims", "assumptions"]) {
       expect(html).toContain(`id="${id}"`);
     }
-    expect(html).toContain("identical in effect to default policy.min_fee=0 policy.max_total_exposure=5000000");
+    // Row 4 (min_fee=0.0001, the loose cap) is identical to row 2 (min_fee=0, the loose cap).
+    expect(html).toMatch(/policy\.min_fee=0\.0001 policy\.max_total_exposure=5000000<br><small[^>]*>identical in effect to #2</);
     expect(html).not.toContain("<script");
     if (!(await chromiumAvailable())) {
       ctx.skip("chromium is not installed (apt-get install chromium): the page was not rendered");
