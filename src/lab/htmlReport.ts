@@ -127,9 +127,27 @@ function rowsSections(r: BacktestReport): string {
   ].join("");
 }
 
+/**
+ * Legend texts that fit: the row number and what sets the variant apart (words every name shares
+ * dropped, dotted keys by their last part); an identical variant names the row it repeats.
+ */
+function legendLabels(r: BacktestReport): string[] {
+  const words = r.variants.map((v) => v.name.split(" "));
+  const common = new Set((words[0] ?? []).filter((w) => words.every((ws) => ws.includes(w))));
+  const row = new Map(r.variants.map((v, i) => [v.name, i + 1]));
+  return r.variants.map((v, i) => {
+    if (v.same_as !== null) return `#${i + 1} = #${row.get(v.same_as)}`;
+    const short = (words[i] ?? [])
+      .filter((w) => !common.has(w) || r.variants.length === 1)
+      .map((w) => w.replace(/^(?:[A-Za-z0-9_]+\.)+(?=[A-Za-z0-9_]+=)/, ""));
+    return `#${i + 1} ${short.join(" ")}`;
+  });
+}
+
 export function renderHtml(report: BacktestReport): string {
+  const labels = legendLabels(report);
   const series = (pick: (v: VariantReport) => VariantReport["series"]["net"]) =>
-    report.variants.map((v) => ({ name: v.name, points: pick(v), sameAs: v.same_as }));
+    report.variants.map((v, i) => ({ name: v.name, label: labels[i] as string, points: pick(v), sameAs: v.same_as }));
   const net = chart(
     "Cumulative estimated net (fees + unwind P&L, open positions at mark)",
     series((v) => v.series.net),

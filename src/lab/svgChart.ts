@@ -20,6 +20,8 @@ const TIME_STEPS = [MIN, 5 * MIN, 15 * MIN, 30 * MIN, HOUR, 3 * HOUR, 6 * HOUR, 
 
 export interface ChartSeries {
   name: string;
+  /** The legend's text (default: the name). */
+  label?: string;
   points: readonly Point[];
   /** The name of an earlier series this one is identical to (not drawn). */
   sameAs?: string | null;
@@ -123,10 +125,10 @@ export function chart(title: string, series: readonly ChartSeries[], mark?: { va
     const st = style.get(s.sameAs ?? s.name) ?? { color: "#ccc", dash: "" };
     const yy = PAD.t + i * 14;
     const dash = st.dash === "" ? "" : ` stroke-dasharray="${st.dash}"`;
-    const label = s.sameAs ? `${s.name} (identical to the ${s.sameAs} line)` : s.name;
+    const label = s.label ?? (s.sameAs ? `${s.name} (identical to ${s.sameAs})` : s.name);
     parts.push(
       `<line x1="${lx}" y1="${yy + 5}" x2="${lx + 16}" y2="${yy + 5}" stroke="${st.color}" stroke-width="2"${dash}/>`,
-      `<text x="${lx + 21}" y="${yy + 9}"${s.sameAs ? ' fill="#888"' : ""}>${esc(label)}</text>`,
+      `<text x="${lx + 21}" y="${yy + 9}"${s.sameAs ? ' fill="#888"' : ""}>${esc(label)}<title>${esc(s.name)}</title></text>`,
     );
   });
   const h = Math.max(H, PAD.t + series.length * 14 + PAD.b);

@@ -93,6 +93,8 @@ describe("backtest report", () => {
     }
     // Row 4 (min_fee=0.0001, the loose cap) is identical to row 2 (min_fee=0, the loose cap).
     expect(html).toMatch(/policy\.min_fee=0\.0001 policy\.max_total_exposure=5000000<br><small[^>]*>identical in effect to #2</);
+    expect(html).toContain(">#4 = #2<"); // the charts' legend: the line it would hide under
+    expect(html).toContain(">#2 min_fee=0 max_total_exposure=5000000<"); // words all names share dropped
     expect(html).not.toContain("<script");
     if (!(await chromiumAvailable())) {
       ctx.skip("chromium is not installed (apt-get install chromium): the page was not rendered");
