@@ -11,7 +11,8 @@ export function compactJson(value: unknown, indent = ""): string {
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
-    if (value.every((x) => x === null || typeof x !== "object")) return `[${value.map((x) => JSON.stringify(x) ?? "null").join(",")}]`;
+    // One string for the whole list (a week's ids are tens of millions: no string per id).
+    if (value.every((x) => x === null || typeof x !== "object")) return JSON.stringify(value);
     return `[\n${value.map((x) => `${inner}${compactJson(x, inner)}`).join(",\n")}\n${indent}]`;
   }
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
