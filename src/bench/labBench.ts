@@ -1,12 +1,16 @@
 /**
  * The policy lab's bench phase (`npm run bench -- --phases lab`): what the capture tap costs the
  * daemon per event (mean ns of `record` with the real gzip writer behind it), and replay speed:
- * a synthetic capture of `hours` replayed with 12 variants, streamed, with peak RSS.
+ * a synthetic capture of `hours` replayed with 12 variants, streamed, with peak RSS; and what a
+ * user waits on, a sweep: `sweepHours` of the same market (a week) × 48 variants on every core, its
+ * wall and CPU time, peak RSS and the size of its `--json` (without id lists, as `backtest` prints it
+ * unless `--ids`).
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { backtestInJobs } from "../lab/backtestJobs.js";
+import { backtestJson } from "../lab/backtestJson.js";
 import { CaptureFiles } from "../lab/captureFiles.js";
 import { CaptureQueue } from "../lab/captureQueue.js";
 import { buildVariants, type Variant } from "../lab/variants.js";
@@ -26,7 +30,27 @@ export interface LabResult {
   rssMbMax: number;
   /** The same replay on one thread (`--jobs 1`). */
   oneThread: { replaySeconds: number; eventsPerSecondPerVariant: number; rssMbMax: number };
+  sweep?: SweepResult;
 }
+
+export interface SweepResult {
+  captureHours: number;
+  captureEvents: number;
+  variants: number;
+  jobs: number;
+  wallSeconds: number;
+  /** CPU of the whole process (every thread): on a loaded host, wall time says more about the host. */
+  cpuSeconds: number;
+  rssMbMax: number;
+  jsonMb: number;
+}
+
+/** The sweep of issue #27: min_fee × max_total_exposure × limit_price_slippage_bps, 48 variants. */
+export const SWEEP_SETS = [
+  "policy.min_fee=0,1,5,20",
+  "policy.max_total_exposure=50000,200000,1000000,5000000",
+  "policy.limit_price_slippage_bps=20,50,100",
+];
 
 async function tapCost(dir: string): Promise<{ ns: number; dropped: number }> {
   const files = new CaptureFiles({ target: { mode: "single", path: join(dir, "tap.jsonl.gz") }, writer: "bench", venue: "x" });
@@ -48,7 +72,7 @@ async function tapCost(dir: string): Promise<{ ns: number; dropped: number }> {
   return { ns: total / calls, dropped: queue.dropped };
 }
 
-export async function measureLab(dir: string, hours: number): Promise<LabResult> {
+export async function measureLab(dir: string, hours: number, sweepHours = 0): Promise<LabResult> {
   const tap = await tapCost(dir);
   const file = join(dir, "market.jsonl.gz");
   await writeLabMarket(file, hours);
@@ -67,6 +91,26 @@ export async function measureLab(dir: string, hours: number): Promise<LabResult>
     eventsPerSecondPerVariant: all.eventsPerSecondPerVariant,
     rssMbMax: all.rssMbMax,
     oneThread: { replaySeconds: one.replaySeconds, eventsPerSecondPerVariant: one.eventsPerSecondPerVariant, rssMbMax: one.rssMbMax },
+    ...(sweepHours > 0 ? { sweep: await measureSweep(dir, sweepHours, jobs) } : {}),
+  };
+}
+
+async function measureSweep(dir: string, hours: number, jobs: number): Promise<SweepResult> {
+  const file = join(dir, "sweep.jsonl.gz");
+  await writeLabMarket(file, hours);
+  const variants = await buildVariants([], SWEEP_SETS);
+  const cpu = process.cpuUsage();
+  const r = await timedReplay(file, variants, jobs);
+  const used = process.cpuUsage(cpu);
+  return {
+    captureHours: hours,
+    captureEvents: r.events,
+    variants: variants.length,
+    jobs,
+    wallSeconds: r.replaySeconds,
+    cpuSeconds: Math.round((used.user + used.system) / 1e4) / 100,
+    rssMbMax: r.rssMbMax,
+    jsonMb: Math.round(r.jsonBytes / 1e4) / 100,
   };
 }
 
@@ -80,7 +124,9 @@ async function timedReplay(file: string, variants: readonly Variant[], jobs: num
   const seconds = (performance.now() - t) / 1000;
   clearInterval(sampler);
   rss = Math.max(rss, process.memoryUsage().rss);
+  const jsonBytes = Buffer.byteLength(backtestJson(report));
   return {
+    jsonBytes,
     events: report.events,
     replaySeconds: Math.round(seconds * 100) / 100,
     eventsPerSecondPerVariant: Math.round((report.events * variants.length) / seconds),

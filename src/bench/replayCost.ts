@@ -61,7 +61,14 @@ try {
   // Held in memory for the replays below (the tool's own shortcut; backtest streams).
   const events: CaptureEvent[] = [];
   for await (const batch of readCaptureBatches(file)) for (const ev of batch) events.push(ev);
-  const model = { latencyMs: 50, ownTakes: new Map<number, number>(), slippageBps: 5, takerFeeBps: 5 };
+  const model = {
+    latencyMs: 50,
+    ownTakes: new Map<number, number>(),
+    slippageBps: 5,
+    takerFeeBps: 5,
+    altSlippageBps: [2.5, 10],
+    keepIds: false,
+  };
   const builds: Build[] = [{ name: "this build", Market: ReplayMarket, variants: await buildVariants([], sets) }];
   if (values.against !== undefined) builds.push(await otherBuild(values.against, sets));
   const times: number[][] = builds.map(() => []);

@@ -52,6 +52,8 @@ const { values: args } = parseArgs({
     phases: { type: "string", default: "latency,cascade,throughput,reconcile,lab" },
     /** Hours of synthetic market the lab phase replays (12 variants). */
     "lab-hours": { type: "string", default: "24" },
+    /** Hours of synthetic market the lab phase's sweep replays with 48 variants (0 skips it). */
+    "lab-sweep-hours": { type: "string", default: "168" },
     /** Run the daemon with `state.capture` on (the tick-to-claim phases then include the capture's cost). */
     capture: { type: "boolean", default: false },
     out: { type: "string", default: join(root, "bench", "results") },
@@ -332,7 +334,7 @@ async function main(): Promise<void> {
     };
   }
   if (phases.has("throughput")) partial.throughput = measureThroughput();
-  if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]));
+  if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]), Number(args["lab-sweep-hours"]));
   if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
   const results: BenchResults = { ...partial, targets: checkTargets(partial) };
 

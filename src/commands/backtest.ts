@@ -1,5 +1,5 @@
 /**
- * `liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json|--csv] [--html FILE]`:
+ * `liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json [--ids]|--csv] [--html FILE]`:
  * replays captures through the daemon's decision code, one row per config variant (README "Policy lab").
  * Needs no secret and no network.
  */
@@ -14,7 +14,7 @@ import { renderBacktest } from "./backtestOutput.js";
 import type { Command } from "./command.js";
 import { OUTPUT_OPTIONS, outputFormat } from "./output.js";
 
-const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json|--csv] [--html FILE]
+const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json [--ids]|--csv] [--html FILE]
   Replays captures (liquidator record, state.capture, simulate --capture) through the daemon's own
   decision code; one row per variant: each --config (default: built-in defaults) times the cross
   product of every --set list.
@@ -22,6 +22,10 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
   --latency-ms N       send → answer latency when the capture has no claim answers (default 50)
   --slippage-bps N     assumed unwind fill distance from the mark, against us (default 5)
   --taker-fee-bps N    assumed taker fee of unwind fills (default 5)
+  --ids                --json lists each variant's claimed ids (claimed_ids); off by default, as a
+                       week's sweep holds millions of them
+  --sensitivity        replay every variant again at half and twice the claim latency, for the
+                       sensitivity table (on with --html; slippage ½× and 2× are always given)
   --jobs N             variants replayed on N threads at once (default: the machine's cores); the
                        output is the same for any N
 `;
@@ -47,6 +51,8 @@ export const backtestCommand: Command = async (args, io) => {
       "slippage-bps": { type: "string" },
       "taker-fee-bps": { type: "string" },
       jobs: { type: "string" },
+      ids: { type: "boolean" },
+      sensitivity: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       ...OUTPUT_OPTIONS,
     },
@@ -69,6 +75,8 @@ export const backtestCommand: Command = async (args, io) => {
       defaultLatencyMs: numberOption("latency-ms", values["latency-ms"], 50),
       slippageBps: numberOption("slippage-bps", values["slippage-bps"], 5),
       takerFeeBps: numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
+      ids: values.ids === true,
+      sensitivity: values.sensitivity === true || values.html !== undefined,
     },
     jobs,
   );

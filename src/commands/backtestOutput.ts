@@ -1,16 +1,19 @@
 /**
- * `backtest` output: one row per variant as a table (with the model's assumptions under it), CSV
- * (assumptions on stderr, so the file stays plain RFC 4180), or JSON: the INTERFACE.md object
- * `{"variants":[{name, settings, offered, claimed, claimed_ids, expected_fee, claimed_notional,
- * peak_exposure, skipped}]}` plus the unwind estimates per variant and the model and assumptions.
+ * `backtest` output: one row per variant as a table (with the sections of backtestSections.ts and
+ * the model's assumptions under it), CSV (assumptions on stderr, so the file stays plain RFC 4180),
+ * or JSON: the INTERFACE.md object `{"variants":[{name, settings, offered, claimed, claimed_ids,
+ * expected_fee, claimed_notional, peak_exposure, skipped}]}` plus the unwind estimates, the report's
+ * facts per variant and the model and assumptions (lab/backtestJson.ts).
  */
-import type { BacktestReport } from "../lab/backtest.js";
-import type { VariantResult } from "../lab/replayVariant.js";
-import { type Column, type OutputFormat, renderCsv, renderTable, sanitize, toJson } from "./output.js";
+import type { BacktestReport, VariantReport } from "../lab/backtest.js";
+import { backtestJson } from "../lab/backtestJson.js";
+import { claimText } from "../lab/reportText.js";
+import { renderSections } from "./backtestSections.js";
+import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
 
 const money = (x: number): string => x.toFixed(2);
 
-const COLUMNS: readonly Column<VariantResult>[] = [
+const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "name", header: "variant", value: (r) => r.name },
   { key: "offered", value: (r) => r.offered },
   { key: "sent", value: (r) => r.sent },
@@ -33,25 +36,17 @@ const COLUMNS: readonly Column<VariantResult>[] = [
         .map(([k, v]) => `${k}:${v}`)
         .join(" "),
   },
+  { key: "max_drawdown", value: (r) => r.max_drawdown.amount, table: false },
+  { key: "at_cap_seconds", value: (r) => r.at_cap_seconds, table: false },
+  { key: "worst_claim", value: (r) => claimText(r.worst_claims[0]), table: false },
+  { key: "same_as", value: (r) => r.same_as ?? "", table: false },
 ];
-
-/** The JSON object (series are for the HTML charts only). */
-export function backtestJson(report: BacktestReport): string {
-  const variants = report.variants.map(({ series: _series, ...v }) => v);
-  return toJson({
-    captures: report.captures,
-    events: report.events,
-    bad_lines: report.bad_lines,
-    model: report.model,
-    assumptions: report.assumptions,
-    variants,
-  });
-}
 
 export function renderBacktest(format: OutputFormat, report: BacktestReport): { stdout: string; stderr: string } {
   const notes = `assumptions:\n${report.assumptions.map((a) => `  - ${sanitize(a)}`).join("\n")}\n`;
   if (format === "json") return { stdout: backtestJson(report), stderr: "" };
   if (format === "csv") return { stdout: renderCsv(COLUMNS, report.variants), stderr: notes };
   const head = `${report.events} events from ${report.captures.length} capture(s)${report.bad_lines > 0 ? `, ${report.bad_lines} bad lines skipped` : ""}\n\n`;
-  return { stdout: `${head}${renderTable(COLUMNS, report.variants)}\n${notes}`, stderr: "" };
+  const table = renderTable(COLUMNS, report.variants);
+  return { stdout: `${head}${table}\n${renderSections(report)}\n${notes}`, stderr: "" };
 }

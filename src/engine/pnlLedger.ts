@@ -58,6 +58,8 @@ export interface PnlLedgerOptions {
    * months, or a replay of a day, holds only the claims still open (`claims()` lists those).
    */
   keepClosedClaims?: boolean;
+  /** Called with a claim's final numbers when the last of its lots closes. */
+  closed?: (claim: ClaimPnl) => void;
 }
 
 export class PnlLedger {
@@ -68,6 +70,7 @@ export class PnlLedger {
   readonly #byDay = new Map<string, PnlTotals>();
   readonly #bySymbol = new Map<string, PnlTotals>();
   readonly #keepClosed: boolean;
+  readonly #closed: ((claim: ClaimPnl) => void) | undefined;
   /** Open lots per claim (a claim with none left is closed). */
   readonly #lotCount = new Map<number, number>();
   /** Totals of closed claims already forgotten (keepClosedClaims: false). */
@@ -75,6 +78,7 @@ export class PnlLedger {
 
   constructor(options: PnlLedgerOptions = {}) {
     this.#keepClosed = options.keepClosedClaims ?? true;
+    this.#closed = options.closed;
   }
 
   /** Forget everything (a replica that becomes the leader rebuilds it from the shared journal). */
@@ -126,6 +130,19 @@ export class PnlLedger {
       for (const lot of lots) u += lot.qty * (m - lot.price);
     }
     return u;
+  }
+
+  /** Unrealized P&L of the open lots per claim that opened them, at `mark(symbol)` (one walk of the lots). */
+  unrealizedByClaim(mark: (symbol: string) => number | undefined): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const [symbol, lots] of this.#lots) {
+      const m = mark(symbol);
+      if (m === undefined || !Number.isFinite(m)) continue;
+      for (const lot of lots) {
+        if (lot.claimId !== undefined) out.set(lot.claimId, (out.get(lot.claimId) ?? 0) + lot.qty * (m - lot.price));
+      }
+    }
+    return out;
   }
 
   totals(): PnlTotals {
@@ -221,9 +238,11 @@ export class PnlLedger {
 
   /** A claim with no open lot, when closed claims are not kept: its numbers join the folded totals. */
   #foldIfClosed(claimId: number): void {
-    if (this.#keepClosed || this.#lotCount.has(claimId)) return;
+    if (this.#lotCount.has(claimId)) return;
     const c = this.#claims.get(claimId);
     if (c === undefined) return;
+    this.#closed?.(c);
+    if (this.#keepClosed) return;
     this.#folded.liquidatorFee += c.liquidatorFee;
     this.#folded.trading += c.trading;
     this.#folded.fees += c.fees;

@@ -19,7 +19,24 @@ export interface BacktestOptions {
   defaultLatencyMs: number;
   slippageBps: number;
   takerFeeBps: number;
+  /** Keep each variant's claimed ids in its result (`--ids`). */
+  ids?: boolean;
+  /** Replay every variant again at half and twice the claim latency (the report's sensitivity table). */
+  sensitivity?: boolean;
 }
+
+/**
+ * A variant's net under its own assumptions moved: `net[i][j]` at `latency_ms[i]` and
+ * `slippage_bps[j]` (the middle ones are the report's); the latency rows other than the middle one
+ * are null unless the backtest ran with `sensitivity`.
+ */
+export interface Sensitivity {
+  latency_ms: number[];
+  slippage_bps: number[];
+  net: (number[] | null)[];
+}
+
+export type VariantReport = VariantResult & { sensitivity: Sensitivity; same_as: string | null };
 
 export interface BacktestReport {
   captures: string[];
@@ -34,7 +51,10 @@ export interface BacktestReport {
     taker_fee_bps: number;
   };
   assumptions: string[];
-  variants: VariantResult[];
+  /** Time of the first and last event replayed (ms). */
+  started_at: number;
+  ended_at: number;
+  variants: VariantReport[];
 }
 
 async function* events(files: readonly string[], lenient: boolean, stats: ReadStats, only?: "claim"): AsyncGenerator<CaptureEvent[]> {
@@ -75,11 +95,26 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     latencyMs: measured ? median(latencies) : o.defaultLatencyMs,
     ownTakes,
     slippageBps: o.slippageBps,
+    altSlippageBps: [o.slippageBps / 2, o.slippageBps * 2],
     takerFeeBps: o.takerFeeBps,
+    keepIds: o.ids === true,
   };
-  const market = new ReplayMarket(o.variants, model);
+  const latencies3 = [model.latencyMs / 2, model.latencyMs, model.latencyMs * 2];
+  // The variants at the other latencies replay beside the report's, from the same pass.
+  const markets = (o.sensitivity === true ? latencies3 : [model.latencyMs]).map(
+    (latencyMs) => new ReplayMarket(o.variants, { ...model, latencyMs, keepIds: model.keepIds && latencyMs === model.latencyMs }),
+  );
+  const main = markets[o.sensitivity === true ? 1 : 0] as ReplayMarket;
   const stats: ReadStats = { events: 0, badLines: 0 };
-  for await (const batch of events(o.files, lenient, stats)) for (const ev of batch) market.step(ev);
+  let startedAt = Number.NaN;
+  let endedAt = Number.NaN;
+  for await (const batch of events(o.files, lenient, stats)) {
+    if (batch.length > 0) {
+      if (Number.isNaN(startedAt)) startedAt = (batch[0] as CaptureEvent).at;
+      endedAt = Math.max(Number.isNaN(endedAt) ? Number.NEGATIVE_INFINITY : endedAt, (batch[batch.length - 1] as CaptureEvent).at);
+    }
+    for (const market of markets) for (const ev of batch) market.step(ev);
+  }
   const m: BacktestReport["model"] = {
     latency_ms: model.latencyMs,
     latency_source: measured ? "measured" : "assumed",
@@ -94,6 +129,48 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     bad_lines: stats.badLines,
     model: m,
     assumptions: assumptionsOf(m),
-    variants: market.results(),
+    started_at: startedAt,
+    ended_at: endedAt,
+    variants: withSensitivity(
+      main.results(),
+      markets.length === 3 ? markets.map((m) => (m === main ? undefined : m.results())) : undefined,
+      {
+        latency_ms: latencies3,
+        slippage_bps: [o.slippageBps / 2, o.slippageBps, o.slippageBps * 2],
+      },
+    ),
   };
+}
+
+function rowOf(v: VariantResult): number[] {
+  return [v.net_at_alt_slippage[0] as number, v.estimated_net, v.net_at_alt_slippage[1] as number];
+}
+
+function withSensitivity(
+  main: VariantResult[],
+  others: (VariantResult[] | undefined)[] | undefined,
+  axes: { latency_ms: number[]; slippage_bps: number[] },
+): VariantReport[] {
+  return main.map((v, i) => {
+    const net = [0, 1, 2].map((k) => {
+      if (k === 1) return rowOf(v);
+      const r = others?.[k]?.[i];
+      return r === undefined ? null : rowOf(r);
+    });
+    return { ...v, sensitivity: { ...axes, net }, same_as: null };
+  });
+}
+
+/**
+ * Variants identical in effect (the same claims in the same order and the same net: their lines
+ * coincide on every chart) name the first of them in `same_as`.
+ */
+export function markIdentical(variants: VariantReport[]): void {
+  const first = new Map<string, string>();
+  for (const v of variants) {
+    const key = `${v.effect}|${v.claimed}|${v.estimated_net}|${v.peak_exposure}`;
+    const f = first.get(key);
+    v.same_as = f ?? null;
+    if (f === undefined) first.set(key, v.name);
+  }
 }

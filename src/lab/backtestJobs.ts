@@ -7,7 +7,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { CaptureError } from "../errors.js";
-import { type BacktestOptions, type BacktestReport, backtest } from "./backtest.js";
+import { type BacktestOptions, type BacktestReport, backtest, markIdentical } from "./backtest.js";
 import type { Variant } from "./variants.js";
 
 /** What a worker posts back: its report, or the error that stopped it. */
@@ -18,7 +18,11 @@ export async function backtestInJobs(o: BacktestOptions, jobs: number): Promise<
   // Worker threads run the compiled backtestWorker.js; from the TypeScript sources (the test runner)
   // there is none, so the replay runs in this thread: the report is the same either way.
   const n = import.meta.url.endsWith(".ts") ? 1 : Math.min(jobs, o.variants.length);
-  if (n <= 1) return backtest(o);
+  if (n <= 1) {
+    const report = await backtest(o);
+    markIdentical(report.variants);
+    return report;
+  }
   // Dealt round-robin: neighbouring variants (one --set list's values) tend to cost alike.
   const shares: number[][] = Array.from({ length: n }, () => []);
   for (let i = 0; i < o.variants.length; i++) shares[i % n]?.push(i);
@@ -39,6 +43,7 @@ export async function backtestInJobs(o: BacktestOptions, jobs: number): Promise<
         variants[i] = (reports[w] as BacktestReport).variants[k] as BacktestReport["variants"][number];
       });
     });
+    markIdentical(variants);
     return { ...(reports[0] as BacktestReport), variants };
   } finally {
     // One worker's error ends the backtest: the others stop too.

@@ -1,104 +1,172 @@
 /**
- * `backtest --html FILE`: one self-contained page (no script, no network): the variants' table, the
- * model's assumptions, and two inline SVG charts, cumulative estimated net over time per variant and
- * exposure over time per variant. Every text from a capture or a config is HTML-escaped.
+ * `backtest --html FILE`: one self-contained page (no script, no network) to decide from: the
+ * variants' table, the net under the model's assumptions moved (½× and 2×, the best variant of each
+ * column marked, and whether the choice flips), risk (maximum drawdown of the net,
+ * time at the exposure cap, worst claims), rows per symbol and per UTC day, the charts of cumulative net and of
+ * exposure (whose peak line is the table's peak), and the assumptions. Variants identical in effect
+ * are said to be so. Every text from a capture or a config is HTML-escaped.
  */
-import type { BacktestReport } from "./backtest.js";
-import type { Point } from "./series.js";
+import type { BacktestReport, VariantReport } from "./backtest.js";
+import { capText, claimText, money } from "./reportText.js";
+import { bestPerColumn, sensitivityColumns, sensitivityVerdict } from "./sensitivityView.js";
+import { amount, chart, esc } from "./svgChart.js";
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-const LEGEND_W = 330;
-const W = 1_230;
-const H = 280;
-const PAD = { l: 70, r: 10 + LEGEND_W, t: 10, b: 30 };
+type Cell = string | number | { html: string; cls?: string };
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+function table(head: readonly string[], rows: readonly (readonly Cell[])[], cls = ""): string {
+  const td = (c: Cell): string => {
+    if (typeof c === "number") return `<td class="n">${c}</td>`;
+    if (typeof c === "string") return `<td>${esc(c)}</td>`;
+    return `<td class="${c.cls ?? "n"}">${c.html}</td>`;
+  };
+  const body = rows.map((r) => `<tr>${r.map(td).join("")}</tr>`).join("");
+  return `<table${cls === "" ? "" : ` class="${cls}"`}><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${body}</table>`;
 }
 
-function fmt(x: number): string {
-  return Math.abs(x) >= 1000 ? x.toFixed(0) : x.toFixed(2);
+const num = (x: number | undefined): Cell => ({ html: esc(money(x)) });
+
+function variantsTable(r: BacktestReport): string {
+  const row = new Map(r.variants.map((v, i) => [v.name, i + 1]));
+  const head = ["#", "variant", "offered", "sent", "claimed", "lost", "notional", "fees", "unwind cost", "net", "peak exposure", "skipped"];
+  const rows = r.variants.map((v, i): Cell[] => [
+    i + 1,
+    v.same_as === null
+      ? v.name
+      : { html: `${esc(v.name)}<br><small title="${esc(v.same_as)}">identical in effect to #${row.get(v.same_as)}</small>`, cls: "" },
+    v.offered,
+    v.sent,
+    v.claimed,
+    v.lost_to_others,
+    num(v.claimed_notional),
+    num(v.expected_fee),
+    num(v.estimated_unwind_cost),
+    num(v.estimated_net),
+    num(v.peak_exposure),
+    Object.entries(v.skipped)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(", "),
+  ]);
+  const groups = new Set(r.variants.map((v) => v.same_as ?? v.name)).size;
+  const note =
+    groups < r.variants.length
+      ? `<p>${r.variants.length} variants, ${groups} different in effect: a variant marked identical claims the same liquidations in the same order for the same net as the one it names.</p>`
+      : "";
+  return `<h2 id="variants">Variants</h2>${note}${table(head, rows)}`;
 }
 
-function chart(title: string, series: readonly { name: string; points: readonly Point[] }[]): string {
-  const all = series.flatMap((s) => s.points);
-  if (all.length === 0) return `<h2>${esc(title)}</h2><p>(no data)</p>`;
-  let t0 = Number.POSITIVE_INFINITY;
-  let t1 = Number.NEGATIVE_INFINITY;
-  let v0 = 0;
-  let v1 = 0;
-  for (const [t, v] of all) {
-    t0 = Math.min(t0, t);
-    t1 = Math.max(t1, t);
-    v0 = Math.min(v0, v);
-    v1 = Math.max(v1, v);
-  }
-  if (t1 === t0) t1 = t0 + 1;
-  if (v1 === v0) v1 = v0 + 1;
-  const x = (t: number) => PAD.l + ((t - t0) / (t1 - t0)) * (W - PAD.l - PAD.r);
-  const y = (v: number) => H - PAD.b - ((v - v0) / (v1 - v0)) * (H - PAD.t - PAD.b);
-  const lines = series.map((s, i) => {
-    const d = s.points.map(([t, v], j) => `${j === 0 ? "M" : "L"}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join("");
-    return `<path d="${d}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="1.5"><title>${esc(s.name)}</title></path>`;
-  });
-  const axes = [
-    `<line x1="${PAD.l}" y1="${y(0).toFixed(1)}" x2="${W - PAD.r}" y2="${y(0).toFixed(1)}" stroke="#999" stroke-dasharray="3,3"/>`,
-    `<text x="${PAD.l - 5}" y="${PAD.t + 10}" text-anchor="end">${fmt(v1)}</text>`,
-    `<text x="${PAD.l - 5}" y="${H - PAD.b}" text-anchor="end">${fmt(v0)}</text>`,
-    `<text x="${PAD.l}" y="${H - 8}">${esc(new Date(t0).toISOString())}</text>`,
-    `<text x="${W - PAD.r}" y="${H - 8}" text-anchor="end">${esc(new Date(t1).toISOString())}</text>`,
-    `<line x1="${PAD.l}" y1="${PAD.t}" x2="${PAD.l}" y2="${H - PAD.b}" stroke="#999"/>`,
-  ];
-  // The legend is inside the picture, so the SVG alone (README) is readable too.
-  const legend = series.map(
-    (s, i) =>
-      `<rect x="${W - LEGEND_W + 5}" y="${PAD.t + i * 14}" width="9" height="9" fill="${COLORS[i % COLORS.length]}"/><text x="${W - LEGEND_W + 18}" y="${PAD.t + 8 + i * 14}">${esc(s.name)}</text>`,
+function sensitivitySection(r: BacktestReport): string {
+  const cols = sensitivityColumns(r);
+  if (cols.length === 0) return "";
+  const best = bestPerColumn(r, cols);
+  const rows = r.variants.map((v, i): Cell[] => [
+    i + 1,
+    v.name,
+    ...cols.map((c, i) => {
+      const n = c.net(v);
+      return { html: esc(money(n)), cls: best[i] === v.name ? "n best" : "n" };
+    }),
+  ]);
+  const verdict = sensitivityVerdict(r, cols);
+  const more = r.variants[0]?.sensitivity.net[0] === null ? " Latency columns: run with <code>--sensitivity</code>." : "";
+  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${table(["#", "variant", ...cols.map((c) => c.label)], rows)}`;
+}
+
+function when(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 16).replace("T", " ") : "";
+}
+
+function riskSection(r: BacktestReport): string {
+  const rows = r.variants.map((v, i): Cell[] => [
+    i + 1,
+    v.name,
+    num(v.max_drawdown.amount),
+    when(v.max_drawdown.peak_at),
+    when(v.max_drawdown.trough_at),
+    { html: esc(capText(r, v)) },
+    claimText(v.worst_claims[0]),
+  ]);
+  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${table(["#", "variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
+}
+
+function details(title: string, id: string, open: boolean, body: string): string {
+  return `<details id="${id}"${open ? " open" : ""}><summary><h2>${esc(title)}</h2></summary>${body}</details>`;
+}
+
+function distinct(r: BacktestReport): VariantReport[] {
+  return r.variants.filter((v) => v.same_as === null);
+}
+
+function rowsSections(r: BacktestReport): string {
+  const open = distinct(r).length <= 12;
+  const sym = distinct(r).flatMap((v) =>
+    v.by_symbol.map((s): Cell[] => [v.name, s.symbol, s.claims, num(s.notional), num(s.fees), num(s.unwind), num(s.open), num(s.net)]),
   );
-  const h = Math.max(H, PAD.t + series.length * 14 + PAD.b);
-  return `<h2>${esc(title)}</h2>${svgDocument(title, h, `${axes.join("")}${lines.join("")}${legend.join("")}`)}`;
+  const day = distinct(r).flatMap((v) => v.by_day.map((d): Cell[] => [v.name, d.day, d.claims, num(d.fees), num(d.net)]));
+  const worst = distinct(r).flatMap((v) =>
+    v.worst_claims.map((c): Cell[] => [v.name, c.id, c.day, c.symbols.join(", "), num(c.fee), num(c.net)]),
+  );
+  return [
+    details(
+      "Per symbol",
+      "per-symbol",
+      open,
+      `<p>Unwind: realized trading P&amp;L of the unwinds less their fees; open: what is still held, at the last mark.</p>${table(["variant", "symbol", "claims", "notional", "fees", "unwind", "open", "net"], sym)}`,
+    ),
+    details(
+      "Per day (UTC)",
+      "per-day",
+      open,
+      `<p>Net marked to market at the day's end: the days add up to the variant's net.</p>${table(["variant", "day", "claims", "fees", "net"], day)}`,
+    ),
+    details(
+      "Worst claims",
+      "worst-claims",
+      open,
+      `<p>Net of a claim: its fee, plus the unwind of what it brought, less the unwind's fees (still held: at the last mark).</p>${table(["variant", "claim", "day", "symbols", "fee", "net"], worst)}`,
+    ),
+  ].join("");
 }
 
-function svgDocument(title: string, height: number, body: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-size="11" font-family="sans-serif"><title>${esc(title)}</title><rect width="100%" height="100%" fill="#fff"/>${body}</svg>`;
+/**
+ * Legend texts that fit: the row number and what sets the variant apart (words every name shares
+ * dropped, dotted keys by their last part); an identical variant names the row it repeats.
+ */
+function legendLabels(r: BacktestReport): string[] {
+  const words = r.variants.map((v) => v.name.split(" "));
+  const common = new Set((words[0] ?? []).filter((w) => words.every((ws) => ws.includes(w))));
+  const row = new Map(r.variants.map((v, i) => [v.name, i + 1]));
+  return r.variants.map((v, i) => {
+    if (v.same_as !== null) return `#${i + 1} = #${row.get(v.same_as)}`;
+    const short = (words[i] ?? [])
+      .filter((w) => !common.has(w) || r.variants.length === 1)
+      .map((w) => w.replace(/^(?:[A-Za-z0-9_]+\.)+(?=[A-Za-z0-9_]+=)/, ""));
+    return `#${i + 1} ${short.join(" ")}`;
+  });
 }
 
 export function renderHtml(report: BacktestReport): string {
-  const head = ["variant", "offered", "sent", "claimed", "lost", "notional", "fees", "unwind cost", "net", "peak exposure", "skipped"];
-  const rows = report.variants.map((v) =>
-    [
-      esc(v.name),
-      v.offered,
-      v.sent,
-      v.claimed,
-      v.lost_to_others,
-      fmt(v.claimed_notional),
-      fmt(v.expected_fee),
-      fmt(v.estimated_unwind_cost),
-      fmt(v.estimated_net),
-      fmt(v.peak_exposure),
-      esc(
-        Object.entries(v.skipped)
-          .map(([k, n]) => `${k}: ${n}`)
-          .join(", "),
-      ),
-    ]
-      .map((c, i) => `<td${i > 0 && i < 10 ? ' class="n"' : ""}>${c}</td>`)
-      .join(""),
-  );
-  const table = `<table><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr>${rows.map((r) => `<tr>${r}</tr>`).join("")}</table>`;
+  const labels = legendLabels(report);
+  const series = (pick: (v: VariantReport) => VariantReport["series"]["net"]) =>
+    report.variants.map((v, i) => ({ name: v.name, label: labels[i] as string, points: pick(v), sameAs: v.same_as }));
   const net = chart(
     "Cumulative estimated net (fees + unwind P&L, open positions at mark)",
-    report.variants.map((v) => ({ name: v.name, points: v.series.net })),
+    series((v) => v.series.net),
+  );
+  const top = report.variants.reduce<VariantReport | undefined>(
+    (a, v) => (a === undefined || v.peak_exposure > a.peak_exposure ? v : a),
+    undefined,
   );
   const exposure = chart(
     "Exposure (notional held and reserved)",
-    report.variants.map((v) => ({ name: v.name, points: v.series.exposure })),
+    series((v) => v.series.exposure),
+    top === undefined ? undefined : { value: top.peak_exposure, label: `peak ${amount(top.peak_exposure)} (${top.name})` },
   );
-  const assumptions = `<h2>Assumptions</h2><ul>${report.assumptions.map((a) => `<li>${esc(a)}</li>`).join("")}</ul>`;
-  const sources = `<p>${report.events} events from ${report.captures.map(esc).join(", ")}${report.bad_lines > 0 ? `; ${report.bad_lines} bad lines skipped` : ""}</p>`;
+  const assumptions = `<h2 id="assumptions">Assumptions</h2><ul>${report.assumptions.map((a) => `<li>${esc(a)}</li>`).join("")}</ul>`;
+  const span = Number.isFinite(report.started_at) ? `, ${when(report.started_at)} to ${when(report.ended_at)} UTC` : "";
+  const sources = `<p>${report.events} events from ${report.captures.map(esc).join(", ")}${span}${report.bad_lines > 0 ? `; ${report.bad_lines} bad lines skipped` : ""}</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>liquidator backtest</title>
-<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}</style>
-</head><body><h1>Backtest</h1>${sources}${table}${net}${exposure}${assumptions}</body></html>
+<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}td.best{background:#dff0d8;font-weight:bold}th{background:#f0f0f0}small{color:#777}summary h2{display:inline}.verdict{font-weight:bold}</style>
+</head><body><h1>Backtest</h1>${sources}${variantsTable(report)}${sensitivitySection(report)}${riskSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}</body></html>
 `;
 }

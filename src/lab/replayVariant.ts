@@ -17,6 +17,7 @@ import { spacingFor } from "../venue/limiters.js";
 import { Series } from "./series.js";
 import { Timeline } from "./timeline.js";
 import { UnwindModel } from "./unwindModel.js";
+import { type Facts, round, VariantFacts } from "./variantFacts.js";
 import type { Variant } from "./variants.js";
 import { VirtualClaimer, type WonClaim } from "./virtualClaimer.js";
 
@@ -24,15 +25,20 @@ export interface ReplayModel {
   latencyMs: number;
   ownTakes: ReadonlyMap<number, number>;
   slippageBps: number;
+  /** Other unwind slippages each variant's net is also given at (the report's sensitivity). */
+  altSlippageBps: readonly number[];
   takerFeeBps: number;
+  /** Keep each variant's claimed ids for the result (`backtest --ids`); a week of them is large. */
+  keepIds: boolean;
 }
 
-export interface VariantResult {
+export interface VariantResult extends Facts {
   name: string;
   settings: Record<string, unknown>;
   offered: number;
   claimed: number;
-  claimed_ids: number[];
+  /** With `keepIds` only. */
+  claimed_ids?: number[];
   expected_fee: number;
   claimed_notional: number;
   peak_exposure: number;
@@ -42,6 +48,8 @@ export interface VariantResult {
   unwind_orders: number;
   estimated_unwind_cost: number;
   estimated_net: number;
+  /** The net with every unwind fill priced at each of the model's `altSlippageBps` instead. */
+  net_at_alt_slippage: number[];
   series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
 }
 
@@ -58,7 +66,11 @@ export class ReplayVariant {
   readonly #timeline = new Timeline();
   readonly #marks: MarkBook;
   readonly #exposure = new Exposure();
-  readonly #ledger = new PnlLedger({ keepClosedClaims: false });
+  readonly #facts: VariantFacts;
+  readonly #ledger = new PnlLedger({ keepClosedClaims: false, closed: (c) => this.#facts.claimClosed(c) });
+  readonly #keepIds: boolean;
+  #claimed = 0;
+  #lastExposure = 0;
   /** What the shared input handling drives (replayMarket.ts). */
   readonly claimer: VirtualClaimer;
   readonly policy: PolicyState;
@@ -66,7 +78,7 @@ export class ReplayVariant {
   readonly #skipped = new Map<string, number>();
   readonly #claimedIds: number[] = [];
   readonly #net = new Series();
-  readonly #exposureSeries = new Series();
+  readonly #exposureSeries = new Series(1_000, 4_000, "max");
   /** Something changed at the current virtual instant: the curves take a point before the clock moves. */
   #dirty = false;
   #expectedFee = 0;
@@ -83,11 +95,17 @@ export class ReplayVariant {
     const config = variant.config;
     const { book, marks } = market;
     this.#marks = marks;
+    this.#keepIds = model.keepIds;
+    this.#facts = new VariantFacts(config.policy.max_total_exposure);
     const policy = new PolicyState(config.policy, marks, this.#exposure);
     this.policy = policy;
     const positions = new PositionBook(this.#exposure);
     this.claimer = new VirtualClaimer({
-      decide: policy.decide,
+      decide: (liquidation, now) => {
+        const d = policy.decide(liquidation, now);
+        if (d.action === "skip" && d.reason === "exposure_cap") this.#facts.capRefused(now);
+        return d;
+      },
       book,
       exposure: this.#exposure,
       positions,
@@ -107,6 +125,7 @@ export class ReplayVariant {
       timeline: this.#timeline,
       spacingMs: spacingFor(config.venue.limits.orders_per_second),
       slippageBps: model.slippageBps,
+      altSlippageBps: model.altSlippageBps,
       takerFeeBps: model.takerFeeBps,
       filled: (symbol, qty, price, fee) => {
         this.#flow(symbol, qty, price, -fee);
@@ -142,15 +161,18 @@ export class ReplayVariant {
     const t = this.#ledger.totals();
     const unrealized = this.#ledger.unrealized((s) => this.#marks.price(s));
     const net = t.net + unrealized;
-    this.#net.add(this.#timeline.now, net);
+    const now = this.#timeline.now;
+    this.#net.add(now, net);
+    this.#facts.point(now, net, this.#lastExposure);
+    const facts = this.#facts.finish(now, net, this.#ledger, (s) => this.#marks.price(s));
     const skipped: Record<string, number> = {};
     for (const k of [...this.#skipped.keys()].sort()) skipped[k] = this.#skipped.get(k) as number;
     return {
       name: this.#variant.name,
       settings: this.#variant.settings,
       offered,
-      claimed: this.#claimedIds.length,
-      claimed_ids: [...this.#claimedIds].sort((a, b) => a - b),
+      claimed: this.#claimed,
+      ...(this.#keepIds ? { claimed_ids: [...this.#claimedIds].sort((a, b) => a - b) } : {}),
       expected_fee: round(this.#expectedFee),
       claimed_notional: round(this.#notional),
       peak_exposure: round(this.#peak),
@@ -160,6 +182,8 @@ export class ReplayVariant {
       unwind_orders: this.#unwind.orders,
       estimated_unwind_cost: round(t.liquidatorFee - net),
       estimated_net: round(net),
+      net_at_alt_slippage: this.#unwind.altCashDelta.map((d) => round(net + d)),
+      ...facts,
       series: { net: this.#net.points(), exposure: this.#exposureSeries.points() },
     };
   }
@@ -184,17 +208,25 @@ export class ReplayVariant {
 
   #won(c: WonClaim): void {
     const d = c.decision;
-    this.#claimedIds.push(c.id);
+    this.#claimed++;
+    if (this.#keepIds) this.#claimedIds.push(c.id);
     this.#expectedFee += d.expectedFee;
     this.#notional += d.notional;
     // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
+    let fees = 0;
     for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
-      const price = this.#marks.price(symbol) ?? d.limitPrice[symbol] ?? 0;
+      const price = this.#transferPrice(symbol, d.limitPrice);
       const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
+      fees += fee;
       this.#ledger.claim(c.id, symbol, qty, price, fee, c.landedAt);
       this.#flow(symbol, qty, price, fee);
     }
+    this.#facts.won(c.id, d.perSymbolQty, (symbol) => this.#transferPrice(symbol, d.limitPrice), fees);
     this.#unwind.assigned(Object.keys(d.perSymbolQty));
+  }
+
+  #transferPrice(symbol: string, limitPrice: Readonly<Record<string, number>>): number {
+    return this.#marks.price(symbol) ?? limitPrice[symbol] ?? 0;
   }
 
   #changed(): void {
@@ -213,6 +245,7 @@ export class ReplayVariant {
     if (Number.isFinite(e)) {
       if (e > this.#peak) this.#peak = e;
       this.#exposureSeries.add(now, e);
+      this.#lastExposure = e;
     }
     // The curve marks to market from cash and holdings (O(symbols)); it equals the ledger's net plus
     // unrealized, which walks every claim and is only read for the totals.
@@ -222,6 +255,7 @@ export class ReplayVariant {
       value += h.qty * (h.mark?.price ?? 0);
     }
     this.#net.add(now, value);
+    this.#facts.point(now, value, this.#lastExposure);
   }
 
   /** Holdings and cash for the net curve: `qty` signed bought at `price`, `cash` received besides. */
@@ -235,9 +269,4 @@ export class ReplayVariant {
     h.qty += qty;
     this.#cash += cash - qty * price;
   }
-}
-
-/** Money to 1e-6: stable text across platforms' last-bit float noise in sums. */
-function round(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }

@@ -25,6 +25,11 @@ export interface UnwindModelOptions {
   spacingMs: number;
   /** Assumed fill price distance from the mark, against us, bps. */
   slippageBps: number;
+  /**
+   * Other slippages to price every fill at besides (the report's sensitivity): a fill's size and time
+   * do not depend on its price, so each one's net differs only by the cash of the fills.
+   */
+  altSlippageBps?: readonly number[];
   /** Assumed taker fee, bps of the fill's notional. */
   takerFeeBps: number;
   /** After every fill (exposure and P&L changed): `qty` signed, at `price`, paying `fee`. */
@@ -40,9 +45,12 @@ export class UnwindModel {
   readonly #active = new Set<string>();
   #nextOrderAt = Number.NEGATIVE_INFINITY;
   orders = 0;
+  /** Per `altSlippageBps`: the cash the fills would have brought at it, minus what they brought. */
+  readonly altCashDelta: number[];
 
   constructor(options: UnwindModelOptions) {
     this.#o = options;
+    this.altCashDelta = (options.altSlippageBps ?? []).map(() => 0);
   }
 
   /** A claim assigned positions in `symbols`: close those the settings unwind. */
@@ -78,10 +86,16 @@ export class UnwindModel {
       this.#active.delete(symbol);
       return;
     }
-    const bps = Math.min(o.slippageBps, limits.maxSlippageBps);
-    const price = plan.side === "SELL" ? (mark * (BPS - bps)) / BPS : (mark * (BPS + bps)) / BPS;
+    const price = fillPrice(plan.side, mark, Math.min(o.slippageBps, limits.maxSlippageBps));
     const qty = plan.side === "SELL" ? -plan.qty : plan.qty;
     const fee = (plan.qty * price * o.takerFeeBps) / BPS;
+    const alt = o.altSlippageBps;
+    if (alt !== undefined) {
+      for (let i = 0; i < alt.length; i++) {
+        const p = fillPrice(plan.side, mark, Math.min(alt[i] as number, limits.maxSlippageBps));
+        this.altCashDelta[i] = (this.altCashDelta[i] as number) + (p - price) * (-qty - (plan.qty * o.takerFeeBps) / BPS);
+      }
+    }
     const now = o.timeline.now;
     o.ledger.fill(symbol, qty, price, fee, now);
     o.positions.applyOwnFill(symbol, qty, now);
@@ -90,4 +104,8 @@ export class UnwindModel {
     if (o.positions.held(symbol) !== 0) this.#schedule(symbol, 0);
     else this.#active.delete(symbol);
   }
+}
+
+function fillPrice(side: "BUY" | "SELL", mark: number, bps: number): number {
+  return side === "SELL" ? (mark * (BPS - bps)) / BPS : (mark * (BPS + bps)) / BPS;
 }

@@ -67,7 +67,7 @@ describe("backtest model", () => {
   test("decisions per variant, limiter spacing, rivals' takes before our answer lands", async () => {
     expect(spacingFor(5)).toBe(210); // the daemon's default claims rate: the premise of ids 10–14
     const { file, config } = await scenario(false);
-    const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--json"]);
+    const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--json", "--ids"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Out;
@@ -88,7 +88,7 @@ describe("backtest model", () => {
 
   test("a liquidation the recording account took is not a rival's take; latency measured from its answers", async () => {
     const { file, config } = await scenario(true);
-    const out = JSON.parse((await runCli(["backtest", file, "--config", config, "--json"])).stdout) as Out;
+    const out = JSON.parse((await runCli(["backtest", file, "--config", config, "--json", "--ids"])).stdout) as Out;
     expect(out.model).toMatchObject({ latency_ms: 50, latency_source: "measured", own_takes: 1 });
     expect(out.variants[0]?.claimed_ids).toEqual([1, 2, 4, 10, 11]);
   });
@@ -115,6 +115,8 @@ describe("backtest model", () => {
           defaultLatencyMs: 50,
           slippageBps: 5,
           takerFeeBps: 5,
+          ids: true,
+          sensitivity: true,
         })
       ).variants;
     const together = await run(["policy.min_fee=0,5,50", "unwind.mode=off,immediate"]);
@@ -132,7 +134,7 @@ describe("backtest model", () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped",
+      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped,max_drawdown,at_cap_seconds,worst_claim,same_as",
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
@@ -148,7 +150,7 @@ describe("backtest model", () => {
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
-    const args = [file, "--config", config, "--set", "policy.min_fee=0,5,50", "--set", "unwind.mode=off,immediate", "--json"];
+    const args = [file, "--config", config, "--set", "policy.min_fee=0,5,50", "--set", "unwind.mode=off,immediate", "--json", "--ids"];
     const one = await cli(...args, "--jobs", "1");
     const four = await cli(...args, "--jobs", "4");
     expect(one.code).toBe(0);

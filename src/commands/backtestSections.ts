@@ -1,0 +1,71 @@
+/**
+ * The sections of the `backtest` table under the variants' rows: sensitivity of the net to the
+ * model's assumptions, risk (maximum drawdown, time at the exposure cap, worst claims), and rows
+ * per symbol and per UTC day of every variant. Variants identical in effect are listed once.
+ */
+import type { BacktestReport, VariantReport } from "../lab/backtest.js";
+import { capText, claimText, money } from "../lab/reportText.js";
+import { sensitivityColumns, sensitivityVerdict } from "../lab/sensitivityView.js";
+import type { DayRow, SymbolRow } from "../lab/variantFacts.js";
+import { type Column, isoTime, renderTable, sanitize } from "./output.js";
+
+type Row<T> = T & { variant: string };
+
+function rowsOf<T>(variants: readonly VariantReport[], pick: (v: VariantReport) => readonly T[]): Row<T>[] {
+  return variants.filter((v) => v.same_as === null).flatMap((v) => pick(v).map((r) => ({ ...r, variant: v.name })));
+}
+
+export function renderSections(report: BacktestReport): string {
+  const out: string[] = [];
+  const cols = sensitivityColumns(report);
+  if (cols.length > 0) {
+    const columns: Column<VariantReport>[] = [
+      { key: "variant", value: (v) => v.name },
+      ...cols.map((c) => ({ key: c.label, value: (v: VariantReport) => c.net(v), text: (v: VariantReport) => money(c.net(v)) })),
+    ];
+    const verdict = sensitivityVerdict(report, cols);
+    out.push(`net under the assumptions moved:\n${renderTable(columns, report.variants)}${verdict === "" ? "" : `${sanitize(verdict)}\n`}`);
+  }
+  const risk: Column<VariantReport>[] = [
+    { key: "variant", value: (v) => v.name },
+    { key: "max_drawdown", value: (v) => v.max_drawdown.amount, text: (v) => money(v.max_drawdown.amount) },
+    { key: "from", value: (v) => time(v.max_drawdown.peak_at) },
+    { key: "to", value: (v) => time(v.max_drawdown.trough_at) },
+    { key: "at_cap", value: (v) => capText(report, v) },
+    { key: "worst_claim", value: (v) => claimText(v.worst_claims[0]) },
+    { key: "same_as", value: (v) => v.same_as ?? "" },
+  ];
+  out.push(`risk:\n${renderTable(risk, report.variants)}`);
+  const symbols: Column<Row<SymbolRow>>[] = [
+    { key: "variant", value: (r) => r.variant },
+    { key: "symbol", value: (r) => r.symbol },
+    { key: "claims", value: (r) => r.claims },
+    { key: "notional", value: (r) => r.notional, text: (r) => money(r.notional) },
+    { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
+    { key: "unwind", value: (r) => r.unwind, text: (r) => money(r.unwind) },
+    { key: "open", value: (r) => r.open, text: (r) => money(r.open) },
+    { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
+  ];
+  out.push(
+    `per symbol:\n${renderTable(
+      symbols,
+      rowsOf(report.variants, (v) => v.by_symbol),
+    )}`,
+  );
+  const days: Column<Row<DayRow>>[] = [
+    { key: "variant", value: (r) => r.variant },
+    { key: "day", value: (r) => r.day },
+    { key: "claims", value: (r) => r.claims },
+    { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
+    { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
+  ];
+  out.push(
+    `per day (UTC; net marked to market at the day's end):\n${renderTable(
+      days,
+      rowsOf(report.variants, (v) => v.by_day),
+    )}`,
+  );
+  return out.join("\n");
+}
+
+const time = (ms: number): string => (Number.isFinite(ms) ? isoTime(ms) : "");

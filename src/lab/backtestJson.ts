@@ -1,0 +1,38 @@
+/**
+ * `backtest --json`: the report as one JSON object, without the charts' series. `claimed_ids` only
+ * with `--ids` (a week's sweep holds millions); a list of plain values is printed on one line, so
+ * the file stays a size a person's tools open.
+ */
+import type { BacktestReport } from "./backtest.js";
+
+/** JSON with two-space indent, but an array of plain values (ids, a sensitivity row) on one line. */
+export function compactJson(value: unknown, indent = ""): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    // One string for the whole list (a week's ids are tens of millions: no string per id).
+    if (value.every((x) => x === null || typeof x !== "object")) return JSON.stringify(value);
+    return `[\n${value.map((x) => `${inner}${compactJson(x, inner)}`).join(",\n")}\n${indent}]`;
+  }
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return "{}";
+  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${compactJson(v, inner)}`).join(",\n")}\n${indent}}`;
+}
+
+/** The JSON object (series are for the HTML charts only). */
+export function backtestJson(report: BacktestReport): string {
+  const variants = report.variants.map(({ series: _series, ...v }) => v);
+  const text = compactJson({
+    captures: report.captures,
+    events: report.events,
+    bad_lines: report.bad_lines,
+    started_at: report.started_at,
+    ended_at: report.ended_at,
+    model: report.model,
+    assumptions: report.assumptions,
+    variants,
+  });
+  // As toJson: C1 controls escaped, so a terminal showing the file is safe.
+  return `${text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+}

@@ -1,0 +1,189 @@
+/**
+ * What a variant's report tells besides its totals (README "Policy lab"): net per UTC day (marked to
+ * market at the day's last instant, so the days add up to the net), per symbol, the maximum drawdown
+ * of the net curve, the time at the exposure cap, the worst claims, and a hash of what the
+ * variant did (its claims in order and its net) that tells variants identical in effect apart from
+ * ones that only look alike. Fed by ReplayVariant at every settled instant and every won claim.
+ */
+import type { ClaimPnl, PnlLedger } from "../engine/pnlLedger.js";
+
+export interface DayRow {
+  day: string;
+  claims: number;
+  fees: number;
+  net: number;
+}
+
+export interface SymbolRow {
+  symbol: string;
+  claims: number;
+  notional: number;
+  fees: number;
+  /** Realized trading P&L of the unwinds minus their fees (negative: a cost). */
+  unwind: number;
+  /** Unrealized P&L of what is still held, at the last mark. */
+  open: number;
+  net: number;
+}
+
+export interface ClaimRow {
+  id: number;
+  day: string;
+  symbols: string[];
+  fee: number;
+  net: number;
+}
+
+export interface Drawdown {
+  amount: number;
+  /** When the net stood at the peak the drawdown fell from, and at its bottom (ms). */
+  peak_at: number;
+  trough_at: number;
+}
+
+const DAY_MS = 86_400_000;
+/** Exposure this close to the cap leaves no room for a claim of any size: the policy cuts or refuses. */
+const AT_CAP = 0.99;
+const WORST_KEPT = 5;
+
+export class VariantFacts {
+  readonly #days: DayRow[] = [];
+  #day: DayRow | undefined;
+  #dayEnd = Number.NEGATIVE_INFINITY;
+  #dayStartValue = 0;
+  #value = 0;
+  #peak = 0;
+  #peakAt = Number.NaN;
+  readonly drawdown: Drawdown = { amount: 0, peak_at: Number.NaN, trough_at: Number.NaN };
+  readonly #cap: number;
+  /** A claim was refused for the cap and exposure has not fallen since. */
+  #refused = false;
+  #capSince: number | undefined;
+  #capMs = 0;
+  #lastExposure = 0;
+  readonly #symbols = new Map<string, { claims: number; notional: number }>();
+  readonly #worst: ClaimRow[] = [];
+  /** FNV-1a over the claimed ids in claim order. */
+  #hash = 0x811c9dc5;
+
+  /** `cap`: the variant's `policy.max_total_exposure`. */
+  constructor(cap = Number.POSITIVE_INFINITY) {
+    this.#cap = cap;
+  }
+
+  /** The net curve's value and the exposure at the instant `at` ends. */
+  point(at: number, value: number, exposure: number): void {
+    if (at >= this.#dayEnd) {
+      this.#closeDay();
+      const start = Math.floor(at / DAY_MS) * DAY_MS;
+      this.#dayEnd = start + DAY_MS;
+      this.#day = { day: new Date(start).toISOString().slice(0, 10), claims: 0, fees: 0, net: 0 };
+    }
+    this.#value = value;
+    if (value > this.#peak || Number.isNaN(this.#peakAt)) {
+      if (value > this.#peak) this.#peak = value;
+      this.#peakAt = at;
+    } else if (this.#peak - value > this.drawdown.amount) {
+      this.drawdown.amount = this.#peak - value;
+      this.drawdown.peak_at = this.#peakAt;
+      this.drawdown.trough_at = at;
+    }
+    // At the cap: exposure within 1 % of it, or from a claim refused for it until exposure next falls.
+    if (exposure < this.#lastExposure) this.#refused = false;
+    this.#lastExposure = exposure;
+    this.#atCap(at, this.#refused || exposure >= this.#cap * AT_CAP);
+  }
+
+  /** A claim was refused for the exposure cap at `at`. */
+  capRefused(at: number): void {
+    this.#refused = true;
+    this.#atCap(at, true);
+  }
+
+  #atCap(at: number, now: boolean): void {
+    if (now) this.#capSince ??= at;
+    else if (this.#capSince !== undefined) {
+      this.#capMs += at - this.#capSince;
+      this.#capSince = undefined;
+    }
+  }
+
+  won(id: number, perSymbol: Readonly<Record<string, number>>, price: (symbol: string) => number, fee: number): void {
+    this.#hash = Math.imul(this.#hash ^ (id & 0xffff), 0x01000193) >>> 0;
+    this.#hash = Math.imul(this.#hash ^ (id >>> 16), 0x01000193) >>> 0;
+    if (this.#day !== undefined) {
+      this.#day.claims++;
+      this.#day.fees += fee;
+    }
+    for (const [symbol, qty] of Object.entries(perSymbol)) {
+      let s = this.#symbols.get(symbol);
+      if (s === undefined) {
+        s = { claims: 0, notional: 0 };
+        this.#symbols.set(symbol, s);
+      }
+      s.claims++;
+      s.notional += Math.abs(qty) * price(symbol);
+    }
+  }
+
+  /** A claim's final numbers (its last lot closed, or still open at the end with `open` P&L). */
+  claimClosed(c: ClaimPnl, open = 0): void {
+    const net = c.liquidatorFee + c.trading - c.fees + open;
+    const w = this.#worst;
+    if (w.length === WORST_KEPT && net >= (w[w.length - 1] as ClaimRow).net) return;
+    const row: ClaimRow = { id: c.claimId, day: c.day, symbols: [...c.symbols].sort(), fee: round(c.liquidatorFee), net: round(net) };
+    let i = w.length;
+    while (i > 0 && (w[i - 1] as ClaimRow).net > net) i--;
+    w.splice(i, 0, row);
+    if (w.length > WORST_KEPT) w.pop();
+  }
+
+  /** The facts at the end of the replay (`now`), the ledger holding what is still open. */
+  finish(now: number, net: number, ledger: PnlLedger, mark: (symbol: string) => number | undefined) {
+    this.#closeDay();
+    if (this.#capSince !== undefined) this.#capMs += now - this.#capSince;
+    this.#capSince = undefined;
+    const open = ledger.unrealizedByClaim(mark);
+    for (const c of ledger.claims()) this.claimClosed(c, open.get(c.claimId) ?? 0);
+    let effect = this.#hash;
+    for (const ch of String(round(net))) effect = Math.imul(effect ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+    const bySymbol: SymbolRow[] = [];
+    for (const [symbol, t] of [...ledger.bySymbol()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const s = this.#symbols.get(symbol);
+      const open = ledger.unrealized((x) => (x === symbol ? mark(x) : undefined));
+      bySymbol.push({
+        symbol,
+        claims: s?.claims ?? 0,
+        notional: round(s?.notional ?? 0),
+        fees: round(t.liquidatorFee),
+        unwind: round(t.trading - t.fees),
+        open: round(open),
+        net: round(t.net + open),
+      });
+    }
+    return {
+      by_day: this.#days.map((d) => ({ ...d, fees: round(d.fees), net: round(d.net) })),
+      by_symbol: bySymbol,
+      max_drawdown: { ...this.drawdown, amount: round(this.drawdown.amount) },
+      at_cap_seconds: Math.round(this.#capMs) / 1000,
+      worst_claims: [...this.#worst],
+      effect: effect.toString(16).padStart(8, "0"),
+    };
+  }
+
+  #closeDay(): void {
+    const d = this.#day;
+    if (d === undefined) return;
+    d.net = this.#value - this.#dayStartValue;
+    this.#dayStartValue = this.#value;
+    this.#days.push(d);
+    this.#day = undefined;
+  }
+}
+
+export type Facts = ReturnType<VariantFacts["finish"]>;
+
+/** Money to 1e-6, as the variant's totals. */
+export function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
