@@ -107,7 +107,7 @@ export class JournalError extends LiquidatorError {
   }
 }
 
-/** A capture file (README "Policy lab") that cannot be replayed; the message names the file and line. */
+/** A capture file (docs/policy-lab.md) that cannot be replayed; the message names the file and line. */
 export class CaptureError extends LiquidatorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("LIQ_CAPTURE", message, options);

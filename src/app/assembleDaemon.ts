@@ -89,7 +89,7 @@ export function assembleDaemon(o: {
   watchdog: Watchdog;
   logger: Logger;
   timing: DaemonTiming | undefined;
-  /** `state.capture`: what the daemon sees also goes to a capture (README "Policy lab"). */
+  /** `state.capture`: what the daemon sees also goes to a capture (docs/policy-lab.md). */
   capture?: CaptureTap | undefined;
 }): AssembledDaemon {
   const { loaded, venue, metrics, logger, timing } = o;

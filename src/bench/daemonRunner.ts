@@ -21,7 +21,7 @@ export interface DaemonRunOptions {
   claimsPerSecond: number;
   /** Extra node flags (e.g. --cpu-prof). */
   nodeArgs?: string[];
-  /** `state.capture` on (README "Policy lab"): the capture's cost is then part of what is measured. */
+  /** `state.capture` on (docs/policy-lab.md): the capture's cost is then part of what is measured. */
   capture?: boolean;
   /** `venue.claim_rehearsal_ms`; none: the daemon's default. */
   claimRehearsalMs?: number;

@@ -1,5 +1,5 @@
 /**
- * Where a replay's time goes (README "Policy lab"): `node dist/bench/replayCost.js [--hours 24]
+ * Where a replay's time goes (docs/policy-lab.md): `node dist/bench/replayCost.js [--hours 24]
  * [--set KEY=V1,V2]… [--rounds N] [--against OTHER/dist]` writes the bench's synthetic market
  * (labMarket.ts) to a temporary file, times reading it (both passes of `backtest`, and the floor of
  * any reader: gunzip and JSON.parse alone), then replays the variants on events already in memory,

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the simulated venue, the daemon and a minimal reference client ("floor") as
- * separate processes on loopback, then in-process throughput. Phases (README "Performance"):
+ * separate processes on loopback, then in-process throughput. Phases (docs/performance.md):
  * 1. tick-to-claim: single-liquidation frames, each after the previous claim was answered,
  *    alternating between the daemon and the floor (each on its own simulated venue in the one venue
  *    process); claim limits raised on both sides so the limiter is not measured; then a few frames

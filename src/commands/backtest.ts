@@ -1,6 +1,6 @@
 /**
  * `liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json [--ids]|--csv] [--html FILE]`:
- * replays captures through the daemon's decision code, one row per config variant (README "Policy lab").
+ * replays captures through the daemon's decision code, one row per config variant (docs/policy-lab.md).
  * Needs no secret and no network.
  */
 import { writeFile } from "node:fs/promises";

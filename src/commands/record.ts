@@ -1,7 +1,7 @@
 /**
  * `liquidator record --out FILE [--minutes N] [--config FILE]`: captures what the configured venue
  * shows a liquidator (public stream and REST snapshots) to a gzip JSONL file, claiming nothing
- * (README "Policy lab"). Without `--minutes` it records until SIGINT/SIGTERM.
+ * (docs/policy-lab.md). Without `--minutes` it records until SIGINT/SIGTERM.
  */
 import { parseArgs } from "node:util";
 import { connectVenue } from "../app/venueConnection.js";

@@ -1,5 +1,5 @@
 /**
- * What a capture holds (README "Policy lab"): the inputs the daemon acted on, in the order it saw
+ * What a capture holds (docs/policy-lab.md): the inputs the daemon acted on, in the order it saw
  * them, each stamped with the local wall clock. The daemon only calls `record`, which must never
  * block or throw (lab/captureQueue.ts enqueues and returns); writing happens elsewhere, later.
  * Payloads are the validated wire data, so a replay maps them with the daemon's own code (ingest.ts).

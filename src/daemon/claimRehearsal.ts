@@ -7,7 +7,7 @@
  * Why: liquidations come after quiet spells, and after milliseconds of quiet the path's code and data
  * have left the CPU's caches (on a shared or virtualised host most of all). The bench measured the
  * daemon's tick-to-claim at ~1.14× a bare client's with the path cold, and ~1.0× with this running
- * (README "Performance"); it is the trading-systems practice of running the hot path on dummy orders
+ * (docs/performance.md); it is the trading-systems practice of running the hot path on dummy orders
  * that are never sent. Cost: a timer wake-up and one rehearsal (a signature is most of it) per
  * interval, ~5 % of a core at 2 ms on the bench machine.
  *

@@ -1,5 +1,5 @@
 /**
- * The capture file format (README "Policy lab"): gzip-compressed JSONL. Line 1 is the header,
+ * The capture file format (docs/policy-lab.md): gzip-compressed JSONL. Line 1 is the header,
  * `{"format":"liquidator-capture","version":1,...}`; every other line is one CaptureEvent
  * (daemon/captureTap.ts). A reader refuses a version newer than it knows, naming it.
  */

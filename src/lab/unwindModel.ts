@@ -4,7 +4,7 @@
  * `max_slippage_bps` of the mark), one order per permit of the orders limiter's spacing. A recorded
  * capture holds marks, not fills, so each slice is assumed to fill whole at the mark of its moment
  * moved `slippageBps` against us (never beyond the order's own bound), paying `takerFeeBps` of its
- * notional (README "Policy lab"). Fills go through the daemon's P&L ledger and position book.
+ * notional (docs/policy-lab.md). Fills go through the daemon's P&L ledger and position book.
  */
 import type { MarkBook } from "../engine/marks.js";
 import type { PnlLedger } from "../engine/pnlLedger.js";

@@ -1,5 +1,5 @@
 /**
- * What a variant's report tells besides its totals (README "Policy lab"): net per UTC day (marked to
+ * What a variant's report tells besides its totals (docs/policy-lab.md): net per UTC day (marked to
  * market at the day's last instant, so the days add up to the net), per symbol, the maximum drawdown
  * of the net curve, the time at the exposure cap, the worst claims, and a hash of what the
  * variant did (its claims in order and its net) that tells variants identical in effect apart from

@@ -4,7 +4,7 @@
  * the daemon's PolicyState and ranked in the same queue; permits come at the claims limiter's spacing
  * (venue/limiters.ts `spacingFor`) and take the best pending claim decided again on the marks and
  * exposure of that moment (late binding); exposure is reserved while a claim is out. No journal and
- * no wire: the modelled venue answers. What a replay cannot know is modelled (README "Policy lab"):
+ * no wire: the modelled venue answers. What a replay cannot know is modelled (docs/policy-lab.md):
  * - the venue's answer lands `latencyMs` after the send (the latency measured in the capture);
  * - the claim wins unless the capture shows the liquidation taken or changed by someone else before
  *   it lands. Changes after the recording account's own accepted claim are that claim's, not a rival's.

@@ -196,7 +196,7 @@ describe.skipIf(!kubectlAvailable)("Kubernetes overlays rendered by kubectl kust
         .split("\n")
         .map((l) => `  ${l}`)
         .join("\n");
-      expect(readFileSync(join(REPO_ROOT, "README.md"), "utf8")).toContain(documented);
+      expect(readFileSync(join(REPO_ROOT, "docs", "deployment.md"), "utf8")).toContain(documented);
       const base = relative(dir, join(KUBE_DIR, "overlays", "single"));
       writeFileSync(
         join(dir, "kustomization.yaml"),
