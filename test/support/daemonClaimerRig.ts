@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach, vi } from "vitest";
 import { Claimer, type ClaimerOptions } from "../../src/daemon/claimer.js";
 import { ClaimSender, type ClaimTransport } from "../../src/daemon/claimSender.js";
 import { Ingest } from "../../src/daemon/ingest.js";
@@ -284,4 +285,28 @@ export function ingestFor(r: ClaimerRig, o: { slices: Slicer; liquidationsSeen?:
     logger: { info: () => undefined },
     slices: o.slices,
   });
+}
+
+/** Fake timers for a claimer rig's test file, the rig closed after each test (`current` returns it). */
+export function useClaimerClock(current: () => ClaimerRig | undefined): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+  });
+  afterEach(async () => {
+    await current()?.close();
+    vi.useRealTimers();
+  });
+}
+
+/** Let promises and timers due within `ms` run (fake timers). */
+export const settleTimers = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
+
+/** Grant every permit the claimer waits for, up to `max`, letting it act after each. */
+export async function grantAll(rig: ClaimerRig, max = 20): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await settleTimers();
+    if (rig.permits.waiting === 0) return;
+    rig.permits.grant();
+  }
+  await settleTimers();
 }

@@ -4,33 +4,18 @@
  * position report says what is held; its fills come from the private `liquidatorliquidations` push
  * (before or after the answer). Never claimed again, never counted twice.
  */
-import { afterEach, beforeEach, expect, test, vi } from "vitest";
+import { expect, test } from "vitest";
 import type { OutcomeRecord } from "../../src/store/journalRecords.js";
-import { type ClaimerRig, claimerRig } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, grantAll as grantAllPermits, settleTimers, useClaimerClock } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 
 const ETH = "PERP_ETH_USDC";
 let rig: ClaimerRig;
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-});
+useClaimerClock(() => rig);
 
-afterEach(async () => {
-  await rig?.close();
-  vi.useRealTimers();
-});
-
-const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
-
-async function grantAll(max = 20): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    await settle();
-    if (rig.permits.waiting === 0) return;
-    rig.permits.grant();
-  }
-  await settle();
-}
+const settle = settleTimers;
+const grantAll = (max?: number): Promise<void> => grantAllPermits(rig, max);
 
 const outcomes = (id: number): OutcomeRecord[] => rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && r.id === id);
 const successes = (): number => rig.events.filter((e) => e.e === "result" && "result" in e && e.result === "success").length;

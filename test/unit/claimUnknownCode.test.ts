@@ -4,11 +4,18 @@
  * less and less often, a bounded number of times; one claim in flight at a time; every attempt
  * journaled; one warn line per unknown code. Same rig and fake time as claimer.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { restoreFromJournal } from "../../src/daemon/restore.js";
 import { emptyReplay, type IntentRecord, type OutcomeRecord, replayRecord } from "../../src/store/journalRecords.js";
 import { UNKNOWN_CODE_TRIES } from "../../src/venue/failureTable.js";
-import { type ClaimerRig, claimerRig, venueError } from "../support/daemonClaimerRig.js";
+import {
+  type ClaimerRig,
+  claimerRig,
+  grantAll as grantAllPermits,
+  settleTimers,
+  useClaimerClock,
+  venueError,
+} from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 
 const ETH = "PERP_ETH_USDC";
@@ -17,25 +24,10 @@ const UNPUBLISHED = -1777;
 
 let rig: ClaimerRig;
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-});
+useClaimerClock(() => rig);
 
-afterEach(async () => {
-  await rig?.close();
-  vi.useRealTimers();
-});
-
-const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
-
-async function grantAll(max = 20): Promise<void> {
-  for (let i = 0; i < max; i++) {
-    await settle();
-    if (rig.permits.waiting === 0) return;
-    rig.permits.grant();
-  }
-  await settle();
-}
+const settle = settleTimers;
+const grantAll = (max?: number): Promise<void> => grantAllPermits(rig, max);
 
 const intents = (id: number): IntentRecord[] => rig.records().filter((r): r is IntentRecord => r.t === "intent" && r.id === id);
 const outcomes = (id: number): OutcomeRecord[] => rig.records().filter((r): r is OutcomeRecord => r.t === "outcome" && r.id === id);
