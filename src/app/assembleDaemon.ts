@@ -159,6 +159,7 @@ export function assembleDaemon(o: {
       settled: (id, fills) => {
         ledgerClaim(ledger, id, fills, Date.now());
         scope.claimed.claim(id, fills);
+        o.capture?.record({ k: "assigned", at: Date.now(), id, fills });
       },
       acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
     },
@@ -190,7 +191,10 @@ export function assembleDaemon(o: {
       },
       ledger,
       positions,
-      observer: { slippage: (bps) => metrics.unwind.slippageBps.observe(bps) },
+      observer: {
+        slippage: (bps) => metrics.unwind.slippageBps.observe(bps),
+        traded: (symbol, qty, price, fee, mark) => o.capture?.record({ k: "fill", at: Date.now(), symbol, qty, price, fee, mark }),
+      },
       now: Date.now,
     }),
     observer: {

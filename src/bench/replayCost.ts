@@ -37,9 +37,9 @@ try {
   await writeLabMarket(file, Number(values.hours));
   const seconds = (t: number) => ((performance.now() - t) / 1000).toFixed(2);
   let t = performance.now();
-  for await (const _ of readCaptureBatches(file, { only: "claim" })) {
+  for await (const _ of readCaptureBatches(file, { only: ["claim", "assigned", "fill"] })) {
   }
-  console.log(`first pass (claim answers only): ${seconds(t)} s`);
+  console.log(`first pass (own answers, assignments and trades only): ${seconds(t)} s`);
   t = performance.now();
   let read = 0;
   for await (const batch of readCaptureBatches(file)) read += batch.length;

@@ -20,8 +20,9 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
   product of every --set list.
   --lenient            skip lines that are not capture events (counted) instead of stopping
   --latency-ms N       send → answer latency when the capture has no claim answers (default 50)
-  --slippage-bps N     assumed unwind fill distance from the mark, against us (default 5)
-  --taker-fee-bps N    assumed taker fee of unwind fills (default 5)
+  --slippage-bps N     assumed unwind fill distance from the mark, against us (default: measured
+                       from the recording account's own unwind trades in the capture, else 5)
+  --taker-fee-bps N    assumed taker fee of unwind fills (default: measured as above, else 5)
   --ids                --json lists each variant's claimed ids (claimed_ids); off by default, as a
                        week's sweep holds millions of them
   --sensitivity        replay every variant again at half and twice the claim latency, for the
@@ -73,8 +74,8 @@ export const backtestCommand: Command = async (args, io) => {
       variants,
       lenient: values.lenient === true,
       defaultLatencyMs: numberOption("latency-ms", values["latency-ms"], 50),
-      slippageBps: numberOption("slippage-bps", values["slippage-bps"], 5),
-      takerFeeBps: numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
+      slippageBps: values["slippage-bps"] === undefined ? undefined : numberOption("slippage-bps", values["slippage-bps"], 5),
+      takerFeeBps: values["taker-fee-bps"] === undefined ? undefined : numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
       ids: values.ids === true,
       sensitivity: values.sensitivity === true || values.html !== undefined,
     },

@@ -4,6 +4,7 @@
  * per symbol and per UTC day of every variant. Variants identical in effect are listed once.
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
+import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/realityView.js";
 import { capText, claimText, money } from "../lab/reportText.js";
 import { sensitivityColumns, sensitivityVerdict } from "../lab/sensitivityView.js";
 import type { DayRow, SymbolRow } from "../lab/variantFacts.js";
@@ -65,6 +66,20 @@ export function renderSections(report: BacktestReport): string {
       rowsOf(report.variants, (v) => v.by_day),
     )}`,
   );
+  const reality = realityRows(report);
+  if (reality.length > 0) {
+    const cols: Column<RealityRow>[] = [
+      { key: "account", value: (r) => r.name },
+      { key: "claims", value: (r) => r.claims },
+      ...(["liquidator_fee", "trading", "fees", "open", "net"] as const).map((k) => ({
+        key: k,
+        value: (r: RealityRow) => r[k],
+        text: (r: RealityRow) => money(r[k]),
+      })),
+      { key: "vs_recorded", value: (r) => (r.net_vs_recorded_pct === undefined ? "" : `${r.net_vs_recorded_pct} %`) },
+    ];
+    out.push(`reality check (${REALITY_NOTE}):\n${renderTable(cols, reality)}`);
+  }
   return out.join("\n");
 }
 

@@ -4,6 +4,8 @@
  * block or throw (lab/captureQueue.ts enqueues and returns); writing happens elsewhere, later.
  * Payloads are the validated wire data, so a replay maps them with the daemon's own code (ingest.ts).
  */
+
+import type { Fill } from "../engine/types.js";
 import type { ClaimRequest, ClaimResult, Futures, Info, OpenLiquidation } from "../venue/restSchemas.js";
 import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
 
@@ -18,7 +20,17 @@ export type CaptureEvent =
   /** `GET /v1/public/info` with the futures snapshot read alongside. */
   | { k: "info"; at: number; requestedAt: number; info: Info; futures: Futures }
   /** A claim answer: `code` 0 = applied (then `result`), else the venue's refusal code, -1 transport. */
-  | { k: "claim"; at: number; sentAt: number; id: number; code: number; request: ClaimRequest; result?: ClaimResult };
+  | { k: "claim"; at: number; sentAt: number; id: number; code: number; request: ClaimRequest; result?: ClaimResult }
+  /**
+   * What the recording account was assigned by its own claim `id` (from the answer or the private
+   * push, as booked): the replay's "recorded" column (lab/recordedAccount.ts).
+   */
+  | { k: "assigned"; at: number; id: number; fills: readonly Fill[] }
+  /**
+   * One trade of the recording account's own unwind order (`qty` signed), and the mark that order was
+   * priced on: the replay's unwind cost is measured from these.
+   */
+  | { k: "fill"; at: number; symbol: string; qty: number; price: number; fee: number; mark: number };
 
 export interface CaptureTap {
   record(event: CaptureEvent): void;

@@ -13,6 +13,8 @@ import type { JournalRecord } from "../store/journalRecords.js";
 export interface FillObserver {
   /** Basis points worse than the mark the order was priced on (negative = better). */
   slippage(bps: number): void;
+  /** Every trade recorded (`qty` signed), with the mark its order was priced on (the capture). */
+  traded?(symbol: string, qty: number, price: number, fee: number, mark: number): void;
 }
 
 /** What the recorder keeps of one order while it works. */
@@ -82,6 +84,7 @@ export class OrderFills {
     order.fee += fee;
     // Worse = selling below the mark, buying above it.
     this.#observer.slippage(((order.side === "SELL" ? order.mark - price : price - order.mark) / order.mark) * 10_000);
+    this.#observer.traded?.(order.symbol, signed, price, fee, order.mark);
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { type ReadStats, readCaptureBatches } from "./captureReader.js";
+import { type NetComponents, RecordedAccount } from "./recordedAccount.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
@@ -17,8 +18,10 @@ export interface BacktestOptions {
   lenient?: boolean;
   /** Send → answer latency when the capture holds no claim answer to measure it from (ms). */
   defaultLatencyMs: number;
-  slippageBps: number;
-  takerFeeBps: number;
+  /** Unwind fill distance from the mark, against us (bps); undefined: measured from the capture's own fills, else 5. */
+  slippageBps?: number | undefined;
+  /** Unwind taker fee (bps); undefined: measured from the capture's own fills, else 5. */
+  takerFeeBps?: number | undefined;
   /** Keep each variant's claimed ids in its result (`--ids`). */
   ids?: boolean;
   /** Replay every variant again at half and twice the claim latency (the report's sensitivity table). */
@@ -49,7 +52,15 @@ export interface BacktestReport {
     own_takes: number;
     unwind_slippage_bps: number;
     taker_fee_bps: number;
+    /** Where the unwind costs come from: the recording account's own trades, or options and defaults. */
+    unwind_source: "measured" | "assumed";
+    unwind_samples: number;
   };
+  /**
+   * What the recording account got, by component (its own assignments and unwind trades in the
+   * capture; open positions at the last mark): absent when the capture holds none.
+   */
+  recorded?: NetComponents & { claims: number };
   assumptions: string[];
   /** Time of the first and last event replayed (ms). */
   started_at: number;
@@ -57,7 +68,18 @@ export interface BacktestReport {
   variants: VariantReport[];
 }
 
-async function* events(files: readonly string[], lenient: boolean, stats: ReadStats, only?: "claim"): AsyncGenerator<CaptureEvent[]> {
+/** The kinds the first pass reads: the recording account's own answers, assignments and trades. */
+const OWN_KINDS: readonly CaptureEvent["k"][] = ["claim", "assigned", "fill"];
+
+/** Unwind costs assumed when neither the options nor the capture give them (bps). */
+const ASSUMED_UNWIND_BPS = 5;
+
+async function* events(
+  files: readonly string[],
+  lenient: boolean,
+  stats: ReadStats,
+  only?: readonly CaptureEvent["k"][],
+): AsyncGenerator<CaptureEvent[]> {
   for (const file of files) yield* readCaptureBatches(file, only === undefined ? { lenient, stats } : { lenient, stats, only });
 }
 
@@ -71,9 +93,9 @@ export function assumptionsOf(m: BacktestReport["model"]): string[] {
   return [
     `Claim answers land ${m.latency_ms} ms after the send (${m.latency_source === "measured" ? `median of ${m.latency_samples} claim answers in the capture` : "assumed: the capture holds no claim answer"}).`,
     "A claim wins unless the capture shows its liquidation taken or changed by someone else before the answer lands; changes after the recording account's own accepted claim are that claim's.",
-    "Competitors do not react to our claims: what they took in the capture they take at the same time in every variant, and nothing else.",
+    "Competitors do not react to our claims: what they took in the capture they take at the same time in every variant, and nothing else; a liquidation the recording account took stays open to a variant until it claims it (or 10 minutes pass).",
     "Claims leave at the configured claims rate (the daemon's limiter spacing), best expected fee first, each re-decided when it leaves.",
-    `Unwinds: the daemon's planUnwind slices at the orders rate, each filling whole at the recorded mark ${m.unwind_slippage_bps} bps against us (capped by unwind.max_slippage_bps), paying ${m.taker_fee_bps} bps taker fee; held symbols and unwind.mode off keep positions, valued at the last mark.`,
+    `Unwinds: the daemon's planUnwind slices at the orders rate, each filling whole at the recorded mark ${m.unwind_slippage_bps} bps against us (capped by unwind.max_slippage_bps), paying ${m.taker_fee_bps} bps taker fee (${m.unwind_source === "measured" ? `measured from the recording account's ${m.unwind_samples} unwind trades in the capture` : "assumed"}); held symbols and unwind.mode off keep positions, valued at the last mark.`,
     "The account starts flat and knows no claim from before the capture; the liquidator fee is the fee rate of the claimed notional at the mark when the answer lands.",
   ];
 }
@@ -83,20 +105,28 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
   const ownTakes = new Map<number, number>();
   const latencies: number[] = [];
   const first: ReadStats = { events: 0, badLines: 0 };
-  for await (const batch of events(o.files, lenient, first, "claim")) {
+  const recorded = new RecordedAccount();
+  for await (const batch of events(o.files, lenient, first, OWN_KINDS)) {
     for (const ev of batch) {
-      if (ev.k !== "claim") continue;
+      if (ev.k !== "claim") {
+        recorded.take(ev);
+        continue;
+      }
       if (Number.isFinite(ev.sentAt) && ev.at >= ev.sentAt) latencies.push(ev.at - ev.sentAt);
       if (ev.code === 0 && !ownTakes.has(ev.id)) ownTakes.set(ev.id, ev.sentAt);
     }
   }
   const measured = latencies.length > 0;
+  const own = recorded.unwinds();
+  const slippageBps = o.slippageBps ?? own?.slippage_bps ?? ASSUMED_UNWIND_BPS;
+  const takerFeeBps = o.takerFeeBps ?? own?.taker_fee_bps ?? ASSUMED_UNWIND_BPS;
+  const unwindMeasured = own !== undefined && (o.slippageBps === undefined || o.takerFeeBps === undefined);
   const model: ReplayModel = {
     latencyMs: measured ? median(latencies) : o.defaultLatencyMs,
     ownTakes,
-    slippageBps: o.slippageBps,
-    altSlippageBps: [o.slippageBps / 2, o.slippageBps * 2],
-    takerFeeBps: o.takerFeeBps,
+    slippageBps,
+    altSlippageBps: [slippageBps / 2, slippageBps * 2],
+    takerFeeBps,
     keepIds: o.ids === true,
   };
   const latencies3 = [model.latencyMs / 2, model.latencyMs, model.latencyMs * 2];
@@ -120,14 +150,18 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     latency_source: measured ? "measured" : "assumed",
     latency_samples: latencies.length,
     own_takes: ownTakes.size,
-    unwind_slippage_bps: o.slippageBps,
-    taker_fee_bps: o.takerFeeBps,
+    unwind_slippage_bps: slippageBps,
+    taker_fee_bps: takerFeeBps,
+    unwind_source: unwindMeasured ? "measured" : "assumed",
+    unwind_samples: unwindMeasured ? (own?.samples ?? 0) : 0,
   };
+  const components = recorded.components((s) => main.marks.price(s));
   return {
     captures: [...o.files],
     events: stats.events,
     bad_lines: stats.badLines,
     model: m,
+    ...(components !== undefined ? { recorded: { claims: recorded.claims, ...components } } : {}),
     assumptions: assumptionsOf(m),
     started_at: startedAt,
     ended_at: endedAt,
@@ -136,7 +170,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
       markets.length === 3 ? markets.map((m) => (m === main ? undefined : m.results())) : undefined,
       {
         latency_ms: latencies3,
-        slippage_bps: [o.slippageBps / 2, o.slippageBps, o.slippageBps * 2],
+        slippage_bps: [slippageBps / 2, slippageBps, slippageBps * 2],
       },
     ),
   };

@@ -30,6 +30,7 @@ export function backtestJson(report: BacktestReport): string {
     started_at: report.started_at,
     ended_at: report.ended_at,
     model: report.model,
+    recorded: report.recorded,
     assumptions: report.assumptions,
     variants,
   });

@@ -1,12 +1,13 @@
 /**
  * The capture file format (docs/policy-lab.md): gzip-compressed JSONL. Line 1 is the header,
- * `{"format":"liquidator-capture","version":1,...}`; every other line is one CaptureEvent
- * (daemon/captureTap.ts). A reader refuses a version newer than it knows, naming it.
+ * `{"format":"liquidator-capture","version":2,...}`; every other line is one CaptureEvent
+ * (daemon/captureTap.ts). Version 2 adds the recording account's own `assigned` and `fill` events;
+ * version 1 files read as before. A reader refuses a version newer than it knows, naming it.
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 
 export const CAPTURE_FORMAT = "liquidator-capture";
-export const CAPTURE_VERSION = 1;
+export const CAPTURE_VERSION = 2;
 
 export interface CaptureHeader {
   format: typeof CAPTURE_FORMAT;
@@ -19,7 +20,16 @@ export interface CaptureHeader {
   venue: string;
 }
 
-export const EVENT_KINDS: ReadonlySet<CaptureEvent["k"]> = new Set(["liquidation", "markprices", "open", "futures", "info", "claim"]);
+export const EVENT_KINDS: ReadonlySet<CaptureEvent["k"]> = new Set([
+  "liquidation",
+  "markprices",
+  "open",
+  "futures",
+  "info",
+  "claim",
+  "assigned",
+  "fill",
+]);
 
 export function headerLine(writer: string, venue: string, now: number): string {
   const h: CaptureHeader = { format: CAPTURE_FORMAT, version: CAPTURE_VERSION, created_at: new Date(now).toISOString(), writer, venue };

@@ -61,14 +61,14 @@ const CHUNK_BYTES = 256 * 1024;
 
 /**
  * The events of one file, a chunk's worth at a time (a replay handles them without a promise per
- * event). `stats` is updated as lines are read. `only`: a kind whose events alone are wanted; other
+ * event). `stats` is updated as lines are read. `only`: the kinds whose events alone are wanted; other
  * lines are skipped unparsed (a fast first pass), bad ones included.
  */
 export async function* readCaptureBatches(
   file: string,
-  options: { lenient?: boolean; stats?: ReadStats; only?: CaptureEvent["k"] } = {},
+  options: { lenient?: boolean; stats?: ReadStats; only?: readonly CaptureEvent["k"][] } = {},
 ): AsyncGenerator<CaptureEvent[]> {
-  const needle = options.only === undefined ? undefined : `"k":"${options.only}"`;
+  const needles = options.only?.map((k) => `"k":"${k}"`);
   const stats = options.stats ?? { events: 0, badLines: 0 };
   const source = createReadStream(file, { highWaterMark: CHUNK_BYTES });
   const gunzip = createGunzip({ chunkSize: CHUNK_BYTES });
@@ -86,7 +86,7 @@ export async function* readCaptureBatches(
     const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     n++;
     if (n === 1) return checkHeader(file, text);
-    if (text === "" || (needle !== undefined && !text.includes(needle))) return;
+    if (text === "" || (needles !== undefined && !needles.some((n) => text.includes(n)))) return;
     // A daily file the daemon appended to after a restart: a new gzip member, a new header.
     if (text.startsWith(HEADER_START)) return checkHeader(file, text, n);
     const ev = parseEvent(text);
@@ -144,7 +144,7 @@ export async function* readCaptureBatches(
 /** The events of one file, one at a time (readCaptureBatches). */
 export async function* readCapture(
   file: string,
-  options: { lenient?: boolean; stats?: ReadStats; only?: CaptureEvent["k"] } = {},
+  options: { lenient?: boolean; stats?: ReadStats; only?: readonly CaptureEvent["k"][] } = {},
 ): AsyncGenerator<CaptureEvent> {
   for await (const batch of readCaptureBatches(file, options)) yield* batch;
 }

@@ -25,6 +25,7 @@ const openPos = (e: Obj): boolean =>
   typeof e.symbol === "string" && typeof e.position_qty === "number" && typeof e.liquidator_fee === "number";
 const openRow = (e: Obj): boolean => num(e.liquidation_id) && arrayOf(e.positions_by_perp, openPos);
 const futuresRow = (e: Obj): boolean => typeof e.symbol === "string" && typeof e.mark_price === "number";
+const fill = (e: Obj): boolean => typeof e.symbol === "string" && num(e.qty) && num(e.price) && num(e.fee);
 const infoRow = (e: Obj): boolean => typeof e.symbol === "string";
 
 /** Whether `v` (already known to have a kind and a finite `at`) has the shape of its kind. */
@@ -44,6 +45,10 @@ export function hasEventShape(v: Obj): v is CaptureEvent & Obj {
       );
     case "claim":
       return num(v.id) && num(v.code) && num(v.sentAt);
+    case "assigned":
+      return num(v.id) && arrayOf(v.fills, fill);
+    case "fill":
+      return fill(v) && num(v.mark);
     default:
       return false;
   }

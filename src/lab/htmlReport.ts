@@ -7,6 +7,7 @@
  * are said to be so. Every text from a capture or a config is HTML-escaped.
  */
 import type { BacktestReport, VariantReport } from "./backtest.js";
+import { REALITY_NOTE, realityRows } from "./realityView.js";
 import { capText, claimText, money } from "./reportText.js";
 import { bestPerColumn, sensitivityColumns, sensitivityVerdict } from "./sensitivityView.js";
 import { amount, chart, esc } from "./svgChart.js";
@@ -52,6 +53,22 @@ function variantsTable(r: BacktestReport): string {
       ? `<p>${r.variants.length} variants, ${groups} different in effect: a variant marked identical claims the same liquidations in the same order for the same net as the one it names.</p>`
       : "";
   return `<h2 id="variants">Variants</h2>${note}${table(head, rows)}`;
+}
+
+function realitySection(r: BacktestReport): string {
+  const rows = realityRows(r);
+  if (rows.length === 0) return "";
+  const cells = rows.map((x): Cell[] => [
+    x.name,
+    x.claims,
+    num(x.liquidator_fee),
+    num(x.trading),
+    num(x.fees),
+    num(x.open),
+    num(x.net),
+    { html: x.net_vs_recorded_pct === undefined ? "" : `${x.net_vs_recorded_pct} %` },
+  ]);
+  return `<h2 id="reality">Reality check</h2><p>${esc(REALITY_NOTE)}</p>${table(["account", "claims", "liquidator fee", "unwind trading", "unwind fees", "open", "net", "net vs recorded"], cells)}`;
 }
 
 function sensitivitySection(r: BacktestReport): string {
@@ -167,6 +184,6 @@ export function renderHtml(report: BacktestReport): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>liquidator backtest</title>
 <style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}td.best{background:#dff0d8;font-weight:bold}th{background:#f0f0f0}small{color:#777}summary h2{display:inline}.verdict{font-weight:bold}</style>
-</head><body><h1>Backtest</h1>${sources}${variantsTable(report)}${sensitivitySection(report)}${riskSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}</body></html>
+</head><body><h1>Backtest</h1>${sources}${variantsTable(report)}${realitySection(report)}${sensitivitySection(report)}${riskSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}</body></html>
 `;
 }

@@ -20,6 +20,8 @@ import type { Variant } from "./variants.js";
 
 export class ReplayMarket {
   readonly #variants: ReplayVariant[];
+  /** The marks as replayed so far (the recorded account's open positions are valued at them). */
+  readonly marks: MarkBook;
   readonly #ingest: Ingest;
   #now = 0;
   #offered = 0;
@@ -27,6 +29,7 @@ export class ReplayMarket {
   constructor(variants: readonly Variant[], model: ReplayModel) {
     const book = new OpenBook();
     const marks = new MarkBook();
+    this.marks = marks;
     const all = variants.map((v) => new ReplayVariant(v, model, { book, marks }));
     this.#variants = all;
     const claimers = all.map((r) => r.claimer);
@@ -106,7 +109,9 @@ export class ReplayMarket {
         ingest.symbols(ev.info, ev.futures, ev.requestedAt);
         break;
       case "claim":
-        break; // the recording account's answers feed the outcome model (backtest.ts), not the replay
+      case "assigned":
+      case "fill":
+        break; // the recording account's own results feed the models (backtest.ts), not the replay
     }
     const marksMoved = ev.k === "markprices";
     for (const r of all) r.after(at, marksMoved);

@@ -14,6 +14,7 @@ import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
+import { componentsOf, type NetComponents } from "./recordedAccount.js";
 import { Series } from "./series.js";
 import { Timeline } from "./timeline.js";
 import { UnwindModel } from "./unwindModel.js";
@@ -48,6 +49,8 @@ export interface VariantResult extends Facts {
   unwind_orders: number;
   estimated_unwind_cost: number;
   estimated_net: number;
+  /** `estimated_net` by component (set beside the recording account's in the report). */
+  components: NetComponents;
   /** The net with every unwind fill priced at each of the model's `altSlippageBps` instead. */
   net_at_alt_slippage: number[];
   series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
@@ -182,6 +185,7 @@ export class ReplayVariant {
       unwind_orders: this.#unwind.orders,
       estimated_unwind_cost: round(t.liquidatorFee - net),
       estimated_net: round(net),
+      components: componentsOf(this.#ledger, (s) => this.#marks.price(s)),
       net_at_alt_slippage: this.#unwind.altCashDelta.map((d) => round(net + d)),
       ...facts,
       series: { net: this.#net.points(), exposure: this.#exposureSeries.points() },

@@ -7,7 +7,10 @@
  * no wire: the modelled venue answers. What a replay cannot know is modelled (docs/policy-lab.md):
  * - the venue's answer lands `latencyMs` after the send (the latency measured in the capture);
  * - the claim wins unless the capture shows the liquidation taken or changed by someone else before
- *   it lands. Changes after the recording account's own accepted claim are that claim's, not a rival's.
+ *   it lands. Changes after the recording account's own accepted claim are that claim's, not a rival's;
+ * - a liquidation the recording account's own claim took stays open to the variant (as last offered)
+ *   until the variant claims it or forgets it: without that claim it would have stayed on the venue
+ *   (rivals' later interest in it cannot be known from the capture).
  */
 
 import { type ClaimGate, type ClaimHold, ClaimPipeline } from "../daemon/claimPipeline.js";
@@ -57,6 +60,10 @@ export class VirtualClaimer {
   #done: { id: number; at: number }[] = [];
   /** Finished long enough ago but still on the open list: forgotten once they leave it. */
   readonly #lingering = new Set<number>();
+  /** The last offer of each id the recording account took, while it may still be needed. */
+  readonly #ownOffered = new Map<number, Liquidation>();
+  /** Ids taken by the recording account, gone from the capture's book but still open to this variant, since when. */
+  readonly #ghosts = new Map<number, { liquidation: Liquidation; since: number }>();
   #lastPermit = Number.NEGATIVE_INFINITY;
   #nonEmptySince = 0;
   #sweptAt = Number.NEGATIVE_INFINITY;
@@ -71,7 +78,7 @@ export class VirtualClaimer {
     this.#queue = new ClaimQueue({
       decide: pipeline.decide,
       now: () => o.timeline.now,
-      book: o.book,
+      book: { get: (id) => o.book.get(id) ?? this.#ghosts.get(id)?.liquidation },
       skipped: o.skipped,
       queued: (_liquidation, _d, added) => {
         if (added && this.#queue.size === 1) this.#nonEmptySince = o.timeline.now;
@@ -92,10 +99,19 @@ export class VirtualClaimer {
   }
 
   offer(liquidation: Liquidation): void {
+    if (this.#o.ownTakes.has(liquidation.liquidationId)) this.#ownOffered.set(liquidation.liquidationId, liquidation);
     this.#queue.offer(liquidation, 0);
   }
 
   cancel(id: number): void {
+    const own = this.#ownOffered.get(id);
+    this.#ownOffered.delete(id);
+    const phase = this.#ids.get(id)?.phase;
+    // Gone because the recording account took it, before this variant sent for it: still open here.
+    if (own !== undefined && phase !== undefined && phase !== "inflight" && phase !== "done") {
+      this.#ghosts.set(id, { liquidation: own, since: this.#o.timeline.now });
+      return;
+    }
     this.#queue.cancel(id);
   }
 
@@ -129,7 +145,12 @@ export class VirtualClaimer {
       this.#lingering.delete(id);
       if (this.#ids.get(id)?.phase === "done") this.#ids.delete(id);
     }
-    this.#queue.skips.retain((id) => book.get(id) !== undefined);
+    for (const [id, g] of this.#ghosts) {
+      if (g.since >= cutoff) continue;
+      this.#ghosts.delete(id);
+      this.#queue.cancel(id);
+    }
+    this.#queue.skips.retain((id) => book.get(id) !== undefined || this.#ghosts.has(id));
   }
 
   /** One claims permit at the current virtual time: the best pending claim that still passes is sent. */
@@ -145,6 +166,8 @@ export class VirtualClaimer {
     const o = this.#o;
     st.phase = "inflight";
     this.sent++;
+    this.#ghosts.delete(d.liquidationId);
+    this.#ownOffered.delete(d.liquidationId);
     o.exposure.reserve(d.liquidationId, d.perSymbolQty);
     const feeRates: Record<string, number> = {};
     for (const p of liquidation.positions) feeRates[p.symbol] = p.liquidatorFee;

@@ -79,7 +79,7 @@ describe("capture files", () => {
       const first = gunzipSync(await readFile(join(dir, n)))
         .toString()
         .split("\n")[0] as string;
-      expect(JSON.parse(first)).toMatchObject({ format: "liquidator-capture", version: 1, writer: "test" });
+      expect(JSON.parse(first)).toMatchObject({ format: "liquidator-capture", version: 2, writer: "test" });
     }
     const back: number[][] = [];
     for (const n of names) {
