@@ -54,16 +54,6 @@ test("the replay of the daemon's own capture predicts its live net within 10 %",
   );
   const live = await metric(daemon.metricsUrl, "liquidator_pnl_quote", { component: "net" });
   await daemon.stop();
-  if (process.env.REALITY_DEBUG) {
-    const r2 = await replay(stateDir, ["--ids"]);
-    const got = new Set(r2.variants[0]?.claimed_ids);
-    const missing = claimsBy(sim)
-      .filter((c) => c.code === 0 && !got.has(c.liquidationId as number))
-      .map((c) => c.liquidationId);
-    console.info(`MISSING ${JSON.stringify(missing)} dir ${stateDir}`);
-    const { execSync } = await import("node:child_process");
-    execSync(`cp -r ${stateDir} /tmp/reality-keep`);
-  }
 
   const report = await replay(stateDir);
   const variant = report.variants[0];

@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
+import type { CaptureEvent } from "../../src/daemon/captureTap.js";
 import { backtest } from "../../src/lab/backtest.js";
 import { buildVariants } from "../../src/lab/variants.js";
 import { spacingFor } from "../../src/venue/limiters.js";
@@ -91,6 +92,55 @@ describe("backtest model", () => {
     const out = JSON.parse((await runCli(["backtest", file, "--config", config, "--json", "--ids"])).stdout) as Out;
     expect(out.model).toMatchObject({ latency_ms: 50, latency_source: "measured", own_takes: 1 });
     expect(out.variants[0]?.claimed_ids).toEqual([1, 2, 4, 10, 11]);
+  });
+
+  test("an id the recording account took stays open to a variant whose queue had not reached it", async () => {
+    dir = await tempDir("bt-own");
+    const t = T0 + 2_500;
+    // Five at once: a variant sends one per 210 ms, best fee first, so id 24 (the smallest) leaves
+    // last, 840 ms in. The recording account took 24 at once and the capture shows it leave at 30 ms.
+    const events = [
+      ...[5, 4, 3, 2, 1].map((q, i) => liquidationEvent(t, 20 + i, { [ETH]: q })),
+      claimEvent(t + 5, 24, 0, 20),
+      liquidationEvent(t + 30, 24, {}),
+    ];
+    const file = join(dir, "c.jsonl.gz");
+    await writeCapture(file, market(6, events));
+    const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
+    const out = JSON.parse((await runCli(["backtest", file, "--config", config, "--json", "--ids"])).stdout) as Out;
+    expect(out.variants[0]?.claimed_ids).toEqual([20, 21, 22, 23, 24]);
+    expect(out.variants[0]?.skipped).toEqual({});
+  });
+
+  test("the recording account's own assignments and unwind trades: recorded by component, unwind costs measured", async () => {
+    dir = await tempDir("bt-rec");
+    const t = T0 + 2_500;
+    const mark = 3002; // second 2's mark
+    const price = mark * (1 - 0.001); // sold 10 bps under the mark
+    const events = [
+      liquidationEvent(t, 30, { [ETH]: 3 }),
+      claimEvent(t + 5, 30, 0, 20),
+      { k: "assigned", at: t + 25, id: 30, fills: [{ symbol: ETH, qty: 3, price: 3000, fee: 72 }] },
+      { k: "fill", at: t + 60, symbol: ETH, qty: -3, price, fee: 3 * price * 0.0004, mark },
+    ] as CaptureEvent[];
+    const file = join(dir, "c.jsonl.gz");
+    await writeCapture(file, market(6, events));
+    const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
+    const r = await runCli(["backtest", file, "--config", config, "--json"]);
+    expect(r.stderr).toBe("");
+    const out = JSON.parse(r.stdout) as Out & { recorded: Record<string, number>; model: Record<string, unknown> };
+    expect(out.model).toMatchObject({ unwind_slippage_bps: 10, taker_fee_bps: 4, unwind_source: "measured", unwind_samples: 1 });
+    expect(out.recorded.claims).toBe(1);
+    expect(out.recorded.liquidator_fee).toBeCloseTo(72, 6);
+    expect(out.recorded.trading).toBeCloseTo(3 * (price - 3000), 6);
+    expect(out.recorded.fees).toBeCloseTo(3 * price * 0.0004, 6);
+    expect(out.recorded.open).toBe(0);
+    expect(out.recorded.net).toBeCloseTo(72 + 3 * (price - 3000) - 3 * price * 0.0004, 6);
+    // Given on the command line, the assumptions win over the measurement.
+    const given = JSON.parse(
+      (await runCli(["backtest", file, "--config", config, "--json", "--slippage-bps", "7", "--taker-fee-bps", "3"])).stdout,
+    );
+    expect(given.model).toMatchObject({ unwind_slippage_bps: 7, taker_fee_bps: 3, unwind_source: "assumed", unwind_samples: 0 });
   });
 
   test("the same input gives byte-identical output (JSON and table)", async () => {
