@@ -11,6 +11,7 @@ import type { Leadership } from "../daemon/leadership.js";
 import { sleep } from "../sleep.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
+import { listSegments, readHistory } from "../store/journalFiles.js";
 import type { JournalReplay } from "../store/journalRecords.js";
 import { openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
 import { PgStateStore } from "../store/pgStateStore.js";
@@ -64,7 +65,8 @@ export async function openStateStore(o: {
       );
       const file = join(config.state.dir, JOURNAL_FILE);
       if (existsSync(file)) {
-        const imported = await store.importFileJournal(file);
+        // A rotated journal's ids are in its history segments too: all of them are imported.
+        const imported = await store.importFileJournal(listSegments(config.state.dir).length > 0 ? readHistory(config.state.dir) : file);
         if (imported.imported)
           log.info({ file, ids: imported.ids }, "file journal imported into PostgreSQL: its ids are never claimed again");
       }

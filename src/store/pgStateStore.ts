@@ -111,7 +111,7 @@ export class PgStateStore implements StateStore {
   }
 
   /** Import a file journal once (idempotent): ids claimed before the move are never claimed again. */
-  importFileJournal(path: string): Promise<{ imported: boolean; ids: number }> {
+  importFileJournal(path: string | JournalReplay): Promise<{ imported: boolean; ids: number }> {
     return this.#store.importFileJournal(path);
   }
 
