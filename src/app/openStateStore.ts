@@ -61,6 +61,11 @@ export async function openStateStore(o: {
           elected: (term) => target?.elected(term),
           deposed: (term, reason) => target?.deposed(term, reason),
           error: (err) => log.warn({ err: (err as Error).message }, "lease query failed"),
+          compacted: (outcome) => {
+            if ("err" in outcome)
+              log.error({ err: outcome.err.message }, "journal compaction failed; the next start replays the rows it did not archive");
+            else if (outcome.archived > 0) log.info(outcome, "journal events compacted into the snapshot and archived");
+          },
         },
       );
       const file = join(config.state.dir, JOURNAL_FILE);

@@ -85,7 +85,8 @@ async function readJournal(config: Config): Promise<JournalReplay> {
     // Reading only: the lease is never taken, so a running leader is not disturbed.
     const store = await PgStore.open({ url: config.state.postgres_url, accountId: config.venue.account_id });
     try {
-      return await store.replay();
+      // Every event, those archived by compaction included: P&L by claim and day needs the history.
+      return await store.replay({ history: true });
     } finally {
       await store.close({ release: false });
     }

@@ -87,11 +87,14 @@ export class ClaimedPositions {
     this.#modes.clear();
     this.#orders.clear();
     this.#provisional.clear();
-    this.#done = replay.done ?? [];
+    this.#done = [];
+    const done = replay.done ?? [];
     for (const [k, r] of replay.claimed.modes) this.#modes.set(k, r.marginMode);
     this.#fromFolded(replay);
     for (const [cid, intent] of replay.orders.intents) this.#orders.set(cid, intent.marginMode ?? "CROSS");
     for (const [id, outcomes] of replay.outcomes) {
+      // Settled in compacted history (a late push) unless claimed again since (its intent is here).
+      if (hasId(done, id) && !replay.intents.has(id)) continue;
       const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
       if (settled?.fills !== undefined) this.claim(id, settled.fills);
       else if (outcomes.some((o) => o.result === "accepted")) {
@@ -100,6 +103,7 @@ export class ClaimedPositions {
       }
     }
     for (const fill of replay.orders.fills) this.#fill(fill);
+    this.#done = done;
     for (const b of replay.claimed.bases.values()) {
       const t = this.#at(b.symbol, b.marginMode);
       t.baseClaimed = b.claimed;

@@ -21,7 +21,8 @@ export function ledgerFromJournal(replay: JournalReplay, ledger = new PnlLedger(
   const events: Event[] = [];
   let seq = 0;
   for (const [id, outcomes] of replay.outcomes) {
-    if (hasId(replay.done, id)) continue;
+    // Settled in compacted history (a late push) unless claimed again since (its intent is here).
+    if (hasId(replay.done, id) && !replay.intents.has(id)) continue;
     // A lean claim answer journals `accepted` without fills; the private push's `confirmed` has them.
     const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
     if (settled?.fills === undefined) continue;

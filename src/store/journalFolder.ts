@@ -107,7 +107,8 @@ export class JournalFolder {
   }
 
   intent(rec: IntentRecord): void {
-    if (this.#done.has(rec.id)) return;
+    // Claimed again after a refusal that allows it (the failure table): open again until its outcome.
+    this.#done.delete(rec.id);
     const prev = this.#claims.get(rec.id);
     this.#claims.set(rec.id, { intent: rec, outcomes: prev?.outcomes ?? [] });
   }
