@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
+import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import type { MarginMode } from "../../src/engine/types.js";
@@ -227,4 +228,40 @@ describe("claimed accounting across a compaction", () => {
       expect(again.ids).toEqual(before.ids);
     });
   }
+
+  test("a claim refused (re-claimable) before a compaction and claimed again after it is counted: fee and owed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-claimed-"));
+    dirs.push(dir);
+    const first = open(dir);
+    for (const r of venueHeader(VENUE)) first.journal.append(r);
+    const claim9 = {
+      t: "intent" as const,
+      id: 9,
+      at: VENUE.at,
+      ratio: 1,
+      limitPrice: { [ETH]: 100 },
+      expectedFee: 1,
+      perSymbolQty: { [ETH]: 1 },
+    };
+    first.journal.append(claim9);
+    first.journal.append({ t: "outcome", id: 9, at: VENUE.at + 1, result: "rejected", code: -1000 });
+    first.journal.rotate();
+    await first.journal.close();
+    expect(await compact(dir, Date.now())).toBe(1);
+    const second = open(dir);
+    second.journal.append({ ...claim9, at: VENUE.at + 2 });
+    const fills = [{ symbol: ETH, qty: 1, price: 100, fee: 0.5 }];
+    second.journal.append({ t: "outcome", id: 9, at: VENUE.at + 3, result: "accepted", fills });
+    second.journal.append({ t: "claim_mode", id: 9, symbol: ETH, marginMode: "ISOLATED", at: VENUE.at + 4 });
+    await second.journal.close();
+    const { journal, replay } = open(dir);
+    await journal.close();
+    expect(replay.done).toEqual([9]);
+    expect(ledgerFromJournal(replay).totals().liquidatorFee).toBe(0.5);
+    const positions = new PositionBook(new Exposure());
+    const claimed = new ClaimedPositions({ positions, journal: () => undefined, mayWrite: () => false, changed: () => undefined });
+    claimed.fromReplay(replay);
+    expect(claimed.owed(ETH, "ISOLATED")).toBe(1);
+    expect(restoreIds(replay).blocked).toEqual([9]);
+  });
 });
