@@ -14,9 +14,11 @@ import { Exposure } from "../../src/engine/exposure.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import type { MarginMode } from "../../src/engine/types.js";
 import type { IntentRecord, JournalReplay } from "../../src/store/journalRecords.js";
+import { PgStateStore } from "../../src/store/pgStateStore.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
 import { leadershipUnsettled, restoreIds } from "../support/journalRestore.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+import { waitFor } from "../support/wait.js";
 
 const ETH = "PERP_ETH_USDC";
 const POSITIONS: [string, MarginMode][] = [
@@ -219,5 +221,32 @@ describeWithPostgres("PostgreSQL store: journal compaction", () => {
     await Promise.all([racing, s.compact(), s.compact()]);
     await s.compact();
     expect(restartOf(await s.replay())).toEqual(restartOf(await s.replay({ history: true })));
+  });
+
+  it("the leader of a PgStateStore compacts by itself, every compactEveryMs; a standby does not", async () => {
+    const accountId = randomUUID();
+    const outcomes: unknown[] = [];
+    const events = { elected: () => undefined, deposed: () => undefined, error: () => undefined };
+    const open = (replicaId: string, compacted?: (o: unknown) => void) =>
+      PgStateStore.open(
+        { url: cluster!.url, accountId, replicaId, leaseMs: 60_000, renewMs: 1_000, compactEveryMs: 100 },
+        { ...events, ...(compacted !== undefined ? { compacted } : {}) },
+      );
+    const standby = await open("r2", () => outcomes.push("standby"));
+    const store = await open("r1", (o) => outcomes.push(o));
+    try {
+      store.start();
+      await waitFor(() => store.role() === "leader", "r1 leads");
+      standby.start();
+      store.append({ t: "claim_mode", id: 1, symbol: ETH, marginMode: "CROSS", at: 1 });
+      await waitFor(
+        async () => (await openRows(accountId)) === 0 && outcomes.some((o) => (o as { archived?: number }).archived === 1),
+        "compacted",
+      );
+      expect(outcomes).not.toContain("standby");
+    } finally {
+      await store.close();
+      await standby.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * A month of synthetic journal history, written fast: each claim is five records (intent, accepted
- * outcome with its fill, unwind order intent, filled outcome, fill), stringified into big buffers.
+ * A month of synthetic journal history, written fast: each claim is six records (intent, accepted
+ * outcome with its fill, its margin mode, unwind order intent, filled outcome, fill), stringified into big buffers.
  * Each liquidation lists `symbols` open positions (real ones list several), so a gigabyte is a few
  * hundred thousand claims. Ids rise from `firstId`; every claim is settled and flat.
  */
@@ -9,14 +9,35 @@ import type { JournalRecord } from "../../src/store/journalRecords.js";
 
 const BUF = 8 * 1024 * 1024;
 
+/** The liquidation's open positions, the same for every claim (so built, and stringified, once). */
+const OPEN = new Map<number, { list: { symbol: string; positionQty: number; liquidatorFee: number }[]; json: string }>();
+function openOf(symbols: number) {
+  let o = OPEN.get(symbols);
+  if (o === undefined) {
+    const list = Array.from({ length: symbols }, (_, i) => ({ symbol: `PERP_S${i}_USDC`, positionQty: 12.5 + i, liquidatorFee: 0.0125 }));
+    o = { list, json: JSON.stringify(list) };
+    OPEN.set(symbols, o);
+  }
+  return o;
+}
+
+/** One record as its journal line (the intent's long `open` list spliced in from its cached text). */
+export function syntheticLine(r: JournalRecord, symbols: number): string {
+  if (r.t !== "intent" || r.open === undefined) return `${JSON.stringify(r)}\n`;
+  const head = JSON.stringify({ ...r, open: undefined });
+  return `${head.slice(0, -1)},"open":${openOf(symbols).json}}\n`;
+}
+
 export function syntheticClaim(id: number, at: number, symbols: number): JournalRecord[] {
   const sym = id % 2 === 0 ? "PERP_BTC_USDC" : "PERP_ETH_USDC";
   const price = id % 2 === 0 ? 60000 : 3000;
   const cid = `lqsyn-${id}`;
-  const open = Array.from({ length: symbols }, (_, i) => ({ symbol: `PERP_S${i}_USDC`, positionQty: 12.5 + i, liquidatorFee: 0.0125 }));
+  const open = openOf(symbols).list;
   return [
     { t: "intent", id, at, ratio: 1, limitPrice: { [sym]: price }, expectedFee: 0.5, perSymbolQty: { [sym]: 0.01 }, open },
     { t: "outcome", id, at: at + 50, result: "accepted", fills: [{ symbol: sym, qty: 0.01, price, fee: 0.5 }], venueTs: at + 40 },
+    // The venue's next report says where the claim landed (what unwind.scope: claimed journals).
+    { t: "claim_mode", id, symbol: sym, marginMode: "CROSS", at: at + 55 },
     {
       t: "order_intent",
       clientOrderId: cid,
@@ -68,7 +89,7 @@ export function writeSyntheticHistory(
   let bytes = 0;
   const put = (r: JournalRecord): void => {
     o.onRecord?.(r);
-    const text = `${JSON.stringify(r)}\n`;
+    const text = syntheticLine(r, o.symbols);
     if (used + text.length * 3 > BUF) {
       writeSync(fd, buf, 0, used);
       used = 0;
@@ -78,7 +99,7 @@ export function writeSyntheticHistory(
     bytes += n;
   };
   for (const r of o.head ?? []) put(r);
-  const perClaim = syntheticClaim(o.firstId, o.start, o.symbols).reduce((s, r) => s + JSON.stringify(r).length + 1, 0);
+  const perClaim = syntheticClaim(o.firstId, o.start, o.symbols).reduce((s, r) => s + syntheticLine(r, o.symbols).length, 0);
   const claims = Math.ceil((o.bytes - bytes) / perClaim);
   for (let i = 0; i < claims; i++)
     for (const r of syntheticClaim(o.firstId + i, o.start + Math.floor((i * o.spanMs) / claims), o.symbols)) put(r);

@@ -7,11 +7,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
+import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
 import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
+import { Exposure } from "../../src/engine/exposure.js";
+import { PositionBook } from "../../src/engine/positionBook.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { ensureHistoryDir, listSegments, segmentPath, writeSnapshot } from "../../src/store/journalFiles.js";
 import { JournalFolder } from "../../src/store/journalFolder.js";
-import { syntheticClaim, writeSyntheticHistory } from "../support/syntheticJournal.js";
+import { parseRecord } from "../../src/store/journalRecords.js";
+import { syntheticClaim, syntheticLine, writeSyntheticHistory } from "../support/syntheticJournal.js";
 
 const GIB = 1024 ** 3;
 const DAY = 86_400_000;
@@ -28,6 +32,10 @@ function bytesRead(): number {
   const m = /rchar: (\d+)/.exec(readFileSync("/proc/self/io", "utf8"));
   return Number(m?.[1] ?? 0);
 }
+
+test("the synthetic lines are the records they stand for", () => {
+  for (const r of syntheticClaim(7, Date.parse("2026-10-01T00:00:00Z"), 30)) expect(parseRecord(syntheticLine(r, 30))).toEqual(r);
+});
 
 test("a month of history (≥ 1 GiB) opens reading only the snapshot and the tail, within the memory limit", {
   timeout: 240_000,
@@ -81,6 +89,17 @@ test("a month of history (≥ 1 GiB) opens reading only the snapshot and the tai
       `open: ${openMs.toFixed(0)} ms, ${(read / 1e6).toFixed(1)} MB read, RSS +${(rss / 1e6).toFixed(1)} MB`,
   );
   expect(replay.done).toHaveLength(claims);
+  // The claimed accounting folded too: every claim placed and unwound, nothing owed, nothing left unplaced.
+  expect(replay.claimed.folded?.unplaced).toEqual([]);
+  const claimed = new ClaimedPositions({
+    positions: new PositionBook(new Exposure()),
+    journal: () => undefined,
+    mayWrite: () => false,
+    changed: () => undefined,
+  });
+  claimed.fromReplay(replay);
+  for (const symbol of ["PERP_BTC_USDC", "PERP_ETH_USDC"]) expect(claimed.owed(symbol, "CROSS")).toBe(0);
+  expect(claimed.symbols()).toEqual([]);
   expect([...replay.intents.keys()]).toEqual([id, id + 1]);
   expect(ledger.liquidatorFee).toBeCloseTo((claims + 1) * 0.5, 3);
   if (read0 > 0) expect(read).toBeLessThan(READ_LIMIT);
