@@ -264,4 +264,61 @@ describe("claimed accounting across a compaction", () => {
     expect(claimed.owed(ETH, "ISOLATED")).toBe(1);
     expect(restoreIds(replay).blocked).toEqual([9]);
   });
+
+  test("a fill reported after its order's final outcome, across a compaction, still counts as unwound", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "journal-claimed-"));
+    dirs.push(dir);
+    const first = open(dir);
+    for (const r of venueHeader(VENUE)) first.journal.append(r);
+    const fills = [{ symbol: ETH, qty: 1, price: 100, fee: 0.5 }];
+    first.journal.append({ t: "intent", id: 1, at: VENUE.at, ratio: 1, limitPrice: {}, expectedFee: 1, perSymbolQty: { [ETH]: 1 } });
+    first.journal.append({ t: "outcome", id: 1, at: VENUE.at + 1, result: "accepted", fills });
+    first.journal.append({ t: "claim_mode", id: 1, symbol: ETH, marginMode: "ISOLATED", at: VENUE.at + 2 });
+    first.journal.append({
+      t: "order_intent",
+      clientOrderId: "o-1",
+      at: VENUE.at + 3,
+      symbol: ETH,
+      side: "SELL",
+      orderType: "IOC",
+      price: 99,
+      quantity: 1,
+      reduceOnly: true,
+      marginMode: "ISOLATED",
+      seq: 1,
+    });
+    first.journal.append({ t: "order_outcome", clientOrderId: "o-1", at: VENUE.at + 4, result: "filled", filledQty: -0.4 });
+    first.journal.rotate();
+    // The trade report comes in after the rotation (and after the order was settled).
+    first.journal.append({
+      t: "order_fill",
+      clientOrderId: "o-1",
+      symbol: ETH,
+      qty: -0.4,
+      price: 99,
+      fee: 0.1,
+      tradeId: "t1",
+      at: VENUE.at + 5,
+    });
+    await first.journal.close();
+    const full = new ClaimedPositions({
+      positions: new PositionBook(new Exposure()),
+      journal: () => undefined,
+      mayWrite: () => false,
+      changed: () => undefined,
+    });
+    full.fromReplay(readHistory(dir));
+    expect(full.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
+    expect(await compact(dir, Date.now())).toBe(1);
+    const { journal, replay } = open(dir);
+    await journal.close();
+    const claimed = new ClaimedPositions({
+      positions: new PositionBook(new Exposure()),
+      journal: () => undefined,
+      mayWrite: () => false,
+      changed: () => undefined,
+    });
+    claimed.fromReplay(replay);
+    expect(claimed.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
+  });
 });
