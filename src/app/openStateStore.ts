@@ -11,6 +11,7 @@ import type { Leadership } from "../daemon/leadership.js";
 import { sleep } from "../sleep.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
+import { listSegments, readHistory } from "../store/journalFiles.js";
 import type { JournalReplay } from "../store/journalRecords.js";
 import { openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
 import { PgStateStore } from "../store/pgStateStore.js";
@@ -60,11 +61,17 @@ export async function openStateStore(o: {
           elected: (term) => target?.elected(term),
           deposed: (term, reason) => target?.deposed(term, reason),
           error: (err) => log.warn({ err: (err as Error).message }, "lease query failed"),
+          compacted: (outcome) => {
+            if ("err" in outcome)
+              log.error({ err: outcome.err.message }, "journal compaction failed; the next start replays the rows it did not archive");
+            else if (outcome.archived > 0) log.info(outcome, "journal events compacted into the snapshot and archived");
+          },
         },
       );
       const file = join(config.state.dir, JOURNAL_FILE);
       if (existsSync(file)) {
-        const imported = await store.importFileJournal(file);
+        // A rotated journal's ids are in its history segments too: all of them are imported.
+        const imported = await store.importFileJournal(listSegments(config.state.dir).length > 0 ? readHistory(config.state.dir) : file);
         if (imported.imported)
           log.info({ file, ids: imported.ids }, "file journal imported into PostgreSQL: its ids are never claimed again");
       }

@@ -3,7 +3,7 @@
  * realized trading P&L of the unwinds, trading fees, net; per claim, symbol or day. Reads the state
  * the configured daemon writes, never the network.
  */
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config/loadConfig.js";
@@ -12,14 +12,16 @@ import { ledgerFromJournal } from "../daemon/pnlFromJournal.js";
 import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
-import { type JournalReplay, parseJournal } from "../store/journalRecords.js";
+import { readHistory } from "../store/journalFiles.js";
+import type { JournalReplay } from "../store/journalRecords.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
 
 const USAGE = `usage: liquidator pnl [--config FILE] [--by claim|symbol|day] [--since ISO] [--json | --csv]
 
-Profit and loss of what the daemon claimed and closed, from its journal (the file in state.dir, or
+Profit and loss of what the daemon claimed and closed, from its journal (the files in state.dir:
+history/ then claims.jsonl; or
 PostgreSQL with state.backend: postgres, read without taking the lease): liquidator fees
 earned, realized trading P&L of the unwind orders, trading fees paid, and net, in quote currency.
 Cost method: FIFO lots per claim at the transfer price; once a symbol is flat the totals equal the
@@ -83,14 +85,17 @@ async function readJournal(config: Config): Promise<JournalReplay> {
     // Reading only: the lease is never taken, so a running leader is not disturbed.
     const store = await PgStore.open({ url: config.state.postgres_url, accountId: config.venue.account_id });
     try {
-      return await store.replay();
+      // Every event, those archived by compaction included: P&L by claim and day needs the history.
+      return await store.replay({ history: true });
     } finally {
       await store.close({ release: false });
     }
   }
   const path = join(config.state.dir, JOURNAL_FILE);
   try {
-    return parseJournal(readFileSync(path, "utf8"));
+    if (!existsSync(path)) throw Object.assign(new Error("no journal"), { code: "ENOENT" });
+    // The rotated history (state.dir/history/, oldest first), then the tail: read line by line.
+    return readHistory(config.state.dir);
   } catch (err) {
     throw new UsageError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

@@ -22,6 +22,7 @@ import type { PositionBook } from "../engine/positionBook.js";
 import { roundQty } from "../engine/quantize.js";
 import type { Fill, MarginMode } from "../engine/types.js";
 import { MARGIN_MODES } from "../engine/types.js";
+import { hasId } from "../store/journalFolder.js";
 import type { ClaimedBaseRecord, ClaimModeRecord, JournalReplay, OrderFillRecord } from "../store/journalRecords.js";
 
 /** Below this a quantity is float noise from summing fills. */
@@ -69,6 +70,8 @@ export class ClaimedPositions {
   readonly #orders = new Map<string, MarginMode>();
   /** Claims counted at their requested quantities until their fills are known (`claimRequested`). */
   readonly #provisional = new Map<number, { symbol: string; qty: number }[]>();
+  /** Ids settled in compacted history (sorted): already in the totals, never counted again. */
+  #done: readonly number[] = [];
 
   constructor(options: ClaimedPositionsOptions) {
     this.#o = options;
@@ -84,9 +87,14 @@ export class ClaimedPositions {
     this.#modes.clear();
     this.#orders.clear();
     this.#provisional.clear();
+    this.#done = [];
+    const done = replay.done ?? [];
     for (const [k, r] of replay.claimed.modes) this.#modes.set(k, r.marginMode);
+    this.#fromFolded(replay);
     for (const [cid, intent] of replay.orders.intents) this.#orders.set(cid, intent.marginMode ?? "CROSS");
     for (const [id, outcomes] of replay.outcomes) {
+      // Settled in compacted history (a late push) unless claimed again since (its intent is here).
+      if (hasId(done, id) && !replay.intents.has(id)) continue;
       const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
       if (settled?.fills !== undefined) this.claim(id, settled.fills);
       else if (outcomes.some((o) => o.result === "accepted")) {
@@ -95,6 +103,7 @@ export class ClaimedPositions {
       }
     }
     for (const fill of replay.orders.fills) this.#fill(fill);
+    this.#done = done;
     for (const b of replay.claimed.bases.values()) {
       const t = this.#at(b.symbol, b.marginMode);
       t.baseClaimed = b.claimed;
@@ -102,11 +111,26 @@ export class ClaimedPositions {
     }
   }
 
+  /** The accounting of compacted history (journalFolder.ts): what the records replayed next continue. */
+  #fromFolded(replay: JournalReplay): void {
+    const folded = replay.claimed.folded;
+    if (folded === undefined) return;
+    for (const [k, t] of folded.totals) this.#totals.set(k, { ...t });
+    for (const [cid, mode] of folded.orders) this.#orders.set(cid, mode);
+    for (const [symbol, list] of folded.unplaced) {
+      for (const u of list) {
+        const mode = this.#modes.get(`${u.id} ${symbol}`);
+        if (mode !== undefined) this.#at(symbol, mode).claimed += u.qty;
+        else this.#unplaced.set(symbol, [...(this.#unplaced.get(symbol) ?? []), { ...u }]);
+      }
+    }
+  }
+
   /** A claim settled with these fills (its answer, or the private push that confirmed it). */
   claim(id: number, fills: readonly Fill[]): void {
     const provisional = this.#provisional.get(id);
     if (provisional !== undefined) return this.#correct(id, provisional, fills);
-    if (this.#claims.has(id)) return;
+    if (this.#claims.has(id) || hasId(this.#done, id)) return;
     this.#claims.add(id);
     this.#add(id, fills);
   }
@@ -118,7 +142,7 @@ export class ClaimedPositions {
    * stand: the unwinder still closes at most what is held.
    */
   claimRequested(id: number, perSymbolQty: Readonly<Record<string, number>>): void {
-    if (this.#claims.has(id)) return;
+    if (this.#claims.has(id) || hasId(this.#done, id)) return;
     this.#claims.add(id);
     const requested = Object.entries(perSymbolQty).map(([symbol, qty]) => ({ symbol, qty }));
     this.#provisional.set(id, requested);

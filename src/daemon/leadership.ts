@@ -31,7 +31,7 @@ export interface LeadershipOptions {
 export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
   const final = new Set(["filled", "cancelled", "rejected", "not_accepted", "dry_run"]);
   const unsettled: OrderIntentRecord[] = [];
-  let last = 0;
+  let last = replay.orderSeq ?? 0;
   for (const [cid, intent] of replay.orders.intents) {
     last = Math.max(last, intent.seq ?? 0);
     if (intent.dryRun) continue;

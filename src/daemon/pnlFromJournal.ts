@@ -5,6 +5,7 @@
  */
 import { PnlLedger } from "../engine/pnlLedger.js";
 import type { Fill } from "../engine/types.js";
+import { hasId } from "../store/journalFolder.js";
 import type { JournalReplay } from "../store/journalRecords.js";
 
 type Event = { at: number; seq: number; apply: (ledger: PnlLedger) => void };
@@ -15,9 +16,13 @@ export function ledgerClaim(ledger: PnlLedger, id: number, fills: readonly Fill[
 }
 
 export function ledgerFromJournal(replay: JournalReplay, ledger = new PnlLedger()): PnlLedger {
+  // A compacted journal: the P&L of its history first; its settled ids are already in it.
+  if (replay.ledger !== undefined) ledger.restore(replay.ledger);
   const events: Event[] = [];
   let seq = 0;
   for (const [id, outcomes] of replay.outcomes) {
+    // Settled in compacted history (a late push) unless claimed again since (its intent is here).
+    if (hasId(replay.done, id) && !replay.intents.has(id)) continue;
     // A lean claim answer journals `accepted` without fills; the private push's `confirmed` has them.
     const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
     if (settled?.fills === undefined) continue;

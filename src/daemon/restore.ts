@@ -24,6 +24,11 @@ export function restoreFromJournal(replay: JournalReplay, claimer: Pick<Claimer,
   let ids = 0;
   let accepted = 0;
   let unresolved = 0;
+  // Settled in compacted history (their records are in the history segments): never again.
+  for (const id of replay.done ?? []) {
+    claimer.markDone(id);
+    ids++;
+  }
   for (const [id, intent] of replay.intents) {
     // A dry-run decision sent nothing: after a restart (perhaps live now) the id may be claimed.
     if (intent.dryRun) continue;

@@ -39,6 +39,27 @@ interface Lot {
 
 const EPS = 1e-12;
 
+/**
+ * A ledger as plain JSON (a compacted journal's P&L): the open lots, the claims they belong to, and
+ * every total. Totals of claims closed and forgotten are in `folded`.
+ */
+export interface LedgerSnapshot {
+  lots: [symbol: string, lots: [claimId: number | null, qty: number, price: number][]][];
+  claims: {
+    claimId: number;
+    day: string;
+    symbols: string[];
+    liquidatorFee: number;
+    trading: number;
+    fees: number;
+    open: [string, number][];
+  }[];
+  unattributed: PnlTotals;
+  folded: PnlTotals;
+  byDay: [string, PnlTotals][];
+  bySymbol: [string, PnlTotals][];
+}
+
 const DAY_MS = 86_400_000;
 /** The last day formatted: consecutive events fall on the same day, and toISOString is slow. */
 let lastDay = { start: 0, end: 0, text: "" };
@@ -90,6 +111,38 @@ export class PnlLedger {
     this.#folded = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
     this.#byDay.clear();
     this.#bySymbol.clear();
+  }
+
+  /** Everything the ledger holds, as JSON (see `restore`). */
+  snapshot(): LedgerSnapshot {
+    return {
+      lots: [...this.#lots].map(([s, lots]) => [
+        s,
+        lots.map((l) => [l.claimId ?? null, l.qty, l.price] as [number | null, number, number]),
+      ]),
+      claims: [...this.#claims.values()].map((c) => ({ ...c, symbols: [...c.symbols], open: [...c.open] })),
+      unattributed: { ...this.#unattributed },
+      folded: { ...this.#folded },
+      byDay: [...this.#byDay].map(([k, t]) => [k, { ...t }]),
+      bySymbol: [...this.#bySymbol].map(([k, t]) => [k, { ...t }]),
+    };
+  }
+
+  /** Replace the contents with a snapshot's: what follows continues it as if never interrupted. */
+  restore(s: LedgerSnapshot): void {
+    this.clear();
+    for (const c of s.claims) this.#claims.set(c.claimId, { ...c, symbols: new Set(c.symbols), open: new Map(c.open) });
+    for (const [symbol, lots] of s.lots) {
+      this.#lots.set(
+        symbol,
+        lots.map(([claimId, qty, price]) => ({ claimId: claimId ?? undefined, qty, price })),
+      );
+      for (const [claimId] of lots) if (claimId !== null) this.#lotCount.set(claimId, (this.#lotCount.get(claimId) ?? 0) + 1);
+    }
+    this.#unattributed = { ...s.unattributed };
+    this.#folded = { ...s.folded };
+    for (const [k, t] of s.byDay) this.#byDay.set(k, { ...t });
+    for (const [k, t] of s.bySymbol) this.#bySymbol.set(k, { ...t });
   }
 
   /** A claim applied at `at`: `qty` (signed) of `symbol` taken over at `price`, earning `liquidatorFee`. */

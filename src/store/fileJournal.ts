@@ -4,13 +4,53 @@
  * may have sent; `fdatasync` runs batched off the hot path (group commit), so an OS crash can lose
  * the last few milliseconds of intents — the venue's -1202 on a repeated id and the exposure
  * restored from the journal bound what that costs (docs/architecture.md, "The journal and the hot path").
+ *
+ * The tail is rotated into a dated history segment once it passes `segmentBytes` or a UTC day ends,
+ * and the segments are folded into a snapshot in the background (journalFiles.ts): start-up reads
+ * the snapshot, the few segments newer than it and the tail, streamed, never the whole history.
  */
-import { closeSync, fdatasync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { InvalidArgumentError, JournalError } from "../errors.js";
-import { type JournalRecord, type JournalReplay, parseJournal } from "./journalRecords.js";
+import { utcDay } from "../engine/pnlLedger.js";
+import { ConfigError, InvalidArgumentError, JournalError } from "../errors.js";
+import {
+  checkVersion,
+  compact,
+  ensureHistoryDir,
+  foldSegmentsSync,
+  fsyncDir,
+  headerVersion,
+  JOURNAL_FILE,
+  listSegments,
+  readSnapshot,
+  removeStaleTemp,
+  segmentPath,
+  writeSnapshot,
+} from "./journalFiles.js";
+import { JournalFolder } from "./journalFolder.js";
+import { JOURNAL_VERSION, type JournalRecord, type JournalReplay, parseRecord, replayRecord, type VenueRecord } from "./journalRecords.js";
+import { scanLinesSync } from "./scanLines.js";
 
-export const JOURNAL_FILE = "claims.jsonl";
+export { JOURNAL_FILE };
+
+/** Default size past which the tail becomes a history segment. */
+export const SEGMENT_BYTES = 64 * 1024 * 1024;
+const ROTATE_CHECK_MS = 60_000;
+
+/** The records that open a tail of this format: a guard a format-1 build refuses, then the venue. */
+export function venueHeader(venue: Pick<VenueRecord, "at" | "baseUrl" | "accountId">): [guard: VenueRecord, venue: VenueRecord] {
+  return [
+    {
+      t: "venue",
+      at: venue.at,
+      baseUrl: `journal format ${JOURNAL_VERSION}: written by a newer liquidator; run that version or newer (a rollback would forget compacted claim ids)`,
+      accountId: venue.accountId,
+      version: JOURNAL_VERSION,
+      guard: true,
+    },
+    { t: "venue", at: venue.at, baseUrl: venue.baseUrl, accountId: venue.accountId, version: JOURNAL_VERSION },
+  ];
+}
 
 export interface JournalLogger {
   warn(obj: object, msg: string): void;
@@ -22,12 +62,30 @@ export interface JournalOptions {
   /** Group-commit interval: how long an intent may sit in the page cache before fdatasync. */
   fsyncIntervalMs?: number;
   logger?: JournalLogger;
+  /** Size past which the tail is rotated into a history segment [64 MiB]. */
+  segmentBytes?: number;
+  /** How often the size and the UTC day are checked [60 s]; 0 turns rotation off (tests rotate by hand). */
+  rotateCheckMs?: number;
+  /** Fold each rotated segment into the snapshot in the background [true]; tests compact by hand. */
+  autoCompact?: boolean;
+  now?: () => number;
 }
 
 export class Journal {
   readonly path: string;
-  readonly #fd: number;
+  readonly dir: string;
+  #fd: number;
   readonly #fsyncIntervalMs: number;
+  readonly #segmentBytes: number;
+  readonly #now: () => number;
+  #bytes: number;
+  /** When the tail began (its segment is named after this day). */
+  #startedAt: number;
+  #venue: VenueRecord | undefined;
+  #nextGen: number;
+  #rotateTimer: NodeJS.Timeout | undefined;
+  #compacting: Promise<void> = Promise.resolve();
+  readonly #autoCompact: boolean;
   readonly #logger: JournalLogger | undefined;
   #dirty = false;
   #syncing: Promise<void> | undefined;
@@ -37,37 +95,132 @@ export class Journal {
   /** A write was cut short (e.g. ENOSPC mid-line): the next append starts on a fresh line. */
   #partial = false;
 
-  private constructor(path: string, fd: number, options: JournalOptions) {
-    this.path = path;
+  private constructor(
+    dir: string,
+    fd: number,
+    options: JournalOptions,
+    state: { bytes: number; venue: VenueRecord | undefined; nextGen: number },
+  ) {
+    this.dir = dir;
+    this.path = join(dir, JOURNAL_FILE);
     this.#fd = fd;
     this.#fsyncIntervalMs = options.fsyncIntervalMs ?? 20;
     this.#logger = options.logger;
+    this.#segmentBytes = options.segmentBytes ?? SEGMENT_BYTES;
+    this.#now = options.now ?? Date.now;
+    this.#autoCompact = options.autoCompact ?? true;
+    this.#bytes = state.bytes;
+    this.#startedAt = this.#now();
+    this.#venue = state.venue;
+    this.#nextGen = state.nextGen;
+    const every = options.rotateCheckMs ?? ROTATE_CHECK_MS;
+    if (every > 0) {
+      this.#rotateTimer = setInterval(() => this.#maybeRotate(), every);
+      this.#rotateTimer.unref();
+    }
   }
 
-  /** Opens (creating the folder and file if needed), replays what is there, and repairs a torn tail. */
+  /**
+   * Opens (creating the folder and file if needed), replays what is there, and repairs a torn tail.
+   * The replay is the snapshot's state, then the segments it does not cover, then the tail, each
+   * streamed; a tail found past `segmentBytes` (a journal of format 1) is first made a segment, and
+   * any segment read is folded into a new snapshot, so the next start does not read it again.
+   */
   static open(options: JournalOptions): { journal: Journal; replay: JournalReplay } {
     if (!(options.fsyncIntervalMs === undefined || (Number.isFinite(options.fsyncIntervalMs) && options.fsyncIntervalMs >= 0))) {
       throw new InvalidArgumentError("fsyncIntervalMs must be a non-negative number");
     }
-    const path = join(options.dir, JOURNAL_FILE);
+    const { dir } = options;
+    const path = join(dir, JOURNAL_FILE);
+    const log = options.logger;
     let fd: number;
     try {
-      mkdirSync(options.dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
+      ensureHistoryDir(dir);
+      removeStaleTemp(dir);
+      checkVersion(dir, headerVersion(path));
+      const snapshot = readSnapshot(dir);
+      const folder = snapshot === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(snapshot);
+      const lastGen = Math.max(folder.through, ...listSegments(dir).map((s) => s.gen));
       fd = openSync(path, "a+");
+      if (fstatSync(fd).size > (options.segmentBytes ?? SEGMENT_BYTES)) {
+        closeSync(fd);
+        renameSync(path, segmentPath(dir, lastGen + 1, (options.now ?? Date.now)()));
+        fsyncDir(join(dir, "history"));
+        fd = openSync(path, "a+");
+        fsyncDir(dir);
+      }
+      const { folded, corrupt } = foldSegmentsSync(folder, dir);
+      if (corrupt > 0) log?.warn({ dir, corruptLines: corrupt }, "journal history has corrupt lines; skipped them");
+      if (folded > 0) writeSnapshot(dir, folder.toSnapshot((options.now ?? Date.now)()));
+      const replay = folder.toReplay();
+      const scan = scanLinesSync(path, (line) => {
+        const rec = parseRecord(line);
+        if (rec === undefined) replay.corruptLines++;
+        else replayRecord(replay, rec);
+      });
+      checkVersion(dir, replay.version);
+      if (scan.torn) {
+        replay.tornTail = true;
+        ftruncateSync(fd, scan.complete);
+        log?.warn({ path, keptBytes: scan.complete }, "journal ended in a torn line; truncated it");
+      }
+      if (replay.corruptLines > 0) log?.warn({ path, corruptLines: replay.corruptLines }, "journal has corrupt lines; skipped them");
+      const journal = new Journal(dir, fd, options, {
+        bytes: fstatSync(fd).size,
+        venue: replay.venue,
+        nextGen: Math.max(folder.through, ...listSegments(dir).map((s) => s.gen)) + 1,
+      });
+      // A tail begun by a rotation killed before its header: the venue is known from the snapshot.
+      if (journal.#bytes === 0 && replay.venue !== undefined) for (const rec of venueHeader(replay.venue)) journal.append(rec);
+      return { journal, replay };
     } catch (err) {
+      if (err instanceof ConfigError) throw err;
       throw new JournalError(`cannot open the claims journal ${path}: ${(err as Error).message}`, { cause: err });
     }
-    const text = readFileSync(path, "utf8");
-    const replay = parseJournal(text);
-    if (replay.tornTail) {
-      const keep = Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1), "utf8");
-      ftruncateSync(fd, keep);
-      options.logger?.warn({ path, keptBytes: keep }, "journal ended in a torn line; truncated it");
+  }
+
+  /** The venue record this journal belongs to (set once, by its first venue record). */
+  #noteVenue(record: JournalRecord): void {
+    if (record.t === "venue" && record.guard !== true) this.#venue ??= record;
+  }
+
+  #maybeRotate(): void {
+    if (this.#bytes > this.#segmentBytes || utcDay(this.#now()) !== utcDay(this.#startedAt)) this.rotate();
+  }
+
+  /**
+   * Close the tail as a history segment and begin a new one (header first), then fold the segment
+   * into the snapshot in the background. Synchronous and short: one fdatasync, one rename, fsyncs.
+   */
+  rotate(): void {
+    if (this.#closed || this.#failure !== undefined || this.#bytes === 0) return;
+    const gen = this.#nextGen++;
+    try {
+      fdatasyncSync(this.#fd);
+      closeSync(this.#fd);
+      renameSync(this.path, segmentPath(this.dir, gen, this.#startedAt));
+      fsyncDir(join(this.dir, "history"));
+      this.#fd = openSync(this.path, "a+");
+      fsyncDir(this.dir);
+    } catch (err) {
+      this.#fail(err as Error);
+      return;
     }
-    if (replay.corruptLines > 0) {
-      options.logger?.warn({ path, corruptLines: replay.corruptLines }, "journal has corrupt lines; skipped them");
+    this.#bytes = 0;
+    this.#startedAt = this.#now();
+    if (this.#venue !== undefined) for (const rec of venueHeader(this.#venue)) this.append(rec);
+    if (this.#autoCompact) this.#compacting = this.#compacting.then(() => this.compact());
+  }
+
+  /** Fold the segments not yet in the snapshot into it. Never rejects: a failure is logged, retried next time. */
+  async compact(): Promise<void> {
+    try {
+      const folded = await compact(this.dir, this.#now());
+      if (folded > 0) this.#logger?.warn({ dir: this.dir, segments: folded }, "journal history compacted into the snapshot");
+    } catch (err) {
+      this.#logger?.error({ dir: this.dir, err: (err as Error).message }, "journal compaction failed; the next start reads the segments");
     }
-    return { journal: new Journal(path, fd, options), replay };
   }
 
   /**
@@ -97,12 +250,14 @@ export class Journal {
       const length = Buffer.byteLength(line);
       if (written !== length) throw new Error(`short write (${written} of ${length} bytes): disk full?`);
       this.#partial = false;
+      this.#bytes += length;
     } catch (err) {
       // Whatever part of the line reached the file is a corrupt line to replay (skipped, counted).
       this.#partial = true;
       this.#fail(err as Error);
       throw new JournalError(`cannot write the claims journal: ${(err as Error).message}`, { cause: err });
     }
+    this.#noteVenue(record);
     this.#dirty = true;
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
@@ -129,6 +284,8 @@ export class Journal {
     if (this.#closed) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#rotateTimer !== undefined) clearInterval(this.#rotateTimer);
+    await this.#compacting;
     await this.flush();
     this.#closed = true;
     closeSync(this.#fd);

@@ -1,7 +1,7 @@
 /** The JSONL journal of one process as the daemon's state store: it always leads, intents are one write(2). */
-import { readFileSync } from "node:fs";
 import type { Journal } from "./fileJournal.js";
-import { type IntentRecord, type JournalRecord, type JournalReplay, type OrderIntentRecord, parseJournal } from "./journalRecords.js";
+import { readCurrent } from "./journalFiles.js";
+import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
 import type { Role, StateStore } from "./stateStore.js";
 
 export class FileStore implements StateStore {
@@ -40,7 +40,7 @@ export class FileStore implements StateStore {
   }
 
   async replay(): Promise<JournalReplay> {
-    return parseJournal(readFileSync(this.#journal.path, "utf8"));
+    return readCurrent(this.#journal.dir);
   }
 
   close(): Promise<void> {

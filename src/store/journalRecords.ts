@@ -5,6 +5,14 @@
  * rebuilds from them which ids were claimed, which orders are unsettled, and the P&L.
  */
 import { z } from "zod";
+import type { LedgerSnapshot } from "../engine/pnlLedger.js";
+import type { ClaimedSnapshot } from "./claimedFold.js";
+
+/**
+ * The journal format this build writes and the newest it reads. 1: one claims.jsonl, no `version`.
+ * 2: a venue header with `version`, a compacted snapshot and dated history segments (journalFiles.ts).
+ */
+export const JOURNAL_VERSION = 2;
 
 const finite = z.number().finite();
 
@@ -58,6 +66,13 @@ const venueSchema = z.object({
   at: finite,
   baseUrl: z.string(),
   accountId: z.string(),
+  /** Journal format of the writer (absent: 1). A reader refuses a version newer than its own. */
+  version: z.number().int().positive().optional(),
+  /**
+   * A record that only makes a build of format 1 refuse the file (its venue differs, so it exits 78
+   * naming it) instead of replaying a tail without the compacted ids; later builds skip it.
+   */
+  guard: z.boolean().optional(),
 });
 /** An unwind order, written before it is sent; `clientOrderId` is deterministic per journal and slice. */
 const orderIntentSchema = z.object({
@@ -179,6 +194,8 @@ export interface ClaimedReplay {
   modes: Map<string, ClaimModeRecord>;
   /** Keyed `${symbol} ${marginMode}`: the last one written. */
   bases: Map<string, ClaimedBaseRecord>;
+  /** The accounting of compacted history (claimedFold.ts), which the records above continue. */
+  folded?: ClaimedSnapshot;
 }
 
 export interface JournalReplay {
@@ -197,6 +214,17 @@ export interface JournalReplay {
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
   corruptLines: number;
+  /** The newest journal format any record or the snapshot declared (1 when none did). */
+  version?: number;
+  /**
+   * Ids settled in compacted history (sorted ascending): never claimed again, and their claims are
+   * already in `ledger`. Their records are in the history segments, not in `intents` / `outcomes`.
+   */
+  done?: readonly number[];
+  /** The P&L of compacted history, which the records of the maps above continue. */
+  ledger?: LedgerSnapshot;
+  /** The largest order number in compacted history. */
+  orderSeq?: number;
   /** True when the file ended in a partial line (a write cut short by a kill); it was truncated away. */
   tornTail: boolean;
 }
@@ -234,7 +262,8 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
       replay.positions = rec;
       return;
     case "venue":
-      replay.venue ??= rec;
+      replay.version = Math.max(replay.version ?? 1, rec.version ?? 1);
+      if (rec.guard !== true) replay.venue ??= rec;
       return;
     case "order_intent":
       replay.orders.intents.set(rec.clientOrderId, rec);
@@ -253,6 +282,18 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
   }
 }
 
+/** One line of a journal as a record, or undefined when it is not a valid one. */
+export function parseRecord(line: string): JournalRecord | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const result = recordSchema.safeParse(parsed);
+  return result.success ? result.data : undefined;
+}
+
 /** Pure parse of journal text: valid records, corrupt lines counted, a partial last line detected. */
 export function parseJournal(text: string): JournalReplay {
   const replay = emptyReplay();
@@ -262,19 +303,9 @@ export function parseJournal(text: string): JournalReplay {
   if (tail.length > 0) replay.tornTail = true;
   for (const line of lines) {
     if (line.length === 0) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      replay.corruptLines++;
-      continue;
-    }
-    const result = recordSchema.safeParse(parsed);
-    if (!result.success) {
-      replay.corruptLines++;
-      continue;
-    }
-    replayRecord(replay, result.data);
+    const rec = parseRecord(line);
+    if (rec === undefined) replay.corruptLines++;
+    else replayRecord(replay, rec);
   }
   return replay;
 }

@@ -9,10 +9,11 @@
  *   journal is moved aside (`claims-<time>.jsonl`, the newest `KEEP_ASIDE` kept) and a fresh one begins.
  * - A journal older than the venue record is replayed for its ids, with a warning, and adopted.
  */
-import { existsSync, readdirSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
-import { JOURNAL_FILE, Journal, type JournalLogger } from "./fileJournal.js";
+import { JOURNAL_FILE, Journal, type JournalLogger, venueHeader } from "./fileJournal.js";
+import { HISTORY_DIR, SNAPSHOT_FILE } from "./journalFiles.js";
 import type { JournalReplay } from "./journalRecords.js";
 
 export interface JournalOwner {
@@ -29,6 +30,8 @@ export interface OwnJournalLogger extends JournalLogger {
 /** Simulator journals kept beside the fresh one (older ones are deleted). */
 export const KEEP_ASIDE = 5;
 const ASIDE = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.jsonl$/;
+/** A set-aside journal's history segments and snapshot (a run long enough to rotate). */
+const ASIDE_HISTORY = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.history$/;
 
 export function openOwnJournal(options: { dir: string; owner: JournalOwner; logger: OwnJournalLogger; fsyncIntervalMs?: number }): {
   journal: Journal;
@@ -50,9 +53,9 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
         "journal names no venue (written before venue records): replayed for its ids and adopted for this venue and account",
       );
     }
-    const record = { t: "venue", at: Date.now(), baseUrl: owner.baseUrl, accountId: owner.accountId } as const;
-    journal.append(record);
-    opened.replay.venue = record;
+    const header = venueHeader({ at: Date.now(), baseUrl: owner.baseUrl, accountId: owner.accountId });
+    for (const rec of header) journal.append(rec);
+    opened.replay.venue = header[1];
     return opened;
   }
   if (venue.baseUrl !== owner.baseUrl || venue.accountId !== owner.accountId) {
@@ -69,8 +72,20 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
 
 function setAside(dir: string, logger: OwnJournalLogger): void {
   const path = join(dir, JOURNAL_FILE);
-  if (!existsSync(path) || statSync(path).size === 0) return;
   const stamp = new Date().toISOString().replace(/[-:]/g, "");
+  const history = join(dir, HISTORY_DIR);
+  const snapshot = join(dir, SNAPSHOT_FILE);
+  if (existsSync(snapshot) || (existsSync(history) && readdirSync(history).length > 0)) {
+    if (existsSync(history)) renameSync(history, join(dir, `claims-${stamp}.history`));
+    if (existsSync(snapshot)) renameSync(snapshot, join(dir, `claims-${stamp}.history`, SNAPSHOT_FILE));
+  }
+  for (const f of readdirSync(dir)
+    .filter((f) => ASIDE_HISTORY.test(f))
+    .sort()
+    .reverse()
+    .slice(KEEP_ASIDE))
+    rmSync(join(dir, f), { recursive: true, force: true });
+  if (!existsSync(path) || statSync(path).size === 0) return;
   const aside = join(dir, `claims-${stamp}.jsonl`);
   renameSync(path, aside);
   logger.info(

@@ -17,7 +17,12 @@ export interface LeadershipEvents {
   elected(term: number): void;
   deposed(term: number, reason: DeposeReason): void;
   error(err: unknown): void;
+  /** A periodic compaction of the journal (postgres/compactJournal.ts) finished or failed. */
+  compacted?(outcome: { archived: number; throughSeq: number } | { err: Error }): void;
 }
+
+/** How often the leader folds the journal's settled events into the snapshot. */
+export const PG_COMPACT_EVERY_MS = 3_600_000;
 
 export class PgStateStore implements StateStore {
   readonly kind = "postgres";
@@ -30,6 +35,8 @@ export class PgStateStore implements StateStore {
   /** The database unreachable for an intent or a lease beat (cleared by the next that gets through). */
   #leaseFailure: Error | undefined;
   #closed = false;
+  #compactTimer: NodeJS.Timeout | undefined;
+  #compacting: Promise<void> = Promise.resolve();
 
   private constructor(store: PgStore) {
     this.#store = store;
@@ -38,7 +45,10 @@ export class PgStateStore implements StateStore {
   }
 
   /** Connects and migrates; the lease is taken once `start` is called. */
-  static async open(options: Omit<PgStoreOptions, "leaseObserver">, events: LeadershipEvents): Promise<PgStateStore> {
+  static async open(
+    options: Omit<PgStoreOptions, "leaseObserver"> & { compactEveryMs?: number },
+    events: LeadershipEvents,
+  ): Promise<PgStateStore> {
     let self: PgStateStore | undefined;
     const store = await PgStore.open({
       ...options,
@@ -55,6 +65,15 @@ export class PgStateStore implements StateStore {
       },
     });
     self = new PgStateStore(store);
+    const every = options.compactEveryMs ?? PG_COMPACT_EVERY_MS;
+    if (every > 0) {
+      const s = self;
+      s.#compactTimer = setInterval(() => {
+        // The leader compacts (one replica, not all at once); a standby's replay at election reads the result.
+        if (!s.#closed && s.role() === "leader") s.#compacting = s.#compacting.then(() => s.#compact(events));
+      }, every);
+      s.#compactTimer.unref();
+    }
     return self;
   }
 
@@ -111,13 +130,22 @@ export class PgStateStore implements StateStore {
   }
 
   /** Import a file journal once (idempotent): ids claimed before the move are never claimed again. */
-  importFileJournal(path: string): Promise<{ imported: boolean; ids: number }> {
+  importFileJournal(path: string | JournalReplay): Promise<{ imported: boolean; ids: number }> {
     return this.#store.importFileJournal(path);
+  }
+
+  async #compact(events: LeadershipEvents): Promise<void> {
+    try {
+      events.compacted?.(await this.#store.compact());
+    } catch (err) {
+      events.compacted?.({ err: err as Error });
+    }
   }
 
   /** Waits (up to `timeoutMs`) for queued records, then gives the lease up for a fast handover. */
   async close(timeoutMs = 3_000): Promise<void> {
-    await Promise.race([this.#flushed(), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    if (this.#compactTimer !== undefined) clearInterval(this.#compactTimer);
+    await Promise.race([Promise.all([this.#flushed(), this.#compacting]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     this.#closed = true;
     await this.#store.close({ release: true });
   }

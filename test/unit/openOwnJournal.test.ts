@@ -55,8 +55,14 @@ describe("openOwnJournal", () => {
       perSymbolQty: { PERP_ETH_USDC: 1 },
     });
     await first.journal.close();
-    const firstLine = JSON.parse(readFileSync(join(dir, JOURNAL_FILE), "utf8").split("\n")[0] as string);
-    expect(firstLine).toMatchObject({ t: "venue", baseUrl: A.baseUrl, accountId: A.accountId });
+    const [guard, venue] = readFileSync(join(dir, JOURNAL_FILE), "utf8")
+      .split("\n")
+      .slice(0, 2)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // First a guard a format-1 build refuses (another "venue": exit 78), then the venue itself.
+    expect(guard).toMatchObject({ t: "venue", guard: true, version: 2, accountId: A.accountId });
+    expect(guard?.baseUrl).not.toBe(A.baseUrl);
+    expect(venue).toMatchObject({ t: "venue", baseUrl: A.baseUrl, accountId: A.accountId, version: 2 });
     const again = openFor(dir, A);
     expect([...again.replay.intents.keys()]).toEqual([7]);
     expect(again.replay.venue).toMatchObject({ baseUrl: A.baseUrl, accountId: A.accountId });

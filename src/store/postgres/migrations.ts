@@ -151,9 +151,26 @@ ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
   CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base'));
 `;
 
+/**
+ * Compaction (compactJournal.ts): events folded into the account's snapshot are marked archived and
+ * left out of the start-up replay, which reads the snapshot and the open rows only (their partial
+ * index). Archived rows stay for `liquidator pnl` and `report`. No new event kind.
+ */
+const JOURNAL_ARCHIVE = `
+ALTER TABLE journal_events ADD COLUMN archived boolean NOT NULL DEFAULT false;
+CREATE INDEX journal_events_open ON journal_events (account_id, seq) WHERE NOT archived;
+CREATE TABLE journal_snapshots (
+  account_id text PRIMARY KEY,
+  through_seq bigint NOT NULL,
+  snapshot jsonb NOT NULL,
+  written_at timestamptz NOT NULL DEFAULT now()
+);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "lease, claims, orders, journal_events, journal_imports", sql: TABLES },
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
   { version: 3, name: "order fills in journal_events", sql: ORDER_FILLS },
   { version: 4, name: "claimed positions in journal_events", sql: CLAIMED_POSITIONS },
+  { version: 8, name: "journal snapshots, archived events", sql: JOURNAL_ARCHIVE },
 ];

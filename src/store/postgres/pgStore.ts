@@ -4,6 +4,7 @@
  * the journal fenced on the keeper's replica id.
  */
 import type { JournalReplay } from "../journalRecords.js";
+import { type CompactOptions, type CompactResult, compactPgJournal } from "./compactJournal.js";
 import { type ImportOptions, type ImportResult, importFileJournal } from "./importFileJournal.js";
 import { defaultReplicaId, LeaseKeeper, type LeaseObserver } from "./leaseKeeper.js";
 import { type MigrateResult, migrate } from "./migrate.js";
@@ -75,6 +76,11 @@ export class PgStore {
 
   replay(options?: ReplayOptions): Promise<PgReplay> {
     return replayJournal(this.#db, this.accountId, options);
+  }
+
+  /** Folds the account's events into its snapshot and archives them (compactJournal.ts). */
+  compact(options?: CompactOptions): Promise<CompactResult> {
+    return compactPgJournal(this.#db, this.accountId, options);
   }
 
   importFileJournal(source: string | JournalReplay, options?: ImportOptions): Promise<ImportResult> {

@@ -1,9 +1,13 @@
 /**
- * Start-up replay from `journal_events`: the same JournalReplay the file journal gives (last intent
- * per id, outcomes per id in journal order, last positions snapshot), so restoreFromJournal works on
- * either backend, plus the orders. Read in keyset-paginated batches by `seq`: a journal of months
- * never becomes one result set in memory twice over, and each batch is a short indexed query.
+ * Start-up replay from PostgreSQL: the same JournalReplay the file journal gives, so
+ * restoreFromJournal works on either backend. The account's compacted snapshot (compactJournal.ts)
+ * first, then the events not archived into it, in keyset-paginated batches by `seq`: start-up reads
+ * what is still open, not the history. Both are read in one REPEATABLE READ transaction, so a
+ * compaction committing meanwhile cannot archive rows between the two reads.
+ *
+ * `history: true` reads every event instead, archived ones included (`liquidator pnl`, `report`).
  */
+import { JournalFolder, type JournalSnapshot } from "../journalFolder.js";
 import { emptyReplay, type JournalRecord, type JournalReplay, replayRecord } from "../journalRecords.js";
 import type { PgDatabase } from "./pgDatabase.js";
 
@@ -13,23 +17,42 @@ export type PgReplay = JournalReplay;
 export interface ReplayOptions {
   /** Events per query. */
   batchSize?: number;
+  /** Every event ever written, archived ones too, and no snapshot: the whole history. */
+  history?: boolean;
 }
 
-type EventRow = { seq: string; kind: string; record: JournalRecord };
+type EventRow = { seq: string; record: JournalRecord };
 
 export async function replayJournal(db: PgDatabase, accountId: string, options: ReplayOptions = {}): Promise<PgReplay> {
   const batchSize = options.batchSize ?? 5_000;
-  const replay = emptyReplay();
-  let after = "0";
-  for (;;) {
-    const res = await db.query<EventRow>(
-      "SELECT seq, kind, record FROM journal_events WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-      [accountId, after, batchSize],
-      { accountId },
-    );
-    for (const row of res.rows) replayRecord(replay, row.record);
-    const last = res.rows.at(-1);
-    if (last === undefined || res.rows.length < batchSize) return replay;
-    after = last.seq;
-  }
+  return db.transaction(
+    async (q) => {
+      await q("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      let replay = emptyReplay();
+      let after = "0";
+      if (options.history !== true) {
+        const snap = await q<{ through_seq: string; snapshot: JournalSnapshot }>(
+          "SELECT through_seq, snapshot FROM journal_snapshots WHERE account_id = $1",
+          [accountId],
+        );
+        const row = snap.rows[0];
+        if (row !== undefined) {
+          replay = JournalFolder.fromSnapshot(row.snapshot).toReplay();
+          after = row.through_seq;
+        }
+      }
+      const open = options.history === true ? "" : "AND NOT archived";
+      for (;;) {
+        const res = await q<EventRow>(
+          `SELECT seq, record FROM journal_events WHERE account_id = $1 ${open} AND seq > $2 ORDER BY seq LIMIT $3`,
+          [accountId, after, batchSize],
+        );
+        for (const row of res.rows) replayRecord(replay, row.record);
+        const last = res.rows.at(-1);
+        if (last === undefined || res.rows.length < batchSize) return replay;
+        after = last.seq;
+      }
+    },
+    { accountId },
+  );
 }

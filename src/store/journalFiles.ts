@@ -1,0 +1,200 @@
+/**
+ * The file journal's folder: `claims.jsonl` (the tail being written), `history/claims-<day>-<gen>.jsonl`
+ * (closed segments, never rewritten: `liquidator pnl` reads them), and `claims.snapshot.json` (every
+ * segment up to `through` folded into what a restart needs, journalFolder.ts). Start-up reads the
+ * snapshot, the segments newer than it and the tail: bounded by what is still open plus one segment
+ * or two, not by history.
+ *
+ * Crash safety: a segment is made by one rename of the tail; a snapshot is written to a temp file,
+ * fsynced, renamed over the old one, and the folder fsynced. A kill at any step leaves the old
+ * snapshot with the segments it did not cover (replayed again, from the segment, at the next start)
+ * or the new one: the claimed ids are in one or the other, never in neither.
+ */
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { utcDay } from "../engine/pnlLedger.js";
+import { ConfigError } from "../errors.js";
+import { JournalFolder, type JournalSnapshot } from "./journalFolder.js";
+import { emptyReplay, JOURNAL_VERSION, type JournalReplay, parseRecord, replayRecord } from "./journalRecords.js";
+import { scanLines, scanLinesSync } from "./scanLines.js";
+
+export const JOURNAL_FILE = "claims.jsonl";
+export const SNAPSHOT_FILE = "claims.snapshot.json";
+export const HISTORY_DIR = "history";
+const SEGMENT = /^claims-(\d{4}-\d{2}-\d{2})-(\d{8})\.jsonl$/;
+
+export interface Segment {
+  gen: number;
+  path: string;
+}
+
+export function segmentPath(dir: string, gen: number, startedAt: number): string {
+  return join(dir, HISTORY_DIR, `claims-${utcDay(startedAt)}-${String(gen).padStart(8, "0")}.jsonl`);
+}
+
+/** History segments, oldest first. */
+export function listSegments(dir: string): Segment[] {
+  const history = join(dir, HISTORY_DIR);
+  if (!existsSync(history)) return [];
+  const out: Segment[] = [];
+  for (const f of readdirSync(history)) {
+    const m = SEGMENT.exec(f);
+    if (m !== null) out.push({ gen: Number(m[2]), path: join(history, f) });
+  }
+  return out.sort((a, b) => a.gen - b.gen);
+}
+
+export function fsyncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Refuse a journal a newer build wrote: its format may hold what this build cannot replay. */
+export function checkVersion(dir: string, version: number | undefined): void {
+  if ((version ?? 1) <= JOURNAL_VERSION) return;
+  throw new ConfigError(
+    "state.dir",
+    `the claims journal in ${dir} is of format ${version}, written by a newer liquidator; this build reads format ${JOURNAL_VERSION} ` +
+      "and older. Run the newer build again (a rollback cannot read its journal), or restore the backup of state.dir taken before the upgrade",
+  );
+}
+
+export function readSnapshot(dir: string): JournalSnapshot | undefined {
+  const path = join(dir, SNAPSHOT_FILE);
+  if (!existsSync(path)) return undefined;
+  const s = JSON.parse(readFileSync(path, "utf8")) as JournalSnapshot;
+  checkVersion(dir, s.version);
+  if (s.t !== "snapshot" || !Array.isArray(s.done) || !Array.isArray(s.open)) throw new Error(`${path} is not a journal snapshot`);
+  return s;
+}
+
+/** Temp file, fsync, rename, fsync the folder: a kill leaves the old snapshot or the new one. */
+export function writeSnapshot(dir: string, snapshot: JournalSnapshot, step?: (name: "temp" | "renamed") => void): void {
+  const path = join(dir, SNAPSHOT_FILE);
+  const temp = `${path}.tmp`;
+  const fd = openSync(temp, "w");
+  try {
+    const text = JSON.stringify(snapshot);
+    for (let off = 0, buf = Buffer.from(text); off < buf.length; ) off += writeSync(fd, buf, off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  step?.("temp");
+  renameSync(temp, path);
+  step?.("renamed");
+  fsyncDir(dir);
+}
+
+/** A temp snapshot a killed compaction left behind: never read, removed at the next open. */
+export function removeStaleTemp(dir: string): void {
+  const temp = join(dir, `${SNAPSHOT_FILE}.tmp`);
+  if (existsSync(temp)) unlinkSync(temp);
+}
+
+/** The format declared in the first lines of a file (its header), without reading the rest. */
+export function headerVersion(path: string): number {
+  if (!existsSync(path)) return 1;
+  const fd = openSync(path, "r");
+  const buf = Buffer.alloc(16_384);
+  const n = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  let version = 1;
+  for (const line of buf.toString("utf8", 0, n).split("\n").slice(0, 3)) {
+    const rec = parseRecord(line);
+    if (rec?.t === "venue") version = Math.max(version, rec.version ?? 1);
+  }
+  return version;
+}
+
+/** Folds the segments newer than `folder.through` into it; counts lines that were not records. */
+export function foldSegmentsSync(folder: JournalFolder, dir: string): { folded: number; corrupt: number } {
+  let corrupt = 0;
+  let folded = 0;
+  for (const seg of listSegments(dir)) {
+    if (seg.gen <= folder.through) continue;
+    scanLinesSync(seg.path, (line) => {
+      const rec = parseRecord(line);
+      if (rec === undefined) corrupt++;
+      else folder.add(rec);
+    });
+    checkVersion(dir, folder.version);
+    folder.through = seg.gen;
+    folded++;
+  }
+  return { folded, corrupt };
+}
+
+/**
+ * Folds every segment the snapshot does not cover yet into a new snapshot, reading in chunks and
+ * yielding between them (it runs while the daemon claims). `step` lets a test stop it at each stage.
+ */
+export async function compact(dir: string, now: number, step?: (name: "folded" | "temp" | "renamed") => void): Promise<number> {
+  const snapshot = readSnapshot(dir);
+  const folder = snapshot === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(snapshot);
+  let folded = 0;
+  for (const seg of listSegments(dir)) {
+    if (seg.gen <= folder.through) continue;
+    await scanLines(seg.path, (line) => {
+      const rec = parseRecord(line);
+      if (rec !== undefined) folder.add(rec);
+    });
+    folder.through = seg.gen;
+    folded++;
+  }
+  if (folded === 0) return 0;
+  checkVersion(dir, folder.version);
+  step?.("folded");
+  writeSnapshot(dir, folder.toSnapshot(now), step);
+  return folded;
+}
+
+/** What a restart would replay (snapshot, newer segments, tail), read-only: the store's `replay()`. */
+export function readCurrent(dir: string): JournalReplay {
+  const snapshot = readSnapshot(dir);
+  const folder = snapshot === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(snapshot);
+  foldSegmentsSync(folder, dir);
+  const replay = folder.toReplay();
+  const tail = join(dir, JOURNAL_FILE);
+  if (existsSync(tail))
+    replay.tornTail = scanLinesSync(tail, (line) => {
+      const rec = parseRecord(line);
+      if (rec === undefined) replay.corruptLines++;
+      else replayRecord(replay, rec);
+    }).torn;
+  return replay;
+}
+
+/** Every record ever written, oldest first (segments, then the tail): for `liquidator pnl`, read-only. */
+export function readHistory(dir: string): JournalReplay {
+  const replay = emptyReplay();
+  const add = (line: string): void => {
+    const rec = parseRecord(line);
+    if (rec === undefined) replay.corruptLines++;
+    else replayRecord(replay, rec);
+  };
+  for (const seg of listSegments(dir)) scanLinesSync(seg.path, add);
+  const tail = join(dir, JOURNAL_FILE);
+  if (existsSync(tail)) replay.tornTail = scanLinesSync(tail, add).torn;
+  return replay;
+}
+
+export function ensureHistoryDir(dir: string): void {
+  mkdirSync(join(dir, HISTORY_DIR), { recursive: true });
+}
