@@ -29,6 +29,7 @@ export function liveShadows(o: { loaded: LoadedConfig; metrics: Metrics; logger:
     model: MODEL,
     claimed: (variant, id) => log.debug({ variant, id }, "shadow claim"),
     dropped: (n) => o.metrics.shadow.dropped.inc(n),
+    failed: (err) => log.error({ err }, "the shadow variants failed and stopped (claims are not affected); a SIGHUP starts them anew"),
   });
   o.metrics.shadow.setSource(() => ({ scores: feed.scores(), ...feed.cost(), queued: feed.queued }));
   const apply = (loaded: LoadedConfig): void => {

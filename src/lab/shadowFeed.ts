@@ -35,6 +35,8 @@ export interface ShadowFeedOptions {
   claimed?: (variant: string, id: number) => void;
   /** Events dropped because the queue was full (the replay could not keep up). */
   dropped?: (n: number) => void;
+  /** The replay threw: the shadows stop (until the next variant list); the daemon goes on. */
+  failed?: (err: unknown) => void;
   /** Where a slice is scheduled; default setImmediate. */
   schedule?: (run: () => void) => void;
   /** Most events waiting; past it new ones are dropped (counted). */
@@ -84,7 +86,8 @@ export class ShadowFeed implements CaptureTap {
     this.#drainAll();
     this.#key = key;
     this.#variants = variants;
-    this.#market = variants.length === 0 ? undefined : this.#newMarket(variants);
+    this.#market = undefined;
+    if (variants.length > 0) this.#market = this.#newMarket(variants);
   }
 
   /** The capture tap: enqueue only (never blocks, never throws). */
@@ -153,10 +156,18 @@ export class ShadowFeed implements CaptureTap {
     const until = performance.now() + budgetMs;
     const q = this.#queue;
     let i = this.#head;
-    while (i < q.length) {
-      market.step(q[i++] as CaptureEvent);
-      // The clock is read every few events: one step is a few µs.
-      if ((i & 15) === 0 && performance.now() >= until) break;
+    try {
+      while (i < q.length) {
+        market.step(q[i++] as CaptureEvent);
+        // The clock is read every few events: one step is a few µs.
+        if ((i & 15) === 0 && performance.now() >= until) break;
+      }
+    } catch (err) {
+      // A shadow is never worth the daemon: its failure stops the shadows, not the claims. The event
+      // it failed on is not kept to start the next ones from.
+      this.#forget(q[i - 1] as CaptureEvent);
+      this.#fail(err);
+      i = q.length;
     }
     this.#events += i - this.#head;
     if (i === q.length) {
@@ -172,7 +183,7 @@ export class ShadowFeed implements CaptureTap {
     this.#cpuMicros += used.user + used.system;
   }
 
-  #newMarket(variants: readonly Variant[]): ReplayMarket {
+  #newMarket(variants: readonly Variant[]): ReplayMarket | undefined {
     const o = this.#o;
     const model: ReplayModel = {
       latencyMs: o.model.latencyMs,
@@ -187,8 +198,28 @@ export class ShadowFeed implements CaptureTap {
     // What the daemon holds now, in the order it came: symbols, marks, the open list and what followed.
     const primer = [this.#info, this.#futures, ...this.#sinceOpen].filter((e): e is CaptureEvent => e !== undefined);
     primer.sort((a, b) => a.at - b.at);
-    for (const ev of primer) market.step(ev);
+    let ev: CaptureEvent | undefined;
+    try {
+      for (ev of primer) market.step(ev);
+    } catch (err) {
+      if (ev !== undefined) this.#forget(ev);
+      this.#fail(err);
+      return undefined;
+    }
     return market;
+  }
+
+  /** The shadows stop; the next SIGHUP starts them anew, whatever its list. */
+  #fail(err: unknown): void {
+    this.#market = undefined;
+    this.#key = "";
+    this.#o.failed?.(err);
+  }
+
+  #forget(ev: CaptureEvent): void {
+    if (this.#info === ev) this.#info = undefined;
+    if (this.#futures === ev) this.#futures = undefined;
+    this.#sinceOpen = this.#sinceOpen.filter((e) => e !== ev);
   }
 
   #remember(ev: CaptureEvent): void {

@@ -74,6 +74,32 @@ describe("shadow feed", () => {
   });
 });
 
+test("a replay that throws stops the shadows, not the caller; the next variant list starts them anew", async () => {
+  const variants = await buildVariants([], ["policy.min_fee=0"]);
+  const errors: unknown[] = [];
+  const ids: number[] = [];
+  const feed = new ShadowFeed({
+    model: { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 },
+    claimed: (_v, id) => ids.push(id),
+    failed: (err) => errors.push(err),
+    schedule: () => undefined,
+  });
+  feed.setVariants(variants);
+  const events = market(12, [liquidationEvent(t, 1, { [ETH]: 10 })]);
+  for (const ev of events.slice(0, 3)) feed.record(ev);
+  feed.record({ k: "liquidation", at: t, data: null } as unknown as CaptureEvent);
+  expect(() => feed.flush()).not.toThrow();
+  expect(errors).toHaveLength(1);
+  expect(feed.queued).toBe(0);
+  feed.record(events[3] as CaptureEvent);
+  expect(feed.queued).toBe(0); // stopped: nothing is queued
+  feed.setVariants(variants); // the same list, after a failure: started anew, from what came before
+  for (const ev of events.slice(4)) feed.record(ev);
+  feed.flush();
+  expect(errors).toHaveLength(1);
+  expect(ids).toEqual([1]);
+});
+
 describe("shadow.variants config", () => {
   const load = async (shadow: unknown, policy: Record<string, unknown> = OPEN_POLICY) => {
     dir ??= await tempDir("shadow-config");
