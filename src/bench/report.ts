@@ -244,6 +244,31 @@ export function table(r: BenchResults, markdown = false): string {
     rows.push(["policy decisions / s", fmt(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
     rows.push(["signatures / s node:crypto (noble)", `${fmt(th.signaturesPerSecond)} (${fmt(th.nobleSignaturesPerSecond)})`, "", "", ""]);
   }
+  const sh = r.shadow;
+  if (sh !== undefined) {
+    const n = sh.on.shadows;
+    rows.push([
+      `tick-to-claim p50 / p99 daemon/floor, 0 → ${n} shadows`,
+      "",
+      "",
+      `${fmt(sh.off.ratioP50, 2)} / ${fmt(sh.off.ratioP99, 2)} → ${fmt(sh.on.ratioP50, 2)} / ${fmt(sh.on.ratioP99, 2)}`,
+      target(`tick-to-claim p50 daemon/floor with ${n} shadows`),
+    ]);
+    rows.push([
+      `cascade event-loop delay p99 during (ms), 0 → ${n} shadows`,
+      `${fmt(sh.off.cascadeEventLoopP99MsDuring, 1)} → ${fmt(sh.on.cascadeEventLoopP99MsDuring, 1)}`,
+      "",
+      "",
+      target(`cascade event-loop delay p99 during with ${n} shadows (ms)`),
+    ]);
+    rows.push([
+      "shadow CPU: µs per event per shadow / cascade ms per shadow",
+      `${fmt(sh.cpuUsPerEventPerShadow, 1)} / ${fmt(sh.cascadeCpuMsPerShadow, 1)}`,
+      "",
+      "",
+      "",
+    ]);
+  }
   const lab = r.lab;
   if (lab !== undefined) {
     rows.push(["capture tap, ns per event (dropped)", `${fmt(lab.tapNsPerEvent)} (${fmt(lab.tapDropped)})`, "", "", ""]);
