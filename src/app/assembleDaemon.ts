@@ -43,6 +43,7 @@ import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
+import { liveShadows } from "./liveShadows.js";
 import { tradingControl } from "./tradingControl.js";
 import { unwindScope } from "./unwindScope.js";
 import type { VenueConnection } from "./venueConnection.js";
@@ -128,7 +129,11 @@ export function assembleDaemon(o: {
     marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })),
   );
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
-  const sender = new ClaimSender(o.capture === undefined ? rest : capturingTransport(rest, o.capture), config.policy.dry_run);
+  // Shadow variants see what the capture sees, and the live claims as they leave (liveShadows.ts).
+  const shadows = liveShadows({ loaded, metrics, logger });
+  const capture = shadows.tap(o.capture);
+  const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
+  const sender = new ClaimSender(shadows.transport(transport), config.policy.dry_run);
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
   metrics.exposureCap.set(config.policy.max_total_exposure);
@@ -268,7 +273,7 @@ export function assembleDaemon(o: {
     slices,
     orders: unwinder,
     positionsRead: scope.positionsRead,
-    ...(o.capture !== undefined ? { capture: o.capture } : {}),
+    capture,
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
       logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");
@@ -372,6 +377,7 @@ export function assembleDaemon(o: {
       unwinder.kickAll();
       metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
       metrics.exposureCap.set(result.policy.max_total_exposure);
+      shadows.apply(result.loaded);
       if (result.needsRestart.length > 0)
         logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");

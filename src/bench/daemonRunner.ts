@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { metricValue } from "../observe/promText.js";
 import { type ProcessGroup, poll, stopChild } from "./children.js";
+import { shadowSectionYaml } from "./shadowBench.js";
 import type { VenueInfo } from "./venueProtocol.js";
 
 export interface DaemonRunOptions {
@@ -25,6 +26,8 @@ export interface DaemonRunOptions {
   capture?: boolean;
   /** `venue.claim_rehearsal_ms`; none: the daemon's default. */
   claimRehearsalMs?: number;
+  /** Shadow variants in the config (shadowBench.ts); none: 0. */
+  shadows?: number;
 }
 
 export interface RunningDaemon {
@@ -43,6 +46,8 @@ export interface DaemonScrape {
   rssBytes: number;
   /** Claims so far by connection: warm, fresh (had to connect first), pool. */
   claimConnections: { warm: number; fresh: number; pool: number };
+  /** The shadows' CPU seconds and replayed events so far. */
+  shadow: { cpuSeconds: number; events: number };
 }
 
 /** A free TCP port on loopback (closed again at once; the daemon binds it right after). */
@@ -81,7 +86,7 @@ state:
   dir: ${JSON.stringify(stateDir)}
 log:
   level: warn
-`;
+${shadowSectionYaml(o.shadows ?? 0)}`;
 }
 
 export function procRssBytes(pid: number | undefined): number {
@@ -149,6 +154,10 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
           warm: metricValue(text, "liquidator_claim_connections_total", { kind: "warm" }),
           fresh: metricValue(text, "liquidator_claim_connections_total", { kind: "fresh" }),
           pool: metricValue(text, "liquidator_claim_connections_total", { kind: "pool" }),
+        },
+        shadow: {
+          cpuSeconds: metricValue(text, "liquidator_shadow_cpu_seconds_total"),
+          events: metricValue(text, "liquidator_shadow_events_total"),
         },
       };
     },

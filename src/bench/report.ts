@@ -5,6 +5,7 @@
 
 import type { LabResult } from "./labBench.js";
 import type { ReconcileResult } from "./reconcile.js";
+import type { ShadowResult } from "./shadowBench.js";
 import type { LatencySummary, ValueResult } from "./stats.js";
 import type { ThroughputResult } from "./throughput.js";
 
@@ -72,6 +73,7 @@ export interface BenchResults {
   throughput?: ThroughputResult;
   lab?: LabResult;
   reconcile?: ReconcileResult;
+  shadow?: ShadowResult;
   targets: Target[];
 }
 
@@ -94,6 +96,16 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("after a quiet spell, paired median daemon/floor", r.tickToClaim?.sparse?.paired?.medianRatio, "<= 1.0", (v) => v <= 1.0);
   const sc = r.tickToClaim?.sparse?.daemonClaimConnections;
   add("after a quiet spell, claims on a new connection", sc === undefined ? undefined : sc.fresh + sc.pool, "= 0", (v) => v === 0);
+  const sh = r.shadow;
+  if (sh !== undefined) {
+    add(
+      `tick-to-claim p50 daemon/floor with ${sh.on.shadows} shadows`,
+      sh.on.ratioP50,
+      `<= ${fmt(sh.off.ratioP50 * 1.1, 2)} (1.1 × none)`,
+      (v) => v <= sh.off.ratioP50 * 1.1,
+    );
+    add(`cascade event-loop delay p99 during with ${sh.on.shadows} shadows (ms)`, sh.on.cascadeEventLoopP99MsDuring, "< 10", (v) => v < 10);
+  }
   add("cascade value ratio (first 20 / best 20)", r.cascade?.ratio, ">= 0.98", (v) => v >= 0.98);
   add("cascade 429s", r.cascade?.rateLimited, "= 0", (v) => v === 0);
   add("cascade event-loop delay p99 during (ms)", r.cascade?.eventLoopP99MsDuring, "< 10", (v) => v < 10);
@@ -231,6 +243,31 @@ export function table(r: BenchResults, markdown = false): string {
   if (th !== undefined) {
     rows.push(["policy decisions / s", fmt(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
     rows.push(["signatures / s node:crypto (noble)", `${fmt(th.signaturesPerSecond)} (${fmt(th.nobleSignaturesPerSecond)})`, "", "", ""]);
+  }
+  const sh = r.shadow;
+  if (sh !== undefined) {
+    const n = sh.on.shadows;
+    rows.push([
+      `tick-to-claim p50 / p99 daemon/floor, 0 → ${n} shadows`,
+      "",
+      "",
+      `${fmt(sh.off.ratioP50, 2)} / ${fmt(sh.off.ratioP99, 2)} → ${fmt(sh.on.ratioP50, 2)} / ${fmt(sh.on.ratioP99, 2)}`,
+      target(`tick-to-claim p50 daemon/floor with ${n} shadows`),
+    ]);
+    rows.push([
+      `cascade event-loop delay p99 during (ms), 0 → ${n} shadows`,
+      `${fmt(sh.off.cascadeEventLoopP99MsDuring, 1)} → ${fmt(sh.on.cascadeEventLoopP99MsDuring, 1)}`,
+      "",
+      "",
+      target(`cascade event-loop delay p99 during with ${n} shadows (ms)`),
+    ]);
+    rows.push([
+      "shadow CPU: µs per event per shadow / cascade ms per shadow",
+      `${fmt(sh.cpuUsPerEventPerShadow, 1)} / ${fmt(sh.cascadeCpuMsPerShadow, 1)}`,
+      "",
+      "",
+      "",
+    ]);
   }
   const lab = r.lab;
   if (lab !== undefined) {

@@ -9,7 +9,9 @@
  *    a warm-up of 5,000 short-lived liquidations;
  * 3. throughput: decide() and ed25519 signatures per second, in this process;
  * 4. reconcile: how long a REST reconcile of 10,000 open ids blocks the loop, in this process;
- * 5. lab: the capture tap's cost per event and backtest replay speed (labBench.ts).
+ * 5. lab: the capture tap's cost per event and backtest replay speed (labBench.ts);
+ * 6. shadow (not in the default list): tick-to-claim and one cascade run with no shadow variants and
+ *    with `--shadows` of them (shadowBench.ts), and the shadows' CPU time.
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  *
@@ -32,6 +34,7 @@ import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { measureReconcile } from "./reconcile.js";
 import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
+import { measureShadows, type ShadowCost } from "./shadowBench.js";
 import { paired, summarize, valueRatio } from "./stats.js";
 import { measureThroughput } from "./throughput.js";
 import type { CascadeReport, CascadeStarted, TickOptions, TickResult, VenueInfo, VenueStartOptions } from "./venueProtocol.js";
@@ -54,6 +57,8 @@ const { values: args } = parseArgs({
     "lab-hours": { type: "string", default: "24" },
     /** Hours of synthetic market the lab phase's sweep replays with 48 variants (0 skips it). */
     "lab-sweep-hours": { type: "string", default: "168" },
+    /** Shadow variants in the daemon for the `shadow` phase's second half. */
+    shadows: { type: "string", default: "8" },
     /** Run the daemon with `state.capture` on (the tick-to-claim phases then include the capture's cost). */
     capture: { type: "boolean", default: false },
     out: { type: "string", default: join(root, "bench", "results") },
@@ -129,10 +134,12 @@ async function latencyPhase(
   frames: number,
   warmup: number,
   sparseFrames: number,
+  shadows = 0,
 ): Promise<{
   daemon: TickResult;
   floor: TickResult;
   tick: TickOptions;
+  shadowCost: ShadowCost;
   sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions; daemonClaimConnections: DaemonScrape["claimConnections"] };
 }> {
   const { client: venue, lanes } = await startVenue({
@@ -148,8 +155,17 @@ async function latencyPhase(
   try {
     const daemon = await startDaemon(
       group,
-      { cli: CLI, venue: lanes[0]!, workDir: work, claimsPerSecond: 1_000, nodeArgs: daemonNodeArgs, capture: args.capture, ...rehearsal },
-      "latency",
+      {
+        cli: CLI,
+        venue: lanes[0]!,
+        workDir: work,
+        claimsPerSecond: 1_000,
+        nodeArgs: daemonNodeArgs,
+        capture: args.capture,
+        shadows,
+        ...rehearsal,
+      },
+      `latency-${shadows}`,
     );
     floor = await startFloor(lanes[1]!);
     log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
@@ -168,15 +184,16 @@ async function latencyPhase(
       const daemonClaimConnections = { warm: after.warm - before.warm, fresh: after.fresh - before.fresh, pool: after.pool - before.pool };
       sparse = { daemon: sd!, floor: sf!, tick: st, daemonClaimConnections };
     }
+    const shadowCost = (await daemon.scrape()).shadow;
     await daemon.stop();
-    return { daemon: d!, floor: f!, tick, ...(sparse !== undefined ? { sparse } : {}) };
+    return { daemon: d!, floor: f!, tick, shadowCost, ...(sparse !== undefined ? { sparse } : {}) };
   } finally {
     if (floor !== undefined) await stopChild(floor, 2_000);
     await stopVenue(venue);
   }
 }
 
-async function cascadePhase(total: number, run = 0): Promise<CascadeResult> {
+async function cascadePhase(total: number, run = 0, shadows = 0): Promise<CascadeResult & { shadowCost?: ShadowCost }> {
   const claimsPerSecond = 5; // docs/protocol.md §4
   const { client: venue, lanes } = await startVenue({ lanes: 1, seed: 23, claimsPerSecond, collateral: 1e9, liquidationTtlMs: 120_000 });
   const info = lanes[0]!;
@@ -184,8 +201,8 @@ async function cascadePhase(total: number, run = 0): Promise<CascadeResult> {
     // A state dir per run: each run is a new venue, whose journal a daemon must not share.
     const daemon = await startDaemon(
       group,
-      { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs, ...rehearsal },
-      `cascade-${run}`,
+      { cli: CLI, venue: info, workDir: work, claimsPerSecond, nodeArgs: daemonNodeArgs, shadows, ...rehearsal },
+      `cascade-${run}-${shadows}`,
     );
     await sleep(1_500); // first reconcile and rewards poll out of the way
     const opts = { total, pushes: 10, spanMs: 1_000, notional: [200, 50_000] as const, warmupLiquidations: 5_000, warmupLeadMs: 3_000 };
@@ -251,6 +268,7 @@ async function cascadePhase(total: number, run = 0): Promise<CascadeResult> {
       rssMbAfter: mb(rssAfter),
       duringWindowMs: Math.round(duringWindowMs),
       afterWindowMs: Math.round(afterWindowMs),
+      ...(shadows > 0 ? { shadowCost: after.shadow } : {}),
     };
   } finally {
     await stopVenue(venue);
@@ -336,6 +354,25 @@ async function main(): Promise<void> {
   if (phases.has("throughput")) partial.throughput = measureThroughput();
   if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]), Number(args["lab-sweep-hours"]));
   if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
+  if (phases.has("shadow")) {
+    const none = { cpuSeconds: 0, events: 0 };
+    partial.shadow = await measureShadows(
+      {
+        latency: async (n) => {
+          const r = await latencyPhase(frames, warmup, 0, n);
+          const d = summarize(r.daemon.samplesMs);
+          const f = summarize(r.floor.samplesMs);
+          return { ratioP50: round2(d.p50Us / f.p50Us), ratioP99: round2(d.p99Us / f.p99Us), cost: r.shadowCost };
+        },
+        cascade: async (n) => {
+          const r = await cascadePhase(total, 0, n);
+          return { eventLoopP99MsDuring: r.eventLoopP99MsDuring, ratio: r.ratio, cost: r.shadowCost ?? none };
+        },
+      },
+      Number(args.shadows),
+    );
+    log(`shadow: ${JSON.stringify(partial.shadow)}`);
+  }
   const results: BenchResults = { ...partial, targets: checkTargets(partial) };
 
   mkdirSync(args.out, { recursive: true });

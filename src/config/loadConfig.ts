@@ -11,6 +11,7 @@ import { configErrorFrom, type Problem, problemsFromZod } from "./issues.js";
 import { givenKeys } from "./liveLimits.js";
 import { type Config, configSchema } from "./schema.js";
 import { readSecret, type SecretSource } from "./secret.js";
+import { type ShadowVariant, shadowVariantsOf } from "./shadowVariants.js";
 
 export interface LoadConfigOptions {
   /** `--config FILE`; falls back to LIQUIDATOR_CONFIG; neither = built-in defaults. */
@@ -30,6 +31,8 @@ export interface LoadedConfig {
   envOverrides?: readonly string[];
   /** Dotted keys set by the file or the environment (the rest are built-in defaults). */
   given?: ReadonlySet<string>;
+  /** `shadow.variants`, each with its whole config (shadowVariants.ts). */
+  shadows?: readonly ShadowVariant[];
 }
 
 // A config file is a few kilobytes; refuse to parse something that obviously is not one.
@@ -109,7 +112,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     });
   }
 
-  const problems = [...envProblems, ...schemaProblems, ...secretProblems];
+  const shadows = parsed.success ? shadowVariantsOf(raw, parsed.data) : { variants: [], problems: [] };
+  const problems = [...envProblems, ...schemaProblems, ...shadows.problems, ...secretProblems];
   if (problems.length > 0 || !parsed.success) throw configErrorFrom(problems);
 
   const loaded: LoadedConfig = {
@@ -118,6 +122,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     path,
     envOverrides: [...fromEnv.values()],
     given: givenKeys(raw),
+    shadows: shadows.variants,
   };
   if (secret.source !== undefined) loaded.secretSource = secret.source;
   return loaded;

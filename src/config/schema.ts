@@ -5,8 +5,9 @@
  * the default.yaml check are derived from that (fields.ts). Parsing `{}` yields the defaults.
  */
 import { z } from "zod";
+import { OVERRIDE_KEY } from "./configOverridesKey.js";
 import { policySchema, unwindSchema } from "./policySchema.js";
-import { doc, MAX_TIMER_MS, section, strict } from "./schemaParts.js";
+import { doc, list, MAX_TIMER_MS, section, strict } from "./schemaParts.js";
 import { venueSchema } from "./venueSchema.js";
 
 export { SYMBOL_PATTERN } from "../engine/types.js";
@@ -24,6 +25,11 @@ const campaignSchema = strict({
   if (given !== 1) {
     ctx.addIssue({ code: "custom", message: "exactly one of account_id / address must be set for a campaign" });
   }
+});
+
+const shadowVariantSchema = strict({
+  name: z.string().min(1).max(64),
+  set: z.record(z.string().regex(OVERRIDE_KEY, { error: "is not a dotted config key (e.g. policy.min_fee)" }), z.unknown()),
 });
 
 export const configSchema = strict({
@@ -89,6 +95,19 @@ export const configSchema = strict({
   log: section({
     level: doc(z.enum(LOG_LEVELS).default("info"), "pino level", "LIQUIDATOR_LOG_LEVEL"),
     pretty: doc(z.boolean().default(false), "human-readable log lines (default on for `npm start` in a terminal)", "LIQUIDATOR_LOG_PRETTY"),
+  }),
+  shadow: section({
+    variants: doc(
+      list(shadowVariantSchema).superRefine((variants, ctx) => {
+        const seen = new Set<string>();
+        variants.forEach((v, i) => {
+          if (seen.has(v.name))
+            ctx.addIssue({ code: "custom", path: [i, "name"], message: `${v.name} is given twice; names must be unique` });
+          seen.add(v.name);
+        });
+      }),
+      "shadow variants: a list of `{name, set: {KEY: value, …}}`; each decides on the live events with those config keys changed (the keys `backtest --set` takes), through the backtest's code, sends nothing and is scored in `liquidator_shadow_*{variant}` (docs/policy-lab.md)",
+    ),
   }),
   rewards: section({
     poll_interval_ms: doc(

@@ -117,6 +117,11 @@ export class ReplayMarket {
     for (const r of all) r.after(at, marksMoved);
   }
 
+  /** Each variant's claims won and net so far, in their order (the live shadows' scores). */
+  scores(): { claims: number; net: number }[] {
+    return this.#variants.map((r) => ({ claims: r.claimed, net: r.netNow() }));
+  }
+
   /** Runs what is still due in every variant and summarises each, in their order. */
   results(): VariantResult[] {
     return this.#variants.map((r) => r.result(this.#offered));

@@ -31,6 +31,8 @@ export interface ReplayModel {
   takerFeeBps: number;
   /** Keep each variant's claimed ids for the result (`backtest --ids`); a week of them is large. */
   keepIds: boolean;
+  /** Each claim the modelled venue applied, as it lands (the live shadows' log). */
+  onWon?: (variant: string, id: number) => void;
 }
 
 export interface VariantResult extends Facts {
@@ -72,6 +74,7 @@ export class ReplayVariant {
   readonly #facts: VariantFacts;
   readonly #ledger = new PnlLedger({ keepClosedClaims: false, closed: (c) => this.#facts.claimClosed(c) });
   readonly #keepIds: boolean;
+  readonly #onWon: ((variant: string, id: number) => void) | undefined;
   #claimed = 0;
   #lastExposure = 0;
   /** What the shared input handling drives (replayMarket.ts). */
@@ -99,6 +102,7 @@ export class ReplayVariant {
     const { book, marks } = market;
     this.#marks = marks;
     this.#keepIds = model.keepIds;
+    this.#onWon = model.onWon;
     this.#facts = new VariantFacts(config.policy.max_total_exposure);
     const policy = new PolicyState(config.policy, marks, this.#exposure);
     this.policy = policy;
@@ -192,6 +196,21 @@ export class ReplayVariant {
     };
   }
 
+  /** Claims won so far. */
+  get claimed(): number {
+    return this.#claimed;
+  }
+
+  /** The net so far, holdings at the latest marks (what the net curve reads): O(symbols held). */
+  netNow(): number {
+    let value = this.#cash;
+    for (const h of this.#heldList) {
+      h.mark ??= this.#marks.get(h.symbol);
+      value += h.qty * (h.mark?.price ?? 0);
+    }
+    return value;
+  }
+
   #runUntil(t: number, inclusive: boolean): void {
     const tl = this.#timeline;
     for (;;) {
@@ -227,6 +246,7 @@ export class ReplayVariant {
     }
     this.#facts.won(c.id, d.perSymbolQty, (symbol) => this.#transferPrice(symbol, d.limitPrice), fees);
     this.#unwind.assigned(Object.keys(d.perSymbolQty));
+    this.#onWon?.(this.#variant.name, c.id);
   }
 
   #transferPrice(symbol: string, limitPrice: Readonly<Record<string, number>>): number {
@@ -253,11 +273,7 @@ export class ReplayVariant {
     }
     // The curve marks to market from cash and holdings (O(symbols)); it equals the ledger's net plus
     // unrealized, which walks every claim and is only read for the totals.
-    let value = this.#cash;
-    for (const h of this.#heldList) {
-      h.mark ??= this.#marks.get(h.symbol);
-      value += h.qty * (h.mark?.price ?? 0);
-    }
+    const value = this.netNow();
     this.#net.add(now, value);
     this.#facts.point(now, value, this.#lastExposure);
   }

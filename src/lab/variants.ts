@@ -6,9 +6,9 @@
  */
 import { basename, extname } from "node:path";
 import { parse } from "yaml";
-import { problemsFromZod } from "../config/issues.js";
+import { OVERRIDE_KEY, withOverrides } from "../config/configOverrides.js";
 import { readYamlFile } from "../config/loadConfig.js";
-import { type Config, configSchema } from "../config/schema.js";
+import type { Config } from "../config/schema.js";
 import { ConfigError, UsageError } from "../errors.js";
 
 export interface Variant {
@@ -23,12 +23,10 @@ export interface SetList {
   values: unknown[];
 }
 
-const KEY = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
-
 export function parseSet(text: string): SetList {
   const eq = text.indexOf("=");
   const key = eq < 0 ? "" : text.slice(0, eq).trim();
-  if (eq < 0 || !KEY.test(key))
+  if (eq < 0 || !OVERRIDE_KEY.test(key))
     throw new UsageError(`--set ${text}: expected KEY=V1,V2,… with a dotted config key (e.g. policy.min_fee=1,5)`);
   const raw = text.slice(eq + 1);
   if (raw.trim() === "") throw new UsageError(`--set ${key}: no value`);
@@ -41,17 +39,6 @@ function cross(lists: readonly SetList[]): [string, unknown][][] {
   let out: [string, unknown][][] = [[]];
   for (const l of lists) out = out.flatMap((prefix) => l.values.map((v) => [...prefix, [l.key, v] as [string, unknown]]));
   return out;
-}
-
-function setPath(raw: Record<string, unknown>, key: string, value: unknown): void {
-  const parts = key.split(".");
-  let node = raw;
-  for (const p of parts.slice(0, -1)) {
-    const next = node[p];
-    if (typeof next !== "object" || next === null || Array.isArray(next)) node[p] = {};
-    node = node[p] as Record<string, unknown>;
-  }
-  node[parts.at(-1) as string] = value;
 }
 
 function label(path: string | undefined): string {
@@ -70,23 +57,20 @@ export async function buildVariants(configPaths: readonly string[], sets: readon
   for (const file of files) {
     const base = file === undefined ? {} : await readYamlFile(file);
     for (const combo of cross(lists)) {
-      const raw = structuredClone(base);
-      for (const [k, v] of combo) setPath(raw, k, v);
-      const parsed = configSchema.safeParse(raw);
-      if (!parsed.success) {
-        const problems = problemsFromZod(parsed.error.issues);
-        for (const p of problems) {
-          const set = combo.find(([k]) => p.key === k || p.key.startsWith(`${k}.`) || k.startsWith(`${p.key}.`) || p.key === "");
-          if (set !== undefined) throw new UsageError(`--set ${set[0]}=${JSON.stringify(set[1])}: ${p.problem}`);
+      const r = withOverrides(base, combo);
+      if (!r.ok) {
+        if (r.culprit !== undefined) {
+          const [k, v] = r.culprit.override;
+          throw new UsageError(`--set ${k}=${JSON.stringify(v)}: ${r.culprit.problem}`);
         }
-        const first = problems[0];
+        const first = r.problems[0];
         throw new ConfigError(first?.key ?? file ?? "config", `${first?.problem ?? "invalid"}${file ? ` (in ${file})` : ""}`);
       }
       const settings: Record<string, unknown> = {};
       if (files.length > 1) settings.config = file ?? "default";
       for (const [k, v] of combo) settings[k] = v;
       const name = [label(file), ...combo.map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)].join(" ");
-      out.push({ name, settings, config: parsed.data });
+      out.push({ name, settings, config: r.config });
     }
   }
   return out;

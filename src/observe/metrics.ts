@@ -16,6 +16,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { isErrorCode, LiquidatorError } from "../errors.js";
 import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
+import { createShadowMetrics, type ShadowMetrics } from "./shadowMetrics.js";
 import { createUnwindMetrics, setEverySeen, type UnwindMetrics } from "./unwindMetrics.js";
 
 /** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
@@ -179,6 +180,8 @@ export interface Metrics {
   readonly watchdogLimit: Gauge<"loop">;
   /** Unwinding and P&L (unwindMetrics.ts). */
   readonly unwind: UnwindMetrics;
+  /** Shadow variants (shadowMetrics.ts). */
+  readonly shadow: ShadowMetrics;
   /** Mark price and age per symbol, read at scrape time (replaces what was set by hand). */
   setMarkSource(source: (() => Iterable<MarkSample>) | undefined): void;
   setExposureSource(source: (() => Iterable<SymbolValue>) | undefined): void;
@@ -352,6 +355,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     watchdogAge,
     watchdogLimit,
     unwind: createUnwindMetrics(registry, p),
+    shadow: createShadowMetrics(registry, p),
     setMarkSource: (s) => {
       sources.marks = s;
     },

@@ -39,6 +39,9 @@ function replica(role: "leader" | "standby"): { metrics: Metrics; tick: () => vo
   m.exposureCap.set(CAP);
   m.unwind.setPnlSource(() => ({ liquidator_fee: 20, trading: -5, fees: 2.5, net: 12.5, unrealized: -2 }));
   m.unwind.setPositionSource(() => [{ symbol: BTC, qty: 0.05 }]);
+  // Each replica runs the shadows on its own feed; the panel shows the leader's.
+  const shadowNet = role === "leader" ? 4.5 : 9;
+  m.shadow.setSource(() => ({ scores: [{ variant: "fee20", claims: 3, net: shadowNet }], cpuSeconds: 0.01, events: 10, queued: 0 }));
   if (role === "leader") {
     m.leader.set(1);
     m.setExposureSource(() => [
@@ -145,6 +148,9 @@ describe.skipIf(!installed)("dashboard queries on a leader and a standby", () =>
       expect(value(panel("Realized P&L"), { component: "net" })).toBe(12.5);
       expect(value(panel("Unrealized P&L"))).toBe(-2);
       expect(value(panel("Position per symbol"), { symbol: BTC })).toBe(0.05);
+      // Shadow variants beside the live account, the leader's.
+      expect(value(panel("Shadow variants: net vs live", 0), { variant: "fee20" })).toBe(4.5);
+      expect(value(panel("Shadow variants: net vs live", 1))).toBe(10.5);
       // Liquidations seen: the leader's count only (both replicas hear each one).
       const seenLeader = value(await query(`sum(rate(liquidator_liquidations_seen_total{instance="${leader.host}"}[5m]))`, at));
       expect(seenLeader).toBeGreaterThan(0);

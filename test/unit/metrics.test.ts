@@ -64,6 +64,10 @@ describe("createMetrics", () => {
       ["liquidator_poll_errors_total", "counter"],
       ["liquidator_watchdog_age_seconds", "gauge"],
       ["liquidator_orders_unsettled_total", "counter"],
+      ["liquidator_shadow_claims_total", "counter"],
+      ["liquidator_shadow_net_quote", "gauge"],
+      ["liquidator_shadow_cpu_seconds_total", "counter"],
+      ["liquidator_shadow_events_dropped_total", "counter"],
       ...CAMPAIGN_GAUGES.map((c): [string, string] => [`liquidator_campaign_${c.name}`, "gauge"]),
     ];
     for (const [name, type] of required) expect(t.get(name), name).toBe(type);
@@ -72,6 +76,24 @@ describe("createMetrics", () => {
       expect(name.startsWith("liquidator_"), name).toBe(true);
       expect(name.endsWith("_total"), name).toBe(type === "counter");
     }
+  });
+
+  it("shadow_claims_total and shadow_net_quote per variant, read from the shadows at scrape time", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    let scores = [
+      { variant: "fee20", claims: 3, net: 12.5 },
+      { variant: "tight", claims: 1, net: -2 },
+    ];
+    m.shadow.setSource(() => ({ scores, cpuSeconds: 0.5, events: 40, queued: 2 }));
+    let text = await m.registry.metrics();
+    expect(sample(text, "liquidator_shadow_claims_total", '{variant="fee20"}')).toBe(3);
+    expect(sample(text, "liquidator_shadow_net_quote", '{variant="tight"}')).toBe(-2);
+    expect(sample(text, "liquidator_shadow_cpu_seconds_total", "")).toBe(0.5);
+    // A variant a reload removed loses its series.
+    scores = [{ variant: "fee20", claims: 4, net: 13 }];
+    text = await m.registry.metrics();
+    expect(sample(text, "liquidator_shadow_claims_total", '{variant="fee20"}')).toBe(4);
+    expect(text).not.toContain('variant="tight"');
   });
 
   it("uses the documented label names", async () => {

@@ -1,0 +1,54 @@
+/**
+ * `shadow.variants` in the daemon: the shadow feed (lab/shadowFeed.ts) fed by the same inputs as the
+ * capture and told of the live account's claims, scored in `liquidator_shadow_*`. Built whether or
+ * not variants are configured, so a SIGHUP can start (or change, or stop) them without a restart.
+ */
+import type { Logger } from "pino";
+import type { LoadedConfig } from "../config/loadConfig.js";
+import type { CaptureEvent, CaptureTap } from "../daemon/captureTap.js";
+import type { ClaimTransport } from "../daemon/claimSender.js";
+import { ownClaimsTransport } from "../lab/ownClaimsTap.js";
+import { ShadowFeed } from "../lab/shadowFeed.js";
+import type { Metrics } from "../observe/metrics.js";
+
+/** The backtest's defaults (`backtest --latency-ms`, `--slippage-bps`, `--taker-fee-bps`). */
+const MODEL = { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 };
+
+export interface LiveShadows {
+  /** What ingest records into: the capture (when on) and the shadows. */
+  tap(capture: CaptureTap | undefined): CaptureTap;
+  /** The claim transport that tells the shadows what the live account claimed. */
+  transport(inner: ClaimTransport): ClaimTransport;
+  /** SIGHUP: the reloaded config's variants (unchanged ones keep running as they are). */
+  apply(loaded: LoadedConfig): void;
+}
+
+export function liveShadows(o: { loaded: LoadedConfig; metrics: Metrics; logger: Logger }): LiveShadows {
+  const log = o.logger.child({ component: "shadow" });
+  const feed = new ShadowFeed({
+    model: MODEL,
+    claimed: (variant, id) => log.debug({ variant, id }, "shadow claim"),
+    dropped: (n) => o.metrics.shadow.dropped.inc(n),
+    failed: (err) => log.error({ err }, "the shadow variants failed and stopped (claims are not affected); a SIGHUP starts them anew"),
+  });
+  o.metrics.shadow.setSource(() => ({ scores: feed.scores(), ...feed.cost(), queued: feed.queued }));
+  const apply = (loaded: LoadedConfig): void => {
+    const variants = loaded.shadows ?? [];
+    feed.setVariants(variants);
+    if (variants.length > 0) log.info({ variants: variants.map((v) => v.name) }, "shadow variants running (nothing is sent for them)");
+  };
+  apply(o.loaded);
+  return {
+    tap: (capture) =>
+      capture === undefined
+        ? feed
+        : {
+            record: (event: CaptureEvent) => {
+              capture.record(event);
+              feed.record(event);
+            },
+          },
+    transport: (inner) => ownClaimsTransport(inner, feed),
+    apply,
+  };
+}

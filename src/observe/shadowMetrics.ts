@@ -1,0 +1,103 @@
+/**
+ * The shadow variants' families (docs/policy-lab.md "Shadows"): claims and net of each variant, and
+ * what the shadows cost. Read at scrape time from the shadow feed: the replay never touches a label
+ * map. `variant` comes from the config's `shadow.variants` names (bounded by the config); a variant
+ * removed by a reload loses its series.
+ */
+import { Counter, Gauge, type Registry } from "prom-client";
+
+export interface ShadowSample {
+  variant: string;
+  claims: number;
+  net: number;
+}
+
+export interface ShadowMetrics {
+  /** Events dropped because the shadows' queue was full. */
+  readonly dropped: Counter;
+  setSource(source: (() => { scores: Iterable<ShadowSample>; cpuSeconds: number; events: number; queued: number }) | undefined): void;
+}
+
+export function createShadowMetrics(registry: Registry, prefix: string): ShadowMetrics {
+  const reg = { registers: [registry] };
+  let source: (() => { scores: Iterable<ShadowSample>; cpuSeconds: number; events: number; queued: number }) | undefined;
+  let last: { scores: ShadowSample[]; cpuSeconds: number; events: number; queued: number } | undefined;
+  // One read feeds every family; each collect rereads it (a scrape reads them one after the other).
+  const sample = (): typeof last => {
+    if (source === undefined) return undefined;
+    try {
+      const s = source();
+      last = { ...s, scores: [...s.scores] };
+    } catch {
+      // A broken source leaves the families at their last values instead of failing the scrape.
+    }
+    return last;
+  };
+  new Counter({
+    name: `${prefix}shadow_claims_total`,
+    help: "Claims each shadow variant (shadow.variants) would have won on the live feed (none is sent)",
+    labelNames: ["variant"],
+    ...reg,
+    collect() {
+      const s = sample();
+      if (s === undefined) return;
+      this.reset();
+      for (const v of s.scores) this.inc({ variant: v.variant }, v.claims);
+    },
+  });
+  new Gauge({
+    name: `${prefix}shadow_net_quote`,
+    help: "Net of each shadow variant on the live feed (quote): fees minus modelled unwind cost, holdings at the mark",
+    labelNames: ["variant"],
+    ...reg,
+    collect() {
+      const s = sample();
+      if (s === undefined) return;
+      this.reset();
+      for (const v of s.scores) this.set({ variant: v.variant }, v.net);
+    },
+  });
+  new Counter({
+    name: `${prefix}shadow_cpu_seconds_total`,
+    help: "CPU time the shadow variants' replay took (all variants together)",
+    ...reg,
+    collect() {
+      const s = sample();
+      if (s === undefined) return;
+      this.reset();
+      this.inc(s.cpuSeconds);
+    },
+  });
+  new Counter({
+    name: `${prefix}shadow_events_total`,
+    help: "Live events replayed through the shadow variants",
+    ...reg,
+    collect() {
+      const s = sample();
+      if (s === undefined) return;
+      this.reset();
+      this.inc(s.events);
+    },
+  });
+  new Gauge({
+    name: `${prefix}shadow_queued`,
+    help: "Live events waiting for the shadow variants' replay",
+    ...reg,
+    collect() {
+      const s = sample();
+      if (s !== undefined) this.set(s.queued);
+    },
+  });
+  const dropped = new Counter({
+    name: `${prefix}shadow_events_dropped_total`,
+    help: "Live events the shadows never saw because their queue was full (their scores are then approximate)",
+    ...reg,
+  });
+  dropped.inc(0);
+  return {
+    dropped,
+    setSource: (s) => {
+      source = s;
+    },
+  };
+}

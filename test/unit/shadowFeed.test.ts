@@ -1,0 +1,144 @@
+/**
+ * The live shadows run the backtest's code: fed a capture's events one by one, a ShadowFeed claims
+ * the ids `backtest` claims for the same variants; the live account's own sends are not a rival's
+ * takes; `shadow.variants` is validated at load as `backtest --set` is (unknown key named, names
+ * unique) and each variant's config is the running one with its keys changed.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import type { CaptureEvent } from "../../src/daemon/captureTap.js";
+import { backtest } from "../../src/lab/backtest.js";
+import { ShadowFeed } from "../../src/lab/shadowFeed.js";
+import { buildVariants, type Variant } from "../../src/lab/variants.js";
+import { liquidationEvent, market, T0, writeCapture } from "../support/captures.js";
+import { OPEN_POLICY, removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
+
+let dir: string | undefined;
+afterEach(async () => {
+  await removeDir(dir);
+  dir = undefined;
+});
+
+const ETH = "PERP_ETH_USDC";
+const t = T0 + 2_500;
+const EVENTS = [
+  liquidationEvent(t, 1, { [ETH]: 10 }),
+  liquidationEvent(t + 500, 2, { [ETH]: 0.1 }), // below min_fee 5
+  liquidationEvent(t + 1_000, 3, { [ETH]: 2 }),
+  liquidationEvent(t + 1_020, 3, {}), // a rival's take before our answer lands
+  ...[5, 4, 3, 2, 1].map((q, i) => liquidationEvent(t + 3_000, 10 + i, { [ETH]: q })),
+  ...[10, 11, 12, 13, 14].map((id) => liquidationEvent(t + 3_300, id, {})),
+];
+
+function runFeed(variants: readonly Variant[], events: readonly CaptureEvent[], own?: [number, number]): Map<string, number[]> {
+  const ids = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+  const feed = new ShadowFeed({
+    model: { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 },
+    claimed: (variant, id) => ids.get(variant)?.push(id),
+    schedule: () => undefined, // drained by hand below
+  });
+  feed.setVariants(variants);
+  for (const ev of events) {
+    if (own !== undefined && ev.at >= own[1] && ev.k === "liquidation" && ev.data[0]?.liquidationId === own[0])
+      feed.ownSent(own[0], own[1]);
+    feed.record(ev);
+  }
+  expect(feed.queued).toBe(events.length);
+  feed.flush();
+  expect(feed.queued).toBe(0);
+  expect(feed.scores().map((s) => s.claims)).toEqual([...ids.values()].map((l) => l.length));
+  expect(feed.cost().events).toBe(events.length);
+  return ids;
+}
+
+describe("shadow feed", () => {
+  test("claims what backtest claims for the same variants", async () => {
+    dir = await tempDir("shadow");
+    const file = join(dir, "c.jsonl.gz");
+    const events = market(12, EVENTS);
+    await writeCapture(file, events);
+    const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
+    const variants = await buildVariants([config], ["policy.min_fee=0,5"]);
+    const report = await backtest({ files: [file], variants, defaultLatencyMs: 50, slippageBps: 5, takerFeeBps: 5, ids: true });
+    const shadow = runFeed(variants, events);
+    expect([...shadow.values()].map((ids) => [...ids].sort((a, b) => a - b))).toEqual(report.variants.map((v) => v.claimed_ids));
+    expect(shadow.get(variants[1]?.name as string)).toEqual([1, 10, 11]);
+  });
+
+  test("the live account's own claim is not a rival's take", async () => {
+    const variants = await buildVariants([], ["policy.min_fee=0"]);
+    const events = market(12, [liquidationEvent(t, 4, { [ETH]: 3 }), liquidationEvent(t + 20, 4, {})]);
+    expect(runFeed(variants, events).get(variants[0]?.name as string)).toEqual([]); // taken 20 ms in: lost
+    expect(runFeed(variants, events, [4, t + 1]).get(variants[0]?.name as string)).toEqual([4]);
+  });
+});
+
+test("a replay that throws stops the shadows, not the caller; the next variant list starts them anew", async () => {
+  const variants = await buildVariants([], ["policy.min_fee=0"]);
+  const errors: unknown[] = [];
+  const ids: number[] = [];
+  const feed = new ShadowFeed({
+    model: { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 },
+    claimed: (_v, id) => ids.push(id),
+    failed: (err) => errors.push(err),
+    schedule: () => undefined,
+  });
+  feed.setVariants(variants);
+  const events = market(12, [liquidationEvent(t, 1, { [ETH]: 10 })]);
+  for (const ev of events.slice(0, 3)) feed.record(ev);
+  feed.record({ k: "liquidation", at: t, data: null } as unknown as CaptureEvent);
+  expect(() => feed.flush()).not.toThrow();
+  expect(errors).toHaveLength(1);
+  expect(feed.queued).toBe(0);
+  feed.record(events[3] as CaptureEvent);
+  expect(feed.queued).toBe(0); // stopped: nothing is queued
+  feed.setVariants(variants); // the same list, after a failure: started anew, from what came before
+  for (const ev of events.slice(4)) feed.record(ev);
+  feed.flush();
+  expect(errors).toHaveLength(1);
+  expect(ids).toEqual([1]);
+});
+
+describe("shadow.variants config", () => {
+  const load = async (shadow: unknown, policy: Record<string, unknown> = OPEN_POLICY) => {
+    dir ??= await tempDir("shadow-config");
+    return loadConfig({ path: await writePolicyFile(dir, policy, "c.yaml", { shadow }), env: {} });
+  };
+
+  test("each variant is the running config with its keys changed", async () => {
+    const loaded = await load(
+      { variants: [{ name: "fee20", set: { "policy.min_fee": 20, "unwind.mode": "off" } }] },
+      { ...OPEN_POLICY, min_fee: 3 },
+    );
+    expect(loaded.config.policy.min_fee).toBe(3);
+    const [v] = loaded.shadows ?? [];
+    expect(v?.name).toBe("fee20");
+    expect(v?.settings).toEqual({ "policy.min_fee": 20, "unwind.mode": "off" });
+    expect(v?.config.policy.min_fee).toBe(20);
+    expect(v?.config.unwind.mode).toBe("off");
+    expect(v?.config.policy.max_total_exposure).toBe(OPEN_POLICY.max_total_exposure);
+  });
+
+  test("an unknown key or a bad value in `set` is refused, naming it", async () => {
+    await expect(load({ variants: [{ name: "a", set: { "policy.min_fees": 20 } }] })).rejects.toThrow(
+      /shadow\.variants\[0\]\.set\.policy\.min_fees: unknown key \(did you mean min_fee\?\)/,
+    );
+    await expect(load({ variants: [{ name: "a", set: { "policy.min_fee": -1 } }] })).rejects.toThrow(
+      /shadow\.variants\[0\]\.set\.policy\.min_fee: must be >= 0/,
+    );
+    await expect(load({ variants: [{ name: "a", set: { "policy min_fee": 1 } }] })).rejects.toThrow(/shadow\.variants\[0\]\.set/);
+  });
+
+  test("names are unique", async () => {
+    const set = { "policy.min_fee": 1 };
+    await expect(
+      load({
+        variants: [
+          { name: "a", set },
+          { name: "a", set },
+        ],
+      }),
+    ).rejects.toThrow(/shadow\.variants\[1\]\.name: a is given twice/);
+  });
+});
