@@ -60,8 +60,11 @@ export class VirtualClaimer {
   #done: { id: number; at: number }[] = [];
   /** Finished long enough ago but still on the open list: forgotten once they leave it. */
   readonly #lingering = new Set<number>();
-  /** The last offer of each id the recording account took, while it may still be needed. */
-  readonly #ownOffered = new Map<number, Liquidation>();
+  /**
+   * The last offer of each id on the book not sent for yet: whether the recording account took it is
+   * known only when it leaves (a shadow learns of the live daemon's send as it happens).
+   */
+  readonly #lastOffer = new Map<number, Liquidation>();
   /** Ids taken by the recording account, gone from the capture's book but still open to this variant, since when. */
   readonly #ghosts = new Map<number, { liquidation: Liquidation; since: number }>();
   #lastPermit = Number.NEGATIVE_INFINITY;
@@ -99,13 +102,13 @@ export class VirtualClaimer {
   }
 
   offer(liquidation: Liquidation): void {
-    if (this.#o.ownTakes.has(liquidation.liquidationId)) this.#ownOffered.set(liquidation.liquidationId, liquidation);
+    this.#lastOffer.set(liquidation.liquidationId, liquidation);
     this.#queue.offer(liquidation, 0);
   }
 
   cancel(id: number): void {
-    const own = this.#ownOffered.get(id);
-    this.#ownOffered.delete(id);
+    const own = this.#o.ownTakes.has(id) ? this.#lastOffer.get(id) : undefined;
+    this.#lastOffer.delete(id);
     const phase = this.#ids.get(id)?.phase;
     // Gone because the recording account took it, before this variant sent for it: still open here.
     if (own !== undefined && phase !== undefined && phase !== "inflight" && phase !== "done") {
@@ -167,7 +170,7 @@ export class VirtualClaimer {
     st.phase = "inflight";
     this.sent++;
     this.#ghosts.delete(d.liquidationId);
-    this.#ownOffered.delete(d.liquidationId);
+    this.#lastOffer.delete(d.liquidationId);
     o.exposure.reserve(d.liquidationId, d.perSymbolQty);
     const feeRates: Record<string, number> = {};
     for (const p of liquidation.positions) feeRates[p.symbol] = p.liquidatorFee;
