@@ -148,7 +148,8 @@ export const pageMetaSchema = z.object({
 });
 export type PageMeta = z.infer<typeof pageMetaSchema>;
 
-export const orderRecordSchema = z.object({
+/** One row of GET /v1/admin/orders: anyone's order, read tolerantly (orderSchemas.ts's OrderRecord is one of our own). */
+export const adminOrderRowSchema = z.object({
   order_id: int,
   user_id: int,
   // A market order has no price of its own and an unfilled order no average: the real venue sends
@@ -178,18 +179,18 @@ export const orderRecordSchema = z.object({
   order_tag: nullableString,
   margin_mode: z.string(),
 });
-export type OrderRecord = z.infer<typeof orderRecordSchema>;
+export type AdminOrderRow = z.infer<typeof adminOrderRowSchema>;
 
 export const adminOrdersSchema = z.object({
   meta: pageMetaSchema,
-  rows: z.array(orderRecordSchema),
+  rows: z.array(adminOrderRowSchema),
 });
 export type AdminOrdersPage = z.infer<typeof adminOrdersSchema>;
 
 export const ORDER_SIDES = ["BUY", "SELL"] as const;
 export const ORDER_TYPES = ["LIMIT", "MARKET"] as const;
-/** docs/protocol.md §A.3: values accepted by the status filter. */
-export const ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
+/** docs/protocol.md §A.3: statuses of the admin order list, the values its status filter accepts (a superset of ORDER_STATUSES). */
+export const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
 /** docs/protocol.md §A.4.4 sort rules 3–6. */
 export const ORDER_SORTS = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
 /** docs/protocol.md §A.8: `size` at most 500. */
@@ -200,7 +201,7 @@ export interface AdminOrdersQuery {
   symbol?: string;
   side?: (typeof ORDER_SIDES)[number];
   order_type?: (typeof ORDER_TYPES)[number];
-  status?: (typeof ORDER_STATUSES)[number];
+  status?: (typeof ADMIN_ORDER_STATUSES)[number];
   order_tag?: string;
   start_t?: number;
   end_t?: number;
