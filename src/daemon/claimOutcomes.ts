@@ -15,7 +15,7 @@ import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue
 import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
-import { type ClaimFailure, classifyClaimFailure } from "./claimOutcome.js";
+import { type ClaimFailure, classifyClaimFailure } from "./claimFailure.js";
 import type { IdState } from "./claimState.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 

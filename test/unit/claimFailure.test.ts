@@ -4,7 +4,7 @@
  * bounded metric labels.
  */
 import { describe, expect, test } from "vitest";
-import { type ClaimFailureAction, classifyClaimFailure } from "../../src/daemon/claimOutcome.js";
+import { type ClaimFailureAction, classifyClaimFailure } from "../../src/daemon/claimFailure.js";
 import { AbortedError } from "../../src/errors.js";
 import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
