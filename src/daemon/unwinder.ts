@@ -16,22 +16,21 @@
  * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
  * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
  *
- * Longer than most files: one state machine per position (plan, intent, send, settle, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts.
+ * Longer than most files: one state machine per position (plan, intent, send, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts, how an order whose answer was lost is settled orderLookupSettlement.ts.
  */
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
-import { sleep } from "../sleep.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
 import type { OrderFills, WorkingOrder } from "./orderFills.js";
-import { findInOrderList, LIST_SLACK_MS } from "./orderSettlement.js";
-import { lookUpOrder, placementFailure } from "./unwindOrderCalls.js";
+import { type HeldOrder, OrderLookupSettlement } from "./orderLookupSettlement.js";
+import { placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
 export type OrderResultLabel = "sent" | "filled" | "partial" | "unfilled" | "rejected" | "unknown" | "not_accepted";
@@ -85,12 +84,6 @@ export interface UnwinderOptions {
   maxSettleRounds?: number;
 }
 
-/** The order in hand: its fills so far, the venue's id once known, when it was sent, lookups made. */
-type HeldOrder = WorkingOrder & { orderId: number | undefined; sentAt: number; rounds: number };
-
-/** Lookups still answered "working" or not at all after this many rounds go to the order list too. */
-const LIST_AFTER_ROUNDS = 3;
-
 interface SymbolState {
   readonly symbol: string;
   readonly mode: MarginMode;
@@ -111,6 +104,7 @@ export class Unwinder {
   #stopped = false;
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
+  readonly #settlement: OrderLookupSettlement;
 
   constructor(options: UnwinderOptions) {
     this.#o = {
@@ -124,6 +118,15 @@ export class Unwinder {
       target: (_symbol, _mode, held) => held,
       ...options,
     };
+    this.#settlement = new OrderLookupSettlement({
+      orders: options.orders,
+      readPositions: options.readPositions,
+      signal: this.#stop.signal,
+      unsettled: (symbol) => this.#o.observer.unsettled(symbol),
+      logger: options.logger,
+      lookupRetryMs: this.#o.lookupRetryMs,
+      maxSettleRounds: this.#o.maxSettleRounds,
+    });
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
 
@@ -449,61 +452,26 @@ export class Unwinder {
     this.#later(st, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
   }
 
-  /**
-   * Look the order up by its client id: the venue's record settles what the answer or the stream did
-   * not. An answer the lookup cannot settle (failureTable.ts: -1000/HTTP 500, an unknown code), or
-   * none for several rounds, goes to the order list; after `maxSettleRounds` the order is given up.
-   */
+  /** Settle the order in hand by lookup (orderLookupSettlement.ts), then act on the verdict. */
   async #settle(st: SymbolState): Promise<void> {
-    const { symbol } = st;
     const order = st.order;
     if (order === undefined || this.#stopped) return;
-    order.rounds++;
-    const found = await lookUpOrder((id) => this.#o.orders.orderByClientId(id, { signal: this.#stop.signal }), order.clientOrderId);
-    if (st.order !== order || this.#stopped) return; // settled meanwhile by a report
-    // Never reached the venue: nothing to settle; the next slice gets a new id.
-    if (found.kind === "absent") return this.#notAccepted(st, order);
-    if (found.kind === "final") return this.#finishFrom(st, found.record);
-    let reason = found.kind === "unresolved" ? found.reason : "lookup not settled";
-    if (found.kind === "pending" && found.record !== undefined) order.orderId = found.record.order_id;
-    if (found.kind === "unresolved" || order.rounds >= LIST_AFTER_ROUNDS) {
-      const startT = order.sentAt - LIST_SLACK_MS;
-      const listed = await findInOrderList(
-        (page) => this.#o.orders.ordersOf(symbol, { startT, page, signal: this.#stop.signal }),
-        order.clientOrderId,
-      );
-      if (st.order !== order || this.#stopped) return;
-      if (listed.kind === "final") return this.#finishFrom(st, listed.record);
-      if (listed.kind === "absent") {
-        // Not in the venue's list: never placed. The positions are read first, so that the next slice
-        // is planned on what the account holds even if the venue applied it after all.
-        this.#o.logger.info(
-          { symbol, clientOrderId: order.clientOrderId, reason },
-          "unwind order not in the venue's order list: not placed",
-        );
-        await this.#confirmPositions();
-        if (st.order !== order) return;
+    const verdict = await this.#settlement.settle(order, () => st.order === order);
+    if (st.order !== order) return; // settled meanwhile by a report
+    switch (verdict.kind) {
+      case "final":
+        return this.#finishFrom(st, verdict.record);
+      case "not_placed":
         return this.#notAccepted(st, order);
-      }
-      if (listed.kind === "working") order.orderId = listed.record.order_id;
-      reason = listed.kind === "working" ? `still ${listed.record.status}` : listed.reason;
+      case "again":
+        return this.#settleIn(st, verdict.ms);
+      case "given_up":
+        st.order = undefined;
+        st.busy = false;
+        return this.#later(st, this.#o.noFillMs);
+      case "moot":
+        return;
     }
-    if (order.rounds < this.#o.maxSettleRounds) {
-      const ms = this.#o.lookupRetryMs * 2 ** Math.min(order.rounds - 1, 3);
-      return this.#settleIn(st, ms);
-    }
-    // Neither the lookup nor the list settles it: stop asking (an alert), re-read the positions and go on
-    // from what the account holds. Reduce-only orders cannot flip the position, even if this one still works.
-    this.#o.observer.unsettled(symbol);
-    this.#o.logger.error(
-      { symbol, clientOrderId: order.clientOrderId, rounds: order.rounds, reason },
-      "unwind order could not be settled: given up, positions re-read, unwinding goes on from what the account holds",
-    );
-    await this.#confirmPositions();
-    if (st.order !== order) return;
-    st.order = undefined;
-    st.busy = false;
-    this.#later(st, this.#o.noFillMs);
   }
 
   #finishFrom(st: SymbolState, r: OrderRecord): void {
@@ -517,18 +485,6 @@ export class Unwinder {
     st.order = undefined;
     st.busy = false;
     this.#later(st, 200);
-  }
-
-  /** A positions read applied, retried with backoff while the venue does not answer (until stopped). */
-  async #confirmPositions(): Promise<void> {
-    for (let failures = 0; !this.#stopped; failures++) {
-      try {
-        return await this.#o.readPositions(this.#stop.signal);
-      } catch (err) {
-        if (failures === 0) this.#o.logger.warn({ err: (err as Error).message }, "positions read for an unsettled order failed; retrying");
-        await sleep(Math.min(5_000, 500 * 2 ** Math.min(failures, 4)), this.#stop.signal);
-      }
-    }
   }
 
   #settleIn(st: SymbolState, ms: number): void {
