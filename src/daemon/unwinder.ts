@@ -98,7 +98,7 @@ interface SymbolState {
 }
 
 export class Unwinder {
-  readonly #o: Required<UnwinderOptions>;
+  readonly #options: Required<UnwinderOptions>;
   readonly #states = new Map<string, SymbolState>();
   #seq = 1;
   #stopped = false;
@@ -107,7 +107,7 @@ export class Unwinder {
   readonly #settlement: OrderLookupSettlement;
 
   constructor(options: UnwinderOptions) {
-    this.#o = {
+    this.#options = {
       now: Date.now,
       afterFillMs: 100,
       noFillMs: 500,
@@ -122,10 +122,10 @@ export class Unwinder {
       orders: options.orders,
       readPositions: options.readPositions,
       signal: this.#stop.signal,
-      unsettled: (symbol) => this.#o.observer.unsettled(symbol),
+      unsettled: (symbol) => this.#options.observer.unsettled(symbol),
       logger: options.logger,
-      lookupRetryMs: this.#o.lookupRetryMs,
-      maxSettleRounds: this.#o.maxSettleRounds,
+      lookupRetryMs: this.#options.lookupRetryMs,
+      maxSettleRounds: this.#options.maxSettleRounds,
     });
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
@@ -161,7 +161,7 @@ export class Unwinder {
 
   /** Re-evaluate every position (positions just became known, dry run switched off, ...). */
   kickAll(): void {
-    for (const { symbol, mode } of this.#o.positions.positions()) this.#kick(this.#state(symbol, mode));
+    for (const { symbol, mode } of this.#options.positions.positions()) this.#kick(this.#state(symbol, mode));
   }
 
   /** Re-evaluate one position (what may be closed of it changed). */
@@ -175,12 +175,14 @@ export class Unwinder {
    * symbols nothing is closed, so nothing is left to do.
    */
   remaining(): { symbol: string; marginMode: MarginMode; qty: number }[] {
-    const o = this.#o;
     const out: { symbol: string; marginMode: MarginMode; qty: number }[] = [];
-    for (const { symbol, mode } of o.positions.positions()) {
+    for (const { symbol, mode } of this.#options.positions.positions()) {
       const st = this.#state(symbol, mode);
       const qty = this.#toClose(symbol, mode);
-      if (st.busy || (qty !== 0 && !st.halted && st.lastNote !== "dust" && o.settings.unwinds(symbol) && !o.dryRun()))
+      if (
+        st.busy ||
+        (qty !== 0 && !st.halted && st.lastNote !== "dust" && this.#options.settings.unwinds(symbol) && !this.#options.dryRun())
+      )
         out.push({ symbol, marginMode: mode, qty });
     }
     return out;
@@ -188,10 +190,10 @@ export class Unwinder {
 
   /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded); the older mode per symbol. */
   openPositions(): { symbol: string; seconds: number }[] {
-    const now = this.#o.now();
+    const now = this.#options.now();
     const bySymbol = new Map<string, number>();
     for (const st of this.#states.values()) {
-      if (!this.#o.settings.unwinds(st.symbol)) continue;
+      if (!this.#options.settings.unwinds(st.symbol)) continue;
       // A position no claim explains is the operator's: not one being unwound.
       const open = st.openSince !== undefined && st.lastNote !== "dust" && this.#toClose(st.symbol, st.mode) !== 0;
       const seconds = open ? (now - (st.openSince as number)) / 1000 : 0;
@@ -210,7 +212,7 @@ export class Unwinder {
       const st = this.#states.get(stateKey(r.symbol, mode));
       const order = st?.order;
       if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) continue;
-      if (r.executedQuantity > 0) this.#o.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
+      if (r.executedQuantity > 0) this.#options.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
       if (TERMINAL_STATUSES.has(r.status)) this.#finish(st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
       return;
     }
@@ -224,7 +226,7 @@ export class Unwinder {
   }
 
   #toClose(symbol: string, mode: MarginMode): number {
-    return this.#o.target(symbol, mode, this.#o.positions.held(symbol, mode));
+    return this.#options.target(symbol, mode, this.#options.positions.held(symbol, mode));
   }
 
   #state(symbol: string, mode: MarginMode): SymbolState {
@@ -244,17 +246,17 @@ export class Unwinder {
       };
       this.#states.set(k, st);
       // A series per symbol from the first sight of it, so "not halted" is a 0 and not an absence.
-      if (mode === "CROSS" || !this.#states.has(stateKey(symbol, "CROSS"))) this.#o.observer.halted(symbol, false);
+      if (mode === "CROSS" || !this.#states.has(stateKey(symbol, "CROSS"))) this.#options.observer.halted(symbol, false);
     }
     return st;
   }
 
   #onPosition(symbol: string, mode: MarginMode, qty: number, before: number): void {
     const st = this.#state(symbol, mode);
-    const now = this.#o.now();
+    const now = this.#options.now();
     if (before === 0 && qty !== 0) st.openSince = now;
     if (qty === 0 && st.openSince !== undefined) {
-      this.#o.observer.timeToFlat((now - st.openSince) / 1000);
+      this.#options.observer.timeToFlat((now - st.openSince) / 1000);
       st.openSince = undefined;
     }
     this.#kick(st);
@@ -277,7 +279,7 @@ export class Unwinder {
   }
 
   #track(p: Promise<void>): void {
-    const tracked = p.catch((err: unknown) => this.#o.logger.error({ err: (err as Error).message }, "unwinder step failed"));
+    const tracked = p.catch((err: unknown) => this.#options.logger.error({ err: (err as Error).message }, "unwinder step failed"));
     this.#inflight.add(tracked);
     void tracked.finally(() => this.#inflight.delete(tracked));
   }
@@ -288,33 +290,40 @@ export class Unwinder {
       const where = { symbol: st.symbol, marginMode: st.mode, reason: note, ...extra };
       // Dust is expected after most unwinds (claimed quantities need not sit on the order grid): at
       // info it would be a line per claim; the position gauge shows it.
-      if (note === "dust") this.#o.logger.debug(where, "position not unwound");
-      else this.#o.logger.warn(where, "position not unwound");
+      if (note === "dust") this.#options.logger.debug(where, "position not unwound");
+      else this.#options.logger.warn(where, "position not unwound");
     }
     st.lastNote = note;
   }
 
   async #evaluate(st: SymbolState): Promise<void> {
-    const o = this.#o;
     const { symbol, mode } = st;
-    if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known || !o.store.mayLead())
+    if (
+      this.#stopped ||
+      st.busy ||
+      st.halted ||
+      !this.#options.settings.unwinds(symbol) ||
+      this.#options.dryRun() ||
+      !this.#options.positions.known ||
+      !this.#options.store.mayLead()
+    )
       return;
-    const info = o.symbols().get(symbol);
+    const info = this.#options.symbols().get(symbol);
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
-    if (info === undefined) return o.symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
-    const plan = planUnwind(this.#toClose(symbol, mode), o.marks.price(symbol), info, o.settings.limitsFor(symbol));
+    if (info === undefined) return this.#options.symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
+    const plan = planUnwind(this.#toClose(symbol, mode), this.#options.marks.price(symbol), info, this.#options.settings.limitsFor(symbol));
     if (plan.kind === "flat") return this.#note(st, undefined);
     if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
     if (plan.kind === "blocked") return this.#note(st, plan.reason);
     this.#note(st, undefined);
-    const clientOrderId = `${o.clientOrderIdPrefix}-${this.#seq++}`;
-    const mark = o.marks.price(symbol) as number;
+    const clientOrderId = `${this.#options.clientOrderIdPrefix}-${this.#seq++}`;
+    const mark = this.#options.marks.price(symbol) as number;
     st.busy = true;
     try {
-      const written = o.store.intent({
+      const written = this.#options.store.intent({
         t: "order_intent",
         clientOrderId,
-        at: o.now(),
+        at: this.#options.now(),
         symbol,
         side: plan.side,
         orderType: "IOC",
@@ -329,12 +338,12 @@ export class Unwinder {
     } catch (err) {
       // No intent, no order; the store's own retry (or the next leadership) decides when again.
       st.busy = false;
-      o.logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
+      this.#options.logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
       return this.#later(st, 1_000);
     }
-    if (!o.store.mayLead()) {
+    if (!this.#options.store.mayLead()) {
       st.busy = false;
-      return this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "not_accepted" });
+      return this.#outcome({ t: "order_outcome", clientOrderId, at: this.#options.now(), result: "not_accepted" });
     }
     st.order = {
       clientOrderId,
@@ -346,12 +355,12 @@ export class Unwinder {
       notional: 0,
       fee: 0,
       orderId: undefined,
-      sentAt: o.now(),
+      sentAt: this.#options.now(),
       rounds: 0,
     };
-    o.observer.order("sent");
+    this.#options.observer.order("sent");
     try {
-      const ack = await o.orders.placeOrder({
+      const ack = await this.#options.orders.placeOrder({
         symbol,
         client_order_id: clientOrderId,
         order_type: "IOC",
@@ -363,9 +372,9 @@ export class Unwinder {
       });
       if (st.order?.clientOrderId !== clientOrderId) return; // settled by a report that beat the answer
       st.order.orderId = ack.order_id;
-      this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "accepted", orderId: ack.order_id });
+      this.#outcome({ t: "order_outcome", clientOrderId, at: this.#options.now(), result: "accepted", orderId: ack.order_id });
       // The final report normally follows at once; without it, the order is looked up.
-      this.#settleIn(st, o.settleAfterMs);
+      this.#settleIn(st, this.#options.settleAfterMs);
     } catch (err) {
       if (st.order?.clientOrderId !== clientOrderId) return;
       this.#refused(st, err);
@@ -373,37 +382,36 @@ export class Unwinder {
   }
 
   #refused(st: SymbolState, err: unknown): void {
-    const o = this.#o;
     const { symbol, mode } = st;
     const order = st.order as WorkingOrder;
     const failure = placementFailure(err);
     if (failure.kind === "maybe_applied") {
-      o.logger.warn(
+      this.#options.logger.warn(
         { symbol, marginMode: mode, clientOrderId: order.clientOrderId, err: (err as Error).message },
         "unwind order outcome unknown; looking it up",
       );
-      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: o.now(), result: "unknown" });
-      o.observer.order("unknown");
+      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#options.now(), result: "unknown" });
+      this.#options.observer.order("unknown");
       return this.#settleIn(st, 500);
     }
     const { code, action } = failure;
-    o.logger.warn(
+    this.#options.logger.warn(
       { symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message },
       "unwind order refused",
     );
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
-      at: o.now(),
+      at: this.#options.now(),
       result: "rejected",
       ...(code !== undefined ? { code } : {}),
     });
-    o.observer.order("rejected");
+    this.#options.observer.order("rejected");
     st.order = undefined;
     st.busy = false;
     switch (action) {
       case "reread_positions":
-        o.requestPositions();
+        this.#options.requestPositions();
         return this.#later(st, 1_000);
       case "reprice":
         return this.#later(st, 200);
@@ -411,14 +419,14 @@ export class Unwinder {
         return this.#later(st, 1_000);
       case "halt_symbol":
         st.halted = true;
-        o.observer.halted(symbol, true);
-        o.logger.error(
+        this.#options.observer.halted(symbol, true);
+        this.#options.logger.error(
           { symbol, marginMode: mode, code },
           "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)",
         );
         return;
       default:
-        st.backoffMs = Math.min(o.maxBackoffMs, Math.max(o.noFillMs, st.backoffMs * 2));
+        st.backoffMs = Math.min(this.#options.maxBackoffMs, Math.max(this.#options.noFillMs, st.backoffMs * 2));
         return this.#later(st, st.backoffMs);
     }
   }
@@ -429,13 +437,13 @@ export class Unwinder {
     if (order === undefined) return;
     clearTimeout(st.timer);
     st.timer = undefined;
-    this.#o.fills.complete(order, totalQty, avgPrice, totalFee, venueTs);
+    this.#options.fills.complete(order, totalQty, avgPrice, totalFee, venueTs);
     const traded = order.filled;
     const result = status === "REJECTED" ? "rejected" : status === "FILLED" ? "filled" : "cancelled";
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
-      at: this.#o.now(),
+      at: this.#options.now(),
       result,
       ...(order.orderId !== undefined ? { orderId: order.orderId } : {}),
       filledQty: order.side === "BUY" ? traded : -traded,
@@ -443,13 +451,13 @@ export class Unwinder {
       fee: order.fee,
       venueTs,
     });
-    this.#o.observer.order(status === "FILLED" ? "filled" : traded > 0 ? "partial" : status === "REJECTED" ? "rejected" : "unfilled");
+    this.#options.observer.order(status === "FILLED" ? "filled" : traded > 0 ? "partial" : status === "REJECTED" ? "rejected" : "unfilled");
     st.order = undefined;
     st.busy = false;
     // An IOC that found no liquidity: the book needs time to refill; back off, re-price on a fresh mark.
     if (traded > 0) st.backoffMs = 0;
-    else st.backoffMs = Math.min(this.#o.maxBackoffMs, Math.max(this.#o.noFillMs, st.backoffMs * 2));
-    this.#later(st, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
+    else st.backoffMs = Math.min(this.#options.maxBackoffMs, Math.max(this.#options.noFillMs, st.backoffMs * 2));
+    this.#later(st, traded > 0 ? this.#options.afterFillMs : st.backoffMs);
   }
 
   /** Settle the order in hand by lookup (orderLookupSettlement.ts), then act on the verdict. */
@@ -468,7 +476,7 @@ export class Unwinder {
       case "given_up":
         st.order = undefined;
         st.busy = false;
-        return this.#later(st, this.#o.noFillMs);
+        return this.#later(st, this.#options.noFillMs);
       case "moot":
         return;
     }
@@ -476,12 +484,19 @@ export class Unwinder {
 
   #finishFrom(st: SymbolState, r: OrderRecord): void {
     (st.order as HeldOrder).orderId = r.order_id;
-    this.#finish(st, r.status, r.total_executed_quantity, r.average_executed_price ?? 0, r.total_fee, r.updated_time ?? this.#o.now());
+    this.#finish(
+      st,
+      r.status,
+      r.total_executed_quantity,
+      r.average_executed_price ?? 0,
+      r.total_fee,
+      r.updated_time ?? this.#options.now(),
+    );
   }
 
   #notAccepted(st: SymbolState, order: HeldOrder): void {
-    this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
-    this.#o.observer.order("not_accepted");
+    this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#options.now(), result: "not_accepted" });
+    this.#options.observer.order("not_accepted");
     st.order = undefined;
     st.busy = false;
     this.#later(st, 200);
@@ -497,9 +512,9 @@ export class Unwinder {
 
   #outcome(record: OrderOutcomeRecord): void {
     try {
-      this.#o.store.append(record);
+      this.#options.store.append(record);
     } catch (err) {
-      this.#o.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
+      this.#options.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
     }
   }
 }
