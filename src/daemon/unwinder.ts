@@ -23,6 +23,7 @@ import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
+import type { ORDER_RESULTS } from "../observe/unwindMetrics.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { OrderApi } from "../venue/orderApi.js";
@@ -33,7 +34,8 @@ import { type HeldOrder, OrderLookupSettlement } from "./orderLookupSettlement.j
 import { placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
-export type OrderResultLabel = "sent" | "filled" | "partial" | "unfilled" | "rejected" | "unknown" | "not_accepted";
+/** `orders_total{result}` (observe/unwindMetrics.ts): the metric's list is the one source. */
+export type OrderResultLabel = (typeof ORDER_RESULTS)[number];
 
 export interface UnwinderObserver {
   order(result: OrderResultLabel): void;
