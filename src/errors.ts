@@ -47,7 +47,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type LiquidatorErrorCode = keyof typeof ERROR_CODES;
-export const ERROR_CODE_NAMES: readonly LiquidatorErrorCode[] = Object.keys(ERROR_CODES) as LiquidatorErrorCode[];
 
 export class LiquidatorError extends Error {
   readonly code: LiquidatorErrorCode;
