@@ -255,7 +255,6 @@ export const positionTransferSchema = z.object({
   position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)).optional(),
   transfer_price: wireNumber(z.number().positive().max(MAX_PRICE)).optional(),
 });
-export type PositionTransfer = z.infer<typeof positionTransferSchema>;
 
 /**
  * The answer of an accepted claim. Lean answers are accepted (PROTOCOL §9: every field optional in
