@@ -100,12 +100,7 @@ export const configSchema = strict({
 });
 
 export type Config = z.output<typeof configSchema>;
-export type VenueConfig = Config["venue"];
 export type PolicyConfig = Config["policy"];
-export type UnwindConfig = Config["unwind"];
-export type SymbolOverrides = PolicyConfig["per_symbol"][string];
-export type CampaignConfig = NonNullable<Config["rewards"]["campaign"]>;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The built-in defaults (what an empty or absent config file means). */
 export function defaultConfig(): Config {
