@@ -94,7 +94,7 @@ function range(fromFlag: string, from: number | undefined, toFlag: string, to: n
 }
 
 /** Flags → query. The user may be missing here (the simulated venue supplies a default later). */
-export function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boolean } {
+function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boolean } {
   const q: AdminOrdersQuery = {};
   const set = <K extends keyof AdminOrdersQuery>(k: K, v: AdminOrdersQuery[K] | undefined): void => {
     if (v !== undefined) q[k] = v;
@@ -134,7 +134,7 @@ const time = (key: "created_time" | "updated_time", header: string): C => ({
   text: (r) => isoTime(r[key]),
 });
 /** Every docs/protocol.md §A.2.5 field for JSON / CSV; the table shows the ones a person scans for. */
-export const ORDER_COLUMNS: C[] = [
+const ORDER_COLUMNS: C[] = [
   { key: "order_id", value: (r) => r.order_id },
   time("created_time", "created"),
   time("updated_time", "updated"),
