@@ -8,7 +8,7 @@ import { z } from "zod";
 import { configSchema } from "./schema.js";
 import type { FieldDoc } from "./schemaParts.js";
 
-export type FieldKind = "string" | "number" | "boolean" | "enum" | "list" | "map" | "object";
+type FieldKind = "string" | "number" | "boolean" | "enum" | "list" | "map" | "object";
 
 export interface ConfigField extends FieldDoc {
   /** Dotted key, e.g. `venue.base_url`. */

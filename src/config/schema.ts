@@ -12,7 +12,7 @@ import { venueSchema } from "./venueSchema.js";
 export { SYMBOL_PATTERN } from "../engine/types.js";
 export { ALLOWED_KEYS_MARK, isInsecureRemoteUrl, unknownKeyProblem } from "./schemaParts.js";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const campaignSchema = strict({
   campaign_id: z.number().int().min(0),
