@@ -39,14 +39,14 @@ export interface StoredOrder {
  */
 export const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
 export type AdminOrderStatus = (typeof ADMIN_ORDER_STATUSES)[number];
-export const SORT_BY = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
+const SORT_BY = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
 export type SortBy = (typeof SORT_BY)[number];
 
 /** docs/protocol.md §A.4.4: size at most 500; the default is not published, 25 is the venue family's usual one. */
-export const MAX_ORDER_PAGE_SIZE = 500;
+const MAX_ORDER_PAGE_SIZE = 500;
 export const DEFAULT_ORDER_PAGE_SIZE = 25;
 
-export const ADMIN_ORDER_PARAMS = [
+const ADMIN_ORDER_PARAMS = [
   "symbol",
   "side",
   "order_type",

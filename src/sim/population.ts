@@ -10,7 +10,7 @@ import type { Prng } from "./prng.js";
 import type { SymbolTable } from "./symbols.js";
 
 /** Competitors must never be stopped by the margin rule. */
-export const COMPETITOR_COLLATERAL = 1e12;
+const COMPETITOR_COLLATERAL = 1e12;
 
 export interface Population {
   orderUsers: OrderUser[];

@@ -12,8 +12,8 @@ import type { VenueCore } from "./venueCore.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** docs/protocol.md §4: GET /v1/public/liquidation pages default to 60 rows. */
-export const DEFAULT_LIQUIDATION_PAGE_SIZE = 60;
-export const MAX_LIQUIDATION_PAGE_SIZE = 500;
+const DEFAULT_LIQUIDATION_PAGE_SIZE = 60;
+const MAX_LIQUIDATION_PAGE_SIZE = 500;
 
 export interface LiquidationRow {
   liquidation_id: number;
