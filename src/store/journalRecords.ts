@@ -25,7 +25,7 @@ const intentSchema = z.object({
    */
   open: z.array(z.object({ symbol: z.string(), positionQty: finite, liquidatorFee: finite })).optional(),
 });
-export const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
+const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
 /**
  * A claim's `outcome.result`. accepted: the venue assigned us positions. rejected: the venue refused
  * (code says why). unknown: the request may have reached the venue but no answer came; never resent
@@ -143,7 +143,7 @@ const claimedBaseSchema = z.object({
   at: finite,
 });
 
-export const recordSchema = z.discriminatedUnion("t", [
+const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
   positionsSchema,
