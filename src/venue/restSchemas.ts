@@ -47,7 +47,7 @@ export function parseVenueCode(code: unknown): number | undefined {
 
 // ── docs/protocol.md §A.2.2 / §A.2.3: trading-rewards epochs ───────────────────────────────────────────────────
 
-export const epochInfoRowSchema = z.object({
+const epochInfoRowSchema = z.object({
   epoch_id: int,
   start_time: int,
   end_time: int,
@@ -68,7 +68,7 @@ export const epochInfoSchema = z.object({
 });
 export type EpochInfo = z.infer<typeof epochInfoSchema>;
 
-export const epochDataRowSchema = z.object({
+const epochDataRowSchema = z.object({
   epoch_id: int,
   total_trader_score_major: num,
   total_trader_score_alts: num,
@@ -87,14 +87,14 @@ export type EpochDataRow = z.infer<typeof epochDataRowSchema>;
  * sends the real names, so accepting them costs nothing); the spec name wins when both are present,
  * and everything past this schema (the poller, the metrics, `epochs`, `campaign`) reads spec names only.
  */
-export const REWARDS_FIELD_ALIASES: Readonly<Record<string, string>> = {
+const REWARDS_FIELD_ALIASES: Readonly<Record<string, string>> = {
   total_released_trading_rewards_order: "total_released_trading_rewards_native",
   total_staked_order: "total_staked_native",
   total_staked_esorder: "total_staked_esnative",
 };
 
 /** The object with each real-venue name copied to its spec name when the spec name is absent. */
-export function withSpecRewardsNames(v: unknown): unknown {
+function withSpecRewardsNames(v: unknown): unknown {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
   const r = v as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
@@ -141,7 +141,7 @@ export type CampaignUser = z.infer<typeof campaignUserSchema>;
 
 // ── docs/protocol.md §A.2.5: admin order list ────────────────────────────────────────────────────────────────
 
-export const pageMetaSchema = z.object({
+const pageMetaSchema = z.object({
   total: wireNumber(z.number().int().nonnegative()),
   records_per_page: wireNumber(z.number().int().nonnegative()),
   current_page: int,
@@ -149,7 +149,7 @@ export const pageMetaSchema = z.object({
 export type PageMeta = z.infer<typeof pageMetaSchema>;
 
 /** One row of GET /v1/admin/orders: anyone's order, read tolerantly (orderSchemas.ts's OrderRecord is one of our own). */
-export const adminOrderRowSchema = z.object({
+const adminOrderRowSchema = z.object({
   order_id: int,
   user_id: int,
   // A market order has no price of its own and an unfilled order no average: the real venue sends
@@ -247,7 +247,7 @@ export interface ClaimRequest {
  * present must be within its bounds (a number or a decimal string). `claimFills` (mapping.ts) uses
  * the answer's fills only when they are complete.
  */
-export const positionTransferSchema = z.object({
+const positionTransferSchema = z.object({
   symbol: z.string().regex(SYMBOL_PATTERN).optional(),
   abs_liquidator_fee: wireNumber(z.number().min(0).max(MAX_ABS_NOTIONAL)).optional(),
   cost_position_transfer: wireNumber(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL)).optional(),
@@ -303,7 +303,7 @@ export interface OpenLiquidationsQuery {
   end_t?: number;
 }
 
-export const futuresRowSchema = z.object({
+const futuresRowSchema = z.object({
   symbol: z.string(),
   mark_price: num,
   index_price: num,
