@@ -9,7 +9,7 @@ import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { assessKey, isMissingRoute, type KeyInfoRow } from "../venue/keyInfo.js";
 
-export const KEY_CHECK_INTERVAL_MS = 3_600_000;
+const KEY_CHECK_INTERVAL_MS = 3_600_000;
 
 interface KeyWatchLogger {
   info(obj: object, msg: string): void;

@@ -35,9 +35,9 @@ import { placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
 /** `orders_total{result}` (observe/unwindMetrics.ts): the metric's list is the one source. */
-export type OrderResultLabel = (typeof ORDER_RESULTS)[number];
+type OrderResultLabel = (typeof ORDER_RESULTS)[number];
 
-export interface UnwinderObserver {
+interface UnwinderObserver {
   order(result: OrderResultLabel): void;
   timeToFlat(seconds: number): void;
   halted(symbol: string, on: boolean): void;
