@@ -177,14 +177,12 @@ export class Unwinder {
    * symbols nothing is closed, so nothing is left to do.
    */
   remaining(): { symbol: string; marginMode: MarginMode; qty: number }[] {
+    const { positions, settings, dryRun } = this.#options;
     const out: { symbol: string; marginMode: MarginMode; qty: number }[] = [];
-    for (const { symbol, mode } of this.#options.positions.positions()) {
+    for (const { symbol, mode } of positions.positions()) {
       const st = this.#state(symbol, mode);
       const qty = this.#toClose(symbol, mode);
-      if (
-        st.busy ||
-        (qty !== 0 && !st.halted && st.lastNote !== "dust" && this.#options.settings.unwinds(symbol) && !this.#options.dryRun())
-      )
+      if (st.busy || (qty !== 0 && !st.halted && st.lastNote !== "dust" && settings.unwinds(symbol) && !dryRun()))
         out.push({ symbol, marginMode: mode, qty });
     }
     return out;
@@ -299,33 +297,26 @@ export class Unwinder {
   }
 
   async #evaluate(st: SymbolState): Promise<void> {
+    const { settings, dryRun, positions, store, symbols, marks, clientOrderIdPrefix, now, logger, observer, orders, settleAfterMs } =
+      this.#options;
     const { symbol, mode } = st;
-    if (
-      this.#stopped ||
-      st.busy ||
-      st.halted ||
-      !this.#options.settings.unwinds(symbol) ||
-      this.#options.dryRun() ||
-      !this.#options.positions.known ||
-      !this.#options.store.mayLead()
-    )
-      return;
-    const info = this.#options.symbols().get(symbol);
+    if (this.#stopped || st.busy || st.halted || !settings.unwinds(symbol) || dryRun() || !positions.known || !store.mayLead()) return;
+    const info = symbols().get(symbol);
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
-    if (info === undefined) return this.#options.symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
-    const plan = planUnwind(this.#toClose(symbol, mode), this.#options.marks.price(symbol), info, this.#options.settings.limitsFor(symbol));
+    if (info === undefined) return symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
+    const plan = planUnwind(this.#toClose(symbol, mode), marks.price(symbol), info, settings.limitsFor(symbol));
     if (plan.kind === "flat") return this.#note(st, undefined);
     if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
     if (plan.kind === "blocked") return this.#note(st, plan.reason);
     this.#note(st, undefined);
-    const clientOrderId = `${this.#options.clientOrderIdPrefix}-${this.#seq++}`;
-    const mark = this.#options.marks.price(symbol) as number;
+    const clientOrderId = `${clientOrderIdPrefix}-${this.#seq++}`;
+    const mark = marks.price(symbol) as number;
     st.busy = true;
     try {
-      const written = this.#options.store.intent({
+      const written = store.intent({
         t: "order_intent",
         clientOrderId,
-        at: this.#options.now(),
+        at: now(),
         symbol,
         side: plan.side,
         orderType: "IOC",
@@ -340,12 +331,12 @@ export class Unwinder {
     } catch (err) {
       // No intent, no order; the store's own retry (or the next leadership) decides when again.
       st.busy = false;
-      this.#options.logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
+      logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
       return this.#later(st, 1_000);
     }
-    if (!this.#options.store.mayLead()) {
+    if (!store.mayLead()) {
       st.busy = false;
-      return this.#outcome({ t: "order_outcome", clientOrderId, at: this.#options.now(), result: "not_accepted" });
+      return this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "not_accepted" });
     }
     st.order = {
       clientOrderId,
@@ -357,12 +348,12 @@ export class Unwinder {
       notional: 0,
       fee: 0,
       orderId: undefined,
-      sentAt: this.#options.now(),
+      sentAt: now(),
       rounds: 0,
     };
-    this.#options.observer.order("sent");
+    observer.order("sent");
     try {
-      const ack = await this.#options.orders.placeOrder({
+      const ack = await orders.placeOrder({
         symbol,
         client_order_id: clientOrderId,
         order_type: "IOC",
@@ -374,9 +365,9 @@ export class Unwinder {
       });
       if (st.order?.clientOrderId !== clientOrderId) return; // settled by a report that beat the answer
       st.order.orderId = ack.order_id;
-      this.#outcome({ t: "order_outcome", clientOrderId, at: this.#options.now(), result: "accepted", orderId: ack.order_id });
+      this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: ack.order_id });
       // The final report normally follows at once; without it, the order is looked up.
-      this.#settleIn(st, this.#options.settleAfterMs);
+      this.#settleIn(st, settleAfterMs);
     } catch (err) {
       if (st.order?.clientOrderId !== clientOrderId) return;
       this.#refused(st, err);
@@ -384,36 +375,37 @@ export class Unwinder {
   }
 
   #refused(st: SymbolState, err: unknown): void {
+    const { logger, now, observer, requestPositions, maxBackoffMs, noFillMs } = this.#options;
     const { symbol, mode } = st;
     const order = st.order as WorkingOrder;
     const failure = placementFailure(err);
     if (failure.kind === "maybe_applied") {
-      this.#options.logger.warn(
+      logger.warn(
         { symbol, marginMode: mode, clientOrderId: order.clientOrderId, err: (err as Error).message },
         "unwind order outcome unknown; looking it up",
       );
-      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#options.now(), result: "unknown" });
-      this.#options.observer.order("unknown");
+      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: now(), result: "unknown" });
+      observer.order("unknown");
       return this.#settleIn(st, 500);
     }
     const { code, action } = failure;
-    this.#options.logger.warn(
+    logger.warn(
       { symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message },
       "unwind order refused",
     );
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
-      at: this.#options.now(),
+      at: now(),
       result: "rejected",
       ...(code !== undefined ? { code } : {}),
     });
-    this.#options.observer.order("rejected");
+    observer.order("rejected");
     st.order = undefined;
     st.busy = false;
     switch (action) {
       case "reread_positions":
-        this.#options.requestPositions();
+        requestPositions();
         return this.#later(st, 1_000);
       case "reprice":
         return this.#later(st, 200);
@@ -421,14 +413,14 @@ export class Unwinder {
         return this.#later(st, 1_000);
       case "halt_symbol":
         st.halted = true;
-        this.#options.observer.halted(symbol, true);
-        this.#options.logger.error(
+        observer.halted(symbol, true);
+        logger.error(
           { symbol, marginMode: mode, code },
           "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)",
         );
         return;
       default:
-        st.backoffMs = Math.min(this.#options.maxBackoffMs, Math.max(this.#options.noFillMs, st.backoffMs * 2));
+        st.backoffMs = Math.min(maxBackoffMs, Math.max(noFillMs, st.backoffMs * 2));
         return this.#later(st, st.backoffMs);
     }
   }
