@@ -8,10 +8,10 @@
 
 /** Exit statuses (sysexits.h): 64 usage, 78 configuration, 1 anything else. */
 export const EXIT_USAGE = 64;
-export const EXIT_CONFIG = 78;
+const EXIT_CONFIG = 78;
 export const EXIT_FAILURE = 1;
 /** sysexits.h EX_DATAERR: an input file (a capture) is malformed. */
-export const EXIT_DATA = 65;
+const EXIT_DATA = 65;
 
 export const ERROR_CODES = {
   /** The venue answered with an error envelope (VenueError; its venue code says which). */
@@ -47,7 +47,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type LiquidatorErrorCode = keyof typeof ERROR_CODES;
-export const ERROR_CODE_NAMES: readonly LiquidatorErrorCode[] = Object.keys(ERROR_CODES) as LiquidatorErrorCode[];
 
 export class LiquidatorError extends Error {
   readonly code: LiquidatorErrorCode;

@@ -89,7 +89,7 @@ log:
 ${shadowSectionYaml(o.shadows ?? 0)}`;
 }
 
-export function procRssBytes(pid: number | undefined): number {
+function procRssBytes(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
     const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

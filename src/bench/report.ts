@@ -134,7 +134,7 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
 }
 
 /** The longest the loop was held by a reconcile: a synchronous call or a turn while its offers were sliced. */
-export function reconcileLongestMs(r: ReconcileResult | undefined): number | undefined {
+function reconcileLongestMs(r: ReconcileResult | undefined): number | undefined {
   if (r === undefined) return undefined;
   return Math.max(r.firstBlockMs, r.unchangedBlockMsMax, r.changedBlockMs);
 }

@@ -63,7 +63,7 @@ export function simulatorSymbolTable(): SymbolTable {
 }
 
 /** A policy context like a running daemon's: default policy, every symbol priced, some exposure. */
-export function realisticContext(now: number): PolicyContext {
+function realisticContext(now: number): PolicyContext {
   const symbols = simulatorSymbolTable();
   const marks = new MarkBook();
   for (const s of DEFAULT_SYMBOLS) marks.set(s.symbol, s.startPrice, now - 400);
@@ -85,7 +85,7 @@ export function realisticContext(now: number): PolicyContext {
 }
 
 /** Liquidations as the simulator generates them (1 to 3 symbols, 1,000 to 60,000 of notional each). */
-export function realisticLiquidations(n: number, seed: number, now: number): Liquidation[] {
+function realisticLiquidations(n: number, seed: number, now: number): Liquidation[] {
   const prng = new Prng(seed);
   const table = new SimSymbols();
   const out: Liquidation[] = [];

@@ -47,7 +47,7 @@ function nonEmpty(name: string, v: string | undefined): string | undefined {
   return v;
 }
 
-export function parseCampaignId(text: string | undefined): number {
+function parseCampaignId(text: string | undefined): number {
   if (text === undefined) throw new UsageError("--campaign-id N is required");
   if (!/^\d{1,15}$/.test(text)) throw new UsageError(`--campaign-id must be a non-negative integer, got '${text}'`);
   return Number(text);

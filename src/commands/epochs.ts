@@ -22,14 +22,14 @@ epoch_id, one row per epoch, then the current epoch and the totals released.
   -h, --help     this text
 `;
 
-export interface EpochRow {
+interface EpochRow {
   epoch_id: number;
   info?: EpochInfoRow;
   data?: EpochDataRow;
 }
 
 /** Full outer join by epoch_id, ascending: an epoch known to only one endpoint still gets a row. */
-export function joinEpochs(info: EpochInfo | undefined, data: EpochData | undefined): EpochRow[] {
+function joinEpochs(info: EpochInfo | undefined, data: EpochData | undefined): EpochRow[] {
   const byId = new Map<number, EpochRow>();
   const row = (id: number): EpochRow => {
     let r = byId.get(id);
@@ -67,7 +67,7 @@ const dataColumns: C[] = [
 ];
 const dataTokenColumn: C = { key: "epoch_token", header: "token", value: (r) => r.data?.epoch_token };
 
-export function epochColumns(only: "info" | "data" | undefined): C[] {
+function epochColumns(only: "info" | "data" | undefined): C[] {
   if (only === "info") return [idColumn, ...infoColumns];
   if (only === "data") return [idColumn, dataTokenColumn, ...dataColumns];
   return [idColumn, ...infoColumns, ...dataColumns];

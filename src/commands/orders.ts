@@ -7,13 +7,13 @@ import { SYMBOL_PATTERN } from "../config/schema.js";
 import { UsageError } from "../errors.js";
 import { collectPages, pageCount } from "../venue/rest.js";
 import {
+  ADMIN_ORDER_STATUSES,
   ADMIN_ORDERS_MAX_SIZE,
+  type AdminOrderRow,
   type AdminOrdersQuery,
   ORDER_SIDES,
   ORDER_SORTS,
-  ORDER_STATUSES,
   ORDER_TYPES,
-  type OrderRecord,
 } from "../venue/restSchemas.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";
@@ -28,7 +28,7 @@ Orders of one user, newest first unless --sort-by says otherwise (admin listing,
   --symbol SYMBOL        PERP_<BASE>_<QUOTE>
   --side SIDE            ${ORDER_SIDES.join(" | ")}
   --order-type TYPE      ${ORDER_TYPES.join(" | ")}
-  --status STATUS        ${ORDER_STATUSES.join(" | ")}
+  --status STATUS        ${ADMIN_ORDER_STATUSES.join(" | ")}
   --order-tag TAG
   --start-t MS --end-t MS                 created between (13-digit ms timestamps)
   --update-start-t MS --update-end-t MS   updated between (13-digit ms timestamps)
@@ -94,7 +94,7 @@ function range(fromFlag: string, from: number | undefined, toFlag: string, to: n
 }
 
 /** Flags → query. The user may be missing here (the simulated venue supplies a default later). */
-export function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boolean } {
+function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boolean } {
   const q: AdminOrdersQuery = {};
   const set = <K extends keyof AdminOrdersQuery>(k: K, v: AdminOrdersQuery[K] | undefined): void => {
     if (v !== undefined) q[k] = v;
@@ -110,7 +110,7 @@ export function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boole
   set("symbol", symbol);
   set("side", oneOf("side", flags.side, ORDER_SIDES));
   set("order_type", oneOf("order-type", flags["order-type"], ORDER_TYPES));
-  set("status", oneOf("status", flags.status, ORDER_STATUSES));
+  set("status", oneOf("status", flags.status, ADMIN_ORDER_STATUSES));
   set("order_tag", text("order-tag", flags["order-tag"]));
   set("start_t", msTime("start-t", flags["start-t"]));
   set("end_t", msTime("end-t", flags["end-t"]));
@@ -126,7 +126,7 @@ export function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boole
   return { query: q, all };
 }
 
-type C = Column<OrderRecord>;
+type C = Column<AdminOrderRow>;
 const time = (key: "created_time" | "updated_time", header: string): C => ({
   key,
   header,
@@ -134,7 +134,7 @@ const time = (key: "created_time" | "updated_time", header: string): C => ({
   text: (r) => isoTime(r[key]),
 });
 /** Every docs/protocol.md §A.2.5 field for JSON / CSV; the table shows the ones a person scans for. */
-export const ORDER_COLUMNS: C[] = [
+const ORDER_COLUMNS: C[] = [
   { key: "order_id", value: (r) => r.order_id },
   time("created_time", "created"),
   time("updated_time", "updated"),

@@ -100,7 +100,7 @@ export function toJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 }
 
-export function renderJson<R>(columns: readonly Column<R>[], rows: readonly R[]): string {
+function renderJson<R>(columns: readonly Column<R>[], rows: readonly R[]): string {
   return toJson(rows.map((row) => Object.fromEntries(columns.map((c) => [c.key, c.value(row) ?? null]))));
 }
 

@@ -54,7 +54,7 @@ function columns(by: string): Column<Row>[] {
   ];
 }
 
-export function pnlRows(ledger: PnlLedger, by: "claim" | "symbol" | "day", since: number | undefined): Row[] {
+function pnlRows(ledger: PnlLedger, by: "claim" | "symbol" | "day", since: number | undefined): Row[] {
   const sinceDay = since === undefined ? undefined : new Date(since).toISOString().slice(0, 10);
   if (by === "claim") {
     return ledger

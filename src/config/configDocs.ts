@@ -21,14 +21,14 @@ const TABLES: Record<string, () => string> = {
   unwind: () => sectionTable("unwind", []),
 };
 
-export function envTable(): string {
+function envTable(): string {
   const rows = [...EXTRA_VARIABLES.map((e) => `| ${e.variable} | ${e.key} | ${e.meaning} |`)];
   for (const f of configFields()) if (f.env !== undefined) rows.push(`| \`${f.env}\` | \`${f.key}\` | ${f.description} |`);
   return ["| variable | config key | meaning |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
 /** The keys of one section (without the section's name), except `skip`. */
-export function sectionTable(section: string, skip: readonly string[]): string {
+function sectionTable(section: string, skip: readonly string[]): string {
   const rows: string[] = [];
   for (const f of configFields()) {
     if (!f.key.startsWith(`${section}.`)) continue;

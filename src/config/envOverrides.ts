@@ -6,7 +6,7 @@
 import { configFields } from "./fields.js";
 import type { Problem } from "./issues.js";
 
-export type EnvKind = "string" | "boolean" | "number";
+type EnvKind = "string" | "boolean" | "number";
 
 export interface EnvOverride {
   variable: string;
@@ -26,7 +26,7 @@ const TRUE_WORDS = new Set(["1", "true", "yes"]);
 const FALSE_WORDS = new Set(["0", "false", "no"]);
 
 /** `1/true/yes` and `0/false/no`, case-insensitive; undefined for anything else. */
-export function parseBooleanWord(text: string): boolean | undefined {
+function parseBooleanWord(text: string): boolean | undefined {
   const word = text.trim().toLowerCase();
   if (TRUE_WORDS.has(word)) return true;
   if (FALSE_WORDS.has(word)) return false;
@@ -34,7 +34,7 @@ export function parseBooleanWord(text: string): boolean | undefined {
 }
 
 /** A plain decimal number (`12`, `-3`, `0.5`); undefined for anything else. The schema checks its range. */
-export function parseDecimal(text: string): number | undefined {
+function parseDecimal(text: string): number | undefined {
   const t = text.trim();
   return /^-?\d{1,15}(\.\d{1,15})?$/.test(t) ? Number(t) : undefined;
 }

@@ -4,11 +4,11 @@
  * the README's configuration tables (`npm run docs:config`) and the default.yaml test derive from it,
  * so a key is declared once.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { configSchema } from "./schema.js";
 import type { FieldDoc } from "./schemaParts.js";
 
-export type FieldKind = "string" | "number" | "boolean" | "enum" | "list" | "map" | "object";
+type FieldKind = "string" | "number" | "boolean" | "enum" | "list" | "map" | "object";
 
 export interface ConfigField extends FieldDoc {
   /** Dotted key, e.g. `venue.base_url`. */
@@ -16,36 +16,31 @@ export interface ConfigField extends FieldDoc {
   kind: FieldKind;
 }
 
-interface Def {
-  type: string;
-  shape?: Record<string, z.ZodType>;
-  innerType?: z.ZodType;
-  out?: z.ZodType;
+/** What a wrapper (default, optional, nullable, ...) or a pipe (preprocess, transform) stands for; undefined for any other schema. */
+function inner(t: z.ZodType): z.ZodType | undefined {
+  if (
+    t instanceof z.ZodDefault ||
+    t instanceof z.ZodOptional ||
+    t instanceof z.ZodNullable ||
+    t instanceof z.ZodPrefault ||
+    t instanceof z.ZodCatch ||
+    t instanceof z.ZodReadonly
+  )
+    return t.unwrap() as z.ZodType;
+  if (t instanceof z.ZodPipe) return t.out as z.ZodType;
+  return undefined;
 }
 
-const def = (t: z.ZodType): Def => (t as unknown as { _zod: { def: Def } })._zod.def;
-
 function kindOf(t: z.ZodType): FieldKind {
-  const d = def(t);
-  switch (d.type) {
-    case "default":
-    case "optional":
-    case "nullable":
-      return kindOf(d.innerType as z.ZodType);
-    case "pipe":
-      return kindOf(d.out as z.ZodType);
-    case "string":
-    case "number":
-    case "boolean":
-    case "enum":
-      return d.type;
-    case "array":
-      return "list";
-    case "record":
-      return "map";
-    default:
-      return "object";
-  }
+  const wrapped = inner(t);
+  if (wrapped !== undefined) return kindOf(wrapped);
+  if (t instanceof z.ZodString) return "string";
+  if (t instanceof z.ZodNumber) return "number";
+  if (t instanceof z.ZodBoolean) return "boolean";
+  if (t instanceof z.ZodEnum) return "enum";
+  if (t instanceof z.ZodArray) return "list";
+  if (t instanceof z.ZodRecord) return "map";
+  return "object";
 }
 
 function walk(t: z.ZodType, path: string[], out: ConfigField[]): void {
@@ -54,10 +49,9 @@ function walk(t: z.ZodType, path: string[], out: ConfigField[]): void {
     out.push({ key: path.join("."), description: meta.description, ...(meta.env !== undefined ? { env: meta.env } : {}), kind: kindOf(t) });
     return;
   }
-  const d = def(t);
-  if (d.type === "object" && d.shape !== undefined) for (const [k, v] of Object.entries(d.shape)) walk(v, [...path, k], out);
-  else if (d.type === "pipe") walk(d.out as z.ZodType, path, out);
-  else if (d.innerType !== undefined) walk(d.innerType, path, out);
+  const wrapped = inner(t);
+  if (t instanceof z.ZodObject) for (const [k, v] of Object.entries(t.shape)) walk(v as z.ZodType, [...path, k], out);
+  else if (wrapped !== undefined) walk(wrapped, path, out);
   else throw new Error(`config key ${path.join(".")} is not documented (schemaParts.ts doc)`);
 }
 

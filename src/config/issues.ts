@@ -14,7 +14,7 @@ export interface Problem {
 }
 
 /** `["policy","symbols","allow",2]` → `policy.symbols.allow[2]`. */
-export function dottedPath(path: readonly PropertyKey[]): string {
+function dottedPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;

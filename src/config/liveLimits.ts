@@ -8,7 +8,7 @@
 import type { Problem } from "./issues.js";
 import type { Config } from "./schema.js";
 
-export const LIVE_REQUIRED_KEYS = ["policy.max_claim_notional", "policy.max_total_exposure", "policy.min_fee"] as const;
+const LIVE_REQUIRED_KEYS = ["policy.max_claim_notional", "policy.max_total_exposure", "policy.min_fee"] as const;
 
 /** The dotted leaf keys present in a raw config tree (file values with environment values over them). */
 export function givenKeys(raw: Record<string, unknown>): ReadonlySet<string> {

@@ -8,7 +8,7 @@ import { REDACTED, redactPostgresUrl } from "../redaction.js";
 import { Signer } from "../venue/signer.js";
 import type { LoadedConfig } from "./loadConfig.js";
 
-export interface SecretReport {
+interface SecretReport {
   set: boolean;
   /** The value, always `<redacted>` when set. */
   value: string | null;
@@ -17,7 +17,7 @@ export interface SecretReport {
   public_key: string | null;
 }
 
-export function secretReport(loaded: LoadedConfig): SecretReport {
+function secretReport(loaded: LoadedConfig): SecretReport {
   if (loaded.secret === undefined) return { set: false, value: null, source: null, public_key: null };
   let publicKey: string | null = null;
   try {
@@ -41,7 +41,7 @@ function printable(config: LoadedConfig["config"]): LoadedConfig["config"] {
 }
 
 /** The effective config and its provenance as one JSON-ready object. */
-export function effectiveConfigObject(loaded: LoadedConfig): Record<string, unknown> {
+function effectiveConfigObject(loaded: LoadedConfig): Record<string, unknown> {
   return {
     config_file: loaded.path ?? null,
     env_overrides: [...(loaded.envOverrides ?? [])],

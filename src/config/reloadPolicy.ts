@@ -15,7 +15,7 @@ export type ReloadResult =
   | { ok: false; error: ConfigError };
 
 /** Dotted keys whose values differ between `a` and `b` (leaves only; lists compared whole). */
-export function changedKeys(a: unknown, b: unknown, prefix = ""): string[] {
+function changedKeys(a: unknown, b: unknown, prefix = ""): string[] {
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   if (isObj(a) && isObj(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();

@@ -13,7 +13,7 @@ import { venueSchema } from "./venueSchema.js";
 export { SYMBOL_PATTERN } from "../engine/types.js";
 export { ALLOWED_KEYS_MARK, isInsecureRemoteUrl, unknownKeyProblem } from "./schemaParts.js";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const campaignSchema = strict({
   campaign_id: z.number().int().min(0),
@@ -119,12 +119,7 @@ export const configSchema = strict({
 });
 
 export type Config = z.output<typeof configSchema>;
-export type VenueConfig = Config["venue"];
 export type PolicyConfig = Config["policy"];
-export type UnwindConfig = Config["unwind"];
-export type SymbolOverrides = PolicyConfig["per_symbol"][string];
-export type CampaignConfig = NonNullable<Config["rewards"]["campaign"]>;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The built-in defaults (what an empty or absent config file means). */
 export function defaultConfig(): Config {

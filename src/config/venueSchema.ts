@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { baseUrl, doc, durationMs, isInsecureRemoteUrl, section, strict } from "./schemaParts.js";
 
-export const VENUE_PRESETS = {
+const VENUE_PRESETS = {
   "orderly-mainnet": {
     base_url: "https://api.orderly.org",
     ws_url: "wss://ws-evm.orderly.org",
@@ -20,7 +20,7 @@ export const VENUE_PRESETS = {
     header_prefix: "orderly",
   },
 } as const;
-export type VenuePreset = keyof typeof VENUE_PRESETS;
+type VenuePreset = keyof typeof VENUE_PRESETS;
 
 const PRESET_NAMES = Object.keys(VENUE_PRESETS) as [VenuePreset, ...VenuePreset[]];
 

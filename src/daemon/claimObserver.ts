@@ -1,8 +1,11 @@
 /** The claimer's observer on the Prometheus metrics: the claimer itself never sees prom-client. */
 import type { Metrics } from "../observe/metrics.js";
 import type { ClaimerObserver } from "./claimer.js";
+import { PAUSE_REASONS } from "./claimPauses.js";
 
 export function claimObserver(metrics: Metrics): ClaimerObserver {
+  // The pause alerts compare with 0: every reason's series exists before its first switch.
+  for (const reason of PAUSE_REASONS) metrics.claimingPaused.set({ reason }, 0);
   return {
     skipped: (reason) => metrics.claimsSkipped.inc({ reason }),
     submitted: () => metrics.claimsSubmitted.inc(),

@@ -15,7 +15,7 @@ import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue
 import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { ClaimResult } from "../venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
-import { type ClaimFailure, classifyClaimFailure } from "./claimOutcome.js";
+import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
 import type { IdState } from "./claimState.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 
@@ -157,7 +157,7 @@ export class ClaimOutcomes {
       t: "outcome",
       id,
       at: now(),
-      result: f.action === "unknown" ? "unknown" : "rejected",
+      result: JOURNAL_RESULT_OF[f.result],
       ...(code !== undefined ? { code } : {}),
     };
     this.#logRefusal(id, f, err);

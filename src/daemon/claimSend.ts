@@ -5,10 +5,10 @@
  * answer means is claimOutcomes.ts.
  */
 import type { ClaimDecision } from "../engine/policy.js";
-import type { PauseReason } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import { DuplicateClaimError, FencedError } from "../store/storeErrors.js";
 import type { ClaimOutcomes } from "./claimOutcomes.js";
+import type { PauseReason } from "./claimPauses.js";
 import type { ClaimHold, ClaimPipeline } from "./claimPipeline.js";
 import type { ClaimSender } from "./claimSender.js";
 import type { IdState } from "./claimState.js";

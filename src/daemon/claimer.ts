@@ -11,18 +11,16 @@
 import type { ClaimDecision } from "../engine/policy.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation, LiquidationPosition } from "../engine/types.js";
-import type { PauseReason } from "../observe/metrics.js";
 import type { JournalRecord } from "../store/journalRecords.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { type ClaimerOptions, DEFAULT_TIMINGS } from "./claimerOptions.js";
 import { ClaimOutcomes } from "./claimOutcomes.js";
-import { ClaimPauses } from "./claimPauses.js";
+import { ClaimPauses, type PauseReason } from "./claimPauses.js";
 import { ClaimPipeline, type ClaimWire } from "./claimPipeline.js";
 import { ClaimQueue } from "./claimQueue.js";
 import { type LiveClaimEffects, sendClaim } from "./claimSend.js";
 import { type IdState, newState, sweepStates, unknownState } from "./claimState.js";
 
-export type { PauseReason } from "../observe/metrics.js";
 export type { ClaimerLogger, ClaimerObserver, ClaimerOptions } from "./claimerOptions.js";
 
 /** The rehearsal's effects have no text without a wire. */

@@ -24,12 +24,12 @@ export interface DrainOptions {
 }
 
 export class Drain {
-  readonly #o: DrainOptions;
+  readonly #options: DrainOptions;
   #timer: NodeJS.Timeout | undefined;
   #lastReport = "";
 
   constructor(options: DrainOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get draining(): boolean {
@@ -38,9 +38,9 @@ export class Drain {
 
   start(): void {
     if (this.#timer !== undefined) return;
-    this.#o.trading.set("reducing", "drain");
-    this.#o.logger.warn({}, "drain: no new claims; unwinding what claims assigned until flat, then exiting");
-    this.#timer = setInterval(() => this.#check(), this.#o.checkMs ?? 250);
+    this.#options.trading.set("reducing", "drain");
+    this.#options.logger.warn({}, "drain: no new claims; unwinding what claims assigned until flat, then exiting");
+    this.#timer = setInterval(() => this.#check(), this.#options.checkMs ?? 250);
     this.#check();
   }
 
@@ -50,19 +50,19 @@ export class Drain {
   }
 
   #check(): void {
-    const o = this.#o;
-    const claims = o.unsettledClaims();
-    const remaining = o.positionsKnown() ? o.remaining() : undefined;
+    const claims = this.#options.unsettledClaims();
+    const remaining = this.#options.positionsKnown() ? this.#options.remaining() : undefined;
     const report = JSON.stringify({ claims, remaining });
     if (report !== this.#lastReport) {
       this.#lastReport = report;
-      o.logger.info({ claimsUnsettled: claims, positions: remaining ?? "not known yet" }, "drain: waiting");
+      this.#options.logger.info({ claimsUnsettled: claims, positions: remaining ?? "not known yet" }, "drain: waiting");
     }
     if (claims > 0 || remaining === undefined || remaining.length > 0) return;
     this.stop();
-    const left = o.leftOpen();
-    if (left.length > 0) o.logger.warn({ positions: left }, "drain: done; these claimed positions stay open (not unwound by this daemon)");
-    else o.logger.info({}, "drain: done; every claimed position is flat");
-    o.drained();
+    const left = this.#options.leftOpen();
+    if (left.length > 0)
+      this.#options.logger.warn({ positions: left }, "drain: done; these claimed positions stay open (not unwound by this daemon)");
+    else this.#options.logger.info({}, "drain: done; every claimed position is flat");
+    this.#options.drained();
   }
 }

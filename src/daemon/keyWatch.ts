@@ -9,7 +9,7 @@ import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { assessKey, isMissingRoute, type KeyInfoRow } from "../venue/keyInfo.js";
 
-export const KEY_CHECK_INTERVAL_MS = 3_600_000;
+const KEY_CHECK_INTERVAL_MS = 3_600_000;
 
 interface KeyWatchLogger {
   info(obj: object, msg: string): void;
@@ -28,11 +28,11 @@ export interface KeyWatchOptions {
 }
 
 export class KeyWatch {
-  readonly #o: KeyWatchOptions;
+  readonly #options: KeyWatchOptions;
   readonly #now: () => number;
 
   constructor(options: KeyWatchOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
@@ -40,31 +40,31 @@ export class KeyWatch {
   async check(signal: AbortSignal): Promise<void> {
     let rows: KeyInfoRow[];
     try {
-      rows = await this.#o.read(signal);
+      rows = await this.#options.read(signal);
     } catch (err) {
       if (signal.aborted) return;
       if (isMissingRoute(err))
-        this.#o.logger.warn({}, "the venue has no GET /v1/client/key_info: the key's expiry and scope are not checked");
-      else this.#o.logger.warn({ err: (err as Error).message }, "the key's expiry and scope could not be read; next try in an hour");
+        this.#options.logger.warn({}, "the venue has no GET /v1/client/key_info: the key's expiry and scope are not checked");
+      else this.#options.logger.warn({ err: (err as Error).message }, "the key's expiry and scope could not be read; next try in an hour");
       return;
     }
-    const a = assessKey(rows, this.#o.publicKey, this.#now());
-    if (a.row?.expiresAt !== undefined) this.#o.onExpiry(a.row.expiresAt / 1000);
-    const detail = { publicKey: this.#o.publicKey, scope: a.row?.scopes.join(","), expiresAt: a.row?.expiresAt };
+    const a = assessKey(rows, this.#options.publicKey, this.#now());
+    if (a.row?.expiresAt !== undefined) this.#options.onExpiry(a.row.expiresAt / 1000);
+    const detail = { publicKey: this.#options.publicKey, scope: a.row?.scopes.join(","), expiresAt: a.row?.expiresAt };
     if (a.verdict === "fail") throw new ConfigError("LIQUIDATOR_SECRET", `the venue says this key cannot claim or unwind: ${a.problem}`);
-    if (a.verdict === "warn") this.#o.logger.warn({ ...detail, problem: a.problem }, "key check: act before the key stops working");
-    else this.#o.logger.info(detail, "key checked: scope and expiry fit");
+    if (a.verdict === "warn") this.#options.logger.warn({ ...detail, problem: a.problem }, "key check: act before the key stops working");
+    else this.#options.logger.info(detail, "key checked: scope and expiry fit");
   }
 
   /** Hourly after the start's check, until `signal` aborts; a failing key is logged (the daemon runs on). */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await sleep(this.#o.intervalMs ?? KEY_CHECK_INTERVAL_MS, signal);
+      await sleep(this.#options.intervalMs ?? KEY_CHECK_INTERVAL_MS, signal);
       if (signal.aborted) return;
       try {
         await this.check(signal);
       } catch (err) {
-        this.#o.logger.error({ err: (err as Error).message }, "the key can no longer claim or unwind: replace it (docs/runbook.md)");
+        this.#options.logger.error({ err: (err as Error).message }, "the key can no longer claim or unwind: replace it (docs/runbook.md)");
       }
     }
   }

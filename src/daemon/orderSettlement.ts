@@ -18,7 +18,7 @@ export type ListSettlement =
   | { kind: "unreadable"; reason: string };
 
 /** Pages of 500 read at most per settlement: an unwinder sends one order per symbol at a time. */
-export const MAX_LIST_PAGES = 4;
+const MAX_LIST_PAGES = 4;
 
 /** How far before the order's intent the list starts: the venue's clock may run behind ours. */
 export const LIST_SLACK_MS = 5 * 60_000;

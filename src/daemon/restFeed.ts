@@ -24,7 +24,7 @@ import { Waker } from "./waker.js";
 /** docs/protocol.md §4: the open list is paged 60 rows at a time. */
 const OPEN_LIST_PAGE_SIZE = 60;
 
-export interface RestFeedSource {
+interface RestFeedSource {
   allOpenLiquidations(opts: { signal: AbortSignal }): Promise<OpenLiquidation[]>;
   futuresStamped(opts: { signal: AbortSignal }): Promise<Stamped<Futures>>;
   positions(opts: { signal: AbortSignal }): Promise<Stamped<Positions>>;
@@ -32,7 +32,7 @@ export interface RestFeedSource {
   clientInfo?(opts: { signal: AbortSignal }): Promise<Stamped<ClientInfo>>;
 }
 
-export interface RestFeedSink {
+interface RestFeedSink {
   /** A full open list whose first request left at `requestedAt` (local ms). */
   openList(rows: readonly OpenLiquidation[], requestedAt: number): void;
   /** Mark prices as of venue time `venueTs`. */
@@ -43,7 +43,7 @@ export interface RestFeedSink {
   clientInfo?(info: ClientInfo): void;
 }
 
-export interface RestFeedLogger {
+interface RestFeedLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }

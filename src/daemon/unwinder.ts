@@ -16,27 +16,28 @@
  * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
  * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
  *
- * Longer than most files: one state machine per position (plan, intent, send, settle, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts.
+ * Longer than most files: one state machine per position (plan, intent, send, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts, how an order whose answer was lost is settled orderLookupSettlement.ts.
  */
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
-import { sleep } from "../sleep.js";
+import type { ORDER_RESULTS } from "../observe/unwindMetrics.js";
 import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
 import type { OrderFills, WorkingOrder } from "./orderFills.js";
-import { findInOrderList, LIST_SLACK_MS } from "./orderSettlement.js";
-import { lookUpOrder, placementFailure } from "./unwindOrderCalls.js";
+import { type HeldOrder, OrderLookupSettlement } from "./orderLookupSettlement.js";
+import { placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
-export type OrderResultLabel = "sent" | "filled" | "partial" | "unfilled" | "rejected" | "unknown" | "not_accepted";
+/** `orders_total{result}` (observe/unwindMetrics.ts): the metric's list is the one source. */
+type OrderResultLabel = (typeof ORDER_RESULTS)[number];
 
-export interface UnwinderObserver {
+interface UnwinderObserver {
   order(result: OrderResultLabel): void;
   timeToFlat(seconds: number): void;
   halted(symbol: string, on: boolean): void;
@@ -85,12 +86,6 @@ export interface UnwinderOptions {
   maxSettleRounds?: number;
 }
 
-/** The order in hand: its fills so far, the venue's id once known, when it was sent, lookups made. */
-type HeldOrder = WorkingOrder & { orderId: number | undefined; sentAt: number; rounds: number };
-
-/** Lookups still answered "working" or not at all after this many rounds go to the order list too. */
-const LIST_AFTER_ROUNDS = 3;
-
 interface SymbolState {
   readonly symbol: string;
   readonly mode: MarginMode;
@@ -105,15 +100,16 @@ interface SymbolState {
 }
 
 export class Unwinder {
-  readonly #o: Required<UnwinderOptions>;
+  readonly #options: Required<UnwinderOptions>;
   readonly #states = new Map<string, SymbolState>();
   #seq = 1;
   #stopped = false;
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
+  readonly #settlement: OrderLookupSettlement;
 
   constructor(options: UnwinderOptions) {
-    this.#o = {
+    this.#options = {
       now: Date.now,
       afterFillMs: 100,
       noFillMs: 500,
@@ -124,6 +120,15 @@ export class Unwinder {
       target: (_symbol, _mode, held) => held,
       ...options,
     };
+    this.#settlement = new OrderLookupSettlement({
+      orders: options.orders,
+      readPositions: options.readPositions,
+      signal: this.#stop.signal,
+      unsettled: (symbol) => this.#options.observer.unsettled(symbol),
+      logger: options.logger,
+      lookupRetryMs: this.#options.lookupRetryMs,
+      maxSettleRounds: this.#options.maxSettleRounds,
+    });
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
 
@@ -158,7 +163,7 @@ export class Unwinder {
 
   /** Re-evaluate every position (positions just became known, dry run switched off, ...). */
   kickAll(): void {
-    for (const { symbol, mode } of this.#o.positions.positions()) this.#kick(this.#state(symbol, mode));
+    for (const { symbol, mode } of this.#options.positions.positions()) this.#kick(this.#state(symbol, mode));
   }
 
   /** Re-evaluate one position (what may be closed of it changed). */
@@ -172,12 +177,12 @@ export class Unwinder {
    * symbols nothing is closed, so nothing is left to do.
    */
   remaining(): { symbol: string; marginMode: MarginMode; qty: number }[] {
-    const o = this.#o;
+    const { positions, settings, dryRun } = this.#options;
     const out: { symbol: string; marginMode: MarginMode; qty: number }[] = [];
-    for (const { symbol, mode } of o.positions.positions()) {
+    for (const { symbol, mode } of positions.positions()) {
       const st = this.#state(symbol, mode);
       const qty = this.#toClose(symbol, mode);
-      if (st.busy || (qty !== 0 && !st.halted && st.lastNote !== "dust" && o.settings.unwinds(symbol) && !o.dryRun()))
+      if (st.busy || (qty !== 0 && !st.halted && st.lastNote !== "dust" && settings.unwinds(symbol) && !dryRun()))
         out.push({ symbol, marginMode: mode, qty });
     }
     return out;
@@ -185,10 +190,10 @@ export class Unwinder {
 
   /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded); the older mode per symbol. */
   openPositions(): { symbol: string; seconds: number }[] {
-    const now = this.#o.now();
+    const now = this.#options.now();
     const bySymbol = new Map<string, number>();
     for (const st of this.#states.values()) {
-      if (!this.#o.settings.unwinds(st.symbol)) continue;
+      if (!this.#options.settings.unwinds(st.symbol)) continue;
       // A position no claim explains is the operator's: not one being unwound.
       const open = st.openSince !== undefined && st.lastNote !== "dust" && this.#toClose(st.symbol, st.mode) !== 0;
       const seconds = open ? (now - (st.openSince as number)) / 1000 : 0;
@@ -207,7 +212,7 @@ export class Unwinder {
       const st = this.#states.get(stateKey(r.symbol, mode));
       const order = st?.order;
       if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) continue;
-      if (r.executedQuantity > 0) this.#o.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
+      if (r.executedQuantity > 0) this.#options.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
       if (TERMINAL_STATUSES.has(r.status)) this.#finish(st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
       return;
     }
@@ -221,7 +226,7 @@ export class Unwinder {
   }
 
   #toClose(symbol: string, mode: MarginMode): number {
-    return this.#o.target(symbol, mode, this.#o.positions.held(symbol, mode));
+    return this.#options.target(symbol, mode, this.#options.positions.held(symbol, mode));
   }
 
   #state(symbol: string, mode: MarginMode): SymbolState {
@@ -241,17 +246,17 @@ export class Unwinder {
       };
       this.#states.set(k, st);
       // A series per symbol from the first sight of it, so "not halted" is a 0 and not an absence.
-      if (mode === "CROSS" || !this.#states.has(stateKey(symbol, "CROSS"))) this.#o.observer.halted(symbol, false);
+      if (mode === "CROSS" || !this.#states.has(stateKey(symbol, "CROSS"))) this.#options.observer.halted(symbol, false);
     }
     return st;
   }
 
   #onPosition(symbol: string, mode: MarginMode, qty: number, before: number): void {
     const st = this.#state(symbol, mode);
-    const now = this.#o.now();
+    const now = this.#options.now();
     if (before === 0 && qty !== 0) st.openSince = now;
     if (qty === 0 && st.openSince !== undefined) {
-      this.#o.observer.timeToFlat((now - st.openSince) / 1000);
+      this.#options.observer.timeToFlat((now - st.openSince) / 1000);
       st.openSince = undefined;
     }
     this.#kick(st);
@@ -274,7 +279,7 @@ export class Unwinder {
   }
 
   #track(p: Promise<void>): void {
-    const tracked = p.catch((err: unknown) => this.#o.logger.error({ err: (err as Error).message }, "unwinder step failed"));
+    const tracked = p.catch((err: unknown) => this.#options.logger.error({ err: (err as Error).message }, "unwinder step failed"));
     this.#inflight.add(tracked);
     void tracked.finally(() => this.#inflight.delete(tracked));
   }
@@ -285,33 +290,33 @@ export class Unwinder {
       const where = { symbol: st.symbol, marginMode: st.mode, reason: note, ...extra };
       // Dust is expected after most unwinds (claimed quantities need not sit on the order grid): at
       // info it would be a line per claim; the position gauge shows it.
-      if (note === "dust") this.#o.logger.debug(where, "position not unwound");
-      else this.#o.logger.warn(where, "position not unwound");
+      if (note === "dust") this.#options.logger.debug(where, "position not unwound");
+      else this.#options.logger.warn(where, "position not unwound");
     }
     st.lastNote = note;
   }
 
   async #evaluate(st: SymbolState): Promise<void> {
-    const o = this.#o;
+    const { settings, dryRun, positions, store, symbols, marks, clientOrderIdPrefix, now, logger, observer, orders, settleAfterMs } =
+      this.#options;
     const { symbol, mode } = st;
-    if (this.#stopped || st.busy || st.halted || !o.settings.unwinds(symbol) || o.dryRun() || !o.positions.known || !o.store.mayLead())
-      return;
-    const info = o.symbols().get(symbol);
+    if (this.#stopped || st.busy || st.halted || !settings.unwinds(symbol) || dryRun() || !positions.known || !store.mayLead()) return;
+    const info = symbols().get(symbol);
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
-    if (info === undefined) return o.symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
-    const plan = planUnwind(this.#toClose(symbol, mode), o.marks.price(symbol), info, o.settings.limitsFor(symbol));
+    if (info === undefined) return symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
+    const plan = planUnwind(this.#toClose(symbol, mode), marks.price(symbol), info, settings.limitsFor(symbol));
     if (plan.kind === "flat") return this.#note(st, undefined);
     if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
     if (plan.kind === "blocked") return this.#note(st, plan.reason);
     this.#note(st, undefined);
-    const clientOrderId = `${o.clientOrderIdPrefix}-${this.#seq++}`;
-    const mark = o.marks.price(symbol) as number;
+    const clientOrderId = `${clientOrderIdPrefix}-${this.#seq++}`;
+    const mark = marks.price(symbol) as number;
     st.busy = true;
     try {
-      const written = o.store.intent({
+      const written = store.intent({
         t: "order_intent",
         clientOrderId,
-        at: o.now(),
+        at: now(),
         symbol,
         side: plan.side,
         orderType: "IOC",
@@ -326,12 +331,12 @@ export class Unwinder {
     } catch (err) {
       // No intent, no order; the store's own retry (or the next leadership) decides when again.
       st.busy = false;
-      o.logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
+      logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
       return this.#later(st, 1_000);
     }
-    if (!o.store.mayLead()) {
+    if (!store.mayLead()) {
       st.busy = false;
-      return this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "not_accepted" });
+      return this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "not_accepted" });
     }
     st.order = {
       clientOrderId,
@@ -343,12 +348,12 @@ export class Unwinder {
       notional: 0,
       fee: 0,
       orderId: undefined,
-      sentAt: o.now(),
+      sentAt: now(),
       rounds: 0,
     };
-    o.observer.order("sent");
+    observer.order("sent");
     try {
-      const ack = await o.orders.placeOrder({
+      const ack = await orders.placeOrder({
         symbol,
         client_order_id: clientOrderId,
         order_type: "IOC",
@@ -360,9 +365,9 @@ export class Unwinder {
       });
       if (st.order?.clientOrderId !== clientOrderId) return; // settled by a report that beat the answer
       st.order.orderId = ack.order_id;
-      this.#outcome({ t: "order_outcome", clientOrderId, at: o.now(), result: "accepted", orderId: ack.order_id });
+      this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: ack.order_id });
       // The final report normally follows at once; without it, the order is looked up.
-      this.#settleIn(st, o.settleAfterMs);
+      this.#settleIn(st, settleAfterMs);
     } catch (err) {
       if (st.order?.clientOrderId !== clientOrderId) return;
       this.#refused(st, err);
@@ -370,37 +375,37 @@ export class Unwinder {
   }
 
   #refused(st: SymbolState, err: unknown): void {
-    const o = this.#o;
+    const { logger, now, observer, requestPositions, maxBackoffMs, noFillMs } = this.#options;
     const { symbol, mode } = st;
     const order = st.order as WorkingOrder;
     const failure = placementFailure(err);
     if (failure.kind === "maybe_applied") {
-      o.logger.warn(
+      logger.warn(
         { symbol, marginMode: mode, clientOrderId: order.clientOrderId, err: (err as Error).message },
         "unwind order outcome unknown; looking it up",
       );
-      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: o.now(), result: "unknown" });
-      o.observer.order("unknown");
+      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: now(), result: "unknown" });
+      observer.order("unknown");
       return this.#settleIn(st, 500);
     }
     const { code, action } = failure;
-    o.logger.warn(
+    logger.warn(
       { symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message },
       "unwind order refused",
     );
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
-      at: o.now(),
+      at: now(),
       result: "rejected",
       ...(code !== undefined ? { code } : {}),
     });
-    o.observer.order("rejected");
+    observer.order("rejected");
     st.order = undefined;
     st.busy = false;
     switch (action) {
       case "reread_positions":
-        o.requestPositions();
+        requestPositions();
         return this.#later(st, 1_000);
       case "reprice":
         return this.#later(st, 200);
@@ -408,14 +413,14 @@ export class Unwinder {
         return this.#later(st, 1_000);
       case "halt_symbol":
         st.halted = true;
-        o.observer.halted(symbol, true);
-        o.logger.error(
+        observer.halted(symbol, true);
+        logger.error(
           { symbol, marginMode: mode, code },
           "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)",
         );
         return;
       default:
-        st.backoffMs = Math.min(o.maxBackoffMs, Math.max(o.noFillMs, st.backoffMs * 2));
+        st.backoffMs = Math.min(maxBackoffMs, Math.max(noFillMs, st.backoffMs * 2));
         return this.#later(st, st.backoffMs);
     }
   }
@@ -426,13 +431,13 @@ export class Unwinder {
     if (order === undefined) return;
     clearTimeout(st.timer);
     st.timer = undefined;
-    this.#o.fills.complete(order, totalQty, avgPrice, totalFee, venueTs);
+    this.#options.fills.complete(order, totalQty, avgPrice, totalFee, venueTs);
     const traded = order.filled;
     const result = status === "REJECTED" ? "rejected" : status === "FILLED" ? "filled" : "cancelled";
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
-      at: this.#o.now(),
+      at: this.#options.now(),
       result,
       ...(order.orderId !== undefined ? { orderId: order.orderId } : {}),
       filledQty: order.side === "BUY" ? traded : -traded,
@@ -440,95 +445,55 @@ export class Unwinder {
       fee: order.fee,
       venueTs,
     });
-    this.#o.observer.order(status === "FILLED" ? "filled" : traded > 0 ? "partial" : status === "REJECTED" ? "rejected" : "unfilled");
+    this.#options.observer.order(status === "FILLED" ? "filled" : traded > 0 ? "partial" : status === "REJECTED" ? "rejected" : "unfilled");
     st.order = undefined;
     st.busy = false;
     // An IOC that found no liquidity: the book needs time to refill; back off, re-price on a fresh mark.
     if (traded > 0) st.backoffMs = 0;
-    else st.backoffMs = Math.min(this.#o.maxBackoffMs, Math.max(this.#o.noFillMs, st.backoffMs * 2));
-    this.#later(st, traded > 0 ? this.#o.afterFillMs : st.backoffMs);
+    else st.backoffMs = Math.min(this.#options.maxBackoffMs, Math.max(this.#options.noFillMs, st.backoffMs * 2));
+    this.#later(st, traded > 0 ? this.#options.afterFillMs : st.backoffMs);
   }
 
-  /**
-   * Look the order up by its client id: the venue's record settles what the answer or the stream did
-   * not. An answer the lookup cannot settle (failureTable.ts: -1000/HTTP 500, an unknown code), or
-   * none for several rounds, goes to the order list; after `maxSettleRounds` the order is given up.
-   */
+  /** Settle the order in hand by lookup (orderLookupSettlement.ts), then act on the verdict. */
   async #settle(st: SymbolState): Promise<void> {
-    const { symbol } = st;
     const order = st.order;
     if (order === undefined || this.#stopped) return;
-    order.rounds++;
-    const found = await lookUpOrder((id) => this.#o.orders.orderByClientId(id, { signal: this.#stop.signal }), order.clientOrderId);
-    if (st.order !== order || this.#stopped) return; // settled meanwhile by a report
-    // Never reached the venue: nothing to settle; the next slice gets a new id.
-    if (found.kind === "absent") return this.#notAccepted(st, order);
-    if (found.kind === "final") return this.#finishFrom(st, found.record);
-    let reason = found.kind === "unresolved" ? found.reason : "lookup not settled";
-    if (found.kind === "pending" && found.record !== undefined) order.orderId = found.record.order_id;
-    if (found.kind === "unresolved" || order.rounds >= LIST_AFTER_ROUNDS) {
-      const startT = order.sentAt - LIST_SLACK_MS;
-      const listed = await findInOrderList(
-        (page) => this.#o.orders.ordersOf(symbol, { startT, page, signal: this.#stop.signal }),
-        order.clientOrderId,
-      );
-      if (st.order !== order || this.#stopped) return;
-      if (listed.kind === "final") return this.#finishFrom(st, listed.record);
-      if (listed.kind === "absent") {
-        // Not in the venue's list: never placed. The positions are read first, so that the next slice
-        // is planned on what the account holds even if the venue applied it after all.
-        this.#o.logger.info(
-          { symbol, clientOrderId: order.clientOrderId, reason },
-          "unwind order not in the venue's order list: not placed",
-        );
-        await this.#confirmPositions();
-        if (st.order !== order) return;
+    const verdict = await this.#settlement.settle(order, () => st.order === order);
+    if (st.order !== order) return; // settled meanwhile by a report
+    switch (verdict.kind) {
+      case "final":
+        return this.#finishFrom(st, verdict.record);
+      case "not_placed":
         return this.#notAccepted(st, order);
-      }
-      if (listed.kind === "working") order.orderId = listed.record.order_id;
-      reason = listed.kind === "working" ? `still ${listed.record.status}` : listed.reason;
+      case "again":
+        return this.#settleIn(st, verdict.ms);
+      case "given_up":
+        st.order = undefined;
+        st.busy = false;
+        return this.#later(st, this.#options.noFillMs);
+      case "moot":
+        return;
     }
-    if (order.rounds < this.#o.maxSettleRounds) {
-      const ms = this.#o.lookupRetryMs * 2 ** Math.min(order.rounds - 1, 3);
-      return this.#settleIn(st, ms);
-    }
-    // Neither the lookup nor the list settles it: stop asking (an alert), re-read the positions and go on
-    // from what the account holds. Reduce-only orders cannot flip the position, even if this one still works.
-    this.#o.observer.unsettled(symbol);
-    this.#o.logger.error(
-      { symbol, clientOrderId: order.clientOrderId, rounds: order.rounds, reason },
-      "unwind order could not be settled: given up, positions re-read, unwinding goes on from what the account holds",
-    );
-    await this.#confirmPositions();
-    if (st.order !== order) return;
-    st.order = undefined;
-    st.busy = false;
-    this.#later(st, this.#o.noFillMs);
   }
 
   #finishFrom(st: SymbolState, r: OrderRecord): void {
     (st.order as HeldOrder).orderId = r.order_id;
-    this.#finish(st, r.status, r.total_executed_quantity, r.average_executed_price ?? 0, r.total_fee, r.updated_time ?? this.#o.now());
+    this.#finish(
+      st,
+      r.status,
+      r.total_executed_quantity,
+      r.average_executed_price ?? 0,
+      r.total_fee,
+      r.updated_time ?? this.#options.now(),
+    );
   }
 
   #notAccepted(st: SymbolState, order: HeldOrder): void {
-    this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#o.now(), result: "not_accepted" });
-    this.#o.observer.order("not_accepted");
+    this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#options.now(), result: "not_accepted" });
+    this.#options.observer.order("not_accepted");
     st.order = undefined;
     st.busy = false;
     this.#later(st, 200);
-  }
-
-  /** A positions read applied, retried with backoff while the venue does not answer (until stopped). */
-  async #confirmPositions(): Promise<void> {
-    for (let failures = 0; !this.#stopped; failures++) {
-      try {
-        return await this.#o.readPositions(this.#stop.signal);
-      } catch (err) {
-        if (failures === 0) this.#o.logger.warn({ err: (err as Error).message }, "positions read for an unsettled order failed; retrying");
-        await sleep(Math.min(5_000, 500 * 2 ** Math.min(failures, 4)), this.#stop.signal);
-      }
-    }
   }
 
   #settleIn(st: SymbolState, ms: number): void {
@@ -541,9 +506,9 @@ export class Unwinder {
 
   #outcome(record: OrderOutcomeRecord): void {
     try {
-      this.#o.store.append(record);
+      this.#options.store.append(record);
     } catch (err) {
-      this.#o.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
+      this.#options.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
     }
   }
 }

@@ -90,7 +90,7 @@ export function maintenanceMarginOf(positions: Iterable<MarginPosition>): number
 }
 
 /** The venue's margin ratio with no position: 1000 %. */
-export const NO_POSITION_MARGIN_RATIO = 10;
+const NO_POSITION_MARGIN_RATIO = 10;
 
 /** Account margin ratio = total collateral ÷ Σ |notional_i| (10, i.e. 1000 %, with no position). */
 export function accountMarginRatio(totalCollateral: number, totalNotional: number): number {

@@ -10,7 +10,7 @@
 export const RATIO_QUANTA = 1000;
 
 /** Finest tick the engine accepts (decimals of the tick); finer ticks cannot be priced without noise. */
-export const MAX_TICK_DECIMALS = 12;
+const MAX_TICK_DECIMALS = 12;
 
 /** 10^0 … 10^22, every one an exact double: `10 ** d` with a variable `d` is a pow() call on every decision. */
 const POW10: readonly number[] = Array.from({ length: 23 }, (_, d) => 10 ** d);

@@ -16,10 +16,10 @@ export interface ResolvedSymbolInfo extends SymbolInfo {
   readonly qtyDecimals: number | undefined;
 }
 
-export type SymbolInfoCheck = { ok: true; info: ResolvedSymbolInfo } | { ok: false; symbol: string; problem: string };
+type SymbolInfoCheck = { ok: true; info: ResolvedSymbolInfo } | { ok: false; symbol: string; problem: string };
 
 /** Validate one domain `SymbolInfo`; `problem` says what is wrong. */
-export function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
+function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
   const symbol = typeof info.symbol === "string" ? info.symbol : String(info.symbol);
   const bad = (problem: string): SymbolInfoCheck => ({ ok: false, symbol, problem });
   if (typeof info.symbol !== "string" || !SYMBOL_PATTERN.test(info.symbol)) return bad("symbol is not PERP_<BASE>_<QUOTE>");

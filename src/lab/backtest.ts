@@ -89,7 +89,7 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-export function assumptionsOf(m: BacktestReport["model"]): string[] {
+function assumptionsOf(m: BacktestReport["model"]): string[] {
   return [
     `Claim answers land ${m.latency_ms} ms after the send (${m.latency_source === "measured" ? `median of ${m.latency_samples} claim answers in the capture` : "assumed: the capture holds no claim answer"}).`,
     "A claim wins unless the capture shows its liquidation taken or changed by someone else before the answer lands; changes after the recording account's own accepted claim are that claim's.",

@@ -6,7 +6,7 @@
 import type { BacktestReport } from "./backtest.js";
 
 /** JSON with two-space indent, but an array of plain values (ids, a sensitivity row) on one line. */
-export function compactJson(value: unknown, indent = ""): string {
+function compactJson(value: unknown, indent = ""): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   const inner = `${indent}  `;
   if (Array.isArray(value)) {

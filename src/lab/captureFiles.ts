@@ -15,7 +15,7 @@ import type { CaptureEvent } from "../daemon/captureTap.js";
 import { headerLine, utcDay } from "./captureFormat.js";
 import type { CaptureSink } from "./captureQueue.js";
 
-export type CaptureTarget = { mode: "single"; path: string } | { mode: "daily"; dir: string; maxBytes: number };
+type CaptureTarget = { mode: "single"; path: string } | { mode: "daily"; dir: string; maxBytes: number };
 
 export interface CaptureFilesOptions {
   target: CaptureTarget;
@@ -28,7 +28,7 @@ export interface CaptureFilesOptions {
 const FLUSH_EVERY_MS = 10_000;
 const DAILY_NAME = /^capture-(\d{4}-\d{2}-\d{2})(?:\.p(\d{3}))?\.jsonl\.gz$/;
 
-export function dailyFileName(day: string, part: number): string {
+function dailyFileName(day: string, part: number): string {
   return part === 0 ? `capture-${day}.jsonl.gz` : `capture-${day}.p${String(part).padStart(3, "0")}.jsonl.gz`;
 }
 

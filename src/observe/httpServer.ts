@@ -13,7 +13,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { AbortedError, ConfigError } from "../errors.js";
 
-export interface ObserveHealth {
+interface ObserveHealth {
   /** Names of loops whose watchdog is stale; empty while every loop is alive. */
   stale(): readonly string[];
   /** Why the daemon is not ready (e.g. "private stream down", "mark PERP_BTC_USDC stale"); empty = ready. */

@@ -13,7 +13,7 @@ import pino, { type DestinationStream, type Logger } from "pino";
 import { REDACTED } from "../redaction.js";
 
 /** Field names whose values are secret wherever they appear (up to three levels deep). */
-export const SECRET_KEYS: readonly string[] = [
+const SECRET_KEYS: readonly string[] = [
   "secret",
   "secretKey",
   "secret_key",

@@ -44,13 +44,6 @@ export type StreamName = (typeof STREAMS)[number];
 export const CLAIM_RESULTS = ["success", "rejected", "error", "unknown", "confirmed", "dry_run"] as const;
 export type ClaimResultLabel = (typeof CLAIM_RESULTS)[number];
 
-/**
- * Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew,
- * positions not read yet, standby, and the trading states that claim nothing (`reducing`, `halted`).
- */
-export const PAUSE_REASONS = ["margin", "journal", "clock", "positions", "standby", "reducing", "halted"] as const;
-export type PauseReason = (typeof PAUSE_REASONS)[number];
-
 export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
 export type PollTarget = (typeof POLL_TARGETS)[number];
 
@@ -384,7 +377,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     metrics.degraded.set({ stream }, 0);
     metrics.wsReconnects.inc({ stream }, 0);
   }
-  for (const reason of PAUSE_REASONS) metrics.claimingPaused.set({ reason }, 0);
   for (const target of POLL_TARGETS) metrics.pollErrors.inc({ target }, 0);
   for (const kind of ["warm", "fresh", "pool"]) metrics.claimConnections.inc({ kind }, 0);
   metrics.liquidationsSeen.inc(0);

@@ -26,7 +26,7 @@ export function parsePrometheus(text: string): Sample[] {
 }
 
 /** `a="x",b="y"` → `{a: "x", b: "y"}` (escapes undone). */
-export function parseLabels(text: string): Record<string, string> {
+function parseLabels(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const l of text.matchAll(LABEL)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, "$1");
   return labels;

@@ -74,7 +74,7 @@ export interface RewardsSource {
   campaignUser(query: CampaignQuery, options: RequestOptions): Promise<CampaignUserLike>;
 }
 
-export type RewardsMetrics = Pick<
+type RewardsMetrics = Pick<
   Metrics,
   "epochCurrent" | "epochInfo" | "epochData" | "rewardsReleased" | "campaign" | "pollErrors" | "pollLastSuccess"
 >;
@@ -190,7 +190,7 @@ export class RewardsPoller {
 }
 
 /** Rows of the epochs in the window (current - kept, current + 1]; throws on a malformed payload. */
-export function epochInfoSamples(info: EpochInfoLike, kept: number): Sample[] {
+function epochInfoSamples(info: EpochInfoLike, kept: number): Sample[] {
   const current = checkedInt(info.current_epoch, "current_epoch");
   const out: Sample[] = [];
   for (const row of rowsOf(info.rows)) {
@@ -213,7 +213,7 @@ export function epochInfoSamples(info: EpochInfoLike, kept: number): Sample[] {
   return out;
 }
 
-export function epochDataSamples(data: EpochDataLike, kept: number): Sample[] {
+function epochDataSamples(data: EpochDataLike, kept: number): Sample[] {
   const current = checkedInt(data.current_epoch, "current_epoch");
   const out: Sample[] = [];
   for (const row of rowsOf(data.rows)) {

@@ -6,12 +6,12 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 export const ORDER_RESULTS = ["sent", "filled", "partial", "unfilled", "rejected", "unknown", "not_accepted"] as const;
-export const PNL_COMPONENTS = ["liquidator_fee", "trading", "fees", "net"] as const;
+const PNL_COMPONENTS = ["liquidator_fee", "trading", "fees", "net"] as const;
 
 /** Fill price against the mark when the order was decided, bps (positive = worse). */
-export const SLIPPAGE_BUCKETS_BPS = [-50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 30, 50, 100, 200];
+const SLIPPAGE_BUCKETS_BPS = [-50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 30, 50, 100, 200];
 /** Claim assigned → position back to zero. */
-export const TIME_TO_FLAT_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 120, 300, 600, 1800];
+const TIME_TO_FLAT_BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 120, 300, 600, 1800];
 
 export interface PnlSample {
   liquidator_fee: number;

@@ -12,7 +12,7 @@
 export const RUNBOOK_BASE_URL_ENV = "RUNBOOK_BASE_URL";
 export const DEFAULT_RUNBOOK_BASE_URL = "https://set-runbook-base-url.invalid/liquidator";
 /** What every relative `runbook_url` of the source starts with. */
-export const RUNBOOK_PATH = "docs/runbook.md#";
+const RUNBOOK_PATH = "docs/runbook.md#";
 
 /** The base without a trailing slash; an absolute http(s) URL with no query or fragment, else an Error naming the setting. */
 export function runbookBaseUrl(value: string | undefined): string {
@@ -29,7 +29,7 @@ export function runbookBaseUrl(value: string | undefined): string {
 }
 
 /** `base/docs/runbook.md#anchor` for a relative link of the source; an absolute link is an error (the source keeps them relative). */
-export function absoluteRunbookUrl(relative: string, base: string): string {
+function absoluteRunbookUrl(relative: string, base: string): string {
   if (!relative.startsWith(RUNBOOK_PATH)) throw new Error(`runbook_url ${relative} does not start with ${RUNBOOK_PATH}`);
   return `${base}/${relative}`;
 }

@@ -13,7 +13,7 @@ import { type Check, errorCode, errorText, fail, pass, warn } from "./check.js";
 const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err.kind === "bad_signature" || err.kind === "unauthorized");
 
 /** Far above any id the venue has issued: a claim on it can only be refused. */
-export const IMPOSSIBLE_LIQUIDATION_ID = 999_999_999_999;
+const IMPOSSIBLE_LIQUIDATION_ID = 999_999_999_999;
 
 export const claimProbeCheck: Check = async (ctx) => {
   const first = ctx.symbols?.values().next();

@@ -49,7 +49,7 @@ const configCheck: Check = async (ctx) => {
   return pass(text);
 };
 
-export const CHECKS: readonly [string, Check][] = [
+const CHECKS: readonly [string, Check][] = [
   ["config", configCheck],
   ["clock", clockCheck],
   ["rest", restCheck],

@@ -6,7 +6,6 @@
  * average open), signed by the side, minus the fill's fee). The liquidator fee of a claim is
  * credited to the USDC holding. Pure arithmetic over one account's state.
  */
-import type { HeldPosition } from "./claimRules.js";
 import { roundQty } from "./symbols.js";
 
 export interface SymbolBooks {
@@ -67,9 +66,4 @@ export function applyClaim(b: SymbolBooks, qty: number, transferPrice: number, c
 
 export function unsettledPnl(b: SymbolBooks, mark: number): number {
   return b.qty * mark - b.costPosition;
-}
-
-/** What claims and margin read: quantity and entry. */
-export function heldOf(b: SymbolBooks): HeldPosition {
-  return { qty: b.qty, averageOpenPrice: b.averageOpenPrice };
 }

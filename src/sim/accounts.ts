@@ -6,7 +6,7 @@ import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
 import type { HeldPosition } from "./claimRules.js";
 
 /** The account's max leverage when none is given. */
-export const DEFAULT_MAX_LEVERAGE = 10;
+const DEFAULT_MAX_LEVERAGE = 10;
 
 export interface SimAccount {
   accountId: string;

@@ -7,7 +7,7 @@ import { Prng } from "./prng.js";
 import { intParam, readParams } from "./queryParams.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-export const CAMPAIGN_PARAMS = ["campaign_id", "account_id", "address", "order_tag", "broker_id", "symbol"] as const;
+const CAMPAIGN_PARAMS = ["campaign_id", "account_id", "address", "order_tag", "broker_id", "symbol"] as const;
 
 export interface Campaign {
   campaignId: number;

@@ -15,8 +15,8 @@ export interface SymbolMargin {
 }
 
 /** The venue's published examples: majors 1 % / 0.6 % (BTC, ETH), alts 10 % / 5 % (ARB, OP). */
-export const MAJOR_MARGIN: SymbolMargin = { baseImr: 0.01, baseMmr: 0.006, imrFactor: 3.8e-7 };
-export const ALT_MARGIN: SymbolMargin = { baseImr: 0.1, baseMmr: 0.05, imrFactor: 2.1e-6 };
+const MAJOR_MARGIN: SymbolMargin = { baseImr: 0.01, baseMmr: 0.006, imrFactor: 3.8e-7 };
+const ALT_MARGIN: SymbolMargin = { baseImr: 0.1, baseMmr: 0.05, imrFactor: 2.1e-6 };
 
 /** A spec's margin parameters; a spec without them gets its tier's example (tier 1 major, tier 2 alt). */
 export function marginOf(spec: SymbolSpec): SymbolMargin {

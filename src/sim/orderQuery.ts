@@ -5,8 +5,8 @@
 import { enumParam, intParam, rangeParams, readParams } from "./queryParams.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-/** One order as the venue returns it (docs/protocol.md §A.2.5, snake_case wire names). */
-export interface OrderRecord {
+/** One order of the simulated venue's order history, as GET /v1/admin/orders returns it (docs/protocol.md §A.2.5, snake_case wire names). */
+export interface StoredOrder {
   order_id: number;
   user_id: number;
   price: number;
@@ -17,7 +17,7 @@ export interface OrderRecord {
   visible_quantity: number;
   symbol: string;
   side: "BUY" | "SELL";
-  status: OrderStatus;
+  status: AdminOrderStatus;
   total_fee: number;
   fee_asset: string;
   client_order_id: number;
@@ -33,16 +33,20 @@ export interface OrderRecord {
   margin_mode: string;
 }
 
-export const ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export const SORT_BY = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
+/**
+ * The venue's side of docs/protocol.md §A.3 (the client's is venue/restSchemas.ts: the simulator shares
+ * no protocol code with the daemon, so a misreading on one side is not copied into the other).
+ */
+export const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
+export type AdminOrderStatus = (typeof ADMIN_ORDER_STATUSES)[number];
+const SORT_BY = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
 export type SortBy = (typeof SORT_BY)[number];
 
 /** docs/protocol.md §A.4.4: size at most 500; the default is not published, 25 is the venue family's usual one. */
-export const MAX_ORDER_PAGE_SIZE = 500;
+const MAX_ORDER_PAGE_SIZE = 500;
 export const DEFAULT_ORDER_PAGE_SIZE = 25;
 
-export const ADMIN_ORDER_PARAMS = [
+const ADMIN_ORDER_PARAMS = [
   "symbol",
   "side",
   "order_type",
@@ -65,7 +69,7 @@ export interface OrderQuery {
   symbol: string | undefined;
   side: "BUY" | "SELL" | undefined;
   orderType: "LIMIT" | "MARKET" | undefined;
-  status: OrderStatus | undefined;
+  status: AdminOrderStatus | undefined;
   orderTag: string | undefined;
   startT: number | undefined;
   endT: number | undefined;
@@ -92,7 +96,7 @@ export function parseOrderQuery(search: URLSearchParams): Checked<OrderQuery> {
   if (!side.ok) return side;
   const orderType = enumParam(params, "order_type", ["LIMIT", "MARKET"] as const);
   if (!orderType.ok) return orderType;
-  const status = enumParam(params, "status", ORDER_STATUSES);
+  const status = enumParam(params, "status", ADMIN_ORDER_STATUSES);
   if (!status.ok) return status;
   const sortBy = enumParam(params, "sort_by", SORT_BY);
   if (!sortBy.ok) return sortBy;
@@ -122,7 +126,7 @@ export function parseOrderQuery(search: URLSearchParams): Checked<OrderQuery> {
   });
 }
 
-type Comparator = (a: OrderRecord, b: OrderRecord) => number;
+type Comparator = (a: StoredOrder, b: StoredOrder) => number;
 
 const byCreatedDesc: Comparator = (a, b) => b.created_time - a.created_time || b.order_id - a.order_id;
 const byCreatedAsc: Comparator = (a, b) => a.created_time - b.created_time || a.order_id - b.order_id;
@@ -146,7 +150,7 @@ export function comparatorFor(q: Pick<OrderQuery, "sortBy" | "updateStartT" | "u
   }
 }
 
-function matches(o: OrderRecord, q: OrderQuery): boolean {
+function matches(o: StoredOrder, q: OrderQuery): boolean {
   if (q.symbol !== undefined && o.symbol !== q.symbol) return false;
   if (q.side !== undefined && o.side !== q.side) return false;
   if (q.orderType !== undefined && o.type !== q.orderType) return false;
@@ -160,7 +164,7 @@ function matches(o: OrderRecord, q: OrderQuery): boolean {
 }
 
 /** Filter, sort and cut one page. A page past the end is empty, with the true total in meta. */
-export function queryOrders(orders: readonly OrderRecord[], q: OrderQuery): Page<OrderRecord> {
+export function queryOrders(orders: readonly StoredOrder[], q: OrderQuery): Page<StoredOrder> {
   const rows = orders.filter((o) => matches(o, q)).sort(comparatorFor(q));
   const start = (q.page - 1) * q.size;
   return {

@@ -3,7 +3,7 @@
  * runs of orders sharing a created_time or an updated_time (so the order_id tie-breaks decide), and
  * order ids that do not follow creation order (so a sort by id alone would be visibly wrong).
  */
-import type { OrderRecord, OrderStatus } from "./orderQuery.js";
+import type { AdminOrderStatus, StoredOrder } from "./orderQuery.js";
 import type { Prng } from "./prng.js";
 import { roundToStep, type SymbolTable } from "./symbols.js";
 
@@ -14,7 +14,7 @@ export interface OrderUser {
   orderCount: number;
 }
 
-const STATUS_WEIGHTS: readonly [OrderStatus, number][] = [
+const STATUS_WEIGHTS: readonly [AdminOrderStatus, number][] = [
   ["FILLED", 45],
   ["CANCELLED", 25],
   ["NEW", 8],
@@ -37,7 +37,7 @@ function weighted<T>(prng: Prng, table: readonly [T, number][]): T {
 }
 
 /** Orders per user account id, spread over the 30 days before `now`. */
-export function seedOrderHistory(prng: Prng, symbols: SymbolTable, users: readonly OrderUser[], now: number): Map<string, OrderRecord[]> {
+export function seedOrderHistory(prng: Prng, symbols: SymbolTable, users: readonly OrderUser[], now: number): Map<string, StoredOrder[]> {
   const total = users.reduce((s, u) => s + u.orderCount, 0);
   // Order ids: a shuffled block, so id order and time order disagree.
   const ids = Array.from({ length: total }, (_, i) => 100_000_000 + i * 7 + prng.int(0, 6));
@@ -46,10 +46,10 @@ export function seedOrderHistory(prng: Prng, symbols: SymbolTable, users: readon
     [ids[i], ids[j]] = [ids[j] as number, ids[i] as number];
   }
   const specs = symbols.all();
-  const out = new Map<string, OrderRecord[]>();
+  const out = new Map<string, StoredOrder[]>();
   let next = 0;
   for (const user of users) {
-    const orders: OrderRecord[] = [];
+    const orders: StoredOrder[] = [];
     let created = now - 30 * 86_400_000;
     // One order in five adds no time (a tie), so the others step 1/0.8 of the even share.
     const span = (30 * 86_400_000) / Math.max(1, 0.8 * user.orderCount);

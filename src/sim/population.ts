@@ -4,17 +4,17 @@
  */
 import type { Accounts } from "./accounts.js";
 import type { Campaign } from "./campaigns.js";
-import type { OrderRecord } from "./orderQuery.js";
+import type { StoredOrder } from "./orderQuery.js";
 import { type OrderUser, seedOrderHistory } from "./orderSeed.js";
 import type { Prng } from "./prng.js";
 import type { SymbolTable } from "./symbols.js";
 
 /** Competitors must never be stopped by the margin rule. */
-export const COMPETITOR_COLLATERAL = 1e12;
+const COMPETITOR_COLLATERAL = 1e12;
 
 export interface Population {
   orderUsers: OrderUser[];
-  orders: Map<string, OrderRecord[]>;
+  orders: Map<string, StoredOrder[]>;
   competitorIds: string[];
   campaigns: Campaign[];
 }

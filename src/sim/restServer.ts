@@ -26,7 +26,7 @@ export interface RateLimits {
   windowMs: number;
 }
 
-export const VENUE_RATE_LIMITS: RateLimits = { publicPerIp: 10, claimsPerAccount: 5, adminOrdersPerAccount: 10, windowMs: 1000 };
+const VENUE_RATE_LIMITS: RateLimits = { publicPerIp: 10, claimsPerAccount: 5, adminOrdersPerAccount: 10, windowMs: 1000 };
 
 export interface RestServerOptions {
   core: VenueCore;

@@ -33,7 +33,7 @@ export interface ScenarioOptions {
   unwindIntervalMs: number;
 }
 
-export const DEFAULT_SCENARIO: ScenarioOptions = {
+const DEFAULT_SCENARIO: ScenarioOptions = {
   markIntervalMs: 1000,
   volatilityScale: 1,
   liquidationsPerSec: 0.5,

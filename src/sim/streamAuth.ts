@@ -12,7 +12,7 @@ import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
 import { decodeSignature } from "./signatureCheck.js";
 
 /** The venue's tolerance for the auth timestamp (docs/protocol.md §2: 300 s). */
-export const WS_AUTH_TOLERANCE_MS = 300_000;
+const WS_AUTH_TOLERANCE_MS = 300_000;
 
 export type WsAuthFailure =
   | "fault" // the failAuth fault is on

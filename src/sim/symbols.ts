@@ -186,7 +186,7 @@ export const DEFAULT_SYMBOLS: readonly SymbolSpec[] = [
 ];
 
 /** Number of decimals of a step such as 0.001 (3) or 1 (0), for dust-free rounding. */
-export function decimalsOf(step: number): number {
+function decimalsOf(step: number): number {
   if (step >= 1) return 0;
   return Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
 }

@@ -54,19 +54,19 @@ export class Trading {
   readonly faults: OrderFaults;
   takerFeeBps: number;
   makerFeeBps: number;
-  readonly #o: TradingOptions;
+  readonly #options: TradingOptions;
   readonly #accounts = new Map<string, AccountTrading>();
   readonly #books = new Map<string, SyntheticBook>();
   #nextOrderId = 1;
   #nextTradeId = 1;
 
-  constructor(o: TradingOptions) {
-    this.#o = o;
-    this.takerFeeBps = o.takerFeeBps ?? 5;
-    this.makerFeeBps = o.makerFeeBps ?? 2;
-    this.faults = new OrderFaults(o.now, (symbol) => this.#books.get(symbol));
-    for (const s of o.symbols.all())
-      this.#books.set(s.symbol, new SyntheticBook(s.book ?? defaultBookSpec(s.symbol, s.tier), s.baseTick, o.now()));
+  constructor(options: TradingOptions) {
+    this.#options = options;
+    this.takerFeeBps = options.takerFeeBps ?? 5;
+    this.makerFeeBps = options.makerFeeBps ?? 2;
+    this.faults = new OrderFaults(options.now, (symbol) => this.#books.get(symbol));
+    for (const s of options.symbols.all())
+      this.#books.set(s.symbol, new SyntheticBook(s.book ?? defaultBookSpec(s.symbol, s.tier), s.baseTick, options.now()));
   }
 
   book(symbol: string): SyntheticBook | undefined {
@@ -80,20 +80,20 @@ export class Trading {
   ): Checked<{ order_id: number; client_order_id: string | null; order_type: string; order_price: number | null; order_quantity: number }> {
     const refused = this.faults.takeRefusal();
     if (refused !== undefined) return { ok: false, refusal: new VenueRefusal(refused, "fault injected") };
-    const account = this.#o.accounts.get(accountId) as SimAccount;
+    const account = this.#options.accounts.get(accountId) as SimAccount;
     const t = this.#trading(accountId);
-    const parsed = parseOrder(body, { spec: (s) => this.#o.symbols.get(s) });
+    const parsed = parseOrder(body, { spec: (s) => this.#options.symbols.get(s) });
     if (!parsed.ok) return parsed;
     const checked = checkOrder(parsed.value, {
-      spec: (s) => this.#o.symbols.get(s),
-      mark: (s) => this.#o.market.mark(s),
+      spec: (s) => this.#options.symbols.get(s),
+      mark: (s) => this.#options.market.mark(s),
       position: (s, mode) => modeBooks(t, mode).get(s)?.qty ?? 0,
       clientIdOpen: (id) => t.openByClientId.has(id),
       marginFor: (symbol, mode, qty) => this.#marginFor(account, t, symbol, mode, qty),
     });
     if (!checked.ok) return checked;
     const o = checked.value;
-    const now = this.#o.now();
+    const now = this.#options.now();
     const order: SimOrder = {
       order_id: this.#nextOrderId++,
       client_order_id: o.clientOrderId ?? null,
@@ -165,12 +165,12 @@ export class Trading {
 
   /** Margin held by the account's open orders (`frozen`): each order's notional at its symbol's IMR. */
   frozen(accountId: string): number {
-    const account = this.#o.accounts.get(accountId);
+    const account = this.#options.accounts.get(accountId);
     const leverage = account?.maxLeverage ?? 10;
     let sum = 0;
     for (const o of this.#trading(accountId).open) {
       if (!isOpen(o)) continue;
-      const spec = this.#o.symbols.get(o.symbol);
+      const spec = this.#options.symbols.get(o.symbol);
       const notional = (o.quantity - o.total_executed_quantity) * (o.price ?? 0);
       sum += spec === undefined ? notional : positionInitialMargin(marginOf(spec), notional, leverage);
     }
@@ -179,18 +179,18 @@ export class Trading {
 
   /** Holding + the unsettled P&L of every position (cross and isolated) at the marks: total collateral. */
   totalCollateral(accountId: string): number {
-    const account = this.#o.accounts.get(accountId);
+    const account = this.#options.accounts.get(accountId);
     if (account === undefined) return 0;
     const t = this.#trading(accountId);
     let total = account.collateral;
     for (const books of [t.books, t.isolated])
-      for (const [symbol, b] of books) total += unsettledPnl(b, this.#o.market.mark(symbol) ?? b.averageOpenPrice);
+      for (const [symbol, b] of books) total += unsettledPnl(b, this.#options.market.mark(symbol) ?? b.averageOpenPrice);
     return total;
   }
 
   /** Initial margin of the account's positions of one margin mode, or of both. */
   initialMargin(accountId: string, mode?: MarginMode): number {
-    const account = this.#o.accounts.get(accountId);
+    const account = this.#options.accounts.get(accountId);
     if (account === undefined) return 0;
     const t = this.#trading(accountId);
     const held: { symbol: string; qty: number }[] = [];
@@ -198,8 +198,8 @@ export class Trading {
       for (const [symbol, b] of modeBooks(t, m)) held.push({ symbol, qty: b.qty });
     return initialMarginOfHeld(
       held,
-      (s) => this.#o.symbols.get(s),
-      (s) => this.#o.market.mark(s),
+      (s) => this.#options.symbols.get(s),
+      (s) => this.#options.market.mark(s),
       account.maxLeverage,
     );
   }
@@ -227,7 +227,7 @@ export class Trading {
     const closed: { symbol: string; mode: MarginMode }[] = [];
     for (const mode of ["CROSS", "ISOLATED"] as const) {
       for (const [symbol, b] of modeBooks(t, mode)) {
-        const mark = this.#o.market.mark(symbol);
+        const mark = this.#options.market.mark(symbol);
         if (b.qty === 0 || mark === undefined) continue;
         applyFill(b, -b.qty, mark, (Math.abs(b.qty) * mark * this.takerFeeBps) / 1e4);
         closed.push({ symbol, mode });
@@ -239,13 +239,13 @@ export class Trading {
 
   /** A new mark: resting LIMIT orders it reached fill at their own price, as maker. */
   onMark(symbol: string): void {
-    const mark = this.#o.market.mark(symbol);
+    const mark = this.#options.market.mark(symbol);
     if (mark === undefined) return;
     for (const [accountId, t] of this.#accounts) {
       for (const order of [...t.open]) {
         if (order.symbol !== symbol || !isOpen(order) || order.price === null) continue;
         if (order.side === "BUY" ? mark > order.price : mark < order.price) continue;
-        const account = this.#o.accounts.get(accountId) as SimAccount;
+        const account = this.#options.accounts.get(accountId) as SimAccount;
         const left = this.#fillable(t, order, order.quantity - order.total_executed_quantity);
         if (left > 0) this.#fill(account, t, order, [{ price: order.price, qty: left }], this.makerFeeBps);
         this.#close(accountId, t, order, order.total_executed_quantity >= order.quantity - 1e-12 ? "FILLED" : "CANCELLED");
@@ -255,8 +255,8 @@ export class Trading {
   }
 
   #match(account: SimAccount, t: AccountTrading, order: SimOrder, slippage: number | undefined): void {
-    const mark = this.#o.market.mark(order.symbol) as number;
-    const spec = this.#o.symbols.get(order.symbol);
+    const mark = this.#options.market.mark(order.symbol) as number;
+    const spec = this.#options.symbols.get(order.symbol);
     const book = this.#books.get(order.symbol);
     if (spec === undefined || book === undefined) return;
     const step = spec.qtyStep;
@@ -269,7 +269,7 @@ export class Trading {
     // A reduce-only order is cut to the position first; FOK's all-or-nothing applies to what is left.
     const wanted = this.#fillable(t, order, order.quantity);
     const qty = roundToStep(Math.floor((wanted * this.faults.fillFraction(order.symbol)) / step + 1e-9) * step, step);
-    const now = this.#o.now();
+    const now = this.#options.now();
     if (order.type === "POST_ONLY") {
       const best = book.levels(side, mark, now)[0]?.price;
       if (best !== undefined && (order.side === "BUY" ? limit >= best : limit <= best))
@@ -308,10 +308,10 @@ export class Trading {
       order.realized_pnl += applyFill(books, signed, f.price, fee);
       const total = order.total_executed_quantity + f.qty;
       order.average_executed_price = (order.average_executed_price * order.total_executed_quantity + f.price * f.qty) / total;
-      order.total_executed_quantity = roundToStep(total, this.#o.symbols.get(order.symbol)?.qtyStep ?? 1e-9);
+      order.total_executed_quantity = roundToStep(total, this.#options.symbols.get(order.symbol)?.qtyStep ?? 1e-9);
       order.total_fee += fee;
       order.status = order.total_executed_quantity >= order.quantity - 1e-12 ? "FILLED" : "PARTIAL_FILLED";
-      order.updated_time = this.#o.now();
+      order.updated_time = this.#options.now();
       this.#report(account.accountId, order, { tradeId: this.#nextTradeId++, price: f.price, qty: f.qty, fee });
     }
     this.#syncPositions(account, t, [{ symbol: order.symbol, mode: order.margin_mode }]);
@@ -324,24 +324,24 @@ export class Trading {
     if (order.client_order_id !== null) t.openByClientId.delete(order.client_order_id);
     t.open.delete(order);
     if (!changed) return;
-    order.updated_time = this.#o.now();
+    order.updated_time = this.#options.now();
     this.#report(accountId, order, undefined);
   }
 
   #report(accountId: string, o: SimOrder, fill: ReportFill | undefined): void {
-    this.#o.emit({ scope: "private", accountId, topic: "executionreport", data: executionReportData(o, fill) });
+    this.#options.emit({ scope: "private", accountId, topic: "executionreport", data: executionReportData(o, fill) });
   }
 
   /** Mirror the books into the account's positions (what claims and margin read) and push the deltas, one row per position. */
   #syncPositions(account: SimAccount, t: AccountTrading, positions: readonly { symbol: string; mode: MarginMode }[]): void {
-    const now = this.#o.now();
+    const now = this.#options.now();
     const unique = new Map(positions.map((p) => [`${p.symbol} ${p.mode}`, p]));
     const rows = [...unique.values()].map(({ symbol, mode }) => {
       const b = this.#booksOf(t, symbol, mode);
       if (mode === "CROSS") this.#mirror(account, t, symbol);
-      return positionRow(symbol, mode, b, this.#o.market.mark(symbol) ?? b.averageOpenPrice, now);
+      return positionRow(symbol, mode, b, this.#options.market.mark(symbol) ?? b.averageOpenPrice, now);
     });
-    this.#o.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
+    this.#options.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
     this.balanceChanged(account.accountId);
   }
 
@@ -351,13 +351,13 @@ export class Trading {
    * push is what the account shows.
    */
   balanceChanged(accountId: string): void {
-    const account = this.#o.accounts.get(accountId);
+    const account = this.#options.accounts.get(accountId);
     if (account === undefined) return;
     const t = this.#trading(accountId);
     const frozen = this.frozen(account.accountId);
     if (t.lastBalance?.holding === account.collateral && t.lastBalance.frozen === frozen) return;
     t.lastBalance = { holding: account.collateral, frozen };
-    this.#o.emit({
+    this.#options.emit({
       scope: "private",
       accountId: account.accountId,
       topic: "balance",
@@ -377,8 +377,8 @@ export class Trading {
     const required =
       initialMarginOfHeld(
         held,
-        (s) => this.#o.symbols.get(s),
-        (s) => this.#o.market.mark(s),
+        (s) => this.#options.symbols.get(s),
+        (s) => this.#options.market.mark(s),
         account.maxLeverage,
       ) + this.frozen(account.accountId);
     return required <= this.totalCollateral(account.accountId);

@@ -14,7 +14,7 @@ import { evaluateClaim, type HeldPosition, parseClaimBody, type Transfer } from 
 import { LiquidationBook, type OpenLiquidation } from "./liquidationBook.js";
 import { type GenerateOptions, generatePositions } from "./liquidationGen.js";
 import { MarketState } from "./marketState.js";
-import type { OrderRecord } from "./orderQuery.js";
+import type { StoredOrder } from "./orderQuery.js";
 import type { OrderUser } from "./orderSeed.js";
 import { seedPopulation } from "./population.js";
 import { Prng } from "./prng.js";
@@ -79,7 +79,7 @@ export class VenueCore {
   readonly prng: Prng;
   /** The liquidators' own orders, books and positions (docs/protocol.md §6). */
   readonly trading: Trading;
-  readonly #orders: Map<string, OrderRecord[]>;
+  readonly #orders: Map<string, StoredOrder[]>;
   readonly #listeners = new Set<SimPushListener>();
   readonly #inProcess = new Set<number>();
   readonly #ttlMs: number;
@@ -442,7 +442,7 @@ export class VenueCore {
     return this.claimLog.emittedAt(id);
   }
 
-  ordersOf(accountId: string): readonly OrderRecord[] {
+  ordersOf(accountId: string): readonly StoredOrder[] {
     return this.#orders.get(accountId) ?? [];
   }
 

@@ -4,7 +4,7 @@
  */
 import { type CampaignFill, type CampaignStats, campaignStats, parseCampaignQuery } from "./campaigns.js";
 import { marginOf } from "./margin.js";
-import { type OrderRecord, type Page, parseOrderQuery, queryOrders } from "./orderQuery.js";
+import { type Page, parseOrderQuery, queryOrders, type StoredOrder } from "./orderQuery.js";
 import { orderFilters } from "./orderRules.js";
 import { intParam, rangeParams, readParams } from "./queryParams.js";
 import type { SymbolSpec } from "./symbols.js";
@@ -12,8 +12,8 @@ import type { VenueCore } from "./venueCore.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** docs/protocol.md §4: GET /v1/public/liquidation pages default to 60 rows. */
-export const DEFAULT_LIQUIDATION_PAGE_SIZE = 60;
-export const MAX_LIQUIDATION_PAGE_SIZE = 500;
+const DEFAULT_LIQUIDATION_PAGE_SIZE = 60;
+const MAX_LIQUIDATION_PAGE_SIZE = 500;
 
 export interface LiquidationRow {
   liquidation_id: number;
@@ -146,7 +146,7 @@ export function campaignUserData(core: VenueCore, search: URLSearchParams): Chec
 }
 
 /** GET /v1/admin/orders data for an authenticated admin. */
-export function adminOrdersData(core: VenueCore, search: URLSearchParams): Checked<Page<OrderRecord>> {
+export function adminOrdersData(core: VenueCore, search: URLSearchParams): Checked<Page<StoredOrder>> {
   const q = parseOrderQuery(search);
   if (!q.ok) return q;
   const byId = q.value.userAccount === undefined ? undefined : core.accounts.get(q.value.userAccount);

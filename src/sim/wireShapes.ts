@@ -2,7 +2,7 @@
  * Wire shapes the venue sends: stream payloads in camelCase (docs/protocol.md §5), the claim response in
  * snake_case (docs/protocol.md §A.2.6). Pure functions of the core's state.
  */
-import type { HeldPosition, Transfer } from "./claimRules.js";
+import type { Transfer } from "./claimRules.js";
 import type { OpenLiquidation } from "./liquidationBook.js";
 
 /** data of a successful POST /v1/liquidation (docs/protocol.md §A.2.6). */
@@ -52,28 +52,6 @@ export function liquidatorLiquidationsData(liq: OpenLiquidation, transfers: read
       liquidatorFee: t.liquidatorFee,
       absLiquidatorFee: t.absLiquidatorFee,
     })),
-  };
-}
-
-/** data of the private `position` topic: every position the account holds (0 once closed). */
-export function positionData(
-  positions: ReadonlyMap<string, HeldPosition>,
-  mark: (symbol: string) => number | undefined,
-  now: number,
-): unknown {
-  return {
-    positions: [...positions].map(([symbol, p]) => {
-      const m = mark(symbol) ?? p.averageOpenPrice;
-      return {
-        symbol,
-        positionQty: p.qty,
-        averageOpenPrice: p.averageOpenPrice,
-        markPrice: m,
-        costPosition: p.qty * p.averageOpenPrice,
-        unrealizedPnl: (m - p.averageOpenPrice) * p.qty,
-        timestamp: now,
-      };
-    }),
   };
 }
 

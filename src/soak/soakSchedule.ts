@@ -54,7 +54,7 @@ const ORDER: readonly FaultKind[] = [
 ];
 
 /** The client declares a silent socket dead after this (docs/protocol.md §5: 30 s). */
-export const STREAM_DEAD_AFTER_MS = 30_000;
+const STREAM_DEAD_AFTER_MS = 30_000;
 /** The daemon's per-request timeout (config `venue.request_timeout_ms` default). */
 export const REQUEST_TIMEOUT_MS = 5_000;
 

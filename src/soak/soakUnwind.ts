@@ -27,7 +27,7 @@ export interface UnwindFigures {
   exposureCapSkips: number;
 }
 
-export function bucketsOf(samples: readonly Sample[], name: string): Buckets {
+function bucketsOf(samples: readonly Sample[], name: string): Buckets {
   const out: Buckets = {};
   for (const s of samples) if (s.name === `${name}_bucket` && s.labels.le !== undefined) out[s.labels.le] = s.value;
   return out;

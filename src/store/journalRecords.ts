@@ -33,18 +33,21 @@ const intentSchema = z.object({
    */
   open: z.array(z.object({ symbol: z.string(), positionQty: finite, liquidatorFee: finite })).optional(),
 });
-export const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
+const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
+/**
+ * A claim's `outcome.result`. accepted: the venue assigned us positions. rejected: the venue refused
+ * (code says why). unknown: the request may have reached the venue but no answer came; never resent
+ * blindly. dry_run: decided but deliberately not sent. confirmed / not_accepted: a later resolution of
+ * an unknown outcome (private push, or the open list). `claims_result_total{result}` counts in other
+ * words: daemon/claimFailure.ts maps them.
+ */
+export const CLAIM_OUTCOME_RESULTS = ["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted"] as const;
+export type ClaimOutcomeResult = (typeof CLAIM_OUTCOME_RESULTS)[number];
 const outcomeSchema = z.object({
   t: z.literal("outcome"),
   id: z.number().int().nonnegative(),
   at: finite,
-  /**
-   * accepted: the venue assigned us positions. rejected: the venue refused (code says why).
-   * unknown: the request may have reached the venue but no answer came; never resent blindly.
-   * dry_run: decided but deliberately not sent. confirmed / not_accepted: a later resolution of an
-   * unknown outcome (private push, or the open list).
-   */
-  result: z.enum(["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted"]),
+  result: z.enum(CLAIM_OUTCOME_RESULTS),
   code: z.number().int().optional(),
   fills: z.array(fillSchema).optional(),
   /** Venue time the claim was applied (the answer's or the assignment push's `timestamp`). */
@@ -155,7 +158,7 @@ const claimedBaseSchema = z.object({
   at: finite,
 });
 
-export const recordSchema = z.discriminatedUnion("t", [
+const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
   positionsSchema,

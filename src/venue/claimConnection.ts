@@ -82,7 +82,7 @@ interface InFlight {
 
 export class ClaimConnection extends EventEmitter {
   readonly #url: URL;
-  readonly #o: Required<Omit<ClaimConnectionOptions, "origin" | "ca">>;
+  readonly #options: Required<Omit<ClaimConnectionOptions, "origin" | "ca">>;
   readonly #ca: string | undefined;
   readonly #host: string;
   #socket: Socket | undefined;
@@ -92,13 +92,13 @@ export class ClaimConnection extends EventEmitter {
   #keepAliveMs: number;
   #closed = false;
 
-  constructor(o: ClaimConnectionOptions) {
+  constructor(options: ClaimConnectionOptions) {
     super();
-    this.#url = new URL(o.origin);
-    const { ca, ...rest } = o;
+    this.#url = new URL(options.origin);
+    const { ca, ...rest } = options;
     this.#ca = ca;
-    this.#o = { defaultKeepAliveMs: 4_000, staleMarginMs: 250, now: () => performance.now(), ...rest };
-    this.#keepAliveMs = this.#o.defaultKeepAliveMs;
+    this.#options = { defaultKeepAliveMs: 4_000, staleMarginMs: 250, now: () => performance.now(), ...rest };
+    this.#keepAliveMs = this.#options.defaultKeepAliveMs;
     this.#host = this.#url.host;
   }
 
@@ -126,7 +126,7 @@ export class ClaimConnection extends EventEmitter {
         data: (chunk) => handler.onResponseData?.(controller, chunk),
         end: (keepAlive) => this.#done(keepAlive),
       },
-      this.#o.maxResponseBytes,
+      this.#options.maxResponseBytes,
     );
     this.#inflight = { handler, controller, parser, text, onWritten: opts.onWritten };
     handler.onRequestStart?.(controller, {});
@@ -155,14 +155,14 @@ export class ClaimConnection extends EventEmitter {
     this.#socket = socket;
     socket.setNoDelay(true);
     const timer = setTimeout(
-      () => socket.destroy(coded(`connect timeout after ${this.#o.connectTimeoutMs} ms`, "UND_ERR_CONNECT_TIMEOUT")),
-      this.#o.connectTimeoutMs,
+      () => socket.destroy(coded(`connect timeout after ${this.#options.connectTimeoutMs} ms`, "UND_ERR_CONNECT_TIMEOUT")),
+      this.#options.connectTimeoutMs,
     );
     socket.once(tls ? "secureConnect" : "connect", () => {
       clearTimeout(timer);
       socket.setKeepAlive(true, 60_000);
       this.#open = true;
-      this.#idleSince = this.#o.now();
+      this.#idleSince = this.#options.now();
       this.emit("connect");
       if (this.#inflight?.text !== undefined) this.#write();
     });
@@ -221,7 +221,7 @@ export class ClaimConnection extends EventEmitter {
   }
 
   #stale(): boolean {
-    return this.#o.now() - this.#idleSince > this.#keepAliveMs - this.#o.staleMarginMs;
+    return this.#options.now() - this.#idleSince > this.#keepAliveMs - this.#options.staleMarginMs;
   }
 
   #write(): void {
@@ -251,7 +251,7 @@ export class ClaimConnection extends EventEmitter {
     const f = this.#inflight;
     if (f === undefined) return;
     this.#inflight = undefined;
-    this.#idleSince = this.#o.now();
+    this.#idleSince = this.#options.now();
     if (!keepAlive) this.#drop();
     f.handler.onResponseEnd?.(f.controller, {});
     this.emit("idle");

@@ -44,22 +44,22 @@ export interface LaneSlot {
 }
 
 export class ClaimLanes {
-  readonly #o: Required<Omit<ClaimLanesOptions, "warmUp">> & Pick<ClaimLanesOptions, "warmUp">;
+  readonly #options: Required<Omit<ClaimLanesOptions, "warmUp">> & Pick<ClaimLanesOptions, "warmUp">;
   readonly #lanes: LaneSlot[] = [];
   #closed = false;
 
-  constructor(o: ClaimLanesOptions) {
-    this.#o = { count: 2, defaultKeepAliveMs: 4_000, marginMs: 1_000, ...o };
-    for (let i = 0; i < this.#o.count; i++) {
+  constructor(options: ClaimLanesOptions) {
+    this.#options = { count: 2, defaultKeepAliveMs: 4_000, marginMs: 1_000, ...options };
+    for (let i = 0; i < this.#options.count; i++) {
       // A connection idle for longer than the venue's hint less 250 ms is re-opened rather than
       // written to (claimConnection.ts): small, since the warm-up refreshes it well before that.
       const client = new ClaimConnection({
-        origin: o.origin,
-        ...o.connection,
-        defaultKeepAliveMs: this.#o.defaultKeepAliveMs,
+        origin: options.origin,
+        ...options.connection,
+        defaultKeepAliveMs: this.#options.defaultKeepAliveMs,
         staleMarginMs: 250,
       });
-      const lane: LaneSlot = { client, busy: false, warming: false, keepAliveMs: this.#o.defaultKeepAliveMs, timer: undefined };
+      const lane: LaneSlot = { client, busy: false, warming: false, keepAliveMs: this.#options.defaultKeepAliveMs, timer: undefined };
       client.on("disconnect", () => {
         // Closed by the venue (or an error): open it again before a claim needs it.
         this.#schedule(lane, 50);
@@ -111,8 +111,8 @@ export class ClaimLanes {
   }
 
   /** Warm `lane` after `ms` (default: its hint minus the margin) unless it is used before. */
-  #schedule(lane: LaneSlot, ms = Math.max(100, lane.keepAliveMs - this.#o.marginMs)): void {
-    if (this.#closed || this.#o.warmUp === undefined) return;
+  #schedule(lane: LaneSlot, ms = Math.max(100, lane.keepAliveMs - this.#options.marginMs)): void {
+    if (this.#closed || this.#options.warmUp === undefined) return;
     clearTimeout(lane.timer);
     lane.timer = setTimeout(() => this.#warm(lane), ms);
     lane.timer.unref();
@@ -120,7 +120,7 @@ export class ClaimLanes {
 
   #warm(lane: LaneSlot): void {
     lane.timer = undefined;
-    const warmUp = this.#o.warmUp;
+    const warmUp = this.#options.warmUp;
     if (this.#closed || warmUp === undefined || lane.busy || lane.warming) return;
     // One lane warms at a time, so a claim always finds the other one free.
     if (this.#lanes.some((l) => l.warming)) return this.#schedule(lane, 100);

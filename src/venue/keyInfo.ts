@@ -8,10 +8,10 @@ import { z } from "zod";
 import { VenueError } from "./errors.js";
 import { type CallOptions, dataOf, type RestCore } from "./restCore.js";
 
-export const KEY_INFO_ENDPOINT = "/v1/client/key_info";
+const KEY_INFO_ENDPOINT = "/v1/client/key_info";
 
 /** What claims and unwind orders need of a key (docs/protocol.md §8). */
-export const REQUIRED_SCOPE = "trading";
+const REQUIRED_SCOPE = "trading";
 
 export interface KeyInfoRow {
   /** The public key as the venue writes it (`ed25519:` + base58). */
@@ -79,7 +79,7 @@ export type KeyAssessment =
 
 const DAY_MS = 86_400_000;
 /** docs/runbook.md "LiquidatorKeyExpiringSoon": the alert's horizon. */
-export const EXPIRY_WARNING_MS = 14 * DAY_MS;
+const EXPIRY_WARNING_MS = 14 * DAY_MS;
 
 /** What the venue's rows say about the key `publicKey` at `now`. */
 export function assessKey(rows: readonly KeyInfoRow[], publicKey: string, now: number): KeyAssessment {

@@ -28,7 +28,7 @@
 import Bottleneck from "bottleneck";
 import { AbortedError, ConfigError } from "../errors.js";
 
-export const JITTER_BUDGET_MS = 50;
+const JITTER_BUDGET_MS = 50;
 
 export type LimiterName = "public" | "claims" | "admin_orders" | "account_reads" | "orders";
 export const LIMITER_NAMES: readonly LimiterName[] = ["public", "claims", "admin_orders", "account_reads", "orders"];

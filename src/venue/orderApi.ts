@@ -17,7 +17,7 @@ import {
 } from "./orderSchemas.js";
 import { buildQuery, type CallOptions, dataOf, type RestCore } from "./restCore.js";
 
-export const ORDER_ENDPOINTS = {
+const ORDER_ENDPOINTS = {
   order: "/v1/order",
   orderByClientId: "/v1/client/order/{client_order_id}",
   orders: "/v1/orders",

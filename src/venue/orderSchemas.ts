@@ -62,7 +62,9 @@ export const orderAckSchema = z.object({
 });
 export type OrderAck = z.infer<typeof orderAckSchema>;
 
+/** Statuses of one of the account's own orders (its record and its `executionreport` pushes). */
 export const ORDER_STATUSES = ["NEW", "PARTIAL_FILLED", "FILLED", "CANCELLED", "REJECTED"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** One order as GET /v1/order/{id} and GET /v1/client/order/{client_order_id} return it. */
 export const orderRecordSchema = z.object({

@@ -51,7 +51,7 @@ export {
   type Stamped,
 } from "./restCore.js";
 
-export const ENDPOINTS = {
+const ENDPOINTS = {
   epochInfo: "/v1/public/trading_rewards/epoch_info",
   epochData: "/v1/public/trading_rewards/epoch_data",
   campaignUser: "/v1/public/campaign/user",

@@ -47,7 +47,7 @@ export function parseVenueCode(code: unknown): number | undefined {
 
 // ── docs/protocol.md §A.2.2 / §A.2.3: trading-rewards epochs ───────────────────────────────────────────────────
 
-export const epochInfoRowSchema = z.object({
+const epochInfoRowSchema = z.object({
   epoch_id: int,
   start_time: int,
   end_time: int,
@@ -68,7 +68,7 @@ export const epochInfoSchema = z.object({
 });
 export type EpochInfo = z.infer<typeof epochInfoSchema>;
 
-export const epochDataRowSchema = z.object({
+const epochDataRowSchema = z.object({
   epoch_id: int,
   total_trader_score_major: num,
   total_trader_score_alts: num,
@@ -87,14 +87,14 @@ export type EpochDataRow = z.infer<typeof epochDataRowSchema>;
  * sends the real names, so accepting them costs nothing); the spec name wins when both are present,
  * and everything past this schema (the poller, the metrics, `epochs`, `campaign`) reads spec names only.
  */
-export const REWARDS_FIELD_ALIASES: Readonly<Record<string, string>> = {
+const REWARDS_FIELD_ALIASES: Readonly<Record<string, string>> = {
   total_released_trading_rewards_order: "total_released_trading_rewards_native",
   total_staked_order: "total_staked_native",
   total_staked_esorder: "total_staked_esnative",
 };
 
 /** The object with each real-venue name copied to its spec name when the spec name is absent. */
-export function withSpecRewardsNames(v: unknown): unknown {
+function withSpecRewardsNames(v: unknown): unknown {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
   const r = v as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
@@ -141,14 +141,15 @@ export type CampaignUser = z.infer<typeof campaignUserSchema>;
 
 // ── docs/protocol.md §A.2.5: admin order list ────────────────────────────────────────────────────────────────
 
-export const pageMetaSchema = z.object({
+const pageMetaSchema = z.object({
   total: wireNumber(z.number().int().nonnegative()),
   records_per_page: wireNumber(z.number().int().nonnegative()),
   current_page: int,
 });
 export type PageMeta = z.infer<typeof pageMetaSchema>;
 
-export const orderRecordSchema = z.object({
+/** One row of GET /v1/admin/orders: anyone's order, read tolerantly (orderSchemas.ts's OrderRecord is one of our own). */
+const adminOrderRowSchema = z.object({
   order_id: int,
   user_id: int,
   // A market order has no price of its own and an unfilled order no average: the real venue sends
@@ -178,18 +179,18 @@ export const orderRecordSchema = z.object({
   order_tag: nullableString,
   margin_mode: z.string(),
 });
-export type OrderRecord = z.infer<typeof orderRecordSchema>;
+export type AdminOrderRow = z.infer<typeof adminOrderRowSchema>;
 
 export const adminOrdersSchema = z.object({
   meta: pageMetaSchema,
-  rows: z.array(orderRecordSchema),
+  rows: z.array(adminOrderRowSchema),
 });
 export type AdminOrdersPage = z.infer<typeof adminOrdersSchema>;
 
 export const ORDER_SIDES = ["BUY", "SELL"] as const;
 export const ORDER_TYPES = ["LIMIT", "MARKET"] as const;
-/** docs/protocol.md §A.3: values accepted by the status filter. */
-export const ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
+/** docs/protocol.md §A.3: statuses of the admin order list, the values its status filter accepts (a superset of ORDER_STATUSES). */
+export const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
 /** docs/protocol.md §A.4.4 sort rules 3–6. */
 export const ORDER_SORTS = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
 /** docs/protocol.md §A.8: `size` at most 500. */
@@ -200,7 +201,7 @@ export interface AdminOrdersQuery {
   symbol?: string;
   side?: (typeof ORDER_SIDES)[number];
   order_type?: (typeof ORDER_TYPES)[number];
-  status?: (typeof ORDER_STATUSES)[number];
+  status?: (typeof ADMIN_ORDER_STATUSES)[number];
   order_tag?: string;
   start_t?: number;
   end_t?: number;
@@ -246,7 +247,7 @@ export interface ClaimRequest {
  * present must be within its bounds (a number or a decimal string). `claimFills` (mapping.ts) uses
  * the answer's fills only when they are complete.
  */
-export const positionTransferSchema = z.object({
+const positionTransferSchema = z.object({
   symbol: z.string().regex(SYMBOL_PATTERN).optional(),
   abs_liquidator_fee: wireNumber(z.number().min(0).max(MAX_ABS_NOTIONAL)).optional(),
   cost_position_transfer: wireNumber(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL)).optional(),
@@ -254,7 +255,6 @@ export const positionTransferSchema = z.object({
   position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)).optional(),
   transfer_price: wireNumber(z.number().positive().max(MAX_PRICE)).optional(),
 });
-export type PositionTransfer = z.infer<typeof positionTransferSchema>;
 
 /**
  * The answer of an accepted claim. Lean answers are accepted (PROTOCOL §9: every field optional in
@@ -303,7 +303,7 @@ export interface OpenLiquidationsQuery {
   end_t?: number;
 }
 
-export const futuresRowSchema = z.object({
+const futuresRowSchema = z.object({
   symbol: z.string(),
   mark_price: num,
   index_price: num,

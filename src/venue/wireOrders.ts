@@ -4,8 +4,9 @@
  * every field the daemon reads is checked; a bad frame is dropped whole, never half-used.
  */
 
-export type OrderStatus = "NEW" | "PARTIAL_FILLED" | "FILLED" | "CANCELLED" | "REJECTED";
-const STATUSES: ReadonlySet<string> = new Set(["NEW", "PARTIAL_FILLED", "FILLED", "CANCELLED", "REJECTED"]);
+import { ORDER_STATUSES, type OrderStatus } from "./orderSchemas.js";
+
+const STATUSES: ReadonlySet<string> = new Set(ORDER_STATUSES);
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(["FILLED", "CANCELLED", "REJECTED"]);
 
 export interface ExecutionReport {

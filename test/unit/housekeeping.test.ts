@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { PauseReason } from "../../src/daemon/claimer.js";
+import type { PauseReason } from "../../src/daemon/claimPauses.js";
 import { Housekeeping } from "../../src/daemon/housekeeping.js";
 
 /** The claimer's pause surface, recorded. */

@@ -1,5 +1,7 @@
 import { register as globalRegister } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { claimObserver } from "../../src/daemon/claimObserver.js";
+import { PAUSE_REASONS } from "../../src/daemon/claimPauses.js";
 import { AbortedError } from "../../src/errors.js";
 import {
   CAMPAIGN_GAUGES,
@@ -144,11 +146,17 @@ describe("createMetrics", () => {
     expect(text).toMatch(/^liquidator_nodejs_eventloop_lag_seconds /m);
     expect(sample(text, "liquidator_ws_connected", '{stream="public"}')).toBe(0);
     expect(sample(text, "liquidator_ws_connected", '{stream="private"}')).toBe(0);
-    expect(sample(text, "liquidator_claiming_paused", '{reason="margin"}')).toBe(0);
     expect(sample(text, "liquidator_dry_run")).toBe(0);
     expect(sample(text, "liquidator_poll_errors_total", '{target="campaign"}')).toBe(0);
     const bare = await createMetrics({ defaultMetrics: false }).registry.metrics();
     expect(bare).not.toContain("liquidator_process_cpu_seconds_total");
+  });
+
+  it("the claimer's observer creates every pause reason's series at 0 (the pause alerts compare with it)", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    claimObserver(m);
+    const text = await m.registry.metrics();
+    for (const reason of PAUSE_REASONS) expect(sample(text, "liquidator_claiming_paused", `{reason="${reason}"}`)).toBe(0);
   });
 
   it("reads sampled gauges from their sources at scrape time", async () => {

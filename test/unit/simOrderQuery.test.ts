@@ -3,9 +3,9 @@ import {
   comparatorFor,
   DEFAULT_ORDER_PAGE_SIZE,
   type OrderQuery,
-  type OrderRecord,
   parseOrderQuery,
   queryOrders,
+  type StoredOrder,
 } from "../../src/sim/orderQuery.js";
 import { seedOrderHistory } from "../../src/sim/orderSeed.js";
 import { Prng } from "../../src/sim/prng.js";
@@ -13,7 +13,7 @@ import { SymbolTable } from "../../src/sim/symbols.js";
 
 const NOW = 1_760_000_000_000;
 
-function order(id: number, created: number, updated: number, extra: Partial<OrderRecord> = {}): OrderRecord {
+function order(id: number, created: number, updated: number, extra: Partial<StoredOrder> = {}): StoredOrder {
   return {
     order_id: id,
     user_id: 1,
@@ -44,7 +44,7 @@ function order(id: number, created: number, updated: number, extra: Partial<Orde
 }
 
 // Hand-made ties: ids 5 and 9 share created 1000; ids 3, 8 and 4 share updated 3000.
-const SMALL: OrderRecord[] = [
+const SMALL: StoredOrder[] = [
   order(5, 1000, 3000),
   order(9, 1000, 2000),
   order(3, 2000, 3000),
@@ -59,7 +59,7 @@ function parse(qs: string): OrderQuery {
   return r.value;
 }
 
-function ids(qs: string, orders: OrderRecord[] = SMALL): number[] {
+function ids(qs: string, orders: StoredOrder[] = SMALL): number[] {
   return queryOrders(orders, parse(`user_account=u&size=500&${qs}`)).rows.map((o) => o.order_id);
 }
 
@@ -125,7 +125,7 @@ describe("seeded history", () => {
   ])("every adjacent pair is in order for '%s'", (qs) => {
     const q = parse(`user_account=0xa&size=500&${qs}`);
     const cmp = comparatorFor(q);
-    const all: OrderRecord[] = [];
+    const all: StoredOrder[] = [];
     for (let page = 1; ; page++) {
       const p = queryOrders(big, { ...q, page });
       all.push(...p.rows);
@@ -136,24 +136,24 @@ describe("seeded history", () => {
   });
 
   it.each([
-    ["symbol=PERP_ETH_USDC", (o: OrderRecord) => o.symbol === "PERP_ETH_USDC"],
-    ["side=SELL", (o: OrderRecord) => o.side === "SELL"],
-    ["order_type=LIMIT", (o: OrderRecord) => o.type === "LIMIT"],
-    ["order_type=MARKET", (o: OrderRecord) => o.type === "MARKET"],
-    ["status=FILLED", (o: OrderRecord) => o.status === "FILLED"],
-    ["status=PARTIAL_FILLED", (o: OrderRecord) => o.status === "PARTIAL_FILLED"],
-    ["order_tag=grid_bot", (o: OrderRecord) => o.order_tag === "grid_bot"],
-    [`start_t=${NOW - 10 * 86_400_000}`, (o: OrderRecord) => o.created_time >= NOW - 10 * 86_400_000],
-    [`end_t=${NOW - 10 * 86_400_000}`, (o: OrderRecord) => o.created_time <= NOW - 10 * 86_400_000],
+    ["symbol=PERP_ETH_USDC", (o: StoredOrder) => o.symbol === "PERP_ETH_USDC"],
+    ["side=SELL", (o: StoredOrder) => o.side === "SELL"],
+    ["order_type=LIMIT", (o: StoredOrder) => o.type === "LIMIT"],
+    ["order_type=MARKET", (o: StoredOrder) => o.type === "MARKET"],
+    ["status=FILLED", (o: StoredOrder) => o.status === "FILLED"],
+    ["status=PARTIAL_FILLED", (o: StoredOrder) => o.status === "PARTIAL_FILLED"],
+    ["order_tag=grid_bot", (o: StoredOrder) => o.order_tag === "grid_bot"],
+    [`start_t=${NOW - 10 * 86_400_000}`, (o: StoredOrder) => o.created_time >= NOW - 10 * 86_400_000],
+    [`end_t=${NOW - 10 * 86_400_000}`, (o: StoredOrder) => o.created_time <= NOW - 10 * 86_400_000],
     [
       `update_start_t=${NOW - 5 * 86_400_000}&update_end_t=${NOW - 2 * 86_400_000}`,
-      (o: OrderRecord) => o.updated_time >= NOW - 5 * 86_400_000 && o.updated_time <= NOW - 2 * 86_400_000,
+      (o: StoredOrder) => o.updated_time >= NOW - 5 * 86_400_000 && o.updated_time <= NOW - 2 * 86_400_000,
     ],
     [
       "symbol=PERP_BTC_USDC&side=BUY&status=CANCELLED",
-      (o: OrderRecord) => o.symbol === "PERP_BTC_USDC" && o.side === "BUY" && o.status === "CANCELLED",
+      (o: StoredOrder) => o.symbol === "PERP_BTC_USDC" && o.side === "BUY" && o.status === "CANCELLED",
     ],
-  ] as [string, (o: OrderRecord) => boolean][])("filter %s", (qs, pred) => {
+  ] as [string, (o: StoredOrder) => boolean][])("filter %s", (qs, pred) => {
     const expected = big.filter(pred).length;
     expect(expected).toBeGreaterThan(0);
     expect(expected).toBeLessThan(big.length);

@@ -8,8 +8,8 @@ import { LiquidatorError } from "../../errors.js";
 import { DatabaseError, DatabaseUnavailableError, DuplicateClaimError, FencedError } from "../storeErrors.js";
 
 /** SQLSTATEs raised by the store's own functions (migrations.ts). */
-export const SQLSTATE_FENCED = "LQ001";
-export const SQLSTATE_DUPLICATE = "LQ002";
+const SQLSTATE_FENCED = "LQ001";
+const SQLSTATE_DUPLICATE = "LQ002";
 
 /**
  * Server answers that mean "not now" rather than "no": the server is shutting down or starting, out

@@ -4,8 +4,10 @@
  * bounded metric labels.
  */
 import { describe, expect, test } from "vitest";
-import { type ClaimFailureAction, classifyClaimFailure } from "../../src/daemon/claimOutcome.js";
+import { type ClaimFailureAction, classifyClaimFailure, JOURNAL_RESULT_OF } from "../../src/daemon/claimFailure.js";
 import { AbortedError } from "../../src/errors.js";
+import { CLAIM_RESULTS } from "../../src/observe/metrics.js";
+import { CLAIM_OUTCOME_RESULTS } from "../../src/store/journalRecords.js";
 import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
 function venue(code: number, status = VENUE_CODES.get(code)?.status ?? 400, message = "whatever the venue says"): VenueError {
@@ -47,6 +49,17 @@ describe("classifyClaimFailure", () => {
   ];
   test.each(cases)("%s", (_name, err, action, result, code) => {
     expect(classifyClaimFailure(err)).toEqual({ action, result, code });
+  });
+
+  test.each(cases)("%s: the journal says unknown exactly when the next step waits on an unknown outcome", (_name, err, action) => {
+    const journaled = JOURNAL_RESULT_OF[classifyClaimFailure(err).result];
+    expect(journaled).toBe(action === "unknown" ? "unknown" : "rejected");
+  });
+
+  test("every metric label has a journal word, and every journal word but not_accepted is some label's", () => {
+    expect(Object.keys(JOURNAL_RESULT_OF).sort()).toEqual([...CLAIM_RESULTS].sort());
+    const words = new Set(Object.values(JOURNAL_RESULT_OF));
+    expect(CLAIM_OUTCOME_RESULTS.filter((w) => !words.has(w))).toEqual(["not_accepted"]);
   });
 
   test("decided by code, not message: the same text under different codes maps differently", () => {

@@ -4,6 +4,7 @@
  * claimer acts on the answer.
  */
 import { type ClaimResultLabel, claimOutcomeLabels } from "../observe/metrics.js";
+import type { ClaimOutcomeResult } from "../store/journalRecords.js";
 import { type ClaimFailureAction, claimFailureAction } from "../venue/errors.js";
 
 export type { ClaimFailureAction } from "../venue/errors.js";
@@ -14,6 +15,23 @@ export interface ClaimFailure {
   result: ClaimResultLabel;
   code: string;
 }
+
+/**
+ * The journal's word (`outcome.result`) for each `claims_result_total{result}` label: the one place the
+ * two vocabularies meet. They differ on purpose, and both are kept because dashboards, alerts and old
+ * journals read them: the metric counts answers and splits a refusal into `rejected` (competition or
+ * the market explains it) and `error` (a fault to fix), while the journal records what the claim is
+ * now — refused either way is `rejected`, its code says why — and has `not_accepted`, the later
+ * resolution of an unknown outcome, which is no answer and so no count.
+ */
+export const JOURNAL_RESULT_OF: Readonly<Record<ClaimResultLabel, ClaimOutcomeResult>> = {
+  success: "accepted",
+  rejected: "rejected",
+  error: "rejected",
+  unknown: "unknown",
+  confirmed: "confirmed",
+  dry_run: "dry_run",
+};
 
 export function classifyClaimFailure(err: unknown): ClaimFailure {
   const action = claimFailureAction(err);
