@@ -28,7 +28,7 @@ export interface LeadershipOptions {
 }
 
 /** Order intents the journal left without a final outcome (looked up first), and the next order number. */
-function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
+export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
   const final = new Set(["filled", "cancelled", "rejected", "not_accepted", "dry_run"]);
   const unsettled: OrderIntentRecord[] = [];
   let last = replay.orderSeq ?? 0;

@@ -158,7 +158,7 @@ const claimedBaseSchema = z.object({
   at: finite,
 });
 
-const recordSchema = z.discriminatedUnion("t", [
+export const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
   positionsSchema,
