@@ -13,6 +13,7 @@ import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
 import type { JournalReplay } from "../store/journalRecords.js";
 import { openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
+import { journalPair, ownJournalFile } from "../store/ownJournalFile.js";
 import { PgStateStore } from "../store/pgStateStore.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { VenueConnection } from "./venueConnection.js";
@@ -62,8 +63,10 @@ export async function openStateStore(o: {
           error: (err) => log.warn({ err: (err as Error).message }, "lease query failed"),
         },
       );
-      const file = join(config.state.dir, JOURNAL_FILE);
-      if (existsSync(file)) {
+      // This account's file journal only: another pair's (a testnet journal on the same volume) is not its history.
+      const file = join(config.state.dir, venue.simulated ? JOURNAL_FILE : ownJournalFile(config.state.dir, venue));
+      const pair = journalPair(file);
+      if (existsSync(file) && (pair === undefined || (pair.baseUrl === venue.baseUrl && pair.accountId === venue.accountId))) {
         const imported = await store.importFileJournal(file);
         if (imported.imported)
           log.info({ file, ids: imported.ids }, "file journal imported into PostgreSQL: its ids are never claimed again");

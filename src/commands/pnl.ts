@@ -13,6 +13,7 @@ import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { type JournalReplay, parseJournal } from "../store/journalRecords.js";
+import { ownJournalFile } from "../store/ownJournalFile.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
@@ -88,7 +89,12 @@ async function readJournal(config: Config): Promise<JournalReplay> {
       await store.close({ release: false });
     }
   }
-  const path = join(config.state.dir, JOURNAL_FILE);
+  // The journal of the configured venue and account (a volume may hold one per pair); the embedded
+  // simulator's is always claims.jsonl.
+  const { venue } = config;
+  const file =
+    venue.mode === "live" ? ownJournalFile(config.state.dir, { baseUrl: venue.base_url, accountId: venue.account_id }) : JOURNAL_FILE;
+  const path = join(config.state.dir, file);
   try {
     return parseJournal(readFileSync(path, "utf8"));
   } catch (err) {

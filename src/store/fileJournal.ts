@@ -19,6 +19,8 @@ export interface JournalLogger {
 
 export interface JournalOptions {
   dir: string;
+  /** The file's name in `dir` (default `claims.jsonl`; ownJournalFile.ts picks one per venue and account). */
+  file?: string;
   /** Group-commit interval: how long an intent may sit in the page cache before fdatasync. */
   fsyncIntervalMs?: number;
   logger?: JournalLogger;
@@ -49,7 +51,7 @@ export class Journal {
     if (!(options.fsyncIntervalMs === undefined || (Number.isFinite(options.fsyncIntervalMs) && options.fsyncIntervalMs >= 0))) {
       throw new InvalidArgumentError("fsyncIntervalMs must be a non-negative number");
     }
-    const path = join(options.dir, JOURNAL_FILE);
+    const path = join(options.dir, options.file ?? JOURNAL_FILE);
     let fd: number;
     try {
       mkdirSync(options.dir, { recursive: true });

@@ -1,0 +1,60 @@
+/**
+ * Which file in `state.dir` is the claims journal of one venue and account. A volume may hold the
+ * journals of several pairs (testnet, then mainnet; a new account), each in its own file, so a preset
+ * switch on the same volume starts a journal of its own instead of refusing to start:
+ *
+ * - `claims.jsonl` is the journal of the first pair the volume served (every journal written before
+ *   this naming): kept, and read in place, while it names this pair or no pair at all. It is not
+ *   renamed: a rollback to a build that only knows `claims.jsonl` then still finds it.
+ * - Any other pair: `claims-<host>-<account>.jsonl`.
+ *
+ * The file's own venue record is still checked when it is opened (openOwnJournal.ts): a file copied
+ * from elsewhere, or two base URLs on one host, are refused rather than replayed.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { JOURNAL_FILE } from "./fileJournal.js";
+
+export interface JournalPair {
+  baseUrl: string;
+  accountId: string;
+}
+
+/** The name a pair's journal gets when `claims.jsonl` belongs to another pair. */
+export function pairJournalName(pair: JournalPair): string {
+  let host: string;
+  try {
+    host = new URL(pair.baseUrl).host;
+  } catch {
+    host = pair.baseUrl;
+  }
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9.-]/g, "_").slice(0, 100);
+  return `claims-${safe(host)}-${safe(pair.accountId)}.jsonl`;
+}
+
+/** The venue and account the journal at `path` names (its first venue record), if any. */
+export function journalPair(path: string): JournalPair | undefined {
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, "utf8");
+  // Records are written as JSON.stringify({ t, ... }): a venue record's line starts like this.
+  for (let at = text.indexOf('{"t":"venue"'); at !== -1; at = text.indexOf('{"t":"venue"', at + 1)) {
+    if (at > 0 && text[at - 1] !== "\n") continue;
+    const end = text.indexOf("\n", at);
+    try {
+      const rec = JSON.parse(text.slice(at, end === -1 ? undefined : end)) as Partial<JournalPair>;
+      if (typeof rec.baseUrl === "string" && typeof rec.accountId === "string") return { baseUrl: rec.baseUrl, accountId: rec.accountId };
+    } catch {
+      // A torn or corrupt line: the journal's replay skips it too.
+    }
+  }
+  return undefined;
+}
+
+/** The file name (in `dir`) of this pair's journal, existing or to be created. */
+export function ownJournalFile(dir: string, pair: JournalPair): string {
+  const own = pairJournalName(pair);
+  if (existsSync(join(dir, own))) return own;
+  const first = journalPair(join(dir, JOURNAL_FILE));
+  if (first === undefined || (first.baseUrl === pair.baseUrl && first.accountId === pair.accountId)) return JOURNAL_FILE;
+  return own;
+}
