@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { Leadership } from "../daemon/leadership.js";
+import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
@@ -81,6 +82,8 @@ export async function openStateStore(o: {
         start: () => store.start(),
       };
     } catch (err) {
+      // A database of a newer schema (a rollback): retrying cannot help.
+      if (err instanceof ConfigError) throw err;
       o.onProblem(`database_unreachable:${(err as Error).message}`);
       if (failures === 0) log.error({ err: (err as Error).message }, "PostgreSQL unavailable; retrying");
       await sleep(Math.min(o.retryMs, 1_000 * 2 ** Math.min(failures, 4)), signal);
