@@ -2,7 +2,11 @@
 #
 # The liquidator daemon as a container image.
 #
-#   docker build -t liquidator --build-arg GIT_COMMIT=$(git rev-parse --short HEAD) .
+#   docker build -t liquidator:$(node -p 'require("./package.json").version') \
+#     --build-arg GIT_COMMIT=$(git rev-parse --short HEAD) .
+#
+# Images are tagged with package.json's version (semver: CHANGELOG.md says what each one changes;
+# deploy/kubernetes/base/kustomization.yaml pins the same tag), never only `latest`.
 #
 # Simulator mode (the embedded default: a simulated venue in-process, generated keys):
 #   docker run --rm -p 9464:9464 liquidator

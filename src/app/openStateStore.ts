@@ -4,16 +4,18 @@
  * journal at the first start (idempotent), so ids claimed before the move are never claimed again.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { Leadership } from "../daemon/leadership.js";
+import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
 import { listSegments, readHistory } from "../store/journalFiles.js";
 import type { JournalReplay } from "../store/journalRecords.js";
 import { openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
+import { journalPair, ownJournalFile } from "../store/ownJournalFile.js";
 import { PgStateStore } from "../store/pgStateStore.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { VenueConnection } from "./venueConnection.js";
@@ -68,10 +70,13 @@ export async function openStateStore(o: {
           },
         },
       );
-      const file = join(config.state.dir, JOURNAL_FILE);
-      if (existsSync(file)) {
+      // This account's file journal only: another pair's (a testnet journal on the same volume) is not its history.
+      const file = join(config.state.dir, venue.simulated ? JOURNAL_FILE : ownJournalFile(config.state.dir, venue));
+      const pair = journalPair(file);
+      if (existsSync(file) && (pair === undefined || (pair.baseUrl === venue.baseUrl && pair.accountId === venue.accountId))) {
         // A rotated journal's ids are in its history segments too: all of them are imported.
-        const imported = await store.importFileJournal(listSegments(config.state.dir).length > 0 ? readHistory(config.state.dir) : file);
+        const dir = dirname(file);
+        const imported = await store.importFileJournal(listSegments(dir).length > 0 ? readHistory(dir) : file);
         if (imported.imported)
           log.info({ file, ids: imported.ids }, "file journal imported into PostgreSQL: its ids are never claimed again");
       }
@@ -85,6 +90,8 @@ export async function openStateStore(o: {
         start: () => store.start(),
       };
     } catch (err) {
+      // A database of a newer schema (a rollback): retrying cannot help.
+      if (err instanceof ConfigError) throw err;
       o.onProblem(`database_unreachable:${(err as Error).message}`);
       if (failures === 0) log.error({ err: (err as Error).message }, "PostgreSQL unavailable; retrying");
       await sleep(Math.min(o.retryMs, 1_000 * 2 ** Math.min(failures, 4)), signal);

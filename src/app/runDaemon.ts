@@ -14,6 +14,7 @@ import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
 import { PACKAGE_VERSION } from "../venue/userAgent.js";
 import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
+import { captureBudget } from "./captureBudget.js";
 import { DrainSignal } from "./drainSignal.js";
 import { HupReloader } from "./hupReloader.js";
 import { openDaemonCapture } from "./openCapture.js";
@@ -80,10 +81,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       if (opened === undefined) return;
       const { store } = opened;
       notReady = () => ["starting"];
+      const captureDir = join(config.state.dir, "capture");
       capture = config.state.capture
         ? await openDaemonCapture({
-            dir: join(config.state.dir, "capture"),
-            maxBytes: config.state.capture_max_bytes,
+            dir: captureDir,
+            maxBytes: (await captureBudget({ stateDir: config.state.dir, captureDir, configured: config.state.capture_max_bytes }))
+              .maxBytes,
             venue: venue.baseUrl,
             logger,
             dropped: () => metrics.captureDropped.inc(),

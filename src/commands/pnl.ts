@@ -4,7 +4,7 @@
  * the configured daemon writes, never the network.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
@@ -14,6 +14,7 @@ import { UsageError } from "../errors.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { readHistory } from "../store/journalFiles.js";
 import type { JournalReplay } from "../store/journalRecords.js";
+import { ownJournalFile } from "../store/ownJournalFile.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
@@ -91,11 +92,16 @@ async function readJournal(config: Config): Promise<JournalReplay> {
       await store.close({ release: false });
     }
   }
-  const path = join(config.state.dir, JOURNAL_FILE);
+  // The journal of the configured venue and account (a volume may hold one per pair); the embedded
+  // simulator's is always claims.jsonl.
+  const { venue } = config;
+  const file =
+    venue.mode === "live" ? ownJournalFile(config.state.dir, { baseUrl: venue.base_url, accountId: venue.account_id }) : JOURNAL_FILE;
+  const path = join(config.state.dir, file);
   try {
     if (!existsSync(path)) throw Object.assign(new Error("no journal"), { code: "ENOENT" });
-    // The rotated history (state.dir/history/, oldest first), then the tail: read line by line.
-    return readHistory(config.state.dir);
+    // The rotated history (history/ beside the journal, oldest first), then the tail: read line by line.
+    return readHistory(dirname(path));
   } catch (err) {
     throw new UsageError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

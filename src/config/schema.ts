@@ -74,8 +74,12 @@ export const configSchema = strict({
       "LIQUIDATOR_CAPTURE",
     ),
     capture_max_bytes: doc(
-      z.number().int().min(1_000_000).default(2_000_000_000),
-      "size cap of `state.dir/capture/` (compressed bytes, default 2 GB): past it the oldest capture files are deleted first",
+      z
+        .number()
+        .int()
+        .refine((v) => v === 0 || v >= 1_000_000, { error: "must be 0 (half the volume's space) or at least 1000000" })
+        .default(0),
+      "size cap of `state.dir/capture/` (compressed bytes): past it the oldest capture files are deleted first; `0` (default): half the volume's free space at start; a cap larger than the volume's free space is refused at start",
     ),
   }).superRefine((v, ctx) => {
     if (v.backend === "postgres" && v.postgres_url === "") {

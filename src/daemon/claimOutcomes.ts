@@ -9,6 +9,7 @@ import type { Exposure } from "../engine/exposure.js";
 import type { ClaimDecision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { Fill, Liquidation } from "../engine/types.js";
+import { logFills, logMoney } from "../observe/logMoney.js";
 import type { JournalRecord, OutcomeRecord } from "../store/journalRecords.js";
 import { VenueError } from "../venue/errors.js";
 import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue/failureTable.js";
@@ -131,7 +132,7 @@ export class ClaimOutcomes {
     this.finish(d.liquidationId, st, { t: "outcome", id: d.liquidationId, at: this.#d.now(), result: "dry_run" });
     this.#d.observer.result("dry_run", "none", undefined);
     this.#d.logger.info(
-      { id: d.liquidationId, ratio: d.ratio, expectedFee: round(d.expectedFee), limitPrice: d.limitPrice },
+      { id: d.liquidationId, ratio: d.ratio, expectedFee: logMoney(d.expectedFee), limitPrice: d.limitPrice },
       "dry run: claim decided, not sent",
     );
   }
@@ -293,10 +294,9 @@ export class ClaimOutcomes {
     if (st.acceptedWithoutFills !== true) this.#d.positions.settleClaim(id, actual, venueTs);
     this.#d.observer.settled?.(id, fills, venueTs);
     this.finish(id, st, { t: "outcome", id, at: this.#d.now(), result, fills, venueTs });
-    this.#d.logger.info({ id, fee: round(fee), fills }, result === "accepted" ? "claim accepted" : "claim confirmed by the private stream");
+    this.#d.logger.info(
+      { id, fee: logMoney(fee), fills: logFills(fills) },
+      result === "accepted" ? "claim accepted" : "claim confirmed by the private stream",
+    );
   }
-}
-
-function round(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }

@@ -224,7 +224,8 @@ export class RestServer {
     }
     const result = await this.#core.submitClaim(accountId, body, ctx.receivedAt, "rest");
     if (result.ok) {
-      this.#logger?.info({ liquidationId: result.value.liquidation_id, accountId }, "sim claim accepted");
+      // The daemon's "claim accepted" line says it already (npm start would print every claim twice).
+      this.#logger?.debug({ liquidationId: result.value.liquidation_id, accountId }, "sim claim accepted");
       return ok(this.flavor.claimAnswer(result.value));
     }
     this.#logger?.info({ code: result.refusal.code, accountId }, "sim claim refused");

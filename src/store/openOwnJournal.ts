@@ -3,18 +3,20 @@
  * and account, so a journal is never replayed against another pair: its ids would block claims it
  * never made (and a second `npm start` would believe it holds the first run's positions).
  *
- * - Live: a journal whose first record names another venue or account is refused (exit 78, both
- *   pairs and the path named); the operator points `state.dir` elsewhere or moves the file.
+ * - Live: each venue and account has a journal of its own in `state.dir` (ownJournalFile.ts), so the
+ *   same volume can serve testnet, then mainnet. A file whose venue record names another pair all
+ *   the same (copied in by hand) is refused (exit 78, both pairs, the path and what to do named).
  * - Simulator: every run is a new venue (new keys, new port, ids from 1001 again), so an existing
  *   journal is moved aside (`claims-<time>.jsonl`, the newest `KEEP_ASIDE` kept) and a fresh one begins.
  * - A journal older than the venue record is replayed for its ids, with a warning, and adopted.
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { JOURNAL_FILE, Journal, type JournalLogger, venueHeader } from "./fileJournal.js";
 import { HISTORY_DIR, SNAPSHOT_FILE } from "./journalFiles.js";
 import type { JournalReplay } from "./journalRecords.js";
+import { journalPair, ownJournalFile } from "./ownJournalFile.js";
 
 export interface JournalOwner {
   baseUrl: string;
@@ -39,8 +41,16 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
 } {
   const { dir, owner, logger } = options;
   if (owner.simulated) setAside(dir, logger);
+  const file = owner.simulated ? JOURNAL_FILE : ownJournalFile(dir, owner);
+  if (file !== JOURNAL_FILE && !existsSync(join(dir, file))) {
+    const first = journalPair(join(dir, JOURNAL_FILE));
+    logger.info(
+      { path: join(dir, file), other: join(dir, JOURNAL_FILE), otherBaseUrl: first?.baseUrl, otherAccountId: first?.accountId },
+      "a new venue or account on this state.dir: its claims journal begins in a file of its own (the other journal is left as it is)",
+    );
+  }
   const opened = Journal.open({
-    dir,
+    dir: join(dir, dirname(file)),
     logger,
     ...(options.fsyncIntervalMs !== undefined ? { fsyncIntervalMs: options.fsyncIntervalMs } : {}),
   });
@@ -64,7 +74,8 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
       "state.dir",
       `the claims journal ${journal.path} belongs to venue ${venue.baseUrl} account ${venue.accountId}, ` +
         `but this daemon runs for venue ${owner.baseUrl} account ${owner.accountId}; ` +
-        "use a state.dir of its own for each venue and account (or move the file away if the account is really the same)",
+        `the file was copied or renamed by hand: move ${journal.path} back to the state.dir it came from (or out of the way), ` +
+        'then start again; this venue and account then begin a journal of their own (docs/runbook.md, "Switching venue or account")',
     );
   }
   return opened;

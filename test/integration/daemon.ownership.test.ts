@@ -1,13 +1,15 @@
 /**
  * A journal belongs to one venue and one account, and held positions come from the venue, never from
  * the journal: a second `npm start` in the same checkout claims at once (its embedded venue is a new
- * one), a live daemon pointed at another account refuses the journal (exit 78, nothing sent), and
+ * one), a live daemon pointed at another account on the same state.dir starts a journal of its own
+ * (and refuses, exit 78, a file of its name that names another pair), and
  * positions closed while the daemon was down are not believed held after the restart.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
+import { pairJournalName } from "../../src/store/ownJournalFile.js";
 import { claimsBy, daemonEnv, ethLong, metric, waitFor } from "../support/daemonHarness.js";
 import type { DaemonProcess } from "../support/daemonProcess.js";
 import { test } from "../support/rig.js";
@@ -51,19 +53,44 @@ test("two runs of the default config in one checkout: the second claims within s
   expect(second.logs.lines.some((l) => /^journal replayed/.test(l.msg))).toBe(false);
 }, 120_000);
 
-test("live mode with the journal of another account: exit 78 naming both pairs and the path, nothing sent", async ({ rig, build }) => {
+test("live mode on a state.dir holding another account's journal: a journal of its own begins, the other is left alone", async ({
+  rig,
+  build,
+}) => {
   const sim = await rig.sim();
   const dir = await rig.dir("other-account");
   const stateDir = join(dir, "state");
   await mkdir(stateDir);
-  const other = { t: "venue", at: 1, baseUrl: sim.baseUrl, accountId: "0xsomeoneelse" };
-  await writeFile(join(stateDir, JOURNAL_FILE), `${JSON.stringify(other)}\n`);
+  // Testnet's journal, say: another account, with an id this venue is about to offer.
+  const other = `${JSON.stringify({ t: "venue", at: 1, baseUrl: sim.baseUrl, accountId: "0xsomeoneelse" })}\n`;
+  await writeFile(join(stateDir, JOURNAL_FILE), other);
+  const id = sim.core.addLiquidation(ethLong(0.5));
+  const proc = rig.spawn(build.cli, [], daemonEnv(sim, stateDir), dir);
+  await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), "the claim, from a journal of its own", 30_000);
+  proc.child.kill("SIGTERM");
+  expect((await proc.exit).code).toBe(0);
+  expect(await readFile(join(stateDir, JOURNAL_FILE), "utf8")).toBe(other);
+  const own = await readFile(join(stateDir, pairJournalName(sim)), "utf8");
+  expect(JSON.parse(own.split("\n")[0] as string)).toMatchObject({ t: "venue", baseUrl: sim.baseUrl, accountId: sim.accountId });
+  expect(own).toContain(`"id":${id}`);
+}, 60_000);
+
+test("live mode with a journal file of another account under this account's name: exit 78 naming both pairs, the path and what to do", async ({
+  rig,
+  build,
+}) => {
+  const sim = await rig.sim();
+  const dir = await rig.dir("copied-journal");
+  const stateDir = join(dir, "state");
+  await mkdir(stateDir);
+  const path = join(stateDir, pairJournalName(sim));
+  await writeFile(path, `${JSON.stringify({ t: "venue", at: 1, baseUrl: sim.baseUrl, accountId: "0xsomeoneelse" })}\n`);
   sim.core.addLiquidation(ethLong(0.5));
   const proc = rig.spawn(build.cli, [], daemonEnv(sim, stateDir), dir);
   const { code } = await proc.exit;
   expect(code).toBe(78);
   const stderr = proc.stderr();
-  for (const part of [sim.baseUrl, "0xsomeoneelse", sim.accountId, join(stateDir, JOURNAL_FILE)]) expect(stderr).toContain(part);
+  for (const part of [sim.baseUrl, "0xsomeoneelse", sim.accountId, path, "docs/runbook.md"]) expect(stderr).toContain(part);
   expect(sim.core.claimRequests()).toEqual([]);
 }, 60_000);
 

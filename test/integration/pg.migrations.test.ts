@@ -4,11 +4,11 @@
  * literal SQL agreeing with the TypeScript state lists it must match.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ConfigError } from "../../src/errors.js";
 import { CLAIM_STATES, ORDER_STATES } from "../../src/store/postgres/intentStates.js";
 import { migrate } from "../../src/store/postgres/migrate.js";
 import { MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { PgDatabase } from "../../src/store/postgres/pgDatabase.js";
-import { DatabaseError } from "../../src/store/storeErrors.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 
 describeWithPostgres("PostgreSQL store: migrations", () => {
@@ -53,7 +53,36 @@ describeWithPostgres("PostgreSQL store: migrations", () => {
     const db = open(await cluster!.createDatabase("newer"));
     await migrate(db);
     await db.query("INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
-    await expect(migrate(db)).rejects.toBeInstanceOf(DatabaseError);
+    await expect(migrate(db)).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it("a rollback one version step onto a migrated database is refused, saying which versions and what to do, schema untouched", async () => {
+    const db = open(await cluster!.createDatabase("rollback"));
+    const latest = MIGRATIONS.at(-1)!.version;
+    await migrate(db); // the new release
+    const previous = MIGRATIONS.slice(0, -1); // the release before it
+    let err: unknown;
+    try {
+      await migrate(db, { migrations: previous });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).key).toBe("state.postgres_url");
+    const message = (err as Error).message;
+    for (const part of [`schema is at version ${latest}`, `up to ${previous.at(-1)!.version}`, "restore the backup", "docs/operations.md"])
+      expect(message).toContain(part);
+    const rows = await db.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
+    expect(rows.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    // Upgrading again (the release that migrated it) opens it as usual.
+    expect(await migrate(db)).toEqual({ applied: [], version: latest });
+  });
+
+  it("an upgrade one version step applies only the new migration to a database of the release before", async () => {
+    const db = open(await cluster!.createDatabase("upgrade"));
+    const before = await migrate(db, { migrations: MIGRATIONS.slice(0, -1) });
+    expect(before.version).toBe(MIGRATIONS.at(-2)!.version);
+    expect((await migrate(db)).applied).toEqual([MIGRATIONS.at(-1)!.version]);
   });
 
   it("state CHECK constraints list exactly the states the code uses", async () => {

@@ -1,15 +1,17 @@
 /**
- * A journal belongs to one venue and one account (its first record says which): another pair is
- * refused in live mode and moved aside in simulator mode; a journal older than the record is
- * replayed for its ids, with a warning, and adopted.
+ * A journal belongs to one venue and one account (its first record says which): in live mode another
+ * pair on the same state.dir gets a file of its own, a pair's file naming another pair is refused; in
+ * simulator mode the old journal is moved aside; a journal older than the record is replayed for its
+ * ids, with a warning, and adopted.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { JOURNAL_FILE, type Journal } from "../../src/store/fileJournal.js";
 import { KEEP_ASIDE, openOwnJournal } from "../../src/store/openOwnJournal.js";
+import { journalPair, pairJournalName } from "../../src/store/ownJournalFile.js";
 
 const A = { baseUrl: "https://api.venue-a.example", accountId: "0xaaa", simulated: false };
 const dirs: string[] = [];
@@ -71,10 +73,38 @@ describe("openOwnJournal", () => {
   test.each([
     { what: "another account", owner: { ...A, accountId: "0xbbb" } },
     { what: "another venue", owner: { ...A, baseUrl: "https://api.venue-b.example" } },
-  ])("live mode refuses a journal of $what, naming both pairs and the path", async ({ owner }) => {
+  ])(
+    "live mode: $what on the same state.dir begins a journal of its own; the first is left alone and stays its pair's",
+    async ({ owner }) => {
+      const dir = tempDir();
+      const first = openFor(dir, A);
+      first.journal.append(JSON.parse(intentLine(7)));
+      await first.journal.close();
+      const before = readFileSync(join(dir, JOURNAL_FILE), "utf8");
+      const log = logger();
+      const second = openFor(dir, owner, log);
+      expect(second.journal.path).toBe(join(dir, pairJournalName(owner)));
+      expect(second.replay.intents.size).toBe(0);
+      expect(second.replay.venue).toMatchObject({ baseUrl: owner.baseUrl, accountId: owner.accountId });
+      expect(log.lines.some((l) => l.level === "info" && /journal begins in a file of its own/.test(l.msg))).toBe(true);
+      second.journal.append(JSON.parse(intentLine(8)));
+      await second.journal.close();
+      // Untouched: nothing appended to the other pair's journal.
+      expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe(before);
+      // Each pair finds its own again, either way round (testnet -> mainnet -> testnet).
+      expect([...openFor(dir, A).replay.intents.keys()]).toEqual([7]);
+      expect([...openFor(dir, owner).replay.intents.keys()]).toEqual([8]);
+    },
+  );
+
+  test("a pair's file that names another pair all the same (copied by hand) is refused, naming both pairs, the path and what to do", async () => {
     const dir = tempDir();
     await openFor(dir, A).journal.close();
-    const before = readFileSync(join(dir, JOURNAL_FILE), "utf8");
+    const owner = { ...A, accountId: "0xbbb" };
+    mkdirSync(dirname(join(dir, pairJournalName(owner))), { recursive: true });
+    renameSync(join(dir, JOURNAL_FILE), join(dir, pairJournalName(owner)));
+    const path = join(dir, pairJournalName(owner));
+    const before = readFileSync(path, "utf8");
     let err: unknown;
     try {
       openFor(dir, owner);
@@ -83,10 +113,18 @@ describe("openOwnJournal", () => {
     }
     expect(err).toBeInstanceOf(ConfigError);
     const message = (err as Error).message;
-    for (const part of [A.baseUrl, A.accountId, owner.baseUrl, owner.accountId, join(dir, JOURNAL_FILE)]) expect(message).toContain(part);
+    for (const part of [A.baseUrl, A.accountId, owner.baseUrl, owner.accountId, path, "move", "docs/runbook.md"])
+      expect(message).toContain(part);
     expect((err as ConfigError).key).toBe("state.dir");
-    // Untouched: nothing appended to somebody else's journal.
-    expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe(before);
+    expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
+  test("pair file names: host and account, safe as a file name, distinct per pair", () => {
+    expect(pairJournalName({ baseUrl: "https://api.orderly.org", accountId: "0xabc" })).toBe("journals/api.orderly.org-0xabc/claims.jsonl");
+    expect(pairJournalName({ baseUrl: "http://127.0.0.1:8080", accountId: "a/../b" })).toBe("journals/127.0.0.1_8080-a_.._b/claims.jsonl");
+    expect(pairJournalName({ baseUrl: "https://testnet-api.orderly.org", accountId: "0xabc" })).not.toBe(
+      pairJournalName({ baseUrl: "https://api.orderly.org", accountId: "0xabc" }),
+    );
   });
 
   test("simulator mode: every run is a new venue; the old journal is moved aside and a fresh one begins", () => {
@@ -120,7 +158,8 @@ describe("openOwnJournal", () => {
     expect([...replay.intents.keys()].sort()).toEqual([5, 6]);
     expect(log.lines.some((l) => l.level === "warn" && /names no venue/.test(l.msg))).toBe(true);
     await journal.close();
-    // Adopted: the next start checks it like any other.
-    expect(() => openFor(dir, { ...A, accountId: "0xother" })).toThrow(ConfigError);
+    // Adopted: it is this pair's now, and another pair gets a file of its own.
+    expect(journalPair(join(dir, JOURNAL_FILE))).toEqual({ baseUrl: A.baseUrl, accountId: A.accountId });
+    expect(openFor(dir, { ...A, accountId: "0xother" }).journal.path).toBe(join(dir, pairJournalName({ ...A, accountId: "0xother" })));
   });
 });

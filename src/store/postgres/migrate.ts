@@ -5,7 +5,7 @@
  * lock taken first: the second waits, then finds nothing left to do. That lock is no part of
  * leadership, and being transaction-scoped it also works behind a transaction-pooling proxy.
  */
-import { DatabaseError } from "../storeErrors.js";
+import { ConfigError } from "../../errors.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import type { PgDatabase } from "./pgDatabase.js";
 
@@ -39,8 +39,17 @@ export async function migrate(db: PgDatabase, options: MigrateOptions = {}): Pro
       const known = new Set(migrations.map((m) => m.version));
       const newer = [...done].filter((v) => !known.has(v));
       if (newer.length > 0) {
-        // A newer release migrated this database: this one's code may not match the schema.
-        throw new DatabaseError(`the database schema has versions this build does not know (${newer.join(", ")}): upgrade`, undefined);
+        // A newer release migrated this database (a rollback): this build's queries may not match
+        // the schema, and retrying cannot help, so it is a configuration error (exit 78).
+        const latest = Math.max(0, ...known);
+        throw new ConfigError(
+          "state.postgres_url",
+          `the database schema is at version ${Math.max(...done)}, migrated by a newer release of the liquidator ` +
+            `(versions ${newer.sort((a, b) => a - b).join(", ")} unknown here); this build knows schema versions up to ${latest} ` +
+            "and does not run on a newer schema. Deploy the release that migrated the database (or a newer one), " +
+            "or restore the backup taken before the upgrade into an empty database and point state.postgres_url at it " +
+            '(docs/operations.md, "Upgrade and rollback")',
+        );
       }
       const applied: number[] = [];
       for (const m of migrations) {
