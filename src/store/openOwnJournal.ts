@@ -10,7 +10,7 @@
  *   journal is moved aside (`claims-<time>.jsonl`, the newest `KEEP_ASIDE` kept) and a fresh one begins.
  * - A journal older than the venue record is replayed for its ids, with a warning, and adopted.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { JOURNAL_FILE, Journal, type JournalLogger, venueHeader } from "./fileJournal.js";
@@ -82,12 +82,14 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
 }
 
 function setAside(dir: string, logger: OwnJournalLogger): void {
+  if (!existsSync(dir)) return; // a first run: nothing to set aside
   const path = join(dir, JOURNAL_FILE);
   const stamp = new Date().toISOString().replace(/[-:]/g, "");
   const history = join(dir, HISTORY_DIR);
   const snapshot = join(dir, SNAPSHOT_FILE);
   if (existsSync(snapshot) || (existsSync(history) && readdirSync(history).length > 0)) {
     if (existsSync(history)) renameSync(history, join(dir, `claims-${stamp}.history`));
+    else mkdirSync(join(dir, `claims-${stamp}.history`));
     if (existsSync(snapshot)) renameSync(snapshot, join(dir, `claims-${stamp}.history`, SNAPSHOT_FILE));
   }
   for (const f of readdirSync(dir)

@@ -42,7 +42,9 @@ export function journalPair(path: string): JournalPair | undefined {
     if (at > 0 && text[at - 1] !== "\n") continue;
     const end = text.indexOf("\n", at);
     try {
-      const rec = JSON.parse(text.slice(at, end === -1 ? undefined : end)) as Partial<JournalPair>;
+      const rec = JSON.parse(text.slice(at, end === -1 ? undefined : end)) as Partial<JournalPair> & { guard?: boolean };
+      // A format-2 tail opens with a guard naming no real venue (fileJournal.ts venueHeader): skipped.
+      if (rec.guard === true) continue;
       if (typeof rec.baseUrl === "string" && typeof rec.accountId === "string") return { baseUrl: rec.baseUrl, accountId: rec.accountId };
     } catch {
       // A torn or corrupt line: the journal's replay skips it too.

@@ -6,7 +6,7 @@
  * positions closed while the daemon was down are not believed held after the restart.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { pairJournalName } from "../../src/store/ownJournalFile.js";
@@ -71,7 +71,13 @@ test("live mode on a state.dir holding another account's journal: a journal of i
   expect((await proc.exit).code).toBe(0);
   expect(await readFile(join(stateDir, JOURNAL_FILE), "utf8")).toBe(other);
   const own = await readFile(join(stateDir, pairJournalName(sim)), "utf8");
-  expect(JSON.parse(own.split("\n")[0] as string)).toMatchObject({ t: "venue", baseUrl: sim.baseUrl, accountId: sim.accountId });
+  // After the format-2 guard (fileJournal.ts venueHeader), the venue record names this pair.
+  const venue = own
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((r) => r.t === "venue" && r.guard !== true);
+  expect(venue).toMatchObject({ t: "venue", baseUrl: sim.baseUrl, accountId: sim.accountId });
   expect(own).toContain(`"id":${id}`);
 }, 60_000);
 
@@ -84,6 +90,7 @@ test("live mode with a journal file of another account under this account's name
   const stateDir = join(dir, "state");
   await mkdir(stateDir);
   const path = join(stateDir, pairJournalName(sim));
+  await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${JSON.stringify({ t: "venue", at: 1, baseUrl: sim.baseUrl, accountId: "0xsomeoneelse" })}\n`);
   sim.core.addLiquidation(ethLong(0.5));
   const proc = rig.spawn(build.cli, [], daemonEnv(sim, stateDir), dir);
