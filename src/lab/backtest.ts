@@ -7,6 +7,7 @@
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { type ReadStats, readCaptureBatches } from "./captureReader.js";
+import { DEFAULT_LAB_COLLATERAL, LAB_MAX_LEVERAGE } from "./labMargin.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
@@ -19,6 +20,8 @@ export interface BacktestOptions {
   defaultLatencyMs: number;
   slippageBps: number;
   takerFeeBps: number;
+  /** The account's collateral at the start, quote (`--collateral`; default labMargin.ts's 100,000). */
+  collateral?: number;
   /** Keep each variant's claimed ids in its result (`--ids`). */
   ids?: boolean;
   /** Replay every variant again at half and twice the claim latency (the report's sensitivity table). */
@@ -49,6 +52,8 @@ export interface BacktestReport {
     own_takes: number;
     unwind_slippage_bps: number;
     taker_fee_bps: number;
+    /** Starting collateral the margin limits are checked against (quote). */
+    collateral?: number;
   };
   assumptions: string[];
   /** Time of the first and last event replayed (ms). */
@@ -75,6 +80,11 @@ export function assumptionsOf(m: BacktestReport["model"]): string[] {
     "Claims leave at the configured claims rate (the daemon's limiter spacing), best expected fee first, each re-decided when it leaves.",
     `Unwinds: the daemon's planUnwind slices at the orders rate, each filling whole at the recorded mark ${m.unwind_slippage_bps} bps against us (capped by unwind.max_slippage_bps), paying ${m.taker_fee_bps} bps taker fee; held symbols and unwind.mode off keep positions, valued at the last mark.`,
     "The account starts flat and knows no claim from before the capture; the liquidator fee is the fee rate of the claimed notional at the mark when the answer lands.",
+    ...(m.collateral !== undefined
+      ? [
+          `Margin: the account starts with ${m.collateral} of collateral plus the liquidator fees the variant earns (not its unwind P&L), at ${LAB_MAX_LEVERAGE}× max leverage; each claim is checked against policy.max_margin_usage and policy.min_free_collateral by the daemon's own code.`,
+        ]
+      : []),
   ];
 }
 
@@ -98,6 +108,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     altSlippageBps: [o.slippageBps / 2, o.slippageBps * 2],
     takerFeeBps: o.takerFeeBps,
     keepIds: o.ids === true,
+    collateral: o.collateral ?? DEFAULT_LAB_COLLATERAL,
   };
   const latencies3 = [model.latencyMs / 2, model.latencyMs, model.latencyMs * 2];
   // The variants at the other latencies replay beside the report's, from the same pass.
@@ -122,6 +133,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     own_takes: ownTakes.size,
     unwind_slippage_bps: o.slippageBps,
     taker_fee_bps: o.takerFeeBps,
+    collateral: model.collateral,
   };
   return {
     captures: [...o.files],
