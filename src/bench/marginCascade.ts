@@ -36,7 +36,7 @@ export interface MarginCascadeResult {
   pushToLastClaimMs: number;
 }
 
-export async function measureMarginCascade(group: ProcessGroup, cli: string, workDir: string, size = 40): Promise<MarginCascadeResult> {
+export async function measureMarginCascade(group: ProcessGroup, cli: string, workDir: string, size = 26): Promise<MarginCascadeResult> {
   const sim = await startSimulator({
     port: 0,
     seed: 26,
