@@ -9,6 +9,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
+import { INSUFFICIENT_MARGIN_CODE } from "../venue/failureTable.js";
 import type { ProcessGroup } from "./children.js";
 import { startDaemon } from "./daemonRunner.js";
 import { bestFeeThatFits, marginItems } from "./marginBest.js";
@@ -94,7 +95,7 @@ export async function measureMarginCascade(group: ProcessGroup, cli: string, wor
         capturedFee: round2(captured),
         ratio: best > 0 ? round4(captured / best) : Number.NaN,
         claims: applied.length,
-        marginRefusals: mine().filter((c) => c.code === -1101).length,
+        marginRefusals: mine().filter((c) => c.code === INSUFFICIENT_MARGIN_CODE).length,
         pushToLastClaimMs: applied.length === 0 ? Number.NaN : Math.max(...applied.map((c) => c.decidedAt)) - pushedAt,
       };
     } finally {

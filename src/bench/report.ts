@@ -110,7 +110,7 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
   add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
   add("margin cascade fee / best that fits", r.marginCascade?.ratio, ">= 0.95", (v) => v >= 0.95);
-  add("margin cascade -1101 refusals", r.marginCascade?.marginRefusals, "= 0", (v) => v === 0);
+  add("margin cascade refusals for insufficient margin", r.marginCascade?.marginRefusals, "= 0", (v) => v === 0);
   add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 1000000", (v) => v >= 1_000_000);
   const sweep = r.lab?.sweep !== undefined && r.lab.sweep.captureHours >= 168 && r.lab.sweep.variants >= 48 ? r.lab.sweep : undefined;
   add("week x 48 variants sweep (s)", sweep?.wallSeconds, "<= 30", (v) => v <= 30);
@@ -240,7 +240,13 @@ export function table(r: BenchResults, markdown = false): string {
       "",
       target("margin cascade fee / best that fits"),
     ]);
-    rows.push(["margin cascade -1101 refusals", fmt(mc.marginRefusals), "", "", target("margin cascade -1101 refusals")]);
+    rows.push([
+      "margin cascade refusals for insufficient margin",
+      fmt(mc.marginRefusals),
+      "",
+      "",
+      target("margin cascade refusals for insufficient margin"),
+    ]);
     rows.push(["margin cascade, push to last claim that fits (ms)", fmt(mc.pushToLastClaimMs), "", "", ""]);
   }
   const th = r.throughput;

@@ -209,6 +209,8 @@ export const UNKNOWN_CODE: VenueCodeMeaning = row(
 export const UNKNOWN_ERROR_CODE = -1000;
 /** The venue's "rate limit exceeded". */
 export const RATE_LIMITED_CODE = -1003;
+/** The venue's "insufficient margin" (the bench counts these refusals). */
+export const INSUFFICIENT_MARGIN_CODE = -1101;
 
 /** The code an error page without a venue envelope (a proxy's, a load balancer's) stands for, by HTTP status. */
 export function codeForBareStatus(status: number): number {
