@@ -119,7 +119,10 @@ export function assembleDaemon(o: {
   const marks = new MarkBook();
   const exposure = new Exposure();
   const book = new OpenBook();
-  const policy = new PolicyState(config.policy, marks, exposure);
+  // The account's collateral and margin inputs (PROTOCOL §7), fed by ingest; the decision checks
+  // the margin limits against it and the metrics read it at scrape.
+  const account = new AccountBook();
+  const policy = new PolicyState(config.policy, marks, exposure, account);
   warmUpPath = () => {
     const first = policy.context.symbols.values().next();
     return first.done ? undefined : `/v1/public/info/${first.value.symbol}`;
@@ -130,7 +133,7 @@ export function assembleDaemon(o: {
   );
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   // Shadow variants see what the capture sees, and the live claims as they leave (liveShadows.ts).
-  const shadows = liveShadows({ loaded, metrics, logger });
+  const shadows = liveShadows({ loaded, metrics, logger, collateral: () => account.totalCollateral(marks) });
   const capture = shadows.tap(o.capture);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
   const sender = new ClaimSender(shadows.transport(transport), config.policy.dry_run);
@@ -169,6 +172,8 @@ export function assembleDaemon(o: {
       acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
     },
     logger: logger.child({ component: "claimer" }),
+    // -1101: the model was wrong; the positions read says what the venue counts (accountRead below).
+    rereadAccount: () => daemon.requestPositions(),
   });
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);
@@ -245,16 +250,15 @@ export function assembleDaemon(o: {
       unrealized: ledger.unrealized((s) => marks.price(s)),
     };
   });
-  // A position that shrank frees exposure: liquidations skipped at the cap are re-decided.
-  const exposureSkips = new Set(["exposure_cap"]);
+  // A position that shrank (an unwind fill) frees exposure and margin: liquidations skipped at the cap
+  // or for margin are re-decided at once.
+  const exposureSkips = new Set(["exposure_cap", "margin"]);
   positions.onChange((_symbol, qty, before) => {
     if (Math.abs(qty) < Math.abs(before)) claimer.retrySkipped(exposureSkips);
   });
   // A claim answered before any report of its symbol: the venue's positions say which margin mode
   // it landed in (and so which position to unwind); read them now rather than at the next period.
   positions.onPending(() => daemon.requestPositions());
-  // The account's collateral and margin inputs (PROTOCOL §7), fed by ingest; the metrics read it at scrape.
-  const account = new AccountBook();
   const marginParams = (symbol: string) => marginParamsOf(policy.context.symbols.get(symbol));
   metrics.setAccountSource(() => ({
     total: account.totalCollateral(marks),
@@ -272,7 +276,10 @@ export function assembleDaemon(o: {
     logger: ingestLog,
     slices,
     orders: unwinder,
-    positionsRead: scope.positionsRead,
+    positionsRead: (first) => {
+      scope.positionsRead(first);
+      claimer.accountRead();
+    },
     capture,
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });

@@ -23,10 +23,17 @@ export interface LiveShadows {
   apply(loaded: LoadedConfig): void;
 }
 
-export function liveShadows(o: { loaded: LoadedConfig; metrics: Metrics; logger: Logger }): LiveShadows {
+export function liveShadows(o: {
+  loaded: LoadedConfig;
+  metrics: Metrics;
+  logger: Logger;
+  /** The live account's total collateral now (the shadows' margin starts from it). */
+  collateral?: () => number | undefined;
+}): LiveShadows {
   const log = o.logger.child({ component: "shadow" });
   const feed = new ShadowFeed({
     model: MODEL,
+    ...(o.collateral !== undefined ? { collateral: o.collateral } : {}),
     claimed: (variant, id) => log.debug({ variant, id }, "shadow claim"),
     dropped: (n) => o.metrics.shadow.dropped.inc(n),
     failed: (err) => log.error({ err }, "the shadow variants failed and stopped (claims are not affected); a SIGHUP starts them anew"),

@@ -38,13 +38,16 @@ export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "
     };
   }
   const { startSimulator } = await import("../sim/startSimulator.js");
+  const { MARGIN_CASCADE_COLLATERAL, MARGIN_CASCADE_SCENARIO } = await import("../sim/scenario.js");
   const sim = await startSimulator({
     host: "127.0.0.1",
     port: 0,
     seed: simulator.seed,
     headerPrefix: venue.header_prefix,
     flavor: simulator.flavor,
-    scenario: { liquidationsPerSec: simulator.liquidations_per_second },
+    // A market where a cascade can exhaust the account's collateral: margin decides what it is worth.
+    scenario: { ...MARGIN_CASCADE_SCENARIO, liquidationsPerSec: simulator.liquidations_per_second },
+    collateral: MARGIN_CASCADE_COLLATERAL,
     ...(logger !== undefined ? { logger: logger.child({ component: "simulator" }) as Logger } : {}),
   });
   // A daemon on the embedded simulator must never pass for a live one (also /readyz `venue`,

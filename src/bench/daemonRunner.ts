@@ -28,6 +28,10 @@ export interface DaemonRunOptions {
   claimRehearsalMs?: number;
   /** Shadow variants in the config (shadowBench.ts); none: 0. */
   shadows?: number;
+  /** `policy.max_margin_usage`; none: the daemon's default. */
+  maxMarginUsage?: number;
+  /** `unwind.mode: off` (positions kept: one margin budget decides). */
+  unwindOff?: boolean;
 }
 
 export interface RunningDaemon {
@@ -69,7 +73,7 @@ function configYaml(o: DaemonRunOptions, port: number, stateDir: string): string
   mode: live
   base_url: ${v.baseUrl}
   ws_url: ${v.wsUrl}
-  ws_private_url: ${v.wsUrl}
+  ws_private_url: ${v.wsPrivateUrl ?? v.wsUrl}
   account_id: "${v.accountId}"${o.claimRehearsalMs === undefined ? "" : `\n  claim_rehearsal_ms: ${o.claimRehearsalMs}`}
   limits:
     public_per_second: 10
@@ -78,7 +82,7 @@ function configYaml(o: DaemonRunOptions, port: number, stateDir: string): string
 policy:
   max_claim_notional: 1000000000
   max_total_exposure: 1000000000000
-  min_fee: 0
+  min_fee: 0${o.maxMarginUsage === undefined ? "" : `\n  max_margin_usage: ${o.maxMarginUsage}`}${o.unwindOff === true ? "\nunwind:\n  mode: off" : ""}
 metrics:
   host: 127.0.0.1
   port: ${port}

@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { readCaptureBatches } from "../lab/captureReader.js";
+import { DEFAULT_LAB_COLLATERAL } from "../lab/labMargin.js";
 import { ReplayMarket } from "../lab/replayMarket.js";
 import { buildVariants, type Variant } from "../lab/variants.js";
 import { writeLabMarket } from "./labMarket.js";
@@ -68,6 +69,7 @@ try {
     takerFeeBps: 5,
     altSlippageBps: [2.5, 10],
     keepIds: false,
+    collateral: DEFAULT_LAB_COLLATERAL,
   };
   const builds: Build[] = [{ name: "this build", Market: ReplayMarket, variants: await buildVariants([], sets) }];
   if (values.against !== undefined) builds.push(await otherBuild(values.against, sets));

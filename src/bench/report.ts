@@ -4,6 +4,7 @@
  */
 
 import type { LabResult } from "./labBench.js";
+import type { MarginCascadeResult } from "./marginCascade.js";
 import type { ReconcileResult } from "./reconcile.js";
 import type { ShadowResult } from "./shadowBench.js";
 import type { LatencySummary, ValueResult } from "./stats.js";
@@ -70,6 +71,7 @@ export interface BenchResults {
     };
   };
   cascade?: CascadeResult;
+  marginCascade?: MarginCascadeResult;
   throughput?: ThroughputResult;
   lab?: LabResult;
   reconcile?: ReconcileResult;
@@ -119,6 +121,8 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("cascade event-loop delay p99 after (ms)", r.cascade?.eventLoopP99MsAfter, "< 10", (v) => v < 10);
   add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
   add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
+  add("margin cascade fee / best that fits", r.marginCascade?.ratio, ">= 0.95", (v) => v >= 0.95);
+  add("margin cascade refusals for insufficient margin", r.marginCascade?.marginRefusals, "= 0", (v) => v === 0);
   add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 1000000", (v) => v >= 1_000_000);
   const sweep = r.lab?.sweep !== undefined && r.lab.sweep.captureHours >= 168 && r.lab.sweep.variants >= 48 ? r.lab.sweep : undefined;
   add("week x 48 variants sweep (s)", sweep?.wallSeconds, "<= 30", (v) => v <= 30);
@@ -238,6 +242,24 @@ export function table(r: BenchResults, markdown = false): string {
       "",
       `< 150 ${r.targets.filter((t) => t.name.startsWith("cascade RSS")).every((t) => t.met) ? "met" : "NOT met"}`,
     ]);
+  }
+  const mc = r.marginCascade;
+  if (mc !== undefined) {
+    rows.push([
+      `margin cascade (${mc.budgets} budgets), fee / best that fits`,
+      fmt(mc.ratio, 3),
+      "",
+      "",
+      target("margin cascade fee / best that fits"),
+    ]);
+    rows.push([
+      "margin cascade refusals for insufficient margin",
+      fmt(mc.marginRefusals),
+      "",
+      "",
+      target("margin cascade refusals for insufficient margin"),
+    ]);
+    rows.push(["margin cascade, push to last claim that fits (ms)", fmt(mc.pushToLastClaimMs), "", "", ""]);
   }
   const th = r.throughput;
   if (th !== undefined) {

@@ -18,6 +18,8 @@ export interface VenueStartOptions {
 export interface VenueInfo {
   baseUrl: string;
   wsUrl: string;
+  /** The private stream's base when it is not `wsUrl` (a simulator started in this process). */
+  wsPrivateUrl?: string;
   accountId: string;
   secret: string;
   /** Pid of the venue process (for the record). */

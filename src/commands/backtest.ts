@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 import { backtestInJobs } from "../lab/backtestJobs.js";
 import { renderHtml } from "../lab/htmlReport.js";
+import { DEFAULT_LAB_COLLATERAL } from "../lab/labMargin.js";
 import { buildVariants } from "../lab/variants.js";
 import { renderBacktest } from "./backtestOutput.js";
 import type { Command } from "./command.js";
@@ -23,6 +24,9 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
   --slippage-bps N     assumed unwind fill distance from the mark, against us (default: measured
                        from the recording account's own unwind trades in the capture, else 5)
   --taker-fee-bps N    assumed taker fee of unwind fills (default: measured as above, else 5)
+  --collateral N       the account's collateral at the start, quote (default 100000): claims are
+                       checked against policy.max_margin_usage / min_free_collateral on it, plus
+                       the fees the variant earns, by the daemon's own code
   --ids                --json lists each variant's claimed ids (claimed_ids); off by default, as a
                        week's sweep holds millions of them
   --sensitivity        replay every variant again at half and twice the claim latency, for the
@@ -51,6 +55,7 @@ export const backtestCommand: Command = async (args, io) => {
       "latency-ms": { type: "string" },
       "slippage-bps": { type: "string" },
       "taker-fee-bps": { type: "string" },
+      collateral: { type: "string" },
       jobs: { type: "string" },
       ids: { type: "boolean" },
       sensitivity: { type: "boolean" },
@@ -76,6 +81,7 @@ export const backtestCommand: Command = async (args, io) => {
       defaultLatencyMs: numberOption("latency-ms", values["latency-ms"], 50),
       slippageBps: values["slippage-bps"] === undefined ? undefined : numberOption("slippage-bps", values["slippage-bps"], 5),
       takerFeeBps: values["taker-fee-bps"] === undefined ? undefined : numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
+      collateral: numberOption("collateral", values.collateral, DEFAULT_LAB_COLLATERAL),
       ids: values.ids === true,
       sensitivity: values.sensitivity === true || values.html !== undefined,
     },

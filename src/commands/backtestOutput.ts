@@ -38,6 +38,8 @@ const COLUMNS: readonly Column<VariantReport>[] = [
   },
   { key: "max_drawdown", value: (r) => r.max_drawdown.amount, table: false },
   { key: "at_cap_seconds", value: (r) => r.at_cap_seconds, table: false },
+  { key: "margin_skips", value: (r) => r.margin_skips, table: false },
+  { key: "at_margin_limit_seconds", value: (r) => r.at_margin_limit_seconds, table: false },
   { key: "worst_claim", value: (r) => claimText(r.worst_claims[0]), table: false },
   { key: "same_as", value: (r) => r.same_as ?? "", table: false },
 ];

@@ -5,7 +5,7 @@
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
 import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/realityView.js";
-import { capText, claimText, money } from "../lab/reportText.js";
+import { capText, claimText, money, secondsText } from "../lab/reportText.js";
 import { sensitivityColumns, sensitivityVerdict } from "../lab/sensitivityView.js";
 import type { DayRow, SymbolRow } from "../lab/variantFacts.js";
 import { type Column, isoTime, renderTable, sanitize } from "./output.js";
@@ -33,6 +33,8 @@ export function renderSections(report: BacktestReport): string {
     { key: "from", value: (v) => time(v.max_drawdown.peak_at) },
     { key: "to", value: (v) => time(v.max_drawdown.trough_at) },
     { key: "at_cap", value: (v) => capText(report, v) },
+    { key: "at_margin_limit", value: (v) => secondsText(report, v.at_margin_limit_seconds) },
+    { key: "margin_skips", value: (v) => v.margin_skips },
     { key: "worst_claim", value: (v) => claimText(v.worst_claims[0]) },
     { key: "same_as", value: (v) => v.same_as ?? "" },
   ];

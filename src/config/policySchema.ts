@@ -35,6 +35,16 @@ export const policySchema = section({
   limit_price_slippage_bps: doc(bps.default(50), DESCRIPTIONS.limit_price_slippage_bps),
   max_mark_age_ms: doc(durationMs.default(3000), DESCRIPTIONS.max_mark_age_ms),
   expected_unwind_cost_bps: doc(bps.default(0), DESCRIPTIONS.expected_unwind_cost_bps),
+  max_margin_usage: doc(
+    z.number().gt(0).max(1).default(0.5),
+    "account-wide (not per symbol): initial margin of everything held plus claims in flight, after the claim, as a share of the account's total collateral; a claim that would pass it is cut to fit, else skipped with reason `margin`",
+    "LIQUIDATOR_MAX_MARGIN_USAGE",
+  ),
+  min_free_collateral: doc(
+    fee.default(0),
+    "account-wide (not per symbol): free collateral (quote) that must remain after a claim; a claim that would leave less is cut to fit, else skipped with reason `margin`",
+    "LIQUIDATOR_MIN_FREE_COLLATERAL",
+  ),
   symbols: section({
     allow: doc(list(symbol), "symbols to claim (empty = every symbol)"),
     deny: doc(list(symbol), "symbols never to claim (deny wins)"),

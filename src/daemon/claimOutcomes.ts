@@ -21,7 +21,10 @@ import type { IdState } from "./claimState.js";
 import { type OpenBook, samePositions } from "./openBook.js";
 
 export interface ClaimOutcomeTimings {
-  /** How long an insufficient-margin refusal stops claiming. */
+  /**
+   * The longest an insufficient-margin refusal holds claims while the account re-read has not
+   * answered (a backstop for a failing REST): the re-read's answer ends the hold at once.
+   */
   marginPauseMs: number;
   /** Base delay of the retries after "another claim in process", "retry later" or a request that never left. */
   retryDelayMs: number;
@@ -64,7 +67,10 @@ export interface ClaimOutcomeDeps {
   retryLater(id: number, st: IdState, ms: number): void;
   /** Back to pending at once (it did not leave). */
   requeue(id: number, st: IdState, expectedFee: number): void;
-  pauseForMargin(ms: number): void;
+  /** The venue refused a claim for margin (-1101): hold claims for at most `ms` and re-read the account now. */
+  marginRefused(ms: number): void;
+  /** A claim's reservation was dropped without it being applied: the margin and exposure it held are free. */
+  freed?(): void;
   /** Hold every claim until this wall-clock time (rate limited). */
   holdUntil(at: number): void;
   offer(liquidation: Liquidation): void;
@@ -126,8 +132,13 @@ export class ClaimOutcomes {
     st.timer.unref();
   }
 
+  /** Drops the reservation of a claim that was not applied (exposure and margin in flight alike). */
+  #release(id: number): void {
+    if (this.#d.exposure.release(id)) this.#d.freed?.();
+  }
+
   dryRun(d: ClaimDecision, st: IdState): void {
-    this.#d.exposure.release(d.liquidationId);
+    this.#release(d.liquidationId);
     st.dryRun = true;
     this.finish(d.liquidationId, st, { t: "outcome", id: d.liquidationId, at: this.#d.now(), result: "dry_run" });
     this.#d.observer.result("dry_run", "none", undefined);
@@ -149,7 +160,7 @@ export class ClaimOutcomes {
   }
 
   failed(d: ClaimDecision, st: IdState, err: unknown): void {
-    const { exposure, book, now } = this.#d;
+    const { book, now } = this.#d;
     const id = d.liquidationId;
     const f = classifyClaimFailure(err);
     this.#d.observer.result(f.result, f.code, (this.#d.monotonic() - st.receivedAt) / 1000);
@@ -169,13 +180,13 @@ export class ClaimOutcomes {
       this.#d.journal(record);
       if (st.assignment !== undefined) return this.#confirm(id, st, st.assignment);
       st.timer = setTimeout(() => {
-        exposure.release(id);
+        this.#release(id);
         this.finish(id, st, { t: "outcome", id, at: now(), result: "not_accepted" });
       }, this.#t.unknownTimeoutMs);
       st.timer.unref();
       return;
     }
-    exposure.release(id);
+    this.#release(id);
     this.#d.journal(record);
     switch (f.action) {
       case "gone":
@@ -194,10 +205,17 @@ export class ClaimOutcomes {
         // A code the failure table does not know (the real venue's limit_price code is unpublished):
         // not final while the id is open, but bounded.
         return this.#again(id, st, f.action, st.redecided++);
-      case "pause_margin":
-        // It may be claimable again once margin frees up: it waits in the queue, re-decided then.
-        this.#d.requeue(id, st, d.expectedFee);
-        return this.#d.pauseForMargin(this.#t.marginPauseMs);
+      case "reread_account": {
+        // The venue counted more margin than the model did: the account is re-read at once and claims
+        // resume when it answers; the id waits in the queue, re-decided on the corrected model then.
+        this.#d.marginRefused(this.#t.marginPauseMs);
+        const schedule = claimRetryOf(f.action);
+        const n = st.rereads ?? 0;
+        st.rereads = n + 1;
+        const bases = { retryMs: this.#t.retryDelayMs, repriceMs: this.#t.repriceBackoffMs };
+        if (schedule === undefined || claimRetryDelay(schedule, n, bases) === undefined) return this.finish(id, st);
+        return this.#d.requeue(id, st, d.expectedFee);
+      }
       default:
         return this.finish(id, st);
     }
@@ -237,14 +255,14 @@ export class ClaimOutcomes {
    * the open list, not resent blindly. Only once `openListSettleMs` has passed since the failure.
    */
   settleFromOpenList(requestedAt: number): void {
-    const { states, book, exposure } = this.#d;
+    const { states, book } = this.#d;
     for (const [id, st] of states) {
       if (st.phase !== "unknown" || st.acceptedWithoutFills || st.failedAt === undefined || st.sentPositions === undefined) continue;
       if (requestedAt - st.failedAt < this.#t.openListSettleMs) continue;
       const open = book.get(id);
       if (open === undefined || !samePositions(open.positions, st.sentPositions)) continue;
       if (st.timer !== undefined) clearTimeout(st.timer);
-      exposure.release(id);
+      this.#release(id);
       this.#d.journal({ t: "outcome", id, at: this.#d.now(), result: "not_accepted" });
       states.delete(id);
       this.#d.logger.info({ id }, "unknown claim outcome settled by the open list: not applied, the id may be claimed again");
@@ -257,7 +275,7 @@ export class ClaimOutcomes {
    * unsent if the failure came before the journal intent, and the process keeps running.
    */
   internalError(id: number, err: unknown): void {
-    this.#d.exposure.release(id);
+    this.#release(id);
     const st = this.#d.states.get(id);
     if (st !== undefined && st.phase === "inflight") this.finish(id, st);
     this.#d.logger.error({ id, err: err instanceof Error ? err.message : String(err) }, "internal error while claiming; id dropped");

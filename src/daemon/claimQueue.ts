@@ -5,7 +5,13 @@
  * best pending claim *when it is granted* and decides it again (late binding), so nothing leaves on
  * stale data and the most valuable claims leave first. What a taken claim does is the `dispatch`
  * effect; what a busy id (already on its way) does with news is `onBusy`.
+ *
+ * When margin binds — the claims waiting need more initial margin than the account has room for
+ * after what is held and in flight — the queue ranks by fee per unit of margin instead (what a
+ * cascade with limited capital should maximise: the greedy fill of a knapsack, the last claim cut to
+ * fit by the decision). The whole queue is re-keyed when it switches, never mixed.
  */
+import { feePerMargin } from "../engine/claimMargin.js";
 import type { ClaimDecision, Decision } from "../engine/policy.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation } from "../engine/types.js";
@@ -28,9 +34,23 @@ export interface ClaimQueueOptions {
   dispatch: (d: ClaimDecision, st: IdState, liquidation: Liquidation) => void;
 }
 
+/** What a queued claim is ranked by. */
+interface Rank {
+  fee: number;
+  /** Initial margin the claim adds (quote; 0 when margin is not checked). */
+  need: number;
+}
+
 export class ClaimQueue {
   readonly #o: ClaimQueueOptions;
-  readonly #queue = new RankingQueue<number>();
+  readonly #queue = new RankingQueue<Rank>();
+  /** Σ need of the queued claims. */
+  #pendingNeed = 0;
+  /** The margin room the latest decision saw (+Infinity: margin not checked). */
+  #room = Number.POSITIVE_INFINITY;
+  /** Ranked by fee per unit of margin (true) or by fee. */
+  #byMargin = false;
+  readonly #rankKey = (r: Rank): number => (this.#byMargin ? feePerMargin(r.fee, r.need) : r.fee);
   readonly states = new Map<number, IdState>();
   /** Last skip reason per open id. */
   readonly skips = new SkipVerdicts();
@@ -43,6 +63,42 @@ export class ClaimQueue {
     return this.#queue.size;
   }
 
+  /** Whether the queue ranks by fee per unit of margin now (margin binds). */
+  get rankedByMargin(): boolean {
+    return this.#byMargin;
+  }
+
+  #enqueue(id: number, d: ClaimDecision, timestamp: number): void {
+    const need = d.marginNeed ?? 0;
+    const r = this.#queue.get(id)?.value;
+    if (r !== undefined) {
+      this.#pendingNeed += need - r.need;
+      r.fee = d.expectedFee;
+      r.need = need;
+      this.#queue.update(id, this.#rankKey(r));
+    } else {
+      const rank: Rank = { fee: d.expectedFee, need };
+      this.#pendingNeed += need;
+      this.#queue.push(id, this.#rankKey(rank), timestamp, rank);
+    }
+    this.#saw(d);
+  }
+
+  #dequeued(r: Rank | undefined): void {
+    if (r === undefined) return;
+    this.#pendingNeed -= r.need;
+    if (this.#queue.size === 0) this.#pendingNeed = 0; // no float dust left behind
+  }
+
+  /** A decision's margin room: the ranking follows whether margin binds. */
+  #saw(d: ClaimDecision): void {
+    this.#room = d.marginRoom ?? Number.POSITIVE_INFINITY;
+    const binds = this.#pendingNeed > this.#room;
+    if (binds === this.#byMargin) return;
+    this.#byMargin = binds;
+    this.#queue.rekeyAll(this.#rankKey);
+  }
+
   /** A liquidation is new or changed: decided, then queued, re-ranked, or dropped. */
   offer(liquidation: Liquidation, receivedAt: number): void {
     const o = this.#o;
@@ -53,18 +109,14 @@ export class ClaimQueue {
     if (d.action === "skip") {
       this.skipped(id, d.reason);
       if (st !== undefined) {
-        this.#queue.remove(id);
+        this.#dequeued(this.#queue.remove(id)?.value);
         this.states.delete(id);
       }
       return;
     }
     this.skips.delete(id);
-    if (st === undefined) {
-      this.states.set(id, newState("pending", receivedAt));
-      this.#queue.push(id, d.expectedFee, liquidation.timestamp, id);
-    } else {
-      this.#queue.update(id, d.expectedFee);
-    }
+    if (st === undefined) this.states.set(id, newState("pending", receivedAt));
+    this.#enqueue(id, d, liquidation.timestamp);
     o.queued(liquidation, d, st === undefined);
   }
 
@@ -74,7 +126,7 @@ export class ClaimQueue {
     const st = this.states.get(id);
     if (st === undefined) return;
     if (st.phase !== "pending" && st.phase !== "waiting") return this.#o.onBusy?.(id, st);
-    this.#queue.remove(id);
+    this.#dequeued(this.#queue.remove(id)?.value);
     if (st.timer !== undefined) clearTimeout(st.timer);
     this.states.delete(id);
   }
@@ -99,6 +151,7 @@ export class ClaimQueue {
     while (this.#queue.size > 0) {
       const top = this.#queue.pop();
       if (top === undefined) return false;
+      this.#dequeued(top.value);
       const id = top.liquidationId;
       const st = this.states.get(id);
       // A state other than pending: finished meanwhile (e.g. a new leader adopted the journal).
@@ -115,6 +168,7 @@ export class ClaimQueue {
         this.skipped(id, d.reason);
         continue;
       }
+      st.marginNeed = d.marginNeed;
       o.dispatch(d, st, liquidation);
       return true;
     }
@@ -126,7 +180,9 @@ export class ClaimQueue {
     const liquidation = this.#o.book.get(id);
     if (liquidation === undefined) return void this.states.delete(id);
     st.phase = "pending";
-    this.#queue.push(id, expectedFee, liquidation.timestamp, id);
+    const rank: Rank = { fee: expectedFee, need: st.marginNeed ?? 0 };
+    this.#pendingNeed += rank.need;
+    this.#queue.push(id, this.#rankKey(rank), liquidation.timestamp, rank);
   }
 
   /** A waiting id's time has come: decided afresh and queued, or dropped. True: it is queued. */
@@ -144,7 +200,7 @@ export class ClaimQueue {
       this.states.delete(id);
       return false;
     }
-    this.#queue.push(id, d.expectedFee, liquidation.timestamp, id);
+    this.#enqueue(id, d, liquidation.timestamp);
     return true;
   }
 

@@ -17,6 +17,10 @@ export interface IdState {
   repriced: number;
   /** Re-decisions after a refusal with a code the failure table does not know. */
   redecided: number;
+  /** Initial margin the claim added when it was taken (a claim put back is ranked with it). */
+  marginNeed?: number | undefined;
+  /** Refusals for margin (-1101), each followed by an account re-read. */
+  rereads?: number;
   doneAt: number;
   timer: NodeJS.Timeout | undefined;
   /**

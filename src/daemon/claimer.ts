@@ -23,6 +23,9 @@ import { type IdState, newState, sweepStates, unknownState } from "./claimState.
 
 export type { ClaimerLogger, ClaimerObserver, ClaimerOptions } from "./claimerOptions.js";
 
+/** Skips that more margin can undo: re-decided when margin frees up (a re-read, a released claim). */
+const MARGIN_SKIPS: ReadonlySet<string> = new Set(["margin"]);
+
 /** The rehearsal's effects have no text without a wire. */
 const NO_WIRE: ClaimWire = { claimText: () => 0 };
 
@@ -90,7 +93,11 @@ export class Claimer {
         monotonic: o.monotonic,
         retryLater: (id, st, ms) => this.#retryLater(id, st, ms),
         requeue: (id, st, fee) => this.#queue.requeue(id, st, fee),
-        pauseForMargin: (ms) => this.setPaused("margin", true, ms),
+        marginRefused: (ms) => {
+          this.setPaused("margin", true, ms);
+          o.rereadAccount?.();
+        },
+        freed: () => this.#marginFreed(),
         holdUntil: (at) => {
           this.#holdUntil = at;
         },
@@ -190,6 +197,15 @@ export class Claimer {
     this.#queue.retrySkipped(reasons, this.#options.monotonic);
   }
 
+  /**
+   * The account was read (a positions snapshot applied): a hold for a -1101 ends, since the model
+   * now carries what the venue counts, and what margin skipped is decided again on it.
+   */
+  accountRead(): void {
+    if (this.#paused.reasons().includes("margin")) this.setPaused("margin", false);
+    this.retrySkipped(MARGIN_SKIPS);
+  }
+
   /** An open-list snapshot requested at `requestedAt` may settle unknown outcomes (claimOutcomes.ts). */
   settleFromOpenList(requestedAt: number): void {
     this.#outcomes.settleFromOpenList(requestedAt);
@@ -257,6 +273,12 @@ export class Claimer {
     if (!this.#idle || this.#queue.size === 0 || this.#paused.size > 0 || this.#stop.signal.aborted) return;
     if (this.#holdUntil > o.now() || o.tryAcquire === undefined || !o.tryAcquire()) return;
     this.#queue.take(this.#fresh);
+  }
+
+  /** A claim's reservation was dropped unapplied: what margin skipped may fit now (after this outcome's turn). */
+  #marginFreed(): void {
+    if (this.#queue.skips.size === 0) return;
+    void Promise.resolve().then(() => this.retrySkipped(MARGIN_SKIPS));
   }
 
   /** Re-decide the id from the open list after `ms` (a fresh decision, fresh marks). */

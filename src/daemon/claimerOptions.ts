@@ -49,6 +49,11 @@ export interface ClaimerOptions extends Partial<ClaimOutcomeTimings> {
   store: Pick<StateStore, "intent" | "append" | "mayLead">;
   observer: ClaimerObserver;
   logger: ClaimerLogger;
+  /**
+   * Re-read the account now (RestFeed.requestPositions): after a -1101 the model was wrong; its
+   * answer reaches `Claimer.accountRead`. None: the -1101 hold lasts `marginPauseMs`.
+   */
+  rereadAccount?: () => void;
   /** Wall clock, ms (decisions, journal). */
   now?: () => number;
   /** Monotonic clock, ms (latencies). */

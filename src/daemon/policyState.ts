@@ -4,6 +4,7 @@
  * (info refresh) are swapped whole, so a decision never sees half of an update. The claimer decides
  * through `decide`, always on the current context.
  */
+import type { MarginSource } from "../engine/claimMargin.js";
 import type { Exposure } from "../engine/exposure.js";
 import type { MarkBook } from "../engine/marks.js";
 import { type Decision, decide, type PolicyContext } from "../engine/policy.js";
@@ -16,8 +17,9 @@ export class PolicyState {
   #maxMarkAgeMs: number;
   #symbolsLoaded = false;
 
-  constructor(policy: RiskPolicyInput, marks: MarkBook, exposure: Exposure) {
-    this.#context = { policy: compileRiskPolicy(policy), symbols: new SymbolTable(), marks, exposure };
+  /** `account`: the collateral the margin limits are checked against (none: not checked). */
+  constructor(policy: RiskPolicyInput, marks: MarkBook, exposure: Exposure, account?: MarginSource) {
+    this.#context = { policy: compileRiskPolicy(policy), symbols: new SymbolTable(), marks, exposure, account };
     this.#maxMarkAgeMs = policy.max_mark_age_ms;
   }
 

@@ -310,6 +310,21 @@ export class Exposure {
     return total;
   }
 
+  /** How many symbols have something held or reserved: `viewAt` / `priceAt` walk them without allocating. */
+  get symbolCount(): number {
+    return this.list.length;
+  }
+
+  /** The i-th symbol's book (0 ≤ i < symbolCount); valid until the book next changes. */
+  viewAt(i: number): ExposureView {
+    return this.list[i] as Entry;
+  }
+
+  /** The i-th symbol's price: its mark, else the last push's mark price, else NaN. */
+  priceAt(i: number, prices: PriceSource): number {
+    return this.priceOf(this.list[i] as Entry, prices);
+  }
+
   /** Every symbol with something held or reserved (for the `exposure_notional{symbol}` gauges). */
   symbols(): string[] {
     return this.list.map((e) => e.symbol);

@@ -41,6 +41,10 @@ export class MarginFit {
   readonly #held: number[] = [];
   /** Signed quantity the candidate claim adds at ratio 1. */
   readonly #add: number[] = [];
+  /** Initial margin the line carries whatever the ratio (the other side of its claims in flight). */
+  readonly #floor: number[] = [];
+  /** Initial margin of positions the candidate cannot change (isolated, not yet attributed). */
+  #fixed = 0;
   #total = 0;
   #maxLeverage = 0;
   #ordersMargin = 0;
@@ -49,6 +53,7 @@ export class MarginFit {
   /** Start a new check. */
   reset(account: MarginAccount, limits: MarginLimits): this {
     this.#lines = 0;
+    this.#fixed = 0;
     this.#total = account.totalCollateral;
     this.#maxLeverage = account.maxLeverage;
     this.#ordersMargin = account.ordersMargin;
@@ -66,6 +71,23 @@ export class MarginFit {
     return this;
   }
 
+  /**
+   * The line's initial margin is at least that of `absQty` at `mark`: claims in flight on the other
+   * side may all fail, leaving that position, so the worst case is the larger (still convex).
+   */
+  floor(symbol: string, params: MarginParams, mark: number, absQty: number): this {
+    const i = this.#line(symbol, params, mark);
+    const im = initialMargin(params, Math.abs(absQty) * mark, this.#maxLeverage);
+    if (im > (this.#floor[i] as number)) this.#floor[i] = im;
+    return this;
+  }
+
+  /** Initial margin that no ratio changes (a position the claim does not land in). */
+  fixed(im: number): this {
+    this.#fixed += im;
+    return this;
+  }
+
   /** The candidate claim's signed quantity of `symbol` at ratio 1 (the liquidation's `position_qty`). */
   add(symbol: string, params: MarginParams, mark: number, qty: number): this {
     const i = this.#line(symbol, params, mark);
@@ -80,12 +102,14 @@ export class MarginFit {
 
   /** Initial margin of everything held and reserved plus the candidate at `thousandths` / 1000. */
   initialMarginAt(thousandths: number): number {
-    let sum = 0;
+    let sum = this.#fixed;
     for (let i = 0; i < this.#lines; i++) {
       const add = this.#add[i] as number;
       // The venue's quantity at a ratio: position_qty × ratio rounded to 1e-9 (quantize.ts).
       const q = (this.#held[i] as number) + (add === 0 ? 0 : roundQty((add * thousandths) / RATIO_QUANTA));
-      sum += initialMargin(this.#params[i] as MarginParams, Math.abs(q) * (this.#marks[i] as number), this.#maxLeverage);
+      const im = initialMargin(this.#params[i] as MarginParams, Math.abs(q) * (this.#marks[i] as number), this.#maxLeverage);
+      const floor = this.#floor[i] as number;
+      sum += im > floor ? im : floor;
     }
     return sum;
   }
@@ -159,6 +183,7 @@ export class MarginFit {
     this.#marks[i] = mark;
     this.#held[i] = 0;
     this.#add[i] = 0;
+    this.#floor[i] = 0;
     return i;
   }
 }

@@ -15,6 +15,10 @@
  * - max_total_exposure: the global value caps Σ over all symbols of the worst-case exposure (held +
  *   reserved, exposure.ts), the merged per-symbol value caps that symbol's own; the claim's ratio is
  *   cut so that both still hold with the claim reserved.
+ * - max_margin_usage / min_free_collateral (claimMargin.ts): the initial margin of everything held
+ *   plus claims in flight, after the claim, within both limits; the ratio is cut to fit like the
+ *   caps above, and the claim is skipped with reason `margin` when margin is what leaves nothing.
+ *   Not checked while the account's collateral or leverage is unknown (no `account`).
  * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee), net of each
  *   symbol's expected unwind cost (Σ |q| × mark × expected_unwind_cost_bps / 10⁴, 0 by default), must be at
  *   least the largest min_fee of the symbols it claims: with a cost set, a claim that would lose money
@@ -31,12 +35,13 @@
  * Reason precedence: invalid_liquidation; unknown_symbol (any open symbol); then per symbol, in the
  * liquidation's order, denied / not allowed / mark missing / stale / limit_tick (the first failing
  * symbol names the reason of a proportional skip, or of a per-symbol skip where none is left); then
- * below_min_fee at full size (proportional), the caps (exposure_cap when exposure is the binding cap,
- * else over_caps / ratio_zero), and below_min_fee at the final ratio.
+ * below_min_fee at full size (proportional), the caps (margin when margin is the binding cap, else
+ * exposure_cap when exposure is, else over_caps / ratio_zero), and below_min_fee at the final ratio.
  *
  * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (docs/protocol.md §7,
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
+import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
@@ -57,7 +62,12 @@ export interface PolicyContext {
   readonly symbols: SymbolTable;
   readonly marks: MarkBook;
   readonly exposure: Exposure;
+  /** The account's collateral (PROTOCOL.md §7); none, or not yet known: margin is not checked. */
+  readonly account?: MarginSource | undefined;
 }
+
+/** The margin step, reused by every decision (they are synchronous): see claimMargin.ts. */
+const margin = new ClaimMargin();
 
 function skip(liquidationId: number, reason: SkipReason, detail: string | undefined): SkipDecision {
   return { action: "skip", liquidationId, reason, detail };
@@ -158,7 +168,8 @@ export function decide(liq: Liquidation, ctx: PolicyContext, now: number): Decis
     leg.freeNotional = room.free * m.price;
   }
 
-  return anyLow ? decideProportional(id, legs, ctx) : decidePerSymbol(id, legs, ctx);
+  const m = margin.begin(ctx.account, ctx.policy.margin, symbols, exposure, marks);
+  return anyLow ? decideProportional(id, legs, ctx, m) : decidePerSymbol(id, legs, ctx, m);
 }
 
 /** Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). */
@@ -166,7 +177,7 @@ function exposureBudget(ctx: PolicyContext): number {
   return ctx.policy.maxTotalExposure - ctx.exposure.totalNotional(ctx.marks);
 }
 
-function decideProportional(id: number, legs: Leg[], ctx: PolicyContext): Decision {
+function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, m: MarginState): Decision {
   for (const leg of legs) if (leg.reason !== undefined) return skip(id, leg.reason, leg.pos.symbol);
 
   let total = 0;
@@ -192,10 +203,20 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext): Decisi
   const rClaim = claimWeight > 0 ? 1 / claimWeight : Number.POSITIVE_INFINITY;
   const rTotal = maxRatioWithinBudget(exposureBudget(ctx), notional, free);
   if (rTotal < rExp) rExp = rTotal;
-  const k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
+  let k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
   const byExposure = rExp < rClaim;
-  if (total < FULL_TAKE_LOW_TIER && k < RATIO_QUANTA) return skip(id, byExposure ? "exposure_cap" : "over_caps", undefined);
-  if (k === 0) return skip(id, byExposure ? "exposure_cap" : "ratio_zero", undefined);
+  let byMargin = m === "unpriced";
+  if (m === "ready" && k > 0) {
+    const fits = margin.fitAll(legs);
+    if (fits < k) {
+      k = fits;
+      byMargin = true;
+    }
+  }
+  if (byMargin && m === "unpriced") k = 0;
+  if (total < FULL_TAKE_LOW_TIER && k < RATIO_QUANTA)
+    return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "over_caps", undefined);
+  if (k === 0) return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero", undefined);
 
   for (const leg of legs) leg.k = k;
   return buildClaim(id, legs, undefined, thousandthsToRatio(k));
@@ -216,7 +237,7 @@ function byFeeRate(legs: Leg[]): Leg[] {
   return out;
 }
 
-function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext): Decision {
+function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, m: MarginState): Decision {
   let claimBudget = 1; // fraction of "one claim" left (see max_claim_notional above)
   let expBudget = Number.NaN; // computed on first use: most liquidations fail earlier
   let eligible = 0;
@@ -230,14 +251,23 @@ function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext): Decision 
       let rExp = leg.maxQty / Math.abs(leg.pos.positionQty);
       const rTotal = expBudget >= 0 ? (expBudget + leg.freeNotional) / leg.notional : 0;
       if (rTotal < rExp) rExp = rTotal;
-      const k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
+      let k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
       const byExposure = rExp < rClaim;
+      let byMargin = m === "unpriced";
+      if (byMargin) k = 0;
+      else if (m === "ready" && k > 0) {
+        const fits = margin.fitLeg(legs, leg);
+        if (fits < k) {
+          k = fits;
+          byMargin = true;
+        }
+      }
       if (leg.notional < FULL_TAKE_HIGH_TIER && k < RATIO_QUANTA) {
-        leg.reason = byExposure ? "exposure_cap" : "over_caps";
+        leg.reason = byMargin ? "margin" : byExposure ? "exposure_cap" : "over_caps";
         continue;
       }
       if (k === 0) {
-        leg.reason = byExposure ? "exposure_cap" : "ratio_zero";
+        leg.reason = byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero";
         continue;
       }
       leg.k = k;
@@ -285,5 +315,17 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
   // Quantities so small that 1e-9 rounding leaves nothing: the venue would transfer nothing (-1201).
   if (notional === 0) return skip(id, "ratio_zero", undefined);
   if (netFee < minFee) return skip(id, "below_min_fee", undefined);
-  return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty };
+  margin.measure(legs);
+  return {
+    action: "claim",
+    liquidationId: id,
+    ratio,
+    symbols,
+    limitPrice,
+    expectedFee,
+    notional,
+    perSymbolQty,
+    marginNeed: margin.need,
+    marginRoom: margin.room,
+  };
 }

@@ -103,6 +103,20 @@ export class RankingQueue<T> {
     return view(n);
   }
 
+  /**
+   * Re-key every queued claim by `key` of its value (the ranking changed what it maximises, e.g. fee
+   * per unit of margin once margin binds), then restore the heap order: O(n).
+   */
+  rekeyAll(key: (value: T, liquidationId: number) => number): void {
+    const heap = this.heap;
+    for (const n of heap) {
+      const k = key(n.value, n.liquidationId);
+      checkKey(n.liquidationId, k, n.timestamp);
+      n.expectedFee = k;
+    }
+    for (let pos = (heap.length >> 1) - 1; pos >= 0; pos--) this.down(pos);
+  }
+
   clear(): void {
     this.heap.length = 0;
     this.byId.clear();

@@ -5,6 +5,7 @@
  */
 
 import { ConfigError } from "../errors.js";
+import type { MarginLimits } from "./marginFit.js";
 import { SYMBOL_PATTERN } from "./types.js";
 
 /** The five keys that exist globally and per symbol (README.md "Configuration"). */
@@ -25,6 +26,10 @@ export interface RiskLimitsInput {
  */
 export interface RiskPolicyInput extends RiskLimitsInput {
   dry_run?: boolean;
+  /** Absent = 0.5 (INTERFACE "Third wave"): initial margin after a claim as a share of total collateral. */
+  max_margin_usage?: number;
+  /** Absent = 0: free collateral (quote) that must remain after a claim. */
+  min_free_collateral?: number;
   symbols: { allow: readonly string[]; deny: readonly string[] };
   per_symbol?: Readonly<Record<string, Partial<RiskLimitsInput>>> | null;
 }
@@ -54,6 +59,9 @@ export type SymbolAccess = "allowed" | "denied" | "not_allowed";
 
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** `policy.max_margin_usage` [0.5] and `policy.min_free_collateral` [0] (INTERFACE "Third wave"). */
+export const DEFAULT_MARGIN_LIMITS: MarginLimits = { maxMarginUsage: 0.5, minFreeCollateral: 0 };
+
 export class RiskPolicy {
   /** Global values; `defaults.maxTotalExposure` is also the cap on the sum over all symbols. */
   readonly defaults: SymbolLimits;
@@ -61,13 +69,17 @@ export class RiskPolicy {
   readonly allow: ReadonlySet<string> | null;
   readonly deny: ReadonlySet<string>;
   readonly perSymbol: ReadonlyMap<string, SymbolLimits>;
+  /** Account-wide margin limits (claimMargin.ts); global only. */
+  readonly margin: MarginLimits;
 
   constructor(
     defaults: SymbolLimits,
     allow: ReadonlySet<string> | null,
     deny: ReadonlySet<string>,
     perSymbol: ReadonlyMap<string, SymbolLimits>,
+    margin: MarginLimits = DEFAULT_MARGIN_LIMITS,
   ) {
+    this.margin = margin;
     this.defaults = defaults;
     this.allow = allow;
     this.deny = deny;
@@ -181,5 +193,13 @@ export function compileRiskPolicy(input: RiskPolicyInput): RiskPolicy {
     perSymbol.set(symbol, resolve(base, over, prefix));
   }
 
-  return new RiskPolicy(defaults, allowList.size === 0 ? null : allowList, deny, perSymbol);
+  return new RiskPolicy(defaults, allowList.size === 0 ? null : allowList, deny, perSymbol, marginLimits(input));
+}
+
+function marginLimits(input: RiskPolicyInput): MarginLimits {
+  const usage = input.max_margin_usage ?? DEFAULT_MARGIN_LIMITS.maxMarginUsage;
+  if (typeof usage !== "number" || !(usage > 0 && usage <= 1)) throw new ConfigError("policy.max_margin_usage", "must be in (0, 1]");
+  const free = input.min_free_collateral ?? DEFAULT_MARGIN_LIMITS.minFreeCollateral;
+  if (typeof free !== "number" || !Number.isFinite(free) || free < 0) throw new ConfigError("policy.min_free_collateral", "must be >= 0");
+  return { maxMarginUsage: usage, minFreeCollateral: free };
 }

@@ -97,6 +97,7 @@ export const SKIP_REASONS = [
   "ratio_zero", // max_claim_notional leaves less than 0.001 of the position
   "over_caps", // a full take is required (notional under the venue's threshold) but our caps cut the ratio
   "exposure_cap", // max_total_exposure (global or the symbol's) leaves no room
+  "margin", // max_margin_usage / min_free_collateral leave no room (or a held position cannot be valued)
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -131,6 +132,10 @@ export interface ClaimDecision {
   readonly notional: number;
   /** Signed quantity taken per claimed symbol (rounded to 1e-9 like the venue): reserve it in Exposure. */
   readonly perSymbolQty: Readonly<Record<string, number>>;
+  /** Initial margin the claim adds to held + in flight (quote, claimMargin.ts); 0 when margin is not checked. */
+  readonly marginNeed?: number;
+  /** The margin budget left before the claim (quote); +Infinity when margin is not checked. */
+  readonly marginRoom?: number;
 }
 
 export interface SkipDecision {

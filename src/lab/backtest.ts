@@ -7,6 +7,7 @@
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { type ReadStats, readCaptureBatches } from "./captureReader.js";
+import { DEFAULT_LAB_COLLATERAL, LAB_MAX_LEVERAGE } from "./labMargin.js";
 import { type NetComponents, RecordedAccount } from "./recordedAccount.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
@@ -22,6 +23,8 @@ export interface BacktestOptions {
   slippageBps?: number | undefined;
   /** Unwind taker fee (bps); undefined: measured from the capture's own fills, else 5. */
   takerFeeBps?: number | undefined;
+  /** The account's collateral at the start, quote (`--collateral`; default labMargin.ts's 100,000). */
+  collateral?: number;
   /** Keep each variant's claimed ids in its result (`--ids`). */
   ids?: boolean;
   /** Replay every variant again at half and twice the claim latency (the report's sensitivity table). */
@@ -55,6 +58,8 @@ export interface BacktestReport {
     /** Where the unwind costs come from: the recording account's own trades, or options and defaults. */
     unwind_source: "measured" | "assumed";
     unwind_samples: number;
+    /** Starting collateral the margin limits are checked against (quote). */
+    collateral?: number;
   };
   /**
    * What the recording account got, by component (its own assignments and unwind trades in the
@@ -97,6 +102,11 @@ function assumptionsOf(m: BacktestReport["model"]): string[] {
     "Claims leave at the configured claims rate (the daemon's limiter spacing), best expected fee first, each re-decided when it leaves.",
     `Unwinds: the daemon's planUnwind slices at the orders rate, each filling whole at the recorded mark ${m.unwind_slippage_bps} bps against us (capped by unwind.max_slippage_bps), paying ${m.taker_fee_bps} bps taker fee (${m.unwind_source === "measured" ? `measured from the recording account's ${m.unwind_samples} unwind trades in the capture` : "assumed"}); held symbols and unwind.mode off keep positions, valued at the last mark.`,
     "The account starts flat and knows no claim from before the capture; the liquidator fee is the fee rate of the claimed notional at the mark when the answer lands.",
+    ...(m.collateral !== undefined
+      ? [
+          `Margin: the account starts with ${m.collateral} of collateral plus the liquidator fees the variant earns (not its unwind P&L), at ${LAB_MAX_LEVERAGE}× max leverage; each claim is checked against policy.max_margin_usage and policy.min_free_collateral by the daemon's own code.`,
+        ]
+      : []),
   ];
 }
 
@@ -128,6 +138,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     altSlippageBps: [slippageBps / 2, slippageBps * 2],
     takerFeeBps,
     keepIds: o.ids === true,
+    collateral: o.collateral ?? DEFAULT_LAB_COLLATERAL,
   };
   const latencies3 = [model.latencyMs / 2, model.latencyMs, model.latencyMs * 2];
   // The variants at the other latencies replay beside the report's, from the same pass.
@@ -154,6 +165,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     taker_fee_bps: takerFeeBps,
     unwind_source: unwindMeasured ? "measured" : "assumed",
     unwind_samples: unwindMeasured ? (own?.samples ?? 0) : 0,
+    collateral: model.collateral,
   };
   const components = recorded.components((s) => main.marks.price(s));
   return {

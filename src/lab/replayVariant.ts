@@ -14,6 +14,7 @@ import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
+import { LabMargin, type MarginFacts } from "./labMargin.js";
 import { componentsOf, type NetComponents } from "./recordedAccount.js";
 import { Series } from "./series.js";
 import { Timeline } from "./timeline.js";
@@ -33,9 +34,11 @@ export interface ReplayModel {
   keepIds: boolean;
   /** Each claim the modelled venue applied, as it lands (the live shadows' log). */
   onWon?: (variant: string, id: number) => void;
+  /** The account's collateral at the start (`backtest --collateral`), quote. */
+  collateral: number;
 }
 
-export interface VariantResult extends Facts {
+export interface VariantResult extends Facts, MarginFacts {
   name: string;
   settings: Record<string, unknown>;
   offered: number;
@@ -64,7 +67,7 @@ interface Held {
   mark: Mark | undefined;
 }
 
-const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap"]);
+const EXPOSURE_SKIPS: ReadonlySet<string> = new Set(["exposure_cap", "margin"]);
 
 export class ReplayVariant {
   readonly #variant: Variant;
@@ -91,6 +94,9 @@ export class ReplayVariant {
   #notional = 0;
   #peak = 0;
   #cash = 0;
+  /** Liquidator fees earned so far: what the account's collateral grows by in the margin check. */
+  #feesEarned = 0;
+  readonly #margin: LabMargin;
   /** Holdings for the net curve, each with its live mark entry (MarkBook.get): no lookup per point. */
   readonly #held = new Map<string, Held>();
   readonly #heldList: Held[] = [];
@@ -104,13 +110,15 @@ export class ReplayVariant {
     this.#keepIds = model.keepIds;
     this.#onWon = model.onWon;
     this.#facts = new VariantFacts(config.policy.max_total_exposure);
-    const policy = new PolicyState(config.policy, marks, this.#exposure);
+    this.#margin = new LabMargin(model.collateral, () => this.#feesEarned);
+    const policy = new PolicyState(config.policy, marks, this.#exposure, this.#margin);
     this.policy = policy;
     const positions = new PositionBook(this.#exposure);
     this.claimer = new VirtualClaimer({
       decide: (liquidation, now) => {
         const d = policy.decide(liquidation, now);
         if (d.action === "skip" && d.reason === "exposure_cap") this.#facts.capRefused(now);
+        if (d.action === "skip" && d.reason === "margin") this.#margin.skipped(now);
         return d;
       },
       book,
@@ -139,9 +147,11 @@ export class ReplayVariant {
         this.#changed();
       },
     });
-    // As in the daemon: a position that shrank frees exposure, so exposure skips are re-decided.
+    // As in the daemon: a position that shrank frees exposure and margin, so those skips are re-decided.
     positions.onChange((_s, qty, before) => {
-      if (Math.abs(qty) < Math.abs(before)) this.claimer.retrySkipped(EXPOSURE_SKIPS);
+      if (Math.abs(qty) >= Math.abs(before)) return;
+      this.#margin.freed(this.#timeline.now);
+      this.claimer.retrySkipped(EXPOSURE_SKIPS);
     });
   }
 
@@ -172,6 +182,7 @@ export class ReplayVariant {
     this.#net.add(now, net);
     this.#facts.point(now, net, this.#lastExposure);
     const facts = this.#facts.finish(now, net, this.#ledger, (s) => this.#marks.price(s));
+    const margin = this.#margin.finish(now);
     const skipped: Record<string, number> = {};
     for (const k of [...this.#skipped.keys()].sort()) skipped[k] = this.#skipped.get(k) as number;
     return {
@@ -192,6 +203,7 @@ export class ReplayVariant {
       components: componentsOf(this.#ledger, (s) => this.#marks.price(s)),
       net_at_alt_slippage: this.#unwind.altCashDelta.map((d) => round(net + d)),
       ...facts,
+      ...margin,
       series: { net: this.#net.points(), exposure: this.#exposureSeries.points() },
     };
   }
@@ -244,6 +256,7 @@ export class ReplayVariant {
       this.#ledger.claim(c.id, symbol, qty, price, fee, c.landedAt);
       this.#flow(symbol, qty, price, fee);
     }
+    this.#feesEarned += fees;
     this.#facts.won(c.id, d.perSymbolQty, (symbol) => this.#transferPrice(symbol, d.limitPrice), fees);
     this.#unwind.assigned(Object.keys(d.perSymbolQty));
     this.#onWon?.(this.#variant.name, c.id);

@@ -7,8 +7,12 @@ export const money = (x: number | undefined): string => (x === undefined ? "" : 
 
 /** Time at the exposure cap, and its share of the replayed span. */
 export function capText(report: BacktestReport, v: VariantReport): string {
+  return secondsText(report, v.at_cap_seconds);
+}
+
+/** A time in seconds (at a cap or limit), and its share of the replayed span. */
+export function secondsText(report: BacktestReport, s: number): string {
   const span = (report.ended_at - report.started_at) / 1000;
-  const s = v.at_cap_seconds;
   const text = s >= 3600 ? `${(s / 3600).toFixed(1)} h` : `${s.toFixed(0)} s`;
   return span > 0 ? `${text} (${((100 * s) / span).toFixed(1)} %)` : text;
 }

@@ -11,6 +11,7 @@
  * open list is not a rival's take for a shadow that claimed it too.
  */
 import type { CaptureEvent, CaptureTap } from "../daemon/captureTap.js";
+import { DEFAULT_LAB_COLLATERAL } from "./labMargin.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
@@ -31,6 +32,8 @@ export interface ShadowScore {
 
 export interface ShadowFeedOptions {
   model: ShadowModel;
+  /** The live account's total collateral when a set of shadows starts (their margin); none: the lab's default. */
+  collateral?: () => number | undefined;
   /** A shadow's claim landed (the debug log). */
   claimed?: (variant: string, id: number) => void;
   /** Events dropped because the queue was full (the replay could not keep up). */
@@ -192,6 +195,7 @@ export class ShadowFeed implements CaptureTap {
       altSlippageBps: [],
       takerFeeBps: o.model.takerFeeBps,
       keepIds: false,
+      collateral: o.collateral?.() ?? DEFAULT_LAB_COLLATERAL,
       ...(o.claimed !== undefined ? { onWon: o.claimed } : {}),
     };
     const market = new ReplayMarket(variants, model);

@@ -46,6 +46,20 @@ const DEFAULT_SCENARIO: ScenarioOptions = {
   unwindIntervalMs: 0,
 };
 
+/**
+ * The embedded simulator's market (`npm start` with `venue.mode: simulator`): the default market with
+ * cascades big enough to exhaust the liquidator's collateral (`MARGIN_CASCADE_COLLATERAL`). One
+ * cascade of 24 liquidations (one or two positions of 1,000–60,000 each) is ~800,000 of notional,
+ * ~80,000 of initial margin at the simulator's 10× leverage: several times the 20,000 that
+ * `policy.max_margin_usage` [0.5] of 40,000 lets the daemon carry (and below the default
+ * `max_total_exposure`, so margin binds first): margin, not the rate limit, decides what a cascade
+ * is worth, and unwinding what was claimed is what lets claiming go on.
+ */
+export const MARGIN_CASCADE_SCENARIO: Partial<ScenarioOptions> = { cascadeIntervalMs: 60_000, cascadeSize: 24 };
+
+/** The liquidator account's collateral (quote) in the embedded simulator's margin-bound market. */
+export const MARGIN_CASCADE_COLLATERAL = 40_000;
+
 /** Marks pushed but still; nothing else happens unless a test makes it happen. */
 export const QUIET_SCENARIO: Partial<ScenarioOptions> = {
   volatilityScale: 0,

@@ -21,8 +21,11 @@ export type ClaimFailureAction =
   | "reevaluate"
   /** A code the table does not know: not final; re-decided while open, a bounded number of times. */
   | "redecide"
-  /** Not enough margin: stop claiming for a while and say so. */
-  | "pause_margin"
+  /**
+   * Not enough margin by the venue's count: the account model was wrong. Re-read the account at once,
+   * hold claims until it answers, then claim again what the corrected model says fits.
+   */
+  | "reread_account"
   /** The request may have reached the venue and no answer came: never resent blindly. */
   | "unknown"
   /** Any other refusal: record it and move on. */
@@ -109,7 +112,7 @@ export interface VenueCodeMeaning {
 /** Bounded re-decision of an unknown code: at once, then 2×, 4×, 8× the re-price backoff… six tries in all. */
 export const UNKNOWN_CODE_TRIES = 6;
 
-/** The schedule each re-decided claim action follows; pause_margin waits in the queue instead. */
+/** The schedule each re-decided claim action follows; reread_account waits in the queue, a bounded number of times. */
 const CLAIM_RETRY: Readonly<Record<ClaimFailureAction, ClaimRetry | undefined>> = {
   // -1012: once more, then the id is the rival's.
   retry_racing: { tries: 1, delay: "retry", atOnceFirst: false, maxDoublings: 0 },
@@ -121,20 +124,22 @@ const CLAIM_RETRY: Readonly<Record<ClaimFailureAction, ClaimRetry | undefined>> 
   reevaluate: { tries: Number.POSITIVE_INFINITY, delay: "reprice", atOnceFirst: true, maxDoublings: 3 },
   // An unknown code may be a re-priceable refusal: the same schedule, but bounded.
   redecide: { tries: UNKNOWN_CODE_TRIES, delay: "reprice", atOnceFirst: true, maxDoublings: 3 },
+  // -1101: the id waits in the queue for the re-read; refused again after as many re-reads, it is dropped
+  // (a model that keeps disagreeing with the venue must not spend a claim per re-read forever).
+  reread_account: { tries: 3, delay: "none", atOnceFirst: true, maxDoublings: 0 },
   gone: undefined,
-  pause_margin: undefined,
   unknown: undefined,
   rejected: undefined,
 };
 
-/** Refusals after which the id stays claimable: every re-decided one, and margin (re-queued). */
+/** Refusals after which the id stays claimable: every re-decided one, and margin (re-queued after the re-read). */
 const RECLAIMABLE: ReadonlySet<ClaimFailureAction> = new Set([
   "retry_racing",
   "retry_transient",
   "backoff",
   "reevaluate",
   "redecide",
-  "pause_margin",
+  "reread_account",
 ]);
 
 const row = (
@@ -171,7 +176,7 @@ export const VENUE_CODES: ReadonlyMap<number, VenueCodeMeaning> = new Map([
   [-1007, row("duplicate", 409, "duplicate request", "rejected", "rejected", "settle", "error")],
   [-1011, row("retry_later", 400, "internal network error, retry later", "retry_transient", "retry", "retry", "error", true)],
   [-1012, row("claim_in_process", 400, "another request is in process", "retry_racing", "retry", "retry", "rejected")],
-  [-1101, row("insufficient_margin", 400, "insufficient margin", "pause_margin", "halt_symbol", "settle", "rejected")],
+  [-1101, row("insufficient_margin", 400, "insufficient margin", "reread_account", "halt_symbol", "settle", "rejected")],
   [-1102, row("min_notional", 400, "order value below the minimum notional", "rejected", "rejected", "settle", "error")],
   [-1104, row("quantity_filter", 400, "quantity outside the symbol's filters", "rejected", "reread_positions", "settle", "error")],
   [-1103, row("price_filter", 400, "price outside the quote bounds or off the tick", "rejected", "reprice", "settle", "error")],
@@ -204,6 +209,8 @@ export const UNKNOWN_CODE: VenueCodeMeaning = row(
 export const UNKNOWN_ERROR_CODE = -1000;
 /** The venue's "rate limit exceeded". */
 export const RATE_LIMITED_CODE = -1003;
+/** The venue's "insufficient margin" (the bench counts these refusals). */
+export const INSUFFICIENT_MARGIN_CODE = -1101;
 
 /** The code an error page without a venue envelope (a proxy's, a load balancer's) stands for, by HTTP status. */
 export function codeForBareStatus(status: number): number {

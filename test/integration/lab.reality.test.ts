@@ -17,6 +17,8 @@ import { openQty } from "../support/unwindProbe.js";
 
 const FOUR = ["PERP_BTC_USDC", "PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_DOGE_USDC"];
 const CLAIMS = 40;
+/** The quiet simulator's account (daemonHarness.ts startQuietSim). */
+const COLLATERAL = 100_000_000;
 
 function open(s: SimulatorHandle, symbol: string, notional: number, sign: 1 | -1): void {
   const spec = s.core.symbols.get(symbol) as SymbolSpec;
@@ -27,7 +29,17 @@ function open(s: SimulatorHandle, symbol: string, notional: number, sign: 1 | -1
 async function replay(stateDir: string, extra: string[] = []): Promise<BacktestReport> {
   const dir = join(stateDir, "capture");
   const files = (await readdir(dir)).filter((n) => n.endsWith(".jsonl.gz")).map((n) => join(dir, n));
-  const r = await runCli(["backtest", ...files, "--config", join(stateDir, "policy.yaml"), "--json", ...extra]);
+  // The capture does not hold the account's collateral: the simulated account's is given.
+  const r = await runCli([
+    "backtest",
+    ...files,
+    "--config",
+    join(stateDir, "policy.yaml"),
+    "--json",
+    "--collateral",
+    String(COLLATERAL),
+    ...extra,
+  ]);
   expect(r.stderr, r.stderr).toBe("");
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout) as BacktestReport;

@@ -15,12 +15,13 @@ import { Ingest } from "../../src/daemon/ingest.js";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { PolicyState } from "../../src/daemon/policyState.js";
 import type { Slicer } from "../../src/daemon/sliceQueue.js";
+import type { MarginSource } from "../../src/engine/claimMargin.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import type { RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
-import type { Liquidation } from "../../src/engine/types.js";
+import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { AbortedError } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
 import { FileStore } from "../../src/store/fileStore.js";
@@ -150,7 +151,14 @@ export interface ClaimerRig {
 }
 
 export async function claimerRig(
-  o: { policy?: Partial<RiskPolicyInput>; dryRun?: boolean; options?: Partial<ClaimerOptions> } = {},
+  o: {
+    policy?: Partial<RiskPolicyInput>;
+    dryRun?: boolean;
+    options?: Partial<ClaimerOptions>;
+    /** The account margin is checked against (none: not checked), and the symbols' margin parameters. */
+    account?: MarginSource;
+    symbols?: SymbolInfo[];
+  } = {},
 ): Promise<ClaimerRig> {
   const dir = await mkdtemp(join(tmpdir(), "liq-claimer-"));
   const { journal } = Journal.open({ dir });
@@ -161,8 +169,9 @@ export async function claimerRig(
     policyInput({ min_fee: 0, max_total_exposure: 10_000_000, max_claim_notional: 1_000_000, ...o.policy }),
     marks,
     exposure,
+    o.account,
   );
-  policy.applySymbols(new SymbolTable(SYMBOLS));
+  policy.applySymbols(new SymbolTable(o.symbols ?? SYMBOLS));
   const positions = new PositionBook(exposure);
   const venue = new FakeClaimTransport();
   const permits = new Permits();

@@ -21,7 +21,7 @@ describe("classifyClaimFailure", () => {
     ["-1011 internal network error", venue(-1011), "retry_transient", "error", "-1011"],
     ["-1003 rate limited", venue(-1003), "backoff", "error", "-1003"],
     ["-1203 price moved past the limit", venue(-1203), "reevaluate", "rejected", "-1203"],
-    ["-1101 insufficient margin", venue(-1101), "pause_margin", "rejected", "-1101"],
+    ["-1101 insufficient margin", venue(-1101), "reread_account", "rejected", "-1101"],
     ["-1201 ratio too small", venue(-1201), "rejected", "rejected", "-1201"],
     ["-1005 bad parameter", venue(-1005), "rejected", "error", "-1005"],
     ["-1004 unknown parameter", venue(-1004), "rejected", "error", "-1004"],

@@ -48,6 +48,8 @@ export interface CtxOptions {
   heldPriced?: [string, number, number][];
   reserved?: [number, Record<string, number>][];
   symbols?: SymbolInfo[];
+  /** The account's total collateral and max leverage: margin is checked (none: it is not). */
+  account?: { collateral: number; maxLeverage: number; ordersMargin?: number };
 }
 
 export function makeCtx(o: CtxOptions = {}): PolicyContext {
@@ -67,7 +69,18 @@ export function makeCtx(o: CtxOptions = {}): PolicyContext {
     symbols: new SymbolTable(o.symbols ?? SYMBOLS),
     marks,
     exposure,
+    ...(o.account !== undefined ? { account: fixedAccount(o.account.collateral, o.account.maxLeverage, o.account.ordersMargin) } : {}),
   };
+}
+
+/** An account whose collateral does not move (a margin source for the decision). */
+export function fixedAccount(totalCollateral: number, maxLeverage: number, ordersMargin = 0) {
+  return { marginAccount: () => ({ totalCollateral, maxLeverage, ordersMargin }) };
+}
+
+/** The fixtures' symbols with margin parameters (`base_imr` 10 % unless given: IM = notional / 10). */
+export function symbolsWithMargin(baseImr = 0.1, imrFactor = 0): SymbolInfo[] {
+  return SYMBOLS.map((s) => ({ ...s, margin: { baseImr, baseMmr: baseImr / 2, imrFactor } }));
 }
 
 /** `liq(7, ["PERP_BTC_USDC", 0.5], ["PERP_ETH_USDC", -3, 0.01])`; the fee defaults to the symbol's. */

@@ -45,7 +45,7 @@ const ROWS: Row[] = [
   [-1007, 409, "rejected", "rejected", "settle", "error", false, false],
   [-1011, 400, "retry_transient", "retry", "retry", "error", true, true],
   [-1012, 400, "retry_racing", "retry", "retry", "rejected", false, true],
-  [-1101, 400, "pause_margin", "halt_symbol", "settle", "rejected", false, true],
+  [-1101, 400, "reread_account", "halt_symbol", "settle", "rejected", false, true],
   [-1102, 400, "rejected", "rejected", "settle", "error", false, false],
   [-1103, 400, "rejected", "reprice", "settle", "error", false, false],
   [-1104, 400, "rejected", "reread_positions", "settle", "error", false, false],
@@ -132,7 +132,9 @@ describe("the failure table", () => {
     expect(delays("reevaluate", 7)).toEqual([0, 2_000, 4_000, 8_000, 16_000, 16_000, 16_000]);
     expect(delays("redecide", UNKNOWN_CODE_TRIES + 1)).toEqual([0, 2_000, 4_000, 8_000, 16_000, 16_000, undefined]);
     expect(delays("backoff", 3)).toEqual([0, 0, 0]);
-    for (const action of ["gone", "rejected", "unknown", "pause_margin"] as const) expect(claimRetryOf(action)).toBeUndefined();
+    // -1101: back in the queue at once (claims wait for the account re-read), three times in all.
+    expect(delays("reread_account", 4)).toEqual([0, 0, 0, undefined]);
+    for (const action of ["gone", "rejected", "unknown"] as const) expect(claimRetryOf(action)).toBeUndefined();
   });
 });
 

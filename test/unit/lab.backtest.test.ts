@@ -184,7 +184,7 @@ describe("backtest model", () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped,max_drawdown,at_cap_seconds,worst_claim,same_as",
+      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped,max_drawdown,at_cap_seconds,margin_skips,at_margin_limit_seconds,worst_claim,same_as",
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ClaimDecision, type Decision, decide, SKIP_REASONS, type SkipReason } from "../../src/engine/policy.js";
 import type { Liquidation } from "../../src/engine/types.js";
-import { type CtxOptions, liq, makeCtx, NOW } from "./engine.fixtures.js";
+import { type CtxOptions, liq, makeCtx, NOW, symbolsWithMargin } from "./engine.fixtures.js";
 
 const BTC = "PERP_BTC_USDC";
 const ETH = "PERP_ETH_USDC";
@@ -243,6 +243,12 @@ const skipCases: SkipCase[] = [
   // Budget 4,000 but the 5,000 liquidation must be taken whole: exposure is what binds.
   { name: "full take required, exposure binds", ctx: { held: { [ETH]: 123 } }, liq: liq(5, [BTC, 0.05]), reason: "exposure_cap" },
   { name: "held symbol without any price", ctx: { held: { [XRP]: 10 } }, liq: liq(5, [BTC, 0.05]), reason: "exposure_cap" },
+  {
+    name: "margin leaves no room for a full take",
+    ctx: { symbols: symbolsWithMargin(), account: { collateral: 800, maxLeverage: 20 } },
+    liq: liq(5, [BTC, 0.05]),
+    reason: "margin",
+  },
   { name: "high tier at the exposure cap", ctx: { held: { [ETH]: 125 } }, liq: liq(5, [SOL, 1000]), reason: "exposure_cap", detail: SOL },
 ];
 

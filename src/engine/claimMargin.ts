@@ -1,0 +1,160 @@
+/**
+ * The margin step of the decision (policy.ts, INTERFACE "Third wave"): the initial margin of
+ * everything held plus claims in flight, after the claim, must stay within `max_margin_usage` of the
+ * account's total collateral and leave `min_free_collateral` free (marginFit.ts turns both into one
+ * budget). What is held and in flight is the exposure book (exposure.ts): a claim reserves its
+ * quantities when it leaves and releases them on every outcome, so its margin is reserved and
+ * released with them, and an accepted claim's quantities become the held position that carries it.
+ *
+ * In flight, a symbol's claims may each succeed or fail: its cross position ends anywhere between
+ * held + short and held + long. The initial margin is convex in the position, so the worst case is
+ * one of the two ends; the side the candidate claim adds to is the line that moves with the ratio,
+ * the other end its floor. Isolated and not-yet-attributed positions are separate positions the
+ * claim does not land in: their margin is fixed. Counting them apart never undercounts (the margin
+ * of a sum is at least the sum of the margins: the rate only grows with the notional).
+ *
+ * Pure and allocation-free once warm: one instance is reused by every decision (decisions are
+ * synchronous), its MarginFit refilled for each question.
+ */
+import type { Exposure } from "./exposure.js";
+import { initialMargin, marginParamsOf } from "./margin.js";
+import { type MarginAccount, MarginFit, type MarginLimits } from "./marginFit.js";
+import { RATIO_QUANTA, roundQty } from "./quantize.js";
+import type { SymbolTable } from "./symbolInfo.js";
+import type { LiquidationPosition, PriceSource } from "./types.js";
+
+/** The account as the decision reads it: AccountBook (the daemon) or the lab's account. */
+export interface MarginSource {
+  /** Undefined while the account cannot be margin-checked (collateral or leverage unknown). */
+  marginAccount(prices: PriceSource): MarginAccount | undefined;
+}
+
+/** What the margin step reads besides the legs. */
+interface MarginInputs {
+  limits: MarginLimits;
+  symbols: SymbolTable;
+  exposure: Exposure;
+  marks: PriceSource;
+}
+
+/** A leg of the claim being decided: its position, mark and the ratio given so far (thousandths). */
+export interface MarginLeg {
+  readonly pos: LiquidationPosition;
+  readonly mark: number;
+  k: number;
+}
+
+/** The margin step's answer to `begin`: not checked, checkable, or a held symbol cannot be valued. */
+export type MarginState = "off" | "ready" | "unpriced";
+
+export class ClaimMargin {
+  readonly #fit = new MarginFit();
+  #account: MarginAccount | undefined;
+  /** The inputs of the decision in progress (one object, refilled: a decision allocates nothing here). */
+  readonly #inputs: MarginInputs = {
+    limits: { maxMarginUsage: 0, minFreeCollateral: 0 },
+    symbols: undefined as never,
+    exposure: undefined as never,
+    marks: undefined as never,
+  };
+  #in: MarginInputs | undefined;
+  /** Initial margin the claim adds at its final ratio (quote). */
+  need = 0;
+  /** Budget − initial margin of held + in flight before the claim (quote). */
+  room = Number.POSITIVE_INFINITY;
+
+  /** Start a decision's margin step. */
+  begin(source: MarginSource | undefined, limits: MarginLimits, symbols: SymbolTable, exposure: Exposure, marks: PriceSource): MarginState {
+    this.need = 0;
+    this.room = Number.POSITIVE_INFINITY;
+    this.#in = undefined;
+    const account = source?.marginAccount(marks);
+    if (account === undefined || !Number.isFinite(account.totalCollateral)) return "off";
+    this.#account = account;
+    const inputs = this.#inputs;
+    inputs.limits = limits;
+    inputs.symbols = symbols;
+    inputs.exposure = exposure;
+    inputs.marks = marks;
+    this.#in = inputs;
+    const ex = inputs.exposure;
+    for (let i = 0; i < ex.symbolCount; i++) {
+      const p = ex.priceAt(i, inputs.marks);
+      if (!(p > 0) || p === Number.POSITIVE_INFINITY) return "unpriced";
+    }
+    return "ready";
+  }
+
+  /** Largest ratio (thousandths) at which every leg at that one ratio fits (a proportional claim). */
+  fitAll(legs: readonly MarginLeg[]): number {
+    const fit = this.#refill(legs, false);
+    for (const leg of legs) this.#addLeg(fit, leg);
+    return fit.largestFit();
+  }
+
+  /** Largest ratio (thousandths) of `leg` alone, with the legs already given a ratio held (a per-symbol claim). */
+  fitLeg(legs: readonly MarginLeg[], leg: MarginLeg): number {
+    const fit = this.#refill(legs, true);
+    this.#addLeg(fit, leg);
+    return fit.largestFit();
+  }
+
+  /** Sets `need` and `room` for the legs at their final ratios. */
+  measure(legs: readonly MarginLeg[]): void {
+    if (this.#in === undefined) return;
+    const fit = this.#refill(legs, false);
+    const before = fit.initialMarginAt(0);
+    this.room = fit.budget - before;
+    for (const leg of legs) if (leg.k > 0) fit.add(leg.pos.symbol, this.#params(leg.pos.symbol), leg.mark, qtyAt(leg));
+    this.need = fit.initialMarginAt(RATIO_QUANTA) - before;
+  }
+
+  #addLeg(fit: MarginFit, leg: MarginLeg): void {
+    fit.add(leg.pos.symbol, this.#params(leg.pos.symbol), leg.mark, leg.pos.positionQty);
+  }
+
+  /** The fit reset to held + in flight; with `granted` the legs given a ratio are held too. */
+  #refill(legs: readonly MarginLeg[], granted: boolean): MarginFit {
+    const inputs = this.#in as MarginInputs;
+    const account = this.#account as MarginAccount;
+    const fit = this.#fit.reset(account, inputs.limits);
+    const ex = inputs.exposure;
+    for (let i = 0; i < ex.symbolCount; i++) {
+      const v = ex.viewAt(i);
+      const price = ex.priceAt(i, inputs.marks);
+      const params = this.#params(v.symbol);
+      const side = sideOf(legs, v.symbol);
+      const up = v.held + v.long;
+      const down = v.held + v.short;
+      const upSide = side > 0 || (side === 0 && Math.abs(up) >= Math.abs(down));
+      fit.hold(v.symbol, params, price, upSide ? up : down).floor(v.symbol, params, price, upSide ? down : up);
+      const iso = v.isolated ?? 0;
+      const pending = v.pending ?? 0;
+      if (iso !== 0) fit.fixed(initialMargin(params, Math.abs(iso) * price, account.maxLeverage));
+      if (pending !== 0) fit.fixed(initialMargin(params, Math.abs(pending) * price, account.maxLeverage));
+    }
+    if (granted) for (const leg of legs) if (leg.k > 0) fit.hold(leg.pos.symbol, this.#params(leg.pos.symbol), leg.mark, qtyAt(leg));
+    return fit;
+  }
+
+  #params(symbol: string) {
+    return marginParamsOf((this.#in as MarginInputs).symbols.get(symbol));
+  }
+}
+
+/** The leg's quantity at its ratio, rounded like the venue (quantize.ts). */
+function qtyAt(leg: MarginLeg): number {
+  return leg.k === RATIO_QUANTA ? leg.pos.positionQty : roundQty((leg.pos.positionQty * leg.k) / RATIO_QUANTA);
+}
+
+/** The sign of what the claim adds to `symbol` (0: the claim does not touch it). */
+function sideOf(legs: readonly MarginLeg[], symbol: string): number {
+  for (const leg of legs) if (leg.pos.symbol === symbol) return Math.sign(leg.pos.positionQty);
+  return 0;
+}
+
+/** A claim's rank when margin binds: expected fee per unit of the initial margin it adds. */
+export function feePerMargin(expectedFee: number, marginNeed: number): number {
+  // A claim that adds no margin (or frees some) costs nothing of what binds: it goes first.
+  return marginNeed > 1e-12 ? expectedFee / marginNeed : expectedFee * 1e12;
+}
