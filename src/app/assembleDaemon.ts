@@ -18,6 +18,7 @@ import { Ingest } from "../daemon/ingest.js";
 import { KeyWatch } from "../daemon/keyWatch.js";
 import { adoptJournal, Leadership } from "../daemon/leadership.js";
 import { OpenBook } from "../daemon/openBook.js";
+import { OpportunityLedger } from "../daemon/opportunityLedger.js";
 import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
@@ -144,6 +145,15 @@ export function assembleDaemon(o: {
   // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
   const ingestLog = logger.child({ component: "ingest" });
   const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));
+  const opportunities = new OpportunityLedger({
+    store,
+    price: (symbol) => marks.price(symbol),
+    settled: (outcome, value) => {
+      metrics.opportunities.inc({ outcome });
+      metrics.opportunityValue.inc({ outcome }, value);
+    },
+    failed: (err) => ingestLog.warn({ err: (err as Error).message }, "opportunity ledger records not written"),
+  });
   const claimer = new Claimer({
     decide: policy.decide,
     book,
@@ -153,7 +163,20 @@ export function assembleDaemon(o: {
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     wire: rest,
-    store,
+    // The ledger reads the claim records as they are written (intents, outcomes).
+    store: {
+      intent: (record) => {
+        const written = store.intent(record);
+        if (written === undefined) opportunities.journaled(record);
+        else return written.then(() => opportunities.journaled(record));
+      },
+      append: (record) => {
+        store.append(record);
+        opportunities.journaled(record);
+      },
+      mayLead: () => store.mayLead(),
+    },
+    opportunities,
     observer: {
       ...claimObserver(metrics),
       settled: (id, fills) => {
@@ -264,6 +287,7 @@ export function assembleDaemon(o: {
     slices,
     orders: unwinder,
     positionsRead: scope.positionsRead,
+    opportunities,
     ...(o.capture !== undefined ? { capture: o.capture } : {}),
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
@@ -350,6 +374,7 @@ export function assembleDaemon(o: {
         await polling;
         await keys;
       } finally {
+        opportunities.flush();
         await rest.close().catch(() => undefined);
         await limiters.stop().catch(() => undefined);
       }

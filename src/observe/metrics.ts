@@ -13,7 +13,9 @@
  *
  * Longer than most files: the declarations of every metric family, one after the other; the unwinding ones are unwindMetrics.ts.
  */
+
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { OPPORTUNITY_OUTCOMES } from "../engine/opportunities.js";
 import { isErrorCode, LiquidatorError } from "../errors.js";
 import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
 import { createUnwindMetrics, setEverySeen, type UnwindMetrics } from "./unwindMetrics.js";
@@ -133,6 +135,10 @@ export interface Metrics {
   readonly claimsSubmitted: Counter;
   readonly claimsResult: Counter<"result" | "code">;
   readonly claimsSkipped: Counter<"reason">;
+  /** Liquidations by the fate the opportunity ledger settled (claimed, lost, skipped, expired). */
+  readonly opportunities: Counter<"outcome">;
+  /** Expected liquidator fee at stake of those liquidations, quote. */
+  readonly opportunityValue: Counter<"outcome">;
   /** Seconds, frame received → claim response. */
   readonly claimLatency: Histogram;
   /** Seconds, frame received → request written. */
@@ -274,6 +280,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       "code",
     ]),
     claimsSkipped: counter("claims_skipped_total", "Liquidations (or claims) not sent, by policy reason", ["reason"]),
+    opportunities: counter("opportunities_total", "Liquidations seen, by what became of them (claimed|lost|skipped|expired)", ["outcome"]),
+    opportunityValue: counter(
+      "opportunity_value_quote",
+      "Expected liquidator fee at stake of the liquidations seen, by what became of them (quote)",
+      ["outcome"],
+    ),
     claimLatency: histogram("claim_latency_seconds", "Frame received to claim response"),
     decisionLatency: histogram("decision_latency_seconds", "Frame received to claim request written"),
     wsConnected: gauge("ws_connected", "1 while the stream is authenticated (private) and subscribed, else 0", ["stream"]),
@@ -384,6 +396,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   for (const target of POLL_TARGETS) metrics.pollErrors.inc({ target }, 0);
   for (const kind of ["warm", "fresh", "pool"]) metrics.claimConnections.inc({ kind }, 0);
   metrics.liquidationsSeen.inc(0);
+  for (const outcome of OPPORTUNITY_OUTCOMES) {
+    metrics.opportunities.inc({ outcome }, 0);
+    metrics.opportunityValue.inc({ outcome }, 0);
+  }
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);
   metrics.captureDropped.inc(0);

@@ -5,6 +5,7 @@
  * rebuilds from them which ids were claimed, which orders are unsettled, and the P&L.
  */
 import { z } from "zod";
+import { goneSchema, seenSchema, skipSchema } from "./opportunityRecords.js";
 
 const finite = z.number().finite();
 
@@ -150,6 +151,9 @@ export const recordSchema = z.discriminatedUnion("t", [
   orderFillSchema,
   claimModeSchema,
   claimedBaseSchema,
+  seenSchema,
+  skipSchema,
+  goneSchema,
 ]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
@@ -250,6 +254,10 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
     case "claimed_base":
       replay.claimed.bases.set(`${rec.symbol} ${rec.marginMode}`, rec);
       return;
+    case "seen":
+    case "skip":
+    case "gone":
+      return; // the opportunity ledger's (`liquidator report` reads them); nothing to restore
   }
 }
 

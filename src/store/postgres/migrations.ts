@@ -151,9 +151,18 @@ ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
   CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base'));
 `;
 
+/** The opportunity ledger (`liquidator report`): first pushes, skip verdicts and departures of liquidations. */
+const OPPORTUNITY_LEDGER = `
+ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
+ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'seen', 'skip', 'gone'));
+CREATE INDEX journal_events_account_kind_at ON journal_events (account_id, kind, at);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "lease, claims, orders, journal_events, journal_imports", sql: TABLES },
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
   { version: 3, name: "order fills in journal_events", sql: ORDER_FILLS },
   { version: 4, name: "claimed positions in journal_events", sql: CLAIMED_POSITIONS },
+  { version: 7, name: "opportunity ledger in journal_events", sql: OPPORTUNITY_LEDGER },
 ];
