@@ -164,18 +164,7 @@ export function assembleDaemon(o: {
     sender,
     wire: rest,
     // The ledger reads the claim records as they are written (intents, outcomes).
-    store: {
-      intent: (record) => {
-        const written = store.intent(record);
-        if (written === undefined) opportunities.journaled(record);
-        else return written.then(() => opportunities.journaled(record));
-      },
-      append: (record) => {
-        store.append(record);
-        opportunities.journaled(record);
-      },
-      mayLead: () => store.mayLead(),
-    },
+    store: opportunities.tap(store),
     opportunities,
     observer: {
       ...claimObserver(metrics),

@@ -70,6 +70,42 @@ export class OpportunityLedger {
     if (f !== undefined) this.#settle(f);
   }
 
+  /**
+   * The claimer's journal with the ledger reading along: an intent is folded before it is written
+   * (a departure that comes while the database writes it must find the claim in flight), and
+   * unfolded again when it could not be written (nothing was sent).
+   */
+  tap(store: Pick<StateStore, "intent" | "append" | "mayLead">): Pick<StateStore, "intent" | "append" | "mayLead"> {
+    const unsent = (id: number): void => {
+      const f = this.#fold.facts.get(id);
+      if (f === undefined) return;
+      f.inFlight = false;
+      this.#settle(f);
+    };
+    return {
+      intent: (record) => {
+        if (record.t !== "intent") return store.intent(record);
+        this.journaled(record);
+        let written: void | Promise<void>;
+        try {
+          written = store.intent(record);
+        } catch (err) {
+          unsent(record.id);
+          throw err;
+        }
+        return written?.catch((err: unknown) => {
+          unsent(record.id);
+          throw err;
+        });
+      },
+      append: (record) => {
+        store.append(record);
+        this.journaled(record);
+      },
+      mayLead: () => store.mayLead(),
+    };
+  }
+
   /** Liquidations known and not yet forgotten (tests: memory stays bounded by the open list). */
   get size(): number {
     return this.#fold.facts.size;
