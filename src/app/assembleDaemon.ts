@@ -148,9 +148,9 @@ export function assembleDaemon(o: {
   const opportunities = new OpportunityLedger({
     store,
     price: (symbol) => marks.price(symbol),
-    settled: (outcome, value) => {
-      metrics.opportunities.inc({ outcome });
-      metrics.opportunityValue.inc({ outcome }, value);
+    settled: (outcome, reason, value) => {
+      metrics.opportunities.inc({ outcome, reason });
+      metrics.opportunityValue.inc({ outcome, reason }, value);
     },
     failed: (err) => ingestLog.warn({ err: (err as Error).message }, "opportunity ledger records not written"),
   });

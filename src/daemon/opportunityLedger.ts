@@ -18,7 +18,7 @@ export interface OpportunityLedgerOptions {
   /** The current mark of a symbol (the value at stake is priced at the first push's marks). */
   price: (symbol: string) => number | undefined;
   /** A liquidation's fate was sealed (each id once). */
-  settled: (outcome: OpportunityOutcome, value: number) => void;
+  settled: (outcome: OpportunityOutcome, reason: string, value: number) => void;
   /** The store refused a batch (the journal's own failure path stops claiming; this only reports). */
   failed?: (err: unknown) => void;
   now?: () => number;
@@ -135,7 +135,7 @@ export class OpportunityLedger {
     if (!this.#counted.has(f.id) && f.firstSeen !== undefined && isSettled(f)) {
       const row = classifyOpportunity(f);
       this.#counted.add(f.id);
-      this.#o.settled(row.outcome, row.expected_fee);
+      this.#o.settled(row.outcome, row.reason, row.expected_fee);
     }
     // Gone and counted: nothing more can happen to it.
     if (f.goneAt !== undefined && !f.inFlight && this.#counted.has(f.id)) {

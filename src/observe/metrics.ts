@@ -135,10 +135,10 @@ export interface Metrics {
   readonly claimsSubmitted: Counter;
   readonly claimsResult: Counter<"result" | "code">;
   readonly claimsSkipped: Counter<"reason">;
-  /** Liquidations by the fate the opportunity ledger settled (claimed, lost, skipped, expired). */
-  readonly opportunities: Counter<"outcome">;
-  /** Expected liquidator fee at stake of those liquidations, quote. */
-  readonly opportunityValue: Counter<"outcome">;
+  /** Liquidations by the fate the opportunity ledger settled (claimed, lost, skipped, expired) and its reason. */
+  readonly opportunities: Counter<"outcome" | "reason">;
+  /** Expected liquidator fee at stake of those liquidations since the start, quote (only grows; not `_total`, a sum of money). */
+  readonly opportunityValue: Gauge<"outcome" | "reason">;
   /** Seconds, frame received → claim response. */
   readonly claimLatency: Histogram;
   /** Seconds, frame received → request written. */
@@ -280,11 +280,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       "code",
     ]),
     claimsSkipped: counter("claims_skipped_total", "Liquidations (or claims) not sent, by policy reason", ["reason"]),
-    opportunities: counter("opportunities_total", "Liquidations seen, by what became of them (claimed|lost|skipped|expired)", ["outcome"]),
-    opportunityValue: counter(
+    opportunities: counter("opportunities_total", "Liquidations seen, by what became of them (claimed|lost|skipped|expired) and why", [
+      "outcome",
+      "reason",
+    ]),
+    opportunityValue: gauge(
       "opportunity_value_quote",
-      "Expected liquidator fee at stake of the liquidations seen, by what became of them (quote)",
-      ["outcome"],
+      "Expected liquidator fee at stake of the liquidations seen since the start, by what became of them and why (quote)",
+      ["outcome", "reason"],
     ),
     claimLatency: histogram("claim_latency_seconds", "Frame received to claim response"),
     decisionLatency: histogram("decision_latency_seconds", "Frame received to claim request written"),
@@ -397,8 +400,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   for (const kind of ["warm", "fresh", "pool"]) metrics.claimConnections.inc({ kind }, 0);
   metrics.liquidationsSeen.inc(0);
   for (const outcome of OPPORTUNITY_OUTCOMES) {
-    metrics.opportunities.inc({ outcome }, 0);
-    metrics.opportunityValue.inc({ outcome }, 0);
+    // One zero series per outcome (reason empty) so that a sum by outcome exists from the start.
+    metrics.opportunities.inc({ outcome, reason: "" }, 0);
+    metrics.opportunityValue.set({ outcome, reason: "" }, 0);
   }
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);

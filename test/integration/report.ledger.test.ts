@@ -124,6 +124,9 @@ async function scenario(
       (await count("claimed")) === 2 && (await count("lost")) === 2 && (await count("skipped")) === 3 && (await count("expired")) === 1,
     "every liquidation counted by outcome",
   );
+  // The reason rides along as a label (the Grafana row "missed value by reason").
+  expect(await metric(daemon.metricsUrl, "liquidator_opportunities_total", { outcome: "skipped", reason: "symbol_denied" })).toBe(2);
+  expect(await metric(daemon.metricsUrl, "liquidator_opportunities_total", { outcome: "expired", reason: "ratio_too_small" })).toBe(1);
   const value = (outcome: string) => metric(daemon.metricsUrl, "liquidator_opportunity_value_quote", { outcome });
   const sum = (outcome: string) => [...expected.values()].filter((e) => e.outcome === outcome).reduce((a, e) => a + e.fee, 0);
   for (const outcome of ["claimed", "lost", "skipped", "expired"]) expect(await value(outcome)).toBeCloseTo(sum(outcome), 6);
