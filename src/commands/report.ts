@@ -40,7 +40,7 @@ const CLOCK_MARGIN_MS = 600_000;
 function* fileRecords(text: string): Generator<JournalRecord> {
   for (const line of text.split("\n")) {
     // Only the kinds the ledger reads are parsed: a month of unwind fills is skipped unread.
-    if (!/^\{"t":"(?:seen|skip|gone|intent|outcome)"/.test(line)) continue;
+    if (!/"t":"(?:seen|skip|gone|intent|outcome)"/.test(line)) continue;
     try {
       const parsed = recordSchema.safeParse(JSON.parse(line));
       if (parsed.success) yield parsed.data;

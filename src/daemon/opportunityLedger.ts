@@ -66,6 +66,8 @@ export class OpportunityLedger {
   /** A claim record the claimer journaled (intents, outcomes): folded, not written again. */
   journaled(record: JournalRecord): void {
     if (record.t !== "intent" && record.t !== "outcome") return;
+    // An answer for an id already forgotten (settled and gone) changes nothing.
+    if (record.t === "outcome" && !this.#fold.facts.has(record.id)) return;
     const f = this.#fold.add(record);
     if (f !== undefined) this.#settle(f);
   }
@@ -137,8 +139,8 @@ export class OpportunityLedger {
       this.#counted.add(f.id);
       this.#o.settled(row.outcome, row.reason, row.expected_fee);
     }
-    // Gone and counted: nothing more can happen to it.
-    if (f.goneAt !== undefined && !f.inFlight && this.#counted.has(f.id)) {
+    // Gone with nothing of ours awaiting an answer: nothing more can happen to it.
+    if (f.goneAt !== undefined && !f.inFlight) {
       this.#fold.facts.delete(f.id);
       this.#counted.delete(f.id);
     }
