@@ -12,6 +12,7 @@ import type { Config } from "../config/schema.js";
 import { UsageError } from "../errors.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { type JournalRecord, recordSchema } from "../store/journalRecords.js";
+import { REPORT_KINDS } from "../store/opportunityRecords.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { OUTPUT_OPTIONS, outputFormat } from "./output.js";
@@ -37,10 +38,13 @@ journal (the file in state.dir, or PostgreSQL with state.backend: postgres, with
 /** Records of a day may be inserted a little before its start by a clock running ahead. */
 const CLOCK_MARGIN_MS = 600_000;
 
+/** A line of one of the kinds the report reads (`"t":"<kind>"`). */
+const REPORT_LINE = new RegExp(`"t":"(?:${REPORT_KINDS.join("|")})"`);
+
 function* fileRecords(text: string): Generator<JournalRecord> {
   for (const line of text.split("\n")) {
-    // Only the kinds the ledger reads are parsed: a month of unwind fills is skipped unread.
-    if (!/"t":"(?:seen|skip|gone|intent|outcome)"/.test(line)) continue;
+    // Only the kinds the report reads are parsed: a month of unwind fills is skipped unread.
+    if (!REPORT_LINE.test(line)) continue;
     try {
       const parsed = recordSchema.safeParse(JSON.parse(line));
       if (parsed.success) yield parsed.data;
@@ -89,6 +93,7 @@ export const report: Command = async (args, io) => {
   const day = values.day ?? new Date().toISOString().slice(0, 10);
   const since = dayStart(day);
   const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
+  // The markouts-per-symbol section takes an aggregated table (reportMarkouts.ts) as the third argument.
   const ledger = buildLedgerReport(await readRecords(loaded.config, since), day);
   if (values.html !== undefined) await writeFile(values.html, renderLedgerHtml(ledger));
   io.stdout.write(format === "json" ? reportJson(ledger) : format === "csv" ? reportCsv(ledger) : reportTable(ledger));

@@ -31,3 +31,10 @@ export type OpportunityRecord = SeenRecord | SkipRecord | GoneRecord;
 
 /** Their `journal_events.kind` in PostgreSQL (migration 7). */
 export const OPPORTUNITY_KINDS: readonly OpportunityRecord["t"][] = ["seen", "skip", "gone"];
+
+/**
+ * Every record kind `liquidator report` reads, from the file journal or `journal_events`: the
+ * ledger's own and the claim records. A section of the report fed by other records (markouts per
+ * symbol) adds their kind here.
+ */
+export const REPORT_KINDS: readonly string[] = [...OPPORTUNITY_KINDS, "intent", "outcome"];

@@ -4,9 +4,8 @@
  * for clocks: the report filters by the daemon's own times). Keyset-paginated by `seq` like replay.
  */
 import type { JournalRecord } from "../journalRecords.js";
+import { REPORT_KINDS } from "../opportunityRecords.js";
 import type { PgDatabase } from "./pgDatabase.js";
-
-const KINDS = ["seen", "skip", "gone", "intent", "outcome"];
 
 export async function ledgerEvents(db: PgDatabase, accountId: string, since: Date, batchSize = 5_000): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
@@ -14,7 +13,7 @@ export async function ledgerEvents(db: PgDatabase, accountId: string, since: Dat
   for (;;) {
     const res = await db.query<{ seq: string; record: JournalRecord }>(
       "SELECT seq, record FROM journal_events WHERE account_id = $1 AND kind = ANY ($2::text[]) AND at >= $3 AND seq > $4 ORDER BY seq LIMIT $5",
-      [accountId, KINDS, since, after, batchSize],
+      [accountId, REPORT_KINDS, since, after, batchSize],
       { accountId },
     );
     for (const row of res.rows) out.push(row.record);
