@@ -12,7 +12,7 @@ import { chart, esc } from "../lab/svgChart.js";
 import { isoTime } from "./output.js";
 import type { LedgerReport } from "./reportLedger.js";
 import { markoutsHtml } from "./reportMarkouts.js";
-import { money } from "./reportOutput.js";
+import { byKey, money } from "./reportOutput.js";
 
 /** Liquidations listed open by default up to this many (the rest stay one click away). */
 const OPEN_ROWS = 500;
@@ -85,11 +85,11 @@ export function renderLedgerHtml(r: LedgerReport): string {
   const head = ["captured", "captured value", "missed", "missed value"];
   const symbols = `<h2 id="per-symbol">Per symbol</h2><p>A liquidation of several symbols counts under each, with that symbol's share of its value.</p>${table(
     ["symbol", ...head],
-    Object.entries(t.by_symbol).map(([s, b]): Cell[] => [s, ...splitCells(b)]),
+    byKey(t.by_symbol).map(([s, b]): Cell[] => [s, ...splitCells(b)]),
   )}`;
   const hours = `<h2 id="per-hour">Per hour (UTC)</h2>${table(
     ["hour", ...head],
-    Object.entries(t.by_hour).map(([h, b]): Cell[] => [`${h}:00`, ...splitCells(b)]),
+    byKey(t.by_hour).map(([h, b]): Cell[] => [`${h}:00`, ...splitCells(b)]),
   )}`;
   return page(
     `liquidator report ${r.day}`,

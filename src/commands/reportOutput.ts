@@ -35,8 +35,13 @@ interface Line {
 const count = (b: Bucket | undefined): number | undefined => b?.count;
 const value = (b: Bucket | undefined): string => (b === undefined ? "" : money(b.value));
 
+/** Entries by key: an object keeps "10" before "00" (integer-like keys first), so order is restored here. */
+export function byKey<V>(m: Record<string, V>): [string, V][] {
+  return Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 function splitLines(m: Record<string, SplitBucket>): Line[] {
-  return Object.entries(m).map(([key, s]) => ({ key, captured: s.captured, missed: s.missed }));
+  return byKey(m).map(([key, s]) => ({ key, captured: s.captured, missed: s.missed }));
 }
 
 function splitColumns(first: string): Column<Line>[] {

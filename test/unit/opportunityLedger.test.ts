@@ -235,6 +235,12 @@ describe("the live ledger", () => {
 });
 
 describe("journal and report", () => {
+  it('hours and symbols are listed in order (an object puts "10" before "00")', () => {
+    const report = buildLedgerReport([seen(1, T0), seen(2, T0 - 36_000_000)], "2026-11-26");
+    expect(reportTable(report)).toMatch(/Per hour[^\n]*\n[^\n]*\n[^\n]*\n00 [^\n]*\n10 /);
+    expect(renderLedgerHtml(report)).toMatch(/<td>00:00<\/td>[\s\S]*<td>10:00<\/td>/);
+  });
+
   it("the journal reads the ledger's records and replays old journals as before", () => {
     const lines = [seen(1, T0), skip(1, T0, "mark_stale"), gone(1, T0 + 1)].map((r) => JSON.stringify(r));
     const replay = parseJournal(`${lines.join("\n")}\n`);
