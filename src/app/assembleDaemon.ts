@@ -18,6 +18,7 @@ import { Ingest } from "../daemon/ingest.js";
 import { KeyWatch } from "../daemon/keyWatch.js";
 import { adoptJournal, Leadership } from "../daemon/leadership.js";
 import { OpenBook } from "../daemon/openBook.js";
+import { OpportunityLedger } from "../daemon/opportunityLedger.js";
 import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
@@ -152,6 +153,15 @@ export function assembleDaemon(o: {
   // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
   const ingestLog = logger.child({ component: "ingest" });
   const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));
+  const opportunities = new OpportunityLedger({
+    store,
+    price: (symbol) => marks.price(symbol),
+    settled: (outcome, reason, value) => {
+      metrics.opportunities.inc({ outcome, reason });
+      metrics.opportunityValue.inc({ outcome, reason }, value);
+    },
+    failed: (err) => ingestLog.warn({ err: (err as Error).message }, "opportunity ledger records not written"),
+  });
   const claimer = new Claimer({
     decide: policy.decide,
     book,
@@ -161,7 +171,9 @@ export function assembleDaemon(o: {
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
     sender,
     wire: rest,
-    store,
+    // The ledger reads the claim records as they are written (intents, outcomes).
+    store: opportunities.tap(store),
+    opportunities,
     observer: {
       ...claimObserver(metrics),
       settled: (id, fills) => {
@@ -280,6 +292,7 @@ export function assembleDaemon(o: {
       scope.positionsRead(first);
       claimer.accountRead();
     },
+    opportunities,
     capture,
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
@@ -366,6 +379,7 @@ export function assembleDaemon(o: {
         await polling;
         await keys;
       } finally {
+        opportunities.flush();
         await rest.close().catch(() => undefined);
         await limiters.stop().catch(() => undefined);
       }

@@ -29,6 +29,10 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
     help: "ask the venue everything the daemon relies on, one line per check [--json] [--probe-orders]",
   },
   pnl: { load: async () => (await import("./pnl.js")).pnl, help: "profit and loss from the journal [--by claim|symbol|day]" },
+  report: {
+    load: async () => (await import("./report.js")).report,
+    help: "the opportunity ledger of a day: claimed, lost, skipped, expired [--day YYYY-MM-DD] [--json|--csv|--html FILE]",
+  },
 };
 
 function usage(): string {

@@ -4,19 +4,18 @@
  * the configured daemon writes, never the network.
  */
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { ledgerFromJournal } from "../daemon/pnlFromJournal.js";
 import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
-import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { readHistory } from "../store/journalFiles.js";
 import type { JournalReplay } from "../store/journalRecords.js";
-import { ownJournalFile } from "../store/ownJournalFile.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
+import { journalPath } from "./journalPath.js";
 import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
 
 const USAGE = `usage: liquidator pnl [--config FILE] [--by claim|symbol|day] [--since ISO] [--json | --csv]
@@ -92,12 +91,7 @@ async function readJournal(config: Config): Promise<JournalReplay> {
       await store.close({ release: false });
     }
   }
-  // The journal of the configured venue and account (a volume may hold one per pair); the embedded
-  // simulator's is always claims.jsonl.
-  const { venue } = config;
-  const file =
-    venue.mode === "live" ? ownJournalFile(config.state.dir, { baseUrl: venue.base_url, accountId: venue.account_id }) : JOURNAL_FILE;
-  const path = join(config.state.dir, file);
+  const path = journalPath(config);
   try {
     if (!existsSync(path)) throw Object.assign(new Error("no journal"), { code: "ENOENT" });
     // The rotated history (history/ beside the journal, oldest first), then the tail: read line by line.

@@ -25,7 +25,7 @@ export interface ClaimQueueOptions {
   now: () => number;
   book: { get(id: number): Liquidation | undefined };
   /** A skip verdict new for its id (the skip metric counts a liquidation once per reason). */
-  skipped: (reason: string) => void;
+  skipped: (reason: string, id: number) => void;
   /** A claim was queued or its rank updated; `added`: it was not queued before. */
   queued: (liquidation: Liquidation, d: ClaimDecision, added: boolean) => void;
   /** The id is taken (in flight or finished) and the liquidation was offered or cancelled again. */
@@ -206,6 +206,6 @@ export class ClaimQueue {
 
   /** A skip verdict for an open id, counted once per reason. */
   skipped(id: number, reason: string): void {
-    if (this.skips.set(id, reason)) this.#o.skipped(reason);
+    if (this.skips.set(id, reason)) this.#o.skipped(reason, id);
   }
 }

@@ -64,7 +64,10 @@ export class Claimer {
       decide: this.#pipeline.decide,
       now: o.now,
       book: o.book,
-      skipped: (reason) => o.observer.skipped(reason),
+      skipped: (reason, id) => {
+        o.observer.skipped(reason);
+        o.opportunities?.skipped(id, reason);
+      },
       queued: (liquidation, d) => {
         // A promise reaction, not queueMicrotask: Node wraps each queueMicrotask callback in an
         // AsyncResource, ~12 µs of a frame's ~70 µs of offers in the bench's profile.
@@ -176,6 +179,8 @@ export class Claimer {
 
   /** The id left the open list: drop it unless it is already on its way. */
   cancel(id: number): void {
+    const phase = this.#ids.get(id)?.phase;
+    this.#options.opportunities?.left(id, phase === "pending" || phase === "waiting");
     this.#queue.cancel(id);
   }
 

@@ -9,6 +9,7 @@ import type { PauseReason } from "./claimPauses.js";
 import type { ClaimGate, ClaimWire } from "./claimPipeline.js";
 import type { ClaimSender } from "./claimSender.js";
 import type { OpenBook } from "./openBook.js";
+import type { OpportunityLedger } from "./opportunityLedger.js";
 
 /** Metrics and logs hang off this; the claimer does not know prom-client. */
 export interface ClaimerObserver {
@@ -48,6 +49,8 @@ export interface ClaimerOptions extends Partial<ClaimOutcomeTimings> {
   /** The journal: intents before sending, outcomes after (stateStore.ts). */
   store: Pick<StateStore, "intent" | "append" | "mayLead">;
   observer: ClaimerObserver;
+  /** The opportunity ledger: skip verdicts and departures of open ids (opportunityLedger.ts). */
+  opportunities?: Pick<OpportunityLedger, "skipped" | "left">;
   logger: ClaimerLogger;
   /**
    * Re-read the account now (RestFeed.requestPositions): after a -1101 the model was wrong; its

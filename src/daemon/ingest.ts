@@ -29,6 +29,7 @@ import type { ExecutionReport } from "../venue/wireOrders.js";
 import type { CaptureTap } from "./captureTap.js";
 import type { Claimer } from "./claimer.js";
 import type { OpenBook } from "./openBook.js";
+import type { OpportunityLedger } from "./opportunityLedger.js";
 import type { PolicyState } from "./policyState.js";
 import { SliceQueue, type Slicer } from "./sliceQueue.js";
 
@@ -62,6 +63,8 @@ export interface IngestOptions {
   now?: () => number;
   /** Monotonic clock, ms (the claimer's latency base). */
   monotonic?: () => number;
+  /** The opportunity ledger: the first push of every liquidation (opportunityLedger.ts). */
+  opportunities?: Pick<OpportunityLedger, "seen">;
   /** `state.capture`: every input is also handed to the capture (which only enqueues). */
   capture?: CaptureTap;
   /**
@@ -110,11 +113,15 @@ export class Ingest {
     switch (args[0]) {
       case "liquidation": {
         const receivedAt = this.#monotonic();
-        this.#options.capture?.record({ k: "liquidation", at: this.#now(), data: args[1] });
-        const changes = book.applyDelta(args[1].map(liquidationFromPush), this.#now());
+        const at = this.#now();
+        this.#options.capture?.record({ k: "liquidation", at, data: args[1] });
+        const changes = book.applyDelta(args[1].map(liquidationFromPush), at);
         for (const id of changes.removed) claimer.cancel(id);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
-        if (policy.symbolsLoaded) this.#offer(changes.upserted, receivedAt);
+        // The ledger's first-push records wait for the claims the frame sends (their time is the frame's).
+        const seen = (): void => this.#options.opportunities?.seen(changes.upserted, at);
+        if (policy.symbolsLoaded) this.#offer(changes.upserted, receivedAt, seen);
+        else seen();
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         return;
       }
@@ -170,6 +177,7 @@ export class Ingest {
       done: () => {
         const changes = book.endReconcile(r);
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
+        this.#options.opportunities?.seen(changes.upserted, this.#now());
         for (const id of changes.removed) claimer.cancel(id);
         claimer.settleFromOpenList(requestedAt);
         if (!policy.symbolsLoaded) return claimer.sweep();

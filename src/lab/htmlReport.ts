@@ -7,22 +7,11 @@
  * are said to be so. Every text from a capture or a config is HTML-escaped.
  */
 import type { BacktestReport, VariantReport } from "./backtest.js";
+import { type Cell, page, table } from "./htmlPage.js";
 import { REALITY_NOTE, realityRows } from "./realityView.js";
 import { capText, claimText, money } from "./reportText.js";
 import { bestPerColumn, sensitivityColumns, sensitivityVerdict } from "./sensitivityView.js";
 import { amount, chart, esc } from "./svgChart.js";
-
-type Cell = string | number | { html: string; cls?: string };
-
-function table(head: readonly string[], rows: readonly (readonly Cell[])[], cls = ""): string {
-  const td = (c: Cell): string => {
-    if (typeof c === "number") return `<td class="n">${c}</td>`;
-    if (typeof c === "string") return `<td>${esc(c)}</td>`;
-    return `<td class="${c.cls ?? "n"}">${c.html}</td>`;
-  };
-  const body = rows.map((r) => `<tr>${r.map(td).join("")}</tr>`).join("");
-  return `<table${cls === "" ? "" : ` class="${cls}"`}><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${body}</table>`;
-}
 
 const num = (x: number | undefined): Cell => ({ html: esc(money(x)) });
 
@@ -181,9 +170,9 @@ export function renderHtml(report: BacktestReport): string {
   const assumptions = `<h2 id="assumptions">Assumptions</h2><ul>${report.assumptions.map((a) => `<li>${esc(a)}</li>`).join("")}</ul>`;
   const span = Number.isFinite(report.started_at) ? `, ${when(report.started_at)} to ${when(report.ended_at)} UTC` : "";
   const sources = `<p>${report.events} events from ${report.captures.map(esc).join(", ")}${span}${report.bad_lines > 0 ? `; ${report.bad_lines} bad lines skipped` : ""}</p>`;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>liquidator backtest</title>
-<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}td.best{background:#dff0d8;font-weight:bold}th{background:#f0f0f0}small{color:#777}summary h2{display:inline}.verdict{font-weight:bold}</style>
-</head><body><h1>Backtest</h1>${sources}${variantsTable(report)}${realitySection(report)}${sensitivitySection(report)}${riskSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}</body></html>
-`;
+  return page(
+    "liquidator backtest",
+    "Backtest",
+    `${sources}${variantsTable(report)}${realitySection(report)}${sensitivitySection(report)}${riskSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}`,
+  );
 }

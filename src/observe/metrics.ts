@@ -13,7 +13,9 @@
  *
  * Longer than most files: the declarations of every metric family, one after the other; the unwinding ones are unwindMetrics.ts.
  */
+
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { OPPORTUNITY_OUTCOMES } from "../engine/opportunities.js";
 import { isErrorCode, LiquidatorError } from "../errors.js";
 import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
 import { createShadowMetrics, type ShadowMetrics } from "./shadowMetrics.js";
@@ -127,6 +129,10 @@ export interface Metrics {
   readonly claimsSubmitted: Counter;
   readonly claimsResult: Counter<"result" | "code">;
   readonly claimsSkipped: Counter<"reason">;
+  /** Liquidations by the fate the opportunity ledger settled (claimed, lost, skipped, expired) and its reason. */
+  readonly opportunities: Counter<"outcome" | "reason">;
+  /** Expected liquidator fee at stake of those liquidations since the start, quote (only grows; not `_total`, a sum of money). */
+  readonly opportunityValue: Gauge<"outcome" | "reason">;
   /** Seconds, frame received → claim response. */
   readonly claimLatency: Histogram;
   /** Seconds, frame received → request written. */
@@ -270,6 +276,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       "code",
     ]),
     claimsSkipped: counter("claims_skipped_total", "Liquidations (or claims) not sent, by policy reason", ["reason"]),
+    opportunities: counter("opportunities_total", "Liquidations seen, by what became of them (claimed|lost|skipped|expired) and why", [
+      "outcome",
+      "reason",
+    ]),
+    opportunityValue: gauge(
+      "opportunity_value_quote",
+      "Expected liquidator fee at stake of the liquidations seen since the start, by what became of them and why (quote)",
+      ["outcome", "reason"],
+    ),
     claimLatency: histogram("claim_latency_seconds", "Frame received to claim response"),
     decisionLatency: histogram("decision_latency_seconds", "Frame received to claim request written"),
     wsConnected: gauge("ws_connected", "1 while the stream is authenticated (private) and subscribed, else 0", ["stream"]),
@@ -380,6 +395,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   for (const target of POLL_TARGETS) metrics.pollErrors.inc({ target }, 0);
   for (const kind of ["warm", "fresh", "pool"]) metrics.claimConnections.inc({ kind }, 0);
   metrics.liquidationsSeen.inc(0);
+  for (const outcome of OPPORTUNITY_OUTCOMES) {
+    // One zero series per outcome (reason empty) so that a sum by outcome exists from the start.
+    metrics.opportunities.inc({ outcome, reason: "" }, 0);
+    metrics.opportunityValue.set({ outcome, reason: "" }, 0);
+  }
   metrics.claimsSubmitted.inc(0);
   metrics.journalErrors.inc(0);
   metrics.captureDropped.inc(0);

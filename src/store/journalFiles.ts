@@ -38,6 +38,8 @@ const SEGMENT = /^claims-(\d{4}-\d{2}-\d{2})-(\d{8})\.jsonl$/;
 export interface Segment {
   gen: number;
   path: string;
+  /** The UTC day it began (a segment ends at the latest when its day does). */
+  day: string;
 }
 
 export function segmentPath(dir: string, gen: number, startedAt: number): string {
@@ -51,7 +53,7 @@ export function listSegments(dir: string): Segment[] {
   const out: Segment[] = [];
   for (const f of readdirSync(history)) {
     const m = SEGMENT.exec(f);
-    if (m !== null) out.push({ gen: Number(m[2]), path: join(history, f) });
+    if (m !== null) out.push({ gen: Number(m[2]), path: join(history, f), day: m[1] as string });
   }
   return out.sort((a, b) => a.gen - b.gen);
 }

@@ -61,6 +61,10 @@ export const RECORD_CLASSES: RecordClasses = {
   order_fill: { class: "state", fold: (f, r) => f.orderFill(r) },
   claim_mode: { class: "state", fold: (f, r) => f.claimMode(r) },
   claimed_base: { class: "state", fold: (f, r) => f.claimedBase(r) },
+  // The opportunity ledger's records: `liquidator report` reads them from the history and the tail.
+  seen: { class: "history" },
+  skip: { class: "history" },
+  gone: { class: "history" },
 };
 
 type RecordClasses = {

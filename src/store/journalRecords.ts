@@ -14,6 +14,8 @@ import type { ClaimedSnapshot } from "./claimedFold.js";
  */
 export const JOURNAL_VERSION = 2;
 
+import { goneSchema, seenSchema, skipSchema } from "./opportunityRecords.js";
+
 const finite = z.number().finite();
 
 const intentSchema = z.object({
@@ -168,6 +170,9 @@ export const recordSchema = z.discriminatedUnion("t", [
   orderFillSchema,
   claimModeSchema,
   claimedBaseSchema,
+  seenSchema,
+  skipSchema,
+  goneSchema,
 ]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
@@ -282,6 +287,10 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
     case "claimed_base":
       replay.claimed.bases.set(`${rec.symbol} ${rec.marginMode}`, rec);
       return;
+    case "seen":
+    case "skip":
+    case "gone":
+      return; // the opportunity ledger's (`liquidator report` reads them); nothing to restore
   }
 }
 

@@ -185,6 +185,9 @@ export class PgStateStore implements StateStore {
       case "order_fill":
       case "claim_mode":
       case "claimed_base":
+      case "seen":
+      case "skip":
+      case "gone":
         return journal.event(record);
       default:
         return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's

@@ -240,6 +240,17 @@ export function reclaimableAfterRefusal(code: number | undefined): boolean {
   return code === undefined ? RECLAIMABLE.has("retry_transient") : venueCodeMeaning(code).reclaimable;
 }
 
+/**
+ * What a claim refused with `code` says about a rival: `taken` — the id is gone or fully claimed
+ * (-1202), someone else was first; `racing` — another claim on it is in process (-1012), the
+ * rival's if the id then leaves before ours gets in. The opportunity ledger counts both as `lost`.
+ */
+export function rivalSignOf(code: number | undefined): "taken" | "racing" | undefined {
+  if (code === undefined) return undefined;
+  const action = venueCodeMeaning(code).claim;
+  return action === "gone" ? "taken" : action === "retry_racing" ? "racing" : undefined;
+}
+
 /** The re-decision schedule of a claim action (undefined: not re-decided). */
 export function claimRetryOf(action: ClaimFailureAction): ClaimRetry | undefined {
   return CLAIM_RETRY[action];

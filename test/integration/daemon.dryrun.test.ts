@@ -30,7 +30,9 @@ test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async ({ rig }
     expect(journal.intents.get(id)?.dryRun).toBe(true);
     expect(journal.outcomes.get(id)?.map((o) => o.result)).toEqual(["dry_run"]);
   }
-  expect(journal.records).toBe(2 * ids.length + 1); // and the record naming the venue
+  // Per id: the intent, its outcome and the opportunity ledger's first push; and the record naming the venue.
+  await waitFor(() => readJournal(dir).records === 3 * ids.length + 1, "the ledger's records flushed");
+  expect(readJournal(dir).records).toBe(3 * ids.length + 1);
   expect(await metric(daemon.metricsUrl, "liquidator_claims_result_total", { result: "dry_run" })).toBe(ids.length);
   expect(await metric(daemon.metricsUrl, "liquidator_claims_submitted_total")).toBe(0);
   expect(await metric(daemon.metricsUrl, "liquidator_fee_earned_total")).toBe(0);

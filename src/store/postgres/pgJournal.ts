@@ -34,6 +34,7 @@ import type {
   OutcomeRecord,
   PositionsRecord,
 } from "../journalRecords.js";
+import type { OpportunityRecord } from "../opportunityRecords.js";
 import {
   type ClaimState,
   claimStateOf,
@@ -137,11 +138,21 @@ export class PgJournal {
     return this.#outcome(ORDERS, record.clientOrderId, record, orderStateOf(record.result, options.reclaimable === true), options);
   }
 
-  /** Journals a record that moves no state (an unwind fill, a claimed position's mode or base): replay and P&L read it. */
-  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord): Promise<void> {
+  /**
+   * Journals a record that moves no state (an unwind fill, a claimed position's mode or base, the
+   * opportunity ledger's seen / skip / gone): replay, P&L and `report` read it.
+   */
+  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OpportunityRecord): Promise<void> {
+    const ledger = record.t === "seen" || record.t === "skip" || record.t === "gone";
     await this.#db.query(
-      "INSERT INTO journal_events (account_id, kind, client_order_id, record) VALUES ($1, $2, $3, $4::jsonb)",
-      [this.accountId, record.t, record.t === "order_fill" ? record.clientOrderId : null, JSON.stringify(record)],
+      "INSERT INTO journal_events (account_id, kind, client_order_id, liquidation_id, record) VALUES ($1, $2, $3, $4, $5::jsonb)",
+      [
+        this.accountId,
+        record.t,
+        record.t === "order_fill" ? record.clientOrderId : null,
+        ledger ? record.id : null,
+        JSON.stringify(record),
+      ],
       { accountId: this.accountId },
     );
   }

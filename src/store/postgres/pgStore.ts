@@ -3,10 +3,11 @@
  * a renewal never waits behind intents for a connection, and the journal's), the schema migrated,
  * the journal fenced on the keeper's replica id.
  */
-import type { JournalReplay } from "../journalRecords.js";
+import type { JournalRecord, JournalReplay } from "../journalRecords.js";
 import { type CompactOptions, type CompactResult, compactPgJournal } from "./compactJournal.js";
 import { type ImportOptions, type ImportResult, importFileJournal } from "./importFileJournal.js";
 import { defaultReplicaId, LeaseKeeper, type LeaseObserver } from "./leaseKeeper.js";
+import { ledgerEvents } from "./ledgerEvents.js";
 import { type MigrateResult, migrate } from "./migrate.js";
 import { PgDatabase, type PgDatabaseOptions } from "./pgDatabase.js";
 import { PgJournal } from "./pgJournal.js";
@@ -88,6 +89,11 @@ export class PgStore {
   }
 
   /** Stops the lease (released unless `release: false`, for a fast handover) and closes both pools. */
+  /** The records the opportunity ledger reads, inserted from `since` on (`liquidator report`). */
+  ledgerEvents(since: Date): Promise<JournalRecord[]> {
+    return ledgerEvents(this.#db, this.accountId, since);
+  }
+
   async close(options: { release?: boolean } = {}): Promise<void> {
     await this.lease.stop(options);
     await Promise.allSettled([this.#db.close(), this.#leaseDb.close()]);

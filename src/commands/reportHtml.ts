@@ -1,0 +1,99 @@
+/**
+ * `liquidator report --html FILE`: the opportunity ledger of a day as one self-contained page, in
+ * the backtest report's frame and charts (lab/htmlPage.ts, lab/svgChart.ts): what was captured and
+ * missed, the cumulative value of each through the day, the missed value by reason, per symbol and
+ * per hour, markouts per symbol when known, and every liquidation. Every text is HTML-escaped.
+ */
+import type { Bucket, SplitBucket } from "../engine/ledgerTotals.js";
+import type { OpportunityRow } from "../engine/opportunities.js";
+import { type Cell, page, table } from "../lab/htmlPage.js";
+import type { Point } from "../lab/series.js";
+import { chart, esc } from "../lab/svgChart.js";
+import { isoTime } from "./output.js";
+import type { LedgerReport } from "./reportLedger.js";
+import { markoutsHtml } from "./reportMarkouts.js";
+import { byKey, money } from "./reportOutput.js";
+
+/** Liquidations listed open by default up to this many (the rest stay one click away). */
+const OPEN_ROWS = 500;
+
+const num = (x: number | null | undefined): Cell => ({ html: x === null || x === undefined ? "" : esc(money(x)) });
+const bucketCells = (b: Bucket): Cell[] => [b.count, num(b.value)];
+const splitCells = (s: SplitBucket): Cell[] => [...bucketCells(s.captured), ...bucketCells(s.missed)];
+
+/** Cumulative value captured and missed at each liquidation's end (its first push while unresolved). */
+function cumulative(rows: readonly OpportunityRow[]): { captured: Point[]; missed: Point[] } {
+  const events = rows.map((r) => ({ at: r.ended_at ?? r.first_seen, claimed: r.outcome === "claimed", value: r.expected_fee }));
+  events.sort((a, b) => a.at - b.at);
+  const out = { captured: [] as Point[], missed: [] as Point[] };
+  let captured = 0;
+  let missed = 0;
+  for (const e of events) {
+    if (e.claimed) captured += e.value;
+    else missed += e.value;
+    out.captured.push([e.at, captured]);
+    out.missed.push([e.at, missed]);
+  }
+  return out;
+}
+
+function liquidationsSection(rows: readonly OpportunityRow[]): string {
+  const body = table(
+    [
+      "liquidation",
+      "first seen (UTC)",
+      "outcome",
+      "reason",
+      "expected fee",
+      "symbols",
+      "claimed fee",
+      "lost after (ms)",
+      "after our send (ms)",
+    ],
+    rows.map((r): Cell[] => [
+      r.liquidation_id,
+      isoTime(r.first_seen).slice(11, 23),
+      r.outcome,
+      r.reason,
+      num(r.expected_fee),
+      r.symbols.join(" "),
+      num(r.claimed_fee),
+      { html: r.lost_after_first_push_ms === null ? "" : String(r.lost_after_first_push_ms) },
+      { html: r.lost_after_send_ms === null ? "" : String(r.lost_after_send_ms) },
+    ]),
+  );
+  const open = rows.length <= OPEN_ROWS ? " open" : "";
+  return `<details id="liquidations"${open}><summary><h2>Liquidations (${rows.length})</h2></summary>${body}</details>`;
+}
+
+export function renderLedgerHtml(r: LedgerReport): string {
+  const t = r.totals;
+  const summary = `<p>${t.liquidations} liquidations first seen on ${esc(r.day)} (UTC), ${esc(money(t.value))} of liquidator fees at stake (expected fee at the first push's marks): captured ${t.captured.count} for ${esc(money(t.captured.value))}, missed ${t.missed.count} for ${esc(money(t.missed.value))}.</p>`;
+  const outcomes = `<h2 id="outcomes">Outcomes</h2><p>claimed: assigned to us; lost: taken by someone else first (our claim refused as taken, or the liquidation left while our claim waited its turn); skipped: the policy passed on it (the reason is its skip reason); expired: it left with no claim of ours pending (the reason is our claim's last refusal, if any).</p>${table(
+    ["outcome", "liquidations", "value"],
+    Object.entries(t.by_outcome).map(([o, b]): Cell[] => [o, ...bucketCells(b)]),
+  )}`;
+  const series = cumulative(r.liquidations);
+  const value = chart("Cumulative value captured and missed (expected fee)", [
+    { name: "captured", points: series.captured },
+    { name: "missed", points: series.missed },
+  ]);
+  const reasons = `<h2 id="missed-by-reason">Missed value by reason</h2>${table(
+    ["outcome", "reason", "liquidations", "value"],
+    t.missed_by_reason.map((b): Cell[] => [b.outcome, b.reason, ...bucketCells(b)]),
+  )}`;
+  const head = ["captured", "captured value", "missed", "missed value"];
+  const symbols = `<h2 id="per-symbol">Per symbol</h2><p>A liquidation of several symbols counts under each, with that symbol's share of its value.</p>${table(
+    ["symbol", ...head],
+    byKey(t.by_symbol).map(([s, b]): Cell[] => [s, ...splitCells(b)]),
+  )}`;
+  const hours = `<h2 id="per-hour">Per hour (UTC)</h2>${table(
+    ["hour", ...head],
+    byKey(t.by_hour).map(([h, b]): Cell[] => [`${h}:00`, ...splitCells(b)]),
+  )}`;
+  return page(
+    `liquidator report ${r.day}`,
+    `Opportunity ledger ${r.day}`,
+    `${summary}${outcomes}${value}${reasons}${symbols}${hours}${markoutsHtml(r.markouts)}${liquidationsSection(r.liquidations)}`,
+  );
+}

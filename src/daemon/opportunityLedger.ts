@@ -1,0 +1,148 @@
+/**
+ * The opportunity ledger, live: what the daemon saw of each liquidation and what its policy decided
+ * goes to the journal as `seen`, `skip` and `gone` records (store/opportunityRecords.ts), and each
+ * liquidation's fate is counted once it is sealed (`opportunities_total{outcome}`,
+ * `opportunity_value_quote{outcome}`). Off the claim path: the calls only fold into a map and
+ * buffer a record; the buffer reaches the store on a timer, in one batch. The claim records it
+ * needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`), never twice.
+ */
+import { classifyOpportunity, isSettled, type OpportunityFacts, type OpportunityOutcome } from "../engine/opportunities.js";
+import type { Liquidation } from "../engine/types.js";
+import type { JournalRecord } from "../store/journalRecords.js";
+import { OpportunityFold } from "../store/opportunityFold.js";
+import type { OpportunityRecord } from "../store/opportunityRecords.js";
+import type { StateStore } from "../store/stateStore.js";
+
+export interface OpportunityLedgerOptions {
+  store: Pick<StateStore, "append" | "mayLead">;
+  /** The current mark of a symbol (the value at stake is priced at the first push's marks). */
+  price: (symbol: string) => number | undefined;
+  /** A liquidation's fate was sealed (each id once). */
+  settled: (outcome: OpportunityOutcome, reason: string, value: number) => void;
+  /** The store refused a batch (the journal's own failure path stops claiming; this only reports). */
+  failed?: (err: unknown) => void;
+  now?: () => number;
+  /** How long a record may wait in the buffer, ms. */
+  flushMs?: number;
+}
+
+export class OpportunityLedger {
+  readonly #o: OpportunityLedgerOptions;
+  readonly #now: () => number;
+  readonly #fold = new OpportunityFold();
+  readonly #counted = new Set<number>();
+  #buffer: OpportunityRecord[] = [];
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: OpportunityLedgerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Liquidations new or changed, first heard at `at`: each id's first push is recorded once. */
+  seen(liquidations: readonly Liquidation[], at: number): void {
+    if (!this.#o.store.mayLead()) return;
+    for (const liq of liquidations) {
+      if (this.#fold.facts.get(liq.liquidationId)?.firstSeen !== undefined) continue;
+      const fees: Record<string, number> = {};
+      for (const p of liq.positions) {
+        const mark = this.#o.price(p.symbol);
+        fees[p.symbol] = mark === undefined ? 0 : Math.abs(p.positionQty) * mark * p.liquidatorFee;
+      }
+      this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees });
+    }
+  }
+
+  /** The policy skipped the id for a reason new to it (SkipVerdicts dedups repeats). */
+  skipped(id: number, reason: string): void {
+    if (this.#o.store.mayLead()) this.#record({ t: "skip", id, at: this.#now(), reason });
+  }
+
+  /** The id left the open list; `wanted`: our claim was queued for it (not yet sent). */
+  left(id: number, wanted: boolean): void {
+    if (this.#fold.facts.has(id) && this.#o.store.mayLead()) this.#record({ t: "gone", id, at: this.#now(), wanted });
+  }
+
+  /** A claim record the claimer journaled (intents, outcomes): folded, not written again. */
+  journaled(record: JournalRecord): void {
+    if (record.t !== "intent" && record.t !== "outcome") return;
+    // An answer for an id already forgotten (settled and gone) changes nothing.
+    if (record.t === "outcome" && !this.#fold.facts.has(record.id)) return;
+    const f = this.#fold.add(record);
+    if (f !== undefined) this.#settle(f);
+  }
+
+  /**
+   * The claimer's journal with the ledger reading along: an intent is folded before it is written
+   * (a departure that comes while the database writes it must find the claim in flight), and
+   * unfolded again when it could not be written (nothing was sent).
+   */
+  tap(store: Pick<StateStore, "intent" | "append" | "mayLead">): Pick<StateStore, "intent" | "append" | "mayLead"> {
+    const unsent = (id: number): void => {
+      const f = this.#fold.facts.get(id);
+      if (f === undefined) return;
+      f.inFlight = false;
+      this.#settle(f);
+    };
+    return {
+      intent: (record) => {
+        if (record.t !== "intent") return store.intent(record);
+        this.journaled(record);
+        let written: void | Promise<void>;
+        try {
+          written = store.intent(record);
+        } catch (err) {
+          unsent(record.id);
+          throw err;
+        }
+        return written?.catch((err: unknown) => {
+          unsent(record.id);
+          throw err;
+        });
+      },
+      append: (record) => {
+        store.append(record);
+        this.journaled(record);
+      },
+      mayLead: () => store.mayLead(),
+    };
+  }
+
+  /** Liquidations known and not yet forgotten (tests: memory stays bounded by the open list). */
+  get size(): number {
+    return this.#fold.facts.size;
+  }
+
+  /** Writes the buffer now. */
+  flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    try {
+      for (const record of batch) this.#o.store.append(record);
+    } catch (err) {
+      this.#o.failed?.(err);
+    }
+  }
+
+  #record(record: OpportunityRecord): void {
+    const f = this.#fold.add(record);
+    this.#buffer.push(record);
+    this.#timer ??= setTimeout(() => this.flush(), this.#o.flushMs ?? 200).unref();
+    if (f !== undefined) this.#settle(f);
+  }
+
+  #settle(f: OpportunityFacts): void {
+    if (!this.#counted.has(f.id) && f.firstSeen !== undefined && isSettled(f)) {
+      const row = classifyOpportunity(f);
+      this.#counted.add(f.id);
+      this.#o.settled(row.outcome, row.reason, row.expected_fee);
+    }
+    // Gone with nothing of ours awaiting an answer: nothing more can happen to it.
+    if (f.goneAt !== undefined && !f.inFlight) {
+      this.#fold.facts.delete(f.id);
+      this.#counted.delete(f.id);
+    }
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The opportunity ledger's pieces: the fold and verdict of each liquidation (store/opportunityFold.ts,
+ * engine/opportunities.ts) worked by hand, the totals adding up (engine/ledgerTotals.ts), the live
+ * ledger (daemon/opportunityLedger.ts: batched writes, a fate counted once and only once sealed, an
+ * intent in flight while the database writes it), the journal reading old and new records alike,
+ * and the report's day and markouts slot.
+ */
+import { describe, expect, it } from "vitest";
+import { renderLedgerHtml } from "../../src/commands/reportHtml.js";
+import { buildLedgerReport, dayStart } from "../../src/commands/reportLedger.js";
+import { reportJson, reportTable } from "../../src/commands/reportOutput.js";
+import { OpportunityLedger } from "../../src/daemon/opportunityLedger.js";
+import { ledgerTotals } from "../../src/engine/ledgerTotals.js";
+import { classifyOpportunity, type OpportunityRow } from "../../src/engine/opportunities.js";
+import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/store/journalRecords.js";
+import { parseJournal } from "../../src/store/journalRecords.js";
+import { OpportunityFold } from "../../src/store/opportunityFold.js";
+
+const T0 = Date.parse("2026-11-26T10:00:00Z");
+const seen = (id: number, at: number, fees: Record<string, number> = { PERP_ETH_USDC: 10 }): JournalRecord => ({ t: "seen", id, at, fees });
+const skip = (id: number, at: number, reason: string): JournalRecord => ({ t: "skip", id, at, reason });
+const gone = (id: number, at: number, wanted = false): JournalRecord => ({ t: "gone", id, at, wanted });
+const intent = (id: number, at: number, dryRun = false): IntentRecord => ({
+  t: "intent",
+  id,
+  at,
+  ratio: 1,
+  limitPrice: { PERP_ETH_USDC: 3000 },
+  expectedFee: 7,
+  perSymbolQty: { PERP_ETH_USDC: 1 },
+  ...(dryRun ? { dryRun } : {}),
+});
+const outcome = (id: number, at: number, result: OutcomeRecord["result"], code?: number): OutcomeRecord => ({
+  t: "outcome",
+  id,
+  at,
+  result,
+  ...(code !== undefined ? { code } : {}),
+});
+
+function verdict(records: JournalRecord[]): OpportunityRow {
+  const fold = new OpportunityFold();
+  for (const r of records) fold.add(r);
+  const f = fold.facts.get(1);
+  if (f === undefined) throw new Error("no facts");
+  return classifyOpportunity(f);
+}
+
+describe("one liquidation's verdict", () => {
+  it("claimed wins over an earlier skip; the claimed fee is the claim's", () => {
+    const r = verdict([seen(1, T0), skip(1, T0 + 5, "mark_stale"), intent(1, T0 + 900), outcome(1, T0 + 950, "accepted")]);
+    expect(r).toMatchObject({ outcome: "claimed", reason: "", expected_fee: 10, claimed_fee: 7, ended_at: T0 + 950 });
+  });
+
+  it("refused as taken (-1202): lost, with the time from the first push and from our send", () => {
+    const r = verdict([seen(1, T0), intent(1, T0 + 40), outcome(1, T0 + 100, "rejected", -1202), gone(1, T0 + 300)]);
+    expect(r).toMatchObject({ outcome: "lost", reason: "taken", lost_after_first_push_ms: 100, lost_after_send_ms: 60 });
+  });
+
+  it("another claim in process (-1012) and then gone: lost to that rival, at the refusal", () => {
+    const r = verdict([seen(1, T0), intent(1, T0 + 10), outcome(1, T0 + 30, "rejected", -1012), gone(1, T0 + 500)]);
+    expect(r).toMatchObject({ outcome: "lost", reason: "taken", lost_after_first_push_ms: 30, lost_after_send_ms: 20 });
+  });
+
+  it("gone while our claim waited its turn: lost, never sent", () => {
+    const r = verdict([seen(1, T0), gone(1, T0 + 250, true)]);
+    expect(r).toMatchObject({ outcome: "lost", reason: "left_while_queued", lost_after_first_push_ms: 250, lost_after_send_ms: null });
+  });
+
+  it("skipped: the last skip reason", () => {
+    expect(verdict([seen(1, T0), skip(1, T0, "mark_stale"), skip(1, T0 + 1000, "exposure_cap"), gone(1, T0 + 2000)])).toMatchObject({
+      outcome: "skipped",
+      reason: "exposure_cap",
+    });
+    expect(verdict([seen(1, T0), intent(1, T0 + 1, true), outcome(1, T0 + 1, "dry_run")])).toMatchObject({
+      outcome: "skipped",
+      reason: "dry_run",
+    });
+  });
+
+  it("a send ends an earlier skip: refused for no rival's reason and gone is expired with that refusal", () => {
+    const r = verdict([
+      seen(1, T0),
+      skip(1, T0, "exposure_cap"),
+      intent(1, T0 + 500),
+      outcome(1, T0 + 520, "rejected", -1201),
+      gone(1, T0 + 900),
+    ]);
+    expect(r).toMatchObject({ outcome: "expired", reason: "ratio_too_small", lost_after_first_push_ms: null });
+  });
+
+  it("gone with nothing pending: expired; no end seen: expired too, said so; the earliest first push counts", () => {
+    expect(verdict([seen(1, T0), gone(1, T0 + 60_000)])).toMatchObject({ outcome: "expired", reason: "left" });
+    expect(verdict([seen(1, T0 + 10), seen(1, T0, { PERP_ETH_USDC: 4 })])).toMatchObject({
+      outcome: "expired",
+      reason: "no_end_seen",
+      first_seen: T0,
+      expected_fee: 4,
+    });
+  });
+});
+
+describe("ledger totals", () => {
+  it("outcomes, reasons, symbols and hours each add up to the whole", () => {
+    const fold = new OpportunityFold();
+    const records: JournalRecord[] = [
+      seen(1, T0, { PERP_ETH_USDC: 10, PERP_BTC_USDC: 5 }),
+      intent(1, T0 + 1),
+      outcome(1, T0 + 2, "accepted"),
+      seen(2, T0 + 3_600_000, { PERP_ETH_USDC: 3 }),
+      skip(2, T0 + 3_600_000, "below_min_fee"),
+      seen(3, T0 + 3_600_001, { PERP_SOL_USDC: 2 }),
+      skip(3, T0 + 3_600_001, "symbol_denied"),
+      seen(4, T0, { PERP_SOL_USDC: 1 }),
+      gone(4, T0 + 9, true),
+    ];
+    for (const r of records) fold.add(r);
+    const t = ledgerTotals([...fold.facts.values()].map(classifyOpportunity));
+    expect(t).toMatchObject({ liquidations: 4, value: 21, captured: { count: 1, value: 15 }, missed: { count: 3, value: 6 } });
+    expect(t.by_outcome).toEqual({
+      claimed: { count: 1, value: 15 },
+      lost: { count: 1, value: 1 },
+      skipped: { count: 2, value: 5 },
+      expired: { count: 0, value: 0 },
+    });
+    expect(t.missed_by_reason).toEqual([
+      { outcome: "skipped", reason: "below_min_fee", count: 1, value: 3 },
+      { outcome: "skipped", reason: "symbol_denied", count: 1, value: 2 },
+      { outcome: "lost", reason: "left_while_queued", count: 1, value: 1 },
+    ]);
+    expect(t.by_symbol.PERP_ETH_USDC).toEqual({ captured: { count: 1, value: 10 }, missed: { count: 1, value: 3 } });
+    expect(t.by_symbol.PERP_SOL_USDC).toEqual({ captured: { count: 0, value: 0 }, missed: { count: 2, value: 3 } });
+    expect(t.by_hour).toEqual({
+      "10": { captured: { count: 1, value: 15 }, missed: { count: 1, value: 1 } },
+      "11": { captured: { count: 0, value: 0 }, missed: { count: 2, value: 5 } },
+    });
+  });
+});
+
+/** A store that keeps what the ledger writes; `intent` answers when the test says (the database). */
+function fakeStore(leading = true) {
+  const written: JournalRecord[] = [];
+  let answer: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  return {
+    written,
+    leading,
+    answer: () => answer,
+    store: {
+      append: (r: JournalRecord) => void written.push(r),
+      mayLead: () => leading,
+      intent: (r: JournalRecord) => {
+        written.push(r);
+        return new Promise<void>((resolve, reject) => {
+          answer = { resolve, reject };
+        });
+      },
+    },
+  };
+}
+
+const liq = (id: number, qty = 2) => ({
+  liquidationId: id,
+  timestamp: T0,
+  positions: [{ symbol: "PERP_ETH_USDC", positionQty: qty, liquidatorFee: 0.01 }],
+});
+
+describe("the live ledger", () => {
+  it("writes in one batch off the call, values the first push at its marks, and counts a fate once it is sealed", () => {
+    const s = fakeStore();
+    const settled: [string, string, number][] = [];
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (...a) => void settled.push(a),
+      now: () => T0 + 50,
+      flushMs: 60_000,
+    });
+    ledger.seen([liq(1)], T0);
+    ledger.seen([liq(1, 1)], T0 + 10); // a change: the first push stays
+    ledger.skipped(1, "exposure_cap");
+    expect(s.written).toEqual([]);
+    expect(settled).toEqual([]);
+    ledger.left(1, false);
+    expect(settled).toEqual([["skipped", "exposure_cap", 60]]);
+    expect(ledger.size).toBe(0);
+    ledger.left(1, false); // forgotten: nothing more is written about it
+    ledger.flush();
+    expect(s.written).toEqual([
+      { t: "seen", id: 1, at: T0, venueTs: T0, fees: { PERP_ETH_USDC: 60 } },
+      { t: "skip", id: 1, at: T0 + 50, reason: "exposure_cap" },
+      { t: "gone", id: 1, at: T0 + 50, wanted: false },
+    ]);
+  });
+
+  it("an id that leaves while its intent is being written waits for the answer: lost when the venue says taken", async () => {
+    const s = fakeStore();
+    const settled: [string, string, number][] = [];
+    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
+    const store = ledger.tap(s.store);
+    ledger.seen([liq(1)], T0);
+    const written = store.intent(intent(1, T0 + 5));
+    ledger.left(1, false); // in flight: not "queued", and not settled either
+    expect(settled).toEqual([]);
+    s.answer()?.resolve();
+    await written;
+    store.append(outcome(1, T0 + 40, "rejected", -1202));
+    expect(settled).toEqual([["lost", "taken", 60]]);
+    expect(ledger.size).toBe(0);
+  });
+
+  it("an intent the store refused sent nothing: the departure settles it", async () => {
+    const s = fakeStore();
+    const settled: [string, string, number][] = [];
+    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
+    const store = ledger.tap(s.store);
+    ledger.seen([liq(1)], T0);
+    const written = store.intent(intent(1, T0 + 5));
+    s.answer()?.reject(new Error("database away"));
+    await expect(written).rejects.toThrow("database away");
+    ledger.left(1, true);
+    expect(settled).toEqual([["lost", "left_while_queued", 60]]);
+  });
+
+  it("a standby writes and counts nothing", () => {
+    const s = fakeStore(false);
+    const settled: unknown[] = [];
+    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a) });
+    ledger.seen([liq(1)], T0);
+    ledger.skipped(1, "mark_stale");
+    ledger.left(1, false);
+    ledger.flush();
+    expect(s.written).toEqual([]);
+    expect(settled).toEqual([]);
+  });
+});
+
+describe("journal and report", () => {
+  it('hours and symbols are listed in order (an object puts "10" before "00")', () => {
+    const report = buildLedgerReport([seen(1, T0), seen(2, T0 - 36_000_000)], "2026-11-26");
+    expect(reportTable(report)).toMatch(/Per hour[^\n]*\n[^\n]*\n[^\n]*\n00 [^\n]*\n10 /);
+    expect(renderLedgerHtml(report)).toMatch(/<td>00:00<\/td>[\s\S]*<td>10:00<\/td>/);
+  });
+
+  it("the journal reads the ledger's records and replays old journals as before", () => {
+    const lines = [seen(1, T0), skip(1, T0, "mark_stale"), gone(1, T0 + 1)].map((r) => JSON.stringify(r));
+    const replay = parseJournal(`${lines.join("\n")}\n`);
+    expect(replay).toMatchObject({ records: 3, corruptLines: 0 });
+    expect(replay.intents.size).toBe(0);
+    expect(parseJournal(`${JSON.stringify(intent(2, T0))}\n`)).toMatchObject({ records: 1, corruptLines: 0 });
+  });
+
+  it("a day holds the liquidations first seen in it; markouts render when given, and only then", () => {
+    const day = "2026-11-26";
+    expect(() => dayStart("2026-02-30")).toThrow(/YYYY-MM-DD/);
+    const records = [seen(1, dayStart(day) - 1), seen(2, dayStart(day)), seen(3, dayStart(day) + 86_400_000)];
+    const plain = buildLedgerReport(records, day);
+    expect(plain.liquidations.map((l) => l.liquidation_id)).toEqual([2]);
+    expect(JSON.parse(reportJson(plain))).not.toHaveProperty("markouts");
+    expect(renderLedgerHtml(plain)).not.toContain('id="markouts"');
+    const withMarkouts = buildLedgerReport(records, day, {
+      PERP_ETH_USDC: { "1s": { mean_bps: 2.5, count: 4 }, "300s": { mean_bps: -11, count: 3 } },
+    });
+    expect(JSON.parse(reportJson(withMarkouts)).markouts.PERP_ETH_USDC["1s"]).toEqual({ mean_bps: 2.5, count: 4 });
+    expect(reportTable(withMarkouts)).toMatch(/Markouts per symbol[\s\S]*PERP_ETH_USDC\s+2\.5 \(4\)\s+-11\.0 \(3\)/);
+    expect(renderLedgerHtml(withMarkouts)).toContain('id="markouts"');
+  });
+});
