@@ -151,9 +151,20 @@ ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
   CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base'));
 `;
 
+/**
+ * Markouts (engine/markouts.ts): one event per claim, symbol and horizon. The kind list is the full
+ * list of the kinds at this version (other migrations of the same wave re-declare it with theirs).
+ */
+const MARKOUTS = `
+ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
+ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'markout'));
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "lease, claims, orders, journal_events, journal_imports", sql: TABLES },
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
   { version: 3, name: "order fills in journal_events", sql: ORDER_FILLS },
   { version: 4, name: "claimed positions in journal_events", sql: CLAIMED_POSITIONS },
+  { version: 6, name: "markouts in journal_events", sql: MARKOUTS },
 ];

@@ -28,6 +28,7 @@ import type {
   ClaimedBaseRecord,
   ClaimModeRecord,
   IntentRecord,
+  MarkoutRecord,
   OrderFillRecord,
   OrderIntentRecord,
   OrderOutcomeRecord,
@@ -137,11 +138,17 @@ export class PgJournal {
     return this.#outcome(ORDERS, record.clientOrderId, record, orderStateOf(record.result, options.reclaimable === true), options);
   }
 
-  /** Journals a record that moves no state (an unwind fill, a claimed position's mode or base): replay and P&L read it. */
-  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord): Promise<void> {
+  /** Journals a record that moves no state (an unwind fill, a claimed position's mode or base, a markout): replay and P&L read it. */
+  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | MarkoutRecord): Promise<void> {
     await this.#db.query(
-      "INSERT INTO journal_events (account_id, kind, client_order_id, record) VALUES ($1, $2, $3, $4::jsonb)",
-      [this.accountId, record.t, record.t === "order_fill" ? record.clientOrderId : null, JSON.stringify(record)],
+      "INSERT INTO journal_events (account_id, kind, client_order_id, liquidation_id, record) VALUES ($1, $2, $3, $4, $5::jsonb)",
+      [
+        this.accountId,
+        record.t,
+        record.t === "order_fill" ? record.clientOrderId : null,
+        record.t === "markout" ? record.id : null,
+        JSON.stringify(record),
+      ],
       { accountId: this.accountId },
     );
   }
