@@ -64,6 +64,7 @@ describe("createMetrics", () => {
       ["liquidator_poll_errors_total", "counter"],
       ["liquidator_watchdog_age_seconds", "gauge"],
       ["liquidator_orders_unsettled_total", "counter"],
+      ["liquidator_markout_bps", "histogram"],
       ...CAMPAIGN_GAUGES.map((c): [string, string] => [`liquidator_campaign_${c.name}`, "gauge"]),
     ];
     for (const [name, type] of required) expect(t.get(name), name).toBe(type);
