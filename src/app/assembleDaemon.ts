@@ -17,6 +17,7 @@ import { Housekeeping } from "../daemon/housekeeping.js";
 import { Ingest } from "../daemon/ingest.js";
 import { KeyWatch } from "../daemon/keyWatch.js";
 import { adoptJournal, Leadership } from "../daemon/leadership.js";
+import { MarkoutSampler } from "../daemon/markoutSampler.js";
 import { OpenBook } from "../daemon/openBook.js";
 import { OpportunityLedger } from "../daemon/opportunityLedger.js";
 import { OrderFills } from "../daemon/orderFills.js";
@@ -59,6 +60,8 @@ export interface DaemonTiming {
   clockMaxAgeMs?: number;
   /** How often a failed journal is retried (default 10 s). */
   journalRetryMs?: number;
+  /** Delays of the markout horizons 1s..300s, ms (default their names; tests shorten them). */
+  markoutDelaysMs?: readonly number[];
 }
 
 export interface AssembledDaemon {
@@ -142,6 +145,15 @@ export function assembleDaemon(o: {
   metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
   metrics.exposureCap.set(config.policy.max_total_exposure);
   const ledger = new PnlLedger({ keepClosedClaims: false });
+  const markouts = new MarkoutSampler({
+    marks,
+    maxMarkAgeMs: () => policy.maxMarkAgeMs,
+    write: (record) => store.append(record),
+    observe: (horizon, bps) => metrics.markoutBps.observe({ horizon }, bps),
+    now: Date.now,
+    ...(timing?.markoutDelaysMs !== undefined ? { delaysMs: timing.markoutDelaysMs } : {}),
+    logger: logger.child({ component: "markouts" }),
+  });
   const scope = unwindScope({
     scope: config.unwind.scope,
     positions,
@@ -177,7 +189,9 @@ export function assembleDaemon(o: {
     observer: {
       ...claimObserver(metrics),
       settled: (id, fills) => {
-        ledgerClaim(ledger, id, fills, Date.now());
+        const at = Date.now();
+        ledgerClaim(ledger, id, fills, at);
+        markouts.assigned(id, fills, at);
         scope.claimed.claim(id, fills);
         o.capture?.record({ k: "assigned", at: Date.now(), id, fills });
       },
@@ -232,7 +246,7 @@ export function assembleDaemon(o: {
   });
   if (store.kind === "file") {
     // One process owns the journal: what it says holds from the start.
-    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed });
+    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed, markouts });
     if (adopted.ids > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
     metrics.leader.set(1);
   }
@@ -245,6 +259,7 @@ export function assembleDaemon(o: {
           unwinder,
           ledger,
           claimed: scope.claimed,
+          markouts,
           onRole: (leader) => metrics.leader.set(leader ? 1 : 0),
           logger: logger.child({ component: "leadership" }),
         })
@@ -380,6 +395,7 @@ export function assembleDaemon(o: {
         await keys;
       } finally {
         opportunities.flush();
+        markouts.stop();
         await rest.close().catch(() => undefined);
         await limiters.stop().catch(() => undefined);
       }

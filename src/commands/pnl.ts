@@ -9,6 +9,8 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { ledgerFromJournal } from "../daemon/pnlFromJournal.js";
+import { markoutsByClaim } from "../engine/markoutSummary.js";
+import { MARKOUT_HORIZONS, type MarkoutHorizon } from "../engine/markouts.js";
 import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
 import { readHistory } from "../store/journalFiles.js";
@@ -27,6 +29,12 @@ earned, realized trading P&L of the unwind orders, trading fees paid, and net, i
 Cost method: FIFO lots per claim at the transfer price; once a symbol is flat the totals equal the
 venue's average-cost accounting.
 
+Per claim (--by claim) the net also splits into the liquidator fee, the drift (what the mark moved
+from the transfer price to the mark each unwind order was priced on) and the unwind cost (slippage
+against that mark plus trading fees): net = liquidator_fee + drift - unwind_cost. The markouts
+m1s..m300s are the mark 1, 5, 30, 60 and 300 s after the assignment against the transfer price, in
+bps, positive = against us (blank: not sampled, e.g. the daemon was down then).
+
   --config FILE  config file (default: LIQUIDATOR_CONFIG, else built-in defaults)
   --by KEY       claim (default), symbol or day (UTC)
   --since ISO    only claims applied (or days) from this time on, e.g. 2026-11-24 or 2026-11-24T12:00:00Z
@@ -39,6 +47,10 @@ interface Row extends PnlTotals {
   key: string;
   /** Quantity still held from a claim (claim rows). */
   open?: string;
+  /** Claim rows: the net's split (engine/pnlLedger.ts `drift`) and the markouts in bps. */
+  drift?: number;
+  unwindCost?: number;
+  markouts?: Partial<Record<MarkoutHorizon, number>>;
 }
 
 const money = (x: number): string => x.toFixed(4);
@@ -50,13 +62,37 @@ function columns(by: string): Column<Row>[] {
     { key: "trading", value: (r) => r.trading, text: (r) => money(r.trading) },
     { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
     { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
-    ...(by === "claim" ? [{ key: "open", value: (r: Row) => r.open ?? "" }] : []),
+    ...(by === "claim" ? claimColumns() : []),
   ];
 }
 
-function pnlRows(ledger: PnlLedger, by: "claim" | "symbol" | "day", since: number | undefined): Row[] {
+const bps = (x: number | undefined): string => (x === undefined ? "" : x.toFixed(1));
+
+function claimColumns(): Column<Row>[] {
+  return [
+    { key: "drift", value: (r) => r.drift, text: (r) => money(r.drift ?? 0) },
+    { key: "unwind_cost", value: (r) => r.unwindCost, text: (r) => money(r.unwindCost ?? 0) },
+    ...MARKOUT_HORIZONS.map(
+      (h): Column<Row> => ({
+        key: `markout_${h}_bps`,
+        header: `m${h}`,
+        value: (r) => r.markouts?.[h],
+        text: (r) => bps(r.markouts?.[h]),
+      }),
+    ),
+    { key: "open", value: (r: Row) => r.open ?? "" },
+  ];
+}
+
+export function pnlRows(
+  ledger: PnlLedger,
+  by: "claim" | "symbol" | "day",
+  since: number | undefined,
+  replay?: Pick<JournalReplay, "markouts">,
+): Row[] {
   const sinceDay = since === undefined ? undefined : new Date(since).toISOString().slice(0, 10);
   if (by === "claim") {
+    const markouts = markoutsByClaim(replay?.markouts.values() ?? []);
     return ledger
       .claims()
       .filter((c) => sinceDay === undefined || c.day >= sinceDay)
@@ -66,6 +102,9 @@ function pnlRows(ledger: PnlLedger, by: "claim" | "symbol" | "day", since: numbe
         trading: c.trading,
         fees: c.fees,
         net: c.liquidatorFee + c.trading - c.fees,
+        drift: c.drift,
+        unwindCost: c.drift - c.trading + c.fees,
+        markouts: markouts.get(c.claimId) ?? {},
         open: [...c.open]
           .filter(([, q]) => Math.abs(q) > 1e-9)
           .map(([s, q]) => `${s}:${Number(q.toFixed(9))}`)
@@ -126,8 +165,9 @@ export const pnl: Command = async (args, io) => {
     throw new UsageError(`--since is not a date or time: ${JSON.stringify(values.since)}`);
   const format = outputFormat(values);
   const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
-  const ledger = ledgerFromJournal(await readJournal(loaded.config));
-  io.stdout.write(render(format, columns(by), pnlRows(ledger, by, since)));
+  const replay = await readJournal(loaded.config);
+  const ledger = ledgerFromJournal(replay);
+  io.stdout.write(render(format, columns(by), pnlRows(ledger, by, since, replay)));
   const t = ledger.totals();
   const summary = `total: liquidator fees ${money(t.liquidatorFee)}, trading ${money(t.trading)}, fees ${money(t.fees)}, net ${money(t.net)}`;
   (format === "table" ? io.stdout : io.stderr).write(`${format === "table" ? "\n" : ""}${summary}\n`);

@@ -11,7 +11,7 @@ import type { Config } from "../config/schema.js";
 import { utcDay } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
 import { listSegments } from "../store/journalFiles.js";
-import { type JournalRecord, recordSchema } from "../store/journalRecords.js";
+import { type JournalRecord, type MarkoutRecord, recordSchema } from "../store/journalRecords.js";
 import { REPORT_KINDS } from "../store/opportunityRecords.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import { scanLinesSync } from "../store/scanLines.js";
@@ -19,7 +19,8 @@ import type { Command } from "./command.js";
 import { journalPath } from "./journalPath.js";
 import { OUTPUT_OPTIONS, outputFormat } from "./output.js";
 import { renderLedgerHtml } from "./reportHtml.js";
-import { buildLedgerReport, dayStart } from "./reportLedger.js";
+import { buildLedgerReport, DAY_MS, dayStart } from "./reportLedger.js";
+import { markoutTable } from "./reportMarkouts.js";
 import { reportCsv, reportJson, reportTable } from "./reportOutput.js";
 
 const USAGE = `usage: liquidator report [--config FILE] [--day YYYY-MM-DD] [--json | --csv | --html FILE]
@@ -104,8 +105,12 @@ export const report: Command = async (args, io) => {
   const day = values.day ?? new Date().toISOString().slice(0, 10);
   const since = dayStart(day);
   const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
-  // The markouts-per-symbol section takes an aggregated table (reportMarkouts.ts) as the third argument.
-  const ledger = buildLedgerReport(await readRecords(loaded.config, since), day);
+  const records = [...(await readRecords(loaded.config, since))];
+  // Markouts of the claims assigned that day, per symbol (the claims are the ledger's `claimed` rows).
+  const markouts = markoutTable(
+    records.filter((r): r is MarkoutRecord => r.t === "markout" && r.assignedAt >= since && r.assignedAt < since + DAY_MS),
+  );
+  const ledger = buildLedgerReport(records, day, markouts);
   if (values.html !== undefined) await writeFile(values.html, renderLedgerHtml(ledger));
   io.stdout.write(format === "json" ? reportJson(ledger) : format === "csv" ? reportCsv(ledger) : reportTable(ledger));
   return 0;

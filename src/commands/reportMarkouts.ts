@@ -4,12 +4,13 @@
  * claims the mean is over). The table comes in aggregated (from the markout records); this file only
  * renders it, as text, HTML and JSON. Absent: the section is left out.
  */
+import { type MarkoutPoint, markoutsBySymbol } from "../engine/markoutSummary.js";
+import { MARKOUT_HORIZONS, type MarkoutHorizon } from "../engine/markouts.js";
 import { type Cell, table } from "../lab/htmlPage.js";
 import { esc } from "../lab/svgChart.js";
 import type { Column } from "./output.js";
 
-export const MARKOUT_HORIZONS = ["1s", "5s", "30s", "60s", "300s"] as const;
-export type MarkoutHorizon = (typeof MARKOUT_HORIZONS)[number];
+export { MARKOUT_HORIZONS, type MarkoutHorizon };
 
 export interface MarkoutCell {
   mean_bps: number;
@@ -18,6 +19,20 @@ export interface MarkoutCell {
 
 /** Per symbol, per horizon: the mean markout and its count (a horizon not reached yet is absent). */
 export type MarkoutsBySymbol = Record<string, Partial<Record<MarkoutHorizon, MarkoutCell>>>;
+
+/** The section's table from the markout records (engine/markoutSummary.ts); undefined when there are none. */
+export function markoutTable(points: Iterable<MarkoutPoint>): MarkoutsBySymbol | undefined {
+  const out: MarkoutsBySymbol = {};
+  for (const s of markoutsBySymbol(points)) {
+    const cells: Partial<Record<MarkoutHorizon, MarkoutCell>> = {};
+    for (const h of MARKOUT_HORIZONS) {
+      const x = s.horizons[h];
+      if (x.meanBps !== undefined) cells[h] = { mean_bps: x.meanBps, count: x.count };
+    }
+    out[s.symbol] = cells;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
 
 interface MarkoutRow {
   symbol: string;

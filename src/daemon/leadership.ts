@@ -10,6 +10,7 @@ import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
 import type { ClaimedPositions } from "./claimedPositions.js";
 import type { Claimer } from "./claimer.js";
+import type { MarkoutSampler } from "./markoutSampler.js";
 import { ledgerFromJournal } from "./pnlFromJournal.js";
 import { restoreFromJournal } from "./restore.js";
 import type { Unwinder } from "./unwinder.js";
@@ -21,6 +22,8 @@ export interface LeadershipOptions {
   ledger: PnlLedger;
   /** What claims assigned and is not unwound yet (unwind.scope: claimed). */
   claimed?: Pick<ClaimedPositions, "fromReplay" | "reconcile">;
+  /** Samples the markouts of claims: continued from the journal when leading, stopped when deposed. */
+  markouts?: Pick<MarkoutSampler, "resume" | "stop">;
   onRole: (leader: boolean) => void;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** How long to wait before replaying again when the replay failed. */
@@ -43,7 +46,7 @@ export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntent
 /** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
 export function adoptJournal(
   replay: JournalReplay,
-  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed">,
+  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed" | "markouts">,
 ): { ids: number; unsettled: number } {
   const restored = restoreFromJournal(replay, o.claimer);
   o.ledger.clear();
@@ -53,6 +56,7 @@ export function adoptJournal(
   o.claimed?.reconcile();
   const { unsettled, firstSeq } = unsettledOrders(replay);
   o.unwinder.takeOver(unsettled, firstSeq);
+  o.markouts?.resume(replay);
   return { ids: restored.ids, unsettled: unsettled.length };
 }
 
@@ -74,6 +78,8 @@ export class Leadership {
   deposed(term: number, reason: string): void {
     if (this.#term === term) this.#term = undefined;
     this.#o.claimer.setPaused("standby", true);
+    // The next leader samples from the journal; two replicas writing the same horizons helps nobody.
+    this.#o.markouts?.stop();
     this.#o.onRole(false);
     this.#o.logger.warn({ term, reason }, "leadership lost: standing by (nothing is sent)");
   }

@@ -77,7 +77,7 @@ export class OrderFills {
       at: this.#now(),
       venueTs,
     });
-    this.#ledger.fill(order.symbol, signed, price, fee, this.#now());
+    this.#ledger.fill(order.symbol, signed, price, fee, this.#now(), order.mark);
     this.#positions.applyOwnFill(order.symbol, signed, venueTs, order.marginMode ?? "CROSS");
     order.filled += qty;
     order.notional += qty * price;

@@ -29,7 +29,11 @@ export function ledgerFromJournal(replay: JournalReplay, ledger = new PnlLedger(
     const fills = settled.fills;
     events.push({ at: settled.at, seq: seq++, apply: (l) => ledgerClaim(l, id, fills, settled.at) });
   }
-  for (const f of replay.orders.fills) events.push({ at: f.at, seq: seq++, apply: (l) => l.fill(f.symbol, f.qty, f.price, f.fee, f.at) });
+  for (const f of replay.orders.fills) {
+    // The mark the order was priced on ends the claim's drift (an older journal's intent may lack it).
+    const mark = replay.orders.intents.get(f.clientOrderId)?.mark;
+    events.push({ at: f.at, seq: seq++, apply: (l) => l.fill(f.symbol, f.qty, f.price, f.fee, f.at, mark) });
+  }
   events.sort((a, b) => a.at - b.at || a.seq - b.seq);
   for (const e of events) e.apply(ledger);
   return ledger;

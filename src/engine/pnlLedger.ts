@@ -20,6 +20,13 @@ export interface ClaimPnl {
   trading: number;
   /** Trading fees paid closing it (positive = paid). */
   fees: number;
+  /**
+   * The part of `trading` the mark moved while the claim was held: closed quantity × (the mark the
+   * closing order was priced on − the transfer price), signed by the side. `trading − drift` is
+   * what the unwind itself gained against that mark (negative = slippage paid), so the net splits
+   * into fee + drift − unwind cost, unwind cost = drift − trading + fees.
+   */
+  drift: number;
   /** Quantity still held from this claim, per symbol (signed). */
   open: Map<string, number>;
 }
@@ -52,6 +59,8 @@ export interface LedgerSnapshot {
     liquidatorFee: number;
     trading: number;
     fees: number;
+    /** Absent in a snapshot written before drift was split out: 0. */
+    drift?: number;
     open: [string, number][];
   }[];
   unattributed: PnlTotals;
@@ -131,7 +140,8 @@ export class PnlLedger {
   /** Replace the contents with a snapshot's: what follows continues it as if never interrupted. */
   restore(s: LedgerSnapshot): void {
     this.clear();
-    for (const c of s.claims) this.#claims.set(c.claimId, { ...c, symbols: new Set(c.symbols), open: new Map(c.open) });
+    for (const c of s.claims)
+      this.#claims.set(c.claimId, { ...c, drift: c.drift ?? 0, symbols: new Set(c.symbols), open: new Map(c.open) });
     for (const [symbol, lots] of s.lots) {
       this.#lots.set(
         symbol,
@@ -152,7 +162,7 @@ export class PnlLedger {
     c.liquidatorFee += liquidatorFee;
     this.#add(symbol, utcDay(at), liquidatorFee, 0, 0);
     // Opposite to lots held, a claim first closes them (at its transfer price), then opens the rest.
-    const rest = this.#close(symbol, qty, price, 0, at);
+    const rest = this.#close(symbol, qty, price, 0, at, price);
     if (Math.abs(rest) <= EPS) return this.#foldIfClosed(claimId);
     // The close may have folded this very claim: a second transfer of the same id on the same symbol,
     // opposite to its own lot. What is left opens under a fresh record of it (the folded part stays in
@@ -161,9 +171,12 @@ export class PnlLedger {
     this.#open(symbol, claimId, rest, price);
   }
 
-  /** A trade of the account's own order: `qty` signed (+ buy, − sell) at `price`, paying `fee`. */
-  fill(symbol: string, qty: number, price: number, fee: number, at: number): void {
-    const rest = this.#close(symbol, qty, price, fee, at);
+  /**
+   * A trade of the account's own order: `qty` signed (+ buy, − sell) at `price`, paying `fee`;
+   * `mark` is the mark the order was priced on (the end of the drift; the fill price when unknown).
+   */
+  fill(symbol: string, qty: number, price: number, fee: number, at: number, mark = price): void {
+    const rest = this.#close(symbol, qty, price, fee, at, mark);
     if (Math.abs(rest) > EPS) this.#open(symbol, undefined, rest, price);
   }
 
@@ -227,7 +240,7 @@ export class PnlLedger {
   #claim(claimId: number, at: number): ClaimPnl {
     let c = this.#claims.get(claimId);
     if (c === undefined) {
-      c = { claimId, day: utcDay(at), symbols: new Set(), liquidatorFee: 0, trading: 0, fees: 0, open: new Map() };
+      c = { claimId, day: utcDay(at), symbols: new Set(), liquidatorFee: 0, trading: 0, fees: 0, drift: 0, open: new Map() };
       this.#claims.set(claimId, c);
     }
     return c;
@@ -245,7 +258,7 @@ export class PnlLedger {
   }
 
   /** Close lots opposite to `qty` (FIFO) at `price`; returns what is left of `qty` (it opens a new lot). */
-  #close(symbol: string, qty: number, price: number, fee: number, at: number): number {
+  #close(symbol: string, qty: number, price: number, fee: number, at: number, mark: number): number {
     const lots = this.#lots.get(symbol);
     let rest = qty;
     const total = Math.abs(qty);
@@ -256,7 +269,7 @@ export class PnlLedger {
       const side = Math.sign(lot.qty);
       const trading = closed * (price - lot.price) * side;
       const feeShare = total > 0 ? (fee * closed) / total : 0;
-      this.#realize(lot.claimId, symbol, day, trading, feeShare, -side * closed);
+      this.#realize(lot.claimId, symbol, day, trading, feeShare, -side * closed, closed * (mark - lot.price) * side);
       lot.qty -= side * closed;
       rest += side * closed;
       if (Math.abs(lot.qty) <= EPS) {
@@ -265,11 +278,19 @@ export class PnlLedger {
       }
     }
     // A fee on a quantity no lot held (the ledger saw no claim for it) still costs.
-    if (total > 0 && Math.abs(rest) > EPS) this.#realize(undefined, symbol, day, 0, (fee * Math.abs(rest)) / total, 0);
+    if (total > 0 && Math.abs(rest) > EPS) this.#realize(undefined, symbol, day, 0, (fee * Math.abs(rest)) / total, 0, 0);
     return rest;
   }
 
-  #realize(claimId: number | undefined, symbol: string, day: string, trading: number, fees: number, openDelta: number): void {
+  #realize(
+    claimId: number | undefined,
+    symbol: string,
+    day: string,
+    trading: number,
+    fees: number,
+    openDelta: number,
+    drift: number,
+  ): void {
     const c = claimId === undefined ? undefined : this.#claims.get(claimId);
     if (c === undefined) {
       this.#unattributed.trading += trading;
@@ -277,6 +298,7 @@ export class PnlLedger {
     } else {
       c.trading += trading;
       c.fees += fees;
+      c.drift += drift;
       c.open.set(symbol, (c.open.get(symbol) ?? 0) + openDelta);
     }
     this.#add(symbol, day, 0, trading, fees);

@@ -15,6 +15,7 @@
  */
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { MARKOUT_HORIZONS } from "../engine/markouts.js";
 import { OPPORTUNITY_OUTCOMES } from "../engine/opportunities.js";
 import { isErrorCode, LiquidatorError } from "../errors.js";
 import { TimeoutError, TransportError, VENUE_CODES, VenueError } from "../venue/errors.js";
@@ -25,6 +26,9 @@ import { createUnwindMetrics, setEverySeen, type UnwindMetrics } from "./unwindM
 export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
   0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
+
+/** Markouts, bps of the transfer price (positive = against us): symmetric, a few bps to a few %. */
+export const MARKOUT_BUCKETS_BPS: readonly number[] = [-500, -200, -100, -50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 50, 100, 200, 500];
 
 /**
  * Sampling interval of the event-loop delay gauges (`liquidator_nodejs_eventloop_lag_*`, prom-client's
@@ -163,6 +167,8 @@ export interface Metrics {
   readonly dryRun: Gauge;
   /** docs/protocol.md §8: when the venue says the key expires (seconds since the epoch). */
   readonly keyExpiry: Gauge;
+  /** The mark at a horizon after a claim against its transfer price, bps, positive = against us. */
+  readonly markoutBps: Histogram<"horizon">;
   /** 1 when the venue is the embedded simulator (`venue.mode: simulator`), 0 on a live venue. */
   readonly venueSimulated: Gauge;
   /** `policy.max_total_exposure` in force (quote): what `exposure_notional` is capped by. */
@@ -217,6 +223,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     new Gauge<L>({ name: p + name, help, labelNames, ...reg, ...(collect ? { collect } : {}) });
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Histogram<L>({ name: p + name, help, labelNames, buckets: [...LATENCY_BUCKETS_SECONDS], ...reg });
+
+  const markoutBps = new Histogram<"horizon">({
+    name: `${p}markout_bps`,
+    help: "The mark at a horizon (1s|5s|30s|60s|300s) after a claim against its transfer price, bps (positive = against us)",
+    labelNames: ["horizon"],
+    buckets: [...MARKOUT_BUCKETS_BPS],
+    ...reg,
+  });
+  for (const horizon of MARKOUT_HORIZONS) markoutBps.zero({ horizon });
 
   // One source feeds two gauges (price and age): both are rebuilt from it by each collect.
   const collectMarks = (): void => {
@@ -345,6 +360,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
     keyExpiry: gauge("key_expiry_timestamp_seconds", "When the venue says the API key expires (GET /v1/client/key_info, read hourly)"),
+    markoutBps,
     venueSimulated: gauge("venue_simulated", "1 when the venue is the embedded simulator (venue.mode simulator), 0 on a live venue"),
     exposureCap: gauge("exposure_cap_quote", "policy.max_total_exposure in force: the cap on the sum of exposure_notional (quote)"),
     leader: gauge("leader", "1 on the replica that may send claims and orders (the leader, or a single daemon), else 0"),

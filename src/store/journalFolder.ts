@@ -65,6 +65,9 @@ export const RECORD_CLASSES: RecordClasses = {
   seen: { class: "history" },
   skip: { class: "history" },
   gone: { class: "history" },
+  // A claim's markouts: `pnl --by claim` and `report` read them from the history and the tail (a
+  // restart within 300 s after a rotation may leave the later horizons of that window unrecorded).
+  markout: { class: "history" },
 };
 
 type RecordClasses = {

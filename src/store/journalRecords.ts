@@ -160,6 +160,34 @@ const claimedBaseSchema = z.object({
   at: finite,
 });
 
+/**
+ * Where the mark went after a claim assigned a symbol (engine/markouts.ts): one record per claim,
+ * symbol and horizon, written when the horizon was sampled, or found missing. Positive `bps` =
+ * against us. `liquidator pnl --by claim` and `liquidator report` read these.
+ */
+const markoutSchema = z.object({
+  t: z.literal("markout"),
+  /** The claim (liquidation id). */
+  id: z.number().int().nonnegative(),
+  symbol: z.string(),
+  horizon: z.enum(["1s", "5s", "30s", "60s", "300s"]),
+  /** When the horizon was sampled (or found missing), daemon clock. */
+  at: finite,
+  /** When the claim's assignment was applied (daemon clock): the horizon counts from it. */
+  assignedAt: finite,
+  /** Signed base quantity assigned (+ long). */
+  qty: finite,
+  /** Transfer price. */
+  price: finite,
+  /** The latest mark at the horizon and when it was received; absent when missing. */
+  mark: finite.optional(),
+  markAt: finite.optional(),
+  /** bps of the transfer price, positive = against us; absent when missing. */
+  bps: finite.optional(),
+  /** Why there is no sample: `stale` (no fresh mark then), `down` (nobody sampling then: not running, or not leading). */
+  missing: z.enum(["stale", "down"]).optional(),
+});
+
 export const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
@@ -173,6 +201,7 @@ export const recordSchema = z.discriminatedUnion("t", [
   seenSchema,
   skipSchema,
   goneSchema,
+  markoutSchema,
 ]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
@@ -184,6 +213,7 @@ export type OrderOutcomeRecord = z.infer<typeof orderOutcomeSchema>;
 export type OrderFillRecord = z.infer<typeof orderFillSchema>;
 export type ClaimModeRecord = z.infer<typeof claimModeSchema>;
 export type ClaimedBaseRecord = z.infer<typeof claimedBaseSchema>;
+export type MarkoutRecord = z.infer<typeof markoutSchema>;
 export type OrderResult = OrderOutcomeRecord["result"];
 export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = z.infer<typeof recordSchema>;
@@ -218,6 +248,8 @@ export interface JournalReplay {
   orders: OrderReplay;
   /** Claimed positions (`unwind.scope: claimed`): the margin mode per claim id and symbol, the last base per position. */
   claimed: ClaimedReplay;
+  /** Markouts keyed `${id} ${symbol} ${horizon}`: a sampled one wins over one recorded missing. */
+  markouts: Map<string, MarkoutRecord>;
   /** Valid records read. */
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
@@ -245,6 +277,7 @@ export function emptyReplay(): JournalReplay {
     venue: undefined,
     orders: { intents: new Map(), outcomes: new Map(), fills: [] },
     claimed: { modes: new Map(), bases: new Map() },
+    markouts: new Map(),
     records: 0,
     corruptLines: 0,
     tornTail: false,
@@ -291,6 +324,13 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
     case "skip":
     case "gone":
       return; // the opportunity ledger's (`liquidator report` reads them); nothing to restore
+    case "markout": {
+      // Two replicas around a takeover may both write a horizon: a sample beats a missing one.
+      const key = `${rec.id} ${rec.symbol} ${rec.horizon}`;
+      const held = replay.markouts.get(key);
+      if (held === undefined || (held.bps === undefined && rec.bps !== undefined)) replay.markouts.set(key, rec);
+      return;
+    }
   }
 }
 

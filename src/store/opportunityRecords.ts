@@ -37,4 +37,4 @@ export const OPPORTUNITY_KINDS: readonly OpportunityRecord["t"][] = ["seen", "sk
  * ledger's own and the claim records. A section of the report fed by other records (markouts per
  * symbol) adds their kind here.
  */
-export const REPORT_KINDS: readonly string[] = [...OPPORTUNITY_KINDS, "intent", "outcome"];
+export const REPORT_KINDS: readonly string[] = [...OPPORTUNITY_KINDS, "intent", "outcome", "markout"];

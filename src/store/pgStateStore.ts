@@ -188,6 +188,7 @@ export class PgStateStore implements StateStore {
       case "seen":
       case "skip":
       case "gone":
+      case "markout":
         return journal.event(record);
       default:
         return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's

@@ -70,6 +70,7 @@ describe("createMetrics", () => {
       ["liquidator_shadow_net_quote", "gauge"],
       ["liquidator_shadow_cpu_seconds_total", "counter"],
       ["liquidator_shadow_events_dropped_total", "counter"],
+      ["liquidator_markout_bps", "histogram"],
       ...CAMPAIGN_GAUGES.map((c): [string, string] => [`liquidator_campaign_${c.name}`, "gauge"]),
     ];
     for (const [name, type] of required) expect(t.get(name), name).toBe(type);

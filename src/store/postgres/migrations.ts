@@ -151,11 +151,21 @@ ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
   CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base'));
 `;
 
+/**
+ * Markouts (engine/markouts.ts): one event per claim, symbol and horizon. The kind list is the full
+ * list of the kinds at this version (other migrations of the same wave re-declare it with theirs).
+ */
+const MARKOUTS = `
+ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
+ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'markout'));
+`;
+
 /** The opportunity ledger (`liquidator report`): first pushes, skip verdicts and departures of liquidations. */
 const OPPORTUNITY_LEDGER = `
 ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
 ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
-  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'seen', 'skip', 'gone'));
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'markout', 'seen', 'skip', 'gone'));
 CREATE INDEX journal_events_account_kind_at ON journal_events (account_id, kind, at);
 `;
 
@@ -180,6 +190,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
   { version: 3, name: "order fills in journal_events", sql: ORDER_FILLS },
   { version: 4, name: "claimed positions in journal_events", sql: CLAIMED_POSITIONS },
+  { version: 6, name: "markouts in journal_events", sql: MARKOUTS },
   { version: 7, name: "opportunity ledger in journal_events", sql: OPPORTUNITY_LEDGER },
   { version: 8, name: "journal snapshots, archived events", sql: JOURNAL_ARCHIVE },
 ];

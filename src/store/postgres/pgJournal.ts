@@ -28,6 +28,7 @@ import type {
   ClaimedBaseRecord,
   ClaimModeRecord,
   IntentRecord,
+  MarkoutRecord,
   OrderFillRecord,
   OrderIntentRecord,
   OrderOutcomeRecord,
@@ -140,19 +141,13 @@ export class PgJournal {
 
   /**
    * Journals a record that moves no state (an unwind fill, a claimed position's mode or base, the
-   * opportunity ledger's seen / skip / gone): replay, P&L and `report` read it.
+   * opportunity ledger's seen / skip / gone, a markout): replay, P&L and `report` read it.
    */
-  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OpportunityRecord): Promise<void> {
-    const ledger = record.t === "seen" || record.t === "skip" || record.t === "gone";
+  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OpportunityRecord | MarkoutRecord): Promise<void> {
+    const byId = record.t === "seen" || record.t === "skip" || record.t === "gone" || record.t === "markout";
     await this.#db.query(
       "INSERT INTO journal_events (account_id, kind, client_order_id, liquidation_id, record) VALUES ($1, $2, $3, $4, $5::jsonb)",
-      [
-        this.accountId,
-        record.t,
-        record.t === "order_fill" ? record.clientOrderId : null,
-        ledger ? record.id : null,
-        JSON.stringify(record),
-      ],
+      [this.accountId, record.t, record.t === "order_fill" ? record.clientOrderId : null, byId ? record.id : null, JSON.stringify(record)],
       { accountId: this.accountId },
     );
   }
