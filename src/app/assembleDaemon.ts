@@ -21,6 +21,7 @@ import { OpenBook } from "../daemon/openBook.js";
 import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
+import { type ProtectionGuard, protectionLimits } from "../daemon/protectionGuard.js";
 import { RestHealth } from "../daemon/restHealth.js";
 import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js";
 import type { TradingStateName } from "../daemon/tradingState.js";
@@ -43,6 +44,7 @@ import { createVenueLimiters, LIMITER_NAMES } from "../venue/limiters.js";
 import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
+import { protectionGuard } from "./protectionControl.js";
 import { tradingControl } from "./tradingControl.js";
 import { unwindScope } from "./unwindScope.js";
 import type { VenueConnection } from "./venueConnection.js";
@@ -132,7 +134,7 @@ export function assembleDaemon(o: {
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
   metrics.exposureCap.set(config.policy.max_total_exposure);
-  const ledger = new PnlLedger({ keepClosedClaims: false });
+  const ledger = new PnlLedger({ keepClosedClaims: false, closed: (c) => guard.claimClosed(c) });
   const scope = unwindScope({
     scope: config.unwind.scope,
     positions,
@@ -154,11 +156,13 @@ export function assembleDaemon(o: {
     sender,
     wire: rest,
     store,
+    gate: (liquidation) => guard.gate(liquidation),
     observer: {
       ...claimObserver(metrics),
       settled: (id, fills) => {
         ledgerClaim(ledger, id, fills, Date.now());
         scope.claimed.claim(id, fills);
+        guard.check();
       },
       acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
     },
@@ -186,7 +190,11 @@ export function assembleDaemon(o: {
     fills: new OrderFills({
       journal: (record) => {
         store.append(record);
-        if (record.t === "order_fill") scope.claimed.fill(record);
+        if (record.t === "order_fill") {
+          scope.claimed.fill(record);
+          // The ledger takes the fill after it is journaled: observe once it has.
+          queueMicrotask(() => guard.check());
+        }
       },
       ledger,
       positions,
@@ -204,9 +212,19 @@ export function assembleDaemon(o: {
     readPositions: async (signal) => ingest.restPositions(await rest.positions({ signal })),
     clientOrderIdPrefix: store.orderIdPrefix,
   });
+  const { trading, drain, drained } = tradingControl({
+    claimer,
+    unwinder,
+    positions,
+    target: scope.target,
+    metrics,
+    logger,
+  });
+  // Before the journal is adopted: the ledger's rebuild and the protections' last state go through it.
+  const guard: ProtectionGuard = protectionGuard({ config: config.protections, ledger, marks, trading, store, claimer, metrics, logger });
   if (store.kind === "file") {
     // One process owns the journal: what it says holds from the start.
-    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed });
+    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed, protections: guard });
     if (adopted.ids > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
     metrics.leader.set(1);
   }
@@ -219,6 +237,7 @@ export function assembleDaemon(o: {
           unwinder,
           ledger,
           claimed: scope.claimed,
+          protections: guard,
           onRole: (leader) => metrics.leader.set(leader ? 1 : 0),
           logger: logger.child({ component: "leadership" }),
         })
@@ -310,14 +329,6 @@ export function assembleDaemon(o: {
       ...(timing?.backoff !== undefined ? { backoff: timing.backoff } : {}),
     },
   });
-  const { trading, drain, drained } = tradingControl({
-    claimer,
-    unwinder,
-    positions,
-    target: scope.target,
-    metrics,
-    logger,
-  });
   const poller = new RewardsPoller({
     source: rest,
     metrics,
@@ -344,7 +355,8 @@ export function assembleDaemon(o: {
         await keyWatch.check(signal);
         const polling = poller.start(signal);
         const keys = keyWatch.run(signal);
-        await daemon.run(signal);
+        const stopGuard = guard.start();
+        await daemon.run(signal).finally(stopGuard);
         drain.stop();
         await unwinder.stop();
         await polling;
@@ -368,6 +380,7 @@ export function assembleDaemon(o: {
       unwinder.kickAll();
       metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
       metrics.exposureCap.set(result.policy.max_total_exposure);
+      guard.rearm(protectionLimits(result.config.protections));
       if (result.needsRestart.length > 0)
         logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");

@@ -1,7 +1,7 @@
 /**
  * SIGHUP: re-read the config file and environment and validate them. Never throws: an invalid
  * config is returned as an error for the caller to log and ignore, keeping the running policy.
- * Only `policy` is meant to be applied live; keys elsewhere that changed are listed so the caller
+ * Only `policy` and `protections` are meant to be applied live; keys elsewhere that changed are listed so the caller
  * can log that they need a restart.
  */
 import { ConfigError } from "../errors.js";
@@ -36,7 +36,10 @@ export async function reloadPolicy(path: string | undefined, env: NodeJS.Process
     // A reload that drops a live limit would fall back to the simulator-sized default: refused like at start.
     const unset = liveLimitProblems(loaded.config, loaded.given ?? new Set());
     if (unset.length > 0) throw configErrorFrom(unset);
-    const needsRestart = current === undefined ? [] : changedKeys({ ...current, policy: null }, { ...loaded.config, policy: null });
+    const needsRestart =
+      current === undefined
+        ? []
+        : changedKeys({ ...current, policy: null, protections: null }, { ...loaded.config, policy: null, protections: null });
     return { ok: true, loaded, config: loaded.config, policy: loaded.config.policy, needsRestart };
   } catch (err) {
     const error =

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { policySchema, unwindSchema } from "./policySchema.js";
+import { protectionsSchema } from "./protectionsSchema.js";
 import { doc, MAX_TIMER_MS, section, strict } from "./schemaParts.js";
 import { venueSchema } from "./venueSchema.js";
 
@@ -39,6 +40,7 @@ export const configSchema = strict({
   }),
   policy: policySchema,
   unwind: unwindSchema,
+  protections: protectionsSchema,
   metrics: section({
     host: doc(z.string().min(1).default("0.0.0.0"), "metrics server address, default `0.0.0.0`", "LIQUIDATOR_METRICS_HOST"),
     port: doc(
@@ -103,6 +105,7 @@ export type Config = z.output<typeof configSchema>;
 export type VenueConfig = Config["venue"];
 export type PolicyConfig = Config["policy"];
 export type UnwindConfig = Config["unwind"];
+export type ProtectionsConfig = Config["protections"];
 export type SymbolOverrides = PolicyConfig["per_symbol"][string];
 export type CampaignConfig = NonNullable<Config["rewards"]["campaign"]>;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -11,6 +11,7 @@ import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.j
 import type { ClaimedPositions } from "./claimedPositions.js";
 import type { Claimer } from "./claimer.js";
 import { ledgerFromJournal } from "./pnlFromJournal.js";
+import type { ProtectionGuard } from "./protectionGuard.js";
 import { restoreFromJournal } from "./restore.js";
 import type { Unwinder } from "./unwinder.js";
 
@@ -21,6 +22,8 @@ export interface LeadershipOptions {
   ledger: PnlLedger;
   /** What claims assigned and is not unwound yet (unwind.scope: claimed). */
   claimed?: Pick<ClaimedPositions, "fromReplay" | "reconcile">;
+  /** The protections carry on from the journal's last record (protectionGuard.ts). */
+  protections?: Pick<ProtectionGuard, "adopt">;
   onRole: (leader: boolean) => void;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** How long to wait before replaying again when the replay failed. */
@@ -43,11 +46,15 @@ export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntent
 /** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
 export function adoptJournal(
   replay: JournalReplay,
-  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed">,
+  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed" | "protections">,
 ): { ids: number; unsettled: number } {
   const restored = restoreFromJournal(replay, o.claimer);
-  o.ledger.clear();
-  ledgerFromJournal(replay, o.ledger);
+  const rebuild = (): void => {
+    o.ledger.clear();
+    ledgerFromJournal(replay, o.ledger);
+  };
+  if (o.protections === undefined) rebuild();
+  else o.protections.adopt(replay, rebuild);
   // Before the unwinder looks at any position: what it may close of each comes from here.
   o.claimed?.fromReplay(replay);
   o.claimed?.reconcile();

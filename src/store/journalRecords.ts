@@ -140,6 +140,27 @@ const claimedBaseSchema = z.object({
   at: finite,
 });
 
+/**
+ * The protections' state (engine/protections.ts), written whenever it changes (and as the peak
+ * rises): the last one is where a restart or a new leader carries on. `trip` names what tripped.
+ */
+const protectionSchema = z.object({
+  t: z.literal("protection"),
+  at: finite,
+  state: z.enum(["active", "reducing", "halted"]),
+  halted: z.boolean(),
+  reducing: z.boolean(),
+  day: z.string(),
+  dayBaseline: finite,
+  peak: finite.nullable(),
+  streaks: z.record(z.string(), z.number().int().nonnegative()),
+  cooldowns: z.record(z.string(), finite),
+  trip: z.enum(["daily_loss", "drawdown", "loss_streak"]).optional(),
+  symbol: z.string().optional(),
+  /** A re-arm (SIGHUP) wrote it. */
+  rearmed: z.boolean().optional(),
+});
+
 export const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
@@ -150,6 +171,7 @@ export const recordSchema = z.discriminatedUnion("t", [
   orderFillSchema,
   claimModeSchema,
   claimedBaseSchema,
+  protectionSchema,
 ]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
@@ -161,6 +183,7 @@ export type OrderOutcomeRecord = z.infer<typeof orderOutcomeSchema>;
 export type OrderFillRecord = z.infer<typeof orderFillSchema>;
 export type ClaimModeRecord = z.infer<typeof claimModeSchema>;
 export type ClaimedBaseRecord = z.infer<typeof claimedBaseSchema>;
+export type ProtectionRecord = z.infer<typeof protectionSchema>;
 export type OrderResult = OrderOutcomeRecord["result"];
 export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = z.infer<typeof recordSchema>;
@@ -193,6 +216,8 @@ export interface JournalReplay {
   orders: OrderReplay;
   /** Claimed positions (`unwind.scope: claimed`): the margin mode per claim id and symbol, the last base per position. */
   claimed: ClaimedReplay;
+  /** The last protections record (undefined in a journal older than protections, or that never wrote one). */
+  protection: ProtectionRecord | undefined;
   /** Valid records read. */
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
@@ -209,6 +234,7 @@ export function emptyReplay(): JournalReplay {
     venue: undefined,
     orders: { intents: new Map(), outcomes: new Map(), fills: [] },
     claimed: { modes: new Map(), bases: new Map() },
+    protection: undefined,
     records: 0,
     corruptLines: 0,
     tornTail: false,
@@ -249,6 +275,9 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
       return;
     case "claimed_base":
       replay.claimed.bases.set(`${rec.symbol} ${rec.marginMode}`, rec);
+      return;
+    case "protection":
+      replay.protection = rec;
       return;
   }
 }

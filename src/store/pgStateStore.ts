@@ -157,6 +157,7 @@ export class PgStateStore implements StateStore {
       case "order_fill":
       case "claim_mode":
       case "claimed_base":
+      case "protection":
         return journal.event(record);
       default:
         return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's

@@ -33,6 +33,7 @@ import type {
   OrderOutcomeRecord,
   OutcomeRecord,
   PositionsRecord,
+  ProtectionRecord,
 } from "../journalRecords.js";
 import {
   type ClaimState,
@@ -138,7 +139,7 @@ export class PgJournal {
   }
 
   /** Journals a record that moves no state (an unwind fill, a claimed position's mode or base): replay and P&L read it. */
-  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord): Promise<void> {
+  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | ProtectionRecord): Promise<void> {
     await this.#db.query(
       "INSERT INTO journal_events (account_id, kind, client_order_id, record) VALUES ($1, $2, $3, $4::jsonb)",
       [this.accountId, record.t, record.t === "order_fill" ? record.clientOrderId : null, JSON.stringify(record)],
