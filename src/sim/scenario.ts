@@ -38,6 +38,8 @@ export interface ScenarioOptions {
    * it took (down after a long, up after a short) and is pushed at once; 0 disables.
    */
   adverseMoveBps: number;
+  /** How long after the claim the adverse move comes (0: at once, before the claimant can unwind). */
+  adverseDelayMs: number;
 }
 
 export const DEFAULT_SCENARIO: ScenarioOptions = {
@@ -52,6 +54,7 @@ export const DEFAULT_SCENARIO: ScenarioOptions = {
   expirySweepMs: 250,
   unwindIntervalMs: 0,
   adverseMoveBps: 0,
+  adverseDelayMs: 0,
 };
 
 /** Marks pushed but still; nothing else happens unless a test makes it happen. */
@@ -74,6 +77,7 @@ export function resolveScenario(partial: Partial<ScenarioOptions> = {}): Scenari
     "epochAdvanceMs",
     "unwindIntervalMs",
     "adverseMoveBps",
+    "adverseDelayMs",
   ];
   for (const k of nonNegative) {
     const v = o[k];
@@ -108,7 +112,7 @@ export class Scenario {
     const rows = (push.data as { positionsByPerp: { symbol: string; positionQty: number }[] }).positionsByPerp;
     const move = this.options.adverseMoveBps / 10_000;
     // After the claim's answer and pushes: the claimant holds the position when its mark moves.
-    after(0, () => {
+    after(this.options.adverseDelayMs, () => {
       for (const { symbol, positionQty } of rows) {
         const mark = core.mark(symbol);
         if (mark === undefined || positionQty === 0) continue;

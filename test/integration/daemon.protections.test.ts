@@ -6,13 +6,17 @@
  *   goes on to flat, the halt survives kill -9 (file journal), and SIGHUP re-arms;
  * - a loss streak cools the one symbol that lost, and only it.
  */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { runCli } from "../support/captures.js";
 import {
   claimsBy,
   daemonEnv,
   metric,
   OPEN_POLICY,
+  readJournal,
   readyz,
   reconcileRounds,
   requestsFrom,
@@ -134,4 +138,65 @@ test("loss streak: two losing ETH claims cool ETH for cooldown_s; BTC is still c
   expect(requestsFrom(sim).some((r) => r.liquidationId === eth)).toBe(false);
   expect((await state(url)).trading_state).toBe("active");
   expect(await metric(url, "liquidator_claims_skipped_total", { reason: "protection" })).toBe(0);
+}, 120_000);
+
+test("backtest: the daemon's own capture replayed with its config trips the daily loss at the same event", async ({ rig }) => {
+  const LIMIT = 1_000;
+  // The move comes 1 s after each claim: the lab lands a claim after the model's latency (a few
+  // hundred ms) and transfers it at the mark of that instant, which must still be the claim's own.
+  const sim = await rig.sim({ scenario: { ...ADVERSE, adverseDelayMs: 1_000 } });
+  const stateDir = await rig.dir("protect-lab");
+  const daemon = await rig.daemon({
+    sim,
+    stateDir,
+    // Positions kept: the loss is the open positions at the adverse marks, which the capture holds
+    // event by event (the lab's unwind model fills at the mark of the instant after the claim, not
+    // after an order's round trip, so it would not see the move the venue makes on the way).
+    sections: { protections: { daily_loss_limit: LIMIT }, unwind: { mode: "off" } },
+    env: { LIQUIDATOR_CAPTURE: "1" },
+  });
+  await waitFor(() => daemon.logs.has("positions read from the venue; claiming may start"), "ready to claim");
+  const url = daemon.metricsUrl;
+  let after = 0; // when the first liquidation after the trip arrived
+  for (let k = 1; k <= 6; k++) {
+    const halted = (await state(url)).trading_state === "halted";
+    if (halted && after === 0) after = Date.now();
+    const id = long(sim, ETH, 10_000);
+    if (halted) {
+      await waitFor(async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "protection" })) >= 1, "skipped");
+      continue;
+    }
+    await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `claim ${k}`, 20_000);
+    await sleep(2_200); // the adverse mark arrived and a periodic observation ran on it
+  }
+  expect(after).toBeGreaterThan(0);
+  await daemon.stop();
+  const daemonIds = claimsBy(sim)
+    .map((c) => c.liquidationId as number)
+    .sort((a, b) => a - b);
+  expect(daemonIds.length).toBeGreaterThanOrEqual(2); // the first claim loses about 420: under the limit
+  expect(daemonIds.length).toBeLessThan(6);
+  const trip = readJournal(stateDir).protection;
+  expect(trip?.state).toBe("halted");
+
+  const dir = join(stateDir, "capture");
+  const files = (await readdir(dir)).filter((n) => n.endsWith(".jsonl.gz")).map((n) => join(dir, n));
+  const r = await runCli(["backtest", ...files, "--config", join(stateDir, "policy.yaml"), "--json", "--ids"]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  const variant = (
+    JSON.parse(r.stdout) as {
+      variants: { claimed_ids: number[]; protection_trips: { at: number; protection: string }[]; skipped: Record<string, number> }[];
+    }
+  ).variants[0];
+  // The same claims before the trip, none after it: the replay tripped between the daemon's last
+  // claim and the next liquidation, as the daemon did.
+  expect(variant?.claimed_ids).toEqual(daemonIds);
+  expect(variant?.protection_trips.map((t) => t.protection)).toEqual(["daily_loss"]);
+  const lastIntent = Math.max(...[...readJournal(stateDir).intents.values()].map((i) => i.at));
+  expect(variant?.protection_trips[0]?.at).toBeGreaterThan(lastIntent);
+  expect(variant?.protection_trips[0]?.at).toBeLessThan(after);
+  expect(variant?.skipped.protection).toBeGreaterThanOrEqual(1);
+  // The replay trips on the recorded mark event itself; the daemon at its next observation of it.
+  expect(variant?.protection_trips[0]?.at).toBeLessThanOrEqual(trip?.at as number);
 }, 120_000);
