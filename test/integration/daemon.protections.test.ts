@@ -97,7 +97,8 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
   expect((await first.exit).signal).toBe("SIGKILL");
   const second = rig.spawn(build.cli, [], env, dir);
   const url2 = await second.metricsUrl();
-  expect((await state(url2)).trading_state).toBe("halted");
+  // Halted as soon as the journal is read, before any claim could be made.
+  await waitFor(async () => (await state(url2)).trading_state === "halted", "halted after the restart", 10_000);
   await waitFor(() => second.logs.has("positions read from the venue; claiming may start"), "second ready to claim", 30_000);
   await reconcileRounds(url2, 2, 15_000);
   expect(requestsFrom(sim).some((r) => r.liquidationId === held)).toBe(false);
