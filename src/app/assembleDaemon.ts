@@ -23,6 +23,7 @@ import { OpportunityLedger } from "../daemon/opportunityLedger.js";
 import { OrderFills } from "../daemon/orderFills.js";
 import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import { PolicyState } from "../daemon/policyState.js";
+import { type ProtectionGuard, protectionLimits } from "../daemon/protectionGuard.js";
 import { RestHealth } from "../daemon/restHealth.js";
 import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js";
 import type { TradingStateName } from "../daemon/tradingState.js";
@@ -46,6 +47,7 @@ import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
 import { liveShadows } from "./liveShadows.js";
+import { protectionGuard } from "./protectionControl.js";
 import { tradingControl } from "./tradingControl.js";
 import { unwindScope } from "./unwindScope.js";
 import type { VenueConnection } from "./venueConnection.js";
@@ -144,7 +146,7 @@ export function assembleDaemon(o: {
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
   metrics.exposureCap.set(config.policy.max_total_exposure);
-  const ledger = new PnlLedger({ keepClosedClaims: false });
+  const ledger = new PnlLedger({ keepClosedClaims: false, closed: (c) => guard.claimClosed(c) });
   const markouts = new MarkoutSampler({
     marks,
     maxMarkAgeMs: () => policy.maxMarkAgeMs,
@@ -186,6 +188,7 @@ export function assembleDaemon(o: {
     // The ledger reads the claim records as they are written (intents, outcomes).
     store: opportunities.tap(store),
     opportunities,
+    gate: (liquidation) => guard.gate(liquidation),
     observer: {
       ...claimObserver(metrics),
       settled: (id, fills) => {
@@ -194,6 +197,7 @@ export function assembleDaemon(o: {
         markouts.assigned(id, fills, at);
         scope.claimed.claim(id, fills);
         o.capture?.record({ k: "assigned", at: Date.now(), id, fills });
+        guard.check();
       },
       acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
     },
@@ -223,7 +227,11 @@ export function assembleDaemon(o: {
     fills: new OrderFills({
       journal: (record) => {
         store.append(record);
-        if (record.t === "order_fill") scope.claimed.fill(record);
+        if (record.t === "order_fill") {
+          scope.claimed.fill(record);
+          // The ledger takes the fill after it is journaled: observe once it has.
+          queueMicrotask(() => guard.check());
+        }
       },
       ledger,
       positions,
@@ -244,9 +252,19 @@ export function assembleDaemon(o: {
     readPositions: async (signal) => ingest.restPositions(await rest.positions({ signal })),
     clientOrderIdPrefix: store.orderIdPrefix,
   });
+  const { trading, drain, drained } = tradingControl({
+    claimer,
+    unwinder,
+    positions,
+    target: scope.target,
+    metrics,
+    logger,
+  });
+  // Before the journal is adopted: the ledger's rebuild and the protections' last state go through it.
+  const guard: ProtectionGuard = protectionGuard({ config: config.protections, ledger, marks, trading, store, claimer, metrics, logger });
   if (store.kind === "file") {
     // One process owns the journal: what it says holds from the start.
-    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed, markouts });
+    const adopted = adoptJournal(replay, { claimer, unwinder, ledger, claimed: scope.claimed, markouts, protections: guard });
     if (adopted.ids > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
     metrics.leader.set(1);
   }
@@ -260,6 +278,7 @@ export function assembleDaemon(o: {
           ledger,
           claimed: scope.claimed,
           markouts,
+          protections: guard,
           onRole: (leader) => metrics.leader.set(leader ? 1 : 0),
           logger: logger.child({ component: "leadership" }),
         })
@@ -354,14 +373,6 @@ export function assembleDaemon(o: {
       ...(timing?.backoff !== undefined ? { backoff: timing.backoff } : {}),
     },
   });
-  const { trading, drain, drained } = tradingControl({
-    claimer,
-    unwinder,
-    positions,
-    target: scope.target,
-    metrics,
-    logger,
-  });
   const poller = new RewardsPoller({
     source: rest,
     metrics,
@@ -388,7 +399,8 @@ export function assembleDaemon(o: {
         await keyWatch.check(signal);
         const polling = poller.start(signal);
         const keys = keyWatch.run(signal);
-        await daemon.run(signal);
+        const stopGuard = guard.start();
+        await daemon.run(signal).finally(stopGuard);
         drain.stop();
         await unwinder.stop();
         await polling;
@@ -415,6 +427,7 @@ export function assembleDaemon(o: {
       metrics.dryRun.set(result.policy.dry_run ? 1 : 0);
       metrics.exposureCap.set(result.policy.max_total_exposure);
       shadows.apply(result.loaded);
+      guard.rearm(protectionLimits(result.config.protections));
       if (result.needsRestart.length > 0)
         logger.warn({ keys: result.needsRestart }, "config keys outside policy changed; they apply after a restart");
       logger.info({ dryRun: result.policy.dry_run }, "policy reloaded");

@@ -5,6 +5,7 @@
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
 import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/realityView.js";
+import type { ProtectionTripRow } from "../lab/replayVariant.js";
 import { capText, claimText, money, secondsText } from "../lab/reportText.js";
 import { sensitivityColumns, sensitivityVerdict } from "../lab/sensitivityView.js";
 import type { DayRow, SymbolRow } from "../lab/variantFacts.js";
@@ -39,6 +40,15 @@ export function renderSections(report: BacktestReport): string {
     { key: "same_as", value: (v) => v.same_as ?? "" },
   ];
   out.push(`risk:\n${renderTable(risk, report.variants)}`);
+  const trips: Column<Row<ProtectionTripRow>>[] = [
+    { key: "variant", value: (r) => r.variant },
+    { key: "at", value: (r) => time(r.at) },
+    { key: "protection", value: (r) => r.protection },
+    { key: "symbol", value: (r) => r.symbol ?? "" },
+    { key: "net", value: (r) => r.value, text: (r) => money(r.value) },
+  ];
+  const tripRows = rowsOf(report.variants, (v) => v.protection_trips);
+  if (tripRows.length > 0) out.push(`protection trips:\n${renderTable(trips, tripRows)}`);
   const symbols: Column<Row<SymbolRow>>[] = [
     { key: "variant", value: (r) => r.variant },
     { key: "symbol", value: (r) => r.symbol },

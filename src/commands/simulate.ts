@@ -30,6 +30,8 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
                      for an unknown order, lean claim answers, the *_order rewards names, an unknown code for a claim
                      refused by its limit price (the venue's code is unpublished)
   --quiet            no scripted market: marks pushed but still, no liquidations unless made
+  --adverse-bps N    a market that runs against each assignment: after every claim by a liquidator,
+                     the claimed symbols' marks move N bps against it (for protections; default 0)
   --key-file FILE    also authorize the key whose secret FILE holds (repeatable); FILE is created
                      (mode 0400, a new key) when absent: one per replica sharing the account
   --key-scope S      the scope key_info reports for the liquidator's key (default read,trading)
@@ -94,6 +96,7 @@ export const simulate: Command = async (args, io) => {
       "header-prefix": { type: "string" },
       flavor: { type: "string" },
       quiet: { type: "boolean" },
+      "adverse-bps": { type: "string" },
       "key-file": { type: "string", multiple: true },
       "key-scope": { type: "string" },
       "key-expiry-days": { type: "string" },
@@ -117,6 +120,8 @@ export const simulate: Command = async (args, io) => {
   if (values["header-prefix"] !== undefined) options.headerPrefix = values["header-prefix"];
   if (flavor !== undefined) options.flavor = flavor;
   if (values.quiet) options.scenario = QUIET_SCENARIO;
+  const adverse = intOption("adverse-bps", values["adverse-bps"], 0, 5_000);
+  if (adverse !== undefined) options.scenario = { ...options.scenario, adverseMoveBps: adverse };
   const key = keyOptions(values["key-scope"], values["key-expiry-days"]);
   if (key !== undefined) options.key = key;
 

@@ -19,6 +19,7 @@ const TABLES: Record<string, () => string> = {
   env: () => envTable(),
   policy: () => sectionTable("policy", ["dry_run"]),
   unwind: () => sectionTable("unwind", []),
+  protections: () => sectionTable("protections", []),
 };
 
 function envTable(): string {

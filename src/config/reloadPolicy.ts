@@ -1,7 +1,7 @@
 /**
  * SIGHUP: re-read the config file and environment and validate them. Never throws: an invalid
  * config is returned as an error for the caller to log and ignore, keeping the running policy.
- * Only `policy` and `shadow` are meant to be applied live; keys elsewhere that changed are listed so the caller
+ * Only `policy`, `protections` and `shadow` are meant to be applied live; keys elsewhere that changed are listed so the caller
  * can log that they need a restart.
  */
 import { ConfigError } from "../errors.js";
@@ -39,7 +39,10 @@ export async function reloadPolicy(path: string | undefined, env: NodeJS.Process
     const needsRestart =
       current === undefined
         ? []
-        : changedKeys({ ...current, policy: null, shadow: null }, { ...loaded.config, policy: null, shadow: null });
+        : changedKeys(
+            { ...current, policy: null, shadow: null, protections: null },
+            { ...loaded.config, policy: null, shadow: null, protections: null },
+          );
     return { ok: true, loaded, config: loaded.config, policy: loaded.config.policy, needsRestart };
   } catch (err) {
     const error =

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { OVERRIDE_KEY } from "./configOverridesKey.js";
 import { policySchema, unwindSchema } from "./policySchema.js";
+import { protectionsSchema } from "./protectionsSchema.js";
 import { doc, list, MAX_TIMER_MS, section, strict } from "./schemaParts.js";
 import { venueSchema } from "./venueSchema.js";
 
@@ -45,6 +46,7 @@ export const configSchema = strict({
   }),
   policy: policySchema,
   unwind: unwindSchema,
+  protections: protectionsSchema,
   metrics: section({
     host: doc(z.string().min(1).default("0.0.0.0"), "metrics server address, default `0.0.0.0`", "LIQUIDATOR_METRICS_HOST"),
     port: doc(
@@ -124,6 +126,7 @@ export const configSchema = strict({
 
 export type Config = z.output<typeof configSchema>;
 export type PolicyConfig = Config["policy"];
+export type ProtectionsConfig = Config["protections"];
 
 /** The built-in defaults (what an empty or absent config file means). */
 export function defaultConfig(): Config {

@@ -12,6 +12,7 @@ import type { ClaimedPositions } from "./claimedPositions.js";
 import type { Claimer } from "./claimer.js";
 import type { MarkoutSampler } from "./markoutSampler.js";
 import { ledgerFromJournal } from "./pnlFromJournal.js";
+import type { ProtectionGuard } from "./protectionGuard.js";
 import { restoreFromJournal } from "./restore.js";
 import type { Unwinder } from "./unwinder.js";
 
@@ -24,6 +25,8 @@ export interface LeadershipOptions {
   claimed?: Pick<ClaimedPositions, "fromReplay" | "reconcile">;
   /** Samples the markouts of claims: continued from the journal when leading, stopped when deposed. */
   markouts?: Pick<MarkoutSampler, "resume" | "stop">;
+  /** The protections carry on from the journal's last record (protectionGuard.ts). */
+  protections?: Pick<ProtectionGuard, "adopt">;
   onRole: (leader: boolean) => void;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** How long to wait before replaying again when the replay failed. */
@@ -46,11 +49,15 @@ export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntent
 /** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
 export function adoptJournal(
   replay: JournalReplay,
-  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed" | "markouts">,
+  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed" | "markouts" | "protections">,
 ): { ids: number; unsettled: number } {
   const restored = restoreFromJournal(replay, o.claimer);
-  o.ledger.clear();
-  ledgerFromJournal(replay, o.ledger);
+  const rebuild = (): void => {
+    o.ledger.clear();
+    ledgerFromJournal(replay, o.ledger);
+  };
+  if (o.protections === undefined) rebuild();
+  else o.protections.adopt(replay, rebuild);
   // Before the unwinder looks at any position: what it may close of each comes from here.
   o.claimed?.fromReplay(replay);
   o.claimed?.reconcile();

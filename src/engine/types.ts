@@ -98,6 +98,8 @@ export const SKIP_REASONS = [
   "over_caps", // a full take is required (notional under the venue's threshold) but our caps cut the ratio
   "exposure_cap", // max_total_exposure (global or the symbol's) leaves no room
   "margin", // max_margin_usage / min_free_collateral leave no room (or a held position cannot be valued)
+  "protection", // the trading state is not active (a protection tripped, or a drain): no new claims
+  "cooldown", // a symbol of it cools after a loss streak (protections.loss_streak)
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -94,6 +94,14 @@ function riskSection(r: BacktestReport): string {
   return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${table(["#", "variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
 }
 
+function tripsSection(r: BacktestReport): string {
+  const rows = distinct(r).flatMap((v) =>
+    v.protection_trips.map((t): Cell[] => [v.name, when(t.at), t.protection, t.symbol ?? "", num(t.value)]),
+  );
+  if (rows.length === 0) return "";
+  return `<h2 id="protections">Protection trips</h2><p>Where the configured <code>protections.*</code> would have stopped new claims (daily_loss: halted; drawdown: reducing) or cooled a symbol (loss_streak), replayed through the daemon's own rules. Net: of the day, from the peak, or of the last claim.</p>${table(["variant", "at (UTC)", "protection", "symbol", "net"], rows)}`;
+}
+
 function details(title: string, id: string, open: boolean, body: string): string {
   return `<details id="${id}"${open ? " open" : ""}><summary><h2>${esc(title)}</h2></summary>${body}</details>`;
 }
@@ -173,6 +181,6 @@ export function renderHtml(report: BacktestReport): string {
   return page(
     "liquidator backtest",
     "Backtest",
-    `${sources}${variantsTable(report)}${realitySection(report)}${sensitivitySection(report)}${riskSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}`,
+    `${sources}${variantsTable(report)}${realitySection(report)}${sensitivitySection(report)}${riskSection(report)}${tripsSection(report)}${net}${exposure}${rowsSections(report)}${assumptions}`,
   );
 }

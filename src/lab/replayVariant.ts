@@ -7,11 +7,13 @@
  */
 import type { OpenBook } from "../daemon/openBook.js";
 import { PolicyState } from "../daemon/policyState.js";
+import { PROTECTION_SKIPS, protectionLimits } from "../daemon/protectionGuard.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
 import { Exposure } from "../engine/exposure.js";
 import type { MarkBook } from "../engine/marks.js";
 import { PnlLedger } from "../engine/pnlLedger.js";
 import { PositionBook } from "../engine/positionBook.js";
+import { type ProtectionName, type ProtectionStep, Protections } from "../engine/protections.js";
 import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
 import { LabMargin, type MarginFacts } from "./labMargin.js";
@@ -59,6 +61,17 @@ export interface VariantResult extends Facts, MarginFacts {
   /** The net with every unwind fill priced at each of the model's `altSlippageBps` instead. */
   net_at_alt_slippage: number[];
   series: { net: readonly (readonly [number, number])[]; exposure: readonly (readonly [number, number])[] };
+  /** The protections that tripped (engine/protections.ts, as the daemon runs them), in order. */
+  protection_trips: ProtectionTripRow[];
+}
+
+export interface ProtectionTripRow {
+  at: number;
+  protection: ProtectionName;
+  /** The symbol a loss streak cooled. */
+  symbol?: string;
+  /** As the engine gives it: the day's net (daily loss), minus the fall from the peak (drawdown), the claim's net (loss streak). */
+  value: number;
 }
 
 interface Held {
@@ -75,7 +88,17 @@ export class ReplayVariant {
   readonly #marks: MarkBook;
   readonly #exposure = new Exposure();
   readonly #facts: VariantFacts;
-  readonly #ledger = new PnlLedger({ keepClosedClaims: false, closed: (c) => this.#facts.claimClosed(c) });
+  readonly #ledger = new PnlLedger({
+    keepClosedClaims: false,
+    closed: (c) => {
+      this.#facts.claimClosed(c);
+      if (this.#protections !== undefined)
+        this.#protect(this.#protections.claimClosed(c.symbols, c.liquidatorFee + c.trading - c.fees, this.#timeline.now));
+    },
+  });
+  /** The daemon's protections over this variant's net (none when every limit is off). */
+  readonly #protections: Protections | undefined;
+  readonly #trips: ProtectionTripRow[] = [];
   readonly #keepIds: boolean;
   readonly #onWon: ((variant: string, id: number) => void) | undefined;
   #claimed = 0;
@@ -114,7 +137,20 @@ export class ReplayVariant {
     const policy = new PolicyState(config.policy, marks, this.#exposure, this.#margin);
     this.policy = policy;
     const positions = new PositionBook(this.#exposure);
+    const limits = protectionLimits(config.protections);
+    const guarded = limits.dailyLossLimit !== null || limits.drawdownLimit !== null || limits.lossStreak !== null;
+    this.#protections = guarded ? new Protections(limits) : undefined;
+    const rules = this.#protections;
     this.claimer = new VirtualClaimer({
+      ...(rules === undefined
+        ? {}
+        : {
+            gate: (liquidation) =>
+              rules.gate(
+                liquidation.positions.map((p) => p.symbol),
+                this.#timeline.now,
+              ),
+          }),
       decide: (liquidation, now) => {
         const d = policy.decide(liquidation, now);
         if (d.action === "skip" && d.reason === "exposure_cap") this.#facts.capRefused(now);
@@ -205,6 +241,7 @@ export class ReplayVariant {
       ...facts,
       ...margin,
       series: { net: this.#net.points(), exposure: this.#exposureSeries.points() },
+      protection_trips: this.#trips,
     };
   }
 
@@ -289,6 +326,20 @@ export class ReplayVariant {
     const value = this.netNow();
     this.#net.add(now, value);
     this.#facts.point(now, value, this.#lastExposure);
+    // The daemon observes its net after claims, fills and every second; here, at every instant that changed it.
+    if (this.#protections !== undefined) this.#protect(this.#protections.observe(value, now));
+  }
+
+  /** Trips recorded; a gate that opened again (or a cooldown that ended) re-decides what it skipped, as the daemon does. */
+  #protect(step: ProtectionStep): void {
+    for (const t of step.trips)
+      this.#trips.push({
+        at: t.at,
+        protection: t.protection,
+        ...(t.symbol !== undefined ? { symbol: t.symbol } : {}),
+        value: round(t.value),
+      });
+    if (step.changed && step.trips.length === 0) this.claimer.retrySkipped(PROTECTION_SKIPS);
   }
 
   /** Holdings and cash for the net curve: `qty` signed bought at `price`, `cash` received besides. */

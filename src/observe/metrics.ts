@@ -178,6 +178,8 @@ export interface Metrics {
   readonly claimingPaused: Gauge<"reason">;
   /** 1 on the current trading state (active|reducing|halted), else 0. */
   readonly tradingState: Gauge<"state">;
+  /** Protections tripped (daily_loss|drawdown|loss_streak). */
+  readonly protectionTrips: Counter<"protection">;
   readonly journalErrors: Counter;
   /** `state.capture`: events dropped because the capture queue was full (claims never wait for it). */
   readonly captureDropped: Counter;
@@ -373,6 +375,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       "trading_state",
       "1 on the current trading state: active (claiming), reducing or halted (no new claims; unwinding goes on)",
       ["state"],
+    ),
+    protectionTrips: counter(
+      "protection_trips_total",
+      "Protections tripped: daily_loss (halted), drawdown (reducing), loss_streak (one symbol cools)",
+      ["protection"],
     ),
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
     captureDropped: counter("capture_dropped_total", "Capture events dropped because the capture queue was full (state.capture)"),

@@ -4,6 +4,7 @@
  * epochs advance. All timers stop when the AbortSignal fires.
  */
 import type { Logger } from "pino";
+import type { SimPush } from "./simPush.js";
 import type { VenueCore } from "./venueCore.js";
 
 export interface ScenarioOptions {
@@ -31,6 +32,14 @@ export interface ScenarioOptions {
    * daemon's unwinder closes what it claims with reduce-only orders).
    */
   unwindIntervalMs: number;
+  /**
+   * A market that runs against each assignment (for protections): after every claim a liquidator
+   * with a registered key wins, each claimed symbol's mark moves this many bps against the position
+   * it took (down after a long, up after a short) and is pushed at once; 0 disables.
+   */
+  adverseMoveBps: number;
+  /** How long after the claim the adverse move comes (0: at once, before the claimant can unwind). */
+  adverseDelayMs: number;
 }
 
 const DEFAULT_SCENARIO: ScenarioOptions = {
@@ -44,6 +53,8 @@ const DEFAULT_SCENARIO: ScenarioOptions = {
   epochAdvanceMs: 300_000,
   expirySweepMs: 250,
   unwindIntervalMs: 0,
+  adverseMoveBps: 0,
+  adverseDelayMs: 0,
 };
 
 /**
@@ -79,6 +90,8 @@ export function resolveScenario(partial: Partial<ScenarioOptions> = {}): Scenari
     "cascadeIntervalMs",
     "epochAdvanceMs",
     "unwindIntervalMs",
+    "adverseMoveBps",
+    "adverseDelayMs",
   ];
   for (const k of nonNegative) {
     const v = o[k];
@@ -105,6 +118,23 @@ export class Scenario {
     this.#logger = logger;
   }
 
+  /** The adverse market: the claimed symbols' marks move against the claimant, once its claim is applied. */
+  #adverse(push: SimPush, after: (ms: number, fn: () => void) => void): void {
+    if (push.scope !== "private" || push.topic !== "liquidatorliquidations") return;
+    const core = this.#core;
+    if ((core.accounts.get(push.accountId)?.keys.size ?? 0) === 0) return;
+    const rows = (push.data as { positionsByPerp: { symbol: string; positionQty: number }[] }).positionsByPerp;
+    const move = this.options.adverseMoveBps / 10_000;
+    // After the claim's answer and pushes: the claimant holds the position when its mark moves.
+    after(this.options.adverseDelayMs, () => {
+      for (const { symbol, positionQty } of rows) {
+        const mark = core.mark(symbol);
+        if (mark === undefined || positionQty === 0) continue;
+        this.#guard(() => core.setMark(symbol, mark * (1 - Math.sign(positionQty) * move)));
+      }
+    });
+  }
+
   /** Start every timer; they all stop when `signal` aborts. */
   start(signal: AbortSignal): void {
     if (signal.aborted) return;
@@ -124,6 +154,7 @@ export class Scenario {
       }, ms);
       timers.add(t);
     };
+    const unsubscribeAdverse = o.adverseMoveBps > 0 ? core.onPush((push) => this.#adverse(push, after)) : () => undefined;
     const unsubscribe = core.onPush((push) => {
       if (push.scope !== "public" || push.topic !== "liquidation" || o.competitorProbability === 0) return;
       for (const row of push.data as { liquidationId: number; positionsByPerp: unknown[] }[]) {
@@ -142,6 +173,7 @@ export class Scenario {
         for (const t of timers) clearTimeout(t);
         timers.clear();
         unsubscribe();
+        unsubscribeAdverse();
       },
       { once: true },
     );

@@ -21,6 +21,7 @@ import {
   type OrderOutcomeRecord,
   type OutcomeRecord,
   type PositionsRecord,
+  type ProtectionRecord,
   type VenueRecord,
 } from "./journalRecords.js";
 
@@ -33,6 +34,8 @@ export interface JournalSnapshot {
   through: number;
   venue?: VenueRecord;
   positions?: PositionsRecord;
+  /** The protections' last state (absent: none written yet, or a snapshot from before protections). */
+  protection?: ProtectionRecord;
   /** Settled claim ids, ascending, delta-encoded: the first id, then the gaps. */
   done: number[];
   /** Intents and orders still open, with their outcomes so far, in journal order. */
@@ -55,6 +58,7 @@ export const RECORD_CLASSES: RecordClasses = {
   intent: { class: "state", fold: (f, r) => f.intent(r) },
   outcome: { class: "state", fold: (f, r) => f.outcome(r) },
   positions: { class: "state", fold: (f, r) => f.positions(r) },
+  protection: { class: "state", fold: (f, r) => f.protection(r) },
   venue: { class: "state", fold: (f, r) => f.venue(r) },
   order_intent: { class: "state", fold: (f, r) => f.orderIntent(r) },
   order_outcome: { class: "state", fold: (f, r) => f.orderOutcome(r) },
@@ -85,6 +89,7 @@ export class JournalFolder {
   #orderSeq = 0;
   #venue: VenueRecord | undefined;
   #positions: PositionsRecord | undefined;
+  #protection: ProtectionRecord | undefined;
   version = 1;
   /** The last segment folded in. */
   through = 0;
@@ -102,6 +107,7 @@ export class JournalFolder {
     f.#orderSeq = s.orderSeq;
     f.#venue = s.venue;
     f.#positions = s.positions;
+    f.#protection = s.protection;
     f.version = s.version;
     f.through = s.through;
     return f;
@@ -145,6 +151,11 @@ export class JournalFolder {
   venue(rec: VenueRecord): void {
     this.version = Math.max(this.version, rec.version ?? 1);
     if (rec.guard !== true) this.#venue ??= rec;
+  }
+
+  /** The protections carry on from their last record (a restart is not a re-arm). */
+  protection(rec: ProtectionRecord): void {
+    this.#protection = rec;
   }
 
   positions(rec: PositionsRecord): void {
@@ -206,6 +217,7 @@ export class JournalFolder {
     }
     replay.venue = this.#venue;
     replay.positions = this.#positions;
+    replay.protection = this.#protection;
     replay.version = this.version;
     replay.done = this.#sortedDone();
     replay.ledger = this.#ledger.snapshot();
@@ -226,6 +238,7 @@ export class JournalFolder {
       through: this.through,
       ...(this.#venue !== undefined ? { venue: this.#venue } : {}),
       ...(this.#positions !== undefined ? { positions: this.#positions } : {}),
+      ...(this.#protection !== undefined ? { protection: this.#protection } : {}),
       done,
       open,
       orderSeq: this.#orderSeq,

@@ -188,6 +188,27 @@ const markoutSchema = z.object({
   missing: z.enum(["stale", "down"]).optional(),
 });
 
+/**
+ * The protections' state (engine/protections.ts), written whenever it changes (and as the peak
+ * rises): the last one is where a restart or a new leader carries on. `trip` names what tripped.
+ */
+const protectionSchema = z.object({
+  t: z.literal("protection"),
+  at: finite,
+  state: z.enum(["active", "reducing", "halted"]),
+  halted: z.boolean(),
+  reducing: z.boolean(),
+  day: z.string(),
+  dayBaseline: finite,
+  peak: finite.nullable(),
+  streaks: z.record(z.string(), z.number().int().nonnegative()),
+  cooldowns: z.record(z.string(), finite),
+  trip: z.enum(["daily_loss", "drawdown", "loss_streak"]).optional(),
+  symbol: z.string().optional(),
+  /** A re-arm (SIGHUP) wrote it. */
+  rearmed: z.boolean().optional(),
+});
+
 export const recordSchema = z.discriminatedUnion("t", [
   intentSchema,
   outcomeSchema,
@@ -202,6 +223,7 @@ export const recordSchema = z.discriminatedUnion("t", [
   skipSchema,
   goneSchema,
   markoutSchema,
+  protectionSchema,
 ]);
 
 export type IntentRecord = z.infer<typeof intentSchema>;
@@ -214,6 +236,7 @@ export type OrderFillRecord = z.infer<typeof orderFillSchema>;
 export type ClaimModeRecord = z.infer<typeof claimModeSchema>;
 export type ClaimedBaseRecord = z.infer<typeof claimedBaseSchema>;
 export type MarkoutRecord = z.infer<typeof markoutSchema>;
+export type ProtectionRecord = z.infer<typeof protectionSchema>;
 export type OrderResult = OrderOutcomeRecord["result"];
 export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = z.infer<typeof recordSchema>;
@@ -250,6 +273,8 @@ export interface JournalReplay {
   claimed: ClaimedReplay;
   /** Markouts keyed `${id} ${symbol} ${horizon}`: a sampled one wins over one recorded missing. */
   markouts: Map<string, MarkoutRecord>;
+  /** The last protections record (undefined in a journal older than protections, or that never wrote one). */
+  protection: ProtectionRecord | undefined;
   /** Valid records read. */
   records: number;
   /** Lines that were not valid records (skipped with a warning). */
@@ -278,6 +303,7 @@ export function emptyReplay(): JournalReplay {
     orders: { intents: new Map(), outcomes: new Map(), fills: [] },
     claimed: { modes: new Map(), bases: new Map() },
     markouts: new Map(),
+    protection: undefined,
     records: 0,
     corruptLines: 0,
     tornTail: false,
@@ -331,6 +357,9 @@ export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
       if (held === undefined || (held.bps === undefined && rec.bps !== undefined)) replay.markouts.set(key, rec);
       return;
     }
+    case "protection":
+      replay.protection = rec;
+      return;
   }
 }
 

@@ -189,6 +189,7 @@ export class PgStateStore implements StateStore {
       case "skip":
       case "gone":
       case "markout":
+      case "protection":
         return journal.event(record);
       default:
         return Promise.resolve(); // intents go through `intent`; venue and positions records are the file's

@@ -20,6 +20,8 @@ import {
 function touchEverything(m: Metrics): void {
   m.claimsResult.inc({ result: "success", code: "none" });
   m.claimsSkipped.inc({ reason: "min_fee" });
+  m.protectionTrips.inc({ protection: "daily_loss" });
+  m.tradingState.set({ state: "halted" }, 1);
   m.claimLatency.observe(0.002);
   m.decisionLatency.observe(0.00003);
   m.wsMessages.inc({ stream: "public", topic: "liquidation" });

@@ -171,6 +171,33 @@ describe("file journal compaction", () => {
     });
   }
 
+  test("the protections' last state survives a compaction (a restart carries on, it does not re-arm)", async () => {
+    const dir = tempDir();
+    const halted = {
+      t: "protection",
+      at: VENUE.at + 5,
+      state: "halted",
+      halted: true,
+      reducing: false,
+      day: "2026-01-05",
+      dayBaseline: 0,
+      peak: 12,
+      streaks: { PERP_ETH_USDC: 2 },
+      cooldowns: {},
+      trip: "daily_loss",
+    } as const;
+    const { journal } = open(dir);
+    for (const r of venueHeader(VENUE)) journal.append(r);
+    journal.append(halted);
+    for (let id = 1; id <= 3; id++) for (const r of settled(id, VENUE.at + id * 10)) journal.append(r);
+    journal.rotate();
+    await journal.close();
+    await compact(dir, Date.now());
+    const again = open(dir);
+    await again.journal.close();
+    expect(again.replay.protection).toEqual(halted);
+  });
+
   test("a tail rotated by a kill before its new header: the venue comes from the snapshot and a header is written", async () => {
     const dir = tempDir();
     await journalWithHistory(dir);

@@ -151,6 +151,13 @@ ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
   CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base'));
 `;
 
+/** The protections' state (engine/protections.ts): a restart or a new leader carries on from the last. */
+const PROTECTION_STATE = `
+ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
+ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'protection'));
+`;
+
 /**
  * Markouts (engine/markouts.ts): one event per claim, symbol and horizon. The kind list is the full
  * list of the kinds at this version (other migrations of the same wave re-declare it with theirs).
@@ -158,14 +165,14 @@ ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
 const MARKOUTS = `
 ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
 ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
-  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'markout'));
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'protection', 'markout'));
 `;
 
 /** The opportunity ledger (`liquidator report`): first pushes, skip verdicts and departures of liquidations. */
 const OPPORTUNITY_LEDGER = `
 ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
 ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
-  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'markout', 'seen', 'skip', 'gone'));
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'protection', 'markout', 'seen', 'skip', 'gone'));
 CREATE INDEX journal_events_account_kind_at ON journal_events (account_id, kind, at);
 `;
 
@@ -190,6 +197,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
   { version: 3, name: "order fills in journal_events", sql: ORDER_FILLS },
   { version: 4, name: "claimed positions in journal_events", sql: CLAIMED_POSITIONS },
+  { version: 5, name: "protection state in journal_events", sql: PROTECTION_STATE },
   { version: 6, name: "markouts in journal_events", sql: MARKOUTS },
   { version: 7, name: "opportunity ledger in journal_events", sql: OPPORTUNITY_LEDGER },
   { version: 8, name: "journal snapshots, archived events", sql: JOURNAL_ARCHIVE },

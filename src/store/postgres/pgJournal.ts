@@ -34,6 +34,7 @@ import type {
   OrderOutcomeRecord,
   OutcomeRecord,
   PositionsRecord,
+  ProtectionRecord,
 } from "../journalRecords.js";
 import type { OpportunityRecord } from "../opportunityRecords.js";
 import {
@@ -141,9 +142,12 @@ export class PgJournal {
 
   /**
    * Journals a record that moves no state (an unwind fill, a claimed position's mode or base, the
-   * opportunity ledger's seen / skip / gone, a markout): replay, P&L and `report` read it.
+   * opportunity ledger's seen / skip / gone, a markout, the protections' state): replay, P&L and
+   * `report` read it.
    */
-  async event(record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OpportunityRecord | MarkoutRecord): Promise<void> {
+  async event(
+    record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OpportunityRecord | MarkoutRecord | ProtectionRecord,
+  ): Promise<void> {
     const byId = record.t === "seen" || record.t === "skip" || record.t === "gone" || record.t === "markout";
     await this.#db.query(
       "INSERT INTO journal_events (account_id, kind, client_order_id, liquidation_id, record) VALUES ($1, $2, $3, $4, $5::jsonb)",

@@ -1,0 +1,108 @@
+/**
+ * Protections across a takeover (state.backend: postgres): the leader halts on the daily loss limit
+ * in a market that runs against each assignment, is killed (-9), and the standby that takes over is
+ * halted from the journal's protection record: it claims nothing new until SIGHUP re-arms it.
+ */
+import { expect } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { generateKeyPair } from "../../src/venue/signer.js";
+import {
+  claimsBy,
+  daemonEnv,
+  metric,
+  OPEN_POLICY,
+  reconcileRounds,
+  requestsFrom,
+  sleep,
+  waitFor,
+  writePolicyFile,
+} from "../support/daemonHarness.js";
+import type { DaemonProcess } from "../support/daemonProcess.js";
+import { readyzOf } from "../support/haRig.js";
+import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+import { test as rigTest } from "../support/rig.js";
+
+const test = rigTest.extend<{ pgc: PgCluster }>({
+  pgc: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, use) => {
+      const cluster = await startPgCluster();
+      await use(cluster);
+      await cluster.destroy();
+    },
+    { scope: "file" },
+  ],
+});
+
+interface Replica {
+  proc: DaemonProcess;
+  url: string;
+}
+
+const ETH = "PERP_ETH_USDC";
+
+function long(sim: SimulatorHandle, notional: number): number {
+  const qty = Math.round((notional / (sim.core.mark(ETH) as number)) * 1000) / 1000;
+  return sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: qty }] });
+}
+
+describeWithPostgres("protections across a takeover", () => {
+  test("the leader halts on the daily loss; after its kill -9 the new leader is halted too, until SIGHUP", async ({ rig, build, pgc }) => {
+    // Marks move 5 % against each claim at once; positions are kept, so each claim adds about 420
+    // of loss at mark: the second crosses 1,000.
+    const sim = await rig.sim({ scenario: { adverseMoveBps: 500 } });
+    const dbUrl = await pgc.createDatabase("protect_takeover");
+    const start = async (name: string): Promise<Replica> => {
+      const key = generateKeyPair();
+      sim.core.accounts.registerKey(sim.accountId, key.publicKey);
+      const dir = await rig.dir(`protect-${name}`);
+      const config = await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { protections: { daily_loss_limit: 1_000 } });
+      const env = daemonEnv(sim, dir, {
+        LIQUIDATOR_CONFIG: config,
+        LIQUIDATOR_SECRET: key.secret,
+        LIQUIDATOR_STATE_BACKEND: "postgres",
+        LIQUIDATOR_POSTGRES_URL: dbUrl,
+        LIQUIDATOR_UNWIND_MODE: "off",
+      });
+      const proc = rig.spawn(build.cli, [], env, dir);
+      return { proc, url: await proc.metricsUrl() };
+    };
+    const replicas = await Promise.all([start("a"), start("b")]);
+    const role = async (r: Replica) =>
+      r.proc.exited() ? undefined : ((await readyzOf(r.url))?.body as { role?: string; trading_state?: string } | undefined);
+    const leader = await waitFor(
+      async () => {
+        for (const r of replicas) if ((await role(r))?.role === "leader") return r;
+        return undefined;
+      },
+      "a leader",
+      30_000,
+    );
+    const standby = replicas.find((r) => r !== leader) as Replica;
+
+    for (let k = 1; k <= 5 && (await role(leader))?.trading_state !== "halted"; k++) {
+      const id = long(sim, 10_000);
+      await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `claim ${k}`, 20_000);
+      await sleep(1_500); // the adverse mark arrived and the leader observed it
+    }
+    await waitFor(async () => (await role(leader))?.trading_state === "halted", "the leader halted", 10_000);
+    const claimed = claimsBy(sim).length;
+    expect(claimed).toBe(2);
+
+    leader.proc.child.kill("SIGKILL");
+    await leader.proc.exit;
+    await waitFor(async () => (await role(standby))?.role === "leader", "the standby took over", 30_000);
+    await waitFor(async () => (await role(standby))?.trading_state === "halted", "the new leader halted from the journal", 10_000);
+    const held = long(sim, 10_000);
+    await waitFor(
+      async () => (await metric(standby.url, "liquidator_claims_skipped_total", { reason: "protection" })) >= 1,
+      "skipped: protection",
+    );
+    await reconcileRounds(standby.url, 2, 15_000);
+    expect(requestsFrom(sim).some((r) => r.liquidationId === held)).toBe(false);
+
+    standby.proc.child.kill("SIGHUP");
+    await waitFor(async () => (await role(standby))?.trading_state === "active", "re-armed by SIGHUP", 15_000);
+    await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === held), "claimed after the re-arm", 20_000);
+  }, 180_000);
+});
