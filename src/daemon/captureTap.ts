@@ -34,4 +34,9 @@ export type CaptureEvent =
 
 export interface CaptureTap {
   record(event: CaptureEvent): void;
+  /**
+   * Whether stream frames (`liquidation`, `markprices`) are wanted now (absent: always). Read before
+   * a frame's event is built, so a tap that wants none costs the hot path one property read.
+   */
+  readonly frames?: boolean;
 }

@@ -114,7 +114,8 @@ export class Ingest {
       case "liquidation": {
         const receivedAt = this.#monotonic();
         const at = this.#now();
-        this.#options.capture?.record({ k: "liquidation", at, data: args[1] });
+        const capture = this.#options.capture;
+        if (capture !== undefined && capture.frames !== false) capture.record({ k: "liquidation", at, data: args[1] });
         const changes = book.applyDelta(args[1].map(liquidationFromPush), at);
         for (const id of changes.removed) claimer.cancel(id);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
@@ -125,11 +126,13 @@ export class Ingest {
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         return;
       }
-      case "markprices":
-        this.#options.capture?.record({ k: "markprices", at: this.#now(), data: args[1] });
+      case "markprices": {
+        const capture = this.#options.capture;
+        if (capture !== undefined && capture.frames !== false) capture.record({ k: "markprices", at: this.#now(), data: args[1] });
         marks.setMany(args[1], this.#now());
         if (policy.symbolsLoaded) claimer.retrySkipped(MARK_SKIPS);
         return;
+      }
       case "markprice":
         marks.set(args[1].symbol, args[1].price, this.#now());
         return;

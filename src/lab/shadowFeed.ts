@@ -93,6 +93,15 @@ export class ShadowFeed implements CaptureTap {
     if (variants.length > 0) this.#market = this.#newMarket(variants);
   }
 
+  /**
+   * Stream frames are wanted only while shadows run: with none, the daemon builds no event per frame,
+   * and shadows started later (a SIGHUP) begin from the symbols, marks and open list the REST reads
+   * keep here, missing at most the pushes of one reconcile interval until the next open list.
+   */
+  get frames(): boolean {
+    return this.#market !== undefined;
+  }
+
   /** The capture tap: enqueue only (never blocks, never throws). */
   record(event: CaptureEvent): void {
     this.#remember(event);

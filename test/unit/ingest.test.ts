@@ -2,7 +2,9 @@
  * What each input does (daemon/ingest.ts): a REST open list offers the claimer only what is new or
  * changed, plus what was skipped; positions from the venue end the start-up wait.
  */
+
 import { describe, expect, test } from "vitest";
+import type { CaptureEvent, CaptureTap } from "../../src/daemon/captureTap.js";
 import { Ingest } from "../../src/daemon/ingest.js";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { PolicyState } from "../../src/daemon/policyState.js";
@@ -12,6 +14,8 @@ import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
+import { ShadowFeed } from "../../src/lab/shadowFeed.js";
+import { buildVariants } from "../../src/lab/variants.js";
 import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 
@@ -24,7 +28,7 @@ function row(id: number, qty: number): OpenLiquidation {
   };
 }
 
-function setup() {
+function setup(capture?: CaptureTap) {
   const offered: number[] = [];
   const retried: (ReadonlySet<string> | undefined)[] = [];
   const paused = new Set<string>(["positions"]);
@@ -41,6 +45,7 @@ function setup() {
     policy,
     metrics: { liquidationsSeen: { inc: () => undefined } } as never,
     logger: { info: () => undefined },
+    ...(capture !== undefined ? { capture } : {}),
     claimer: {
       offer: (l: Liquidation) => void offered.push(l.liquidationId),
       sendNow: () => undefined,
@@ -57,6 +62,33 @@ function setup() {
 }
 
 describe("Ingest", () => {
+  test("a tap that wants no stream frames gets none (no event is built per frame); REST reads still reach it", () => {
+    const recorded: CaptureEvent["k"][] = [];
+    let frames = false;
+    const { ingest } = setup({
+      record: (e) => void recorded.push(e.k),
+      get frames() {
+        return frames;
+      },
+    });
+    ingest.stream(["markprices", [{ symbol: "PERP_ETH_USDC", price: 3000 }], undefined]);
+    ingest.stream(["liquidation", [{ liquidationId: 1, timestamp: 1, type: "liquidated", positionsByPerp: [] }], undefined]);
+    ingest.openList([], Date.now());
+    expect(recorded).toEqual(["open"]);
+    frames = true;
+    ingest.stream(["markprices", [{ symbol: "PERP_ETH_USDC", price: 3000 }], undefined]);
+    expect(recorded).toEqual(["open", "markprices"]);
+  });
+
+  test("the shadow feed wants stream frames only while shadows run", async () => {
+    const feed = new ShadowFeed({ model: { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 }, schedule: () => undefined });
+    expect(feed.frames).toBe(false);
+    feed.setVariants(await buildVariants([], ["policy.min_fee=0"]));
+    expect(feed.frames).toBe(true);
+    feed.setVariants([]);
+    expect(feed.frames).toBe(false);
+  });
+
   test("a REST open list offers only new or changed ids; skipped ones are re-decided by the claimer", async () => {
     const { ingest, offered, retried, slices } = setup();
     const rows = Array.from({ length: 10_000 }, (_, i) => row(i + 1, 1 + i / 10_000));
