@@ -50,7 +50,7 @@ import type { SymbolTable } from "./symbolInfo.js";
 import type { Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
-export { SKIP_REASONS } from "./types.js";
+export { GATE_SKIP_REASONS, SKIP_REASONS } from "./types.js";
 
 /** docs/protocol.md §4.1 / §7: below these notionals (quote, at mark) a claim must take everything. */
 export const FULL_TAKE_LOW_TIER = 10_000;
@@ -325,7 +325,7 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
     expectedFee,
     notional,
     perSymbolQty,
-    marginNeed: margin.need,
-    marginRoom: margin.room,
+    // Absent when margin is not checked (account unknown): a decision carries finite numbers only.
+    ...(Number.isFinite(margin.room) ? { marginNeed: margin.need, marginRoom: margin.room } : {}),
   };
 }

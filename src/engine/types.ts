@@ -101,6 +101,8 @@ export const SKIP_REASONS = [
   "protection", // the trading state is not active (a protection tripped, or a drain): no new claims
   "cooldown", // a symbol of it cools after a loss streak (protections.loss_streak)
 ] as const;
+/** The reasons the claim pipeline's gate gives (protections), before `decide` is asked. */
+export const GATE_SKIP_REASONS: readonly SkipReason[] = ["protection", "cooldown"];
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** One symbol of a per-symbol claim and its ratio (a multiple of 0.001 in (0, 1]). */
@@ -134,9 +136,9 @@ export interface ClaimDecision {
   readonly notional: number;
   /** Signed quantity taken per claimed symbol (rounded to 1e-9 like the venue): reserve it in Exposure. */
   readonly perSymbolQty: Readonly<Record<string, number>>;
-  /** Initial margin the claim adds to held + in flight (quote, claimMargin.ts); 0 when margin is not checked. */
+  /** Initial margin the claim adds to held + in flight (quote, claimMargin.ts); absent when margin is not checked. */
   readonly marginNeed?: number;
-  /** The margin budget left before the claim (quote); +Infinity when margin is not checked. */
+  /** The margin budget left before the claim (quote); absent (read as unlimited) when margin is not checked. */
   readonly marginRoom?: number;
 }
 
