@@ -5,7 +5,7 @@
  * (`run --dry-run` is covered by the child-process test in daemon.signals.test.ts.)
  */
 import { expect } from "vitest";
-import { ethLong, metric, readJournal, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import { ethLong, journalLines, metric, readJournal, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async ({ rig }) => {
@@ -30,9 +30,14 @@ test("LIQUIDATOR_DRY_RUN=1: decided and journaled, nothing sent", async ({ rig }
     expect(journal.intents.get(id)?.dryRun).toBe(true);
     expect(journal.outcomes.get(id)?.map((o) => o.result)).toEqual(["dry_run"]);
   }
-  // Per id: the intent, its outcome and the opportunity ledger's first push; and the record naming the venue.
-  await waitFor(() => readJournal(dir).records === 3 * ids.length + 1, "the ledger's records flushed");
-  expect(readJournal(dir).records).toBe(3 * ids.length + 1);
+  // Per id: the intent, its outcome and the opportunity ledger's first push; besides them only the
+  // venue record (with its format-2 guard) and the protections' state (once a day, and on a change).
+  const kinds = () => journalLines(dir).map((r) => r.t as string);
+  await waitFor(() => kinds().filter((k) => k === "seen").length === ids.length, "the ledger's records flushed");
+  const count = (k: string) => kinds().filter((x) => x === k).length;
+  expect([count("intent"), count("outcome"), count("seen"), count("venue")]).toEqual([ids.length, ids.length, ids.length, 2]);
+  const allowed = new Set(["venue", "intent", "outcome", "seen", "protection"]);
+  expect(kinds().filter((k) => !allowed.has(k))).toEqual([]);
   expect(await metric(daemon.metricsUrl, "liquidator_claims_result_total", { result: "dry_run" })).toBe(ids.length);
   expect(await metric(daemon.metricsUrl, "liquidator_claims_submitted_total")).toBe(0);
   expect(await metric(daemon.metricsUrl, "liquidator_fee_earned_total")).toBe(0);

@@ -26,7 +26,11 @@ async function start(rig: Rig): Promise<{ sim: SimulatorHandle; url: string }> {
     stateDir: await rig.dir("observe"),
     policyBase: "built-in",
     policy: { symbols: { deny: ["PERP_TSLA_USDC"] } },
-    sections: { rewards: { poll_interval_ms: 1000, campaign: { campaign_id: CAMPAIGN_ID, account_id: sim.accountId } } },
+    sections: {
+      rewards: { poll_interval_ms: 1000, campaign: { campaign_id: CAMPAIGN_ID, account_id: sim.accountId } },
+      // One shadow variant: the shadow panels' series exist per configured variant.
+      shadow: { variants: [{ name: "fee5", set: { "policy.min_fee": 5 } }] },
+    },
     env: { LIQUIDATOR_BUILD_COMMIT: COMMIT },
     timing: FAST_TIMING,
     until: "ready",
