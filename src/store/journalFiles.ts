@@ -198,5 +198,8 @@ export function readHistory(dir: string): JournalReplay {
 }
 
 export function ensureHistoryDir(dir: string): void {
-  mkdirSync(join(dir, HISTORY_DIR), { recursive: true });
+  const history = join(dir, HISTORY_DIR);
+  // Not `recursive`: `dir` exists, and a recursive mkdir on a read-only file system says ENOENT, not
+  // EROFS (the reason an operator needs to read on /readyz).
+  if (!existsSync(history)) mkdirSync(history);
 }
