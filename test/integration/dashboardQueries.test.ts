@@ -13,6 +13,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { claimObserver } from "../../src/daemon/claimObserver.js";
 import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import { allPanels, type DashboardPanel, loadDashboard } from "../support/dashboardNames.js";
 import { PROMETHEUS_BIN, startPrometheus } from "../support/promStack.js";
@@ -36,6 +37,7 @@ const CAP = 10_000;
 /** A replica's registry; `tick` moves its counters as a running daemon's would between scrapes. */
 function replica(role: "leader" | "standby"): { metrics: Metrics; tick: () => void } {
   const m = createMetrics({ version: "test", commit: "test", defaultMetrics: false });
+  claimObserver(m); // as the daemon's claimer does: every claiming_paused reason has a series from the start
   m.exposureCap.set(CAP);
   m.unwind.setPnlSource(() => ({ liquidator_fee: 20, trading: -5, fees: 2.5, net: 12.5, unrealized: -2 }));
   m.unwind.setPositionSource(() => [{ symbol: BTC, qty: 0.05 }]);
