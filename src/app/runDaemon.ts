@@ -13,15 +13,16 @@ import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
 import { PACKAGE_VERSION } from "../venue/userAgent.js";
-import { assembleDaemon, type DaemonTiming } from "./assembleDaemon.js";
+import { assembleDaemon } from "./assembleDaemon.js";
 import { captureBudget } from "./captureBudget.js";
+import type { DaemonTiming } from "./daemonTiming.js";
 import { DrainSignal } from "./drainSignal.js";
 import { HupReloader } from "./hupReloader.js";
 import { openDaemonCapture } from "./openCapture.js";
 import { type OpenedStore, openStateStore } from "./openStateStore.js";
 import { connectVenue } from "./venueConnection.js";
 
-export type { DaemonTiming } from "./assembleDaemon.js";
+export type { DaemonTiming } from "./daemonTiming.js";
 
 export interface RunDaemonOptions {
   loaded: LoadedConfig;

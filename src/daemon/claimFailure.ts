@@ -3,7 +3,7 @@
  * never by message text, with the `claims_result_total` labels the journal agrees with. Pure: the
  * claimer acts on the answer.
  */
-import { type ClaimResultLabel, claimOutcomeLabels } from "../observe/metrics.js";
+import { type ClaimResultLabel, claimOutcomeLabels } from "../observe/failureLabels.js";
 import type { ClaimOutcomeResult } from "../store/journalRecords.js";
 import { type ClaimFailureAction, claimFailureAction } from "../venue/errors.js";
 
@@ -11,7 +11,7 @@ export type { ClaimFailureAction } from "../venue/errors.js";
 
 export interface ClaimFailure {
   action: ClaimFailureAction;
-  /** `result` and `code` labels of claims_result_total (observe/metrics.ts defines the sets). */
+  /** `result` and `code` labels of claims_result_total (observe/failureLabels.ts defines the sets). */
   result: ClaimResultLabel;
   code: string;
 }

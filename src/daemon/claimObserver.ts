@@ -1,7 +1,7 @@
 /** The claimer's observer on the Prometheus metrics: the claimer itself never sees prom-client. */
+import { PAUSE_REASONS } from "../engine/pauseReasons.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { ClaimerObserver } from "./claimer.js";
-import { PAUSE_REASONS } from "./claimPauses.js";
 
 export function claimObserver(metrics: Metrics): ClaimerObserver {
   // The pause alerts compare with 0: every reason's series exists before its first switch.

@@ -2,13 +2,7 @@
  * Why the claimer sends nothing now (claiming_paused{reason}): each reason on until it is switched off
  * or, given a duration, until that has passed. The claimer sends only while none is on.
  */
-
-/**
- * Why claiming is paused (`claiming_paused{reason}`): -1101 margin, journal write failure, clock skew,
- * positions not read yet, standby, and the trading states that claim nothing (`reducing`, `halted`).
- */
-export const PAUSE_REASONS = ["margin", "journal", "clock", "positions", "standby", "reducing", "halted"] as const;
-export type PauseReason = (typeof PAUSE_REASONS)[number];
+import type { PauseReason } from "../engine/pauseReasons.js";
 
 export class ClaimPauses {
   readonly #on = new Map<PauseReason, NodeJS.Timeout | undefined>();

@@ -4,11 +4,12 @@
  * claim without an intent is not sent), check the lease, write the request, count it; what the
  * answer means is claimOutcomes.ts.
  */
+
+import type { PauseReason } from "../engine/pauseReasons.js";
 import type { ClaimDecision } from "../engine/policy.js";
 import type { StateStore } from "../store/stateStore.js";
 import { DuplicateClaimError, FencedError } from "../store/storeErrors.js";
 import type { ClaimOutcomes } from "./claimOutcomes.js";
-import type { PauseReason } from "./claimPauses.js";
 import type { ClaimHold, ClaimPipeline } from "./claimPipeline.js";
 import type { ClaimSender } from "./claimSender.js";
 import type { IdState } from "./claimState.js";

@@ -8,6 +8,8 @@
  * Never twice: every id has one state (claimState.ts); once an id is in flight, accepted, unknown or
  * finished it is not claimed again, and the journal intent is written before the request leaves.
  */
+
+import type { PauseReason } from "../engine/pauseReasons.js";
 import type { ClaimDecision } from "../engine/policy.js";
 import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation, LiquidationPosition } from "../engine/types.js";
@@ -15,7 +17,7 @@ import type { JournalRecord } from "../store/journalRecords.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { type ClaimerOptions, DEFAULT_TIMINGS } from "./claimerOptions.js";
 import { ClaimOutcomes } from "./claimOutcomes.js";
-import { ClaimPauses, type PauseReason } from "./claimPauses.js";
+import { ClaimPauses } from "./claimPauses.js";
 import { ClaimPipeline, type ClaimWire } from "./claimPipeline.js";
 import { ClaimQueue } from "./claimQueue.js";
 import { type LiveClaimEffects, sendClaim } from "./claimSend.js";

@@ -1,11 +1,11 @@
 /** What the live claimer (claimer.ts) is given: the pipeline's inputs and the live effects. */
 import type { Exposure } from "../engine/exposure.js";
+import type { PauseReason } from "../engine/pauseReasons.js";
 import type { Decision } from "../engine/policy.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { Fill, Liquidation } from "../engine/types.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { ClaimOutcomeTimings } from "./claimOutcomes.js";
-import type { PauseReason } from "./claimPauses.js";
 import type { ClaimGate, ClaimWire } from "./claimPipeline.js";
 import type { ClaimSender } from "./claimSender.js";
 import type { OpenBook } from "./openBook.js";

@@ -10,15 +10,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { ConfigError } from "../errors.js";
+import type { Metrics } from "./metrics.js";
 import {
   CAMPAIGN_GAUGES,
   type CampaignField,
   EPOCH_DATA_FIELDS,
   EPOCH_INFO_FIELDS,
-  type Metrics,
   type PollTarget,
   REWARD_STATUS_VALUES,
-} from "./metrics.js";
+} from "./rewardsMetrics.js";
 
 // Minimal shapes of the payloads (snake_case, as the RestClient returns them after validation).
 export interface EpochInfoRowLike {

@@ -4,6 +4,7 @@
  * unrealized P&L. Sampled values (positions, P&L) are read at scrape time from a source.
  */
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { oneOf } from "./metricMakers.js";
 
 export const ORDER_RESULTS = ["sent", "filled", "partial", "unfilled", "rejected", "unknown", "not_accepted"] as const;
 const PNL_COMPONENTS = ["liquidator_fee", "trading", "fees", "net"] as const;
@@ -108,7 +109,12 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
       if (pnl !== undefined) this.set(pnl().unrealized);
     },
   });
-  const ordersTotal = new Counter({ name: `${prefix}orders_total`, help: "Unwind orders by result", labelNames: ["result"], ...reg });
+  const ordersTotal = new Counter({
+    name: `${prefix}orders_total`,
+    help: `Unwind orders by result (${oneOf(ORDER_RESULTS)})`,
+    labelNames: ["result"],
+    ...reg,
+  });
   for (const result of ORDER_RESULTS) ordersTotal.inc({ result }, 0);
   for (const component of PNL_COMPONENTS) pnlGauge.set({ component }, 0);
   return {

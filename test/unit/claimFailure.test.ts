@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { type ClaimFailureAction, classifyClaimFailure, JOURNAL_RESULT_OF } from "../../src/daemon/claimFailure.js";
 import { AbortedError } from "../../src/errors.js";
-import { CLAIM_RESULTS } from "../../src/observe/metrics.js";
+import { CLAIM_RESULTS } from "../../src/observe/failureLabels.js";
 import { CLAIM_OUTCOME_RESULTS } from "../../src/store/journalRecords.js";
 import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 

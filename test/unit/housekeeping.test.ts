@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import type { PauseReason } from "../../src/daemon/claimPauses.js";
 import { Housekeeping } from "../../src/daemon/housekeeping.js";
+import type { PauseReason } from "../../src/engine/pauseReasons.js";
 
 /** The claimer's pause surface, recorded. */
 function pauses() {

@@ -1,17 +1,21 @@
 import { register as globalRegister } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { claimObserver } from "../../src/daemon/claimObserver.js";
-import { PAUSE_REASONS } from "../../src/daemon/claimPauses.js";
+import { TRADING_STATES } from "../../src/daemon/tradingState.js";
+import { MARKOUT_HORIZONS } from "../../src/engine/markouts.js";
+import { OPPORTUNITY_OUTCOMES } from "../../src/engine/opportunities.js";
+import { PAUSE_REASONS } from "../../src/engine/pauseReasons.js";
+import { PROTECTIONS } from "../../src/engine/protections.js";
+import { SKIP_REASONS } from "../../src/engine/types.js";
 import { AbortedError } from "../../src/errors.js";
-import {
-  CAMPAIGN_GAUGES,
-  claimOutcomeLabels,
-  codeLabel,
-  createMetrics,
-  httpStatusLabel,
-  LATENCY_BUCKETS_SECONDS,
-} from "../../src/observe/metrics.js";
+import { CLAIM_CONNECTION_KINDS } from "../../src/observe/claimMetrics.js";
+import { CLAIM_RESULTS, claimOutcomeLabels, codeLabel, httpStatusLabel } from "../../src/observe/failureLabels.js";
+import { LATENCY_BUCKETS_SECONDS } from "../../src/observe/metricMakers.js";
+import { createMetrics } from "../../src/observe/metrics.js";
+import { CAMPAIGN_GAUGES } from "../../src/observe/rewardsMetrics.js";
+import { ORDER_RESULTS } from "../../src/observe/unwindMetrics.js";
 import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
+import { BAD_MESSAGE_REASONS } from "../../src/venue/wire.js";
 
 /** `# TYPE` lines of a scrape: family name → type. */
 function types(text: string): Map<string, string> {
@@ -78,6 +82,28 @@ describe("createMetrics", () => {
     for (const [name, type] of t) {
       expect(name.startsWith("liquidator_"), name).toBe(true);
       expect(name.endsWith("_total"), name).toBe(type === "counter");
+    }
+  });
+
+  it("each help text that lists a label's values names every value of the list the code sets them from", async () => {
+    const text = await createMetrics({ defaultMetrics: false }).registry.metrics();
+    const help = (name: string): string => text.match(new RegExp(`^# HELP ${name} (.*)$`, "m"))?.[1] ?? "";
+    const lists: [string, readonly string[]][] = [
+      ["liquidator_claims_result_total", CLAIM_RESULTS],
+      ["liquidator_claims_skipped_total", SKIP_REASONS],
+      ["liquidator_claiming_paused", PAUSE_REASONS],
+      ["liquidator_ws_bad_messages_total", BAD_MESSAGE_REASONS],
+      ["liquidator_opportunities_total", OPPORTUNITY_OUTCOMES],
+      ["liquidator_markout_bps", MARKOUT_HORIZONS],
+      ["liquidator_orders_total", ORDER_RESULTS],
+      ["liquidator_claim_connections_total", CLAIM_CONNECTION_KINDS],
+      ["liquidator_protection_trips_total", PROTECTIONS],
+      ["liquidator_trading_state", TRADING_STATES],
+    ];
+    for (const [name, values] of lists) {
+      const h = help(name);
+      expect(h, name).not.toBe("");
+      for (const value of values) expect(h, `${name} names ${value}`).toMatch(new RegExp(`\\b${value}\\b`));
     }
   });
 

@@ -1,0 +1,50 @@
+/**
+ * The assembled daemon's run: the key check first, then the pollers, the protections and the
+ * daemon until the signal (or a finished drain) aborts; then the drain, the unwinder and the
+ * pollers stop, and what the run opened is flushed and closed (not the journal or the venue).
+ */
+import type { Daemon } from "../daemon/daemon.js";
+import type { Drain } from "../daemon/drain.js";
+import type { KeyWatch } from "../daemon/keyWatch.js";
+import type { MarkoutSampler } from "../daemon/markoutSampler.js";
+import type { OpportunityLedger } from "../daemon/opportunityLedger.js";
+import type { ProtectionGuard } from "../daemon/protectionGuard.js";
+import type { Unwinder } from "../daemon/unwinder.js";
+import type { RewardsPoller } from "../observe/rewardsPoller.js";
+import type { VenueLimiters } from "../venue/limiters.js";
+import type { RestClient } from "../venue/rest.js";
+
+export function daemonRun(o: {
+  daemon: Daemon;
+  keyWatch: KeyWatch;
+  poller: RewardsPoller;
+  guard: ProtectionGuard;
+  drain: Drain;
+  drained: AbortSignal;
+  unwinder: Unwinder;
+  opportunities: OpportunityLedger;
+  markouts: MarkoutSampler;
+  rest: RestClient;
+  limiters: VenueLimiters;
+}): (signal: AbortSignal) => Promise<void> {
+  return async (outer) => {
+    const signal = AbortSignal.any([outer, o.drained]);
+    try {
+      // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
+      await o.keyWatch.check(signal);
+      const polling = o.poller.start(signal);
+      const keys = o.keyWatch.run(signal);
+      const stopGuard = o.guard.start();
+      await o.daemon.run(signal).finally(stopGuard);
+      o.drain.stop();
+      await o.unwinder.stop();
+      await polling;
+      await keys;
+    } finally {
+      o.opportunities.flush();
+      o.markouts.stop();
+      await o.rest.close().catch(() => undefined);
+      await o.limiters.stop().catch(() => undefined);
+    }
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * What the metrics read at scrape time (marks, exposure, limiter queues, open positions, P&L, the
+ * account) and the gauges set once from the config (dry run, simulated venue, exposure cap).
+ */
+import type { Config } from "../config/schema.js";
+import type { Unwinder } from "../daemon/unwinder.js";
+import { marginParamsOf } from "../engine/margin.js";
+import type { PnlLedger } from "../engine/pnlLedger.js";
+import type { Metrics } from "../observe/metrics.js";
+import { LIMITER_NAMES, type VenueLimiters } from "../venue/limiters.js";
+import type { TradingBooks } from "./tradingBooks.js";
+
+export function metricSources(o: {
+  config: Config;
+  metrics: Metrics;
+  books: TradingBooks;
+  limiters: VenueLimiters;
+  ledger: PnlLedger;
+  unwinder: Unwinder;
+}): void {
+  const { config, metrics, limiters, ledger, unwinder } = o;
+  const { marks, exposure, account, policy } = o.books;
+  metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
+  metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
+  metrics.exposureCap.set(config.policy.max_total_exposure);
+  metrics.setLimiterSource(() => LIMITER_NAMES.map((limiter) => ({ limiter, queued: limiters.queued(limiter) })));
+  metrics.setMarkSource(() =>
+    marks.snapshot().map((m) => ({ symbol: m.symbol, price: m.price, ageSeconds: (Date.now() - m.receivedAt) / 1000 })),
+  );
+  metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
+  metrics.unwind.setOpenSource(() => unwinder.openPositions());
+  // position{symbol} stays one series per symbol: the sum over its margin modes.
+  metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.netQty(symbol) })));
+  metrics.unwind.setPnlSource(() => {
+    const t = ledger.totals();
+    return {
+      liquidator_fee: t.liquidatorFee,
+      trading: t.trading,
+      fees: t.fees,
+      net: t.net,
+      unrealized: ledger.unrealized((s) => marks.price(s)),
+    };
+  });
+  const marginParams = (symbol: string) => marginParamsOf(policy.context.symbols.get(symbol));
+  metrics.setAccountSource(() => ({
+    total: account.totalCollateral(marks),
+    free: account.freeCollateral(marginParams, marks) ?? account.reported.freeCollateral,
+    usage: account.marginUsage(marginParams, marks),
+  }));
+}

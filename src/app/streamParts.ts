@@ -1,0 +1,144 @@
+/**
+ * What reads the venue: ingest (streams and REST reads into the books and the claimer), the claim
+ * rehearsal, the daemon that runs the streams and loops, the rewards poller and the key watch.
+ */
+import type { Logger } from "pino";
+import type { Config } from "../config/schema.js";
+import type { CaptureTap } from "../daemon/captureTap.js";
+import type { Claimer } from "../daemon/claimer.js";
+import { ClaimRehearsal } from "../daemon/claimRehearsal.js";
+import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
+import { Housekeeping } from "../daemon/housekeeping.js";
+import { Ingest } from "../daemon/ingest.js";
+import { KeyWatch } from "../daemon/keyWatch.js";
+import type { OpportunityLedger } from "../daemon/opportunityLedger.js";
+import type { SliceQueue } from "../daemon/sliceQueue.js";
+import type { Unwinder } from "../daemon/unwinder.js";
+import type { Metrics } from "../observe/metrics.js";
+import { RewardsPoller } from "../observe/rewardsPoller.js";
+import type { Watchdog } from "../observe/watchdog.js";
+import type { StateStore } from "../store/stateStore.js";
+import { readKeyInfo } from "../venue/keyInfo.js";
+import type { DaemonTiming } from "./daemonTiming.js";
+import type { Later } from "./later.js";
+import type { TradingBooks } from "./tradingBooks.js";
+import type { UnwindScope } from "./unwindScope.js";
+import type { VenueConnection } from "./venueConnection.js";
+import type { VenueParts } from "./venueParts.js";
+
+export interface StreamParts {
+  ingest: Ingest;
+  daemon: Daemon;
+  poller: RewardsPoller;
+  keyWatch: KeyWatch;
+}
+
+export function streamParts(o: {
+  config: Config;
+  venue: VenueConnection;
+  venueParts: VenueParts;
+  store: StateStore;
+  metrics: Metrics;
+  watchdog: Watchdog;
+  logger: Logger;
+  timing: DaemonTiming | undefined;
+  books: TradingBooks;
+  claimer: Claimer;
+  unwinder: Unwinder;
+  scope: UnwindScope;
+  opportunities: OpportunityLedger;
+  slices: SliceQueue;
+  ingestLog: Logger;
+  /** What ingest records into (the capture, when on, and the shadows). */
+  capture: CaptureTap;
+  daemon: Later<Daemon>;
+}): StreamParts {
+  const { config, venue, metrics, logger, timing, claimer, scope } = o;
+  const { rest, signer } = o.venueParts;
+  const { marks, positions, policy } = o.books;
+  // A position that shrank (an unwind fill) frees exposure and margin: liquidations skipped at the cap
+  // or for margin are re-decided at once.
+  const exposureSkips = new Set(["exposure_cap", "margin"]);
+  positions.onChange((_symbol, qty, before) => {
+    if (Math.abs(qty) < Math.abs(before)) claimer.retrySkipped(exposureSkips);
+  });
+  // A claim answered before any report of its symbol: the venue's positions say which margin mode
+  // it landed in (and so which position to unwind); read them now rather than at the next period.
+  positions.onPending(() => o.daemon.get().requestPositions());
+  const ingest = new Ingest({
+    book: o.books.book,
+    marks,
+    claimer,
+    positions,
+    account: o.books.account,
+    policy,
+    metrics,
+    logger: o.ingestLog,
+    slices: o.slices,
+    orders: o.unwinder,
+    positionsRead: (first) => {
+      scope.positionsRead(first);
+      claimer.accountRead();
+    },
+    opportunities: o.opportunities,
+    capture: o.capture,
+    corrected: (c) => {
+      metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
+      logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");
+    },
+  });
+
+  const rehearsalLog = logger.child({ component: "rehearsal" });
+  const rehearsal = new ClaimRehearsal({
+    claimer,
+    intervalMs: config.venue.claim_rehearsal_ms,
+    // Claims queued for permits (a cascade): their own sends and the frame slices keep the path warm.
+    idle: () => claimer.pendingCount === 0,
+    onRun: () => metrics.claimRehearsals.inc(),
+    onError: (err) => rehearsalLog.error({ err: err.message }, "the claim rehearsal failed and stopped (claims are not affected)"),
+  });
+  const daemon = new Daemon({
+    rest,
+    rehearsal,
+    signer,
+    publicUrl: `${venue.wsUrl}/ws/stream/${venue.accountId}`,
+    privateUrl: `${venue.wsPrivateUrl}/v2/ws/private/stream/${venue.accountId}`,
+    policy,
+    ingest,
+    marks,
+    claimer,
+    metrics,
+    watchdog: o.watchdog,
+    restHealth: o.venueParts.restHealth,
+    publicPerSecond: config.venue.limits.public_per_second,
+    housekeeping: new Housekeeping({
+      clock: signer.clock,
+      journal: o.store,
+      claimer,
+      logger: logger.child({ component: "housekeeping" }),
+      ...(timing?.clockMaxAgeMs !== undefined ? { clockMaxAgeMs: timing.clockMaxAgeMs } : {}),
+      ...(timing?.journalRetryMs !== undefined ? { journalRetryMs: timing.journalRetryMs } : {}),
+    }),
+    logger: logger.child({ component: "daemon" }) as DaemonLogger,
+    ...(timing?.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: timing.reconcileIntervalMs } : {}),
+    stream: {
+      ...(timing?.pingIntervalMs !== undefined ? { pingIntervalMs: timing.pingIntervalMs } : {}),
+      ...(timing?.deadAfterMs !== undefined ? { deadAfterMs: timing.deadAfterMs } : {}),
+      ...(timing?.backoff !== undefined ? { backoff: timing.backoff } : {}),
+    },
+  });
+  const poller = new RewardsPoller({
+    source: rest,
+    metrics,
+    intervalMs: config.rewards.poll_interval_ms,
+    ...(config.rewards.campaign ? { campaign: config.rewards.campaign } : {}),
+    logger: logger.child({ component: "rewards" }),
+  });
+  const keyWatch = new KeyWatch({
+    read: (signal) => readKeyInfo(rest, { signal }),
+    publicKey: signer.publicKey,
+    onExpiry: (seconds) => metrics.keyExpiry.set(seconds),
+    logger: logger.child({ component: "key" }),
+  });
+  return { ingest, daemon, poller, keyWatch };
+}
