@@ -33,60 +33,49 @@ export function createShadowMetrics(registry: Registry, prefix: string): ShadowM
     }
     return last;
   };
+  /** A family's `collect`: set from a fresh sample at scrape time (no source yet: left as it is). */
+  const from = <M extends { reset(): void }>(write: (m: M, s: NonNullable<typeof last>) => void) =>
+    function (this: M): void {
+      const s = sample();
+      if (s === undefined) return;
+      this.reset();
+      write(this, s);
+    };
   new Counter({
     name: `${prefix}shadow_claims_total`,
     help: "Claims each shadow variant (shadow.variants) would have won on the live feed (none is sent)",
     labelNames: ["variant"],
     ...reg,
-    collect() {
-      const s = sample();
-      if (s === undefined) return;
-      this.reset();
-      for (const v of s.scores) this.inc({ variant: v.variant }, v.claims);
-    },
+    collect: from<Counter>((m, s) => {
+      for (const v of s.scores) m.inc({ variant: v.variant }, v.claims);
+    }),
   });
   new Gauge({
     name: `${prefix}shadow_net_quote`,
     help: "Net of each shadow variant on the live feed (quote): fees minus modelled unwind cost, holdings at the mark",
     labelNames: ["variant"],
     ...reg,
-    collect() {
-      const s = sample();
-      if (s === undefined) return;
-      this.reset();
-      for (const v of s.scores) this.set({ variant: v.variant }, v.net);
-    },
+    collect: from<Gauge>((m, s) => {
+      for (const v of s.scores) m.set({ variant: v.variant }, v.net);
+    }),
   });
   new Counter({
+    ...reg,
     name: `${prefix}shadow_cpu_seconds_total`,
     help: "CPU time the shadow variants' replay took (all variants together)",
-    ...reg,
-    collect() {
-      const s = sample();
-      if (s === undefined) return;
-      this.reset();
-      this.inc(s.cpuSeconds);
-    },
+    collect: from<Counter>((m, s) => m.inc(s.cpuSeconds)),
   });
   new Counter({
+    ...reg,
     name: `${prefix}shadow_events_total`,
     help: "Live events replayed through the shadow variants",
-    ...reg,
-    collect() {
-      const s = sample();
-      if (s === undefined) return;
-      this.reset();
-      this.inc(s.events);
-    },
+    collect: from<Counter>((m, s) => m.inc(s.events)),
   });
   new Gauge({
+    ...reg,
     name: `${prefix}shadow_queued`,
     help: "Live events waiting for the shadow variants' replay",
-    ...reg,
-    collect() {
-      const s = sample();
-      if (s !== undefined) this.set(s.queued);
-    },
+    collect: from<Gauge>((m, s) => m.set(s.queued)),
   });
   const dropped = new Counter({
     name: `${prefix}shadow_events_dropped_total`,

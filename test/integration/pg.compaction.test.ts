@@ -8,15 +8,12 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
 import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
-import { Exposure } from "../../src/engine/exposure.js";
-import { PositionBook } from "../../src/engine/positionBook.js";
 import type { MarginMode } from "../../src/engine/types.js";
 import type { IntentRecord, JournalReplay } from "../../src/store/journalRecords.js";
 import { PgStateStore } from "../../src/store/pgStateStore.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
-import { leadershipUnsettled, restoreIds } from "../support/journalRestore.js";
+import { leadershipUnsettled, restoredClaimed, restoreIds } from "../support/journalRestore.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 import { waitFor } from "../support/wait.js";
 
@@ -39,13 +36,7 @@ const intent = (id: number, qty: number, extra: Partial<IntentRecord> = {}): Int
 
 /** What a restart makes of a replay: plain values to compare. */
 function restartOf(replay: JournalReplay) {
-  const claimed = new ClaimedPositions({
-    positions: new PositionBook(new Exposure()),
-    journal: () => undefined,
-    mayWrite: () => false,
-    changed: () => undefined,
-  });
-  claimed.fromReplay(replay);
+  const claimed = restoredClaimed(replay);
   const t = ledgerFromJournal(replay).totals();
   return {
     ids: restoreIds(replay),

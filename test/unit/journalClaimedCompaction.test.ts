@@ -17,7 +17,7 @@ import type { MarginMode } from "../../src/engine/types.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, readCurrent, readHistory } from "../../src/store/journalFiles.js";
 import type { JournalRecord, JournalReplay } from "../../src/store/journalRecords.js";
-import { restoreIds } from "../support/journalRestore.js";
+import { restoredClaimed, restoreIds } from "../support/journalRestore.js";
 
 const ETH = "PERP_ETH_USDC";
 const BTC = "PERP_BTC_USDC";
@@ -146,9 +146,7 @@ function restarted(live: Rig, replay: JournalReplay) {
     POSITIONS.map(([symbol, marginMode]) => ({ symbol, positionQty: live.held(symbol, marginMode), marginMode })),
     1,
   );
-  const claimed = new ClaimedPositions({ positions, journal: () => undefined, mayWrite: () => false, changed: () => undefined });
-  claimed.fromReplay(replay);
-  return { positions, claimed };
+  return { positions, claimed: restoredClaimed(replay, positions) };
 }
 
 function owedOf(claimed: ClaimedPositions) {
@@ -301,24 +299,12 @@ describe("claimed accounting across a compaction", () => {
       at: VENUE.at + 5,
     });
     await first.journal.close();
-    const full = new ClaimedPositions({
-      positions: new PositionBook(new Exposure()),
-      journal: () => undefined,
-      mayWrite: () => false,
-      changed: () => undefined,
-    });
-    full.fromReplay(readHistory(dir));
+    const full = restoredClaimed(readHistory(dir));
     expect(full.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
     expect(await compact(dir, Date.now())).toBe(1);
     const { journal, replay } = open(dir);
     await journal.close();
-    const claimed = new ClaimedPositions({
-      positions: new PositionBook(new Exposure()),
-      journal: () => undefined,
-      mayWrite: () => false,
-      changed: () => undefined,
-    });
-    claimed.fromReplay(replay);
+    const claimed = restoredClaimed(replay);
     expect(claimed.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
   });
 });

@@ -10,13 +10,11 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
 import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
 import { restoreFromJournal } from "../../src/daemon/restore.js";
-import { Exposure } from "../../src/engine/exposure.js";
-import { PositionBook } from "../../src/engine/positionBook.js";
 import { JOURNAL_FILE, type Journal } from "../../src/store/fileJournal.js";
 import { openOwnJournal } from "../../src/store/openOwnJournal.js";
+import { restoredClaimed } from "../support/journalRestore.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "claims-0.1.0.jsonl");
 const OWNER = { baseUrl: "https://testnet-api.orderly.org", accountId: "0xfixture", simulated: false };
@@ -67,13 +65,7 @@ describe("a journal of release 0.1.0, read by this build", () => {
     expect(totals.liquidatorFee).toBeCloseTo(30.8 + 39.8, 9);
     expect(totals.fees).toBeCloseTo(1.15 + 0.6, 9);
     expect(totals.trading).toBeCloseTo((3845 - 3850) * 1 + (99300 - 99500) * 0.02, 9);
-    const claimed = new ClaimedPositions({
-      positions: new PositionBook(new Exposure()),
-      journal: () => undefined,
-      mayWrite: () => false,
-      changed: () => undefined,
-    });
-    claimed.fromReplay(replay);
+    const claimed = restoredClaimed(replay);
     // BTC: 0.05 claimed, 0.02 unwound by an order of this format; ETH: settled flat by its base.
     expect(claimed.owed("PERP_BTC_USDC", "CROSS")).toBeCloseTo(0.03, 9);
     expect(claimed.owed("PERP_ETH_USDC", "CROSS")).toBeCloseTo(0, 9);

@@ -7,14 +7,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
 import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
-import { Exposure } from "../../src/engine/exposure.js";
-import { PositionBook } from "../../src/engine/positionBook.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { ensureHistoryDir, listSegments, segmentPath, writeSnapshot } from "../../src/store/journalFiles.js";
 import { JournalFolder } from "../../src/store/journalFolder.js";
 import { parseRecord } from "../../src/store/journalRecords.js";
+import { restoredClaimed } from "../support/journalRestore.js";
 import { syntheticClaim, syntheticLine, writeSyntheticHistory } from "../support/syntheticJournal.js";
 
 const GIB = 1024 ** 3;
@@ -91,13 +89,7 @@ test("a month of history (≥ 1 GiB) opens reading only the snapshot and the tai
   expect(replay.done).toHaveLength(claims);
   // The claimed accounting folded too: every claim placed and unwound, nothing owed, nothing left unplaced.
   expect(replay.claimed.folded?.unplaced).toEqual([]);
-  const claimed = new ClaimedPositions({
-    positions: new PositionBook(new Exposure()),
-    journal: () => undefined,
-    mayWrite: () => false,
-    changed: () => undefined,
-  });
-  claimed.fromReplay(replay);
+  const claimed = restoredClaimed(replay);
   for (const symbol of ["PERP_BTC_USDC", "PERP_ETH_USDC"]) expect(claimed.owed(symbol, "CROSS")).toBe(0);
   expect(claimed.symbols()).toEqual([]);
   expect([...replay.intents.keys()]).toEqual([id, id + 1]);
