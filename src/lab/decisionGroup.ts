@@ -5,13 +5,13 @@
  * the exposure cap (variantFacts.ts CapClock). So one variant of such a group (the leader) replays in
  * full, and at every decision it makes each other one (a follower) decides with its own policy on the
  * leader's state of that moment (the same liquidation, marks, exposure, symbols and margin account).
- * While every decision is equal, field by field and in key order, the follower's replay would be the
- * leader's step for step (same inputs, same decisions, same state): its result is the leader's with
- * its own name, settings and time at cap. A follower that decides otherwise once has forked: its
- * result is unknown here and it is replayed again (backtest.ts).
+ * While every decision is equal in what the replay reads of it (`replayed`), the follower's replay
+ * would be the leader's step for step (same inputs, same decisions, same state): its result is the
+ * leader's with its own name, settings and time at cap. A follower that decides otherwise once has
+ * forked: its result is unknown here and it is replayed again (replayPasses.ts).
  */
 import type { Config } from "../config/schema.js";
-import { type Decision, decide, type PolicyContext } from "../engine/policy.js";
+import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../engine/policy.js";
 import { compileRiskPolicy, type RiskPolicy } from "../engine/riskPolicy.js";
 import type { Liquidation } from "../engine/types.js";
 import type { VariantResult } from "./replayVariant.js";
@@ -49,20 +49,33 @@ export function canonical(x: unknown): string {
 }
 
 /**
- * Equal as a replay would use them: the same primitives (Object.is), and objects with the same keys
- * in the same order (a decision's per-symbol records are iterated, so their order is part of it).
+ * What a replay reads of a decision (the claim queue, virtualClaimer.ts, ReplayVariant): the action,
+ * a skip's reason (its verdict and count), a claim's expected fee (the rank), margin need and room,
+ * notional and signed quantity per symbol (reserved, settled, iterated in key order). Not read: the
+ * wire form (ratio, symbols), a skip's detail, and the limit prices, which only price a claim whose
+ * symbol has no mark when it lands; a claim is decided on marks and the mark book never drops one
+ * (engine/marks.ts), and ReplayVariant forks every follower should that ever change.
  */
-export function sameDecision(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
+export function replayed(d: Decision): unknown[] {
+  if (d.action === "skip") return [d.liquidationId, d.action, d.reason];
+  return [d.liquidationId, d.action, d.expectedFee, d.notional, d.marginNeed, d.marginRoom, Object.entries(d.perSymbolQty)];
+}
+
+/** Equal in what the replay reads (`replayed`), numbers by Object.is. */
+export function sameDecision(a: Decision, b: Decision): boolean {
+  if (a.liquidationId !== b.liquidationId || a.action !== b.action) return false;
+  if (a.action === "skip") return a.reason === (b as typeof a).reason;
+  const c = b as ClaimDecision;
+  if (!Object.is(a.expectedFee, c.expectedFee) || !Object.is(a.notional, c.notional)) return false;
+  if (!Object.is(a.marginNeed, c.marginNeed) || !Object.is(a.marginRoom, c.marginRoom)) return false;
+  const pa = a.perSymbolQty;
+  const pb = c.perSymbolQty;
+  const ka = Object.keys(pa);
+  const kb = Object.keys(pb);
   if (ka.length !== kb.length) return false;
   for (let i = 0; i < ka.length; i++) {
     const k = ka[i] as string;
-    if (k !== kb[i]) return false;
-    if (!sameDecision((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+    if (k !== kb[i] || !Object.is(pa[k], pb[k])) return false;
   }
   return true;
 }
@@ -114,6 +127,15 @@ export class DecisionFollowers {
       }
     }
     if (forked) this.#live = this.#live.filter((f) => f.fork === undefined);
+  }
+
+  /**
+   * The leader's replay read something of its decision that a follower's may not share (a limit
+   * price): every live follower forks there.
+   */
+  forkAll(d: Decision): void {
+    for (const f of this.#live) f.fork = { call: this.#calls, decision: d };
+    this.#live = [];
   }
 
   /** The leader's curves took a point at `at` with this exposure. */

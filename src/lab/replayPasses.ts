@@ -7,7 +7,7 @@
  * alike up to that point, and likely after); each pass settles at least its leaders, so the passes
  * end. Every variant's result is the one it would have replayed alone.
  */
-import { canonical, groupKey } from "./decisionGroup.js";
+import { canonical, groupKey, replayed } from "./decisionGroup.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
@@ -69,7 +69,7 @@ export async function replayInPasses(
         g.followers.forEach((f, j) => {
           const index = u.followers[j] as number;
           if ("result" in f) (results[u.model] as (VariantResult | undefined)[])[index] = f.result;
-          else pending.push({ model: u.model, index, key: `${u.leader}@${f.fork.call}:${canonical(f.fork.decision)}` });
+          else pending.push({ model: u.model, index, key: `${u.leader}@${f.fork.call}:${canonical(replayed(f.fork.decision))}` });
         });
       });
     }

@@ -306,6 +306,8 @@ export class ReplayVariant {
     // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
     let fees = 0;
     for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
+      // Priced at its limit (no mark): followers, whose limits may differ, cannot share this replay.
+      if (this.#marks.price(symbol) === undefined) this.#followers?.forkAll(d);
       const price = this.#transferPrice(symbol, d.limitPrice);
       const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
       fees += fee;

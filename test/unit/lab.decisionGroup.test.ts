@@ -85,6 +85,8 @@ describe("decision groups", () => {
     // Fewer full replays than variants, and more than one pass: the forked ones were replayed again.
     expect(r.leaders).toBeLessThan(r.variants.length);
     expect(r.passes).toBeGreaterThan(1);
+    // Limit prices differ with the slippage at every claim, but a claim lands at the mark: one replay.
+    expect((await replay(file, ["policy.limit_price_slippage_bps=20,50,100"], config)).leaders).toBe(1);
   });
 
   test("a follower's time at the cap is its own: same decisions, exposure near one cap only", async () => {
