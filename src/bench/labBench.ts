@@ -46,7 +46,7 @@ export interface SweepResult {
 }
 
 /** The sweep of issue #27: min_fee × max_total_exposure × limit_price_slippage_bps, 48 variants. */
-const SWEEP_SETS = [
+export const SWEEP_SETS = [
   "policy.min_fee=0,1,5,20",
   "policy.max_total_exposure=50000,200000,1000000,5000000",
   "policy.limit_price_slippage_bps=20,50,100",

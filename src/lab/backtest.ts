@@ -6,10 +6,11 @@
  * the inputs.
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
+import type { MarkBook } from "../engine/marks.js";
 import { type ReadStats, readCaptureBatches } from "./captureReader.js";
 import { DEFAULT_LAB_COLLATERAL, LAB_MAX_LEVERAGE } from "./labMargin.js";
 import { type NetComponents, RecordedAccount } from "./recordedAccount.js";
-import { ReplayMarket } from "./replayMarket.js";
+import { replayInPasses } from "./replayPasses.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
 
@@ -29,6 +30,11 @@ export interface BacktestOptions {
   ids?: boolean;
   /** Replay every variant again at half and twice the claim latency (the report's sensitivity table). */
   sensitivity?: boolean;
+  /**
+   * Replay the variants that decide alike once (replayPasses.ts; default true). The report is the
+   * same either way: false is for checking that.
+   */
+  group?: boolean;
 }
 
 /**
@@ -141,21 +147,30 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     collateral: o.collateral ?? DEFAULT_LAB_COLLATERAL,
   };
   const latencies3 = [model.latencyMs / 2, model.latencyMs, model.latencyMs * 2];
-  // The variants at the other latencies replay beside the report's, from the same pass.
-  const markets = (o.sensitivity === true ? latencies3 : [model.latencyMs]).map(
-    (latencyMs) => new ReplayMarket(o.variants, { ...model, latencyMs, keepIds: model.keepIds && latencyMs === model.latencyMs }),
-  );
-  const main = markets[o.sensitivity === true ? 1 : 0] as ReplayMarket;
+  // The variants at the other latencies replay beside the report's, from the same passes.
+  const models = (o.sensitivity === true ? latencies3 : [model.latencyMs]).map((latencyMs) => ({
+    ...model,
+    latencyMs,
+    keepIds: model.keepIds && latencyMs === model.latencyMs,
+  }));
+  const main = o.sensitivity === true ? 1 : 0;
   const stats: ReadStats = { events: 0, badLines: 0 };
   let startedAt = Number.NaN;
   let endedAt = Number.NaN;
-  for await (const batch of events(o.files, lenient, stats)) {
-    if (batch.length > 0) {
-      if (Number.isNaN(startedAt)) startedAt = (batch[0] as CaptureEvent).at;
-      endedAt = Math.max(Number.isNaN(endedAt) ? Number.NEGATIVE_INFINITY : endedAt, (batch[batch.length - 1] as CaptureEvent).at);
+  let marks: MarkBook | undefined;
+  const replayed = await replayInPasses(o.variants, models, o.group !== false, async (markets) => {
+    // Every pass reads the same events: the first one's counts and times are the report's.
+    const first = marks === undefined;
+    const passStats: ReadStats = first ? stats : { events: 0, badLines: 0 };
+    for await (const batch of events(o.files, lenient, passStats)) {
+      if (first && batch.length > 0) {
+        if (Number.isNaN(startedAt)) startedAt = (batch[0] as CaptureEvent).at;
+        endedAt = Math.max(Number.isNaN(endedAt) ? Number.NEGATIVE_INFINITY : endedAt, (batch[batch.length - 1] as CaptureEvent).at);
+      }
+      for (const market of markets) for (const ev of batch) market.step(ev);
     }
-    for (const market of markets) for (const ev of batch) market.step(ev);
-  }
+    marks ??= markets[0]?.marks;
+  });
   const m: BacktestReport["model"] = {
     latency_ms: model.latencyMs,
     latency_source: measured ? "measured" : "assumed",
@@ -167,7 +182,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     unwind_samples: unwindMeasured ? (own?.samples ?? 0) : 0,
     collateral: model.collateral,
   };
-  const components = recorded.components((s) => main.marks.price(s));
+  const components = recorded.components((s) => marks?.price(s));
   return {
     captures: [...o.files],
     events: stats.events,
@@ -178,8 +193,8 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     started_at: startedAt,
     ended_at: endedAt,
     variants: withSensitivity(
-      main.results(),
-      markets.length === 3 ? markets.map((m) => (m === main ? undefined : m.results())) : undefined,
+      replayed.results[main] as VariantResult[],
+      models.length === 3 ? replayed.results.map((r, i) => (i === main ? undefined : r)) : undefined,
       {
         latency_ms: latencies3,
         slippage_bps: [slippageBps / 2, slippageBps, slippageBps * 2],

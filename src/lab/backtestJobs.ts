@@ -23,9 +23,19 @@ export async function backtestInJobs(o: BacktestOptions, jobs: number): Promise<
     markIdentical(report.variants);
     return report;
   }
-  // Dealt round-robin: neighbouring variants (one --set list's values) tend to cost alike.
-  const shares: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; i < o.variants.length; i++) shares[i % n]?.push(i);
+  const dealt: number[][] = Array.from({ length: n }, () => []);
+  if (o.group === false) {
+    // Dealt round-robin: neighbouring variants (one --set list's values) tend to cost alike.
+    for (let i = 0; i < o.variants.length; i++) dealt[i % n]?.push(i);
+  } else {
+    // In blocks: a worker replays once each group of its variants that decide alike (replayPasses.ts),
+    // so its cost is the number of distinct behaviours it holds. Blocks split the first --set list's
+    // values (the outermost) between workers, each holding the inner lists whole; dealt round-robin,
+    // every worker would hold every behaviour.
+    const size = Math.ceil(o.variants.length / n);
+    for (let i = 0; i < o.variants.length; i++) dealt[Math.floor(i / size)]?.push(i);
+  }
+  const shares = dealt.filter((share) => share.length > 0);
   const workers: Worker[] = [];
   try {
     const reports = await Promise.all(

@@ -15,6 +15,7 @@ import { MarkBook } from "../engine/marks.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
+import type { Fork } from "./decisionGroup.js";
 import { type ReplayModel, ReplayVariant, type VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
 
@@ -26,11 +27,12 @@ export class ReplayMarket {
   #now = 0;
   #offered = 0;
 
-  constructor(variants: readonly Variant[], model: ReplayModel) {
+  /** `followers[i]`: the variants replayed as `variants[i]` while they decide alike (decisionGroup.ts). */
+  constructor(variants: readonly Variant[], model: ReplayModel, followers: readonly (readonly Variant[])[] = []) {
     const book = new OpenBook();
     const marks = new MarkBook();
     this.marks = marks;
-    const all = variants.map((v) => new ReplayVariant(v, model, { book, marks }));
+    const all = variants.map((v, i) => new ReplayVariant(v, model, { book, marks }, followers[i]));
     this.#variants = all;
     const claimers = all.map((r) => r.claimer);
     const clock = () => this.#now;
@@ -125,5 +127,13 @@ export class ReplayMarket {
   /** Runs what is still due in every variant and summarises each, in their order. */
   results(): VariantResult[] {
     return this.#variants.map((r) => r.result(this.#offered));
+  }
+
+  /** `results`, each with its followers' results or forks, in their order. */
+  groupResults(): { result: VariantResult; followers: ({ result: VariantResult } | { fork: Fork })[] }[] {
+    return this.#variants.map((r) => {
+      const result = r.result(this.#offered);
+      return { result, followers: r.followerResults(result) };
+    });
   }
 }

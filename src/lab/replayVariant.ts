@@ -16,6 +16,7 @@ import { PositionBook } from "../engine/positionBook.js";
 import { type ProtectionName, type ProtectionStep, Protections } from "../engine/protections.js";
 import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
+import { DecisionFollowers, type Fork } from "./decisionGroup.js";
 import { LabMargin, type MarginFacts } from "./labMargin.js";
 import { componentsOf, type NetComponents } from "./recordedAccount.js";
 import { Series } from "./series.js";
@@ -120,12 +121,18 @@ export class ReplayVariant {
   /** Liquidator fees earned so far: what the account's collateral grows by in the margin check. */
   #feesEarned = 0;
   readonly #margin: LabMargin;
+  /** Variants replayed as this one while they decide alike (decisionGroup.ts). */
+  readonly #followers: DecisionFollowers | undefined;
   /** Holdings for the net curve, each with its live mark entry (MarkBook.get): no lookup per point. */
   readonly #held = new Map<string, Held>();
   readonly #heldList: Held[] = [];
 
-  /** `market`: the open book and marks every variant reads, written only between their turns. */
-  constructor(variant: Variant, model: ReplayModel, market: { book: OpenBook; marks: MarkBook }) {
+  /**
+   * `market`: the open book and marks every variant reads, written only between their turns.
+   * `followers`: variants whose configs differ from this one's only under `policy`, replayed as this
+   * one while their decisions are its own (decisionGroup.ts).
+   */
+  constructor(variant: Variant, model: ReplayModel, market: { book: OpenBook; marks: MarkBook }, followers: readonly Variant[] = []) {
     this.#variant = variant;
     const config = variant.config;
     const { book, marks } = market;
@@ -136,6 +143,8 @@ export class ReplayVariant {
     this.#margin = new LabMargin(model.collateral, () => this.#feesEarned);
     const policy = new PolicyState(config.policy, marks, this.#exposure, this.#margin);
     this.policy = policy;
+    const group = followers.length > 0 ? new DecisionFollowers(followers) : undefined;
+    this.#followers = group;
     const positions = new PositionBook(this.#exposure);
     const limits = protectionLimits(config.protections);
     const guarded = limits.dailyLossLimit !== null || limits.drawdownLimit !== null || limits.lossStreak !== null;
@@ -153,7 +162,11 @@ export class ReplayVariant {
           }),
       decide: (liquidation, now) => {
         const d = policy.decide(liquidation, now);
-        if (d.action === "skip" && d.reason === "exposure_cap") this.#facts.capRefused(now);
+        group?.check(liquidation, now, policy.context, d);
+        if (d.action === "skip" && d.reason === "exposure_cap") {
+          this.#facts.capRefused(now);
+          group?.refused(now);
+        }
         if (d.action === "skip" && d.reason === "margin") this.#margin.skipped(now);
         return d;
       },
@@ -217,6 +230,7 @@ export class ReplayVariant {
     const now = this.#timeline.now;
     this.#net.add(now, net);
     this.#facts.point(now, net, this.#lastExposure);
+    this.#followers?.point(now, this.#lastExposure);
     const facts = this.#facts.finish(now, net, this.#ledger, (s) => this.#marks.price(s));
     const margin = this.#margin.finish(now);
     const skipped: Record<string, number> = {};
@@ -243,6 +257,11 @@ export class ReplayVariant {
       series: { net: this.#net.points(), exposure: this.#exposureSeries.points() },
       protection_trips: this.#trips,
     };
+  }
+
+  /** After `result`: each follower's result, or where it forked (decisionGroup.ts). */
+  followerResults(leader: VariantResult): ({ result: VariantResult } | { fork: Fork })[] {
+    return this.#followers?.results(leader, this.#timeline.now) ?? [];
   }
 
   /** Claims won so far. */
@@ -287,6 +306,8 @@ export class ReplayVariant {
     // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
     let fees = 0;
     for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
+      // Priced at its limit (no mark): followers, whose limits may differ, cannot share this replay.
+      if (this.#marks.price(symbol) === undefined) this.#followers?.forkAll(d);
       const price = this.#transferPrice(symbol, d.limitPrice);
       const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
       fees += fee;
@@ -326,6 +347,7 @@ export class ReplayVariant {
     const value = this.netNow();
     this.#net.add(now, value);
     this.#facts.point(now, value, this.#lastExposure);
+    this.#followers?.point(now, this.#lastExposure);
     // The daemon observes its net after claims, fills and every second; here, at every instant that changed it.
     if (this.#protections !== undefined) this.#protect(this.#protections.observe(value, now));
   }

@@ -55,12 +55,7 @@ export class VariantFacts {
   #peak = 0;
   #peakAt = Number.NaN;
   readonly drawdown: Drawdown = { amount: 0, peak_at: Number.NaN, trough_at: Number.NaN };
-  readonly #cap: number;
-  /** A claim was refused for the cap and exposure has not fallen since. */
-  #refused = false;
-  #capSince: number | undefined;
-  #capMs = 0;
-  #lastExposure = 0;
+  readonly #cap: CapClock;
   readonly #symbols = new Map<string, { claims: number; notional: number }>();
   readonly #worst: ClaimRow[] = [];
   /** FNV-1a over the claimed ids in claim order. */
@@ -68,7 +63,7 @@ export class VariantFacts {
 
   /** `cap`: the variant's `policy.max_total_exposure`. */
   constructor(cap = Number.POSITIVE_INFINITY) {
-    this.#cap = cap;
+    this.#cap = new CapClock(cap);
   }
 
   /** The net curve's value and the exposure at the instant `at` ends. */
@@ -88,24 +83,12 @@ export class VariantFacts {
       this.drawdown.peak_at = this.#peakAt;
       this.drawdown.trough_at = at;
     }
-    // At the cap: exposure within 1 % of it, or from a claim refused for it until exposure next falls.
-    if (exposure < this.#lastExposure) this.#refused = false;
-    this.#lastExposure = exposure;
-    this.#atCap(at, this.#refused || exposure >= this.#cap * AT_CAP);
+    this.#cap.point(at, exposure);
   }
 
   /** A claim was refused for the exposure cap at `at`. */
   capRefused(at: number): void {
-    this.#refused = true;
-    this.#atCap(at, true);
-  }
-
-  #atCap(at: number, now: boolean): void {
-    if (now) this.#capSince ??= at;
-    else if (this.#capSince !== undefined) {
-      this.#capMs += at - this.#capSince;
-      this.#capSince = undefined;
-    }
+    this.#cap.refused(at);
   }
 
   won(id: number, perSymbol: Readonly<Record<string, number>>, price: (symbol: string) => number, fee: number): void {
@@ -141,8 +124,6 @@ export class VariantFacts {
   /** The facts at the end of the replay (`now`), the ledger holding what is still open. */
   finish(now: number, net: number, ledger: PnlLedger, mark: (symbol: string) => number | undefined) {
     this.#closeDay();
-    if (this.#capSince !== undefined) this.#capMs += now - this.#capSince;
-    this.#capSince = undefined;
     const open = ledger.unrealizedByClaim(mark);
     for (const c of ledger.claims()) this.claimClosed(c, open.get(c.claimId) ?? 0);
     let effect = this.#hash;
@@ -165,7 +146,7 @@ export class VariantFacts {
       by_day: this.#days.map((d) => ({ ...d, fees: round(d.fees), net: round(d.net) })),
       by_symbol: bySymbol,
       max_drawdown: { ...this.drawdown, amount: round(this.drawdown.amount) },
-      at_cap_seconds: Math.round(this.#capMs) / 1000,
+      at_cap_seconds: this.#cap.finish(now),
       worst_claims: [...this.#worst],
       effect: effect.toString(16).padStart(8, "0"),
     };
@@ -182,6 +163,53 @@ export class VariantFacts {
 }
 
 export type Facts = ReturnType<VariantFacts["finish"]>;
+
+/**
+ * Time at the exposure cap, the one fact that reads a policy key besides the decision: variants
+ * replayed as one (decisionGroup.ts) each keep their own, fed the same exposure and refusals.
+ */
+export class CapClock {
+  readonly #cap: number;
+  /** A claim was refused for the cap and exposure has not fallen since. */
+  #refused = false;
+  #since: number | undefined;
+  #ms = 0;
+  #lastExposure = 0;
+
+  /** `cap`: the variant's `policy.max_total_exposure`. */
+  constructor(cap: number) {
+    this.#cap = cap;
+  }
+
+  /** The exposure at the instant `at` ends. */
+  point(at: number, exposure: number): void {
+    // At the cap: exposure within 1 % of it, or from a claim refused for it until exposure next falls.
+    if (exposure < this.#lastExposure) this.#refused = false;
+    this.#lastExposure = exposure;
+    this.#atCap(at, this.#refused || exposure >= this.#cap * AT_CAP);
+  }
+
+  /** A claim was refused for the exposure cap at `at`. */
+  refused(at: number): void {
+    this.#refused = true;
+    this.#atCap(at, true);
+  }
+
+  /** Seconds at the cap up to `now` (the end of the replay). */
+  finish(now: number): number {
+    if (this.#since !== undefined) this.#ms += now - this.#since;
+    this.#since = undefined;
+    return Math.round(this.#ms) / 1000;
+  }
+
+  #atCap(at: number, now: boolean): void {
+    if (now) this.#since ??= at;
+    else if (this.#since !== undefined) {
+      this.#ms += at - this.#since;
+      this.#since = undefined;
+    }
+  }
+}
 
 /** Money to 1e-6, as the variant's totals. */
 export function round(x: number): number {

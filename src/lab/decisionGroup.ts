@@ -1,0 +1,159 @@
+/**
+ * Variants replayed as one, proven identical rather than guessed. Two variants whose configs differ
+ * only under `policy` run the same replay as long as the policy decides the same: the policy is read
+ * by the decision alone (PolicyState → engine/policy.ts, its margin step included) and by the time at
+ * the exposure cap (variantFacts.ts CapClock). So one variant of such a group (the leader) replays in
+ * full, and at every decision it makes each other one (a follower) decides with its own policy on the
+ * leader's state of that moment (the same liquidation, marks, exposure, symbols and margin account).
+ * While every decision is equal in what the replay reads of it (`replayed`), the follower's replay
+ * would be the leader's step for step (same inputs, same decisions, same state): its result is the
+ * leader's with its own name, settings and time at cap. A follower that decides otherwise once has
+ * forked: its result is unknown here and it is replayed again (replayPasses.ts).
+ */
+import type { Config } from "../config/schema.js";
+import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../engine/policy.js";
+import { compileRiskPolicy, type RiskPolicy } from "../engine/riskPolicy.js";
+import type { Liquidation } from "../engine/types.js";
+import type { VariantResult } from "./replayVariant.js";
+import { CapClock } from "./variantFacts.js";
+import type { Variant } from "./variants.js";
+
+/** Where a follower left its leader: the leader's `call`-th decision (0-based), which it made otherwise. */
+export interface Fork {
+  call: number;
+  decision: Decision;
+}
+
+/**
+ * What must be equal for two variants to be replayed as one: the whole config but `policy`, in a
+ * form independent of key order.
+ */
+export function groupKey(config: Config): string {
+  const { policy: _policy, ...rest } = config;
+  return canonical(rest);
+}
+
+/** JSON with every object's keys sorted: equal for configs equal in value. */
+export function canonical(x: unknown): string {
+  if (Array.isArray(x)) return `[${x.map(canonical).join(",")}]`;
+  if (x !== null && typeof x === "object") {
+    const keys = Object.keys(x).sort();
+    return `{${keys
+      .filter((k) => (x as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((x as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  // JSON.stringify loses -0 and non-finite numbers; those must not make two values look equal.
+  if (typeof x === "number") return Object.is(x, -0) ? "-0" : Number.isFinite(x) ? String(x) : `"${x}"`;
+  return JSON.stringify(x) ?? "undefined";
+}
+
+/**
+ * What a replay reads of a decision (the claim queue, virtualClaimer.ts, ReplayVariant): the action,
+ * a skip's reason (its verdict and count), a claim's expected fee (the rank), margin need and room,
+ * notional and signed quantity per symbol (reserved, settled, iterated in key order). Not read: the
+ * wire form (ratio, symbols), a skip's detail, and the limit prices, which only price a claim whose
+ * symbol has no mark when it lands; a claim is decided on marks and the mark book never drops one
+ * (engine/marks.ts), and ReplayVariant forks every follower should that ever change.
+ */
+export function replayed(d: Decision): unknown[] {
+  if (d.action === "skip") return [d.liquidationId, d.action, d.reason];
+  return [d.liquidationId, d.action, d.expectedFee, d.notional, d.marginNeed, d.marginRoom, Object.entries(d.perSymbolQty)];
+}
+
+/** Equal in what the replay reads (`replayed`), numbers by Object.is. */
+export function sameDecision(a: Decision, b: Decision): boolean {
+  if (a.liquidationId !== b.liquidationId || a.action !== b.action) return false;
+  if (a.action === "skip") return a.reason === (b as typeof a).reason;
+  const c = b as ClaimDecision;
+  if (!Object.is(a.expectedFee, c.expectedFee) || !Object.is(a.notional, c.notional)) return false;
+  if (!Object.is(a.marginNeed, c.marginNeed) || !Object.is(a.marginRoom, c.marginRoom)) return false;
+  const pa = a.perSymbolQty;
+  const pb = c.perSymbolQty;
+  const ka = Object.keys(pa);
+  const kb = Object.keys(pb);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i] || !Object.is(pa[k], pb[k])) return false;
+  }
+  return true;
+}
+
+interface Follower {
+  readonly index: number;
+  readonly variant: Variant;
+  readonly policy: RiskPolicy;
+  readonly cap: CapClock;
+  /** Its decision context, rebuilt when the leader's changes (a new symbol table). */
+  context: PolicyContext | undefined;
+  base: PolicyContext | undefined;
+  fork: Fork | undefined;
+}
+
+/** The followers of one leader (ReplayVariant), checked at each of its decisions. */
+export class DecisionFollowers {
+  readonly #all: Follower[];
+  /** Not forked yet, in their order. */
+  #live: Follower[];
+  #calls = 0;
+
+  constructor(followers: readonly Variant[]) {
+    this.#all = followers.map((variant, index) => ({
+      index,
+      variant,
+      policy: compileRiskPolicy(variant.config.policy),
+      cap: new CapClock(variant.config.policy.max_total_exposure),
+      context: undefined,
+      base: undefined,
+      fork: undefined,
+    }));
+    this.#live = [...this.#all];
+  }
+
+  /** The leader decided `d` on `context` (its own, of this moment): every live follower decides too. */
+  check(liquidation: Liquidation, now: number, context: PolicyContext, d: Decision): void {
+    const call = this.#calls++;
+    let forked = false;
+    for (const f of this.#live) {
+      if (f.base !== context) {
+        f.base = context;
+        f.context = { ...context, policy: f.policy };
+      }
+      const own = decide(liquidation, f.context as PolicyContext, now);
+      if (!sameDecision(d, own)) {
+        f.fork = { call, decision: own };
+        forked = true;
+      }
+    }
+    if (forked) this.#live = this.#live.filter((f) => f.fork === undefined);
+  }
+
+  /**
+   * The leader's replay read something of its decision that a follower's may not share (a limit
+   * price): every live follower forks there.
+   */
+  forkAll(d: Decision): void {
+    for (const f of this.#live) f.fork = { call: this.#calls, decision: d };
+    this.#live = [];
+  }
+
+  /** The leader's curves took a point at `at` with this exposure. */
+  point(at: number, exposure: number): void {
+    for (const f of this.#live) f.cap.point(at, exposure);
+  }
+
+  /** The leader's decision refused a claim for the exposure cap (so did every live follower's). */
+  refused(at: number): void {
+    for (const f of this.#live) f.cap.refused(at);
+  }
+
+  /** After the leader's `result`: each follower's result (the leader's, with its own name, settings and time at cap), or its fork. */
+  results(leader: VariantResult, now: number): ({ result: VariantResult } | { fork: Fork })[] {
+    return this.#all.map((f) =>
+      f.fork !== undefined
+        ? { fork: f.fork }
+        : { result: { ...leader, name: f.variant.name, settings: f.variant.settings, at_cap_seconds: f.cap.finish(now) } },
+    );
+  }
+}
