@@ -401,7 +401,9 @@ describe("the secret never appears in any output", () => {
     }
   });
 
-  it("check-config at every log level, YAML and JSON, secret from the environment or a file", async ({ t }) => {
+  // 24 CLI processes one after the other (levels × secret sources × formats): on a loaded 2-core
+  // machine each start takes seconds, so this test gets more than the default minute.
+  it("check-config at every log level, YAML and JSON, secret from the environment or a file", { timeout: 240_000 }, async ({ t }) => {
     const { sim, dir } = t;
     const secretPath = join(dir, "secret-check");
     await writeFile(secretPath, pair.secret, { mode: 0o600 });
