@@ -14,15 +14,19 @@ export interface SoakOptions {
   outDir: string;
   /** Keep the daemon's state dir and log after the run (their path is printed). */
   keep: boolean;
+  /** The simulated account's collateral (quote): small enough, and margin binds in the cascades. */
+  collateral: number;
 }
 
-export const SOAK_USAGE = `usage: npm run soak -- --minutes N [--seed N] [--rate R] [--out DIR] [--keep]
+export const SOAK_USAGE = `usage: npm run soak -- --minutes N [--seed N] [--rate R] [--collateral Q] [--out DIR] [--keep]
   Runs the daemon (node dist/cli.js run, live mode on loopback) against a busy simulated venue for N
   minutes while injecting faults, and reports missed, duplicate and failed claims, RSS and event-loop
   delay every minute and at the end (table on stdout, JSON in DIR/soak-<date>.json).
   --minutes N   run length, 1..1440 (default 10)
   --seed N      market seed (default 1)
   --rate R      mean liquidations per second besides cascades, 0.1..20 (default 3)
+  --collateral Q  the account's collateral, quote (default 1e10: margin never binds; e.g. 200000
+                makes the cascades margin-bound, so refusals for margin show as failed claims)
   --out DIR     report folder (default bench/results)
   --keep        keep the daemon's state dir and log
   Exit status: 0, or 1 when a claim was duplicated or the daemon died by itself, 64 on bad usage.`;
@@ -45,6 +49,7 @@ function parseOrThrow(argv: readonly string[]) {
         minutes: { type: "string" },
         seed: { type: "string" },
         rate: { type: "string" },
+        collateral: { type: "string" },
         out: { type: "string" },
         keep: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -66,5 +71,6 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions | "help" {
     liquidationsPerSecond: number("rate", v.rate, 3, 0.1, 20),
     outDir: v.out ?? "bench/results",
     keep: v.keep === true,
+    collateral: number("collateral", v.collateral, 1e10, 1_000, 1e12),
   };
 }

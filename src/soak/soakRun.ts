@@ -86,7 +86,7 @@ export class Soak {
       host: "127.0.0.1",
       port: 0,
       seed: this.o.seed,
-      collateral: 1e10,
+      collateral: this.o.collateral,
       scenario: {
         liquidationsPerSec: this.o.liquidationsPerSecond,
         cascadeIntervalMs: 30_000,
