@@ -7,7 +7,7 @@
  * process stalled — it stops at once; intents already written under its term stay fenced.
  */
 import type { PnlLedger } from "../engine/pnlLedger.js";
-import type { JournalReplay, OrderIntentRecord } from "../store/journalRecords.js";
+import type { JournalReplay, OrderFillRecord, OrderIntentRecord } from "../store/journalRecords.js";
 import type { ClaimedPositions } from "./claimedPositions.js";
 import type { Claimer } from "./claimer.js";
 import type { MarkoutSampler } from "./markoutSampler.js";
@@ -46,6 +46,14 @@ export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntent
   return { unsettled, firstSeq: last + 1 };
 }
 
+/** The trades the journal holds of each unsettled order (folded into a snapshot, then in the tail). */
+export function fillsSoFar(replay: JournalReplay, unsettled: readonly OrderIntentRecord[]): Map<string, OrderFillRecord[]> {
+  const out = new Map<string, OrderFillRecord[]>();
+  for (const intent of unsettled) out.set(intent.clientOrderId, [...(replay.orders.folded?.get(intent.clientOrderId) ?? [])]);
+  for (const f of replay.orders.fills) out.get(f.clientOrderId)?.push(f);
+  return out;
+}
+
 /** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
 export function adoptJournal(
   replay: JournalReplay,
@@ -62,7 +70,7 @@ export function adoptJournal(
   o.claimed?.fromReplay(replay);
   o.claimed?.reconcile();
   const { unsettled, firstSeq } = unsettledOrders(replay);
-  o.unwinder.takeOver(unsettled, firstSeq);
+  o.unwinder.takeOver(unsettled, firstSeq, fillsSoFar(replay, unsettled));
   o.markouts?.resume(replay);
   return { ids: restored.ids, unsettled: unsettled.length };
 }

@@ -57,6 +57,16 @@ export class OrderFills {
     this.#now = o.now;
   }
 
+  /**
+   * A trade already journaled before a restart: its id is a duplicate if the venue reports it again,
+   * and its quantity is in `order.filled` (Unwinder.takeOver), so a later total adds only what is missing.
+   */
+  remember(tradeId: string): void {
+    if (tradeId === "" || this.#seen.has(tradeId)) return;
+    this.#seen.add(tradeId);
+    if (this.#seen.size > SEEN_TRADES) this.#seen.delete(this.#seen.values().next().value as string);
+  }
+
   /** One trade of `order`: `qty` absolute, at `price`, paying `fee`, at venue time `venueTs`. */
   trade(order: WorkingOrder, tradeId: string, qty: number, price: number, fee: number, venueTs: number): void {
     if (!(qty > 0) || !(price > 0)) return;

@@ -24,7 +24,7 @@ import type { SymbolTable } from "../engine/symbolInfo.js";
 import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
 import type { ORDER_RESULTS } from "../observe/unwindMetrics.js";
-import type { OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
+import type { OrderFillRecord, OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
@@ -134,23 +134,38 @@ export class Unwinder {
 
   /**
    * Take over the journal's orders (at start, or when this replica becomes the leader): continue its
-   * order numbers, settle what it left open, then close every position held now.
+   * order numbers, settle what it left open (`fillsSoFar`: the trades of each the journal already
+   * holds, so none is counted twice), then close every position held now.
    */
-  takeOver(unsettled: readonly OrderIntentRecord[], firstSeq: number): void {
+  takeOver(
+    unsettled: readonly OrderIntentRecord[],
+    firstSeq: number,
+    fillsSoFar: ReadonlyMap<string, readonly OrderFillRecord[]> = new Map(),
+  ): void {
     this.#seq = Math.max(this.#seq, firstSeq);
     for (const intent of unsettled) {
       const mode = intent.marginMode ?? "CROSS";
       const st = this.#state(intent.symbol, mode);
       if (st.busy) continue;
+      // What the journal already holds of the order's trades: its settlement adds only the rest.
+      let filled = 0;
+      let notional = 0;
+      let fee = 0;
+      for (const f of fillsSoFar.get(intent.clientOrderId) ?? []) {
+        filled += Math.abs(f.qty);
+        notional += Math.abs(f.qty) * f.price;
+        fee += f.fee;
+        this.#options.fills.remember(f.tradeId);
+      }
       st.order = {
         clientOrderId: intent.clientOrderId,
         symbol: intent.symbol,
         side: intent.side,
         marginMode: mode,
         mark: intent.mark ?? intent.price,
-        filled: 0,
-        notional: 0,
-        fee: 0,
+        filled,
+        notional,
+        fee,
         orderId: undefined,
         sentAt: intent.at,
         rounds: 0,

@@ -40,6 +40,8 @@ export interface JournalSnapshot {
   done: number[];
   /** Intents and orders still open, with their outcomes so far, in journal order. */
   open: JournalRecord[];
+  /** Trades of the orders in `open` so far (in the ledger already; absent in older snapshots). */
+  openFills?: OrderFillRecord[];
   orderSeq: number;
   ledger: LedgerSnapshot;
   /** The claimed accounting (absent in a snapshot written before it: then nothing was folded). */
@@ -83,7 +85,7 @@ type RecordClasses = {
 export class JournalFolder {
   readonly #done = new Set<number>();
   readonly #claims = new Map<number, { intent: IntentRecord; outcomes: OutcomeRecord[] }>();
-  readonly #orders = new Map<string, { intent: OrderIntentRecord; outcomes: OrderOutcomeRecord[] }>();
+  readonly #orders = new Map<string, { intent: OrderIntentRecord; outcomes: OrderOutcomeRecord[]; fills: OrderFillRecord[] }>();
   readonly #ledger = new PnlLedger({ keepClosedClaims: false });
   #claimed = new ClaimedFold();
   #orderSeq = 0;
@@ -104,6 +106,8 @@ export class JournalFolder {
     f.#ledger.restore(s.ledger);
     f.#claimed = ClaimedFold.fromSnapshot(s.claimed);
     for (const rec of s.open) f.add(rec);
+    // Already in the restored ledger and claimed totals: kept on their orders only.
+    for (const rec of s.openFills ?? []) f.#orders.get(rec.clientOrderId)?.fills.push(rec);
     f.#orderSeq = s.orderSeq;
     f.#venue = s.venue;
     f.#positions = s.positions;
@@ -130,7 +134,7 @@ export class JournalFolder {
     this.#orderSeq = Math.max(this.#orderSeq, rec.seq ?? 0);
     const prev = this.#orders.get(rec.clientOrderId);
     if (rec.dryRun) return void this.#orders.delete(rec.clientOrderId);
-    this.#orders.set(rec.clientOrderId, { intent: rec, outcomes: prev?.outcomes ?? [] });
+    this.#orders.set(rec.clientOrderId, { intent: rec, outcomes: prev?.outcomes ?? [], fills: prev?.fills ?? [] });
     this.#claimed.orderIntent(rec);
   }
 
@@ -146,6 +150,8 @@ export class JournalFolder {
   orderFill(rec: OrderFillRecord): void {
     this.#ledger.fill(rec.symbol, rec.qty, rec.price, rec.fee, rec.at);
     this.#claimed.orderFill(rec);
+    // An open order's trades so far: its settlement after a restart must not count them again.
+    this.#orders.get(rec.clientOrderId)?.fills.push(rec);
   }
 
   venue(rec: VenueRecord): void {
@@ -211,10 +217,13 @@ export class JournalFolder {
       replay.intents.set(id, c.intent);
       if (c.outcomes.length > 0) replay.outcomes.set(id, [...c.outcomes]);
     }
+    const folded = new Map<string, OrderFillRecord[]>();
     for (const [cid, o] of this.#orders) {
       replay.orders.intents.set(cid, o.intent);
       if (o.outcomes.length > 0) replay.orders.outcomes.set(cid, [...o.outcomes]);
+      if (o.fills.length > 0) folded.set(cid, [...o.fills]);
     }
+    if (folded.size > 0) replay.orders.folded = folded;
     replay.venue = this.#venue;
     replay.positions = this.#positions;
     replay.protection = this.#protection;
@@ -242,6 +251,7 @@ export class JournalFolder {
       done,
       open,
       orderSeq: this.#orderSeq,
+      openFills: [...this.#orders.values()].flatMap((o) => o.fills),
       ledger: this.#ledger.snapshot(),
       claimed: this.#claimed.snapshot(),
     };

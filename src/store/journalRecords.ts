@@ -248,6 +248,11 @@ export interface OrderReplay {
   outcomes: Map<string, OrderOutcomeRecord[]>;
   /** Every fill, in journal order. */
   fills: OrderFillRecord[];
+  /**
+   * Fills of orders still open that a compaction folded into the snapshot (so not in `fills`, nor
+   * counted again by the ledger): an unsettled order's trades so far are these plus its `fills`.
+   */
+  folded?: Map<string, OrderFillRecord[]>;
 }
 
 export interface ClaimedReplay {

@@ -86,8 +86,11 @@ describeWithPostgres("protections across a takeover", () => {
       await sleep(1_500); // the adverse mark arrived and the leader observed it
     }
     await waitFor(async () => (await role(leader))?.trading_state === "halted", "the leader halted", 10_000);
+    // The loss crosses the limit at the 2nd claim; the guard looks every second, so on a loaded
+    // machine a 3rd may leave before it does: halted within one claim (the daemon test pins the 2nd).
     const claimed = claimsBy(sim).length;
-    expect(claimed).toBe(2);
+    expect(claimed).toBeGreaterThanOrEqual(2);
+    expect(claimed).toBeLessThanOrEqual(3);
 
     leader.proc.child.kill("SIGKILL");
     await leader.proc.exit;

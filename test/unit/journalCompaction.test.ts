@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { fillsSoFar, unsettledOrders } from "../../src/daemon/leadership.js";
 import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
 import { ConfigError, exitStatusFor } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal, venueHeader } from "../../src/store/fileJournal.js";
@@ -170,6 +171,35 @@ describe("file journal compaction", () => {
       expect(listSegments(dir).length).toBeGreaterThanOrEqual(2);
     });
   }
+
+  test("an open order's trades so far survive a compaction (its settlement after a restart adds only the rest)", async () => {
+    const dir = tempDir();
+    const { journal } = open(dir);
+    for (const r of venueHeader(VENUE)) journal.append(r);
+    for (const r of stillOpen(VENUE.at + 10)) journal.append(r);
+    const fill = {
+      t: "order_fill",
+      clientOrderId: "lq-23",
+      symbol: "PERP_BTC_USDC",
+      qty: 0.4,
+      price: 1,
+      fee: 0.01,
+      tradeId: "z1",
+      at: VENUE.at + 11,
+      venueTs: 1,
+    } as const;
+    journal.append(fill);
+    journal.rotate();
+    await journal.close();
+    const before = ledgerFromJournal(readHistory(dir)).totals();
+    await compact(dir, Date.now());
+    const again = open(dir);
+    await again.journal.close();
+    const { unsettled } = unsettledOrders(again.replay);
+    expect(fillsSoFar(again.replay, unsettled).get("lq-23")).toEqual([fill]);
+    // ...and the ledger counts it once.
+    expect(ledgerFromJournal(again.replay).totals().fees).toBeCloseTo(before.fees, 12);
+  });
 
   test("the protections' last state survives a compaction (a restart carries on, it does not re-arm)", async () => {
     const dir = tempDir();

@@ -13,7 +13,7 @@ import { MarkBook } from "../../src/engine/marks.js";
 import { PnlLedger } from "../../src/engine/pnlLedger.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
-import type { JournalRecord, OrderIntentRecord } from "../../src/store/journalRecords.js";
+import type { JournalRecord, OrderFillRecord, OrderIntentRecord } from "../../src/store/journalRecords.js";
 import { TransportError, VenueError } from "../../src/venue/errors.js";
 import type { OrderAck, OrderRecord, OrderRequest } from "../../src/venue/orderSchemas.js";
 import { waitFor } from "../support/daemonHarness.js";
@@ -328,6 +328,53 @@ describe("Unwinder", () => {
     r.unwinder.takeOver([intent], 8);
     await waitFor(() => r.positions.held(ETH) === 0, "flat from the looked-up fill", 5_000);
     await settle();
+    expect(r.placed).toEqual([]);
+  });
+
+  test("after a restart an open order's journaled trades are not counted again when its totals are looked up", async () => {
+    const r = rig();
+    // The previous process journaled 0.4 of this order's trades and died; the venue has 0.6 left and
+    // the order is over with all of 1 executed.
+    r.hold(0.6);
+    const intent: OrderIntentRecord = {
+      t: "order_intent",
+      clientOrderId: "t-9",
+      at: Date.now(),
+      symbol: ETH,
+      side: "SELL",
+      orderType: "IOC",
+      price: 1_990,
+      quantity: 1,
+      reduceOnly: true,
+      mark: MARK,
+      seq: 9,
+    };
+    r.fill({
+      symbol: ETH,
+      client_order_id: "t-9",
+      order_type: "IOC",
+      side: "SELL",
+      order_price: 1_990,
+      order_quantity: 1,
+      reduce_only: true,
+    });
+    const before: OrderFillRecord = {
+      t: "order_fill",
+      clientOrderId: "t-9",
+      symbol: ETH,
+      qty: -0.4,
+      price: 1_995,
+      fee: 0.4,
+      tradeId: "x1",
+      at: 1,
+      venueTs: 1,
+    };
+    r.unwinder.takeOver([intent], 10, new Map([["t-9", [before]]]));
+    await waitFor(() => r.journal.some((x) => x.t === "order_fill" && x.clientOrderId === "t-9"), "the looked-up rest recorded", 5_000);
+    await settle();
+    const fills = r.journal.filter((x): x is OrderFillRecord => x.t === "order_fill" && x.clientOrderId === "t-9");
+    expect(fills.map((f) => f.qty)).toEqual([-0.6]);
+    expect(r.positions.held(ETH)).toBe(0);
     expect(r.placed).toEqual([]);
   });
 
