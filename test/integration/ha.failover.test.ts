@@ -12,7 +12,7 @@ import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { claimsBy, daemonEnv, ethLong, metric, reconcileRounds, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
 import { type HaRig, haRig, readyzOf } from "../support/haRig.js";
-import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+import { describeWithPostgres, type PgCluster, pgClusterFixture } from "../support/pgCluster.js";
 import { test as rigTest } from "../support/rig.js";
 
 /** The default `ha.failover_ms`: the survivor must claim within this of the leader's death. */
@@ -20,15 +20,7 @@ const FAILOVER_MS = 5_000;
 
 /** The rig plus one PostgreSQL server for the file (each test makes its own database on it), a venue and the replicas' rig per test. */
 const test = rigTest.extend<{ pgc: PgCluster; sim: SimulatorHandle; ha: HaRig }>({
-  pgc: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
-    async ({}, use) => {
-      const cluster = await startPgCluster();
-      await use(cluster);
-      await cluster.destroy();
-    },
-    { scope: "file" },
-  ],
+  pgc: pgClusterFixture,
   sim: async ({ rig }, use) => use(await rig.sim()),
   ha: async ({ rig, build, sim }, use) => use(haRig(rig, build, sim)),
 });

@@ -19,19 +19,11 @@ import {
 } from "../support/daemonHarness.js";
 import type { DaemonProcess } from "../support/daemonProcess.js";
 import { readyzOf } from "../support/haRig.js";
-import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+import { describeWithPostgres, type PgCluster, pgClusterFixture } from "../support/pgCluster.js";
 import { test as rigTest } from "../support/rig.js";
 
 const test = rigTest.extend<{ pgc: PgCluster }>({
-  pgc: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
-    async ({}, use) => {
-      const cluster = await startPgCluster();
-      await use(cluster);
-      await cluster.destroy();
-    },
-    { scope: "file" },
-  ],
+  pgc: pgClusterFixture,
 });
 
 interface Replica {

@@ -13,7 +13,7 @@ import { main } from "../../src/commands/dispatch.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { daemonEnv, metric } from "../support/daemonHarness.js";
 import { chromiumAvailable, renderPage } from "../support/headlessChromium.js";
-import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
+import { describeWithPostgres, type PgCluster, pgClusterFixture } from "../support/pgCluster.js";
 import { type Rig, test } from "../support/rig.js";
 import { waitFor } from "../support/wait.js";
 
@@ -220,15 +220,7 @@ describe("liquidator report: the opportunity ledger", () => {
 
 /** One PostgreSQL server for the file, started only when its test runs. */
 const pgTest = test.extend<{ pgc: PgCluster }>({
-  pgc: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
-    async ({}, use) => {
-      const cluster = await startPgCluster();
-      await use(cluster);
-      await cluster.destroy();
-    },
-    { scope: "file" },
-  ],
+  pgc: pgClusterFixture,
 });
 
 describeWithPostgres("liquidator report from PostgreSQL", () => {

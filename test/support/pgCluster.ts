@@ -183,3 +183,17 @@ function serverPids(data: string): number[] {
     .map(Number);
   return [postmaster, ...children];
 }
+
+/**
+ * A vitest fixture of one PostgreSQL server for the whole file, started when a test first asks for
+ * it and destroyed after the file: `rigTest.extend<{ pgc: PgCluster }>({ pgc: pgClusterFixture })`.
+ */
+export const pgClusterFixture: [(context: object, use: (cluster: PgCluster) => Promise<void>) => Promise<void>, { scope: "file" }] = [
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  async ({}, use) => {
+    const cluster = await startPgCluster();
+    await use(cluster);
+    await cluster.destroy();
+  },
+  { scope: "file" },
+];

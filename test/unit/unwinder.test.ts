@@ -209,6 +209,35 @@ afterEach(async () => {
 
 const settle = (ms = 100): Promise<void> => sleep(ms);
 
+/** An IOC sell of 1 ETH the previous process journaled and sent (client order id `cid`). */
+function journaledSell(cid: string, seq: number): OrderIntentRecord {
+  return {
+    t: "order_intent",
+    clientOrderId: cid,
+    at: Date.now(),
+    symbol: ETH,
+    side: "SELL",
+    orderType: "IOC",
+    price: 1_990,
+    quantity: 1,
+    reduceOnly: true,
+    mark: MARK,
+    seq,
+  };
+}
+
+/** The venue filled all of that order. */
+const venueFilledSell = (cid: string) =>
+  ({
+    symbol: ETH,
+    client_order_id: cid,
+    order_type: "IOC",
+    side: "SELL",
+    order_price: 1_990,
+    order_quantity: 1,
+    reduce_only: true,
+  }) as const;
+
 describe("Unwinder", () => {
   test("a long is closed in reduce-only IOC sells no larger than the position, each journaled before it leaves", async () => {
     const r = rig();
@@ -303,28 +332,8 @@ describe("Unwinder", () => {
     r.hold(1);
     // The previous process journaled and sent this order and died; the venue applied it after the
     // restarted process had read its positions.
-    const intent: OrderIntentRecord = {
-      t: "order_intent",
-      clientOrderId: "t-7",
-      at: Date.now(),
-      symbol: ETH,
-      side: "SELL",
-      orderType: "IOC",
-      price: 1_990,
-      quantity: 1,
-      reduceOnly: true,
-      mark: MARK,
-      seq: 7,
-    };
-    r.fill({
-      symbol: ETH,
-      client_order_id: "t-7",
-      order_type: "IOC",
-      side: "SELL",
-      order_price: 1_990,
-      order_quantity: 1,
-      reduce_only: true,
-    });
+    const intent = journaledSell("t-7", 7);
+    r.fill(venueFilledSell("t-7"));
     r.unwinder.takeOver([intent], 8);
     await waitFor(() => r.positions.held(ETH) === 0, "flat from the looked-up fill", 5_000);
     await settle();
@@ -336,28 +345,8 @@ describe("Unwinder", () => {
     // The previous process journaled 0.4 of this order's trades and died; the venue has 0.6 left and
     // the order is over with all of 1 executed.
     r.hold(0.6);
-    const intent: OrderIntentRecord = {
-      t: "order_intent",
-      clientOrderId: "t-9",
-      at: Date.now(),
-      symbol: ETH,
-      side: "SELL",
-      orderType: "IOC",
-      price: 1_990,
-      quantity: 1,
-      reduceOnly: true,
-      mark: MARK,
-      seq: 9,
-    };
-    r.fill({
-      symbol: ETH,
-      client_order_id: "t-9",
-      order_type: "IOC",
-      side: "SELL",
-      order_price: 1_990,
-      order_quantity: 1,
-      reduce_only: true,
-    });
+    const intent = journaledSell("t-9", 9);
+    r.fill(venueFilledSell("t-9"));
     const before: OrderFillRecord = {
       t: "order_fill",
       clientOrderId: "t-9",
