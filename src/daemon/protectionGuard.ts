@@ -134,8 +134,11 @@ export class ProtectionGuard {
     this.#o.reopen(PROTECTION_SKIPS);
   }
 
-  /** Observe every `intervalMs` (marks move between claims and fills) until the returned stop is called. */
+  /** Observe now and every `intervalMs` (marks move between claims and fills) until the returned stop is called. */
   start(): () => void {
+    // The first look now, before anything can be claimed: the day's loss counts from the net at the
+    // start, not from the first tick's net, which may already hold a claim's loss.
+    this.check();
     const timer = setInterval(() => this.check(), this.#o.intervalMs ?? 1000);
     timer.unref();
     return () => clearInterval(timer);
