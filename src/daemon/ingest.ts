@@ -107,6 +107,17 @@ export class Ingest {
     });
   }
 
+  /**
+   * Ids that left the open list, cancelled in slices when many: a cascade's takes leave in frames of
+   * a thousand, each cancel also a ledger record. They keep their place among the jobs (an earlier
+   * frame's offers still being sliced come first), and the claims pump waits while any job is queued.
+   */
+  #cancel(ids: readonly number[], then?: () => void): void {
+    const { claimer } = this.#options;
+    if (ids.length === 0 && then === undefined) return;
+    this.#slices.run({ items: ids, each: (id) => claimer.cancel(id), ...(then !== undefined ? { done: then } : {}) });
+  }
+
   /** A validated stream frame. */
   stream(args: StreamData): void {
     const { book, marks, claimer, metrics, policy } = this.#options;
@@ -117,7 +128,7 @@ export class Ingest {
         const capture = this.#options.capture;
         if (capture !== undefined && capture.frames !== false) capture.record({ k: "liquidation", at, data: args[1] });
         const changes = book.applyDelta(args[1].map(liquidationFromPush), at);
-        for (const id of changes.removed) claimer.cancel(id);
+        this.#cancel(changes.removed);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
         // The ledger's first-push records wait for the claims the frame sends (their time is the frame's).
         const seen = (): void => this.#options.opportunities?.seen(changes.upserted, at);
@@ -181,12 +192,13 @@ export class Ingest {
         const changes = book.endReconcile(r);
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         this.#options.opportunities?.seen(changes.upserted, this.#now());
-        for (const id of changes.removed) claimer.cancel(id);
-        claimer.settleFromOpenList(requestedAt);
-        if (!policy.symbolsLoaded) return claimer.sweep();
-        this.#offer(changes.upserted, receivedAt, () => {
-          claimer.retrySkipped();
-          claimer.sweep();
+        this.#cancel(changes.removed, () => {
+          claimer.settleFromOpenList(requestedAt);
+          if (!policy.symbolsLoaded) return claimer.sweep();
+          this.#offer(changes.upserted, receivedAt, () => {
+            claimer.retrySkipped();
+            claimer.sweep();
+          });
         });
       },
     });

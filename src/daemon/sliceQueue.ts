@@ -1,8 +1,10 @@
 /**
- * Big inputs in bounded slices. A cascade frame of 1,000 liquidations costs a few ms of decisions;
+ * Big inputs in bounded slices. A cascade frame of 1,000 liquidations costs tens of ms of decisions;
  * done in one go it holds the event loop (socket reads, the claim answers, timers) for all of them.
- * Here every job runs `sliceSize` items at a time and yields to the event loop (setImmediate)
- * between slices. Jobs run strictly in arrival order (a later delta may remove what an earlier one
+ * Here every job runs at most `sliceSize` items, and for at most `sliceMs`, at a time and yields to
+ * the event loop (setImmediate) between slices: the time bound keeps the loop's delay where it is
+ * when an item costs more than it used to (a decision that gained a step), the count bound keeps a
+ * slice of cheap items from hogging the loop between two looks at the clock. Jobs run strictly in arrival order (a later delta may remove what an earlier one
  * added), so a small job that arrives while a big one is being sliced waits behind it; a small job
  * on an idle queue runs at once, synchronously: a single-liquidation frame pays nothing.
  *
@@ -38,6 +40,7 @@ interface Running<T> extends SliceJob<T> {
 
 export class SliceQueue implements Slicer {
   readonly #sliceSize: number;
+  readonly #sliceMs: number;
   readonly #jobs: Running<unknown>[] = [];
   #scheduled = false;
   #waiters: (() => void)[] = [];
@@ -45,10 +48,15 @@ export class SliceQueue implements Slicer {
 
   readonly #onError: (err: unknown) => void;
 
-  /** `onError`: an item that threw in a later slice (the rest of its job still runs). */
-  constructor(sliceSize = 100, onError: (err: unknown) => void = () => undefined) {
+  /**
+   * `onError`: an item that threw in a later slice (the rest of its job still runs). `sliceMs`: a
+   * slice ends after the item that reaches it, whatever its count (at least one item per slice).
+   */
+  constructor(sliceSize = 100, onError: (err: unknown) => void = () => undefined, sliceMs = 3) {
     if (!Number.isInteger(sliceSize) || sliceSize < 1) throw new RangeError("sliceSize must be a positive integer");
+    if (!(sliceMs > 0)) throw new RangeError("sliceMs must be positive");
     this.#sliceSize = sliceSize;
+    this.#sliceMs = sliceMs;
     this.#onError = onError;
   }
 
@@ -100,12 +108,23 @@ export class SliceQueue implements Slicer {
   #slice(): void {
     this.#scheduled = false;
     let budget = this.#jobs[0]?.size ?? this.#sliceSize;
-    while (budget > 0 && this.#jobs.length > 0) {
+    const until = performance.now() + this.#sliceMs;
+    let late = false;
+    while (budget > 0 && !late && this.#jobs.length > 0) {
       const job = this.#jobs[0] as Running<unknown>;
       const end = Math.min(job.items.length, job.next + budget);
-      for (let i = job.next; i < end; i++) this.#guard(() => job.each(job.items[i]));
-      budget -= end - job.next;
-      job.next = end;
+      let i = job.next;
+      while (i < end) {
+        const item = job.items[i++];
+        this.#guard(() => job.each(item));
+        // The clock after every item: an item costs µs, a look at the clock tens of ns.
+        if (performance.now() >= until) {
+          late = true;
+          break;
+        }
+      }
+      budget -= i - job.next;
+      job.next = i;
       if (job.next >= job.items.length) {
         this.#jobs.shift();
         if (job.done !== undefined) this.#guard(job.done);

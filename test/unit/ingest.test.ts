@@ -30,6 +30,7 @@ function row(id: number, qty: number): OpenLiquidation {
 
 function setup(capture?: CaptureTap) {
   const offered: number[] = [];
+  const cancelled: number[] = [];
   const retried: (ReadonlySet<string> | undefined)[] = [];
   const paused = new Set<string>(["positions"]);
   const exposure = new Exposure();
@@ -49,7 +50,7 @@ function setup(capture?: CaptureTap) {
     claimer: {
       offer: (l: Liquidation) => void offered.push(l.liquidationId),
       sendNow: () => undefined,
-      cancel: () => undefined,
+      cancel: (id: number) => void cancelled.push(id),
       settleFromOpenList: () => undefined,
       sweep: () => undefined,
       retrySkipped: (reasons?: ReadonlySet<string>) => void retried.push(reasons),
@@ -58,7 +59,7 @@ function setup(capture?: CaptureTap) {
       pausedReasons: () => [...paused] as never,
     },
   });
-  return { ingest, offered, retried, paused, exposure, slices };
+  return { ingest, offered, cancelled, retried, paused, exposure, slices };
 }
 
 describe("Ingest", () => {
@@ -107,6 +108,26 @@ describe("Ingest", () => {
     await slices.idle();
     expect(offered.sort((a, b) => a - b)).toEqual([42, 20_000]);
     expect(retried.at(-1)).toBeUndefined(); // every skip reason may have changed
+  });
+
+  test("a frame that removes 1,000 ids cancels them in slices, before the offers of the frames after it", async () => {
+    const { ingest, offered, cancelled, slices } = setup();
+    const push = (id: number, qty: number) => ({
+      liquidationId: id,
+      timestamp: id,
+      type: "liquidated",
+      positionsByPerp: qty === 0 ? [] : [{ symbol: "PERP_ETH_USDC", positionQty: qty, liquidatorFee: 0.008 }],
+    });
+    ingest.stream(["liquidation", Array.from({ length: 1_000 }, (_, i) => push(i + 1, 1)), undefined]);
+    await slices.idle();
+    offered.length = 0;
+    ingest.stream(["liquidation", Array.from({ length: 1_000 }, (_, i) => push(i + 1, 0)), undefined]);
+    ingest.stream(["liquidation", [push(5_000, 1)], undefined]); // small, but behind the removals
+    expect(cancelled.length).toBeLessThan(1_000); // not all in the frame's own turn
+    expect(offered).toEqual([]);
+    await slices.idle();
+    expect(cancelled).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 1));
+    expect(offered).toEqual([5_000]);
   });
 
   test("the first positions read ends the start-up wait and sets held exposure; later reads do not pause", () => {

@@ -43,6 +43,33 @@ describe("SliceQueue", () => {
     await q.idle();
   });
 
+  test("a slice also ends once its time is up: items that cost more do not hold the loop longer", async () => {
+    const q = new SliceQueue(100, undefined, 3);
+    const busy = (ms: number): void => {
+      const end = performance.now() + ms;
+      while (performance.now() < end); // an item that costs 2 ms of CPU
+    };
+    let ran = 0;
+    const perTurn: number[] = [];
+    q.run({
+      items: Array.from({ length: 12 }, (_, i) => i),
+      each: () => {
+        busy(2);
+        ran++;
+      },
+    });
+    let last = 0;
+    while (q.busy) {
+      await turn();
+      perTurn.push(ran - last);
+      last = ran;
+    }
+    expect(ran).toBe(12);
+    // 3 ms are up after the second item of a slice, however slow the machine: never 3 in one turn.
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(2);
+    expect(() => new SliceQueue(100, undefined, 0)).toThrow(RangeError);
+  });
+
   test("an item that throws in a later slice is reported and the job goes on", async () => {
     const errors: unknown[] = [];
     const q = new SliceQueue(2, (e) => errors.push(e));
