@@ -1,9 +1,11 @@
 /**
  * The shadow variants' worker thread (shadowFeed.ts): the replay (shadowReplay.ts) fed by the
  * daemon's messages, its CPU time read from this thread alone (the process's would count the claim
- * thread's work too).
+ * thread's work too). On Linux the thread runs at the lowest scheduling priority: on a host short of
+ * cores the claim thread gets the CPU first, and the shadows lag (their queue is bounded) instead.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
+import { constants, setPriority } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parentPort } from "node:worker_threads";
 import { type ShadowIn, ShadowReplay } from "./shadowReplay.js";
@@ -29,6 +31,26 @@ function threadCpuMicros(): number {
     return (Number(f[11]) + Number(f[12])) * MICROS_PER_TICK;
   } catch {
     return performance.eventLoopUtilization().active * 1000;
+  }
+}
+
+/** This thread's id (Linux: /proc/thread-self is `PID/task/TID`), or undefined. */
+function threadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const tid = threadId();
+// Linux applies a thread id's priority to that thread alone; raising one's own nice value needs no privilege.
+if (tid !== undefined) {
+  try {
+    setPriority(tid, constants.priority.PRIORITY_LOW);
+  } catch {
+    // Left at the process's priority: the shadows still run off the claim thread.
   }
 }
 
