@@ -55,6 +55,16 @@ export interface ShadowReport {
   token?: number;
 }
 
+/**
+ * Reports are at most this often (and at each sync): the metrics read them at scrape time, and a
+ * report per message would cost the thread more than a sparse feed's replay does.
+ */
+const REPORT_EVERY_MS = 100;
+
+const later = (run: () => void): void => {
+  setTimeout(run, REPORT_EVERY_MS).unref();
+};
+
 export class ShadowReplay {
   readonly #post: (m: ShadowReport) => void;
   readonly #cpuMicros: () => number;
@@ -70,7 +80,7 @@ export class ShadowReplay {
   #scheduled = false;
 
   /** `cpuMicros`: the replay's CPU time so far (a report carries what it grew by). */
-  constructor(post: (m: ShadowReport) => void, cpuMicros: () => number, defer: (run: () => void) => void = setImmediate) {
+  constructor(post: (m: ShadowReport) => void, cpuMicros: () => number, defer: (run: () => void) => void = later) {
     this.#post = post;
     this.#cpuMicros = cpuMicros;
     this.#defer = defer;
@@ -93,7 +103,7 @@ export class ShadowReplay {
         this.#report(m.token);
         return;
     }
-    // One report per turn of the thread, however many messages it handled.
+    // One report for however many messages come within its interval.
     if (!this.#scheduled) {
       this.#scheduled = true;
       this.#defer(() => this.#report(undefined));
