@@ -164,7 +164,7 @@ export function assembleDaemon(o: {
     daemon,
     leadership,
     publicKey: venueSide.signer.publicKey,
-    run: daemonRun({ daemon, keyWatch, poller, guard, drain, drained, unwinder, opportunities, markouts, rest, limiters }),
+    run: daemonRun({ daemon, keyWatch, poller, guard, drain, drained, unwinder, opportunities, markouts, rest, limiters, shadows }),
     reload: policyReloader({
       loaded,
       env: o.env,

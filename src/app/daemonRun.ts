@@ -1,7 +1,8 @@
 /**
  * The assembled daemon's run: the key check first, then the pollers, the protections and the
  * daemon until the signal (or a finished drain) aborts; then the drain, the unwinder and the
- * pollers stop, and what the run opened is flushed and closed (not the journal or the venue).
+ * pollers stop, and what the run opened is flushed and closed (not the journal or the venue), the
+ * shadow variants' thread with it.
  */
 import type { Daemon } from "../daemon/daemon.js";
 import type { Drain } from "../daemon/drain.js";
@@ -26,6 +27,7 @@ export function daemonRun(o: {
   markouts: MarkoutSampler;
   rest: RestClient;
   limiters: VenueLimiters;
+  shadows: { close(): Promise<void> };
 }): (signal: AbortSignal) => Promise<void> {
   return async (outer) => {
     const signal = AbortSignal.any([outer, o.drained]);
@@ -45,6 +47,7 @@ export function daemonRun(o: {
       o.markouts.stop();
       await o.rest.close().catch(() => undefined);
       await o.limiters.stop().catch(() => undefined);
+      await o.shadows.close();
     }
   };
 }

@@ -1,6 +1,7 @@
 /**
  * `shadow.variants` in the daemon: the shadow feed (lab/shadowFeed.ts) fed by the same inputs as the
- * capture and told of the live account's claims, scored in `liquidator_shadow_*`. Built whether or
+ * capture and told of the live account's claims, scored in `liquidator_shadow_*`; its replay runs in
+ * a worker thread, ended with the daemon's run. Built whether or
  * not variants are configured, so a SIGHUP can start (or change, or stop) them without a restart.
  */
 import type { Logger } from "pino";
@@ -21,6 +22,8 @@ export interface LiveShadows {
   transport(inner: ClaimTransport): ClaimTransport;
   /** SIGHUP: the reloaded config's variants (unchanged ones keep running as they are). */
   apply(loaded: LoadedConfig): void;
+  /** Shutdown: the shadows' thread ends. */
+  close(): Promise<void>;
 }
 
 export function liveShadows(o: {
@@ -34,7 +37,8 @@ export function liveShadows(o: {
   const feed = new ShadowFeed({
     model: MODEL,
     ...(o.collateral !== undefined ? { collateral: o.collateral } : {}),
-    claimed: (variant, id) => log.debug({ variant, id }, "shadow claim"),
+    // Each shadow claim crosses from the shadows' thread only when it is logged.
+    ...(log.isLevelEnabled("debug") ? { claimed: (variant: string, id: number) => log.debug({ variant, id }, "shadow claim") } : {}),
     dropped: (n) => o.metrics.shadow.dropped.inc(n),
     failed: (err) => log.error({ err }, "the shadow variants failed and stopped (claims are not affected); a SIGHUP starts them anew"),
   });
@@ -42,7 +46,8 @@ export function liveShadows(o: {
   const apply = (loaded: LoadedConfig): void => {
     const variants = loaded.shadows ?? [];
     feed.setVariants(variants);
-    if (variants.length > 0) log.info({ variants: variants.map((v) => v.name) }, "shadow variants running (nothing is sent for them)");
+    if (variants.length > 0)
+      log.info({ variants: variants.map((v) => v.name), thread: feed.thread }, "shadow variants running (nothing is sent for them)");
   };
   apply(o.loaded);
   return {
@@ -57,5 +62,6 @@ export function liveShadows(o: {
           },
     transport: (inner) => ownClaimsTransport(inner, feed),
     apply,
+    close: () => feed.close(),
   };
 }

@@ -6,7 +6,7 @@
  */
 
 /** Settings of the bench's shadows: the sweep a user would run on min_fee and the slippage. */
-const SHADOW_SETS: readonly Record<string, unknown>[] = [0, 1, 5, 20].flatMap((fee) =>
+export const SHADOW_SETS: readonly Record<string, unknown>[] = [0, 1, 5, 20].flatMap((fee) =>
   [20, 100].map((bps) => ({ "policy.min_fee": fee, "policy.limit_price_slippage_bps": bps })),
 );
 

@@ -62,7 +62,7 @@ export function createShadowMetrics(registry: Registry, prefix: string): ShadowM
   new Counter({
     ...reg,
     name: `${prefix}shadow_cpu_seconds_total`,
-    help: "CPU time the shadow variants' replay took (all variants together)",
+    help: "CPU time of the shadow variants' replay thread (all variants together)",
     collect: from<Counter>((m, s) => m.inc(s.cpuSeconds)),
   });
   new Counter({

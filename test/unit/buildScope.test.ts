@@ -29,6 +29,9 @@ test("the production build leaves bench/ and soak/ out and keeps the simulator a
   expect(files).toContain("src/cli.ts");
   expect(under(files, "sim").length).toBeGreaterThan(0);
   expect(under(files, "lab").length).toBeGreaterThan(0);
+  // Worker threads' entry files, loaded by URL (no import pulls them in): the image's dist/ must hold them.
+  expect(files).toContain("src/lab/shadowWorker.ts");
+  expect(files).toContain("src/lab/backtestWorker.ts");
 });
 
 test("the tools' build holds bench/ and soak/ as well", () => {

@@ -31,7 +31,14 @@ const EVENTS = [
   ...[10, 11, 12, 13, 14].map((id) => liquidationEvent(t + 3_300, id, {})),
 ];
 
-function runFeed(variants: readonly Variant[], events: readonly CaptureEvent[], own?: [number, number]): Map<string, number[]> {
+/** The live account's send (`sentAt`) or the venue's refusal of its claim for `id`, told at `at`. */
+type Own = { id: number; at: number; sentAt?: number };
+
+async function runFeed(
+  variants: readonly Variant[],
+  events: readonly CaptureEvent[],
+  own: readonly Own[] = [],
+): Promise<Map<string, number[]>> {
   const ids = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   const feed = new ShadowFeed({
     model: { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 },
@@ -39,13 +46,17 @@ function runFeed(variants: readonly Variant[], events: readonly CaptureEvent[], 
     schedule: () => undefined, // drained by hand below
   });
   feed.setVariants(variants);
+  const told = [...own];
   for (const ev of events) {
-    if (own !== undefined && ev.at >= own[1] && ev.k === "liquidation" && ev.data[0]?.liquidationId === own[0])
-      feed.ownSent(own[0], own[1]);
+    while (told.length > 0 && (told[0] as Own).at <= ev.at) {
+      const o = told.shift() as Own;
+      if (o.sentAt !== undefined) feed.ownSent(o.id, o.sentAt);
+      else feed.ownRefused(o.id);
+    }
     feed.record(ev);
   }
   expect(feed.queued).toBe(events.length);
-  feed.flush();
+  await feed.flush();
   expect(feed.queued).toBe(0);
   expect(feed.scores().map((s) => s.claims)).toEqual([...ids.values()].map((l) => l.length));
   expect(feed.cost().events).toBe(events.length);
@@ -61,16 +72,22 @@ describe("shadow feed", () => {
     const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
     const variants = await buildVariants([config], ["policy.min_fee=0,5"]);
     const report = await backtest({ files: [file], variants, defaultLatencyMs: 50, slippageBps: 5, takerFeeBps: 5, ids: true });
-    const shadow = runFeed(variants, events);
+    const shadow = await runFeed(variants, events);
     expect([...shadow.values()].map((ids) => [...ids].sort((a, b) => a - b))).toEqual(report.variants.map((v) => v.claimed_ids));
     expect(shadow.get(variants[1]?.name as string)).toEqual([1, 10, 11]);
   });
 
-  test("the live account's own claim is not a rival's take", async () => {
+  test("the live account's own claim is not a rival's take, from its send until the venue refuses it", async () => {
     const variants = await buildVariants([], ["policy.min_fee=0"]);
+    const name = variants[0]?.name as string;
     const events = market(12, [liquidationEvent(t, 4, { [ETH]: 3 }), liquidationEvent(t + 20, 4, {})]);
-    expect(runFeed(variants, events).get(variants[0]?.name as string)).toEqual([]); // taken 20 ms in: lost
-    expect(runFeed(variants, events, [4, t + 1]).get(variants[0]?.name as string)).toEqual([4]);
+    expect((await runFeed(variants, events)).get(name)).toEqual([]); // taken 20 ms in: lost
+    const sent = { id: 4, at: t + 1, sentAt: t + 1 };
+    expect((await runFeed(variants, events, [sent])).get(name)).toEqual([4]);
+    // Refused before it left the open list: a rival took it. Refused after: it was ours when it left.
+    // The replay meets each where it came among the events (all are in one batch here).
+    expect((await runFeed(variants, events, [sent, { id: 4, at: t + 10 }])).get(name)).toEqual([]);
+    expect((await runFeed(variants, events, [sent, { id: 4, at: t + 30 }])).get(name)).toEqual([4]);
   });
 });
 
@@ -88,14 +105,14 @@ test("a replay that throws stops the shadows, not the caller; the next variant l
   const events = market(12, [liquidationEvent(t, 1, { [ETH]: 10 })]);
   for (const ev of events.slice(0, 3)) feed.record(ev);
   feed.record({ k: "liquidation", at: t, data: null } as unknown as CaptureEvent);
-  expect(() => feed.flush()).not.toThrow();
+  await expect(feed.flush()).resolves.toBeUndefined();
   expect(errors).toHaveLength(1);
   expect(feed.queued).toBe(0);
   feed.record(events[3] as CaptureEvent);
   expect(feed.queued).toBe(0); // stopped: nothing is queued
   feed.setVariants(variants); // the same list, after a failure: started anew, from what came before
   for (const ev of events.slice(4)) feed.record(ev);
-  feed.flush();
+  await feed.flush();
   expect(errors).toHaveLength(1);
   expect(ids).toEqual([1]);
 });
