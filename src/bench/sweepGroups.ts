@@ -3,8 +3,8 @@
  * shared host: `node dist/bench/sweepGroups.js [HOURS] [MODE…]`, MODE one of grouped1, grouped2,
  * plain1, plain2 (grouping on or off, threads). A `writeLabMarket` capture of HOURS (12) × the bench's
  * 48 variants; prints one JSON line per mode: wall and CPU seconds (the process's, worker threads
- * included), RSS after the run, distinct effects, and the start of the `--json`'s SHA-256, which
- * must be the same in every mode.
+ * included), RSS after the run, distinct effects, the `--json`'s size (no id lists, as `backtest`
+ * prints it unless `--ids`) and the start of its SHA-256, which must be the same in every mode.
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -42,6 +42,7 @@ for (const mode of modes) {
       cpuSeconds: Math.round((used.user + used.system) / 1e4) / 100,
       rssMb: Math.round(process.memoryUsage().rss / 1e6),
       distinct: report.variants.filter((v) => v.same_as === null).length,
+      jsonMb: Math.round(Buffer.byteLength(json) / 1e4) / 100,
       sha256: createHash("sha256").update(json).digest("hex").slice(0, 16),
     }),
   );

@@ -15,6 +15,14 @@
  *
  * Pure and allocation-free once warm: one instance is reused by every decision (decisions are
  * synchronous), its MarginFit refilled for each question.
+ *
+ * The held + in-flight lines are the same for every question of a decision, and for every decision
+ * on the same book, prices, symbol table and leverage whose claim adds to the same sides: many
+ * decisions in a row are (a backtest's variants decide each liquidation on one state; a cascade
+ * re-decides before anything settles). So the lines are filled once and kept (MarginFit keep /
+ * restore) while the exposure book's and the prices' `version`s, the table, the leverage and the
+ * claim's symbols and sides are the ones they were filled for; prices with no version are read
+ * afresh by each decision.
  */
 import type { Exposure } from "./exposure.js";
 import { initialMargin, marginParamsOf } from "./margin.js";
@@ -58,6 +66,27 @@ export class ClaimMargin {
     marks: undefined as never,
   };
   #in: MarginInputs | undefined;
+  /** What the kept lines were filled from (see the file's comment); `#kept` false: nothing kept. */
+  #kept = false;
+  #keptExposure: Exposure | undefined;
+  #keptExposureVersion = 0;
+  #keptMarks: PriceSource | undefined;
+  #keptMarksVersion: number | undefined;
+  #keptSymbols: SymbolTable | undefined;
+  #keptLeverage = Number.NaN;
+  /** Whether the kept book had a symbol with no price (begin's answer "unpriced"). */
+  #keptUnpriced = false;
+  /** The claim's symbols and sides the kept lines were filled for. */
+  readonly #keptLegSymbols: string[] = [];
+  readonly #keptLegSides: number[] = [];
+  #keptLegs = -1;
+  readonly #reuse: boolean;
+
+  /** `reuse` false: every question refills its lines (the reference the kept lines are tested against). */
+  constructor(reuse = true) {
+    this.#reuse = reuse;
+  }
+
   /** Initial margin the claim adds at its final ratio (quote). */
   need = 0;
   /** Budget − initial margin of held + in flight before the claim (quote). */
@@ -77,10 +106,34 @@ export class ClaimMargin {
     inputs.exposure = exposure;
     inputs.marks = marks;
     this.#in = inputs;
-    const ex = inputs.exposure;
-    for (let i = 0; i < ex.symbolCount; i++) {
-      const p = ex.priceAt(i, inputs.marks);
-      if (!(p > 0) || p === Number.POSITIVE_INFINITY) return "unpriced";
+    const marksVersion = marks.version;
+    if (
+      this.#reuse &&
+      this.#kept &&
+      marksVersion !== undefined &&
+      marksVersion === this.#keptMarksVersion &&
+      marks === this.#keptMarks &&
+      exposure === this.#keptExposure &&
+      exposure.version === this.#keptExposureVersion &&
+      symbols === this.#keptSymbols &&
+      Object.is(account.maxLeverage, this.#keptLeverage)
+    )
+      return this.#keptUnpriced ? "unpriced" : "ready";
+    this.#kept = true;
+    this.#keptLegs = -1;
+    this.#keptExposure = exposure;
+    this.#keptExposureVersion = exposure.version;
+    this.#keptMarks = marks;
+    this.#keptMarksVersion = marksVersion;
+    this.#keptSymbols = symbols;
+    this.#keptLeverage = account.maxLeverage;
+    this.#keptUnpriced = false;
+    for (let i = 0; i < exposure.symbolCount; i++) {
+      const p = exposure.priceAt(i, marks);
+      if (!(p > 0) || p === Number.POSITIVE_INFINITY) {
+        this.#keptUnpriced = true;
+        return "unpriced";
+      }
     }
     return "ready";
   }
@@ -118,6 +171,25 @@ export class ClaimMargin {
     const inputs = this.#in as MarginInputs;
     const account = this.#account as MarginAccount;
     const fit = this.#fit.reset(account, inputs.limits);
+    if (this.#reuse && this.#sameLegs(legs)) fit.restore();
+    else this.#fill(fit, legs, account);
+    if (granted) for (const leg of legs) if (leg.k > 0) fit.hold(leg.pos.symbol, this.#params(leg.pos.symbol), leg.mark, qtyAt(leg));
+    return fit;
+  }
+
+  /** Whether the kept lines were filled for a claim of these symbols on these sides. */
+  #sameLegs(legs: readonly MarginLeg[]): boolean {
+    if (legs.length !== this.#keptLegs) return false;
+    for (let i = 0; i < legs.length; i++) {
+      const pos = (legs[i] as MarginLeg).pos;
+      if (pos.symbol !== this.#keptLegSymbols[i] || Math.sign(pos.positionQty) !== this.#keptLegSides[i]) return false;
+    }
+    return true;
+  }
+
+  /** The lines of what is held and in flight, kept for the claim's symbols and sides. */
+  #fill(fit: MarginFit, legs: readonly MarginLeg[], account: MarginAccount): void {
+    const inputs = this.#in as MarginInputs;
     const ex = inputs.exposure;
     for (let i = 0; i < ex.symbolCount; i++) {
       const v = ex.viewAt(i);
@@ -127,14 +199,20 @@ export class ClaimMargin {
       const up = v.held + v.long;
       const down = v.held + v.short;
       const upSide = side > 0 || (side === 0 && Math.abs(up) >= Math.abs(down));
-      fit.hold(v.symbol, params, price, upSide ? up : down).floor(v.symbol, params, price, upSide ? down : up);
+      // The exposure book holds one entry per symbol, so each is a new line of the fresh fit.
+      fit.holdNew(v.symbol, params, price, upSide ? up : down, upSide ? down : up);
       const iso = v.isolated ?? 0;
       const pending = v.pending ?? 0;
       if (iso !== 0) fit.fixed(initialMargin(params, Math.abs(iso) * price, account.maxLeverage));
       if (pending !== 0) fit.fixed(initialMargin(params, Math.abs(pending) * price, account.maxLeverage));
     }
-    if (granted) for (const leg of legs) if (leg.k > 0) fit.hold(leg.pos.symbol, this.#params(leg.pos.symbol), leg.mark, qtyAt(leg));
-    return fit;
+    fit.keep();
+    this.#keptLegs = legs.length;
+    for (let i = 0; i < legs.length; i++) {
+      const pos = (legs[i] as MarginLeg).pos;
+      this.#keptLegSymbols[i] = pos.symbol;
+      this.#keptLegSides[i] = Math.sign(pos.positionQty);
+    }
   }
 
   #params(symbol: string) {

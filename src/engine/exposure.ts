@@ -87,6 +87,15 @@ export class Exposure {
   // cheaper than a Map iterator.
   private readonly list: Entry[] = [];
   private readonly reservations = new Map<number, Reservation>();
+  #version = 0;
+
+  /**
+   * Changes whenever a quantity or a fallback price in the book does (every mutating call counts):
+   * a memo of something computed from the book (claimMargin.ts) is current while it is unchanged.
+   */
+  get version(): number {
+    return this.#version;
+  }
 
   private entry(symbol: string): Entry {
     let e = this.bySymbol.get(symbol);
@@ -146,6 +155,7 @@ export class Exposure {
   /** Replace the held quantity of one symbol's position in `mode` (the venue's view wins). */
   setHeld(symbol: string, qty: number, markPrice?: number, mode: MarginMode = "CROSS"): void {
     if (!Number.isFinite(qty)) throw new RangeError(`held quantity of ${symbol} must be finite`);
+    this.#version++;
     const e = this.entry(symbol);
     if (mode === "CROSS") e.held = qty === 0 ? 0 : qty;
     else e.isolated = qty === 0 ? 0 : qty;
@@ -186,6 +196,7 @@ export class Exposure {
       if (!Number.isFinite(perSymbolQty[symbol])) throw new RangeError(`reserved quantity of ${symbol} must be finite`);
     }
     this.release(liquidationId);
+    this.#version++;
     const r: Reservation = { symbols: [], qty: [] };
     for (const symbol of Object.keys(perSymbolQty)) {
       const q = perSymbolQty[symbol] as number;
@@ -204,6 +215,7 @@ export class Exposure {
   release(liquidationId: number): boolean {
     const r = this.reservations.get(liquidationId);
     if (r === undefined) return false;
+    this.#version++;
     this.reservations.delete(liquidationId);
     for (let i = 0; i < r.symbols.length; i++) {
       const e = this.bySymbol.get(r.symbols[i] as string);
@@ -234,6 +246,7 @@ export class Exposure {
    */
   commit(liquidationId: number, actual: Readonly<Record<string, number>>, mode: MarginMode | "PENDING" = "CROSS"): boolean {
     const had = this.release(liquidationId);
+    this.#version++;
     for (const symbol of Object.keys(actual)) {
       const q = actual[symbol] as number;
       if (!Number.isFinite(q) || q === 0) continue;
@@ -251,6 +264,7 @@ export class Exposure {
   clearPending(symbol: string): void {
     const e = this.bySymbol.get(symbol);
     if (e === undefined || e.pending === 0) return;
+    this.#version++;
     e.pending = 0;
     this.dropIfEmpty(e);
   }

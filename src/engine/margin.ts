@@ -56,6 +56,26 @@ export function mmrRate(p: MarginParams, notional: number): number {
   return Math.max(p.baseMmr, (p.baseMmr / p.baseImr) * p.imrFactor * Math.abs(notional) ** NOTIONAL_POWER);
 }
 
+/** The IMR's floor whatever the size: `max(1 / max_account_leverage, base_imr)` (imrRate's other terms). */
+export function flatImrRate(p: MarginParams, maxLeverage: number): number {
+  return Math.max(maxLeverage > 0 ? 1 / maxLeverage : 0, p.baseImr);
+}
+
+/**
+ * A notional below which `imrRate` is `flatImrRate` exactly, so the 4/5 power need not be taken:
+ * `imr_factor × n^(4/5) ≤ flat` ⇔ `n ≤ (flat / imr_factor)^(5/4)`. The bound is kept a millionth under
+ * that crossing, far more than the few ulps by which the float power can err, so a notional under it
+ * is under the crossing whatever the rounding; in the millionth band the power decides, as before.
+ * With no size term (factor 0) every finite notional is under; 0 (never under) when the parameters
+ * give no usable bound.
+ */
+export function flatImrBelow(p: MarginParams, maxLeverage: number): number {
+  const flat = flatImrRate(p, maxLeverage);
+  if (p.imrFactor === 0) return Number.MAX_VALUE;
+  const crossing = (flat / p.imrFactor) ** (1 / NOTIONAL_POWER);
+  return p.imrFactor > 0 && Number.isFinite(crossing) ? crossing * (1 - 1e-6) : 0;
+}
+
 /** Initial margin of a position of this notional: |notional| × IMR. */
 export function initialMargin(p: MarginParams, notional: number, maxLeverage: number): number {
   const n = Math.abs(notional);

@@ -13,7 +13,7 @@
  * claim is convex in the ratio and the ratios that fit form one interval. From a state that fits,
  * the largest fitting ratio is found by bisection (10 steps over 1000 thousandths).
  */
-import { initialMargin, type MarginParams } from "./margin.js";
+import { flatImrBelow, flatImrRate, imrRate, type MarginParams } from "./margin.js";
 import { RATIO_QUANTA, roundQty } from "./quantize.js";
 
 /** The account as the check needs it (accountBook.ts supplies it). */
@@ -43,8 +43,25 @@ export class MarginFit {
   readonly #add: number[] = [];
   /** Initial margin the line carries whatever the ratio (the other side of its claims in flight). */
   readonly #floor: number[] = [];
+  /**
+   * Per line, its symbol's flat IMR and the notional under which the rate is that flat one
+   * (margin.ts flatImrBelow), kept while the line's parameters and the leverage stay the same: most
+   * positions are far below the size term, and the 4/5 power is the costly part of the check.
+   */
+  readonly #flat: number[] = [];
+  readonly #below: number[] = [];
+  readonly #ratesFor: (MarginParams | undefined)[] = [];
+  #ratesLeverage = Number.NaN;
   /** Initial margin of positions the candidate cannot change (isolated, not yet attributed). */
   #fixed = 0;
+  /** The lines and fixed margin as `keep` left them, for `restore`. */
+  #keptLines = 0;
+  #keptFixed = 0;
+  readonly #keptSymbols: string[] = [];
+  readonly #keptParams: MarginParams[] = [];
+  readonly #keptMarks: number[] = [];
+  readonly #keptHeld: number[] = [];
+  readonly #keptFloor: number[] = [];
   #total = 0;
   #maxLeverage = 0;
   #ordersMargin = 0;
@@ -56,6 +73,10 @@ export class MarginFit {
     this.#fixed = 0;
     this.#total = account.totalCollateral;
     this.#maxLeverage = account.maxLeverage;
+    if (!Object.is(account.maxLeverage, this.#ratesLeverage)) {
+      this.#ratesLeverage = account.maxLeverage;
+      this.#ratesFor.fill(undefined);
+    }
     this.#ordersMargin = account.ordersMargin;
     this.#budget = Math.min(
       limits.maxMarginUsage * account.totalCollateral,
@@ -77,14 +98,80 @@ export class MarginFit {
    */
   floor(symbol: string, params: MarginParams, mark: number, absQty: number): this {
     const i = this.#line(symbol, params, mark);
-    const im = initialMargin(params, Math.abs(absQty) * mark, this.#maxLeverage);
-    if (im > (this.#floor[i] as number)) this.#floor[i] = im;
+    this.#floorAt(i, absQty);
     return this;
+  }
+
+  /**
+   * `hold(symbol, params, mark, qty)` then `floor(symbol, params, mark, otherEnd)` for a symbol that
+   * has no line yet in this check (the caller knows: one call per distinct symbol right after
+   * `reset`), without looking for its line.
+   */
+  holdNew(symbol: string, params: MarginParams, mark: number, qty: number, otherEnd: number): this {
+    const i = this.#newLine(symbol, params, mark);
+    this.#held[i] = 0 + qty;
+    this.#floorAt(i, otherEnd);
+    return this;
+  }
+
+  #floorAt(i: number, absQty: number): void {
+    const im = this.#im(i, Math.abs(absQty) * (this.#marks[i] as number));
+    if (im > (this.#floor[i] as number)) this.#floor[i] = im;
+  }
+
+  /** Initial margin of line `i`'s symbol at this notional: margin.ts initialMargin, the flat rate under its bound. */
+  #im(i: number, notional: number): number {
+    const n = Math.abs(notional);
+    if (n === 0) return 0;
+    if (this.#ratesFor[i] !== this.#params[i]) {
+      const p = this.#params[i] as MarginParams;
+      this.#flat[i] = flatImrRate(p, this.#maxLeverage);
+      this.#below[i] = flatImrBelow(p, this.#maxLeverage);
+      this.#ratesFor[i] = p;
+    }
+    return n < (this.#below[i] as number)
+      ? n * (this.#flat[i] as number)
+      : n * imrRate(this.#params[i] as MarginParams, n, this.#maxLeverage);
   }
 
   /** Initial margin that no ratio changes (a position the claim does not land in). */
   fixed(im: number): this {
     this.#fixed += im;
+    return this;
+  }
+
+  /**
+   * Remember the lines and fixed margin as they are (held and floors, no candidate added yet), so a
+   * later check of the same held and in-flight positions can `restore` them instead of refilling.
+   * What is kept does not depend on the limits, the collateral or the orders' margin (`reset`'s).
+   */
+  keep(): this {
+    const n = this.#lines;
+    this.#keptLines = n;
+    this.#keptFixed = this.#fixed;
+    for (let i = 0; i < n; i++) {
+      this.#keptSymbols[i] = this.#symbols[i] as string;
+      this.#keptParams[i] = this.#params[i] as MarginParams;
+      this.#keptMarks[i] = this.#marks[i] as number;
+      this.#keptHeld[i] = this.#held[i] as number;
+      this.#keptFloor[i] = this.#floor[i] as number;
+    }
+    return this;
+  }
+
+  /** Right after `reset` with the same leverage as when kept: the lines and fixed margin `keep` saw. */
+  restore(): this {
+    const n = this.#keptLines;
+    this.#lines = n;
+    this.#fixed = this.#keptFixed;
+    for (let i = 0; i < n; i++) {
+      this.#symbols[i] = this.#keptSymbols[i] as string;
+      this.#params[i] = this.#keptParams[i] as MarginParams;
+      this.#marks[i] = this.#keptMarks[i] as number;
+      this.#held[i] = this.#keptHeld[i] as number;
+      this.#add[i] = 0;
+      this.#floor[i] = this.#keptFloor[i] as number;
+    }
     return this;
   }
 
@@ -107,7 +194,7 @@ export class MarginFit {
       const add = this.#add[i] as number;
       // The venue's quantity at a ratio: position_qty × ratio rounded to 1e-9 (quantize.ts).
       const q = (this.#held[i] as number) + (add === 0 ? 0 : roundQty((add * thousandths) / RATIO_QUANTA));
-      const im = initialMargin(this.#params[i] as MarginParams, Math.abs(q) * (this.#marks[i] as number), this.#maxLeverage);
+      const im = this.#im(i, Math.abs(q) * (this.#marks[i] as number));
       const floor = this.#floor[i] as number;
       sum += im > floor ? im : floor;
     }
@@ -177,6 +264,10 @@ export class MarginFit {
         return i;
       }
     }
+    return this.#newLine(symbol, params, mark);
+  }
+
+  #newLine(symbol: string, params: MarginParams, mark: number): number {
     const i = this.#lines++;
     this.#symbols[i] = symbol;
     this.#params[i] = params;

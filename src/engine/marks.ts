@@ -15,6 +15,12 @@ export class MarkBook implements PriceSource {
   // One mutable entry per symbol, updated in place and never replaced or removed: a mark update
   // every second per symbol must not allocate, and Exposure holds the entries (PriceSource.get).
   private readonly entries = new Map<string, MarkEntry>();
+  #version = 0;
+
+  /** Changes with every mark taken (PriceSource.version). */
+  get version(): number {
+    return this.#version;
+  }
 
   /**
    * Record a mark. Refused (false) when the price is not a positive finite number or `receivedAt`
@@ -26,10 +32,12 @@ export class MarkBook implements PriceSource {
     if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(receivedAt)) return false;
     const e = this.entries.get(symbol);
     if (e === undefined) {
+      this.#version++;
       this.entries.set(symbol, { symbol, price, receivedAt });
       return true;
     }
     if (receivedAt < e.receivedAt) return false;
+    this.#version++;
     e.price = price;
     e.receivedAt = receivedAt;
     return true;

@@ -67,7 +67,7 @@ export interface PolicyContext {
 }
 
 /** The margin step, reused by every decision (they are synchronous): see claimMargin.ts. */
-const margin = new ClaimMargin();
+const sharedMargin = new ClaimMargin();
 
 function skip(liquidationId: number, reason: SkipReason, detail: string | undefined): SkipDecision {
   return { action: "skip", liquidationId, reason, detail };
@@ -116,7 +116,8 @@ function validate(liq: Liquidation): string | undefined {
   return open === 0 ? "no_quantity" : undefined;
 }
 
-export function decide(liq: Liquidation, ctx: PolicyContext, now: number): Decision {
+/** `margin`: the margin step to decide with (a test passes one that keeps nothing, to compare). */
+export function decide(liq: Liquidation, ctx: PolicyContext, now: number, margin: ClaimMargin = sharedMargin): Decision {
   const id = liq.liquidationId;
   const bad = validate(liq);
   if (bad !== undefined) return skip(id, "invalid_liquidation", bad);
@@ -169,7 +170,7 @@ export function decide(liq: Liquidation, ctx: PolicyContext, now: number): Decis
   }
 
   const m = margin.begin(ctx.account, ctx.policy.margin, symbols, exposure, marks);
-  return anyLow ? decideProportional(id, legs, ctx, m) : decidePerSymbol(id, legs, ctx, m);
+  return anyLow ? decideProportional(id, legs, ctx, margin, m) : decidePerSymbol(id, legs, ctx, margin, m);
 }
 
 /** Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). */
@@ -177,7 +178,7 @@ function exposureBudget(ctx: PolicyContext): number {
   return ctx.policy.maxTotalExposure - ctx.exposure.totalNotional(ctx.marks);
 }
 
-function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, m: MarginState): Decision {
+function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
   for (const leg of legs) if (leg.reason !== undefined) return skip(id, leg.reason, leg.pos.symbol);
 
   let total = 0;
@@ -219,7 +220,7 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, m: Marg
   if (k === 0) return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero", undefined);
 
   for (const leg of legs) leg.k = k;
-  return buildClaim(id, legs, undefined, thousandthsToRatio(k));
+  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin);
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
@@ -237,7 +238,7 @@ function byFeeRate(legs: Leg[]): Leg[] {
   return out;
 }
 
-function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, m: MarginState): Decision {
+function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
   let claimBudget = 1; // fraction of "one claim" left (see max_claim_notional above)
   let expBudget = Number.NaN; // computed on first use: most liquidations fail earlier
   let eligible = 0;
@@ -288,11 +289,11 @@ function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, m: MarginS
     const first = legs[0] as Leg; // validate() guarantees an open symbol, and none was claimed
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
-  return buildClaim(id, legs, claimed, thousandthsToRatio(top));
+  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin);
 }
 
 /** The claim of every leg with k > 0, or `below_min_fee` when its fee is under the strictest min_fee. */
-function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined, ratio: number): Decision {
+function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined, ratio: number, margin: ClaimMargin): Decision {
   const limitPrice: Record<string, number> = {};
   const perSymbolQty: Record<string, number> = {};
   let expectedFee = 0;
@@ -316,6 +317,10 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
   if (notional === 0) return skip(id, "ratio_zero", undefined);
   if (netFee < minFee) return skip(id, "below_min_fee", undefined);
   margin.measure(legs);
+  // Margin need and room are absent when margin is not checked (account unknown): a decision carries
+  // finite numbers only. Two literals rather than a spread: this runs for every claim decided.
+  if (!Number.isFinite(margin.room))
+    return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty };
   return {
     action: "claim",
     liquidationId: id,
@@ -325,7 +330,7 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
     expectedFee,
     notional,
     perSymbolQty,
-    // Absent when margin is not checked (account unknown): a decision carries finite numbers only.
-    ...(Number.isFinite(margin.room) ? { marginNeed: margin.need, marginRoom: margin.room } : {}),
+    marginNeed: margin.need,
+    marginRoom: margin.room,
   };
 }

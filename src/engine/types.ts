@@ -53,6 +53,11 @@ export interface PriceSource {
    * one entry per symbol for good): a reader may hold it instead of looking the price up each time.
    */
   get?(symbol: string): { readonly price: number } | undefined;
+  /**
+   * Changes whenever a price does (MarkBook: every mark taken). A source without one is read afresh
+   * by every decision; with one, what a decision computed from the prices may be kept while it holds.
+   */
+  readonly version?: number;
 }
 
 /** One row of `GET /v1/public/info` (docs/protocol.md §4) in domain form. */
