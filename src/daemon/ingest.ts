@@ -118,6 +118,16 @@ export class Ingest {
     this.#slices.run({ items: ids, each: (id) => claimer.cancel(id), ...(then !== undefined ? { done: then } : {}) });
   }
 
+  /**
+   * The opportunity ledger's first pushes, in slices when many (a cascade frame's thousand records),
+   * as a job of their own behind the frame's offers: before any later frame's removal of the same ids.
+   */
+  #seen(liquidations: readonly Liquidation[], at: number): void {
+    const ledger = this.#options.opportunities;
+    if (ledger === undefined || liquidations.length === 0) return;
+    this.#slices.run({ items: liquidations, each: (liq) => ledger.seen([liq], at) });
+  }
+
   /** A validated stream frame. */
   stream(args: StreamData): void {
     const { book, marks, claimer, metrics, policy } = this.#options;
@@ -131,9 +141,8 @@ export class Ingest {
         this.#cancel(changes.removed);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
         // The ledger's first-push records wait for the claims the frame sends (their time is the frame's).
-        const seen = (): void => this.#options.opportunities?.seen(changes.upserted, at);
-        if (policy.symbolsLoaded) this.#offer(changes.upserted, receivedAt, seen);
-        else seen();
+        if (policy.symbolsLoaded) this.#offer(changes.upserted, receivedAt);
+        this.#seen(changes.upserted, at);
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         return;
       }
@@ -191,7 +200,7 @@ export class Ingest {
       done: () => {
         const changes = book.endReconcile(r);
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
-        this.#options.opportunities?.seen(changes.upserted, this.#now());
+        this.#seen(changes.upserted, this.#now());
         this.#cancel(changes.removed, () => {
           claimer.settleFromOpenList(requestedAt);
           if (!policy.symbolsLoaded) return claimer.sweep();

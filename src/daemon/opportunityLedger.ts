@@ -3,8 +3,9 @@
  * goes to the journal as `seen`, `skip` and `gone` records (store/opportunityRecords.ts), and each
  * liquidation's fate is counted once it is sealed (`opportunities_total{outcome}`,
  * `opportunity_value_quote{outcome}`). Off the claim path: the calls only fold into a map and
- * buffer a record; the buffer reaches the store on a timer, in one batch. The claim records it
- * needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`), never twice.
+ * buffer a record; the buffer reaches the store on a timer, a few ms of writes per turn. The claim
+ * records it needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`),
+ * never twice.
  */
 import { classifyOpportunity, isSettled, type OpportunityFacts, type OpportunityOutcome } from "../engine/opportunities.js";
 import type { Liquidation } from "../engine/types.js";
@@ -12,6 +13,9 @@ import type { JournalRecord } from "../store/journalRecords.js";
 import { OpportunityFold } from "../store/opportunityFold.js";
 import type { OpportunityRecord } from "../store/opportunityRecords.js";
 import type { StateStore } from "../store/stateStore.js";
+
+/** Longest run of journal writes in one turn, ms. */
+const WRITE_SLICE_MS = 2;
 
 export interface OpportunityLedgerOptions {
   store: Pick<StateStore, "append" | "mayLead">;
@@ -32,6 +36,8 @@ export class OpportunityLedger {
   readonly #fold = new OpportunityFold();
   readonly #counted = new Set<number>();
   #buffer: OpportunityRecord[] = [];
+  /** Records of the buffer already written (a big buffer is written over several turns). */
+  #head = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: OpportunityLedgerOptions) {
@@ -113,23 +119,53 @@ export class OpportunityLedger {
     return this.#fold.facts.size;
   }
 
-  /** Writes the buffer now. */
+  /** Writes the whole buffer now (shutdown). */
   flush(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#write(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * The timer's turn: records for at most WRITE_SLICE_MS, the rest on the next turns. A cascade
+   * buffers thousands (each a journal write): written in one turn they would hold the loop for tens
+   * of ms while claims wait to leave.
+   */
+  readonly #tick = (): void => {
+    this.#timer = undefined;
+    this.#write(WRITE_SLICE_MS);
+    if (this.#buffer.length > this.#head) this.#timer = setTimeout(this.#tick, 0).unref();
+  };
+
+  #write(budgetMs: number): void {
     const batch = this.#buffer;
-    this.#buffer = [];
+    const until = performance.now() + budgetMs;
+    let i = this.#head;
     try {
-      for (const record of batch) this.#o.store.append(record);
+      while (i < batch.length) {
+        this.#o.store.append(batch[i++] as OpportunityRecord);
+        if (performance.now() >= until) break;
+      }
     } catch (err) {
+      // The batch is dropped: the journal's own failure path stops claiming; this only reports.
+      i = batch.length;
       this.#o.failed?.(err);
+    }
+    if (i >= batch.length) {
+      this.#buffer = [];
+      this.#head = 0;
+    } else if (i > 4096 && i * 2 > batch.length) {
+      this.#buffer = batch.slice(i);
+      this.#head = 0;
+    } else {
+      this.#head = i;
     }
   }
 
   #record(record: OpportunityRecord): void {
     const f = this.#fold.add(record);
     this.#buffer.push(record);
-    this.#timer ??= setTimeout(() => this.flush(), this.#o.flushMs ?? 200).unref();
+    this.#timer ??= setTimeout(this.#tick, this.#o.flushMs ?? 200).unref();
     if (f !== undefined) this.#settle(f);
   }
 

@@ -31,6 +31,8 @@ function row(id: number, qty: number): OpenLiquidation {
 function setup(capture?: CaptureTap) {
   const offered: number[] = [];
   const cancelled: number[] = [];
+  /** The ledger's first pushes and the claimer's cancels, in the order they came. */
+  const order: string[] = [];
   const retried: (ReadonlySet<string> | undefined)[] = [];
   const paused = new Set<string>(["positions"]);
   const exposure = new Exposure();
@@ -47,10 +49,14 @@ function setup(capture?: CaptureTap) {
     metrics: { liquidationsSeen: { inc: () => undefined } } as never,
     logger: { info: () => undefined },
     ...(capture !== undefined ? { capture } : {}),
+    opportunities: { seen: (liqs: readonly Liquidation[]) => void order.push(...liqs.map((l) => `seen ${l.liquidationId}`)) },
     claimer: {
       offer: (l: Liquidation) => void offered.push(l.liquidationId),
       sendNow: () => undefined,
-      cancel: (id: number) => void cancelled.push(id),
+      cancel: (id: number) => {
+        cancelled.push(id);
+        order.push(`cancel ${id}`);
+      },
       settleFromOpenList: () => undefined,
       sweep: () => undefined,
       retrySkipped: (reasons?: ReadonlySet<string>) => void retried.push(reasons),
@@ -59,7 +65,7 @@ function setup(capture?: CaptureTap) {
       pausedReasons: () => [...paused] as never,
     },
   });
-  return { ingest, offered, cancelled, retried, paused, exposure, slices };
+  return { ingest, offered, cancelled, order, retried, paused, exposure, slices };
 }
 
 describe("Ingest", () => {
@@ -111,7 +117,7 @@ describe("Ingest", () => {
   });
 
   test("a frame that removes 1,000 ids cancels them in slices, before the offers of the frames after it", async () => {
-    const { ingest, offered, cancelled, slices } = setup();
+    const { ingest, offered, cancelled, order, slices } = setup();
     const push = (id: number, qty: number) => ({
       liquidationId: id,
       timestamp: id,
@@ -119,14 +125,21 @@ describe("Ingest", () => {
       positionsByPerp: qty === 0 ? [] : [{ symbol: "PERP_ETH_USDC", positionQty: qty, liquidatorFee: 0.008 }],
     });
     ingest.stream(["liquidation", Array.from({ length: 1_000 }, (_, i) => push(i + 1, 1)), undefined]);
+    // Removed before the first frame's slices ran: each id's first push is still recorded before its cancel.
+    ingest.stream(["liquidation", [push(7, 0)], undefined]);
+    expect(order).toEqual([]);
     await slices.idle();
+    expect(order.indexOf("seen 7")).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf("seen 7")).toBeLessThan(order.indexOf("cancel 7"));
+    expect(order.filter((e) => e.startsWith("seen"))).toHaveLength(1_000);
     offered.length = 0;
+    cancelled.length = 0;
     ingest.stream(["liquidation", Array.from({ length: 1_000 }, (_, i) => push(i + 1, 0)), undefined]);
     ingest.stream(["liquidation", [push(5_000, 1)], undefined]); // small, but behind the removals
     expect(cancelled.length).toBeLessThan(1_000); // not all in the frame's own turn
     expect(offered).toEqual([]);
     await slices.idle();
-    expect(cancelled).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 1));
+    expect(cancelled).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 1).filter((id) => id !== 7));
     expect(offered).toEqual([5_000]);
   });
 

@@ -192,6 +192,36 @@ describe("the live ledger", () => {
     ]);
   });
 
+  it("a big buffer is written a few ms per turn, in order, all of it in the end", async () => {
+    const written: number[] = [];
+    const perTurn: number[] = [];
+    let inTurn = false;
+    const store = {
+      append: (r: JournalRecord) => {
+        const end = performance.now() + 1.5;
+        while (performance.now() < end); // a slow write(2)
+        if (!inTurn) {
+          inTurn = true;
+          perTurn.push(0);
+          queueMicrotask(() => (inTurn = false)); // runs once this turn's callback returns
+        }
+        perTurn[perTurn.length - 1] = (perTurn.at(-1) ?? 0) + 1;
+        written.push((r as { id: number }).id);
+      },
+      mayLead: () => true,
+    };
+    const ledger = new OpportunityLedger({ store, price: () => 3000, settled: () => undefined, flushMs: 1 });
+    ledger.seen(
+      Array.from({ length: 12 }, (_, i) => liq(i + 1)),
+      T0,
+    );
+    const deadline = Date.now() + 20_000;
+    while (written.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(written).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    // 2 ms are up after the second write of a turn, however slow the machine: never 3 in one turn.
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(2);
+  });
+
   it("an id that leaves while its intent is being written waits for the answer: lost when the venue says taken", async () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
