@@ -12,39 +12,10 @@ import { describe, expect } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/captureTap.js";
 import type * as ShadowFeedModule from "../../src/lab/shadowFeed.js";
 import { buildVariants } from "../../src/lab/variants.js";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { liquidationEvent, market, T0 } from "../support/captures.js";
-import { claimsBy, countById, daemonEnv, metric, OPEN_POLICY, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
-import type { LogCollector } from "../support/logCollector.js";
+import { claimsBy, countById, daemonEnv, metric, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
-
-const POLICY = { ...OPEN_POLICY, min_fee: 20 };
-const SIZES: [string, number][] = [
-  ["PERP_ETH_USDC", 0.05],
-  ["PERP_ETH_USDC", 2],
-  ["PERP_ETH_USDC", 10],
-  ["PERP_SOL_USDC", -3],
-  ["PERP_SOL_USDC", -80],
-  ["PERP_BTC_USDC", 0.001],
-  ["PERP_BTC_USDC", 0.2],
-  ["PERP_ETH_USDC", -0.3],
-  ["PERP_DOGE_USDC", 20_000],
-];
-
-function shadowIds(logs: LogCollector, variant: string): number[] {
-  return logs
-    .find("shadow claim")
-    .filter((l) => l.variant === variant)
-    .map((l) => l.id as number)
-    .sort((a, b) => a - b);
-}
-
-function daemonIds(sim: SimulatorHandle): number[] {
-  return claimsBy(sim)
-    .filter((c) => c.code === 0 && c.liquidationId !== undefined)
-    .map((c) => c.liquidationId as number)
-    .sort((a, b) => a - b);
-}
+import { liveIds, SHADOW_POLICY, SHADOW_SIZES, shadowIds } from "../support/shadowProbe.js";
 
 describe("shadow variants in the compiled daemon", () => {
   test("the worker's shadow with the live settings claims the live ids, sends nothing, and ends with the daemon", async ({
@@ -53,7 +24,7 @@ describe("shadow variants in the compiled daemon", () => {
   }) => {
     const sim = await rig.sim({ scenario: { volatilityScale: 1 } });
     const dir = await rig.dir("shadow-worker");
-    const config = await writePolicyFile(dir, POLICY, "config.yaml", {
+    const config = await writePolicyFile(dir, SHADOW_POLICY, "config.yaml", {
       shadow: { variants: [{ name: "same", set: { "policy.min_fee": 20 } }] },
     });
     const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config, LIQUIDATOR_LOG_LEVEL: "debug" }), dir);
@@ -62,7 +33,7 @@ describe("shadow variants in the compiled daemon", () => {
     expect(p.logs.find("shadow variants running (nothing is sent for them)")[0]?.thread).toBe("worker");
 
     for (let round = 0; round < 2; round++) {
-      for (const [symbol, qty] of SIZES) {
+      for (const [symbol, qty] of SHADOW_SIZES) {
         sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
         await sleep(120);
       }
@@ -70,12 +41,12 @@ describe("shadow variants in the compiled daemon", () => {
     // Every claim answered and every shadow claim landed (the next mark frame runs what is due).
     await waitFor(
       async () =>
-        daemonIds(sim).length > 5 && (await metric(url, "liquidator_shadow_claims_total", { variant: "same" })) === daemonIds(sim).length,
+        liveIds(sim).length > 5 && (await metric(url, "liquidator_shadow_claims_total", { variant: "same" })) === liveIds(sim).length,
       "the shadow caught up with the daemon",
       30_000,
     );
-    const live = daemonIds(sim);
-    expect(live.length).toBeLessThan(2 * SIZES.length); // the policy skipped some (min_fee)
+    const live = liveIds(sim);
+    expect(live.length).toBeLessThan(2 * SHADOW_SIZES.length); // the policy skipped some (min_fee)
     expect(shadowIds(p.logs, "same")).toEqual(live);
     expect(await metric(url, "liquidator_shadow_events_total")).toBeGreaterThan(0);
     expect(await metric(url, "liquidator_shadow_cpu_seconds_total")).toBeGreaterThan(0);
