@@ -125,7 +125,7 @@ export class Ingest {
   #seen(liquidations: readonly Liquidation[], at: number): void {
     const ledger = this.#options.opportunities;
     if (ledger === undefined || liquidations.length === 0) return;
-    this.#slices.run({ items: liquidations, each: (liq) => ledger.seen([liq], at) });
+    this.#slices.run({ items: liquidations, each: (liq) => ledger.seen(liq, at) });
   }
 
   /** A validated stream frame. */

@@ -45,18 +45,15 @@ export class OpportunityLedger {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Liquidations new or changed, first heard at `at`: each id's first push is recorded once. */
-  seen(liquidations: readonly Liquidation[], at: number): void {
-    if (!this.#o.store.mayLead()) return;
-    for (const liq of liquidations) {
-      if (this.#fold.facts.get(liq.liquidationId)?.firstSeen !== undefined) continue;
-      const fees: Record<string, number> = {};
-      for (const p of liq.positions) {
-        const mark = this.#o.price(p.symbol);
-        fees[p.symbol] = mark === undefined ? 0 : Math.abs(p.positionQty) * mark * p.liquidatorFee;
-      }
-      this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees });
+  /** A liquidation new or changed, first heard at `at`: each id's first push is recorded once. */
+  seen(liq: Liquidation, at: number): void {
+    if (!this.#o.store.mayLead() || this.#fold.facts.get(liq.liquidationId)?.firstSeen !== undefined) return;
+    const fees: Record<string, number> = {};
+    for (const p of liq.positions) {
+      const mark = this.#o.price(p.symbol);
+      fees[p.symbol] = mark === undefined ? 0 : Math.abs(p.positionQty) * mark * p.liquidatorFee;
     }
+    this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees });
   }
 
   /** The policy skipped the id for a reason new to it (SkipVerdicts dedups repeats). */

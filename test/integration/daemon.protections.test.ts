@@ -12,6 +12,7 @@ import { expect } from "vitest";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { runCli } from "../support/captures.js";
 import {
+  addLong,
   claimsBy,
   daemonEnv,
   metric,
@@ -30,12 +31,6 @@ import { openQty } from "../support/unwindProbe.js";
 const ETH = "PERP_ETH_USDC";
 const BTC = "PERP_BTC_USDC";
 const ADVERSE = { adverseMoveBps: 500 };
-
-/** A long of about `notional` at the current mark. */
-function long(sim: SimulatorHandle, symbol: string, notional: number): number {
-  const qty = Math.round((notional / (sim.core.mark(symbol) as number)) * 1000) / 1000;
-  return sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
-}
 
 /** The venue's own net P&L of the account once flat: liquidator fees credited plus realized P&L (net of fees). */
 function venueNet(sim: SimulatorHandle): number {
@@ -63,7 +58,7 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
   // limit is crossed, and the daemon must be halted exactly then.
   let crossedAt = 0;
   for (let k = 1; k <= 6 && crossedAt === 0; k++) {
-    const id = long(sim, ETH, 10_000);
+    const id = addLong(sim, ETH, 10_000);
     await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `claim ${k}`, 20_000);
     await waitFor(() => openQty(sim, ETH) === 0, `flat after claim ${k}`, 30_000);
     const net = venueNet(sim);
@@ -87,7 +82,7 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
   expect(await metric(url, "liquidator_protection_trips_total", { protection: "daily_loss" })).toBe(1);
 
   // Halted: a new liquidation is skipped, not claimed.
-  const held = long(sim, ETH, 10_000);
+  const held = addLong(sim, ETH, 10_000);
   await waitFor(async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "protection" })) >= 1, "skipped: protection");
   await reconcileRounds(url, 2, 15_000);
   expect(requestsFrom(sim).some((r) => r.liquidationId === held)).toBe(false);
@@ -123,7 +118,7 @@ test("loss streak: two losing ETH claims cool ETH for cooldown_s; BTC is still c
   await waitFor(() => daemon.logs.has("positions read from the venue; claiming may start"), "ready to claim");
   const url = daemon.metricsUrl;
   for (let k = 1; k <= 2; k++) {
-    const id = long(sim, ETH, 5_000);
+    const id = addLong(sim, ETH, 5_000);
     await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `ETH claim ${k}`, 20_000);
     await waitFor(() => openQty(sim, ETH) === 0, `flat after ETH claim ${k}`, 30_000);
   }
@@ -131,8 +126,8 @@ test("loss streak: two losing ETH claims cool ETH for cooldown_s; BTC is still c
     async () => (await metric(url, "liquidator_protection_trips_total", { protection: "loss_streak" })) === 1,
     "loss streak tripped",
   );
-  const eth = long(sim, ETH, 5_000);
-  const btc = long(sim, BTC, 5_000);
+  const eth = addLong(sim, ETH, 5_000);
+  const btc = addLong(sim, BTC, 5_000);
   await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === btc), "BTC claimed", 20_000);
   await waitFor(async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "cooldown" })) >= 1, "ETH skipped: cooldown");
   await reconcileRounds(url, 2, 15_000);
@@ -162,7 +157,7 @@ test("backtest: the daemon's own capture replayed with its config trips the dail
   for (let k = 1; k <= 6; k++) {
     const halted = (await state(url)).trading_state === "halted";
     if (halted && after === 0) after = Date.now();
-    const id = long(sim, ETH, 10_000);
+    const id = addLong(sim, ETH, 10_000);
     if (halted) {
       await waitFor(async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "protection" })) >= 1, "skipped");
       continue;

@@ -4,9 +4,9 @@
  * halted from the journal's protection record: it claims nothing new until SIGHUP re-arms it.
  */
 import { expect } from "vitest";
-import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 import {
+  addLong,
   claimsBy,
   daemonEnv,
   metric,
@@ -32,11 +32,6 @@ interface Replica {
 }
 
 const ETH = "PERP_ETH_USDC";
-
-function long(sim: SimulatorHandle, notional: number): number {
-  const qty = Math.round((notional / (sim.core.mark(ETH) as number)) * 1000) / 1000;
-  return sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: qty }] });
-}
 
 describeWithPostgres("protections across a takeover", () => {
   test("the leader halts on the daily loss; after its kill -9 the new leader is halted too, until SIGHUP", async ({ rig, build, pgc }) => {
@@ -73,7 +68,7 @@ describeWithPostgres("protections across a takeover", () => {
     const standby = replicas.find((r) => r !== leader) as Replica;
 
     for (let k = 1; k <= 5 && (await role(leader))?.trading_state !== "halted"; k++) {
-      const id = long(sim, 10_000);
+      const id = addLong(sim, ETH, 10_000);
       await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `claim ${k}`, 20_000);
       await sleep(1_500); // the adverse mark arrived and the leader observed it
     }
@@ -88,7 +83,7 @@ describeWithPostgres("protections across a takeover", () => {
     await leader.proc.exit;
     await waitFor(async () => (await role(standby))?.role === "leader", "the standby took over", 30_000);
     await waitFor(async () => (await role(standby))?.trading_state === "halted", "the new leader halted from the journal", 10_000);
-    const held = long(sim, 10_000);
+    const held = addLong(sim, ETH, 10_000);
     await waitFor(
       async () => (await metric(standby.url, "liquidator_claims_skipped_total", { reason: "protection" })) >= 1,
       "skipped: protection",

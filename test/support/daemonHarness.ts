@@ -202,3 +202,9 @@ export async function reconcileRounds(metricsUrl: string, rounds = 3, timeoutMs 
 export function ethLong(qty = 1): { positions: { symbol: string; position_qty: number }[] } {
   return { positions: [{ symbol: "PERP_ETH_USDC", position_qty: qty }] };
 }
+
+/** A liquidation of a long of about `notional` at `symbol`'s current mark (quantity to 0.001); its id. */
+export function addLong(sim: SimulatorHandle, symbol: string, notional: number): number {
+  const qty = Math.round((notional / (sim.core.mark(symbol) as number)) * 1000) / 1000;
+  return sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
+}

@@ -49,7 +49,7 @@ function setup(capture?: CaptureTap) {
     metrics: { liquidationsSeen: { inc: () => undefined } } as never,
     logger: { info: () => undefined },
     ...(capture !== undefined ? { capture } : {}),
-    opportunities: { seen: (liqs: readonly Liquidation[]) => void order.push(...liqs.map((l) => `seen ${l.liquidationId}`)) },
+    opportunities: { seen: (l: Liquidation) => void order.push(`seen ${l.liquidationId}`) },
     claimer: {
       offer: (l: Liquidation) => void offered.push(l.liquidationId),
       sendNow: () => undefined,

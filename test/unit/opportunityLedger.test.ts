@@ -175,8 +175,8 @@ describe("the live ledger", () => {
       now: () => T0 + 50,
       flushMs: 60_000,
     });
-    ledger.seen([liq(1)], T0);
-    ledger.seen([liq(1, 1)], T0 + 10); // a change: the first push stays
+    ledger.seen(liq(1), T0);
+    ledger.seen(liq(1, 1), T0 + 10); // a change: the first push stays
     ledger.skipped(1, "exposure_cap");
     expect(s.written).toEqual([]);
     expect(settled).toEqual([]);
@@ -211,10 +211,7 @@ describe("the live ledger", () => {
       mayLead: () => true,
     };
     const ledger = new OpportunityLedger({ store, price: () => 3000, settled: () => undefined, flushMs: 1 });
-    ledger.seen(
-      Array.from({ length: 12 }, (_, i) => liq(i + 1)),
-      T0,
-    );
+    for (let id = 1; id <= 12; id++) ledger.seen(liq(id), T0);
     const deadline = Date.now() + 20_000;
     while (written.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(written).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
@@ -227,7 +224,7 @@ describe("the live ledger", () => {
     const settled: [string, string, number][] = [];
     const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
     const store = ledger.tap(s.store);
-    ledger.seen([liq(1)], T0);
+    ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
     ledger.left(1, false); // in flight: not "queued", and not settled either
     expect(settled).toEqual([]);
@@ -243,7 +240,7 @@ describe("the live ledger", () => {
     const settled: [string, string, number][] = [];
     const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
     const store = ledger.tap(s.store);
-    ledger.seen([liq(1)], T0);
+    ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
     s.answer()?.reject(new Error("database away"));
     await expect(written).rejects.toThrow("database away");
@@ -255,7 +252,7 @@ describe("the live ledger", () => {
     const s = fakeStore(false);
     const settled: unknown[] = [];
     const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a) });
-    ledger.seen([liq(1)], T0);
+    ledger.seen(liq(1), T0);
     ledger.skipped(1, "mark_stale");
     ledger.left(1, false);
     ledger.flush();
