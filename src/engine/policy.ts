@@ -42,10 +42,11 @@
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
+import { type DecideTrace, type Leg, resetDecideTrace } from "./decisionTrace.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
-import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
+import type { RiskPolicy } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
 import type { Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 
@@ -71,22 +72,6 @@ const sharedMargin = new ClaimMargin();
 
 function skip(liquidationId: number, reason: SkipReason, detail: string | undefined): SkipDecision {
   return { action: "skip", liquidationId, reason, detail };
-}
-
-/** Per open symbol, what the decision needs (one small object per symbol, no closures). */
-interface Leg {
-  readonly pos: LiquidationPosition;
-  reason: SkipReason | undefined;
-  lim: SymbolLimits;
-  mark: number;
-  notional: number;
-  limit: number;
-  /** Largest |q| the symbol's own exposure cap allows. */
-  maxQty: number;
-  /** Notional of |q| that does not raise the worst-case exposure (see roomForClaim). */
-  freeNotional: number;
-  /** Ratio given to this leg, in thousandths (0 = not claimed). */
-  k: number;
 }
 
 function validate(liq: Liquidation): string | undefined {
@@ -116,8 +101,18 @@ function validate(liq: Liquidation): string | undefined {
   return open === 0 ? "no_quantity" : undefined;
 }
 
-/** `margin`: the margin step to decide with (a test passes one that keeps nothing, to compare). */
-export function decide(liq: Liquidation, ctx: PolicyContext, now: number, margin: ClaimMargin = sharedMargin): Decision {
+/**
+ * `margin`: the margin step to decide with (a test passes one that keeps nothing, to compare).
+ * `trace`: filled with what settles other policies' decisions here (decisionTrace.ts).
+ */
+export function decide(
+  liq: Liquidation,
+  ctx: PolicyContext,
+  now: number,
+  margin: ClaimMargin = sharedMargin,
+  trace?: DecideTrace,
+): Decision {
+  if (trace !== undefined) resetDecideTrace(trace);
   const id = liq.liquidationId;
   const bad = validate(liq);
   if (bad !== undefined) return skip(id, "invalid_liquidation", bad);
@@ -169,8 +164,9 @@ export function decide(liq: Liquidation, ctx: PolicyContext, now: number, margin
     leg.freeNotional = room.free * m.price;
   }
 
+  if (trace !== undefined) trace.legs = legs;
   const m = margin.begin(ctx.account, ctx.policy.margin, symbols, exposure, marks);
-  return anyLow ? decideProportional(id, legs, ctx, margin, m) : decidePerSymbol(id, legs, ctx, margin, m);
+  return anyLow ? decideProportional(id, legs, ctx, margin, m, trace) : decidePerSymbol(id, legs, ctx, margin, m, trace);
 }
 
 /** Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). */
@@ -178,7 +174,14 @@ function exposureBudget(ctx: PolicyContext): number {
   return ctx.policy.maxTotalExposure - ctx.exposure.totalNotional(ctx.marks);
 }
 
-function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
+function decideProportional(
+  id: number,
+  legs: Leg[],
+  ctx: PolicyContext,
+  margin: ClaimMargin,
+  m: MarginState,
+  trace: DecideTrace | undefined,
+): Decision {
   for (const leg of legs) if (leg.reason !== undefined) return skip(id, leg.reason, leg.pos.symbol);
 
   let total = 0;
@@ -197,6 +200,11 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, margin:
     if (r < rExp) rExp = r;
     notional.push(leg.notional);
     free.push(leg.freeNotional);
+  }
+  if (trace !== undefined) {
+    trace.fullReached = true;
+    trace.netAtFull = netAtFull;
+    trace.fullPassed = !(netAtFull < minFee);
   }
   // Even the whole liquidation pays too little: that is the reason, whatever the caps say.
   if (netAtFull < minFee) return skip(id, "below_min_fee", undefined);
@@ -220,7 +228,7 @@ function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, margin:
   if (k === 0) return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero", undefined);
 
   for (const leg of legs) leg.k = k;
-  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin);
+  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace);
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
@@ -238,7 +246,14 @@ function byFeeRate(legs: Leg[]): Leg[] {
   return out;
 }
 
-function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
+function decidePerSymbol(
+  id: number,
+  legs: Leg[],
+  ctx: PolicyContext,
+  margin: ClaimMargin,
+  m: MarginState,
+  trace: DecideTrace | undefined,
+): Decision {
   let claimBudget = 1; // fraction of "one claim" left (see max_claim_notional above)
   let expBudget = Number.NaN; // computed on first use: most liquidations fail earlier
   let eligible = 0;
@@ -289,11 +304,18 @@ function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, margin: Cl
     const first = legs[0] as Leg; // validate() guarantees an open symbol, and none was claimed
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
-  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin);
+  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin, trace);
 }
 
 /** The claim of every leg with k > 0, or `below_min_fee` when its fee is under the strictest min_fee. */
-function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined, ratio: number, margin: ClaimMargin): Decision {
+function buildClaim(
+  id: number,
+  legs: Leg[],
+  symbols: SymbolRatio[] | undefined,
+  ratio: number,
+  margin: ClaimMargin,
+  trace: DecideTrace | undefined,
+): Decision {
   const limitPrice: Record<string, number> = {};
   const perSymbolQty: Record<string, number> = {};
   let expectedFee = 0;
@@ -315,6 +337,11 @@ function buildClaim(id: number, legs: Leg[], symbols: SymbolRatio[] | undefined,
   }
   // Quantities so small that 1e-9 rounding leaves nothing: the venue would transfer nothing (-1201).
   if (notional === 0) return skip(id, "ratio_zero", undefined);
+  if (trace !== undefined) {
+    trace.feeReached = true;
+    trace.netFee = netFee;
+    trace.feePassed = !(netFee < minFee);
+  }
   if (netFee < minFee) return skip(id, "below_min_fee", undefined);
   margin.measure(legs);
   // Margin need and room are absent when margin is not checked (account unknown): a decision carries

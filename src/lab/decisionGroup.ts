@@ -8,9 +8,12 @@
  * While every decision is equal in what the replay reads of it (`replayed`), the follower's replay
  * would be the leader's step for step (same inputs, same decisions, same state): its result is the
  * leader's with its own name, settings and time at cap. A follower that decides otherwise once has
- * forked: its result is unknown here and it is replayed again (replayPasses.ts).
+ * forked: its result is unknown here and it is replayed again (replayPasses.ts). Followers whose
+ * policies differ in `min_fee` and `limit_price_slippage_bps` alone form a family whose decisions one
+ * traced decision settles (engine/decisionTrace.ts): a sweep's followers mostly cost a comparison.
  */
 import type { Config } from "../config/schema.js";
+import { type DecideTrace, derivedDecision, newDecideTrace } from "../engine/decisionTrace.js";
 import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../engine/policy.js";
 import { compileRiskPolicy, type RiskPolicy } from "../engine/riskPolicy.js";
 import type { Liquidation } from "../engine/types.js";
@@ -85,10 +88,44 @@ interface Follower {
   readonly variant: Variant;
   readonly policy: RiskPolicy;
   readonly cap: CapClock;
+  readonly family: Family;
   /** Its decision context, rebuilt when the leader's changes (a new symbol table). */
   context: PolicyContext | undefined;
   base: PolicyContext | undefined;
   fork: Fork | undefined;
+}
+
+/**
+ * Followers whose policies differ in `min_fee` and `limit_price_slippage_bps` alone: one decision
+ * with a trace settles most of theirs (engine/decisionTrace.ts). The leader's own family uses the
+ * leader's decision; another decides with the policy of its least `min_fee` (the one whose checks
+ * pass most often, so the fewest members must decide in full).
+ */
+interface Family {
+  readonly leaders: boolean;
+  readonly policy: RiskPolicy;
+  readonly trace: DecideTrace;
+  live: Follower[];
+  context: PolicyContext | undefined;
+  base: PolicyContext | undefined;
+}
+
+/**
+ * What must be equal for two policies' decisions to be settled by one trace: the policy but
+ * `min_fee` and `limit_price_slippage_bps`, globally and per symbol.
+ */
+export function familyKey(policy: Config["policy"]): string {
+  const { min_fee: _fee, limit_price_slippage_bps: _bps, per_symbol, ...rest } = policy;
+  const perSymbol =
+    per_symbol === undefined || per_symbol === null
+      ? per_symbol
+      : Object.fromEntries(
+          Object.entries(per_symbol).map(([symbol, limits]) => {
+            const { min_fee: _f, limit_price_slippage_bps: _b, ...other } = limits ?? {};
+            return [symbol, other];
+          }),
+        );
+  return canonical({ ...rest, per_symbol: perSymbol });
 }
 
 /** The followers of one leader (ReplayVariant), checked at each of its decisions. */
@@ -96,37 +133,102 @@ export class DecisionFollowers {
   readonly #all: Follower[];
   /** Not forked yet, in their order. */
   #live: Follower[];
+  /** Each with a live member, the leader's first. */
+  #families: Family[];
+  readonly #trace = newDecideTrace();
   #calls = 0;
 
-  constructor(followers: readonly Variant[]) {
-    this.#all = followers.map((variant, index) => ({
-      index,
-      variant,
-      policy: compileRiskPolicy(variant.config.policy),
-      cap: new CapClock(variant.config.policy.max_total_exposure),
-      context: undefined,
-      base: undefined,
-      fork: undefined,
-    }));
+  /** `leader`: the variant these follow (its policy names its own family). */
+  constructor(leader: Variant, followers: readonly Variant[]) {
+    const own = familyKey(leader.config.policy);
+    const byKey = new Map<string, { variants: Variant[]; indexes: number[] }>();
+    followers.forEach((variant, index) => {
+      const key = familyKey(variant.config.policy);
+      const entry = byKey.get(key) ?? { variants: [], indexes: [] };
+      entry.variants.push(variant);
+      entry.indexes.push(index);
+      byKey.set(key, entry);
+    });
+    this.#all = new Array(followers.length);
+    this.#families = [];
+    for (const [key, { variants, indexes }] of byKey) {
+      const leaders = key === own;
+      let least = variants[0] as Variant;
+      for (const v of variants) if (v.config.policy.min_fee < least.config.policy.min_fee) least = v;
+      const family: Family = {
+        leaders,
+        policy: compileRiskPolicy((leaders ? leader : least).config.policy),
+        trace: newDecideTrace(),
+        live: [],
+        context: undefined,
+        base: undefined,
+      };
+      variants.forEach((variant, k) => {
+        const f: Follower = {
+          index: indexes[k] as number,
+          variant,
+          policy: compileRiskPolicy(variant.config.policy),
+          cap: new CapClock(variant.config.policy.max_total_exposure),
+          family,
+          context: undefined,
+          base: undefined,
+          fork: undefined,
+        };
+        family.live.push(f);
+        this.#all[f.index] = f;
+      });
+      if (leaders) this.#families.unshift(family);
+      else this.#families.push(family);
+    }
     this.#live = [...this.#all];
   }
 
-  /** The leader decided `d` on `context` (its own, of this moment): every live follower decides too. */
-  check(liquidation: Liquidation, now: number, context: PolicyContext, d: Decision): void {
+  /**
+   * The leader decides on `context` (its own, of this moment) and every live follower with it; the
+   * leader's decision.
+   */
+  lead(liquidation: Liquidation, now: number, context: PolicyContext): Decision {
+    const d = decide(liquidation, context, now, undefined, this.#trace);
+    this.#check(liquidation, now, context, d);
+    return d;
+  }
+
+  #check(liquidation: Liquidation, now: number, context: PolicyContext, d: Decision): void {
     const call = this.#calls++;
     let forked = false;
-    for (const f of this.#live) {
-      if (f.base !== context) {
-        f.base = context;
-        f.context = { ...context, policy: f.policy };
+    for (const family of this.#families) {
+      let base = d;
+      let trace = this.#trace;
+      if (!family.leaders) {
+        if (family.base !== context) {
+          family.base = context;
+          family.context = { ...context, policy: family.policy };
+        }
+        trace = family.trace;
+        base = decide(liquidation, family.context as PolicyContext, now, undefined, trace);
       }
-      const own = decide(liquidation, f.context as PolicyContext, now);
-      if (!sameDecision(d, own)) {
-        f.fork = { call, decision: own };
-        forked = true;
+      for (const f of family.live) {
+        const own = derivedDecision(base, trace, f.policy, context.symbols) ?? this.#decideAlone(f, liquidation, now, context);
+        if (own !== d && !sameDecision(d, own)) {
+          f.fork = { call, decision: own };
+          forked = true;
+        }
       }
     }
-    if (forked) this.#live = this.#live.filter((f) => f.fork === undefined);
+    if (forked) {
+      this.#live = this.#live.filter((f) => f.fork === undefined);
+      for (const family of this.#families) family.live = family.live.filter((f) => f.fork === undefined);
+      this.#families = this.#families.filter((family) => family.live.length > 0);
+    }
+  }
+
+  /** A follower's decision the trace cannot settle: in full, with its own policy. */
+  #decideAlone(f: Follower, liquidation: Liquidation, now: number, context: PolicyContext): Decision {
+    if (f.base !== context) {
+      f.base = context;
+      f.context = { ...context, policy: f.policy };
+    }
+    return decide(liquidation, f.context as PolicyContext, now);
   }
 
   /**
@@ -136,6 +238,7 @@ export class DecisionFollowers {
   forkAll(d: Decision): void {
     for (const f of this.#live) f.fork = { call: this.#calls, decision: d };
     this.#live = [];
+    this.#families = [];
   }
 
   /** The leader's curves took a point at `at` with this exposure. */

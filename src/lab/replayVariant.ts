@@ -143,7 +143,7 @@ export class ReplayVariant {
     this.#margin = new LabMargin(model.collateral, () => this.#feesEarned);
     const policy = new PolicyState(config.policy, marks, this.#exposure, this.#margin);
     this.policy = policy;
-    const group = followers.length > 0 ? new DecisionFollowers(followers) : undefined;
+    const group = followers.length > 0 ? new DecisionFollowers(variant, followers) : undefined;
     this.#followers = group;
     const positions = new PositionBook(this.#exposure);
     const limits = protectionLimits(config.protections);
@@ -161,8 +161,7 @@ export class ReplayVariant {
               ),
           }),
       decide: (liquidation, now) => {
-        const d = policy.decide(liquidation, now);
-        group?.check(liquidation, now, policy.context, d);
+        const d = group === undefined ? policy.decide(liquidation, now) : group.lead(liquidation, now, policy.context);
         if (d.action === "skip" && d.reason === "exposure_cap") {
           this.#facts.capRefused(now);
           group?.refused(now);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { backtest, markIdentical } from "../../src/lab/backtest.js";
 import { backtestJson } from "../../src/lab/backtestJson.js";
 import { readCaptureBatches } from "../../src/lab/captureReader.js";
-import { groupKey } from "../../src/lab/decisionGroup.js";
+import { familyKey, groupKey } from "../../src/lab/decisionGroup.js";
 import { replayInPasses } from "../../src/lab/replayPasses.js";
 import type { ReplayModel } from "../../src/lab/replayVariant.js";
 import { buildVariants } from "../../src/lab/variants.js";
@@ -87,6 +87,24 @@ describe("decision groups", () => {
     expect(r.passes).toBeGreaterThan(1);
     // Limit prices differ with the slippage at every claim, but a claim lands at the mark: one replay.
     expect((await replay(file, ["policy.limit_price_slippage_bps=20,50,100"], config)).leaders).toBe(1);
+  });
+
+  test("followers settled by the leader's trace, per-symbol min_fee included, replay as their own", async () => {
+    const { file, config } = await forkingCapture();
+    const sets = ["policy.per_symbol.PERP_ETH_USDC.min_fee=0,5", "policy.min_fee=20,0", "policy.limit_price_slippage_bps=100,20"];
+    const variants = await buildVariants([config], sets);
+    // One family (the trace settles every one's decisions), led by a policy of min_fee 0 and 20.
+    expect(new Set(variants.map((v) => familyKey(v.config.policy))).size).toBe(1);
+    const o = { files: [file], variants, defaultLatencyMs: 50, ids: true };
+    const grouped = await backtest({ ...o, group: true });
+    const plain = await backtest({ ...o, group: false });
+    expect(backtestJson(grouped)).toBe(backtestJson(plain));
+    const claimed = new Set(plain.variants.map((v) => (v as { claimed_ids?: number[] }).claimed_ids?.join(",")));
+    expect(claimed.size).toBeGreaterThanOrEqual(2);
+    const caps = await buildVariants([config], ["policy.max_total_exposure=30100,1000000"]);
+    expect(familyKey((caps[0] as (typeof caps)[number]).config.policy)).not.toBe(
+      familyKey((caps[1] as (typeof caps)[number]).config.policy),
+    );
   });
 
   test("a follower's time at the cap is its own: same decisions, exposure near one cap only", async () => {

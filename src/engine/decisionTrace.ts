@@ -1,0 +1,108 @@
+/**
+ * A decision's trace, and the decisions it settles for other policies. `min_fee` and
+ * `limit_price_slippage_bps` enter a decision (policy.ts) at three places only: each leg's limit
+ * price (slippage; NaN excludes the leg as `limit_tick`), the proportional claim's check of its fee
+ * net at full size, and buildClaim's check of the claimed fee (min_fee). Everything else a decision
+ * computes is the same under two policies that differ in nothing but those two keys (globally or per
+ * symbol). So from one decision's trace — its legs, the two fees and whether each passed — the
+ * decision of such a policy is known whenever its legs are excluded alike and it passes each check
+ * the traced one reached (then it is the traced decision, limit prices aside), or fails one (then it
+ * is `below_min_fee`). Otherwise it is not known here and must be decided in full.
+ *
+ * The policy lab decides many variants at each decision of one (lab/decisionGroup.ts); most differ
+ * in these keys, and a trace answers for them at the cost of a few comparisons.
+ */
+import { safeLimitPrice } from "./quantize.js";
+import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
+import type { SymbolTable } from "./symbolInfo.js";
+import type { Decision, LiquidationPosition, SkipDecision, SkipReason } from "./types.js";
+
+/** Per open symbol, what the decision needs (one small object per symbol, no closures). */
+export interface Leg {
+  readonly pos: LiquidationPosition;
+  reason: SkipReason | undefined;
+  lim: SymbolLimits;
+  /** The mark decided at; 0 until the leg passed its access and mark checks (its limit price is then computed). */
+  mark: number;
+  notional: number;
+  limit: number;
+  /** Largest |q| the symbol's own exposure cap allows. */
+  maxQty: number;
+  /** Notional of |q| that does not raise the worst-case exposure (see roomForClaim). */
+  freeNotional: number;
+  /** Ratio given to this leg, in thousandths (0 = not claimed). */
+  k: number;
+}
+
+/** Filled by `decide` when given one; read before the next decision with it. */
+export interface DecideTrace {
+  /** The legs, once the decision got past building them (undefined: it stopped before, whatever the two keys). */
+  legs: readonly Leg[] | undefined;
+  /** The proportional form's fee net of unwind cost at full size was compared with min_fee. */
+  fullReached: boolean;
+  netAtFull: number;
+  fullPassed: boolean;
+  /** buildClaim compared the claim's net fee with min_fee. */
+  feeReached: boolean;
+  netFee: number;
+  feePassed: boolean;
+}
+
+export function newDecideTrace(): DecideTrace {
+  return {
+    legs: undefined,
+    fullReached: false,
+    netAtFull: 0,
+    fullPassed: false,
+    feeReached: false,
+    netFee: 0,
+    feePassed: false,
+  };
+}
+
+export function resetDecideTrace(t: DecideTrace): void {
+  t.legs = undefined;
+  t.fullReached = false;
+  t.feeReached = false;
+}
+
+/**
+ * The decision `policy` makes where `traced` was made (with the trace `t`, on the same liquidation,
+ * symbols, marks, exposure and account), or undefined when the trace cannot tell. `policy` must
+ * differ from the traced decision's policy in `min_fee` and `limit_price_slippage_bps` alone (the
+ * caller's grouping guarantees it). A claim given back is `traced` itself: its limit prices are the
+ * traced policy's.
+ */
+export function derivedDecision(traced: Decision, t: DecideTrace, policy: RiskPolicy, symbols: SymbolTable): Decision | undefined {
+  const legs = t.legs;
+  if (legs === undefined) return traced;
+  for (const leg of legs) {
+    if (leg.mark === 0) continue;
+    const own = policy.limitsFor(leg.pos.symbol);
+    const qty = leg.pos.positionQty;
+    const numerator = qty > 0 ? own.upNumerator : own.downNumerator;
+    if (numerator === (qty > 0 ? leg.lim.upNumerator : leg.lim.downNumerator)) continue;
+    const info = symbols.get(leg.pos.symbol);
+    if (info === undefined) return undefined;
+    const limit = safeLimitPrice(qty, leg.mark, numerator, info.priceTick, info.priceDecimals);
+    // A leg one policy excludes (limit_tick) and the other claims: their paths part here.
+    if (Number.isNaN(limit) !== Number.isNaN(leg.limit)) return undefined;
+  }
+  if (t.fullReached) {
+    let minFee = 0;
+    for (const leg of legs) minFee = Math.max(minFee, policy.limitsFor(leg.pos.symbol).minFee);
+    if (t.netAtFull < minFee) return belowMinFee(traced.liquidationId);
+    if (!t.fullPassed) return undefined;
+  }
+  if (t.feeReached) {
+    let minFee = 0;
+    for (const leg of legs) if (leg.k > 0) minFee = Math.max(minFee, policy.limitsFor(leg.pos.symbol).minFee);
+    if (t.netFee < minFee) return belowMinFee(traced.liquidationId);
+    if (!t.feePassed) return undefined;
+  }
+  return traced;
+}
+
+function belowMinFee(liquidationId: number): SkipDecision {
+  return { action: "skip", liquidationId, reason: "below_min_fee", detail: undefined };
+}

@@ -1,0 +1,125 @@
+/**
+ * A decision's trace settles the decisions of policies that differ from it in `min_fee` and
+ * `limit_price_slippage_bps` only (engine/decisionTrace.ts): whatever it settles is what that policy
+ * decides in full (limit prices aside), over random liquidations, books, marks near coarse ticks,
+ * unwind costs above the fee, accounts and per-symbol overrides; and it settles most of them.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { derivedDecision, newDecideTrace } from "../../src/engine/decisionTrace.js";
+import { type Decision, decide, type PolicyContext } from "../../src/engine/policy.js";
+import { compileRiskPolicy, type RiskLimitsInput } from "../../src/engine/riskPolicy.js";
+import { SymbolTable } from "../../src/engine/symbolInfo.js";
+import type { SymbolInfo } from "../../src/engine/types.js";
+import { liq, makeCtx, NOW, policyInput, SYMBOLS } from "./engine.fixtures.js";
+
+/** Two coarse-tick symbols near 1, one per tier: whether a limit lands on its tick depends on the slippage. */
+const COARSE: SymbolInfo[] = [
+  { symbol: "PERP_ARB_USDC", tier: 2, liquidatorFee: 0.012, priceTick: 0.01, minNotional: 10 },
+  { symbol: "PERP_XRP_USDC", tier: 1, liquidatorFee: 0.006, priceTick: 0.01, minNotional: 10 },
+];
+const ALL = [...SYMBOLS, ...COARSE];
+const TABLES = [new SymbolTable(ALL), new SymbolTable(ALL.map((s) => ({ ...s, margin: { baseImr: 0.1, baseMmr: 0.05, imrFactor: 0 } })))];
+
+const fee = fc.constantFrom(0, 0.5, 2, 5, 20, 200);
+const bps = fc.constantFrom(0, 1, 5, 20, 50, 100, 300);
+/** The keys a trace answers for, globally and for one symbol. */
+const feeAndBps = fc.record({
+  min_fee: fee,
+  limit_price_slippage_bps: bps,
+  arb: fc.record({ min_fee: fc.option(fee), limit_price_slippage_bps: fc.option(bps) }),
+});
+type FeeAndBps = typeof feeAndBps extends fc.Arbitrary<infer T> ? T : never;
+
+const rest = fc.record({
+  max_total_exposure: fc.constantFrom(20_000, 100_000, 1_000_000),
+  max_claim_notional: fc.constantFrom(5_000, 50_000),
+  expected_unwind_cost_bps: fc.constantFrom(0, 30, 80),
+  arbCap: fc.option(fc.constantFrom(3_000, 30_000)),
+});
+
+const position = fc.record({
+  s: fc.integer({ min: 0, max: ALL.length - 1 }),
+  notional: fc.double({ min: 1, max: 400_000, noNaN: true }),
+  side: fc.constantFrom(1, -1, 0),
+});
+
+function policyOf(keys: FeeAndBps, r: typeof rest extends fc.Arbitrary<infer T> ? T : never) {
+  const arb: Partial<RiskLimitsInput> = {};
+  if (keys.arb.min_fee !== null) arb.min_fee = keys.arb.min_fee;
+  if (keys.arb.limit_price_slippage_bps !== null) arb.limit_price_slippage_bps = keys.arb.limit_price_slippage_bps;
+  if (r.arbCap !== null) arb.max_claim_notional = r.arbCap;
+  return policyInput({
+    min_fee: keys.min_fee,
+    limit_price_slippage_bps: keys.limit_price_slippage_bps,
+    max_total_exposure: r.max_total_exposure,
+    max_claim_notional: r.max_claim_notional,
+    expected_unwind_cost_bps: r.expected_unwind_cost_bps,
+    per_symbol: { PERP_ARB_USDC: arb },
+  });
+}
+
+/** A decision as the replay may read it: everything but the limit prices. */
+function withoutLimits(d: Decision): unknown {
+  return d.action === "claim" ? { ...d, limitPrice: undefined } : d;
+}
+
+describe("a decision's trace", () => {
+  it("settles only what the other policy decides in full", () => {
+    const seen = { settled: 0, unknown: 0, belowMinFee: 0, claims: 0, otherBps: 0 };
+    const trace = newDecideTrace();
+    fc.assert(
+      fc.property(
+        fc.array(position, { minLength: 1, maxLength: 3 }),
+        feeAndBps,
+        fc.array(feeAndBps, { minLength: 1, maxLength: 4 }),
+        rest,
+        fc.record({
+          coarse: fc.double({ min: 0.5, max: 1.5, noNaN: true }),
+          held: fc.double({ min: -200_000, max: 200_000, noNaN: true }),
+          account: fc.option(fc.double({ min: 500, max: 100_000, noNaN: true })),
+          table: fc.integer({ min: 0, max: 1 }),
+        }),
+        (positions, traced, others, r, world) => {
+          const marks = { PERP_ARB_USDC: world.coarse, PERP_XRP_USDC: 2 - world.coarse };
+          const base = makeCtx({
+            policy: policyOf(traced, r),
+            marks,
+            held: { PERP_ETH_USDC: world.held / 2_000 },
+            ...(world.account !== null ? { account: { collateral: world.account, maxLeverage: 20 } } : {}),
+          });
+          const ctx: PolicyContext = { ...base, symbols: TABLES[world.table] as SymbolTable };
+          const bySymbol = new Map<string, number>();
+          for (const p of positions) {
+            const info = ALL[p.s] as SymbolInfo;
+            const price = ctx.marks.price(info.symbol) as number;
+            bySymbol.set(info.symbol, (p.side * Math.round((p.notional / price) * 1e4)) / 1e4);
+          }
+          const l = liq(7, ...[...bySymbol].map(([s, q]): [string, number] => [s, q]));
+          if ([...bySymbol.values()].every((q) => q === 0)) return;
+          const d = decide(l, ctx, NOW, undefined, trace);
+          for (const keys of others) {
+            const policy = compileRiskPolicy(policyOf(keys, r));
+            const derived = derivedDecision(d, trace, policy, ctx.symbols);
+            if (derived === undefined) {
+              seen.unknown++;
+              continue;
+            }
+            seen.settled++;
+            if (derived !== d && derived.action === "skip" && derived.reason === "below_min_fee") seen.belowMinFee++;
+            if (derived.action === "claim" && keys.limit_price_slippage_bps !== traced.limit_price_slippage_bps) seen.otherBps++;
+            if (derived.action === "claim") seen.claims++;
+            expect(withoutLimits(derived)).toStrictEqual(withoutLimits(decide(l, { ...ctx, policy }, NOW)));
+          }
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+    // Not a trace that answers "unknown" to everything: most are settled, in each of its ways (the
+    // traced policy's min_fee is random here, often above the other's: those it cannot settle).
+    expect(seen.settled).toBeGreaterThan(1.5 * seen.unknown);
+    expect(seen.belowMinFee).toBeGreaterThan(0);
+    expect(seen.claims).toBeGreaterThan(0);
+    expect(seen.otherBps).toBeGreaterThan(0);
+  });
+});
