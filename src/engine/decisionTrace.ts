@@ -9,10 +9,18 @@
  * the traced one reached (then it is the traced decision, limit prices aside), or fails one (then it
  * is `below_min_fee`). Otherwise it is not known here and must be decided in full.
  *
+ * `max_total_exposure` (globally or per symbol) enters only where a ratio is cut to the exposure
+ * left. Where the traced decision's exposure room was slack at every cut (room for the whole
+ * position: the ratio is then the claim-size bound's, and a skip's reason is never the exposure's,
+ * since the room exceeds any ratio but a whole one, which is skipped only for margin), a policy with
+ * another cap decides alike if its room, computed the same way on the same exposure, is slack too;
+ * with the same caps, alike whatever the room.
+ *
  * The policy lab decides many variants at each decision of one (lab/decisionGroup.ts); most differ
  * in these keys, and a trace answers for them at the cost of a few comparisons.
  */
-import { safeLimitPrice } from "./quantize.js";
+import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
+import { RATIO_QUANTA, safeLimitPrice } from "./quantize.js";
 import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
 import type { Decision, LiquidationPosition, SkipDecision, SkipReason } from "./types.js";
@@ -32,6 +40,8 @@ export interface Leg {
   freeNotional: number;
   /** Ratio given to this leg, in thousandths (0 = not claimed). */
   k: number;
+  /** A per-symbol claim gave this leg its turn at the budgets (traced only). */
+  turn: boolean;
 }
 
 /** Filled by `decide` when given one; read before the next decision with it. */
@@ -46,6 +56,17 @@ export interface DecideTrace {
   feeReached: boolean;
   netFee: number;
   feePassed: boolean;
+  /** The global exposure budget was computed: `cap` − `exposed`. */
+  capsReached: boolean;
+  cap: number;
+  exposed: number;
+  /** Every ratio cut to exposure so far was slack (see the file comment). */
+  capsSlack: boolean;
+  /** Proportional: the legs' notionals and free room, as the budget was cut. */
+  notional: readonly number[] | undefined;
+  free: readonly number[] | undefined;
+  /** Per symbol: the legs in the order the budgets were given out. */
+  order: readonly Leg[] | undefined;
 }
 
 export function newDecideTrace(): DecideTrace {
@@ -57,6 +78,13 @@ export function newDecideTrace(): DecideTrace {
     feeReached: false,
     netFee: 0,
     feePassed: false,
+    capsReached: false,
+    cap: 0,
+    exposed: 0,
+    capsSlack: true,
+    notional: undefined,
+    free: undefined,
+    order: undefined,
   };
 }
 
@@ -64,6 +92,26 @@ export function resetDecideTrace(t: DecideTrace): void {
   t.legs = undefined;
   t.fullReached = false;
   t.feeReached = false;
+  t.capsReached = false;
+  t.capsSlack = true;
+  t.notional = undefined;
+  t.free = undefined;
+  t.order = undefined;
+}
+
+/** Neither the ratio nor a skip's reason came from the exposure room `rExp` (see the file comment). */
+export function capsSlack(rExp: number): boolean {
+  return rExp >= 1;
+}
+
+export function traceProportionalCaps(t: DecideTrace, rExp: number, notional: number[], free: number[]): void {
+  t.capsSlack = capsSlack(rExp);
+  t.notional = notional;
+  t.free = free;
+}
+
+export function tracePerSymbolCaps(t: DecideTrace, order: readonly Leg[]): void {
+  t.order = order;
 }
 
 /**
@@ -73,7 +121,12 @@ export function resetDecideTrace(t: DecideTrace): void {
  * caller's grouping guarantees it). A claim given back is `traced` itself: its limit prices are the
  * traced policy's.
  */
-export function derivedDecision(traced: Decision, t: DecideTrace, policy: RiskPolicy, symbols: SymbolTable): Decision | undefined {
+export function derivedDecision(
+  traced: Decision,
+  t: DecideTrace,
+  policy: RiskPolicy,
+  ctx: { readonly symbols: SymbolTable; readonly exposure: Exposure },
+): Decision | undefined {
   const legs = t.legs;
   if (legs === undefined) return traced;
   for (const leg of legs) {
@@ -82,7 +135,7 @@ export function derivedDecision(traced: Decision, t: DecideTrace, policy: RiskPo
     const qty = leg.pos.positionQty;
     const numerator = qty > 0 ? own.upNumerator : own.downNumerator;
     if (numerator === (qty > 0 ? leg.lim.upNumerator : leg.lim.downNumerator)) continue;
-    const info = symbols.get(leg.pos.symbol);
+    const info = ctx.symbols.get(leg.pos.symbol);
     if (info === undefined) return undefined;
     const limit = safeLimitPrice(qty, leg.mark, numerator, info.priceTick, info.priceDecimals);
     // A leg one policy excludes (limit_tick) and the other claims: their paths part here.
@@ -94,6 +147,7 @@ export function derivedDecision(traced: Decision, t: DecideTrace, policy: RiskPo
     if (t.netAtFull < minFee) return belowMinFee(traced.liquidationId);
     if (!t.fullPassed) return undefined;
   }
+  if (t.capsReached && !capsAgree(t, legs, policy, ctx.exposure)) return undefined;
   if (t.feeReached) {
     let minFee = 0;
     for (const leg of legs) if (leg.k > 0) minFee = Math.max(minFee, policy.limitsFor(leg.pos.symbol).minFee);
@@ -101,6 +155,41 @@ export function derivedDecision(traced: Decision, t: DecideTrace, policy: RiskPo
     if (!t.feePassed) return undefined;
   }
   return traced;
+}
+
+/** Whether `policy`'s exposure caps cut the traced decision's ratios as its own did (see the file comment). */
+function capsAgree(t: DecideTrace, legs: readonly Leg[], policy: RiskPolicy, exposure: Exposure): boolean {
+  let same = policy.maxTotalExposure === t.cap;
+  for (const leg of legs) if (same && leg.mark !== 0) same = policy.limitsFor(leg.pos.symbol).maxTotalExposure === leg.lim.maxTotalExposure;
+  if (same) return true;
+  if (!t.capsSlack) return false;
+  let budget = policy.maxTotalExposure - t.exposed;
+  if (t.order === undefined) {
+    let rExp = Number.POSITIVE_INFINITY;
+    for (const leg of legs) {
+      const r = ownMaxQty(leg, policy, exposure) / Math.abs(leg.pos.positionQty);
+      if (r < rExp) rExp = r;
+    }
+    const rTotal = maxRatioWithinBudget(budget, t.notional ?? [], t.free ?? []);
+    if (rTotal < rExp) rExp = rTotal;
+    return capsSlack(rExp);
+  }
+  for (const leg of t.order) {
+    if (!leg.turn) continue;
+    let rExp = ownMaxQty(leg, policy, exposure) / Math.abs(leg.pos.positionQty);
+    const rTotal = budget >= 0 ? (budget + leg.freeNotional) / leg.notional : 0;
+    if (rTotal < rExp) rExp = rTotal;
+    if (!capsSlack(rExp)) return false;
+    if (leg.k > 0) budget -= Math.max(0, (leg.notional * leg.k) / RATIO_QUANTA - leg.freeNotional);
+  }
+  return true;
+}
+
+/** The largest |q| the leg's symbol cap allows under `policy` (the traced one's when the caps are equal). */
+function ownMaxQty(leg: Leg, policy: RiskPolicy, exposure: Exposure): number {
+  const cap = policy.limitsFor(leg.pos.symbol).maxTotalExposure;
+  if (cap === leg.lim.maxTotalExposure) return leg.maxQty;
+  return roomForClaim(exposure.get(leg.pos.symbol), leg.pos.positionQty, cap / leg.mark).maxQty;
 }
 
 function belowMinFee(liquidationId: number): SkipDecision {

@@ -42,7 +42,7 @@
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
-import { type DecideTrace, type Leg, resetDecideTrace } from "./decisionTrace.js";
+import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, tracePerSymbolCaps, traceProportionalCaps } from "./decisionTrace.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
@@ -127,7 +127,7 @@ export function decide(
     if (info === undefined) return skip(id, "unknown_symbol", pos.symbol);
     if (info.tier === 1) anyLow = true;
     const lim = policy.limitsFor(pos.symbol);
-    const leg: Leg = { pos, reason: undefined, lim, mark: 0, notional: 0, limit: 0, maxQty: 0, freeNotional: 0, k: 0 };
+    const leg: Leg = { pos, reason: undefined, lim, mark: 0, notional: 0, limit: 0, maxQty: 0, freeNotional: 0, k: 0, turn: false };
     legs.push(leg);
 
     const access = policy.access(pos.symbol);
@@ -169,9 +169,18 @@ export function decide(
   return anyLow ? decideProportional(id, legs, ctx, margin, m, trace) : decidePerSymbol(id, legs, ctx, margin, m, trace);
 }
 
-/** Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). */
-function exposureBudget(ctx: PolicyContext): number {
-  return ctx.policy.maxTotalExposure - ctx.exposure.totalNotional(ctx.marks);
+/**
+ * Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). The
+ * exposure is traced: another cap's budget is that cap minus the same sum.
+ */
+function exposureBudget(ctx: PolicyContext, trace: DecideTrace | undefined): number {
+  const exposed = ctx.exposure.totalNotional(ctx.marks);
+  if (trace !== undefined) {
+    trace.capsReached = true;
+    trace.cap = ctx.policy.maxTotalExposure;
+    trace.exposed = exposed;
+  }
+  return ctx.policy.maxTotalExposure - exposed;
 }
 
 function decideProportional(
@@ -210,10 +219,11 @@ function decideProportional(
   if (netAtFull < minFee) return skip(id, "below_min_fee", undefined);
 
   const rClaim = claimWeight > 0 ? 1 / claimWeight : Number.POSITIVE_INFINITY;
-  const rTotal = maxRatioWithinBudget(exposureBudget(ctx), notional, free);
+  const rTotal = maxRatioWithinBudget(exposureBudget(ctx, trace), notional, free);
   if (rTotal < rExp) rExp = rTotal;
   let k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
   const byExposure = rExp < rClaim;
+  if (trace !== undefined) traceProportionalCaps(trace, rExp, notional, free);
   let byMargin = m === "unpriced";
   if (m === "ready" && k > 0) {
     const fits = margin.fitAll(legs);
@@ -260,8 +270,10 @@ function decidePerSymbol(
   for (const leg of legs) if (leg.reason === undefined) eligible++;
 
   if (eligible > 0) {
-    expBudget = exposureBudget(ctx);
-    for (const leg of eligible > 1 ? byFeeRate(legs) : legs) {
+    expBudget = exposureBudget(ctx, trace);
+    const order = eligible > 1 ? byFeeRate(legs) : legs;
+    if (trace !== undefined) tracePerSymbolCaps(trace, order);
+    for (const leg of order) {
       if (leg.reason !== undefined) continue;
       const rClaim = (claimBudget * leg.lim.maxClaimNotional) / leg.notional;
       let rExp = leg.maxQty / Math.abs(leg.pos.positionQty);
@@ -269,6 +281,10 @@ function decidePerSymbol(
       if (rTotal < rExp) rExp = rTotal;
       let k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
       const byExposure = rExp < rClaim;
+      if (trace !== undefined) {
+        leg.turn = true;
+        if (!capsSlack(rExp)) trace.capsSlack = false;
+      }
       let byMargin = m === "unpriced";
       if (byMargin) k = 0;
       else if (m === "ready" && k > 0) {

@@ -9,7 +9,7 @@
  * would be the leader's step for step (same inputs, same decisions, same state): its result is the
  * leader's with its own name, settings and time at cap. A follower that decides otherwise once has
  * forked: its result is unknown here and it is replayed again (replayPasses.ts). Followers whose
- * policies differ in `min_fee` and `limit_price_slippage_bps` alone form a family whose decisions one
+ * policies differ in `min_fee`, `limit_price_slippage_bps` and `max_total_exposure` alone form a family whose decisions one
  * traced decision settles (engine/decisionTrace.ts): a sweep's followers mostly cost a comparison.
  */
 import type { Config } from "../config/schema.js";
@@ -96,10 +96,11 @@ interface Follower {
 }
 
 /**
- * Followers whose policies differ in `min_fee` and `limit_price_slippage_bps` alone: one decision
- * with a trace settles most of theirs (engine/decisionTrace.ts). The leader's own family uses the
- * leader's decision; another decides with the policy of its least `min_fee` (the one whose checks
- * pass most often, so the fewest members must decide in full).
+ * Followers whose policies differ in `min_fee`, `limit_price_slippage_bps` and `max_total_exposure`
+ * alone: one decision with a trace settles most of theirs (engine/decisionTrace.ts). The leader's own
+ * family uses the leader's decision; another decides with the policy of its least `min_fee` and, of
+ * those, its largest cap (the one whose checks pass and whose room is slack most often, so the fewest
+ * members must decide in full).
  */
 interface Family {
   readonly leaders: boolean;
@@ -112,16 +113,16 @@ interface Family {
 
 /**
  * What must be equal for two policies' decisions to be settled by one trace: the policy but
- * `min_fee` and `limit_price_slippage_bps`, globally and per symbol.
+ * `min_fee`, `limit_price_slippage_bps` and `max_total_exposure`, globally and per symbol.
  */
 export function familyKey(policy: Config["policy"]): string {
-  const { min_fee: _fee, limit_price_slippage_bps: _bps, per_symbol, ...rest } = policy;
+  const { min_fee: _fee, limit_price_slippage_bps: _bps, max_total_exposure: _cap, per_symbol, ...rest } = policy;
   const perSymbol =
     per_symbol === undefined || per_symbol === null
       ? per_symbol
       : Object.fromEntries(
           Object.entries(per_symbol).map(([symbol, limits]) => {
-            const { min_fee: _f, limit_price_slippage_bps: _b, ...other } = limits ?? {};
+            const { min_fee: _f, limit_price_slippage_bps: _b, max_total_exposure: _c, ...other } = limits ?? {};
             return [symbol, other];
           }),
         );
@@ -154,7 +155,10 @@ export class DecisionFollowers {
     for (const [key, { variants, indexes }] of byKey) {
       const leaders = key === own;
       let least = variants[0] as Variant;
-      for (const v of variants) if (v.config.policy.min_fee < least.config.policy.min_fee) least = v;
+      for (const v of variants) {
+        const [a, b] = [v.config.policy, least.config.policy];
+        if (a.min_fee < b.min_fee || (a.min_fee === b.min_fee && a.max_total_exposure > b.max_total_exposure)) least = v;
+      }
       const family: Family = {
         leaders,
         policy: compileRiskPolicy((leaders ? leader : least).config.policy),
@@ -208,7 +212,7 @@ export class DecisionFollowers {
         base = decide(liquidation, family.context as PolicyContext, now, undefined, trace);
       }
       for (const f of family.live) {
-        const own = derivedDecision(base, trace, f.policy, context.symbols) ?? this.#decideAlone(f, liquidation, now, context);
+        const own = derivedDecision(base, trace, f.policy, context) ?? this.#decideAlone(f, liquidation, now, context);
         if (own !== d && !sameDecision(d, own)) {
           f.fork = { call, decision: own };
           forked = true;

@@ -1,6 +1,6 @@
 /**
  * A decision's trace settles the decisions of policies that differ from it in `min_fee` and
- * `limit_price_slippage_bps` only (engine/decisionTrace.ts): whatever it settles is what that policy
+ * `limit_price_slippage_bps` and `max_total_exposure` only (engine/decisionTrace.ts): whatever it settles is what that policy
  * decides in full (limit prices aside), over random liquidations, books, marks near coarse ticks,
  * unwind costs above the fee, accounts and per-symbol overrides; and it settles most of them.
  */
@@ -24,15 +24,20 @@ const TABLES = [new SymbolTable(ALL), new SymbolTable(ALL.map((s) => ({ ...s, ma
 const fee = fc.constantFrom(0, 0.5, 2, 5, 20, 200);
 const bps = fc.constantFrom(0, 1, 5, 20, 50, 100, 300);
 /** The keys a trace answers for, globally and for one symbol. */
+const cap = fc.constantFrom(20_000, 100_000, 1_000_000);
 const feeAndBps = fc.record({
   min_fee: fee,
   limit_price_slippage_bps: bps,
-  arb: fc.record({ min_fee: fc.option(fee), limit_price_slippage_bps: fc.option(bps) }),
+  max_total_exposure: cap,
+  arb: fc.record({
+    min_fee: fc.option(fee),
+    limit_price_slippage_bps: fc.option(bps),
+    max_total_exposure: fc.option(fc.constantFrom(5_000, 50_000)),
+  }),
 });
 type FeeAndBps = typeof feeAndBps extends fc.Arbitrary<infer T> ? T : never;
 
 const rest = fc.record({
-  max_total_exposure: fc.constantFrom(20_000, 100_000, 1_000_000),
   max_claim_notional: fc.constantFrom(5_000, 50_000),
   expected_unwind_cost_bps: fc.constantFrom(0, 30, 80),
   arbCap: fc.option(fc.constantFrom(3_000, 30_000)),
@@ -48,11 +53,12 @@ function policyOf(keys: FeeAndBps, r: typeof rest extends fc.Arbitrary<infer T> 
   const arb: Partial<RiskLimitsInput> = {};
   if (keys.arb.min_fee !== null) arb.min_fee = keys.arb.min_fee;
   if (keys.arb.limit_price_slippage_bps !== null) arb.limit_price_slippage_bps = keys.arb.limit_price_slippage_bps;
+  if (keys.arb.max_total_exposure !== null) arb.max_total_exposure = keys.arb.max_total_exposure;
   if (r.arbCap !== null) arb.max_claim_notional = r.arbCap;
   return policyInput({
     min_fee: keys.min_fee,
     limit_price_slippage_bps: keys.limit_price_slippage_bps,
-    max_total_exposure: r.max_total_exposure,
+    max_total_exposure: keys.max_total_exposure,
     max_claim_notional: r.max_claim_notional,
     expected_unwind_cost_bps: r.expected_unwind_cost_bps,
     per_symbol: { PERP_ARB_USDC: arb },
@@ -65,8 +71,24 @@ function withoutLimits(d: Decision): unknown {
 }
 
 describe("a decision's trace", () => {
+  it("follows a per-symbol claim's exposure budget from leg to leg", () => {
+    // Two 8,000 legs: a 12,000 cap has room for the first whole, then 4,000 for the second.
+    const ctx = makeCtx({ policy: { min_fee: 0, max_total_exposure: 1_000_000 } });
+    const l = liq(3, ["PERP_SOL_USDC", 80], ["PERP_AVAX_USDC", 400]);
+    const trace = newDecideTrace();
+    const d = decide(l, ctx, NOW, undefined, trace);
+    expect(d.action).toBe("claim");
+    const tight = compileRiskPolicy(policyInput({ min_fee: 0, max_total_exposure: 12_000 }));
+    const own = decide(l, { ...ctx, policy: tight }, NOW);
+    expect(own).not.toStrictEqual(d);
+    expect(derivedDecision(d, trace, tight, ctx)).toBeUndefined();
+    const roomy = compileRiskPolicy(policyInput({ min_fee: 0, max_total_exposure: 16_000 }));
+    expect(derivedDecision(d, trace, roomy, ctx)).toBe(d);
+    expect(withoutLimits(decide(l, { ...ctx, policy: roomy }, NOW))).toStrictEqual(withoutLimits(d));
+  });
+
   it("settles only what the other policy decides in full", () => {
-    const seen = { settled: 0, unknown: 0, belowMinFee: 0, claims: 0, otherBps: 0 };
+    const seen = { settled: 0, unknown: 0, belowMinFee: 0, claims: 0, otherBps: 0, otherCap: 0, capSkips: 0 };
     const trace = newDecideTrace();
     fc.assert(
       fc.property(
@@ -77,6 +99,7 @@ describe("a decision's trace", () => {
         fc.record({
           coarse: fc.double({ min: 0.5, max: 1.5, noNaN: true }),
           held: fc.double({ min: -200_000, max: 200_000, noNaN: true }),
+          arbHeld: fc.double({ min: -20_000, max: 20_000, noNaN: true }),
           account: fc.option(fc.double({ min: 500, max: 100_000, noNaN: true })),
           table: fc.integer({ min: 0, max: 1 }),
         }),
@@ -85,7 +108,7 @@ describe("a decision's trace", () => {
           const base = makeCtx({
             policy: policyOf(traced, r),
             marks,
-            held: { PERP_ETH_USDC: world.held / 2_000 },
+            held: { PERP_ETH_USDC: world.held / 2_000, PERP_ARB_USDC: world.arbHeld },
             ...(world.account !== null ? { account: { collateral: world.account, maxLeverage: 20 } } : {}),
           });
           const ctx: PolicyContext = { ...base, symbols: TABLES[world.table] as SymbolTable };
@@ -100,7 +123,7 @@ describe("a decision's trace", () => {
           const d = decide(l, ctx, NOW, undefined, trace);
           for (const keys of others) {
             const policy = compileRiskPolicy(policyOf(keys, r));
-            const derived = derivedDecision(d, trace, policy, ctx.symbols);
+            const derived = derivedDecision(d, trace, policy, ctx);
             if (derived === undefined) {
               seen.unknown++;
               continue;
@@ -109,6 +132,8 @@ describe("a decision's trace", () => {
             if (derived !== d && derived.action === "skip" && derived.reason === "below_min_fee") seen.belowMinFee++;
             if (derived.action === "claim" && keys.limit_price_slippage_bps !== traced.limit_price_slippage_bps) seen.otherBps++;
             if (derived.action === "claim") seen.claims++;
+            if (derived.action === "claim" && keys.max_total_exposure !== traced.max_total_exposure) seen.otherCap++;
+            if (derived.action === "skip" && derived.reason === "exposure_cap") seen.capSkips++;
             expect(withoutLimits(derived)).toStrictEqual(withoutLimits(decide(l, { ...ctx, policy }, NOW)));
           }
         },
@@ -116,10 +141,13 @@ describe("a decision's trace", () => {
       { numRuns: 3_000 },
     );
     // Not a trace that answers "unknown" to everything: most are settled, in each of its ways (the
-    // traced policy's min_fee is random here, often above the other's: those it cannot settle).
-    expect(seen.settled).toBeGreaterThan(1.5 * seen.unknown);
+    // traced policy's min_fee and cap are random here, often above or below the other's where that
+    // makes the difference: those it cannot settle).
+    expect(seen.settled).toBeGreaterThan(seen.unknown);
     expect(seen.belowMinFee).toBeGreaterThan(0);
     expect(seen.claims).toBeGreaterThan(0);
     expect(seen.otherBps).toBeGreaterThan(0);
+    expect(seen.otherCap).toBeGreaterThan(0);
+    expect(seen.capSkips).toBeGreaterThan(0);
   });
 });

@@ -91,7 +91,12 @@ describe("decision groups", () => {
 
   test("followers settled by the leader's trace, per-symbol min_fee included, replay as their own", async () => {
     const { file, config } = await forkingCapture();
-    const sets = ["policy.per_symbol.PERP_ETH_USDC.min_fee=0,5", "policy.min_fee=20,0", "policy.limit_price_slippage_bps=100,20"];
+    const sets = [
+      "policy.per_symbol.PERP_ETH_USDC.min_fee=0,5",
+      "policy.min_fee=20,0",
+      "policy.limit_price_slippage_bps=100,20",
+      "policy.max_total_exposure=1000000,30100",
+    ];
     const variants = await buildVariants([config], sets);
     // One family (the trace settles every one's decisions), led by a policy of min_fee 0 and 20.
     expect(new Set(variants.map((v) => familyKey(v.config.policy))).size).toBe(1);
@@ -101,10 +106,11 @@ describe("decision groups", () => {
     expect(backtestJson(grouped)).toBe(backtestJson(plain));
     const claimed = new Set(plain.variants.map((v) => (v as { claimed_ids?: number[] }).claimed_ids?.join(",")));
     expect(claimed.size).toBeGreaterThanOrEqual(2);
-    const caps = await buildVariants([config], ["policy.max_total_exposure=30100,1000000"]);
-    expect(familyKey((caps[0] as (typeof caps)[number]).config.policy)).not.toBe(
-      familyKey((caps[1] as (typeof caps)[number]).config.policy),
-    );
+    // A cap is a family's difference too; a claim-size limit is not.
+    const [small, large] = await buildVariants([config], ["policy.max_total_exposure=30100,1000000"]);
+    expect(familyKey(small?.config.policy as never)).toBe(familyKey(large?.config.policy as never));
+    const [a, b] = await buildVariants([config], ["policy.max_claim_notional=1000,50000"]);
+    expect(familyKey(a?.config.policy as never)).not.toBe(familyKey(b?.config.policy as never));
   });
 
   test("a follower's time at the cap is its own: same decisions, exposure near one cap only", async () => {
