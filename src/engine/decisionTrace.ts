@@ -117,37 +117,28 @@ export function tracePerSymbolCaps(t: DecideTrace, order: readonly Leg[]): void 
 /**
  * The decision `policy` makes where `traced` was made (with the trace `t`, on the same liquidation,
  * symbols, marks, exposure and account), or undefined when the trace cannot tell. `policy` must
- * differ from the traced decision's policy in `min_fee` and `limit_price_slippage_bps` alone (the
- * caller's grouping guarantees it). A claim given back is `traced` itself: its limit prices are the
- * traced policy's.
+ * differ from the traced decision's policy in `min_fee`, `limit_price_slippage_bps` and
+ * `max_total_exposure` alone (the caller's grouping guarantees it). A claim given back is `traced`
+ * itself: its limit prices are the traced policy's. `agree`: the answers of `limitsAgree` and
+ * `capsAgree` for `policy`, from a caller that remembers them for policies alike in those keys.
  */
 export function derivedDecision(
   traced: Decision,
   t: DecideTrace,
   policy: RiskPolicy,
-  ctx: { readonly symbols: SymbolTable; readonly exposure: Exposure },
+  ctx: TracedContext,
+  agree?: Agreement,
 ): Decision | undefined {
   const legs = t.legs;
   if (legs === undefined) return traced;
-  for (const leg of legs) {
-    if (leg.mark === 0) continue;
-    const own = policy.limitsFor(leg.pos.symbol);
-    const qty = leg.pos.positionQty;
-    const numerator = qty > 0 ? own.upNumerator : own.downNumerator;
-    if (numerator === (qty > 0 ? leg.lim.upNumerator : leg.lim.downNumerator)) continue;
-    const info = ctx.symbols.get(leg.pos.symbol);
-    if (info === undefined) return undefined;
-    const limit = safeLimitPrice(qty, leg.mark, numerator, info.priceTick, info.priceDecimals);
-    // A leg one policy excludes (limit_tick) and the other claims: their paths part here.
-    if (Number.isNaN(limit) !== Number.isNaN(leg.limit)) return undefined;
-  }
+  if (!(agree === undefined ? limitsAgree(t, policy, ctx) : agree.limits(policy))) return undefined;
   if (t.fullReached) {
     let minFee = 0;
     for (const leg of legs) minFee = Math.max(minFee, policy.limitsFor(leg.pos.symbol).minFee);
     if (t.netAtFull < minFee) return belowMinFee(traced.liquidationId);
     if (!t.fullPassed) return undefined;
   }
-  if (t.capsReached && !capsAgree(t, legs, policy, ctx.exposure)) return undefined;
+  if (t.capsReached && !(agree === undefined ? capsAgree(t, policy, ctx) : agree.caps(policy))) return undefined;
   if (t.feeReached) {
     let minFee = 0;
     for (const leg of legs) if (leg.k > 0) minFee = Math.max(minFee, policy.limitsFor(leg.pos.symbol).minFee);
@@ -157,8 +148,42 @@ export function derivedDecision(
   return traced;
 }
 
-/** Whether `policy`'s exposure caps cut the traced decision's ratios as its own did (see the file comment). */
-function capsAgree(t: DecideTrace, legs: readonly Leg[], policy: RiskPolicy, exposure: Exposure): boolean {
+/** What a trace is read against: the decision's own symbols and exposure. */
+export interface TracedContext {
+  readonly symbols: SymbolTable;
+  readonly exposure: Exposure;
+}
+
+/** `limitsAgree` and `capsAgree` for a policy, remembered by a caller (the same for policies alike in the keys each reads). */
+export interface Agreement {
+  limits(policy: RiskPolicy): boolean;
+  caps(policy: RiskPolicy): boolean;
+}
+
+/** Whether `policy`'s slippage excludes (limit_tick) the traced decision's legs as its own did. Reads only the slippage settings. */
+export function limitsAgree(t: DecideTrace, policy: RiskPolicy, ctx: TracedContext): boolean {
+  for (const leg of t.legs ?? []) {
+    if (leg.mark === 0) continue;
+    const own = policy.limitsFor(leg.pos.symbol);
+    const qty = leg.pos.positionQty;
+    const numerator = qty > 0 ? own.upNumerator : own.downNumerator;
+    if (numerator === (qty > 0 ? leg.lim.upNumerator : leg.lim.downNumerator)) continue;
+    const info = ctx.symbols.get(leg.pos.symbol);
+    if (info === undefined) return false;
+    const limit = safeLimitPrice(qty, leg.mark, numerator, info.priceTick, info.priceDecimals);
+    // A leg one policy excludes (limit_tick) and the other claims: their paths part here.
+    if (Number.isNaN(limit) !== Number.isNaN(leg.limit)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `policy`'s exposure caps cut the traced decision's ratios as its own did (see the file
+ * comment), once the budget was computed. Reads only the caps.
+ */
+export function capsAgree(t: DecideTrace, policy: RiskPolicy, ctx: TracedContext): boolean {
+  const legs = t.legs ?? [];
+  const exposure = ctx.exposure;
   let same = policy.maxTotalExposure === t.cap;
   for (const leg of legs) if (same && leg.mark !== 0) same = policy.limitsFor(leg.pos.symbol).maxTotalExposure === leg.lim.maxTotalExposure;
   if (same) return true;

@@ -17,6 +17,8 @@ import { type DecideTrace, derivedDecision, newDecideTrace } from "../engine/dec
 import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../engine/policy.js";
 import { compileRiskPolicy, type RiskPolicy } from "../engine/riskPolicy.js";
 import type { Liquidation } from "../engine/types.js";
+import { canonical } from "./canonical.js";
+import { FamilyAgreement, familyKey } from "./decisionFamily.js";
 import type { VariantResult } from "./replayVariant.js";
 import { CapClock } from "./variantFacts.js";
 import type { Variant } from "./variants.js";
@@ -34,21 +36,6 @@ export interface Fork {
 export function groupKey(config: Config): string {
   const { policy: _policy, ...rest } = config;
   return canonical(rest);
-}
-
-/** JSON with every object's keys sorted: equal for configs equal in value. */
-export function canonical(x: unknown): string {
-  if (Array.isArray(x)) return `[${x.map(canonical).join(",")}]`;
-  if (x !== null && typeof x === "object") {
-    const keys = Object.keys(x).sort();
-    return `{${keys
-      .filter((k) => (x as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((x as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  // JSON.stringify loses -0 and non-finite numbers; those must not make two values look equal.
-  if (typeof x === "number") return Object.is(x, -0) ? "-0" : Number.isFinite(x) ? String(x) : `"${x}"`;
-  return JSON.stringify(x) ?? "undefined";
 }
 
 /**
@@ -106,27 +93,10 @@ interface Family {
   readonly leaders: boolean;
   readonly policy: RiskPolicy;
   readonly trace: DecideTrace;
+  readonly agree: FamilyAgreement;
   live: Follower[];
   context: PolicyContext | undefined;
   base: PolicyContext | undefined;
-}
-
-/**
- * What must be equal for two policies' decisions to be settled by one trace: the policy but
- * `min_fee`, `limit_price_slippage_bps` and `max_total_exposure`, globally and per symbol.
- */
-export function familyKey(policy: Config["policy"]): string {
-  const { min_fee: _fee, limit_price_slippage_bps: _bps, max_total_exposure: _cap, per_symbol, ...rest } = policy;
-  const perSymbol =
-    per_symbol === undefined || per_symbol === null
-      ? per_symbol
-      : Object.fromEntries(
-          Object.entries(per_symbol).map(([symbol, limits]) => {
-            const { min_fee: _f, limit_price_slippage_bps: _b, max_total_exposure: _c, ...other } = limits ?? {};
-            return [symbol, other];
-          }),
-        );
-  return canonical({ ...rest, per_symbol: perSymbol });
 }
 
 /** The followers of one leader (ReplayVariant), checked at each of its decisions. */
@@ -163,6 +133,7 @@ export class DecisionFollowers {
         leaders,
         policy: compileRiskPolicy((leaders ? leader : least).config.policy),
         trace: newDecideTrace(),
+        agree: new FamilyAgreement(variants.map((v) => compileRiskPolicy(v.config.policy))),
         live: [],
         context: undefined,
         base: undefined,
@@ -171,7 +142,7 @@ export class DecisionFollowers {
         const f: Follower = {
           index: indexes[k] as number,
           variant,
-          policy: compileRiskPolicy(variant.config.policy),
+          policy: family.agree.policies[k] as RiskPolicy,
           cap: new CapClock(variant.config.policy.max_total_exposure),
           family,
           context: undefined,
@@ -211,8 +182,9 @@ export class DecisionFollowers {
         trace = family.trace;
         base = decide(liquidation, family.context as PolicyContext, now, undefined, trace);
       }
+      family.agree.at(trace, context);
       for (const f of family.live) {
-        const own = derivedDecision(base, trace, f.policy, context) ?? this.#decideAlone(f, liquidation, now, context);
+        const own = derivedDecision(base, trace, f.policy, context, family.agree) ?? this.#decideAlone(f, liquidation, now, context);
         if (own !== d && !sameDecision(d, own)) {
           f.fork = { call, decision: own };
           forked = true;

@@ -7,7 +7,8 @@
  * alike up to that point, and likely after); each pass settles at least its leaders, so the passes
  * end. Every variant's result is the one it would have replayed alone.
  */
-import { canonical, groupKey, replayed } from "./decisionGroup.js";
+import { canonical } from "./canonical.js";
+import { groupKey, replayed } from "./decisionGroup.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
