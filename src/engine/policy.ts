@@ -44,11 +44,12 @@
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
 import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, tracePerSymbolCaps, traceProportionalCaps } from "./decisionTrace.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
+import { invalidLiquidation } from "./invalidLiquidation.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
 import type { RiskPolicy } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
-import type { Decision, Liquidation, LiquidationPosition, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+import type { Decision, Liquidation, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 export { GATE_SKIP_REASONS, SKIP_REASONS } from "./types.js";
@@ -74,33 +75,6 @@ function skip(liquidationId: number, reason: SkipReason, detail: string | undefi
   return { action: "skip", liquidationId, reason, detail };
 }
 
-function validate(liq: Liquidation): string | undefined {
-  const id = liq.liquidationId;
-  if (typeof id !== "number" || !Number.isSafeInteger(id) || id <= 0) return "liquidation_id";
-  const positions = liq.positions;
-  if (!Array.isArray(positions) || positions.length === 0) return "no_positions";
-  let open = 0;
-  // Pairwise duplicate check for the usual handful of symbols; a Set when a hostile payload is long.
-  const seen = positions.length > 16 ? new Set<string>() : undefined;
-  for (let i = 0; i < positions.length; i++) {
-    const p = positions[i] as LiquidationPosition;
-    if (typeof p !== "object" || p === null || typeof p.symbol !== "string") return "position";
-    const q = p.positionQty;
-    if (typeof q !== "number" || !Number.isFinite(q)) return p.symbol;
-    // docs/protocol.md §7: the fee is a fraction of the notional; ≥ 1 is not a fee.
-    const f = p.liquidatorFee;
-    if (typeof f !== "number" || !Number.isFinite(f) || f < 0 || f >= 1) return p.symbol;
-    if (seen !== undefined) {
-      if (seen.has(p.symbol)) return "duplicate_symbol";
-      seen.add(p.symbol);
-    } else {
-      for (let j = 0; j < i; j++) if ((positions[j] as LiquidationPosition).symbol === p.symbol) return "duplicate_symbol";
-    }
-    if (q !== 0) open++;
-  }
-  return open === 0 ? "no_quantity" : undefined;
-}
-
 /**
  * `margin`: the margin step to decide with (a test passes one that keeps nothing, to compare).
  * `trace`: filled with what settles other policies' decisions here (decisionTrace.ts).
@@ -114,7 +88,7 @@ export function decide(
 ): Decision {
   if (trace !== undefined) resetDecideTrace(trace);
   const id = liq.liquidationId;
-  const bad = validate(liq);
+  const bad = invalidLiquidation(liq);
   if (bad !== undefined) return skip(id, "invalid_liquidation", bad);
   const { policy, symbols, marks, exposure } = ctx;
 
@@ -317,7 +291,7 @@ function decidePerSymbol(
     if (leg.k > top) top = leg.k;
   }
   if (claimed.length === 0) {
-    const first = legs[0] as Leg; // validate() guarantees an open symbol, and none was claimed
+    const first = legs[0] as Leg; // invalidLiquidation() guarantees an open symbol, and none was claimed
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
   return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin, trace);
