@@ -305,7 +305,9 @@ export class ReplayVariant {
     this.#notional += d.notional;
     // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
     let fees = 0;
-    for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
+    const symbols = Object.keys(d.perSymbolQty);
+    for (const symbol of symbols) {
+      const qty = d.perSymbolQty[symbol] as number;
       // Priced at its limit (no mark): followers, whose limits may differ, cannot share this replay.
       if (this.#marks.price(symbol) === undefined) this.#followers?.forkAll(d);
       const price = this.#transferPrice(symbol, d.limitPrice);
@@ -316,7 +318,7 @@ export class ReplayVariant {
     }
     this.#feesEarned += fees;
     this.#facts.won(c.id, d.perSymbolQty, (symbol) => this.#transferPrice(symbol, d.limitPrice), fees);
-    this.#unwind.assigned(Object.keys(d.perSymbolQty));
+    this.#unwind.assigned(symbols);
     this.#onWon?.(this.#variant.name, c.id);
   }
 
