@@ -24,7 +24,7 @@ import { Timeline } from "./timeline.js";
 import { UnwindModel } from "./unwindModel.js";
 import { type Facts, round, VariantFacts } from "./variantFacts.js";
 import type { Variant } from "./variants.js";
-import { VirtualClaimer, type WonClaim } from "./virtualClaimer.js";
+import { feeRate, VirtualClaimer, type WonClaim } from "./virtualClaimer.js";
 
 export interface ReplayModel {
   latencyMs: number;
@@ -314,7 +314,7 @@ export class ReplayVariant {
       const mark = this.#marks.price(symbol);
       if (mark === undefined) this.#followers?.forkAll(d);
       const price = mark ?? d.limitPrice[symbol] ?? 0;
-      const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
+      const fee = Math.abs(qty) * price * feeRate(c.liquidation, symbol);
       fees += fee;
       this.#ledger.claim(c.id, symbol, qty, price, fee, c.landedAt);
       this.#flow(symbol, qty, price, fee);
