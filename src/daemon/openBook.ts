@@ -122,14 +122,18 @@ export class OpenBook {
 
   /** Ids the snapshot did not list and that were known before its request left are gone. */
   endReconcile(r: Reconcile): BookChanges {
-    for (const [id, entry] of this.#entries) {
+    // forEach, not for-of over entries: every snapshot walks the whole book, and an entry pair per id
+    // would be garbage. Deleting the entry being visited is allowed in either.
+    this.#entries.forEach((entry, id) => {
       if (!r.seen.has(id) && entry.updatedAt < r.requestedAt) {
         this.#entries.delete(id);
         r.changes.removed.push(id);
       }
-    }
+    });
     // Removals older than this request are this snapshot's business now (bounded memory).
-    for (const [id, at] of this.#removedAt) if (at < r.requestedAt) this.#removedAt.delete(id);
+    this.#removedAt.forEach((at, id) => {
+      if (at < r.requestedAt) this.#removedAt.delete(id);
+    });
     return r.changes;
   }
 }

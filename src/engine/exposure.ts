@@ -192,13 +192,14 @@ export class Exposure {
    * the same id replaces the first (a re-decided claim).
    */
   reserve(liquidationId: number, perSymbolQty: Readonly<Record<string, number>>): void {
-    for (const symbol of Object.keys(perSymbolQty)) {
+    const symbols = Object.keys(perSymbolQty);
+    for (const symbol of symbols) {
       if (!Number.isFinite(perSymbolQty[symbol])) throw new RangeError(`reserved quantity of ${symbol} must be finite`);
     }
     this.release(liquidationId);
     this.#version++;
     const r: Reservation = { symbols: [], qty: [] };
-    for (const symbol of Object.keys(perSymbolQty)) {
+    for (const symbol of symbols) {
       const q = perSymbolQty[symbol] as number;
       if (q === 0) continue;
       const e = this.entry(symbol);

@@ -165,19 +165,22 @@ export class PositionBook {
    */
   settleClaim(liquidationId: number, qty: Readonly<Record<string, number>>, venueTs: number, mode?: MarginMode): void {
     const uncovered: Record<string, number> = {};
-    const before = new Map<string, number>();
+    // Each symbol moved and its held quantity before, in order (every claim lands here: no Map per claim).
+    const moved: string[] = [];
+    const before: number[] = [];
     for (const symbol of Object.keys(qty)) {
       if (this.#claimCovered(symbol, venueTs)) continue;
       uncovered[symbol] = qty[symbol] as number;
       if (mode !== undefined) {
-        before.set(symbol, this.held(symbol, mode));
+        moved.push(symbol);
+        before.push(this.held(symbol, mode));
         this.#advance(symbol, mode, venueTs);
       } else if (qty[symbol] !== 0) {
         this.#pendingSince.set(symbol, Math.max(venueTs, this.#pendingSince.get(symbol) ?? Number.NEGATIVE_INFINITY));
       }
     }
     this.#exposure.commit(liquidationId, uncovered, mode ?? "PENDING");
-    if (mode !== undefined) for (const [symbol, b] of before) this.#changed(symbol, mode, b);
+    if (mode !== undefined) for (let i = 0; i < moved.length; i++) this.#changed(moved[i] as string, mode, before[i] as number);
     else for (const symbol of Object.keys(uncovered)) if (uncovered[symbol] !== 0) for (const l of this.#pendingListeners) l(symbol);
   }
 
@@ -191,12 +194,15 @@ export class PositionBook {
 
   /** An increment at `venueTs` is already in the position's last report. */
   #covered(symbol: string, mode: MarginMode, venueTs: number): boolean {
+    // No report yet (a replay never has one): no key to build and look up for every claim and fill.
+    if (this.#reportedAt.size === 0) return venueTs <= Number.NEGATIVE_INFINITY;
     return venueTs <= (this.#reportedAt.get(key(symbol, mode)) ?? Number.NEGATIVE_INFINITY);
   }
 
   /** A claim's mode is unknown: any report of the symbol at or after it is in order after it and includes it. */
   #claimCovered(symbol: string, venueTs: number): boolean {
-    return MARGIN_MODES.some((mode) => this.#covered(symbol, mode, venueTs));
+    for (const mode of MARGIN_MODES) if (this.#covered(symbol, mode, venueTs)) return true;
+    return false;
   }
 
   /** A report of `symbol` as of `venueTs` (undefined: the newest) includes every claim up to then. */

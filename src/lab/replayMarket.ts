@@ -15,6 +15,7 @@ import { MarkBook } from "../engine/marks.js";
 import { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
+import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
 import type { Fork } from "./decisionGroup.js";
 import { type ReplayModel, ReplayVariant, type VariantResult } from "./replayVariant.js";
 import type { Variant } from "./variants.js";
@@ -94,12 +95,14 @@ export class ReplayMarket {
     for (const r of all) r.before(at);
     if (at > this.#now) this.#now = at;
     const ingest = this.#ingest;
+    // The frame's rows are handed as they are, not copied: Ingest only reads a frame (the capture
+    // tap, the one thing that keeps one, is absent in a replay).
     switch (ev.k) {
       case "liquidation":
-        ingest.stream(["liquidation", [...ev.data], undefined]);
+        ingest.stream(["liquidation", ev.data as LiquidationEntry[], undefined]);
         break;
       case "markprices":
-        ingest.stream(["markprices", [...ev.data], undefined]);
+        ingest.stream(["markprices", ev.data as MarkPrice[], undefined]);
         break;
       case "open":
         ingest.openList(ev.rows, ev.requestedAt);

@@ -24,7 +24,7 @@ import { Timeline } from "./timeline.js";
 import { UnwindModel } from "./unwindModel.js";
 import { type Facts, round, VariantFacts } from "./variantFacts.js";
 import type { Variant } from "./variants.js";
-import { VirtualClaimer, type WonClaim } from "./virtualClaimer.js";
+import { feeRate, VirtualClaimer, type WonClaim } from "./virtualClaimer.js";
 
 export interface ReplayModel {
   latencyMs: number;
@@ -271,7 +271,9 @@ export class ReplayVariant {
   /** The net so far, holdings at the latest marks (what the net curve reads): O(symbols held). */
   netNow(): number {
     let value = this.#cash;
-    for (const h of this.#heldList) {
+    const list = this.#heldList;
+    for (let i = 0; i < list.length; i++) {
+      const h = list[i] as Held;
       h.mark ??= this.#marks.get(h.symbol);
       value += h.qty * (h.mark?.price ?? 0);
     }
@@ -304,23 +306,23 @@ export class ReplayVariant {
     this.#notional += d.notional;
     // The venue transfers at the mark (docs/protocol.md §4): the fee is the fee rate of that notional.
     let fees = 0;
-    for (const [symbol, qty] of Object.entries(d.perSymbolQty)) {
+    const symbols = Object.keys(d.perSymbolQty);
+    for (const symbol of symbols) {
+      const qty = d.perSymbolQty[symbol] as number;
       // Priced at its limit (no mark): followers, whose limits may differ, cannot share this replay.
-      if (this.#marks.price(symbol) === undefined) this.#followers?.forkAll(d);
-      const price = this.#transferPrice(symbol, d.limitPrice);
-      const fee = Math.abs(qty) * price * (c.feeRates[symbol] ?? 0);
+      const mark = this.#marks.price(symbol);
+      if (mark === undefined) this.#followers?.forkAll(d);
+      const price = mark ?? d.limitPrice[symbol] ?? 0;
+      const fee = Math.abs(qty) * price * feeRate(c.liquidation, symbol);
       fees += fee;
       this.#ledger.claim(c.id, symbol, qty, price, fee, c.landedAt);
       this.#flow(symbol, qty, price, fee);
+      this.#facts.wonIn(symbol, Math.abs(qty) * price);
     }
     this.#feesEarned += fees;
-    this.#facts.won(c.id, d.perSymbolQty, (symbol) => this.#transferPrice(symbol, d.limitPrice), fees);
-    this.#unwind.assigned(Object.keys(d.perSymbolQty));
+    this.#facts.won(c.id, fees);
+    this.#unwind.assigned(symbols);
     this.#onWon?.(this.#variant.name, c.id);
-  }
-
-  #transferPrice(symbol: string, limitPrice: Readonly<Record<string, number>>): number {
-    return this.#marks.price(symbol) ?? limitPrice[symbol] ?? 0;
   }
 
   #changed(): void {

@@ -42,7 +42,11 @@ const BLOCKED_RETRIES = 60;
 
 export class UnwindModel {
   readonly #o: UnwindModelOptions;
-  readonly #active = new Set<string>();
+  /**
+   * Whether a symbol's unwind is under way. Flags, not a set: every claim starts one and its last
+   * slice ends it, and a set's add and delete would resize its table each time.
+   */
+  readonly #active = new Map<string, boolean>();
   #nextOrderAt = Number.NEGATIVE_INFINITY;
   orders = 0;
   /** Per `altSlippageBps`: the cash the fills would have brought at it, minus what they brought. */
@@ -56,8 +60,8 @@ export class UnwindModel {
   /** A claim assigned positions in `symbols`: close those the settings unwind. */
   assigned(symbols: readonly string[]): void {
     for (const symbol of symbols) {
-      if (!this.#o.settings.unwinds(symbol) || this.#active.has(symbol)) continue;
-      this.#active.add(symbol);
+      if (!this.#o.settings.unwinds(symbol) || this.#active.get(symbol) === true) continue;
+      this.#active.set(symbol, true);
       this.#schedule(symbol, 0);
     }
   }
@@ -79,11 +83,11 @@ export class UnwindModel {
     const plan = info === undefined ? undefined : planUnwind(held, mark, info, limits);
     if (plan === undefined || plan.kind === "blocked") {
       if (retries < BLOCKED_RETRIES) this.#schedule(symbol, retries + 1, BLOCKED_RETRY_MS);
-      else this.#active.delete(symbol);
+      else this.#active.set(symbol, false);
       return;
     }
     if (plan.kind !== "order" || mark === undefined) {
-      this.#active.delete(symbol);
+      this.#active.set(symbol, false);
       return;
     }
     const price = fillPrice(plan.side, mark, Math.min(o.slippageBps, limits.maxSlippageBps));
@@ -102,7 +106,7 @@ export class UnwindModel {
     this.orders++;
     o.filled(symbol, qty, price, fee);
     if (o.positions.held(symbol) !== 0) this.#schedule(symbol, 0);
-    else this.#active.delete(symbol);
+    else this.#active.set(symbol, false);
   }
 }
 

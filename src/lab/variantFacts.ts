@@ -91,22 +91,25 @@ export class VariantFacts {
     this.#cap.refused(at);
   }
 
-  won(id: number, perSymbol: Readonly<Record<string, number>>, price: (symbol: string) => number, fee: number): void {
+  /** A claim won, earning `fee` in all (its symbols are told with `wonIn`, as the caller prices them). */
+  won(id: number, fee: number): void {
     this.#hash = Math.imul(this.#hash ^ (id & 0xffff), 0x01000193) >>> 0;
     this.#hash = Math.imul(this.#hash ^ (id >>> 16), 0x01000193) >>> 0;
     if (this.#day !== undefined) {
       this.#day.claims++;
       this.#day.fees += fee;
     }
-    for (const [symbol, qty] of Object.entries(perSymbol)) {
-      let s = this.#symbols.get(symbol);
-      if (s === undefined) {
-        s = { claims: 0, notional: 0 };
-        this.#symbols.set(symbol, s);
-      }
-      s.claims++;
-      s.notional += Math.abs(qty) * price(symbol);
+  }
+
+  /** One symbol of a won claim: `notional` transferred at its price. */
+  wonIn(symbol: string, notional: number): void {
+    let s = this.#symbols.get(symbol);
+    if (s === undefined) {
+      s = { claims: 0, notional: 0 };
+      this.#symbols.set(symbol, s);
     }
+    s.claims++;
+    s.notional += notional;
   }
 
   /** A claim's final numbers (its last lot closed, or still open at the end with `open` P&L). */

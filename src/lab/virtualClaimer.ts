@@ -27,8 +27,21 @@ export interface WonClaim {
   sentAt: number;
   landedAt: number;
   decision: ClaimDecision;
-  /** Liquidator fee rate per symbol, from the liquidation as sent. */
-  feeRates: Readonly<Record<string, number>>;
+  /** The liquidation as sent (its positions' liquidator fee rates are the claim's: `feeRate`). */
+  liquidation: Liquidation;
+}
+
+/**
+ * The liquidator fee rate of `symbol` in the liquidation as sent (the last position of it, 0 when
+ * none): read from its positions when the claim lands, not copied into a record at every send.
+ */
+export function feeRate(liquidation: Liquidation, symbol: string): number {
+  const ps = liquidation.positions;
+  for (let i = ps.length - 1; i >= 0; i--) {
+    const p = ps[i] as Liquidation["positions"][number];
+    if (p.symbol === symbol) return p.liquidatorFee ?? 0;
+  }
+  return 0;
 }
 
 export interface VirtualClaimerOptions {
@@ -172,8 +185,6 @@ export class VirtualClaimer {
     this.#ghosts.delete(d.liquidationId);
     this.#lastOffer.delete(d.liquidationId);
     o.exposure.reserve(d.liquidationId, d.perSymbolQty);
-    const feeRates: Record<string, number> = {};
-    for (const p of liquidation.positions) feeRates[p.symbol] = p.liquidatorFee;
     const landedAt = sentAt + o.latencyMs;
     o.timeline.at(landedAt, () => {
       st.phase = "done";
@@ -189,7 +200,7 @@ export class VirtualClaimer {
       }
       // A replay has no venue to report the margin mode: the claim lands in the default one.
       o.positions.settleClaim(d.liquidationId, d.perSymbolQty, landedAt, "CROSS");
-      o.won({ id: d.liquidationId, sentAt, landedAt, decision: d, feeRates });
+      o.won({ id: d.liquidationId, sentAt, landedAt, decision: d, liquidation });
     });
   }
 
