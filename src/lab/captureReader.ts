@@ -17,6 +17,24 @@ export interface ReadStats {
   badLines: number;
 }
 
+/**
+ * Sees every line of a read after the header, parsed, whatever `only` asks (preparedCapture.ts
+ * prepares the capture's binary form from them). Must not throw.
+ */
+export interface LineSink {
+  /** Line `n` (1 is the header) and its event, undefined when it is not one. */
+  line(n: number, text: string, ev: CaptureEvent | undefined): void;
+  /** A line the read skipped cannot be told as it would be read in full (a bad later header). */
+  spoil(): void;
+}
+
+export interface ReadOptions {
+  lenient?: boolean;
+  stats?: ReadStats;
+  only?: readonly CaptureEvent["k"][];
+  sink?: LineSink;
+}
+
 const HEADER_START = `{"format":"${CAPTURE_FORMAT}"`;
 
 function checkHeader(file: string, line: string | undefined, lineNo = 1): void {
@@ -62,12 +80,9 @@ const CHUNK_BYTES = 256 * 1024;
 /**
  * The events of one file, a chunk's worth at a time (a replay handles them without a promise per
  * event). `stats` is updated as lines are read. `only`: the kinds whose events alone are wanted; other
- * lines are skipped unparsed (a fast first pass), bad ones included.
+ * lines are skipped unparsed (a fast first pass), bad ones included, unless a `sink` wants them.
  */
-export async function* readCaptureBatches(
-  file: string,
-  options: { lenient?: boolean; stats?: ReadStats; only?: readonly CaptureEvent["k"][] } = {},
-): AsyncGenerator<CaptureEvent[]> {
+export async function* readCaptureBatches(file: string, options: ReadOptions = {}): AsyncGenerator<CaptureEvent[]> {
   const needles = options.only?.map((k) => `"k":"${k}"`);
   const stats = options.stats ?? { events: 0, badLines: 0 };
   const source = createReadStream(file, { highWaterMark: CHUNK_BYTES });
@@ -82,14 +97,28 @@ export async function* readCaptureBatches(
   let pending: string[] = [];
   let n = 0;
   let batch: CaptureEvent[] = [];
+  const sink = options.sink;
   const line = (raw: string): void => {
     const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     n++;
     if (n === 1) return checkHeader(file, text);
-    if (text === "" || (needles !== undefined && !needles.some((n) => text.includes(n)))) return;
+    if (text === "") return;
+    const wanted = needles === undefined || needles.some((n) => text.includes(n));
+    if (!wanted && sink === undefined) return;
     // A daily file the daemon appended to after a restart: a new gzip member, a new header.
-    if (text.startsWith(HEADER_START)) return checkHeader(file, text, n);
+    if (text.startsWith(HEADER_START)) {
+      if (wanted) return checkHeader(file, text, n);
+      // Read for the sink only: a bad header spoils what it gets, not this read.
+      try {
+        checkHeader(file, text, n);
+      } catch {
+        sink?.spoil();
+      }
+      return;
+    }
     const ev = parseEvent(text);
+    sink?.line(n, text, ev);
+    if (!wanted) return;
     if (ev === undefined) {
       if (!options.lenient) {
         throw new CaptureError(`capture ${file} line ${n}: not a capture event (garbage or a cut line); --lenient skips such lines`);
