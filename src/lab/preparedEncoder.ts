@@ -13,12 +13,15 @@ type Obj = Record<string, unknown>;
 /** A block is written once its records pass this size: about the gunzipped chunk of a JSONL read. */
 const BLOCK_BYTES = 512 * 1024;
 
+/**
+ * Whether `v` is an object with exactly `keys`, in order. `for…in` allocates nothing; it also lists
+ * inherited enumerable keys, which only ever make an object not common (kept as text).
+ */
 function hasKeys(v: unknown, keys: readonly string[]): v is Obj {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const own = Object.keys(v);
-  if (own.length !== keys.length) return false;
-  for (let i = 0; i < keys.length; i++) if (own[i] !== keys[i]) return false;
-  return true;
+  let i = 0;
+  for (const k in v) if (k !== keys[i++]) return false;
+  return i === keys.length;
 }
 
 const isNum = (v: unknown): v is number => typeof v === "number";
@@ -74,7 +77,7 @@ export class PreparedEncoder {
   /** Whether `text` names `kind` alone: starts with it and has no other `"k":"`. */
   #sole(text: string, kind: string): boolean {
     const lead = `{"k":"${kind}"`;
-    return text.startsWith(lead) && text.indexOf('"k":"', 1) === -1;
+    return text.startsWith(lead) && text.indexOf('"k":"', lead.length) === -1;
   }
 
   #structural(e: Obj): boolean {
@@ -191,6 +194,7 @@ export class PreparedEncoder {
   }
 
   #record(tag: number, fields: () => boolean): boolean {
+    this.#room(5);
     this.#byte(tag);
     const at = this.#pos;
     this.#pos += 4;

@@ -6,7 +6,7 @@
  */
 import { mkdir, open as openFd, readdir, readFile, stat, truncate, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { crc32 } from "node:zlib";
+import { crc32, gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
 import { writeLabMarket } from "../../src/bench/labMarket.js";
 import type { CaptureEvent } from "../../src/daemon/captureTap.js";
@@ -99,6 +99,8 @@ describe("prepared capture", () => {
     await writeLabMarket(file, 1);
     await expectSameReads(file);
     expect(await validPrepared(file)).toBe(true);
+    // Its common events are stored as fields, not as their lines' text.
+    expect((await stat(preparedPath(file))).size).toBeLessThan(gunzipSync(await readFile(file)).length / 3);
   });
 
   test("odd lines (extra fields, other key orders, -0, extreme numbers, unicode, info, bad lines) read the same", async () => {
@@ -144,6 +146,16 @@ describe("prepared capture", () => {
     expect(read).toEqual(await collect((r) => readCaptureBatches(file, r), {}));
     expect(read.events[1]).toContain('"liquidationId":3');
     expect(await validPrepared(file)).toBe(true);
+  });
+
+  test("a capture that changes while it is read is not prepared", async () => {
+    dir = await tempDir("prep-moving");
+    const file = join(dir, "m.jsonl.gz");
+    await writeLabMarket(file, 0.1);
+    let batches = 0;
+    for await (const _ of readPreparedBatches(file, {})) if (batches++ === 0) await utimes(file, 1_700_000_000, 1_700_000_000);
+    expect(batches).toBeGreaterThan(1);
+    expect(await readdir(dir)).toEqual(["m.jsonl.gz"]);
   });
 
   test("a cut or damaged prepared file is ignored, and replaced", async () => {
