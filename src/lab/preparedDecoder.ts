@@ -9,7 +9,7 @@ import type { Fill } from "../engine/types.js";
 import { CaptureError } from "../errors.js";
 import type { FuturesRow, OpenLiquidation } from "../venue/restSchemas.js";
 import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
-import type { ReadStats } from "./captureReader.js";
+import { namesKind, type ReadStats } from "./captureReader.js";
 import { hasEventShape } from "./eventShape.js";
 import { KIND_OF_TAG, TAG, VAL } from "./preparedFormat.js";
 
@@ -27,7 +27,6 @@ type Obj = Record<string, unknown>;
 export class PreparedDecoder {
   readonly #table: string[] = [];
   readonly #wants: DecodeWants;
-  readonly #needles: string[] | undefined;
   readonly #kinds: ReadonlySet<string> | undefined;
   #b: Buffer = Buffer.alloc(0);
   #view: DataView = new DataView(new ArrayBuffer(0));
@@ -35,7 +34,6 @@ export class PreparedDecoder {
 
   constructor(wants: DecodeWants) {
     this.#wants = wants;
-    this.#needles = wants.only?.map((k) => `"k":"${k}"`);
     this.#kinds = wants.only === undefined ? undefined : new Set(wants.only);
   }
 
@@ -200,7 +198,7 @@ export class PreparedDecoder {
 
   /** Whether a line's text is one a read of `only` kinds looks at (captureReader.ts's test). */
   #wanted(text: string): boolean {
-    return this.#needles === undefined || this.#needles.some((n) => text.includes(n));
+    return this.#kinds === undefined || namesKind(text, this.#kinds);
   }
 
   #textEvent(): CaptureEvent | undefined {

@@ -29,6 +29,7 @@ const isStr = (v: unknown): v is string => typeof v === "string";
 
 export class PreparedEncoder {
   #buf = Buffer.allocUnsafe(BLOCK_BYTES * 2);
+  #view = viewOf(this.#buf);
   #pos = 0;
   #records = 0;
   readonly #strings = new Map<string, number>();
@@ -40,7 +41,7 @@ export class PreparedEncoder {
   line(lineNo: number, text: string, ev: CaptureEvent | undefined): void {
     if (ev === undefined) {
       this.badLines++;
-      this.#record(TAG.bad, () => this.#f64(lineNo) && this.#text(text));
+      this.#end(this.#begin(TAG.bad), this.#f64(lineNo) && this.#text(text));
       return;
     }
     this.events++;
@@ -50,7 +51,7 @@ export class PreparedEncoder {
     // Not common: undo what was written of it, and keep its text.
     this.#pos = start;
     for (const s of this.#newStrings.splice(strings)) this.#strings.delete(s);
-    this.#record(TAG.text, () => this.#text(text));
+    this.#end(this.#begin(TAG.text), this.#text(text));
   }
 
   /** The block of the records so far, when it is big enough (or `force`); undefined when none. */
@@ -83,41 +84,37 @@ export class PreparedEncoder {
   #structural(e: Obj): boolean {
     switch (e.k) {
       case "liquidation":
-        return hasKeys(e, KEYS.liquidation) && this.#record(TAG.liquidation, () => this.#f64(e.at as number) && this.#liqs(e.data));
+        return hasKeys(e, KEYS.liquidation) && this.#end(this.#begin(TAG.liquidation), this.#f64(e.at as number) && this.#liqs(e.data));
       case "markprices":
-        return hasKeys(e, KEYS.markprices) && this.#record(TAG.markprices, () => this.#f64(e.at as number) && this.#marks(e.data));
+        return hasKeys(e, KEYS.markprices) && this.#end(this.#begin(TAG.markprices), this.#f64(e.at as number) && this.#marks(e.data));
       case "open":
         return (
           hasKeys(e, KEYS.open) &&
-          this.#record(TAG.open, () => this.#f64(e.at as number) && this.#num(e.requestedAt) && this.#openRows(e.rows))
+          this.#end(this.#begin(TAG.open), this.#f64(e.at as number) && this.#num(e.requestedAt) && this.#openRows(e.rows))
         );
       case "futures":
         return (
           hasKeys(e, KEYS.futures) &&
-          this.#record(TAG.futures, () => this.#f64(e.at as number) && this.#num(e.markAt) && this.#futuresRows(e.rows))
+          this.#end(this.#begin(TAG.futures), this.#f64(e.at as number) && this.#num(e.markAt) && this.#futuresRows(e.rows))
         );
       case "claim": {
         const result = hasKeys(e, KEYS.claimWithResult);
         if (!result && !hasKeys(e, KEYS.claim)) return false;
-        return this.#record(TAG.claim, () => {
-          if (!(this.#f64(e.at as number) && this.#num(e.sentAt) && this.#num(e.id) && this.#num(e.code) && this.#value(e.request)))
-            return false;
-          this.#byte(result ? 1 : 0);
-          return !result || this.#value(e.result);
-        });
+        const r = this.#begin(TAG.claim);
+        const head = this.#f64(e.at as number) && this.#num(e.sentAt) && this.#num(e.id) && this.#num(e.code) && this.#value(e.request);
+        return this.#end(r, head && this.#byte(result ? 1 : 0) && (!result || this.#value(e.result)));
       }
       case "assigned":
         return (
           hasKeys(e, KEYS.assigned) &&
-          this.#record(TAG.assigned, () => this.#f64(e.at as number) && this.#num(e.id) && this.#fillRows(e.fills))
+          this.#end(this.#begin(TAG.assigned), this.#f64(e.at as number) && this.#num(e.id) && this.#fillRows(e.fills))
         );
       case "fill":
         return (
           hasKeys(e, KEYS.fill) &&
-          this.#record(
-            TAG.fill,
-            () =>
-              this.#f64(e.at as number) &&
+          this.#end(
+            this.#begin(TAG.fill),
+            this.#f64(e.at as number) &&
               this.#str(e.symbol) &&
               this.#num(e.qty) &&
               this.#num(e.price) &&
@@ -130,49 +127,54 @@ export class PreparedEncoder {
     }
   }
 
+  // The shapes below are loops rather than callbacks: they run for every row of a week's open lists.
+
   #liqs(v: unknown): boolean {
-    return this.#array(v, (x) => {
-      if (!hasKeys(x, KEYS.liqEntry)) return false;
-      return (
-        this.#num(x.liquidationId) &&
-        this.#num(x.timestamp) &&
-        this.#str(x.type) &&
-        this.#array(
-          x.positionsByPerp,
-          (p) => hasKeys(p, KEYS.offered) && this.#str(p.symbol) && this.#num(p.positionQty) && this.#num(p.liquidatorFee),
-        )
-      );
-    });
+    if (!this.#length(v)) return false;
+    for (const x of v) {
+      if (!(hasKeys(x, KEYS.liqEntry) && this.#num(x.liquidationId) && this.#num(x.timestamp) && this.#str(x.type))) return false;
+      const ps = x.positionsByPerp;
+      if (!this.#length(ps)) return false;
+      for (const p of ps) {
+        if (!(hasKeys(p, KEYS.offered) && this.#str(p.symbol) && this.#num(p.positionQty) && this.#num(p.liquidatorFee))) return false;
+      }
+    }
+    return true;
   }
 
   #marks(v: unknown): boolean {
-    return this.#array(v, (x) => hasKeys(x, KEYS.mark) && this.#str(x.symbol) && this.#num(x.price));
+    if (!this.#length(v)) return false;
+    for (const x of v) if (!(hasKeys(x, KEYS.mark) && this.#str(x.symbol) && this.#num(x.price))) return false;
+    return true;
   }
 
   #openRows(v: unknown): boolean {
-    return this.#array(v, (x) => {
-      if (!hasKeys(x, KEYS.openRow)) return false;
-      return (
-        this.#num(x.liquidation_id) &&
-        this.#num(x.timestamp) &&
-        this.#str(x.type) &&
-        this.#array(
-          x.positions_by_perp,
-          (p) => hasKeys(p, KEYS.openPos) && this.#str(p.symbol) && this.#num(p.position_qty) && this.#num(p.liquidator_fee),
-        )
-      );
-    });
+    if (!this.#length(v)) return false;
+    for (const x of v) {
+      if (!(hasKeys(x, KEYS.openRow) && this.#num(x.liquidation_id) && this.#num(x.timestamp) && this.#str(x.type))) return false;
+      const ps = x.positions_by_perp;
+      if (!this.#length(ps)) return false;
+      for (const p of ps) {
+        if (!(hasKeys(p, KEYS.openPos) && this.#str(p.symbol) && this.#num(p.position_qty) && this.#num(p.liquidator_fee))) return false;
+      }
+    }
+    return true;
   }
 
   #futuresRows(v: unknown): boolean {
-    return this.#array(v, (x) => hasKeys(x, KEYS.futuresRow) && this.#str(x.symbol) && this.#num(x.mark_price) && this.#num(x.index_price));
+    if (!this.#length(v)) return false;
+    for (const x of v) {
+      if (!(hasKeys(x, KEYS.futuresRow) && this.#str(x.symbol) && this.#num(x.mark_price) && this.#num(x.index_price))) return false;
+    }
+    return true;
   }
 
   #fillRows(v: unknown): boolean {
-    return this.#array(
-      v,
-      (x) => hasKeys(x, KEYS.fillRow) && this.#str(x.symbol) && this.#num(x.qty) && this.#num(x.price) && this.#num(x.fee),
-    );
+    if (!this.#length(v)) return false;
+    for (const x of v) {
+      if (!(hasKeys(x, KEYS.fillRow) && this.#str(x.symbol) && this.#num(x.qty) && this.#num(x.price) && this.#num(x.fee))) return false;
+    }
+    return true;
   }
 
   /** Any JSON value (a claim's request and result), with its objects' key order. */
@@ -182,7 +184,12 @@ export class PreparedEncoder {
     if (v === true) return this.#byte(VAL.true);
     if (typeof v === "number") return this.#byte(VAL.number) && this.#f64(v);
     if (typeof v === "string") return this.#byte(VAL.string) && this.#str(v);
-    if (Array.isArray(v)) return this.#byte(VAL.array) && this.#array(v, (x) => this.#value(x));
+    if (Array.isArray(v)) {
+      this.#byte(VAL.array);
+      this.#count(v.length);
+      for (const x of v) if (!this.#value(x)) return false;
+      return true;
+    }
     if (typeof v !== "object") return false;
     const keys = Object.keys(v);
     // Assigned on decode, `__proto__` would set a prototype rather than a key: left to JSON.parse.
@@ -193,21 +200,26 @@ export class PreparedEncoder {
     return true;
   }
 
-  #record(tag: number, fields: () => boolean): boolean {
+  /** Starts a record: its tag and room for its length. */
+  #begin(tag: number): number {
     this.#room(5);
-    this.#byte(tag);
-    const at = this.#pos;
-    this.#pos += 4;
-    if (!fields()) return false;
-    this.#buf.writeUInt32LE(this.#pos - at - 4, at);
+    this.#buf[this.#pos] = tag;
+    this.#pos += 5;
+    return this.#pos;
+  }
+
+  /** Ends the record begun at `at` when its fields were all written (`ok`). */
+  #end(at: number, ok: boolean): boolean {
+    if (!ok) return false;
+    this.#view.setUint32(at - 4, this.#pos - at, true);
     this.#records++;
     return true;
   }
 
-  #array(v: unknown, each: (x: Obj) => boolean): boolean {
+  /** Whether `v` is an array, its length written. */
+  #length(v: unknown): v is Obj[] {
     if (!Array.isArray(v)) return false;
     this.#count(v.length);
-    for (const x of v) if (!each(x as Obj)) return false;
     return true;
   }
 
@@ -216,6 +228,7 @@ export class PreparedEncoder {
     const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#pos + n));
     this.#buf.copy(next, 0, 0, this.#pos);
     this.#buf = next;
+    this.#view = viewOf(next);
   }
 
   #byte(b: number): true {
@@ -236,7 +249,7 @@ export class PreparedEncoder {
 
   #f64(n: number): true {
     this.#room(8);
-    this.#buf.writeDoubleLE(n, this.#pos);
+    this.#view.setFloat64(this.#pos, n, true);
     this.#pos += 8;
     return true;
   }
@@ -266,6 +279,10 @@ export class PreparedEncoder {
     this.#pos += n;
     return true;
   }
+}
+
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /** Unsigned LEB128 (counts and indexes, below 2^31). */

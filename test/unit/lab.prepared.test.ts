@@ -12,7 +12,7 @@ import { writeLabMarket } from "../../src/bench/labMarket.js";
 import type { CaptureEvent } from "../../src/daemon/captureTap.js";
 import { backtest, markIdentical } from "../../src/lab/backtest.js";
 import { backtestJson } from "../../src/lab/backtestJson.js";
-import { type ReadOptions, type ReadStats, readCaptureBatches } from "../../src/lab/captureReader.js";
+import { namesKind, type ReadOptions, type ReadStats, readCaptureBatches } from "../../src/lab/captureReader.js";
 import { preparedPath, readPreparedBatches, validPrepared } from "../../src/lab/preparedCapture.js";
 import { decodeHeader, encodeHeader, HEADER_BYTES, type PreparedHeader } from "../../src/lab/preparedFormat.js";
 import { buildVariants } from "../../src/lab/variants.js";
@@ -118,6 +118,26 @@ describe("prepared capture", () => {
       e.includes('"id":2'),
     );
     expect(proto).toContain('"__proto__":{"polluted":1}');
+  });
+
+  test('a read of some kinds picks the lines whose text holds `"k":"KIND"`, as text.includes would', () => {
+    const texts = [
+      ...ODD_LINES,
+      '"k":"cla',
+      '"k":"claim',
+      '"k":"k":"claim"',
+      'x"k":"fill"y"k":"open"',
+      '"k":"claimX"',
+      '"k":""',
+      '"k":"',
+      '{"k":"info","note":"\\"k\\":\\"claim\\""}',
+    ];
+    const sets: CaptureEvent["k"][][] = [OWN, ["open"], ["claim"], ["markprices", "fill"], []];
+    for (const text of texts) {
+      for (const kinds of sets) {
+        expect(namesKind(text, new Set(kinds)), `${text} ${kinds}`).toBe(kinds.some((k) => text.includes(`"k":"${k}"`)));
+      }
+    }
   });
 
   test("a capture with a bad later header is not prepared by a read of some kinds, and reads the same", async () => {
