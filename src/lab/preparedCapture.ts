@@ -94,19 +94,44 @@ async function bodyCrc(fh: FileHandle): Promise<number> {
   }
 }
 
+/** Bytes read at a time from a prepared file: many blocks per read. */
+const READ_BYTES = 4 * 1024 * 1024;
+
 /** The events of a checked prepared file, a block at a time. */
 async function* decodePrepared(fh: FileHandle, file: string, options: ReadOptions): AsyncGenerator<CaptureEvent[]> {
   const stats = options.stats ?? { events: 0, badLines: 0 };
   const decoder = new PreparedDecoder({ file, lenient: options.lenient === true, stats, only: options.only });
-  const len = Buffer.alloc(4);
-  let buf = Buffer.allocUnsafe(1024 * 1024);
-  for (let at = HEADER_BYTES; ; ) {
-    if ((await fh.read(len, 0, 4, at)).bytesRead < 4) return;
-    const n = len.readUInt32LE(0);
-    if (n > buf.length) buf = Buffer.allocUnsafe(n);
-    if ((await fh.read(buf, 0, n, at + 4)).bytesRead < n) throw new Error(`prepared capture of ${file}: a block is cut short`);
-    at += 4 + n;
-    const batch = decoder.block(buf.subarray(0, n));
+  let buf = Buffer.allocUnsafe(READ_BYTES);
+  /** Bytes read and not decoded yet: buf[from, to); `at` is the file position of buf[to]. */
+  let from = 0;
+  let to = 0;
+  let at = HEADER_BYTES;
+  let end = false;
+  const have = async (need: number): Promise<boolean> => {
+    while (to - from < need && !end) {
+      if (from > 0) {
+        buf.copy(buf, 0, from, to);
+        to -= from;
+        from = 0;
+      }
+      if (need > buf.length) buf = Buffer.concat([buf.subarray(0, to)], need);
+      const { bytesRead } = await fh.read(buf, to, buf.length - to, at);
+      end = bytesRead === 0;
+      to += bytesRead;
+      at += bytesRead;
+    }
+    return to - from >= need;
+  };
+  const cut = () => new Error(`prepared capture of ${file}: a block is cut short`);
+  for (;;) {
+    if (!(await have(4))) {
+      if (to > from) throw cut();
+      return;
+    }
+    const n = buf.readUInt32LE(from);
+    if (!(await have(4 + n))) throw cut();
+    const batch = decoder.block(buf.subarray(from + 4, from + 4 + n));
+    from += 4 + n;
     if (batch.length > 0) yield batch;
   }
 }

@@ -10,8 +10,11 @@ import { KEYS, TAG, VAL } from "./preparedFormat.js";
 
 type Obj = Record<string, unknown>;
 
-/** A block is written once its records pass this size: about the gunzipped chunk of a JSONL read. */
-const BLOCK_BYTES = 512 * 1024;
+/**
+ * A block is written once its records pass this size: about the events of a gunzipped chunk of a
+ * JSONL read, so a batch holds as many events either way (the replay's memory holds a batch).
+ */
+const BLOCK_BYTES = 64 * 1024;
 
 /**
  * Whether `v` is an object with exactly `keys`, in order. `for…in` allocates nothing; it also lists
