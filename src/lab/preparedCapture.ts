@@ -6,49 +6,20 @@
  * and replaced; one that cannot be written (a read-only directory, a full disk) is simply not, and
  * the read goes on from the JSONL. Either way the events and stats are the JSONL read's.
  */
-import { randomBytes } from "node:crypto";
-import { closeSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { debuglog } from "node:util";
-import { threadId } from "node:worker_threads";
 import { crc32 } from "node:zlib";
 import type { CaptureEvent } from "../daemon/captureTap.js";
-import { type LineSink, type ReadOptions, readCaptureBatches } from "./captureReader.js";
+import { type ReadOptions, readCaptureBatches } from "./captureReader.js";
 import { PreparedDecoder } from "./preparedDecoder.js";
-import { PreparedEncoder } from "./preparedEncoder.js";
-import { decodeHeader, encodeHeader, HEADER_BYTES, PREPARED_SUFFIX, PREPARED_VERSION, TAIL_BYTES } from "./preparedFormat.js";
+import { decodeHeader, HEADER_BYTES, PREPARED_VERSION } from "./preparedFormat.js";
+import { preparedPath, type SourceKey, sameSource, sourceKey } from "./preparedSource.js";
+import { PreparedWriter } from "./preparedWriter.js";
+
+export { preparedPath } from "./preparedSource.js";
 
 /** NODE_DEBUG=liquidator shows why a prepared file was not used or not written. */
 const debug = debuglog("liquidator");
-
-export function preparedPath(file: string): string {
-  return `${file}${PREPARED_SUFFIX}`;
-}
-
-/** What identifies the source a prepared file was made from. */
-interface SourceKey {
-  size: bigint;
-  mtimeNs: bigint;
-  tail: Buffer;
-}
-
-async function sourceKey(file: string): Promise<SourceKey | undefined> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(file, "r");
-    const st = await fh.stat({ bigint: true });
-    const tail = Buffer.alloc(TAIL_BYTES);
-    const n = st.size < BigInt(TAIL_BYTES) ? Number(st.size) : TAIL_BYTES;
-    await fh.read(tail, 0, n, Number(st.size) - n);
-    return { size: st.size, mtimeNs: st.mtimeNs, tail };
-  } catch {
-    return undefined;
-  } finally {
-    await fh?.close();
-  }
-}
-
-const sameSource = (a: SourceKey, b: SourceKey): boolean => a.size === b.size && a.mtimeNs === b.mtimeNs && a.tail.equals(b.tail);
 
 /** Bytes read at a time when checking a prepared file's body. */
 const CHECK_BYTES = 4 * 1024 * 1024;
@@ -133,110 +104,6 @@ async function* decodePrepared(fh: FileHandle, file: string, options: ReadOption
     const batch = decoder.block(buf.subarray(from + 4, from + 4 + n));
     from += 4 + n;
     if (batch.length > 0) yield batch;
-  }
-}
-
-/** Prepares a capture from the lines of a JSONL read: a temp file beside it, renamed when whole. */
-class PreparedWriter implements LineSink {
-  readonly #encoder = new PreparedEncoder();
-  readonly #path: string;
-  readonly #tmp: string;
-  #fd: number | undefined;
-  #at = HEADER_BYTES;
-  #crc = 0;
-  #failed = false;
-
-  private constructor(path: string, tmp: string, fd: number) {
-    this.#path = path;
-    this.#tmp = tmp;
-    this.#fd = fd;
-  }
-
-  /** A writer beside `file`, or undefined when its directory takes no file. */
-  static start(file: string): PreparedWriter | undefined {
-    const path = preparedPath(file);
-    // Unique per process and thread: two workers preparing the same capture each write their own.
-    const tmp = `${path}.${process.pid}.${threadId}.${randomBytes(4).toString("hex")}.tmp`;
-    try {
-      return new PreparedWriter(path, tmp, openSync(tmp, "wx"));
-    } catch (err) {
-      debug("capture %s not prepared: %s", file, (err as Error).message);
-      return undefined;
-    }
-  }
-
-  line(n: number, text: string, ev: CaptureEvent | undefined): void {
-    if (this.#failed) return;
-    try {
-      this.#encoder.line(n, text, ev);
-      this.#write(this.#encoder.block());
-    } catch (err) {
-      this.#fail(err);
-    }
-  }
-
-  spoil(): void {
-    this.#fail(new Error("a later header line is not one this build reads"));
-  }
-
-  /** The read ended whole: the file is finished and put in place if the source did not change under it. */
-  async commit(key: SourceKey): Promise<void> {
-    if (this.#failed) return;
-    try {
-      this.#write(this.#encoder.block(true));
-      const after = await sourceKey(this.#path.slice(0, -PREPARED_SUFFIX.length));
-      if (after === undefined || !sameSource(key, after)) throw new Error("the capture changed while it was read");
-      const header = encodeHeader(
-        {
-          version: PREPARED_VERSION,
-          sourceSize: key.size,
-          sourceMtimeNs: key.mtimeNs,
-          sourceTail: key.tail,
-          events: this.#encoder.events,
-          badLines: this.#encoder.badLines,
-          bodyBytes: BigInt(this.#at - HEADER_BYTES),
-          bodyCrc: this.#crc,
-        },
-        crc32,
-      );
-      writeSync(this.#fd as number, header, 0, header.length, 0);
-      closeSync(this.#fd as number);
-      this.#fd = undefined;
-      // Atomic: a reader sees the old file or the new one whole; of two writers the last one stays.
-      renameSync(this.#tmp, this.#path);
-    } catch (err) {
-      this.#fail(err);
-    }
-  }
-
-  /** The read stopped early or failed: nothing is kept. */
-  abort(): void {
-    if (this.#failed) return;
-    this.#failed = true;
-    this.#discard();
-  }
-
-  #write(b: Buffer | undefined): void {
-    if (b === undefined) return;
-    writeSync(this.#fd as number, b, 0, b.length, this.#at);
-    this.#at += b.length;
-    this.#crc = crc32(b, this.#crc);
-  }
-
-  #fail(err: unknown): void {
-    debug("capture not prepared (%s): %s", this.#path, (err as Error).message);
-    this.#failed = true;
-    this.#discard();
-  }
-
-  #discard(): void {
-    try {
-      if (this.#fd !== undefined) closeSync(this.#fd);
-    } catch {}
-    this.#fd = undefined;
-    try {
-      unlinkSync(this.#tmp);
-    } catch {}
   }
 }
 

@@ -216,6 +216,20 @@ describe("prepared capture", () => {
     expect((await readdir(dir)).sort()).toEqual(["r.jsonl.gz", "r.jsonl.gz.prepared"]);
   });
 
+  test("temp files left by killed reads are removed, a fresh one (another read's) is not", async () => {
+    dir = await tempDir("prep-temps");
+    const file = join(dir, "t.jsonl.gz");
+    await writeRawCapture(file, [header(2), liq(1000, 1)]);
+    const old = `${preparedPath(file)}.1.0.dead.tmp`;
+    const fresh = `${preparedPath(file)}.2.1.beef.tmp`;
+    await writeFile(old, "partial");
+    await writeFile(fresh, "partial");
+    const twoHoursAgo = Date.now() / 1000 - 2 * 3600;
+    await utimes(old, twoHoursAgo, twoHoursAgo);
+    await collect((r) => readPreparedBatches(file, r), {});
+    expect((await readdir(dir)).sort()).toEqual(["t.jsonl.gz", "t.jsonl.gz.prepared", "t.jsonl.gz.prepared.2.1.beef.tmp"]);
+  });
+
   test("where nothing can be written beside the capture, reads and backtests go on from the JSONL", async () => {
     dir = await tempDir("prep-ro");
     const file = join(dir, "ro.jsonl.gz");
