@@ -22,8 +22,11 @@ export interface ReadStats {
  * prepares the capture's binary form from them). Must not throw.
  */
 export interface LineSink {
-  /** Line `n` (1 is the header) and its event, undefined when it is not one. */
-  line(n: number, text: string, ev: CaptureEvent | undefined): void;
+  /**
+   * Line `n` (1 is the header) and its event, undefined when it is not one. Returns the one kind the
+   * line's text names (`"k":"KIND"`), when it knew it (it saves the read a scan), else undefined.
+   */
+  line(n: number, text: string, ev: CaptureEvent | undefined): string | undefined;
   /** A line the read skipped cannot be told as it would be read in full (a bad later header). */
   spoil(): void;
 }
@@ -119,22 +122,23 @@ export async function* readCaptureBatches(file: string, options: ReadOptions = {
     n++;
     if (n === 1) return checkHeader(file, text);
     if (text === "") return;
-    const wanted = only === undefined || namesKind(text, only);
-    if (!wanted && sink === undefined) return;
+    if (sink === undefined && only !== undefined && !namesKind(text, only)) return;
     // A daily file the daemon appended to after a restart: a new gzip member, a new header.
     if (text.startsWith(HEADER_START)) {
-      if (wanted) return checkHeader(file, text, n);
+      if (sink === undefined || only === undefined || namesKind(text, only)) return checkHeader(file, text, n);
       // Read for the sink only: a bad header spoils what it gets, not this read.
       try {
         checkHeader(file, text, n);
       } catch {
-        sink?.spoil();
+        sink.spoil();
       }
       return;
     }
     const ev = parseEvent(text);
-    sink?.line(n, text, ev);
-    if (!wanted) return;
+    if (sink !== undefined) {
+      const named = sink.line(n, text, ev);
+      if (only !== undefined && !(named !== undefined ? only.has(named) : namesKind(text, only))) return;
+    }
     if (ev === undefined) {
       if (!options.lenient) {
         throw new CaptureError(`capture ${file} line ${n}: not a capture event (garbage or a cut line); --lenient skips such lines`);
