@@ -40,21 +40,25 @@ export class PreparedEncoder {
   events = 0;
   badLines = 0;
 
-  /** One line after the header: `ev` its event, undefined when it is not one. */
-  line(lineNo: number, text: string, ev: CaptureEvent | undefined): void {
+  /**
+   * One line after the header: `ev` its event, undefined when it is not one. True when it got a
+   * structural record: then its text names its own kind and no other.
+   */
+  line(lineNo: number, text: string, ev: CaptureEvent | undefined): boolean {
     if (ev === undefined) {
       this.badLines++;
       this.#end(this.#begin(TAG.bad), this.#f64(lineNo) && this.#text(text));
-      return;
+      return false;
     }
     this.events++;
     const start = this.#pos;
     const strings = this.#newStrings.length;
-    if (this.#sole(text, ev.k) && this.#structural(ev as unknown as Obj)) return;
+    if (this.#sole(text, ev.k) && this.#structural(ev as unknown as Obj)) return true;
     // Not common: undo what was written of it, and keep its text.
     this.#pos = start;
     for (const s of this.#newStrings.splice(strings)) this.#strings.delete(s);
     this.#end(this.#begin(TAG.text), this.#text(text));
+    return false;
   }
 
   /** The block of the records so far, when it is big enough (or `force`); undefined when none. */

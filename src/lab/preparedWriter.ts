@@ -53,13 +53,16 @@ export class PreparedWriter implements LineSink {
     }
   }
 
-  line(n: number, text: string, ev: CaptureEvent | undefined): void {
-    if (this.#failed) return;
+  line(n: number, text: string, ev: CaptureEvent | undefined): string | undefined {
+    if (this.#failed) return undefined;
     try {
-      this.#encoder.line(n, text, ev);
+      // A structural record is one whose line names its own kind alone (preparedEncoder.ts).
+      const named = this.#encoder.line(n, text, ev) ? ev?.k : undefined;
       this.#write(this.#encoder.block());
+      return named;
     } catch (err) {
       this.#fail(err);
+      return undefined;
     }
   }
 
