@@ -38,8 +38,8 @@ async function openPrepared(file: string, key: SourceKey): Promise<FileHandle | 
         ? "not a prepared file"
         : h.version !== PREPARED_VERSION
           ? `format version ${h.version}`
-          : !sameSource(key, { size: h.sourceSize, mtimeNs: h.sourceMtimeNs, tail: h.sourceTail })
-            ? "stale (the capture changed)"
+          : !sameSource(key, { reader: h.reader, size: h.sourceSize, mtimeNs: h.sourceMtimeNs, tail: h.sourceTail })
+            ? "stale (the capture, or the code reading it, changed)"
             : (await fh.stat({ bigint: true })).size !== BigInt(HEADER_BYTES) + h.bodyBytes
               ? "truncated"
               : (await bodyCrc(fh)) !== h.bodyCrc

@@ -68,6 +68,8 @@ export const KEYS = {
 /** What a prepared file is valid for, and what its body must be. */
 export interface PreparedHeader {
   version: number;
+  /** The reading code's fingerprint (preparedSource.ts): what a JSONL read accepts as an event. */
+  reader: number;
   sourceSize: bigint;
   sourceMtimeNs: bigint;
   /** The source's last bytes (a gzip member's CRC and length): a same-size rewrite differs here. */
@@ -80,13 +82,14 @@ export interface PreparedHeader {
 }
 
 export const TAIL_BYTES = 16;
-/** magic 8, version 4, reserved 4, size 8, mtime 8, tail 16, events 8, bad 8, body 8, crc 4, header crc 4. */
+/** magic 8, version 4, reader 4, size 8, mtime 8, tail 16, events 8, bad 8, body 8, crc 4, header crc 4. */
 export const HEADER_BYTES = 80;
 
 export function encodeHeader(h: PreparedHeader, crc32: (b: Buffer) => number): Buffer {
   const b = Buffer.alloc(HEADER_BYTES);
   b.write(PREPARED_MAGIC, 0, "latin1");
   b.writeUInt32LE(h.version, 8);
+  b.writeUInt32LE(h.reader, 12);
   b.writeBigUInt64LE(h.sourceSize, 16);
   b.writeBigInt64LE(h.sourceMtimeNs, 24);
   h.sourceTail.copy(b, 32, 0, TAIL_BYTES);
@@ -104,6 +107,7 @@ export function decodeHeader(b: Buffer, crc32: (b: Buffer) => number): PreparedH
   if (crc32(b.subarray(0, 76)) !== b.readUInt32LE(76)) return undefined;
   return {
     version: b.readUInt32LE(8),
+    reader: b.readUInt32LE(12),
     sourceSize: b.readBigUInt64LE(16),
     sourceMtimeNs: b.readBigInt64LE(24),
     sourceTail: Buffer.from(b.subarray(32, 48)),

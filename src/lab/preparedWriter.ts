@@ -80,6 +80,7 @@ export class PreparedWriter implements LineSink {
       const header = encodeHeader(
         {
           version: PREPARED_VERSION,
+          reader: key.reader,
           sourceSize: key.size,
           sourceMtimeNs: key.mtimeNs,
           sourceTail: key.tail,

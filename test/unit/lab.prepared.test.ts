@@ -199,7 +199,22 @@ describe("prepared capture", () => {
       ["cut to the header", () => truncate(preparedPath(file), 40)],
       ["a body byte", () => writeFile(preparedPath(file), flip(good, good.length - 3))],
       ["a header byte", () => writeFile(preparedPath(file), flip(good, 20))],
-      ["another format version", () => writeFile(preparedPath(file), otherVersion(good))],
+      [
+        "another format version",
+        () =>
+          writeFile(
+            preparedPath(file),
+            otherHeader(good, (h) => ({ ...h, version: h.version + 1 })),
+          ),
+      ],
+      [
+        "made by other reading code",
+        () =>
+          writeFile(
+            preparedPath(file),
+            otherHeader(good, (h) => ({ ...h, reader: h.reader ^ 1 })),
+          ),
+      ],
     ];
     for (const [, damage] of damages) {
       await writeFile(preparedPath(file), good);
@@ -283,9 +298,10 @@ describe("prepared capture", () => {
   });
 });
 
-function otherVersion(b: Buffer): Buffer {
+/** `b` with its header changed by `change` (and its checksum made right again). */
+function otherHeader(b: Buffer, change: (h: PreparedHeader) => PreparedHeader): Buffer {
   const h = decodeHeader(b, crc32) as PreparedHeader;
-  return Buffer.concat([encodeHeader({ ...h, version: h.version + 1 }, crc32), b.subarray(HEADER_BYTES)]);
+  return Buffer.concat([encodeHeader(change(h), crc32), b.subarray(HEADER_BYTES)]);
 }
 
 function flip(b: Buffer, at: number): Buffer {
