@@ -212,7 +212,7 @@ describe("prepared capture", () => {
         () =>
           writeFile(
             preparedPath(file),
-            otherHeader(good, (h) => ({ ...h, reader: h.reader ^ 1 })),
+            otherHeader(good, (h) => ({ ...h, reader: (h.reader ^ 1) >>> 0 })),
           ),
       ],
     ];
