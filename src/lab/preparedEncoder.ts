@@ -269,6 +269,8 @@ export class PreparedEncoder {
     if (!isStr(v)) return false;
     let i = this.#strings.get(v);
     if (i === undefined) {
+      // Stored as UTF-8: a lone surrogate (JSON's "\ud800") would not come back; left to JSON.parse.
+      if (Buffer.from(v, "utf8").toString("utf8") !== v) return false;
       i = this.#strings.size;
       this.#strings.set(v, i);
       this.#newStrings.push(v);

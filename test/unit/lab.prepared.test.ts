@@ -74,6 +74,7 @@ const ODD_LINES = [
   liq(1001, 2, ',"extra":true'),
   `{"at":1002,"k":"markprices","data":[{"symbol":"PERP_ETH_USDC","price":3000}]}`,
   `{"k":"markprices","at":1003,"data":[{"symbol":"PERP_ÄÖ_USDC","price":-0},{"symbol":"PERP_🚀_USDC","price":1.7976931348623157e308},{"symbol":"x\\"k\\":\\"claim\\"","price":5e-324},{"price":0.30000000000000004,"symbol":"PERP_ETH_USDC"}]}`,
+  `{"k":"markprices","at":1003,"data":[{"symbol":"PERP_\\ud800_USDC","price":1}]}`,
   `{"k":"markprices","at":1004,"data":[{"symbol":"PERP_ETH_USDC","price":9007199254740993},{"symbol":"PERP_BTC_USDC","price":1e400}]}`,
   `{"k":"open","at":1005,"requestedAt":1000,"rows":[{"liquidation_id":1,"timestamp":900,"type":"liquidated","positions_by_perp":[{"symbol":"PERP_ETH_USDC","position_qty":-0,"liquidator_fee":0.008}]}]}`,
   `{"k":"open","at":1006,"requestedAt":1001,"rows":[]}`,
@@ -118,10 +119,10 @@ describe("prepared capture", () => {
     await collect((r) => readPreparedBatches(file, r), { lenient: true });
     expect(await validPrepared(file)).toBe(true);
     const lenient = await collect((r) => readPreparedBatches(file, r), { lenient: true });
-    expect(lenient.stats).toEqual({ events: 20, badLines: 3 });
+    expect(lenient.stats).toEqual({ events: 21, badLines: 3 });
     const strict = await collect((r) => readPreparedBatches(file, r), {});
     expect(strict.error).toBe(
-      `CaptureError: capture ${file} line 20: not a capture event (garbage or a cut line); --lenient skips such lines`,
+      `CaptureError: capture ${file} line 21: not a capture event (garbage or a cut line); --lenient skips such lines`,
     );
     const [proto] = (await collect((r) => readPreparedBatches(file, r), { only: OWN, lenient: true })).events.filter((e) =>
       e.includes('"id":2'),
