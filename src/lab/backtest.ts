@@ -7,8 +7,9 @@
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import type { MarkBook } from "../engine/marks.js";
-import { type ReadStats, readCaptureBatches } from "./captureReader.js";
+import type { ReadStats } from "./captureReader.js";
 import { DEFAULT_LAB_COLLATERAL, LAB_MAX_LEVERAGE } from "./labMargin.js";
+import { readPreparedBatches } from "./preparedCapture.js";
 import { type NetComponents, RecordedAccount } from "./recordedAccount.js";
 import { replayInPasses } from "./replayPasses.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
@@ -35,6 +36,11 @@ export interface BacktestOptions {
    * same either way: false is for checking that.
    */
   group?: boolean;
+  /**
+   * Read each capture through its prepared binary form beside it, written on the first read
+   * (preparedCapture.ts; default true). The report is the same either way.
+   */
+  prepare?: boolean;
 }
 
 /**
@@ -87,11 +93,11 @@ const ASSUMED_UNWIND_BPS = 5;
 
 async function* events(
   files: readonly string[],
-  lenient: boolean,
+  read: { lenient: boolean; prepare: boolean },
   stats: ReadStats,
   only?: readonly CaptureEvent["k"][],
 ): AsyncGenerator<CaptureEvent[]> {
-  for (const file of files) yield* readCaptureBatches(file, only === undefined ? { lenient, stats } : { lenient, stats, only });
+  for (const file of files) yield* readPreparedBatches(file, only === undefined ? { ...read, stats } : { ...read, stats, only });
 }
 
 function median(xs: number[]): number {
@@ -117,12 +123,12 @@ function assumptionsOf(m: BacktestReport["model"]): string[] {
 }
 
 export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
-  const lenient = o.lenient === true;
+  const read = { lenient: o.lenient === true, prepare: o.prepare !== false };
   const ownTakes = new Map<number, number>();
   const latencies: number[] = [];
   const first: ReadStats = { events: 0, badLines: 0 };
   const recorded = new RecordedAccount();
-  for await (const batch of events(o.files, lenient, first, OWN_KINDS)) {
+  for await (const batch of events(o.files, read, first, OWN_KINDS)) {
     for (const ev of batch) {
       if (ev.k !== "claim") {
         recorded.take(ev);
@@ -162,7 +168,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     // Every pass reads the same events: the first one's counts and times are the report's.
     const first = marks === undefined;
     const passStats: ReadStats = first ? stats : { events: 0, badLines: 0 };
-    for await (const batch of events(o.files, lenient, passStats)) {
+    for await (const batch of events(o.files, read, passStats)) {
       if (first && batch.length > 0) {
         if (Number.isNaN(startedAt)) startedAt = (batch[0] as CaptureEvent).at;
         endedAt = Math.max(Number.isNaN(endedAt) ? Number.NEGATIVE_INFINITY : endedAt, (batch[batch.length - 1] as CaptureEvent).at);

@@ -17,6 +17,27 @@ export interface ReadStats {
   badLines: number;
 }
 
+/**
+ * Sees every line of a read after the header, parsed, whatever `only` asks (preparedCapture.ts
+ * prepares the capture's binary form from them). Must not throw.
+ */
+export interface LineSink {
+  /**
+   * Line `n` (1 is the header) and its event, undefined when it is not one. Returns the one kind the
+   * line's text names (`"k":"KIND"`), when it knew it (it saves the read a scan), else undefined.
+   */
+  line(n: number, text: string, ev: CaptureEvent | undefined): string | undefined;
+  /** A line the read skipped cannot be told as it would be read in full (a bad later header). */
+  spoil(): void;
+}
+
+export interface ReadOptions {
+  lenient?: boolean;
+  stats?: ReadStats;
+  only?: readonly CaptureEvent["k"][];
+  sink?: LineSink;
+}
+
 const HEADER_START = `{"format":"${CAPTURE_FORMAT}"`;
 
 function checkHeader(file: string, line: string | undefined, lineNo = 1): void {
@@ -56,19 +77,32 @@ function parseEvent(line: string): CaptureEvent | undefined {
   return hasEventShape(v as Record<string, unknown>) ? (v as CaptureEvent) : undefined;
 }
 
+const KIND_KEY = '"k":"';
+
+/**
+ * Whether a line's text holds `"k":"KIND"` for one of `kinds` (anywhere: a line is picked by its text,
+ * unparsed). One scan for the key, not one per kind; the same as `text.includes` of each `"k":"KIND"`,
+ * as a kind holds no quote.
+ */
+export function namesKind(text: string, kinds: ReadonlySet<string>): boolean {
+  for (let p = text.indexOf(KIND_KEY); p !== -1; p = text.indexOf(KIND_KEY, p + 1)) {
+    const q = text.indexOf('"', p + KIND_KEY.length);
+    if (q === -1) return false;
+    if (kinds.has(text.slice(p + KIND_KEY.length, q))) return true;
+  }
+  return false;
+}
+
 /** Gunzipped bytes per chunk: fewer, bigger chunks cost less per line than the 16 KiB default. */
 const CHUNK_BYTES = 256 * 1024;
 
 /**
  * The events of one file, a chunk's worth at a time (a replay handles them without a promise per
  * event). `stats` is updated as lines are read. `only`: the kinds whose events alone are wanted; other
- * lines are skipped unparsed (a fast first pass), bad ones included.
+ * lines are skipped unparsed (a fast first pass), bad ones included, unless a `sink` wants them.
  */
-export async function* readCaptureBatches(
-  file: string,
-  options: { lenient?: boolean; stats?: ReadStats; only?: readonly CaptureEvent["k"][] } = {},
-): AsyncGenerator<CaptureEvent[]> {
-  const needles = options.only?.map((k) => `"k":"${k}"`);
+export async function* readCaptureBatches(file: string, options: ReadOptions = {}): AsyncGenerator<CaptureEvent[]> {
+  const only = options.only === undefined ? undefined : new Set<string>(options.only);
   const stats = options.stats ?? { events: 0, badLines: 0 };
   const source = createReadStream(file, { highWaterMark: CHUNK_BYTES });
   const gunzip = createGunzip({ chunkSize: CHUNK_BYTES });
@@ -82,14 +116,29 @@ export async function* readCaptureBatches(
   let pending: string[] = [];
   let n = 0;
   let batch: CaptureEvent[] = [];
+  const sink = options.sink;
   const line = (raw: string): void => {
     const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     n++;
     if (n === 1) return checkHeader(file, text);
-    if (text === "" || (needles !== undefined && !needles.some((n) => text.includes(n)))) return;
+    if (text === "") return;
+    if (sink === undefined && only !== undefined && !namesKind(text, only)) return;
     // A daily file the daemon appended to after a restart: a new gzip member, a new header.
-    if (text.startsWith(HEADER_START)) return checkHeader(file, text, n);
+    if (text.startsWith(HEADER_START)) {
+      if (sink === undefined || only === undefined || namesKind(text, only)) return checkHeader(file, text, n);
+      // Read for the sink only: a bad header spoils what it gets, not this read.
+      try {
+        checkHeader(file, text, n);
+      } catch {
+        sink.spoil();
+      }
+      return;
+    }
     const ev = parseEvent(text);
+    if (sink !== undefined) {
+      const named = sink.line(n, text, ev);
+      if (only !== undefined && !(named !== undefined ? only.has(named) : namesKind(text, only))) return;
+    }
     if (ev === undefined) {
       if (!options.lenient) {
         throw new CaptureError(`capture ${file} line ${n}: not a capture event (garbage or a cut line); --lenient skips such lines`);
