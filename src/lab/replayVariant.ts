@@ -17,6 +17,7 @@ import { type ProtectionName, type ProtectionStep, Protections } from "../engine
 import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
 import { DecisionFollowers, type Fork } from "./decisionGroup.js";
+import { DecisionMemo } from "./decisionMemo.js";
 import { LabMargin, type MarginFacts } from "./labMargin.js";
 import { componentsOf, type NetComponents } from "./recordedAccount.js";
 import { Series } from "./series.js";
@@ -123,6 +124,8 @@ export class ReplayVariant {
   readonly #margin: LabMargin;
   /** Variants replayed as this one while they decide alike (decisionGroup.ts). */
   readonly #followers: DecisionFollowers | undefined;
+  /** Decides, or gives back the decision of a liquidation decided again on unchanged inputs. */
+  readonly #decisions: DecisionMemo;
   /** Holdings for the net curve, each with its live mark entry (MarkBook.get): no lookup per point. */
   readonly #held = new Map<string, Held>();
   readonly #heldList: Held[] = [];
@@ -145,6 +148,13 @@ export class ReplayVariant {
     this.policy = policy;
     const group = followers.length > 0 ? new DecisionFollowers(variant, followers) : undefined;
     this.#followers = group;
+    this.#decisions = new DecisionMemo({
+      context: () => policy.context,
+      exposure: this.#exposure,
+      marks,
+      earned: () => this.#feesEarned,
+      decide: group === undefined ? policy.decide : (liquidation, now) => group.lead(liquidation, now, policy.context),
+    });
     const positions = new PositionBook(this.#exposure);
     const limits = protectionLimits(config.protections);
     const guarded = limits.dailyLossLimit !== null || limits.drawdownLimit !== null || limits.lossStreak !== null;
@@ -161,7 +171,7 @@ export class ReplayVariant {
               ),
           }),
       decide: (liquidation, now) => {
-        const d = group === undefined ? policy.decide(liquidation, now) : group.lead(liquidation, now, policy.context);
+        const d = this.#decisions.decide(liquidation, now);
         if (d.action === "skip" && d.reason === "exposure_cap") {
           this.#facts.capRefused(now);
           group?.refused(now);
