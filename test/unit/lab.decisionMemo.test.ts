@@ -20,6 +20,8 @@ const TABLES = [new SymbolTable(symbolsWithMargin(0.1)), new SymbolTable(symbols
 
 const op = fc.oneof(
   fc.record({ k: fc.constant("decide" as const), i: fc.integer({ min: 0, max: 2 }) }),
+  // Offered, then taken at once: the same liquidation decided twice in a row.
+  fc.record({ k: fc.constant("twice" as const), i: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ k: fc.constant("reserve" as const), i: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ k: fc.constant("release" as const), i: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ k: fc.constant("held" as const), s: fc.integer({ min: 0, max: 2 }), q: fc.double({ min: -50, max: 50, noNaN: true }) }),
@@ -75,9 +77,10 @@ describe("a decision memo", () => {
           decide: (l, at) => decide(l, ctx, at),
         });
         for (const o of ops) {
-          if (o.k === "decide") {
+          if (o.k === "decide" || o.k === "twice") {
             const l = LIQS[o.i] as (typeof LIQS)[number];
             expect(memo.decide(l, now)).toStrictEqual(decide(l, ctx, now));
+            if (o.k === "twice") expect(memo.decide(l, now)).toStrictEqual(decide(l, ctx, now));
           } else if (o.k === "reserve") {
             const d = decide(LIQS[o.i] as (typeof LIQS)[number], ctx, now);
             if (d.action === "claim" && !ctx.exposure.hasReservation(d.liquidationId))
