@@ -4,7 +4,7 @@
  * a synthetic capture of `hours` replayed with 12 variants, streamed, with peak RSS; and what a
  * user waits on, a sweep: `sweepHours` of the same market (a week) × 48 variants on every core, its
  * wall and CPU time, peak RSS and the size of its `--json` (without id lists, as `backtest` prints it
- * unless `--ids`).
+ * unless `--ids`), twice: the capture's first sweep (which prepares it) and the next.
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -38,6 +38,11 @@ export interface SweepResult {
   captureEvents: number;
   variants: number;
   jobs: number;
+  /**
+   * The capture's first sweep, which also writes its prepared form beside it (docs/policy-lab.md);
+   * the fields below are the next sweep of the same capture, which reads that form.
+   */
+  firstRun: { wallSeconds: number; cpuSeconds: number; rssMbMax: number };
   wallSeconds: number;
   /** CPU of the whole process (every thread): on a loaded host, wall time says more about the host. */
   cpuSeconds: number;
@@ -99,19 +104,26 @@ async function measureSweep(dir: string, hours: number, jobs: number): Promise<S
   const file = join(dir, "sweep.jsonl.gz");
   await writeLabMarket(file, hours);
   const variants = await buildVariants([], SWEEP_SETS);
-  const cpu = process.cpuUsage();
-  const r = await timedReplay(file, variants, jobs);
-  const used = process.cpuUsage(cpu);
+  const first = await timedSweep(file, variants, jobs);
+  const r = await timedSweep(file, variants, jobs);
   return {
     captureHours: hours,
     captureEvents: r.events,
     variants: variants.length,
     jobs,
+    firstRun: { wallSeconds: first.replaySeconds, cpuSeconds: first.cpuSeconds, rssMbMax: first.rssMbMax },
     wallSeconds: r.replaySeconds,
-    cpuSeconds: Math.round((used.user + used.system) / 1e4) / 100,
+    cpuSeconds: r.cpuSeconds,
     rssMbMax: r.rssMbMax,
     jsonMb: Math.round(r.jsonBytes / 1e4) / 100,
   };
+}
+
+async function timedSweep(file: string, variants: readonly Variant[], jobs: number) {
+  const cpu = process.cpuUsage();
+  const r = await timedReplay(file, variants, jobs);
+  const used = process.cpuUsage(cpu);
+  return { ...r, cpuSeconds: Math.round((used.user + used.system) / 1e4) / 100 };
 }
 
 async function timedReplay(file: string, variants: readonly Variant[], jobs: number) {

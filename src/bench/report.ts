@@ -317,6 +317,13 @@ export function table(r: BenchResults, markdown = false): string {
         "",
         `<= 30 s: ${target("week x 48 variants sweep (s)")}; <= 1000 MB: ${target("week x 48 variants sweep RSS (MB)")}`,
       ]);
+      rows.push([
+        "  the capture's first sweep (it also writes the prepared form): wall s (CPU s) / RSS MB",
+        `${fmt(sw.firstRun.wallSeconds, 1)} (${fmt(sw.firstRun.cpuSeconds, 1)}) / ${fmt(sw.firstRun.rssMbMax)}`,
+        "",
+        "",
+        "",
+      ]);
     }
   }
   const rc = r.reconcile;

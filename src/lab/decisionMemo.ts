@@ -7,6 +7,10 @@
  * from the context object (swapped whole on a new policy or symbol table), the exposure's and the
  * marks' versions (every change bumps them) and the collateral the account's margin is checked
  * against (in the lab, the starting collateral plus the fees earned).
+ *
+ * Only recent decisions are kept, in a fixed table indexed by the liquidation's id (a week's
+ * liquidations in a WeakMap made the garbage collector walk them all): a decision pushed out by
+ * another id decides again, which is never wrong.
  */
 import type { Exposure } from "../engine/exposure.js";
 import type { MarkBook } from "../engine/marks.js";
@@ -22,7 +26,11 @@ export interface DecisionMemoOptions {
   decide: (liquidation: Liquidation, now: number) => Decision;
 }
 
+/** Slots of the table: more than a cascade frame's liquidations offered before the first is taken. */
+const SLOTS = 4_096;
+
 interface Decided {
+  liquidation: Liquidation;
   now: number;
   context: PolicyContext;
   exposure: number;
@@ -33,8 +41,8 @@ interface Decided {
 
 export class DecisionMemo {
   readonly #o: DecisionMemoOptions;
-  /** Each liquidation's last decision and what it was decided on. */
-  readonly #last = new WeakMap<Liquidation, Decided>();
+  /** Recent liquidations' last decisions and what each was decided on, at `id % SLOTS`. */
+  readonly #slots: (Decided | undefined)[] = new Array(SLOTS).fill(undefined);
   /** Decisions given back without deciding (the bench's and the tests' count). */
   hits = 0;
 
@@ -48,9 +56,14 @@ export class DecisionMemo {
     const exposure = o.exposure.version;
     const marks = o.marks.version;
     const earned = o.earned();
-    const last = this.#last.get(liquidation);
+    const id = liquidation.liquidationId;
+    // An id the decision refuses (invalid_liquidation) has no slot: it is decided each time.
+    if (!Number.isSafeInteger(id) || id < 0) return o.decide(liquidation, now);
+    const slot = id % SLOTS;
+    const last = this.#slots[slot];
     if (
       last !== undefined &&
+      last.liquidation === liquidation &&
       last.now === now &&
       last.context === context &&
       last.exposure === exposure &&
@@ -61,8 +74,9 @@ export class DecisionMemo {
       return last.decision;
     }
     const decision = o.decide(liquidation, now);
-    if (last === undefined) this.#last.set(liquidation, { now, context, exposure, marks, earned, decision });
+    if (last === undefined) this.#slots[slot] = { liquidation, now, context, exposure, marks, earned, decision };
     else {
+      last.liquidation = liquidation;
       last.now = now;
       last.context = context;
       last.exposure = exposure;
