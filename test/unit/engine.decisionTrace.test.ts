@@ -1,8 +1,10 @@
 /**
- * A decision's trace settles the decisions of policies that differ from it in `min_fee` and
- * `limit_price_slippage_bps` and `max_total_exposure` only (engine/decisionTrace.ts): whatever it settles is what that policy
- * decides in full (limit prices aside), over random liquidations, books, marks near coarse ticks,
- * unwind costs above the fee, accounts and per-symbol overrides; and it settles most of them.
+ * A decision's trace settles the decisions of policies that differ from it in `min_fee`,
+ * `limit_price_slippage_bps` and `max_total_exposure` only (engine/decisionTrace.ts): whatever it
+ * settles is what that policy decides in full (limit prices aside), over random liquidations, books (claims in flight, isolated
+ * positions, a holding with no mark), marks near coarse ticks or stale, deny lists, unwind costs
+ * above the fee, accounts and per-symbol overrides; and it settles most of them. A family's
+ * remembered agreements (lab/decisionFamily.ts) give the same answers.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -11,6 +13,7 @@ import { type Decision, decide, type PolicyContext } from "../../src/engine/poli
 import { compileRiskPolicy, type RiskLimitsInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { SymbolInfo } from "../../src/engine/types.js";
+import { FamilyAgreement } from "../../src/lab/decisionFamily.js";
 import { liq, makeCtx, NOW, policyInput, SYMBOLS } from "./engine.fixtures.js";
 
 /** Two coarse-tick symbols near 1, one per tier: whether a limit lands on its tick depends on the slippage. */
@@ -102,15 +105,29 @@ describe("a decision's trace", () => {
           arbHeld: fc.double({ min: -20_000, max: 20_000, noNaN: true }),
           account: fc.option(fc.double({ min: 500, max: 100_000, noNaN: true })),
           table: fc.integer({ min: 0, max: 1 }),
+          /** A claim in flight on SOL, an isolated AVAX position, a held BTC with no mark (unpriceable exposure), a stale ETH mark. */
+          inFlight: fc.option(fc.double({ min: -400, max: 400, noNaN: true })),
+          isolated: fc.option(fc.double({ min: -500, max: 500, noNaN: true })),
+          unpriced: fc.boolean(),
+          stale: fc.boolean(),
+          deny: fc.option(fc.constantFrom("PERP_DOGE_USDC", "PERP_ARB_USDC")),
         }),
         (positions, traced, others, r, world) => {
-          const marks = { PERP_ARB_USDC: world.coarse, PERP_XRP_USDC: 2 - world.coarse };
+          const marks = {
+            PERP_ARB_USDC: world.coarse,
+            PERP_XRP_USDC: 2 - world.coarse,
+            ...(world.unpriced ? { PERP_BTC_USDC: null } : {}),
+            ...(world.stale ? { PERP_ETH_USDC: { price: 2_000, age: 10_000 } } : {}),
+          };
+          const deny = world.deny === null ? [] : [world.deny];
           const base = makeCtx({
-            policy: policyOf(traced, r),
+            policy: { ...policyOf(traced, r), symbols: { allow: [], deny } },
             marks,
-            held: { PERP_ETH_USDC: world.held / 2_000, PERP_ARB_USDC: world.arbHeld },
+            held: { PERP_ETH_USDC: world.held / 2_000, PERP_ARB_USDC: world.arbHeld, ...(world.unpriced ? { PERP_BTC_USDC: 0.1 } : {}) },
+            ...(world.inFlight !== null ? { reserved: [[99, { PERP_SOL_USDC: world.inFlight }]] } : {}),
             ...(world.account !== null ? { account: { collateral: world.account, maxLeverage: 20 } } : {}),
           });
+          if (world.isolated !== null) base.exposure.setHeld("PERP_AVAX_USDC", world.isolated, undefined, "ISOLATED");
           const ctx: PolicyContext = { ...base, symbols: TABLES[world.table] as SymbolTable };
           const bySymbol = new Map<string, number>();
           for (const p of positions) {
@@ -121,9 +138,14 @@ describe("a decision's trace", () => {
           const l = liq(7, ...[...bySymbol].map(([s, q]): [string, number] => [s, q]));
           if ([...bySymbol.values()].every((q) => q === 0)) return;
           const d = decide(l, ctx, NOW, undefined, trace);
-          for (const keys of others) {
-            const policy = compileRiskPolicy(policyOf(keys, r));
+          const policies = others.map((keys) => compileRiskPolicy({ ...policyOf(keys, r), symbols: { allow: [], deny } }));
+          // A family remembers each slippage's and cap's agreement at this decision: the same answers.
+          const family = new FamilyAgreement(policies);
+          family.at(trace, ctx);
+          for (const [i, keys] of others.entries()) {
+            const policy = policies[i] as (typeof policies)[number];
             const derived = derivedDecision(d, trace, policy, ctx);
+            expect(derivedDecision(d, trace, policy, ctx, family)).toStrictEqual(derived);
             if (derived === undefined) {
               seen.unknown++;
               continue;
