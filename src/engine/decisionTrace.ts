@@ -11,10 +11,11 @@
  *
  * `max_total_exposure` (globally or per symbol) enters only where a ratio is cut to the exposure
  * left. Where the traced decision's exposure room was slack at every cut (room for the whole
- * position: the ratio is then the claim-size bound's, and a skip's reason is never the exposure's,
- * since the room exceeds any ratio but a whole one, which is skipped only for margin), a policy with
- * another cap decides alike if its room, computed the same way on the same exposure, is slack too;
- * with the same caps, alike whatever the room.
+ * position, rExp ≥ 1), the ratio is min(1, the claim-size bound) whatever the room, and the room can
+ * name a skip's reason only when it is under the claim-size bound, i.e. at a whole ratio, which
+ * only the margin step can then cut (naming margin). So a policy with another cap decides alike if
+ * its room, computed the same way on the same exposure, is slack too; with the same caps, alike
+ * whatever the room.
  *
  * The policy lab decides many variants at each decision of one (lab/decisionGroup.ts); most differ
  * in these keys, and a trace answers for them at the cost of a few comparisons.
@@ -46,7 +47,7 @@ export interface Leg {
 
 /** Filled by `decide` when given one; read before the next decision with it. */
 export interface DecideTrace {
-  /** The legs, once the decision got past building them (undefined: it stopped before, whatever the two keys). */
+  /** The legs, once the decision got past building them (undefined: it stopped before, whatever the three keys). */
   legs: readonly Leg[] | undefined;
   /** The proportional form's fee net of unwind cost at full size was compared with min_fee. */
   fullReached: boolean;

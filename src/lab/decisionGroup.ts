@@ -9,8 +9,9 @@
  * would be the leader's step for step (same inputs, same decisions, same state): its result is the
  * leader's with its own name, settings and time at cap. A follower that decides otherwise once has
  * forked: its result is unknown here and it is replayed again (replayPasses.ts). Followers whose
- * policies differ in `min_fee`, `limit_price_slippage_bps` and `max_total_exposure` alone form a family whose decisions one
- * traced decision settles (engine/decisionTrace.ts): a sweep's followers mostly cost a comparison.
+ * policies differ in `min_fee`, `limit_price_slippage_bps` and `max_total_exposure` alone form a
+ * family whose decisions one traced decision settles (engine/decisionTrace.ts): a sweep's followers
+ * mostly cost a comparison, not a decision.
  */
 import type { Config } from "../config/schema.js";
 import { type DecideTrace, derivedDecision, newDecideTrace } from "../engine/decisionTrace.js";
@@ -75,7 +76,6 @@ interface Follower {
   readonly variant: Variant;
   readonly policy: RiskPolicy;
   readonly cap: CapClock;
-  readonly family: Family;
   /** Its decision context, rebuilt when the leader's changes (a new symbol table). */
   context: PolicyContext | undefined;
   base: PolicyContext | undefined;
@@ -144,7 +144,6 @@ export class DecisionFollowers {
           variant,
           policy: family.agree.policies[k] as RiskPolicy,
           cap: new CapClock(variant.config.policy.max_total_exposure),
-          family,
           context: undefined,
           base: undefined,
           fork: undefined,
