@@ -111,10 +111,6 @@ export function traceProportionalCaps(t: DecideTrace, rExp: number, notional: nu
   t.free = free;
 }
 
-export function tracePerSymbolCaps(t: DecideTrace, order: readonly Leg[]): void {
-  t.order = order;
-}
-
 /**
  * The decision `policy` makes where `traced` was made (with the trace `t`, on the same liquidation,
  * symbols, marks, exposure and account), or undefined when the trace cannot tell. `policy` must

@@ -42,7 +42,7 @@
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
-import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, tracePerSymbolCaps, traceProportionalCaps } from "./decisionTrace.js";
+import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, traceProportionalCaps } from "./decisionTrace.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
 import { invalidLiquidation } from "./invalidLiquidation.js";
 import type { MarkBook } from "./marks.js";
@@ -246,7 +246,7 @@ function decidePerSymbol(
   if (eligible > 0) {
     expBudget = exposureBudget(ctx, trace);
     const order = eligible > 1 ? byFeeRate(legs) : legs;
-    if (trace !== undefined) tracePerSymbolCaps(trace, order);
+    if (trace !== undefined) trace.order = order;
     for (const leg of order) {
       if (leg.reason !== undefined) continue;
       const rClaim = (claimBudget * leg.lim.maxClaimNotional) / leg.notional;

@@ -30,20 +30,20 @@ export interface DecisionMemoOptions {
 const SLOTS = 4_096;
 
 interface Decided {
-  liquidation: Liquidation;
-  now: number;
-  context: PolicyContext;
-  exposure: number;
-  marks: number;
-  earned: number;
-  decision: Decision;
+  readonly liquidation: Liquidation;
+  readonly now: number;
+  readonly context: PolicyContext;
+  readonly exposure: number;
+  readonly marks: number;
+  readonly earned: number;
+  readonly decision: Decision;
 }
 
 export class DecisionMemo {
   readonly #o: DecisionMemoOptions;
   /** Recent liquidations' last decisions and what each was decided on, at `id % SLOTS`. */
   readonly #slots: (Decided | undefined)[] = new Array(SLOTS).fill(undefined);
-  /** Decisions given back without deciding (the bench's and the tests' count). */
+  /** Decisions given back without deciding (the tests read it). */
   hits = 0;
 
   constructor(options: DecisionMemoOptions) {
@@ -74,16 +74,7 @@ export class DecisionMemo {
       return last.decision;
     }
     const decision = o.decide(liquidation, now);
-    if (last === undefined) this.#slots[slot] = { liquidation, now, context, exposure, marks, earned, decision };
-    else {
-      last.liquidation = liquidation;
-      last.now = now;
-      last.context = context;
-      last.exposure = exposure;
-      last.marks = marks;
-      last.earned = earned;
-      last.decision = decision;
-    }
+    this.#slots[slot] = { liquidation, now, context, exposure, marks, earned, decision };
     return decision;
   }
 }

@@ -31,52 +31,51 @@ const op = fc.oneof(
   fc.record({ k: fc.constant("tick" as const), ms: fc.constantFrom(1, 500, 5_000) }),
 );
 
+/** A world a memo decides in: the context (reassignable, as a new symbol table swaps it), the fees earned and the memo. */
+function memoWorld() {
+  const w = {
+    earned: 0,
+    ctx: undefined as unknown as PolicyContext,
+    memo: undefined as unknown as DecisionMemo,
+  };
+  const base = makeCtx({ policy: { max_total_exposure: 60_000, min_fee: 0 } });
+  w.ctx = {
+    ...base,
+    symbols: TABLES[0] as SymbolTable,
+    account: { marginAccount: () => ({ totalCollateral: 2_000 + w.earned, maxLeverage: 10, ordersMargin: 0 }) },
+  };
+  w.memo = new DecisionMemo({
+    context: () => w.ctx,
+    exposure: base.exposure,
+    marks: base.marks,
+    earned: () => w.earned,
+    decide: (l, at) => decide(l, w.ctx, at),
+  });
+  return w;
+}
+
 describe("a decision memo", () => {
   it("decides again once the collateral grew (a claim's fee earned), though nothing else changed", () => {
-    let earned = 0;
-    const base = makeCtx({ policy: { max_total_exposure: 60_000, min_fee: 0 } });
-    const ctx: PolicyContext = {
-      ...base,
-      symbols: TABLES[0] as SymbolTable,
-      account: { marginAccount: () => ({ totalCollateral: 2_000 + earned, maxLeverage: 10, ordersMargin: 0 }) },
-    };
-    const memo = new DecisionMemo({
-      context: () => ctx,
-      exposure: ctx.exposure,
-      marks: ctx.marks,
-      earned: () => earned,
-      decide: (l, at) => decide(l, ctx, at),
-    });
+    const w = memoWorld();
     const l = LIQS[0] as (typeof LIQS)[number];
-    const first = memo.decide(l, NOW);
-    expect(memo.decide(l, NOW)).toBe(first);
-    earned = 3_000;
-    const second = memo.decide(l, NOW);
+    const first = w.memo.decide(l, NOW);
+    expect(w.memo.decide(l, NOW)).toBe(first);
+    w.earned = 3_000;
+    const second = w.memo.decide(l, NOW);
     expect(second).not.toStrictEqual(first);
-    expect(second).toStrictEqual(decide(l, ctx, NOW));
-    expect(memo.hits).toBe(1);
+    expect(second).toStrictEqual(decide(l, w.ctx, NOW));
+    expect(w.memo.hits).toBe(1);
   });
 
   it("gives back only what deciding afresh gives", () => {
     let hits = 0;
     fc.assert(
       fc.property(fc.array(op, { minLength: 10, maxLength: 60 }), (ops) => {
-        const base = makeCtx({ policy: { max_total_exposure: 60_000, min_fee: 0 } });
-        let earned = 0;
+        const w = memoWorld();
+        const { memo } = w;
         let now = NOW;
-        let ctx: PolicyContext = {
-          ...base,
-          symbols: TABLES[0] as SymbolTable,
-          account: { marginAccount: () => ({ totalCollateral: 2_000 + earned, maxLeverage: 10, ordersMargin: 0 }) },
-        };
-        const memo = new DecisionMemo({
-          context: () => ctx,
-          exposure: ctx.exposure,
-          marks: ctx.marks,
-          earned: () => earned,
-          decide: (l, at) => decide(l, ctx, at),
-        });
         for (const o of ops) {
+          const ctx = w.ctx;
           if (o.k === "decide" || o.k === "twice") {
             const l = LIQS[o.i] as (typeof LIQS)[number];
             expect(memo.decide(l, now)).toStrictEqual(decide(l, ctx, now));
@@ -90,8 +89,8 @@ describe("a decision memo", () => {
           else if (o.k === "mark") {
             const s = SYMS[o.s] as string;
             ctx.marks.set(s, (ctx.marks.price(s) as number) * o.f, now - 100);
-          } else if (o.k === "earn") earned += o.x;
-          else if (o.k === "table") ctx = { ...ctx, symbols: TABLES[o.t] as SymbolTable };
+          } else if (o.k === "earn") w.earned += o.x;
+          else if (o.k === "table") w.ctx = { ...ctx, symbols: TABLES[o.t] as SymbolTable };
           else now += o.ms;
         }
         hits += memo.hits;
