@@ -116,6 +116,7 @@ export function assembleDaemon(o: {
     capture: stateCapture,
     guard: later.guard,
     daemon: later.daemon,
+    timing,
   });
   const unwinder = later.unwinder.bind(
     unwindParts({

@@ -19,6 +19,7 @@ import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { VenueLimiters } from "../venue/limiters.js";
 import type { RestClient } from "../venue/rest.js";
+import type { DaemonTiming } from "./daemonTiming.js";
 import type { Later } from "./later.js";
 import type { TradingBooks } from "./tradingBooks.js";
 import type { UnwindScope } from "./unwindScope.js";
@@ -46,6 +47,7 @@ export function claimPath(o: {
   capture: CaptureTap | undefined;
   guard: Later<ProtectionGuard>;
   daemon: Later<Daemon>;
+  timing?: DaemonTiming | undefined;
 }): ClaimPath {
   const { store, metrics, logger, limiters, ledger, markouts, scope, guard, daemon } = o;
   const { marks, policy } = o.books;
@@ -89,6 +91,7 @@ export function claimPath(o: {
     logger: logger.child({ component: "claimer" }),
     // -1101: the model was wrong; the positions read says what the venue counts (accountRead).
     rereadAccount: () => daemon.get().requestPositions(),
+    ...(o.timing?.claimSweepMs !== undefined ? { sweepAfterMs: o.timing.claimSweepMs } : {}),
   });
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);

@@ -12,6 +12,7 @@ import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";
 import { Watchdog } from "../observe/watchdog.js";
+import type { StateStore } from "../store/stateStore.js";
 import { PACKAGE_VERSION } from "../venue/userAgent.js";
 import { assembleDaemon } from "./assembleDaemon.js";
 import { captureBudget } from "./captureBudget.js";
@@ -36,6 +37,8 @@ export interface RunDaemonOptions {
   onStarted?: (info: { metricsUrl: string; simulated: boolean; baseUrl: string }) => void;
   /** Stream and loop timing overrides (tests). */
   timing?: DaemonTiming;
+  /** Wraps the opened state store (tests inject write failures at the store's boundary). */
+  wrapStore?: (store: StateStore) => StateStore;
 }
 
 export async function runDaemon(options: RunDaemonOptions): Promise<void> {
@@ -80,7 +83,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
         },
       });
       if (opened === undefined) return;
-      const { store } = opened;
+      const store = options.wrapStore?.(opened.store) ?? opened.store;
       notReady = () => ["starting"];
       const captureDir = join(config.state.dir, "capture");
       capture = config.state.capture

@@ -219,7 +219,7 @@ export class Claimer {
   }
 
   /** Forget finished ids that left the open list long ago (bounded memory over a week of running). */
-  sweep(olderThanMs = 600_000): void {
+  sweep(olderThanMs = this.#options.sweepAfterMs ?? 600_000): void {
     const book = this.#options.book;
     sweepStates(this.#ids, this.#queue.skips, this.#options.now() - olderThanMs, (id) => book.has(id));
   }

@@ -57,6 +57,8 @@ export interface ClaimerOptions extends Partial<ClaimOutcomeTimings> {
    * answer reaches `Claimer.accountRead`. None: the -1101 hold lasts `marginPauseMs`.
    */
   rereadAccount?: () => void;
+  /** How long a finished id is remembered once it has left the open list (`sweep`), ms; default 10 min. */
+  sweepAfterMs?: number;
   /** Wall clock, ms (decisions, journal). */
   now?: () => number;
   /** Monotonic clock, ms (latencies). */

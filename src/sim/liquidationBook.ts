@@ -42,6 +42,16 @@ export class LiquidationBook {
     this.#open.set(liq.liquidationId, liq);
   }
 
+  /**
+   * A closed id opened again with new quantities (docs/protocol.md §5: an id may reappear): the
+   * venue's liquidation of the same account continues under its old id.
+   */
+  reopen(liq: OpenLiquidation): void {
+    if (this.#open.has(liq.liquidationId)) throw new RangeError(`liquidation id ${liq.liquidationId} is open`);
+    if (!this.#closed.delete(liq.liquidationId)) throw new RangeError(`liquidation id ${liq.liquidationId} was never closed`);
+    this.#open.set(liq.liquidationId, liq);
+  }
+
   /** The open liquidation, or undefined when unknown, claimed, expired or removed. */
   get(id: number): OpenLiquidation | undefined {
     return this.#open.get(id);

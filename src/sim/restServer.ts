@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { type SimFlavor, type WireFlavor, wireFlavor } from "./flavor.js";
 import { keyInfoRoute } from "./keyInfoRoute.js";
+import { liquidatorRecordRoute } from "./liquidatorRecord.js";
 import { orderRoutes } from "./orderRoutes.js";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
 import { type FaultAction, RestFaults } from "./restFaults.js";
@@ -105,6 +106,7 @@ export class RestServer {
       ["/v1/liquidation", { method: "POST", limit: "claims", signed: true, handler: (ctx) => this.#claim(ctx) }],
       ...orderRoutes(core, flavor),
       keyInfoRoute(core),
+      liquidatorRecordRoute(core),
     ];
     for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
   }

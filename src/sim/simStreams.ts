@@ -172,6 +172,18 @@ export class SimStreams {
     if (this.#closed) return;
     const ts = this.#now();
     this.#published.set(push.topic, (this.#published.get(push.topic) ?? 0) + 1);
+    const fate = this.faults.topicFate(push.topic);
+    if (fate === "drop") return;
+    if (fate > 0) {
+      setTimeout(() => this.#write(push, ts), fate).unref();
+      return;
+    }
+    this.#write(push, ts);
+  }
+
+  /** Write a push published at venue time `ts` to its subscribers. */
+  #write(push: SimPush, ts: number): void {
+    if (this.#closed) return;
     const subs = push.scope === "public" ? this.#publicSubs.get(push.topic) : this.#privateSubs.get(push.accountId)?.get(push.topic);
     let sockets = 0;
     if (subs !== undefined && subs.size > 0) {

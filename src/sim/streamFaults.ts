@@ -34,6 +34,10 @@ export class StreamFaults {
   readonly #refusing = { public: false, private: false };
   readonly #stalled = { public: false, private: false };
   #failingAuth = false;
+  /** Topics whose pushes are lost (published, never written to a socket). */
+  readonly #droppedTopics = new Set<string>();
+  /** Topics whose pushes reach the sockets this many ms late (later pushes of other topics overtake them). */
+  readonly #delayedTopics = new Map<string, number>();
 
   constructor(target: StreamFaultTarget) {
     this.#target = target;
@@ -99,11 +103,39 @@ export class StreamFaults {
     this.#failingAuth = on;
   }
 
+  /**
+   * While on, pushes of `topic` are lost: a private push that never arrives (the answer's fallback
+   * missing too), or a public one. Sockets stay up; other topics flow.
+   */
+  dropTopic(topic: string, on: boolean): void {
+    if (on) this.#droppedTopics.add(topic);
+    else this.#droppedTopics.delete(topic);
+  }
+
+  /**
+   * Pushes of `topic` reach the sockets `ms` later than published (0: at once), with the venue time
+   * of their publication: a report that overtakes another (a position push before the fill's
+   * execution report), as a venue's separate topic pipelines can deliver them.
+   */
+  delayTopic(topic: string, ms: number): void {
+    if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError("delayTopic: ms must be a finite number >= 0");
+    if (ms === 0) this.#delayedTopics.delete(topic);
+    else this.#delayedTopics.set(topic, ms);
+  }
+
+  /** How a push of `topic` is delivered now: dropped, delayed by ms, or at once (0). */
+  topicFate(topic: string): "drop" | number {
+    if (this.#droppedTopics.has(topic)) return "drop";
+    return this.#delayedTopics.get(topic) ?? 0;
+  }
+
   /** Turn every fault off. */
   reset(): void {
     this.refuseConnections(false);
     this.stall("both", false);
     this.failAuth(false);
+    this.#droppedTopics.clear();
+    this.#delayedTopics.clear();
   }
 
   isRefusing(scope: StreamScope): boolean {

@@ -175,7 +175,7 @@ export class VenueCore {
 
   // ---- liquidations -------------------------------------------------------------------------
 
-  #openLiquidation(input: AddLiquidationInput): OpenLiquidation {
+  #openLiquidation(input: AddLiquidationInput, reuseId?: number): OpenLiquidation {
     if (input.positions.length === 0) throw new RangeError("a liquidation needs at least one position");
     const seen = new Set<string>();
     const positions = input.positions.map((p) => {
@@ -189,13 +189,14 @@ export class VenueCore {
     const now = this.now();
     const ttl = input.ttlMs ?? this.#ttlMs;
     const liq: OpenLiquidation = {
-      liquidationId: this.book.nextId(),
+      liquidationId: reuseId ?? this.book.nextId(),
       timestamp: now,
       type: input.type ?? "liquidated",
       positions,
       expiresAt: now + ttl,
     };
-    this.book.add(liq);
+    if (reuseId === undefined) this.book.add(liq);
+    else this.book.reopen(liq);
     return liq;
   }
 
@@ -205,6 +206,13 @@ export class VenueCore {
     const liq = this.#openLiquidation(input);
     this.#pushLiquidations([liquidationPushRow(liq)], [liq.liquidationId]);
     return liq.liquidationId;
+  }
+
+  /** A closed liquidation id open again with new quantities (docs/protocol.md §5), pushed as an update. */
+  reopenLiquidation(id: number, input: AddLiquidationInput): void {
+    this.expireDue();
+    const liq = this.#openLiquidation(input, id);
+    this.#pushLiquidations([liquidationPushRow(liq)]);
   }
 
   /** A random liquidation from the seeded generator. */

@@ -45,6 +45,8 @@ export interface InProcessDaemonOptions {
    * /readyz says why).
    */
   until?: "running" | "ready" | "listening";
+  /** Wraps the daemon's state store (write failures injected at the store's boundary). */
+  wrapStore?: RunDaemonOptions["wrapStore"];
 }
 
 export interface InProcessDaemon {
@@ -80,6 +82,7 @@ export async function startInProcessDaemon(o: InProcessDaemonOptions): Promise<I
     logDestination: logs,
     onStarted: (info) => started(info.metricsUrl),
     timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 50, maxMs: 500 }, ...o.timing },
+    ...(o.wrapStore !== undefined ? { wrapStore: o.wrapStore } : {}),
   });
   let ended = false;
   const endedP = done.then(
