@@ -17,22 +17,21 @@ import type { TradingStateName } from "../daemon/tradingState.js";
 import type { Unwinder } from "../daemon/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Watchdog } from "../observe/watchdog.js";
-import type { JournalReplay } from "../store/journalRecords.js";
+import type { JournalReplay } from "../store/journalReplay.js";
 import type { StateStore } from "../store/stateStore.js";
 import { claimPath } from "./claimPath.js";
 import { daemonRun } from "./daemonRun.js";
 import type { DaemonTiming } from "./daemonTiming.js";
 import { journalOwner } from "./journalOwner.js";
 import { Later } from "./later.js";
+import { markoutParts } from "./markoutParts.js";
 import { metricSources } from "./metricSources.js";
-import { pnlParts } from "./pnlParts.js";
 import { policyReloader } from "./policyReloader.js";
 import { protectionParts } from "./protectionParts.js";
 import { shadowsAndCapture } from "./shadowsAndCapture.js";
 import { streamParts } from "./streamParts.js";
 import { tradingBooks } from "./tradingBooks.js";
 import { unwindParts } from "./unwindParts.js";
-import { unwindScope } from "./unwindScope.js";
 import type { VenueConnection } from "./venueConnection.js";
 import { venueParts } from "./venueParts.js";
 
@@ -68,12 +67,14 @@ export function assembleDaemon(o: {
   timing: DaemonTiming | undefined;
   /** `state.capture`: what the daemon sees also goes to a capture (docs/policy-lab.md). */
   capture?: CaptureTap | undefined;
+  /** Aborted when the daemon stops (the core's reads of the venue end with it). */
+  signal: AbortSignal;
 }): AssembledDaemon {
   const { loaded, venue, store, replay, metrics, watchdog, logger, timing } = o;
   const config = loaded.config;
   // `state.capture` as configured; ingest records into `capture`, which also feeds the shadows.
   const stateCapture = o.capture;
-  // Called by parts built before them (claimer → guard and daemon, unwinder → daemon and ingest, scope → unwinder).
+  // Called by parts built before them (core → guard, unwinder and daemon; unwinder → daemon and ingest).
   const later = {
     guard: new Later<ProtectionGuard>("the protection guard"),
     unwinder: new Later<Unwinder>("the unwinder"),
@@ -93,16 +94,9 @@ export function assembleDaemon(o: {
     rest,
     capture: stateCapture,
   });
-  const { ledger, markouts } = pnlParts({ store, metrics, logger, timing, marks: books.marks, policy: books.policy, guard: later.guard });
-  const scope = unwindScope({
-    scope: config.unwind.scope,
-    positions: books.positions,
-    store,
-    metrics,
-    kick: (symbol, mode) => later.unwinder.get().kick(symbol, mode),
-    logger: logger.child({ component: "unwinder" }),
-  });
-  const { claimer, opportunities, slices, ingestLog } = claimPath({
+  const markouts = markoutParts({ store, metrics, logger, timing, marks: books.marks, policy: books.policy });
+  const { core, claimer, opportunities, slices, ingestLog } = claimPath({
+    config,
     store,
     metrics,
     logger,
@@ -110,35 +104,21 @@ export function assembleDaemon(o: {
     limiters,
     rest,
     sender,
-    ledger,
     markouts,
-    scope,
     capture: stateCapture,
     guard: later.guard,
+    unwinder: later.unwinder,
     daemon: later.daemon,
     timing,
+    signal: o.signal,
   });
   const unwinder = later.unwinder.bind(
-    unwindParts({
-      config,
-      store,
-      metrics,
-      logger,
-      books,
-      rest,
-      sender,
-      ledger,
-      scope,
-      capture: stateCapture,
-      guard: later.guard,
-      daemon: later.daemon,
-      ingest: later.ingest,
-    }),
+    unwindParts({ config, store, metrics, logger, books, rest, sender, core, daemon: later.daemon, ingest: later.ingest }),
   );
-  const { trading, drain, drained, guard } = protectionParts({ config, store, metrics, logger, books, claimer, unwinder, scope, ledger });
+  const { trading, drain, drained, guard } = protectionParts({ config, store, metrics, logger, books, claimer, unwinder, core });
   later.guard.bind(guard);
-  const leadership = journalOwner({ store, replay, metrics, logger, claimer, unwinder, ledger, scope, markouts, guard });
-  metricSources({ config, metrics, books, limiters, ledger, unwinder });
+  const leadership = journalOwner({ store, replay, metrics, logger, claimer, core, unwinder, markouts, guard });
+  metricSources({ config, metrics, books, limiters, core, unwinder });
   const { ingest, daemon, poller, keyWatch } = streamParts({
     config,
     venue,
@@ -150,8 +130,8 @@ export function assembleDaemon(o: {
     timing,
     books,
     claimer,
+    core,
     unwinder,
-    scope,
     opportunities,
     slices,
     ingestLog,
@@ -184,7 +164,7 @@ export function assembleDaemon(o: {
       venue: o.venue.simulated ? "simulator" : "live",
       trading_state: trading.state,
       ...(trading.reason !== undefined ? { trading_state_reason: trading.reason } : {}),
-      unexplained_positions: books.positions.known ? scope.claimed.unexplainedPositions() : [],
+      unexplained_positions: books.positions.known ? core.account.unexplained() : [],
     }),
   };
 }

@@ -1,9 +1,14 @@
 /**
- * The claim path: the opportunity ledger, the frame slices the claims pump waits behind, and the
- * claimer, whose settled claims feed the P&L, the markouts, the claimed positions, the capture and
- * the protections.
+ * The claim path: the trading core and its claim desk (core/buildCore.ts) on the live port, the
+ * claimer that drives the desk from the claims limiter, the opportunity ledger, and the frame slices
+ * the claims pump waits behind. What the core settles feeds the markouts, the capture and the
+ * protections; what it counts goes to the metrics.
  */
 import type { Logger } from "pino";
+import type { Config } from "../config/schema.js";
+import { buildTradingCore } from "../core/buildCore.js";
+import { CoreFold } from "../core/coreFold.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { CaptureTap } from "../daemon/captureTap.js";
 import { Claimer } from "../daemon/claimer.js";
 import { claimObserver } from "../daemon/claimObserver.js";
@@ -11,20 +16,21 @@ import type { ClaimSender } from "../daemon/claimSender.js";
 import type { Daemon } from "../daemon/daemon.js";
 import type { MarkoutSampler } from "../daemon/markoutSampler.js";
 import { OpportunityLedger } from "../daemon/opportunityLedger.js";
-import { ledgerClaim } from "../daemon/pnlFromJournal.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import { gatedPermit, gatedTryPermit, SliceQueue } from "../daemon/sliceQueue.js";
-import type { PnlLedger } from "../engine/pnlLedger.js";
+import type { Unwinder } from "../daemon/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { VenueLimiters } from "../venue/limiters.js";
+import { OrderApi } from "../venue/orderApi.js";
 import type { RestClient } from "../venue/rest.js";
 import type { DaemonTiming } from "./daemonTiming.js";
 import type { Later } from "./later.js";
+import { livePort } from "./livePort.js";
 import type { TradingBooks } from "./tradingBooks.js";
-import type { UnwindScope } from "./unwindScope.js";
 
 export interface ClaimPath {
+  core: TradingCore;
   claimer: Claimer;
   opportunities: OpportunityLedger;
   slices: SliceQueue;
@@ -33,6 +39,7 @@ export interface ClaimPath {
 }
 
 export function claimPath(o: {
+  config: Config;
   store: StateStore;
   metrics: Metrics;
   logger: Logger;
@@ -40,17 +47,17 @@ export function claimPath(o: {
   limiters: VenueLimiters;
   rest: RestClient;
   sender: ClaimSender;
-  ledger: PnlLedger;
   markouts: MarkoutSampler;
-  scope: UnwindScope;
   /** `state.capture`, when on. */
   capture: CaptureTap | undefined;
   guard: Later<ProtectionGuard>;
+  unwinder: Later<Unwinder>;
   daemon: Later<Daemon>;
-  timing?: DaemonTiming | undefined;
+  timing: DaemonTiming | undefined;
+  signal: AbortSignal;
 }): ClaimPath {
-  const { store, metrics, logger, limiters, ledger, markouts, scope, guard, daemon } = o;
-  const { marks, policy } = o.books;
+  const { store, metrics, logger, limiters, markouts, guard, books } = o;
+  const { marks, policy } = books;
   // Big frames are offered in slices; the claims pump waits for a sliced frame's end (sliceQueue.ts).
   const ingestLog = logger.child({ component: "ingest" });
   const slices = new SliceQueue(100, (err) => ingestLog.error({ err }, "an offer failed in a sliced frame"));
@@ -63,37 +70,79 @@ export function claimPath(o: {
     },
     failed: (err) => ingestLog.warn({ err: (err as Error).message }, "opportunity ledger records not written"),
   });
-  const claimer = new Claimer({
-    decide: policy.decide,
-    book: o.books.book,
-    exposure: o.books.exposure,
-    positions: o.books.positions,
-    acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
-    tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
+  const claimLog = logger.child({ component: "claimer" });
+  const counts = claimObserver(metrics);
+  // The ledger reads the claim records as they are written (intents, outcomes).
+  const tapped = opportunities.tap(store);
+  const badRows = { logged: false };
+  const port = livePort({
+    store: tapped,
     sender: o.sender,
-    wire: o.rest,
-    // The ledger reads the claim records as they are written (intents, outcomes).
-    store: opportunities.tap(store),
-    opportunities,
-    gate: (liquidation) => guard.get().gate(liquidation),
+    rest: o.rest,
+    orders: new OrderApi(o.rest),
+    requestPositions: () => o.daemon.get().requestPositions(),
+    badRecordRow: (row) => {
+      metrics.badRows.inc({ list: "liquidator_liquidations" });
+      if (badRows.logged) return;
+      badRows.logged = true;
+      claimLog.warn({ row: JSON.stringify(row)?.slice(0, 500) }, "a row of the venue's record of our claims could not be read; skipped");
+    },
+    signal: o.signal,
+  });
+  let claimer: Claimer | undefined;
+  const { core, desk } = buildTradingCore({
+    // Empty until the journal is adopted (journalOwner.ts: at once on the file, when elected otherwise).
+    fold: new CoreFold(),
+    exposure: books.exposure,
+    positions: books.positions,
+    port,
+    scope: o.config.unwind.scope,
+    mark: (symbol) => marks.price(symbol),
+    orderWorking: (symbol, mode) => o.unwinder.get().working(symbol, mode),
+    changed: (symbol, mode) => o.unwinder.get().kick(symbol, mode),
+    desk: {
+      decide: policy.decide,
+      gate: (liquidation) => guard.get().gate(liquidation),
+      book: books.book,
+      dryRun: () => o.sender.dryRun,
+      skipped: (reason, id) => {
+        counts.skipped(reason);
+        opportunities.skipped(id, reason);
+      },
+      left: (id, pending) => opportunities.left(id, pending),
+      paused: (reason, on) => counts.paused(reason, on),
+      queued: (liquidation, d) => claimer?.hooks.queued(liquidation, d),
+      wake: () => claimer?.hooks.wake(),
+    },
     observer: {
-      ...claimObserver(metrics),
+      ...counts,
       settled: (id, fills) => {
         const at = Date.now();
-        ledgerClaim(ledger, id, fills, at);
         markouts.assigned(id, fills, at);
-        scope.claimed.claim(id, fills);
-        o.capture?.record({ k: "assigned", at: Date.now(), id, fills });
+        o.capture?.record({ k: "assigned", at, id, fills });
         guard.get().check();
       },
-      acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
+      traded: (symbol, qty, price, fee, mark) => {
+        // Worse = selling below the mark, buying above it.
+        metrics.unwind.slippageBps.observe(((qty < 0 ? mark - price : price - mark) / mark) * 10_000);
+        o.capture?.record({ k: "fill", at: Date.now(), symbol, qty, price, fee, mark });
+      },
+      unknown: (n) => metrics.claimsUnknown.set(n),
+      givenUp: () => metrics.claimsGivenUp.inc(),
+      // After the record's turn: the ledger has it then.
+      changed: () => queueMicrotask(() => guard.get().check()),
     },
-    logger: logger.child({ component: "claimer" }),
-    // -1101: the model was wrong; the positions read says what the venue counts (accountRead).
-    rereadAccount: () => daemon.get().requestPositions(),
-    ...(o.timing?.claimSweepMs !== undefined ? { sweepAfterMs: o.timing.claimSweepMs } : {}),
+    logger: claimLog,
+    timings: { ...(o.timing?.journalRetryMs !== undefined ? { journalRetryMs: o.timing.journalRetryMs } : {}) },
+  });
+  claimer = new Claimer({
+    desk,
+    acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
+    tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
+    dryRun: () => o.sender.dryRun,
+    wire: o.rest,
   });
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);
-  return { claimer, opportunities, slices, ingestLog };
+  return { core, claimer, opportunities, slices, ingestLog };
 }

@@ -8,8 +8,6 @@ export interface DaemonTiming {
   clockMaxAgeMs?: number;
   /** How often a failed journal is retried (default 10 s). */
   journalRetryMs?: number;
-  /** How long a finished claim id is remembered after it left the open list (default 10 min). */
-  claimSweepMs?: number;
   /** Delays of the markout horizons 1s..300s, ms (default their names; tests shorten them). */
   markoutDelaysMs?: readonly number[];
 }

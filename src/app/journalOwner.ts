@@ -3,16 +3,16 @@
  * (PostgreSQL) send nothing until the lease is held and the shared journal replayed (Leadership).
  */
 import type { Logger } from "pino";
+import { CoreFold } from "../core/coreFold.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { Claimer } from "../daemon/claimer.js";
 import { adoptJournal, Leadership } from "../daemon/leadership.js";
 import type { MarkoutSampler } from "../daemon/markoutSampler.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { Unwinder } from "../daemon/unwinder.js";
-import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { Metrics } from "../observe/metrics.js";
-import type { JournalReplay } from "../store/journalRecords.js";
+import type { JournalReplay } from "../store/journalReplay.js";
 import type { StateStore } from "../store/stateStore.js";
-import type { UnwindScope } from "./unwindScope.js";
 
 /** The lease's part (PostgreSQL), or undefined for a single daemon on the file journal. */
 export function journalOwner(o: {
@@ -21,26 +21,24 @@ export function journalOwner(o: {
   metrics: Metrics;
   logger: Logger;
   claimer: Claimer;
+  core: TradingCore;
   unwinder: Unwinder;
-  ledger: PnlLedger;
-  scope: UnwindScope;
   markouts: MarkoutSampler;
   guard: ProtectionGuard;
 }): Leadership | undefined {
-  const { store, metrics, logger, claimer, unwinder, ledger, markouts, guard } = o;
+  const { store, metrics, logger, claimer, core, unwinder, markouts, guard } = o;
   if (store.kind === "file") {
     // One process owns the journal: what it says holds from the start.
-    const adopted = adoptJournal(o.replay, { claimer, unwinder, ledger, claimed: o.scope.claimed, markouts, protections: guard });
-    if (adopted.ids > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
+    const adopted = adoptJournal(o.replay.core ?? new CoreFold(), { core, unwinder, markouts, protections: guard });
+    if (adopted.ids > 0 || adopted.unknown > 0) logger.info(adopted, "journal replayed: these ids are never claimed again");
     metrics.leader.set(1);
   }
   return store.kind === "postgres"
     ? new Leadership({
         replay: () => store.replay(),
         claimer,
+        core,
         unwinder,
-        ledger,
-        claimed: o.scope.claimed,
         markouts,
         protections: guard,
         onRole: (leader) => metrics.leader.set(leader ? 1 : 0),

@@ -3,9 +3,9 @@
  * account) and the gauges set once from the config (dry run, simulated venue, exposure cap).
  */
 import type { Config } from "../config/schema.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { Unwinder } from "../daemon/unwinder.js";
 import { marginParamsOf } from "../engine/margin.js";
-import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { Metrics } from "../observe/metrics.js";
 import { LIMITER_NAMES, type VenueLimiters } from "../venue/limiters.js";
 import type { TradingBooks } from "./tradingBooks.js";
@@ -15,10 +15,10 @@ export function metricSources(o: {
   metrics: Metrics;
   books: TradingBooks;
   limiters: VenueLimiters;
-  ledger: PnlLedger;
+  core: TradingCore;
   unwinder: Unwinder;
 }): void {
-  const { config, metrics, limiters, ledger, unwinder } = o;
+  const { config, metrics, limiters, core, unwinder } = o;
   const { marks, exposure, account, policy } = o.books;
   metrics.dryRun.set(config.policy.dry_run ? 1 : 0);
   metrics.venueSimulated.set(config.venue.mode === "simulator" ? 1 : 0);
@@ -32,6 +32,7 @@ export function metricSources(o: {
   // position{symbol} stays one series per symbol: the sum over its margin modes.
   metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.netQty(symbol) })));
   metrics.unwind.setPnlSource(() => {
+    const ledger = core.fold.ledger;
     const t = ledger.totals();
     return {
       liquidator_fee: t.liquidatorFee,
@@ -40,6 +41,13 @@ export function metricSources(o: {
       net: t.net,
       unrealized: ledger.unrealized((s) => marks.price(s)),
     };
+  });
+  // Positions no claim explains (the operator's own), per symbol: `liquidator_positions_unexplained`.
+  metrics.unwind.setUnexplainedSource(() => {
+    const bySymbol = new Map<string, number>();
+    if (!o.books.positions.known) return [];
+    for (const p of core.account.unexplained()) bySymbol.set(p.symbol, (bySymbol.get(p.symbol) ?? 0) + p.qty);
+    return [...bySymbol].map(([symbol, qty]) => ({ symbol, qty }));
   });
   const marginParams = (symbol: string) => marginParamsOf(policy.context.symbols.get(symbol));
   metrics.setAccountSource(() => ({

@@ -13,7 +13,7 @@ import { sleep } from "../sleep.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
 import { listSegments, readHistory } from "../store/journalFiles.js";
-import type { JournalReplay } from "../store/journalRecords.js";
+import type { JournalReplay } from "../store/journalReplay.js";
 import { openJournalWhenPossible } from "../store/openJournalWhenPossible.js";
 import { journalPair, ownJournalFile } from "../store/ownJournalFile.js";
 import { PgStateStore } from "../store/pgStateStore.js";

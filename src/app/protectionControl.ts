@@ -13,8 +13,10 @@ import type { StateStore } from "../store/stateStore.js";
 
 export function protectionGuard(o: {
   config: Parameters<typeof protectionLimits>[0];
-  ledger: PnlLedger;
+  ledger: () => PnlLedger;
   marks: MarkBook;
+  /** policy.max_mark_age_ms now. */
+  maxMarkAgeMs: () => number;
   trading: TradingState;
   store: Pick<StateStore, "append" | "mayLead">;
   claimer: Pick<Claimer, "retrySkipped">;
@@ -25,11 +27,15 @@ export function protectionGuard(o: {
   return new ProtectionGuard({
     limits: protectionLimits(o.config),
     ledger: o.ledger,
-    mark: (symbol) => o.marks.price(symbol),
+    mark: (symbol) => {
+      // Only a fresh mark judges: a stale one neither trips nor clears a protection.
+      const m = o.marks.get(symbol);
+      return m !== undefined && Date.now() - m.receivedAt <= o.maxMarkAgeMs() ? m.price : undefined;
+    },
     trading: o.trading,
     store: o.store,
     reopen: (reasons) => o.claimer.retrySkipped(reasons),
-    tripped: (protection) => o.metrics.protectionTrips.inc({ protection }),
+    tripped: (trip) => o.metrics.protectionTrips.inc({ protection: trip.protection }),
     logger: o.logger.child({ component: "protections" }),
   });
 }

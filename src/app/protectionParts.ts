@@ -1,22 +1,21 @@
 /**
  * The trading state (active, reducing, halted; the SIGUSR2 drain) and the protections that move it
- * on the P&L: built once the claimer and the unwinder exist, before the journal is adopted (the
- * ledger's rebuild and the protections' last state go through the guard).
+ * on the P&L (the trading core's ledger): built once the claimer and the unwinder exist, before the
+ * journal is adopted (the protections' last state goes through the guard).
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { Claimer } from "../daemon/claimer.js";
 import type { Drain } from "../daemon/drain.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { TradingState } from "../daemon/tradingState.js";
 import type { Unwinder } from "../daemon/unwinder.js";
-import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import { protectionGuard } from "./protectionControl.js";
 import type { TradingBooks } from "./tradingBooks.js";
 import { tradingControl } from "./tradingControl.js";
-import type { UnwindScope } from "./unwindScope.js";
 
 export interface ProtectionParts {
   trading: TradingState;
@@ -34,22 +33,22 @@ export function protectionParts(o: {
   books: TradingBooks;
   claimer: Claimer;
   unwinder: Unwinder;
-  scope: UnwindScope;
-  ledger: PnlLedger;
+  core: TradingCore;
 }): ProtectionParts {
   const { claimer, metrics, logger } = o;
   const { trading, drain, drained } = tradingControl({
     claimer,
     unwinder: o.unwinder,
     positions: o.books.positions,
-    target: o.scope.target,
+    target: (symbol, mode, held) => o.core.account.target(symbol, mode, held),
     metrics,
     logger,
   });
   const guard = protectionGuard({
     config: o.config.protections,
-    ledger: o.ledger,
+    ledger: () => o.core.fold.ledger,
     marks: o.books.marks,
+    maxMarkAgeMs: () => o.books.policy.maxMarkAgeMs,
     trading,
     store: o.store,
     claimer,

@@ -107,6 +107,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
         logger,
         timing: options.timing,
         capture,
+        signal,
       });
       opened.bind(parts.leadership);
       // A healthy standby is ready: standing by is its job, not a fault.

@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { CaptureTap } from "../daemon/captureTap.js";
 import type { Claimer } from "../daemon/claimer.js";
 import { ClaimRehearsal } from "../daemon/claimRehearsal.js";
@@ -22,7 +23,6 @@ import { readKeyInfo } from "../venue/keyInfo.js";
 import type { DaemonTiming } from "./daemonTiming.js";
 import type { Later } from "./later.js";
 import type { TradingBooks } from "./tradingBooks.js";
-import type { UnwindScope } from "./unwindScope.js";
 import type { VenueConnection } from "./venueConnection.js";
 import type { VenueParts } from "./venueParts.js";
 
@@ -44,8 +44,8 @@ export function streamParts(o: {
   timing: DaemonTiming | undefined;
   books: TradingBooks;
   claimer: Claimer;
+  core: TradingCore;
   unwinder: Unwinder;
-  scope: UnwindScope;
   opportunities: OpportunityLedger;
   slices: SliceQueue;
   ingestLog: Logger;
@@ -53,15 +53,9 @@ export function streamParts(o: {
   capture: CaptureTap;
   daemon: Later<Daemon>;
 }): StreamParts {
-  const { config, venue, metrics, logger, timing, claimer, scope } = o;
+  const { config, venue, metrics, logger, timing, claimer, core } = o;
   const { rest, signer } = o.venueParts;
   const { marks, positions, policy } = o.books;
-  // A position that shrank (an unwind fill) frees exposure and margin: liquidations skipped at the cap
-  // or for margin are re-decided at once.
-  const exposureSkips = new Set(["exposure_cap", "margin"]);
-  positions.onChange((_symbol, qty, before) => {
-    if (Math.abs(qty) < Math.abs(before)) claimer.retrySkipped(exposureSkips);
-  });
   // A claim answered before any report of its symbol: the venue's positions say which margin mode
   // it landed in (and so which position to unwind); read them now rather than at the next period.
   positions.onPending(() => o.daemon.get().requestPositions());
@@ -69,6 +63,7 @@ export function streamParts(o: {
     book: o.books.book,
     marks,
     claimer,
+    core,
     positions,
     account: o.books.account,
     policy,
@@ -77,7 +72,13 @@ export function streamParts(o: {
     slices: o.slices,
     orders: o.unwinder,
     positionsRead: (first) => {
-      scope.positionsRead(first);
+      if (first) {
+        const unwindLog = logger.child({ component: "unwinder" });
+        for (const p of core.account.unexplained()) {
+          if (config.unwind.scope === "all") unwindLog.warn(p, "a position no claim explains: closing it (unwind.scope: all)");
+          else unwindLog.warn(p, "a position no claim explains: left alone (unwind.scope: claimed; use a dedicated account)");
+        }
+      }
       claimer.accountRead();
     },
     opportunities: o.opportunities,
@@ -113,7 +114,7 @@ export function streamParts(o: {
     publicPerSecond: config.venue.limits.public_per_second,
     housekeeping: new Housekeeping({
       clock: signer.clock,
-      journal: o.store,
+      journal: { failure: () => core.journalFailure() ?? o.store.failure, retry: () => core.retryJournal() },
       claimer,
       logger: logger.child({ component: "housekeeping" }),
       ...(timing?.clockMaxAgeMs !== undefined ? { clockMaxAgeMs: timing.clockMaxAgeMs } : {}),

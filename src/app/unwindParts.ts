@@ -1,25 +1,22 @@
 /**
- * The unwinder: reduce-only orders that bring what claims assigned back to flat, their fills into the
- * journal, the P&L and the claimed positions, each fill a reason for the protections to look again.
+ * The unwinder: reduce-only orders that bring what is ours back to flat. It decides what to send and
+ * when; the trading core journals each order, books its trades (what is ours, the P&L) and says what
+ * may be closed of each position (core/accountWatch.ts `target`).
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import type { CaptureTap } from "../daemon/captureTap.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { ClaimSender } from "../daemon/claimSender.js";
 import type { Daemon } from "../daemon/daemon.js";
 import type { Ingest } from "../daemon/ingest.js";
-import { OrderFills } from "../daemon/orderFills.js";
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import { Unwinder } from "../daemon/unwinder.js";
 import { UnwindSettings } from "../daemon/unwindSettings.js";
-import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import { OrderApi } from "../venue/orderApi.js";
 import type { RestClient } from "../venue/rest.js";
 import type { Later } from "./later.js";
 import type { TradingBooks } from "./tradingBooks.js";
-import type { UnwindScope } from "./unwindScope.js";
 
 export function unwindParts(o: {
   config: Config;
@@ -29,49 +26,22 @@ export function unwindParts(o: {
   books: TradingBooks;
   rest: RestClient;
   sender: ClaimSender;
-  ledger: PnlLedger;
-  scope: UnwindScope;
-  /** `state.capture`, when on. */
-  capture: CaptureTap | undefined;
-  guard: Later<ProtectionGuard>;
+  core: TradingCore;
   daemon: Later<Daemon>;
   ingest: Later<Ingest>;
 }): Unwinder {
-  const { store, metrics, rest, sender, scope, guard } = o;
+  const { store, metrics, rest, sender, core } = o;
   const { positions, policy } = o.books;
   return new Unwinder({
     orders: new OrderApi(rest),
+    own: core.orders,
     positions,
     marks: o.books.marks,
     symbols: () => policy.context.symbols,
     settings: new UnwindSettings(o.config.unwind),
     dryRun: () => sender.dryRun,
-    store: {
-      intent: (record) => {
-        if (record.t === "order_intent") scope.claimed.orderIntent(record.clientOrderId, record.marginMode);
-        return store.intent(record);
-      },
-      append: (record) => store.append(record),
-      mayLead: () => store.mayLead(),
-    },
-    target: scope.target,
-    fills: new OrderFills({
-      journal: (record) => {
-        store.append(record);
-        if (record.t === "order_fill") {
-          scope.claimed.fill(record);
-          // The ledger takes the fill after it is journaled: observe once it has.
-          queueMicrotask(() => guard.get().check());
-        }
-      },
-      ledger: o.ledger,
-      positions,
-      observer: {
-        slippage: (bps) => metrics.unwind.slippageBps.observe(bps),
-        traded: (symbol, qty, price, fee, mark) => o.capture?.record({ k: "fill", at: Date.now(), symbol, qty, price, fee, mark }),
-      },
-      now: Date.now,
-    }),
+    mayLead: () => store.mayLead(),
+    target: (symbol, mode, held) => core.account.target(symbol, mode, held),
     observer: {
       order: (result) => metrics.unwind.ordersTotal.inc({ result }),
       timeToFlat: (seconds) => metrics.unwind.timeToFlat.observe(seconds),

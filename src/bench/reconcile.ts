@@ -9,6 +9,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildTradingCore } from "../core/buildCore.js";
+import { CoreFold } from "../core/coreFold.js";
 import { Claimer } from "../daemon/claimer.js";
 import { ClaimSender } from "../daemon/claimSender.js";
 import { Ingest } from "../daemon/ingest.js";
@@ -105,23 +107,55 @@ export async function measureReconcile(openIds = 10_000, rounds = 20): Promise<R
   );
   policy.applySymbols(simulatorSymbolTable());
   for (const s of DEFAULT_SYMBOLS) marks.set(s.symbol, s.startPrice, Date.now());
-  const claimer = new Claimer({
-    decide: policy.decide,
-    book,
+  const positions = new PositionBook(exposure);
+  const sender = new ClaimSender({ claimLiquidation: () => Promise.reject(new Error("not in this bench")) }, true);
+  const store = new FileStore(journal, "bench");
+  const { core, desk } = buildTradingCore({
+    fold: new CoreFold(),
     exposure,
-    positions: new PositionBook(exposure),
-    acquire: () => new Promise<void>(noop), // never started: nothing is sent
-    sender: new ClaimSender({ claimLiquidation: () => Promise.reject(new Error("not in this bench")) }, true),
-    store: new FileStore(journal, "bench"),
-    observer: { skipped: noop, submitted: noop, result: noop, decisionLatency: noop, feeEarned: noop, paused: noop },
+    positions,
+    port: {
+      intent: (r) => store.intent(r),
+      append: (r) => store.append(r),
+      recover: () => store.recover(),
+      mayLead: () => true,
+      sendClaim: (body, dryRun) => sender.send(body, dryRun),
+      placeOrder: () => Promise.reject(new Error("not in this bench")),
+      readRecord: () => Promise.resolve({ ok: false, reason: "not in this bench", permanent: true }),
+      requestPositions: noop,
+      schedule: (ms, f) => {
+        const t = setTimeout(f, ms);
+        return () => clearTimeout(t);
+      },
+      now: Date.now,
+      monotonic: () => performance.now(),
+    },
+    scope: "claimed",
+    mark: (symbol) => marks.price(symbol),
+    orderWorking: () => false,
+    changed: noop,
+    desk: { decide: policy.decide, book, dryRun: () => true, skipped: noop, paused: noop },
+    observer: {
+      submitted: noop,
+      decisionLatency: noop,
+      result: noop,
+      feeEarned: noop,
+      settled: noop,
+      traded: noop,
+      unknown: noop,
+      givenUp: noop,
+      changed: noop,
+    },
     logger: { info: noop, warn: noop, error: noop },
   });
+  const claimer = new Claimer({ desk, acquire: () => new Promise<void>(noop), dryRun: () => true }); // never started: nothing is sent
   const slices = new SliceQueue();
   const ingest = new Ingest({
     book,
     marks,
     claimer,
-    positions: new PositionBook(exposure),
+    core,
+    positions,
     policy,
     metrics: { liquidationsSeen: { inc: noop } } as never,
     logger: { info: noop },

@@ -8,13 +8,13 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
-import { ledgerFromJournal } from "../daemon/pnlFromJournal.js";
+import { CoreFold } from "../core/coreFold.js";
 import { markoutsByClaim } from "../engine/markoutSummary.js";
 import { MARKOUT_HORIZONS, type MarkoutHorizon } from "../engine/markouts.js";
 import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
 import { readHistory } from "../store/journalFiles.js";
-import type { JournalReplay } from "../store/journalRecords.js";
+import type { JournalReplay } from "../store/journalReplay.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { journalPath } from "./journalPath.js";
@@ -166,7 +166,8 @@ export const pnl: Command = async (args, io) => {
   const format = outputFormat(values);
   const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
   const replay = await readJournal(loaded.config);
-  const ledger = ledgerFromJournal(replay);
+  // The trading core's own fold of every record, each claim's P&L kept (the daemon's, record by record).
+  const ledger = (replay.core ?? new CoreFold({ keepClosedClaims: true })).ledger;
   io.stdout.write(render(format, columns(by), pnlRows(ledger, by, since, replay)));
   const t = ledger.totals();
   const summary = `total: liquidator fees ${money(t.liquidatorFee)}, trading ${money(t.trading)}, fees ${money(t.fees)}, net ${money(t.net)}`;

@@ -4,10 +4,11 @@
  * seen that day kept, and their totals (engine/ledgerTotals.ts). Markouts per symbol ride along
  * when the caller has them.
  */
+
+import type { JournalRecord } from "../core/journalRecords.js";
 import { type LedgerTotals, ledgerTotals } from "../engine/ledgerTotals.js";
 import { classifyOpportunity, type OpportunityRow } from "../engine/opportunities.js";
 import { UsageError } from "../errors.js";
-import type { JournalRecord } from "../store/journalRecords.js";
 import { OpportunityFold } from "../store/opportunityFold.js";
 import type { MarkoutsBySymbol } from "./reportMarkouts.js";
 

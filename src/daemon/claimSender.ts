@@ -30,9 +30,13 @@ export class ClaimSender {
     this.#dryRun = on;
   }
 
-  /** The caller holds a claims-limiter permit for this send (the claimer's late-binding pick). */
-  async send(body: ClaimRequest, signal?: AbortSignal): Promise<SendOutcome> {
-    if (this.#dryRun) return { sent: false, dryRun: true };
+  /**
+   * The caller holds a claims-limiter permit for this send (the claimer's late-binding pick).
+   * `dryRun`: as decided when the claim's intent was written (a SIGHUP meanwhile changes the next
+   * claim, never one whose intent says otherwise).
+   */
+  async send(body: ClaimRequest, dryRun = this.#dryRun, signal?: AbortSignal): Promise<SendOutcome> {
+    if (dryRun) return { sent: false, dryRun: true };
     const result = await this.#transport.claimLiquidation(body, signal === undefined ? { permitHeld: true } : { signal, permitHeld: true });
     return { sent: true, result };
   }

@@ -16,7 +16,7 @@ import type { RestClient } from "../venue/rest.js";
 import type { Signer } from "../venue/signer.js";
 import { StreamClient, type StreamKind, type StreamLogger } from "../venue/stream.js";
 import type { StreamData } from "../venue/wire.js";
-import type { Claimer, ClaimerLogger } from "./claimer.js";
+import type { Claimer } from "./claimer.js";
 import type { ClaimRehearsal } from "./claimRehearsal.js";
 import type { Housekeeping } from "./housekeeping.js";
 import type { Ingest } from "./ingest.js";
@@ -24,7 +24,12 @@ import type { PolicyState } from "./policyState.js";
 import { RestFeed } from "./restFeed.js";
 import type { RestHealth } from "./restHealth.js";
 
-export type DaemonLogger = StreamLogger & ClaimerLogger & { child(bindings: object): DaemonLogger };
+export type DaemonLogger = StreamLogger & {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  child(bindings: object): DaemonLogger;
+};
 
 const STREAM_KINDS = ["public", "private"] as const;
 
@@ -80,7 +85,8 @@ export class Daemon {
     this.#degradedAfterMs = options.degradedAfterMs ?? 3_000;
     this.#streams = {
       public: this.#stream("public", options.publicUrl, ["liquidation", "markprices"]),
-      private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport"]),
+      // `balance`: a deposit is seen at once (margin skips are decided again), not at the next positions read.
+      private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport", "balance"]),
     };
     const { ingest } = options;
     this.#feed = new RestFeed({

@@ -5,17 +5,22 @@
  *   (docs/protocol.md §2); the signer corrects the host clock with the offset learned from response
  *   envelopes. With no fresh sample the correction cannot be vouched for, so claiming pauses
  *   ("clock") until one arrives — the REST reconcile every few seconds provides them.
- * - The journal. A failed write pauses claiming ("journal"); every `journalRetryMs` the failure is
- *   cleared so that the next intent append probes the disk again. A failed probe sends nothing
- *   (no intent, no claim) and pauses again.
+ * - The journal. A failed write pauses claiming ("journal"); every `journalRetryMs` the records the
+ *   trading core kept are written again, in order, and once none is left the failure is cleared so
+ *   that the next intent probes the disk. A failed probe sends nothing (no intent, no claim) and
+ *   pauses again.
  */
 
-import type { StateStore } from "../store/stateStore.js";
 import type { Claimer } from "./claimer.js";
 
 export interface HousekeepingOptions {
   clock: { readonly lastSampleAt: number };
-  journal: Pick<StateStore, "failure" | "recover">;
+  journal: {
+    /** Why writing fails now, if it does. */
+    failure(): Error | undefined;
+    /** Write what was kept, then let the next write probe the store; true when nothing is left. */
+    retry(): boolean;
+  };
   claimer: Pick<Claimer, "setPaused" | "pausedReasons">;
   logger: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** A server-time sample older than this pauses claiming. */
@@ -49,7 +54,7 @@ export class Housekeeping {
     }
     if (claimer.pausedReasons().includes("journal") && now - this.#lastJournalRetry >= this.#journalRetryMs) {
       this.#lastJournalRetry = now;
-      journal.recover();
+      if (!journal.retry()) return;
       logger.info({}, "retrying the claims journal; claiming resumes if the next write succeeds");
       claimer.setPaused("journal", false);
     }
@@ -57,7 +62,7 @@ export class Housekeeping {
 
   /** Readiness reasons beyond the claimer's pauses. */
   problems(): string[] {
-    const failure = this.#options.journal.failure;
+    const failure = this.#options.journal.failure();
     return failure === undefined ? [] : [`journal_error:${failure.message}`];
   }
 }

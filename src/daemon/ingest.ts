@@ -4,6 +4,8 @@
  * book, positions and assignments to the claimer. No I/O and no timers: the daemon (streams) and the
  * REST feed call in; wire payloads are mapped to domain types here, at the edge (venue/mapping.ts).
  */
+import { MARGIN_SKIPS } from "../core/claimDesk.js";
+import type { TradingCore } from "../core/tradingCore.js";
 import type { AccountBook } from "../engine/accountBook.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
@@ -42,11 +44,10 @@ const MARK_SKIPS: ReadonlySet<string> = new Set(["mark_stale", "mark_missing"]);
 export interface IngestOptions {
   book: OpenBook;
   marks: MarkBook;
-  claimer: Pick<
-    Claimer,
-    "offer" | "sendNow" | "cancel" | "settleFromOpenList" | "sweep" | "retrySkipped" | "onAssignment" | "setPaused" | "pausedReasons"
-  >;
-  /** The venue's held positions (pushes and REST snapshots). */
+  claimer: Pick<Claimer, "offer" | "sendNow" | "cancel" | "retrySkipped" | "setPaused" | "pausedReasons" | "sweep">;
+  /** The trading core: assignments, the open list's word on unknown claims, position reports. */
+  core: Pick<TradingCore, "assignment" | "openList" | "positionsPush" | "positionsSnapshot">;
+  /** The venue's held positions (pushes and REST snapshots go through the core into it). */
   positions: PositionBook;
   /** The account's collateral and margin inputs (PROTOCOL.md §7), fed from the same reads and pushes. */
   account?: AccountBook;
@@ -157,18 +158,24 @@ export class Ingest {
         marks.set(args[1].symbol, args[1].price, this.#now());
         return;
       case "liquidatorliquidations":
-        claimer.onAssignment(args[1]);
+        this.#options.core.assignment(args[1]);
         return;
       case "executionreport":
         this.#options.orders?.onExecutionReport(args[1]);
         return;
-      case "balance":
-        this.#options.account?.applyBalance(args[1].holding, args[1].frozen);
+      case "balance": {
+        // A deposit (or a settlement) raises the holding: what margin skipped may fit now.
+        const account = this.#options.account;
+        const before = account?.holding;
+        account?.applyBalance(args[1].holding, args[1].frozen);
+        const after = account?.holding;
+        if (after !== undefined && (before === undefined || after > before)) claimer.retrySkipped(MARGIN_SKIPS);
         return;
+      }
       case "position":
         this.#options.account?.applyPush(accountRowsFromPush(args[1].positions));
         // A delta per symbol (docs/protocol.md §5), as of the frame's venue time.
-        this.#options.positions.applyPush(
+        this.#options.core.positionsPush(
           heldFromPush(args[1].positions),
           args[2] !== undefined && Number.isFinite(args[2]) ? args[2] : undefined,
         );
@@ -202,11 +209,12 @@ export class Ingest {
         if (changes.added > 0) metrics.liquidationsSeen.inc(changes.added);
         this.#seen(changes.upserted, this.#now());
         this.#cancel(changes.removed, () => {
-          claimer.settleFromOpenList(requestedAt);
-          if (!policy.symbolsLoaded) return claimer.sweep();
+          this.#options.core.openList((id) => book.get(id), requestedAt);
+          const sweep = (): void => claimer.sweep((id) => book.has(id));
+          if (!policy.symbolsLoaded) return sweep();
           this.#offer(changes.upserted, receivedAt, () => {
             claimer.retrySkipped();
-            claimer.sweep();
+            sweep();
           });
         });
       },
@@ -230,7 +238,7 @@ export class Ingest {
     const held = heldFromRows(snapshot.data.rows);
     const first = !this.#options.positions.known;
     this.#options.account?.applySnapshot(accountFiguresFrom(snapshot.data), accountRowsFrom(snapshot.data.rows));
-    for (const c of this.#options.positions.applySnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
+    for (const c of this.#options.core.positionsSnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
     this.#options.positionsRead?.(first);
     if (this.#options.claimer.pausedReasons().includes("positions")) {
       this.#options.logger.info(

@@ -6,73 +6,55 @@
  * looked up), then claims. Deposed — superseded, or its lease run out because the database or the
  * process stalled — it stops at once; intents already written under its term stay fenced.
  */
-import type { PnlLedger } from "../engine/pnlLedger.js";
-import type { JournalReplay, OrderFillRecord, OrderIntentRecord } from "../store/journalRecords.js";
-import type { ClaimedPositions } from "./claimedPositions.js";
+import type { CoreFold } from "../core/coreFold.js";
+import type { OrderFillRecord, OrderIntentRecord } from "../core/journalRecords.js";
+import type { TradingCore } from "../core/tradingCore.js";
+import type { JournalReplay } from "../store/journalReplay.js";
 import type { Claimer } from "./claimer.js";
 import type { MarkoutSampler } from "./markoutSampler.js";
-import { ledgerFromJournal } from "./pnlFromJournal.js";
 import type { ProtectionGuard } from "./protectionGuard.js";
-import { restoreFromJournal } from "./restore.js";
 import type { Unwinder } from "./unwinder.js";
 
 export interface LeadershipOptions {
   replay: () => Promise<JournalReplay>;
-  claimer: Pick<Claimer, "setPaused" | "markDone" | "markUnknown">;
+  claimer: Pick<Claimer, "setPaused">;
+  core: Pick<TradingCore, "adopt">;
   unwinder: Pick<Unwinder, "takeOver">;
-  ledger: PnlLedger;
-  /** What claims assigned and is not unwound yet (unwind.scope: claimed). */
-  claimed?: Pick<ClaimedPositions, "fromReplay" | "reconcile">;
   /** Samples the markouts of claims: continued from the journal when leading, stopped when deposed. */
   markouts?: Pick<MarkoutSampler, "resume" | "stop">;
   /** The protections carry on from the journal's last record (protectionGuard.ts). */
-  protections?: Pick<ProtectionGuard, "adopt">;
+  protections?: Pick<ProtectionGuard, "adopt" | "claimClosed">;
   onRole: (leader: boolean) => void;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** How long to wait before replaying again when the replay failed. */
   retryMs?: number;
 }
 
-/** Order intents the journal left without a final outcome (looked up first), and the next order number. */
-export function unsettledOrders(replay: JournalReplay): { unsettled: OrderIntentRecord[]; firstSeq: number } {
-  const final = new Set(["filled", "cancelled", "rejected", "not_accepted", "dry_run"]);
+/** Orders the journal left open (looked up first), with their trades so far, and the next order number. */
+export function openOrders(fold: CoreFold): { unsettled: OrderIntentRecord[]; firstSeq: number; fills: Map<string, OrderFillRecord[]> } {
   const unsettled: OrderIntentRecord[] = [];
-  let last = replay.orderSeq ?? 0;
-  for (const [cid, intent] of replay.orders.intents) {
-    last = Math.max(last, intent.seq ?? 0);
-    if (intent.dryRun) continue;
-    if (!(replay.orders.outcomes.get(cid) ?? []).some((o) => final.has(o.result))) unsettled.push(intent);
+  const fills = new Map<string, OrderFillRecord[]>();
+  for (const [cid, o] of fold.orders) {
+    unsettled.push(o.intent);
+    fills.set(cid, [...o.fills]);
   }
-  return { unsettled, firstSeq: last + 1 };
+  return { unsettled, firstSeq: fold.orderSeq + 1, fills };
 }
 
-/** The trades the journal holds of each unsettled order (folded into a snapshot, then in the tail). */
-export function fillsSoFar(replay: JournalReplay, unsettled: readonly OrderIntentRecord[]): Map<string, OrderFillRecord[]> {
-  const out = new Map<string, OrderFillRecord[]>();
-  for (const intent of unsettled) out.set(intent.clientOrderId, [...(replay.orders.folded?.get(intent.clientOrderId) ?? [])]);
-  for (const f of replay.orders.fills) out.get(f.clientOrderId)?.push(f);
-  return out;
-}
-
-/** Everything a journal replay tells a replica that starts sending: ids never to claim, orders to settle, the P&L. */
+/** Everything a journal tells a replica that starts sending: the core's state, orders to settle, protections, markouts. */
 export function adoptJournal(
-  replay: JournalReplay,
-  o: Pick<LeadershipOptions, "claimer" | "unwinder" | "ledger" | "claimed" | "markouts" | "protections">,
-): { ids: number; unsettled: number } {
-  const restored = restoreFromJournal(replay, o.claimer);
-  const rebuild = (): void => {
-    o.ledger.clear();
-    ledgerFromJournal(replay, o.ledger);
-  };
-  if (o.protections === undefined) rebuild();
-  else o.protections.adopt(replay, rebuild);
-  // Before the unwinder looks at any position: what it may close of each comes from here.
-  o.claimed?.fromReplay(replay);
-  o.claimed?.reconcile();
-  const { unsettled, firstSeq } = unsettledOrders(replay);
-  o.unwinder.takeOver(unsettled, firstSeq, fillsSoFar(replay, unsettled));
-  o.markouts?.resume(replay);
-  return { ids: restored.ids, unsettled: unsettled.length };
+  fold: CoreFold,
+  o: Pick<LeadershipOptions, "core" | "unwinder" | "markouts" | "protections">,
+): { ids: number; unsettled: number; unknown: number } {
+  // Before the unwinder looks at any position: what it may close of each comes from the core.
+  o.core.adopt(fold, o.protections === undefined ? undefined : (c) => o.protections?.claimClosed(c));
+  o.protections?.adopt(fold.protection);
+  const { unsettled, firstSeq, fills } = openOrders(fold);
+  o.unwinder.takeOver(unsettled, firstSeq, fills);
+  o.markouts?.resume([...fold.recent.values()]);
+  let ids = fold.done.size;
+  for (const id of fold.claims.keys()) if (!fold.done.has(id)) ids++;
+  return { ids, unsettled: unsettled.length, unknown: fold.claims.size };
 }
 
 export class Leadership {
@@ -105,7 +87,8 @@ export class Leadership {
       try {
         const replay = await o.replay();
         if (this.#term !== term) return;
-        const adopted = adoptJournal(replay, o);
+        if (replay.core === undefined) throw new Error("the store's replay holds no core state");
+        const adopted = adoptJournal(replay.core, o);
         o.onRole(true);
         o.claimer.setPaused("standby", false);
         o.logger.info({ term, ...adopted }, "leader: journal replayed, claiming");

@@ -9,6 +9,9 @@
  * never filled in with a later mark. Claims are resumed if assigned within the longest horizon, or if
  * they have markouts already (an older journal's claims, with none, are left as they are).
  */
+
+import type { RecentClaim } from "../core/coreFold.js";
+import type { MarkoutRecord } from "../core/journalRecords.js";
 import {
   type Assignment,
   assignmentsOf,
@@ -21,7 +24,6 @@ import {
   sampleMarkout,
 } from "../engine/markouts.js";
 import type { Fill } from "../engine/types.js";
-import type { JournalReplay, MarkoutRecord } from "../store/journalRecords.js";
 
 export interface MarkoutSamplerOptions {
   marks: { get(symbol: string): MarkPoint | undefined };
@@ -74,25 +76,24 @@ export class MarkoutSampler {
    * Continue from a journal (start-up on the file store, election on PostgreSQL): forget what was
    * pending, record the horizons that passed unsampled as missing, and sample the rest when due.
    */
-  resume(replay: JournalReplay): void {
+  resume(recent: readonly RecentClaim[]): void {
     this.#clear();
     this.#stopped = false;
     const now = this.#o.now();
     const longest = Math.max(...this.#delays);
-    const withMarkouts = new Set<number>();
     const done = new Map<string, Set<MarkoutHorizon>>();
-    for (const m of replay.markouts.values()) {
-      withMarkouts.add(m.id);
-      const key = `${m.id} ${m.symbol}`;
-      const set = done.get(key) ?? new Set();
-      set.add(m.horizon);
-      done.set(key, set);
+    for (const c of recent) {
+      for (const m of c.markouts) {
+        const key = `${m.id} ${m.symbol}`;
+        const set = done.get(key) ?? new Set();
+        set.add(m.horizon);
+        done.set(key, set);
+      }
     }
-    for (const [id, outcomes] of replay.outcomes) {
-      const settled = outcomes.find((o) => (o.result === "accepted" || o.result === "confirmed") && o.fills !== undefined);
-      if (settled?.fills === undefined) continue;
-      if (settled.at + longest < now && !withMarkouts.has(id)) continue;
-      for (const a of assignmentsOf(id, settled.fills, settled.at)) {
+    for (const c of recent) {
+      const id = c.id;
+      if (c.at + longest < now && c.markouts.length === 0) continue;
+      for (const a of assignmentsOf(id, c.fills, c.at)) {
         const left: { horizon: MarkoutHorizon; due: number }[] = [];
         for (const p of pendingHorizons(a, done.get(`${id} ${a.symbol}`) ?? new Set(), now, this.#delays)) {
           if (p.missed) this.#write(a, { horizon: p.horizon, at: now, missing: "down" });

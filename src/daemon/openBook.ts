@@ -4,7 +4,8 @@
  * and `GET /v1/public/liquidation` snapshots (the source of truth, docs/protocol.md §5, but slower and
  * possibly older than a push received while the snapshot was in flight).
  */
-import type { Liquidation, LiquidationPosition } from "../engine/types.js";
+import { samePositions } from "../engine/liquidationPositions.js";
+import type { Liquidation } from "../engine/types.js";
 
 interface BookEntry {
   liquidation: Liquidation;
@@ -147,15 +148,4 @@ export interface Reconcile {
 
 function isOpen(liquidation: Liquidation): boolean {
   return liquidation.positions.some((p) => p.positionQty !== 0);
-}
-
-/** Same symbols, quantities and fees in the same order. */
-export function samePositions(a: readonly LiquidationPosition[], b: readonly LiquidationPosition[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as LiquidationPosition;
-    const y = b[i] as LiquidationPosition;
-    if (x.symbol !== y.symbol || x.positionQty !== y.positionQty || x.liquidatorFee !== y.liquidatorFee) return false;
-  }
-  return true;
 }

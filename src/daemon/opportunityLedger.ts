@@ -7,11 +7,12 @@
  * records it needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`),
  * never twice.
  */
+
+import type { JournalRecord } from "../core/journalRecords.js";
+import type { OpportunityRecord } from "../core/opportunityRecords.js";
 import { classifyOpportunity, isSettled, type OpportunityFacts, type OpportunityOutcome } from "../engine/opportunities.js";
 import type { Liquidation } from "../engine/types.js";
-import type { JournalRecord } from "../store/journalRecords.js";
 import { OpportunityFold } from "../store/opportunityFold.js";
-import type { OpportunityRecord } from "../store/opportunityRecords.js";
 import type { StateStore } from "../store/stateStore.js";
 
 /** Longest run of journal writes in one turn, ms. */
@@ -80,7 +81,7 @@ export class OpportunityLedger {
    * (a departure that comes while the database writes it must find the claim in flight), and
    * unfolded again when it could not be written (nothing was sent).
    */
-  tap(store: Pick<StateStore, "intent" | "append" | "mayLead">): Pick<StateStore, "intent" | "append" | "mayLead"> {
+  tap(store: Pick<StateStore, "intent" | "append" | "mayLead" | "recover">): Pick<StateStore, "intent" | "append" | "mayLead" | "recover"> {
     const unsent = (id: number): void => {
       const f = this.#fold.facts.get(id);
       if (f === undefined) return;
@@ -91,14 +92,15 @@ export class OpportunityLedger {
       intent: (record) => {
         if (record.t !== "intent") return store.intent(record);
         this.journaled(record);
-        let written: void | Promise<void>;
+        let written: ReturnType<StateStore["intent"]>;
         try {
           written = store.intent(record);
         } catch (err) {
           unsent(record.id);
           throw err;
         }
-        return written?.catch((err: unknown) => {
+        if (!(written instanceof Promise)) return written;
+        return written.catch((err: unknown) => {
           unsent(record.id);
           throw err;
         });
@@ -108,6 +110,7 @@ export class OpportunityLedger {
         this.journaled(record);
       },
       mayLead: () => store.mayLead(),
+      recover: () => store.recover(),
     };
   }
 

@@ -6,10 +6,11 @@
  * positions are read first, so that the next slice is planned on what the account holds. The unwinder
  * (unwinder.ts) owns the order and acts on the verdict.
  */
+
+import type { WorkingOrder } from "../core/ownOrders.js";
 import { sleep } from "../sleep.js";
 import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
-import type { WorkingOrder } from "./orderFills.js";
 import { findInOrderList, LIST_SLACK_MS } from "./orderSettlement.js";
 import { lookUpOrder } from "./unwindOrderCalls.js";
 

@@ -6,18 +6,19 @@
  * where they were. Only the replica that may send observes and writes: a standby's ledger is empty
  * until it leads. Unwinding never asks the gate.
  */
+
+import type { ProtectionRecord } from "../core/journalRecords.js";
 import type { ClaimPnl, PnlLedger } from "../engine/pnlLedger.js";
 import {
   PROTECTIONS,
   type ProtectionLimits,
-  type ProtectionName,
   type ProtectionSnapshot,
   type ProtectionStep,
   Protections,
+  type ProtectionTrip,
   protectionState,
 } from "../engine/protections.js";
 import type { Liquidation } from "../engine/types.js";
-import type { JournalReplay, ProtectionRecord } from "../store/journalRecords.js";
 import type { TradingState } from "./tradingState.js";
 
 /** Skip reasons the gate gives: liquidations skipped for them are re-decided when it opens. */
@@ -25,13 +26,16 @@ export const PROTECTION_SKIPS: ReadonlySet<string> = new Set(["protection", "coo
 
 export interface ProtectionGuardOptions {
   limits: ProtectionLimits;
-  ledger: Pick<PnlLedger, "totals" | "unrealized" | "held" | "bySymbol">;
+  /** The trading core's ledger (its lots are what is ours: no lot the claims did not open). */
+  ledger(): Pick<PnlLedger, "totals" | "unrealized" | "held" | "bySymbol">;
+  /** A fresh mark (policy.max_mark_age_ms), else undefined: a stale one judges nothing. */
   mark(symbol: string): number | undefined;
   trading: Pick<TradingState, "set" | "state" | "reason">;
   store: { append(record: ProtectionRecord): void; mayLead(): boolean };
   /** Re-decide what the gate skipped (the claimer's retrySkipped). */
   reopen(reasons: ReadonlySet<string>): void;
-  tripped(protection: ProtectionName): void;
+  /** A protection tripped (what, when, on which symbol, at what value). */
+  tripped(trip: ProtectionTrip): void;
   now?: () => number;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   /** How often the net is observed besides claims and fills (default 1 s). */
@@ -42,8 +46,6 @@ export class ProtectionGuard {
   readonly #o: ProtectionGuardOptions;
   readonly #rules: Protections;
   readonly #now: () => number;
-  /** While the ledger is rebuilt from a journal, its closed claims are history, not new losses. */
-  #replaying = false;
   /** The peak last journaled: a rise of a tenth of the drawdown limit is journaled too. */
   #journaledPeak: number | null = null;
 
@@ -68,16 +70,19 @@ export class ProtectionGuard {
     );
   };
 
-  /** The net P&L now, or undefined while a held symbol has no mark (an unpriced lot would read as 0). */
+  /**
+   * The net P&L now, or undefined while a held symbol has no fresh mark: an unpriced lot would read
+   * as 0, a stale one as a price long gone; either way the state holds until marks are fresh.
+   */
   net(): number | undefined {
-    const l = this.#o.ledger;
+    const l = this.#o.ledger();
     for (const symbol of l.bySymbol().keys()) if (l.held(symbol) !== 0 && this.#o.mark(symbol) === undefined) return undefined;
     return l.totals().net + l.unrealized(this.#o.mark);
   }
 
   /** Observe the net now (after a settled claim, an unwind fill, and every second). */
   check(): void {
-    if (this.#replaying || !this.#o.store.mayLead()) return;
+    if (!this.#o.store.mayLead()) return;
     const net = this.net();
     if (net === undefined) return;
     const now = this.#now();
@@ -86,24 +91,16 @@ export class ProtectionGuard {
 
   /** The ledger's `closed`: a claim flat, its net known (loss streaks). */
   claimClosed(claim: ClaimPnl): void {
-    if (this.#replaying) return;
     const now = this.#now();
     const net = claim.liquidatorFee + claim.trading - claim.fees;
     this.#step(this.#rules.claimClosed(claim.symbols, net, now), now);
   }
 
   /**
-   * Rebuild the ledger (`rebuild`) without counting its history as new losses, then carry on from the
-   * journal's last protections record (none: fresh, as a journal from before protections).
+   * Carry on from the journal's last protections record (none: fresh, as a journal from before
+   * protections). The ledger was folded before this guard listened: its history is not new losses.
    */
-  adopt(replay: JournalReplay, rebuild: () => void): void {
-    this.#replaying = true;
-    try {
-      rebuild();
-    } finally {
-      this.#replaying = false;
-    }
-    const r = replay.protection;
+  adopt(r: ProtectionRecord | undefined): void {
     if (r !== undefined) {
       this.#rules.restore({
         halted: r.halted,
@@ -125,7 +122,7 @@ export class ProtectionGuard {
   rearm(limits: ProtectionLimits): void {
     this.#rules.setLimits(limits);
     const now = this.#now();
-    const net = this.net() ?? this.#o.ledger.totals().net;
+    const net = this.net() ?? this.#o.ledger().totals().net;
     const was = this.#rules.state;
     this.#rules.rearm(net, now);
     this.#journal(now, { rearmed: true });
@@ -146,7 +143,7 @@ export class ProtectionGuard {
 
   #step(step: ProtectionStep, now: number): void {
     for (const trip of step.trips) {
-      this.#o.tripped(trip.protection);
+      this.#o.tripped(trip);
       this.#o.logger.warn(trip, "protection tripped");
       this.#journal(now, { trip: trip.protection, ...(trip.symbol !== undefined ? { symbol: trip.symbol } : {}) });
     }

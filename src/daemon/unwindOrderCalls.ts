@@ -1,29 +1,11 @@
 /**
- * What the unwinder's two venue calls mean for the order in hand: a placement that failed (lost,
- * refused for a reason the venue code names, or not sent at all) and a lookup by client order id
- * (over, still working, never there, or not answered). Pure reading of errors and records, so the
- * unwinder's state machine deals in outcomes, not in transport and venue error types.
+ * What a lookup of an order by client order id means for the order in hand (over, still working,
+ * never there, or not answered); a failed placement is core/placementFailure.ts. Pure reading of
+ * errors and records, so the unwinder's state machine deals in outcomes, not in error types.
  */
-import { lookupFailureAction, type OrderFailureAction, TimeoutError, TransportError, VenueError } from "../venue/errors.js";
+import { lookupFailureAction } from "../venue/errors.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
 import { TERMINAL_STATUSES } from "../venue/wireOrders.js";
-
-export type PlacementFailure =
-  /** The request may have reached the venue: look the order up, never resend it blindly. */
-  | { kind: "maybe_applied" }
-  /** The venue refused it; `action` is what its code means for an order (venue/errors.ts). */
-  | { kind: "refused"; code: number | undefined; action: OrderFailureAction };
-
-export function placementFailure(err: unknown): PlacementFailure {
-  const maybeApplied =
-    err instanceof TimeoutError ||
-    (err instanceof TransportError && err.maybeDelivered) ||
-    (err instanceof VenueError && err.status >= 500) ||
-    !(err instanceof VenueError || err instanceof TransportError);
-  if (maybeApplied) return { kind: "maybe_applied" };
-  if (err instanceof VenueError) return { kind: "refused", code: err.venueCode, action: err.meaning.order };
-  return { kind: "refused", code: undefined, action: "retry" };
-}
 
 export type Lookup =
   /** The venue has no order with this client id: it never arrived. */

@@ -6,32 +6,34 @@
  * for an order). Nothing is sent in dry run, with `unwind.mode: off`, for held symbols, or before
  * the venue has reported the account's positions.
  *
- * What is closed of a position is `target` of it: with `unwind.scope: claimed` (claimedPositions.ts)
- * the quantity claims assigned and not unwound yet, so an operator's own position on the account is
- * left alone; with `all`, the whole position.
+ * What is closed of a position is the core's `target` of it (core/accountWatch.ts): with
+ * `unwind.scope: claimed` what is ours, so an operator's own position on the account is left alone;
+ * with `all`, the whole position.
  *
- * Every order intent is journaled before it is sent, with a client order id deterministic per
- * journal and slice. An order whose answer was lost is looked up by that id, never re-sent blindly;
+ * The trading core (core/ownOrders.ts) journals each order's intent before it is sent, with a client
+ * order id deterministic per journal and slice, and books every trade once; this file decides what
+ * to send and when. An order whose answer was lost is looked up by that id, never re-sent blindly;
  * after a restart, orders the journal left unsettled are looked up before anything else is sent for
  * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
  * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
  *
- * Longer than most files: one state machine per position (plan, intent, send, refusals, restart); its transitions are easier to check in one place; what a failed call means is unwindOrderCalls.ts, how an order whose answer was lost is settled orderLookupSettlement.ts.
+ * Longer than most files: one state machine per position (plan, send, refusals, restart); its
+ * transitions are easier to check in one place; how an order whose answer was lost is settled is
+ * orderLookupSettlement.ts.
  */
+
+import type { OrderFillRecord, OrderIntentRecord, OrderOutcomeRecord } from "../core/journalRecords.js";
+import type { OwnOrders, Placed } from "../core/ownOrders.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
 import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import { planUnwind } from "../engine/unwindPlan.js";
 import type { ORDER_RESULTS } from "../observe/unwindMetrics.js";
-import type { OrderFillRecord, OrderIntentRecord, OrderOutcomeRecord } from "../store/journalRecords.js";
-import type { StateStore } from "../store/stateStore.js";
 import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
-import type { OrderFills, WorkingOrder } from "./orderFills.js";
 import { type HeldOrder, OrderLookupSettlement } from "./orderLookupSettlement.js";
-import { placementFailure } from "./unwindOrderCalls.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
 /** `orders_total{result}` (observe/unwindMetrics.ts): the metric's list is the one source. */
@@ -46,15 +48,17 @@ interface UnwinderObserver {
 }
 
 export interface UnwinderOptions {
-  orders: Pick<OrderApi, "placeOrder" | "orderByClientId" | "ordersOf">;
+  /** Lookups of an order whose answer or final report did not come. */
+  orders: Pick<OrderApi, "orderByClientId" | "ordersOf">;
+  /** The core's orders: intent, placement, trades, end (core/ownOrders.ts). */
+  own: Pick<OwnOrders, "place" | "outcome" | "trade" | "complete" | "remember" | "nextSeq">;
   positions: PositionBook;
   marks: MarkBook;
   symbols: () => SymbolTable;
   settings: UnwindSettings;
   dryRun: () => boolean;
-  /** The journal: an order intent is durable before the order leaves; outcomes follow. */
-  store: Pick<StateStore, "intent" | "append" | "mayLead">;
-  fills: OrderFills;
+  /** Whether this replica may send now. */
+  mayLead: () => boolean;
   observer: UnwinderObserver;
   logger: {
     debug(o: object, m: string): void;
@@ -62,11 +66,8 @@ export interface UnwinderOptions {
     warn(o: object, m: string): void;
     error(o: object, m: string): void;
   };
-  /**
-   * The part of a position's held quantity to close (signed like it, no larger); default: all of it
-   * (`unwind.scope: all`).
-   */
-  target?: (symbol: string, mode: MarginMode, held: number) => number;
+  /** The part of a position's held quantity to close (signed like it, no larger): the core's `target`. */
+  target: (symbol: string, mode: MarginMode, held: number) => number;
   /** Ask the REST feed for a positions read now (after a refusal that says ours are wrong). */
   requestPositions: () => void;
   /** Read `GET /v1/positions` now and apply it; resolves once applied (an unsettled order is decided on it). */
@@ -117,7 +118,6 @@ export class Unwinder {
       settleAfterMs: 1_500,
       lookupRetryMs: 1_000,
       maxSettleRounds: 8,
-      target: (_symbol, _mode, held) => held,
       ...options,
     };
     this.#settlement = new OrderLookupSettlement({
@@ -130,6 +130,11 @@ export class Unwinder {
       maxSettleRounds: this.#options.maxSettleRounds,
     });
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
+  }
+
+  /** An order of ours is working on the position (the core does not call it closed elsewhere meanwhile). */
+  working(symbol: string, mode: MarginMode): boolean {
+    return this.#states.get(stateKey(symbol, mode))?.order !== undefined;
   }
 
   /**
@@ -155,7 +160,7 @@ export class Unwinder {
         filled += Math.abs(f.qty);
         notional += Math.abs(f.qty) * f.price;
         fee += f.fee;
-        this.#options.fills.remember(f.tradeId);
+        this.#options.own.remember(f.tradeId);
       }
       st.order = {
         clientOrderId: intent.clientOrderId,
@@ -171,7 +176,7 @@ export class Unwinder {
         rounds: 0,
       };
       st.busy = true;
-      this.#track(this.#settle(st));
+      this.#track(st, this.#settle(st));
     }
     this.kickAll();
   }
@@ -227,7 +232,7 @@ export class Unwinder {
       const st = this.#states.get(stateKey(r.symbol, mode));
       const order = st?.order;
       if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) continue;
-      if (r.executedQuantity > 0) this.#options.fills.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
+      if (r.executedQuantity > 0) this.#options.own.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
       if (TERMINAL_STATUSES.has(r.status)) this.#finish(st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
       return;
     }
@@ -281,7 +286,7 @@ export class Unwinder {
     if (this.#stopped || st.busy || st.timer !== undefined || st.halted) return;
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.#track(this.#evaluate(st));
+      this.#track(st, this.#evaluate(st));
     }, 0);
   }
 
@@ -289,12 +294,22 @@ export class Unwinder {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.#track(this.#evaluate(st));
+      this.#track(st, this.#evaluate(st));
     }, ms);
   }
 
-  #track(p: Promise<void>): void {
-    const tracked = p.catch((err: unknown) => this.#options.logger.error({ err: (err as Error).message }, "unwinder step failed"));
+  /**
+   * A step that throws (a bug, never a venue answer) must not leave the position busy for good: the
+   * order in hand is looked up again, or the position planned again, a second later.
+   */
+  #track(st: SymbolState, p: Promise<void>): void {
+    const tracked = p.catch((err: unknown) => {
+      this.#options.logger.error({ symbol: st.symbol, marginMode: st.mode, err: (err as Error).message }, "unwinder step failed");
+      if (this.#stopped) return;
+      if (st.order !== undefined) return this.#settleIn(st, 1_000);
+      st.busy = false;
+      this.#later(st, 1_000);
+    });
     this.#inflight.add(tracked);
     void tracked.finally(() => this.#inflight.delete(tracked));
   }
@@ -312,10 +327,10 @@ export class Unwinder {
   }
 
   async #evaluate(st: SymbolState): Promise<void> {
-    const { settings, dryRun, positions, store, symbols, marks, clientOrderIdPrefix, now, logger, observer, orders, settleAfterMs } =
+    const { settings, dryRun, positions, mayLead, symbols, marks, clientOrderIdPrefix, now, logger, observer, own, settleAfterMs } =
       this.#options;
     const { symbol, mode } = st;
-    if (this.#stopped || st.busy || st.halted || !settings.unwinds(symbol) || dryRun() || !positions.known || !store.mayLead()) return;
+    if (this.#stopped || st.busy || st.halted || !settings.unwinds(symbol) || dryRun() || !positions.known || !mayLead()) return;
     const info = symbols().get(symbol);
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
     if (info === undefined) return symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
@@ -324,36 +339,13 @@ export class Unwinder {
     if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
     if (plan.kind === "blocked") return this.#note(st, plan.reason);
     this.#note(st, undefined);
-    const clientOrderId = `${clientOrderIdPrefix}-${this.#seq++}`;
+    const seq = Math.max(this.#seq, own.nextSeq());
+    this.#seq = seq + 1;
+    const clientOrderId = `${clientOrderIdPrefix}-${seq}`;
     const mark = marks.price(symbol) as number;
     st.busy = true;
-    try {
-      const written = store.intent({
-        t: "order_intent",
-        clientOrderId,
-        at: now(),
-        symbol,
-        side: plan.side,
-        orderType: "IOC",
-        price: plan.price,
-        quantity: plan.qty,
-        reduceOnly: true,
-        marginMode: mode,
-        mark,
-        seq: this.#seq - 1,
-      });
-      if (written !== undefined) await written;
-    } catch (err) {
-      // No intent, no order; the store's own retry (or the next leadership) decides when again.
-      st.busy = false;
-      logger.warn({ symbol, clientOrderId, err: (err as Error).message }, "unwind order intent not written; nothing sent");
-      return this.#later(st, 1_000);
-    }
-    if (!store.mayLead()) {
-      st.busy = false;
-      return this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "not_accepted" });
-    }
-    st.order = {
+    // In hand before it can leave: a report of it may come before the answer does.
+    const order: HeldOrder = {
       clientOrderId,
       symbol,
       side: plan.side,
@@ -366,48 +358,61 @@ export class Unwinder {
       sentAt: now(),
       rounds: 0,
     };
-    observer.order("sent");
-    try {
-      const ack = await orders.placeOrder({
-        symbol,
-        client_order_id: clientOrderId,
-        order_type: "IOC",
-        side: plan.side,
-        order_price: plan.price,
-        order_quantity: plan.qty,
-        reduce_only: true,
-        margin_mode: mode,
-      });
-      if (st.order?.clientOrderId !== clientOrderId) return; // settled by a report that beat the answer
-      st.order.orderId = ack.order_id;
-      this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: ack.order_id });
-      // The final report normally follows at once; without it, the order is looked up.
-      this.#settleIn(st, settleAfterMs);
-    } catch (err) {
-      if (st.order?.clientOrderId !== clientOrderId) return;
-      this.#refused(st, err);
+    st.order = order;
+    const intent: OrderIntentRecord = {
+      t: "order_intent",
+      clientOrderId,
+      at: now(),
+      symbol,
+      side: plan.side,
+      orderType: "IOC",
+      price: plan.price,
+      quantity: plan.qty,
+      reduceOnly: true,
+      marginMode: mode,
+      mark,
+      seq,
+    };
+    const placed = await own.place(intent, {
+      symbol,
+      client_order_id: clientOrderId,
+      order_type: "IOC",
+      side: plan.side,
+      order_price: plan.price,
+      order_quantity: plan.qty,
+      reduce_only: true,
+      margin_mode: mode,
+    });
+    if (st.order !== order) return; // settled by a report that beat the answer
+    if (placed.kind === "not_sent") {
+      // No intent (the journal cannot write now, or this replica may not send): nothing left.
+      st.order = undefined;
+      st.busy = false;
+      logger.warn({ symbol, clientOrderId, reason: placed.reason }, "unwind order not sent");
+      return this.#later(st, 1_000);
     }
+    observer.order("sent");
+    if (placed.kind === "accepted") {
+      order.orderId = placed.orderId;
+      this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: placed.orderId });
+      // The final report normally follows at once; without it, the order is looked up.
+      return this.#settleIn(st, settleAfterMs);
+    }
+    this.#refused(st, placed);
   }
 
-  #refused(st: SymbolState, err: unknown): void {
+  #refused(st: SymbolState, failure: Exclude<Placed, { kind: "accepted" | "not_sent" }>): void {
     const { logger, now, observer, requestPositions, maxBackoffMs, noFillMs } = this.#options;
     const { symbol, mode } = st;
-    const order = st.order as WorkingOrder;
-    const failure = placementFailure(err);
-    if (failure.kind === "maybe_applied") {
-      logger.warn(
-        { symbol, marginMode: mode, clientOrderId: order.clientOrderId, err: (err as Error).message },
-        "unwind order outcome unknown; looking it up",
-      );
+    const order = st.order as HeldOrder;
+    if (failure.kind === "unknown") {
+      logger.warn({ symbol, marginMode: mode, clientOrderId: order.clientOrderId }, "unwind order outcome unknown; looking it up");
       this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: now(), result: "unknown" });
       observer.order("unknown");
       return this.#settleIn(st, 500);
     }
     const { code, action } = failure;
-    logger.warn(
-      { symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action, err: (err as Error).message },
-      "unwind order refused",
-    );
+    logger.warn({ symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action }, "unwind order refused");
     this.#outcome({
       t: "order_outcome",
       clientOrderId: order.clientOrderId,
@@ -446,7 +451,7 @@ export class Unwinder {
     if (order === undefined) return;
     clearTimeout(st.timer);
     st.timer = undefined;
-    this.#options.fills.complete(order, totalQty, avgPrice, totalFee, venueTs);
+    this.#options.own.complete(order, totalQty, avgPrice, totalFee, venueTs);
     const traded = order.filled;
     const result = status === "REJECTED" ? "rejected" : status === "FILLED" ? "filled" : "cancelled";
     this.#outcome({
@@ -515,16 +520,12 @@ export class Unwinder {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.#track(this.#settle(st));
+      this.#track(st, this.#settle(st));
     }, ms);
   }
 
   #outcome(record: OrderOutcomeRecord): void {
-    try {
-      this.#options.store.append(record);
-    } catch (err) {
-      this.#options.logger.error({ clientOrderId: record.clientOrderId, err: (err as Error).message }, "order outcome not journaled");
-    }
+    this.#options.own.outcome(record);
   }
 }
 

@@ -79,6 +79,11 @@ export class AccountBook {
     return this.#maxLeverage;
   }
 
+  /** The USDC holding, once a positions read or a balance push said it. */
+  get holding(): number | undefined {
+    return this.#holding;
+  }
+
   get ordersMargin(): number {
     return this.#ordersMargin;
   }

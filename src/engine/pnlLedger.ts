@@ -2,12 +2,18 @@
  * Profit and loss of what the daemon claims and closes, attributed to claims. Pure: fed by the
  * journal's claim fills and order fills (live, or replayed by `liquidator pnl`), priced by marks.
  *
- * Cost method: FIFO lots per symbol. Each claim opens a lot at its transfer price; a fill (or an
- * opposite claim) closes the oldest lots first, and the realized P&L of each closed piece belongs to
- * the claim that opened it: closed quantity × (exit − entry), signed by the lot's side. Trading fees
- * go to the claims whose lots the fill closed, pro rata of quantity. Once a symbol is flat its totals
- * equal the venue's average-cost accounting (docs/protocol.md §6.2): both are the cash flow.
- * The liquidator fee of a claim is earned when it is applied.
+ * Cost method: FIFO lots per position (a lot key: the symbol, or `SYMBOL ISOLATED`; a claim whose
+ * margin mode is not known yet opens under the symbol and is moved when it is). Each claim opens a
+ * lot at its transfer price; a fill (or an opposite claim) closes the oldest lots first, and the
+ * realized P&L of each closed piece belongs to the claim that opened it: closed quantity × (exit −
+ * entry), signed by the lot's side. Trading fees go to the claims whose lots the fill closed, pro
+ * rata of quantity. Once a position is flat its totals equal the venue's average-cost accounting
+ * (docs/protocol.md §6.2): both are the cash flow. The liquidator fee of a claim is earned when it
+ * is applied.
+ *
+ * Only claims open lots: a fill beyond the lots (it closed something no claim brought, e.g. the
+ * operator's own position under `unwind.scope: all`) pays its fee and opens nothing, so the open
+ * lots are always what is ours (core/holdings.ts) and the protections never value a phantom.
  */
 
 export interface ClaimPnl {
@@ -42,6 +48,7 @@ interface Lot {
   claimId: number | undefined;
   qty: number;
   price: number;
+  symbol: string;
 }
 
 const EPS = 1e-12;
@@ -51,7 +58,8 @@ const EPS = 1e-12;
  * every total. Totals of claims closed and forgotten are in `folded`.
  */
 export interface LedgerSnapshot {
-  lots: [symbol: string, lots: [claimId: number | null, qty: number, price: number][]][];
+  /** Per lot key (the symbol for a snapshot written before keys: the same thing for cross). */
+  lots: [key: string, lots: [claimId: number | null, qty: number, price: number][]][];
   claims: {
     claimId: number;
     day: string;
@@ -125,8 +133,8 @@ export class PnlLedger {
   /** Everything the ledger holds, as JSON (see `restore`). */
   snapshot(): LedgerSnapshot {
     return {
-      lots: [...this.#lots].map(([s, lots]) => [
-        s,
+      lots: [...this.#lots].map(([k, lots]) => [
+        k,
         lots.map((l) => [l.claimId ?? null, l.qty, l.price] as [number | null, number, number]),
       ]),
       claims: [...this.#claims.values()].map((c) => ({ ...c, symbols: [...c.symbols], open: [...c.open] })),
@@ -142,10 +150,11 @@ export class PnlLedger {
     this.clear();
     for (const c of s.claims)
       this.#claims.set(c.claimId, { ...c, drift: c.drift ?? 0, symbols: new Set(c.symbols), open: new Map(c.open) });
-    for (const [symbol, lots] of s.lots) {
+    for (const [key, lots] of s.lots) {
+      const symbol = symbolOfKey(key);
       this.#lots.set(
-        symbol,
-        lots.map(([claimId, qty, price]) => ({ claimId: claimId ?? undefined, qty, price })),
+        key,
+        lots.map(([claimId, qty, price]) => ({ claimId: claimId ?? undefined, qty, price, symbol })),
       );
       for (const [claimId] of lots) if (claimId !== null) this.#lotCount.set(claimId, (this.#lotCount.get(claimId) ?? 0) + 1);
     }
@@ -155,43 +164,107 @@ export class PnlLedger {
     for (const [k, t] of s.bySymbol) this.#bySymbol.set(k, { ...t });
   }
 
-  /** A claim applied at `at`: `qty` (signed) of `symbol` taken over at `price`, earning `liquidatorFee`. */
-  claim(claimId: number, symbol: string, qty: number, price: number, liquidatorFee: number, at: number): void {
+  /**
+   * A claim applied at `at`: `qty` (signed) of `symbol` taken over at `price`, earning
+   * `liquidatorFee`, in the position `key` (default: the symbol's cross position).
+   */
+  claim(claimId: number, symbol: string, qty: number, price: number, liquidatorFee: number, at: number, key = symbol): void {
     const c = this.#claim(claimId, at);
     c.symbols.add(symbol);
     c.liquidatorFee += liquidatorFee;
     this.#add(symbol, utcDay(at), liquidatorFee, 0, 0);
     // Opposite to lots held, a claim first closes them (at its transfer price), then opens the rest.
-    const rest = this.#close(symbol, qty, price, 0, at, price);
+    const rest = this.#close(key, symbol, qty, price, 0, at, price);
     if (Math.abs(rest) <= EPS) return this.#foldIfClosed(claimId);
     // The close may have folded this very claim: a second transfer of the same id on the same symbol,
     // opposite to its own lot. What is left opens under a fresh record of it (the folded part stays in
     // the totals).
     this.#claim(claimId, at).symbols.add(symbol);
-    this.#open(symbol, claimId, rest, price);
+    this.#open(key, symbol, claimId, rest, price);
   }
 
   /**
-   * A trade of the account's own order: `qty` signed (+ buy, − sell) at `price`, paying `fee`;
-   * `mark` is the mark the order was priced on (the end of the drift; the fill price when unknown).
+   * A trade of the account's own order in position `key`: `qty` signed (+ buy, − sell) at `price`,
+   * paying `fee`; `mark` is the mark the order was priced on (the end of the drift; the fill price
+   * when unknown). It closes lots; what no lot covers pays its share of the fee and opens nothing.
    */
-  fill(symbol: string, qty: number, price: number, fee: number, at: number, mark = price): void {
-    const rest = this.#close(symbol, qty, price, fee, at, mark);
-    if (Math.abs(rest) > EPS) this.#open(symbol, undefined, rest, price);
+  fill(symbol: string, qty: number, price: number, fee: number, at: number, mark = price, key = symbol): void {
+    this.#close(key, symbol, qty, price, fee, at, mark);
   }
 
-  /** Quantity held per symbol by the lots (what the ledger believes is open). */
+  /**
+   * What is ours of position `key` was closed elsewhere (by hand, by another process): `qty` signed
+   * like a fill that closes it, realized at `price` (the mark then; the venue's price is not ours to
+   * know), no fee.
+   */
+  closeAt(key: string, symbol: string, qty: number, price: number, at: number): void {
+    if (price > 0) return void this.#close(key, symbol, qty, price, 0, at, price);
+    // No mark to value it at: each piece closes at its own entry, realizing nothing.
+    let rest = qty;
+    const lots = this.#lots.get(key);
+    while (lots !== undefined && lots.length > 0 && Math.abs(rest) > EPS && Math.sign(lots[0]!.qty) !== Math.sign(rest)) {
+      const lot = lots[0]!;
+      const piece = Math.sign(rest) * Math.min(Math.abs(rest), Math.abs(lot.qty));
+      this.#close(key, symbol, piece, lot.price, 0, at, lot.price);
+      rest -= piece;
+    }
+  }
+
+  /** A claim's open lots of `symbol` moved from position `from` to `to` (its margin mode became known). */
+  moveClaim(claimId: number, from: string, to: string): void {
+    const lots = this.#lots.get(from);
+    if (lots === undefined || from === to) return;
+    const moving = lots.filter((l) => l.claimId === claimId);
+    if (moving.length === 0) return;
+    const staying = lots.filter((l) => l.claimId !== claimId);
+    if (staying.length === 0) this.#lots.delete(from);
+    else this.#lots.set(from, staying);
+    const dest = this.#lots.get(to);
+    if (dest === undefined) this.#lots.set(to, moving);
+    else dest.push(...moving);
+  }
+
+  /**
+   * A claim booked at an estimate (`qty` at `from`: a lean answer's request at its limit price) whose
+   * transfer price turned out `to`: its open lots take the true price, and what it realized on the part
+   * already closed is corrected by (from − to) per unit, signed by the side.
+   */
+  reprice(claimId: number, key: string, qty: number, from: number, to: number, at: number): void {
+    let open = 0;
+    for (const lot of this.#lots.get(key) ?? []) {
+      if (lot.claimId !== claimId || lot.price !== from) continue;
+      open += lot.qty;
+      lot.price = to;
+    }
+    const closed = qty - open;
+    if (Math.abs(closed) <= EPS) return;
+    const c = this.#claims.get(claimId);
+    const correction = closed * (from - to);
+    const symbol = symbolOfKey(key);
+    if (c !== undefined) c.trading += correction;
+    else this.#unattributed.trading += correction;
+    this.#add(symbol, utcDay(at), 0, correction, 0);
+  }
+
+  /** Quantity held of `symbol` by the lots, every position of it (what the ledger believes is open). */
   held(symbol: string): number {
     let q = 0;
-    for (const lot of this.#lots.get(symbol) ?? []) q += lot.qty;
+    for (const lots of this.#lots.values()) for (const lot of lots) if (lot.symbol === symbol) q += lot.qty;
+    return q;
+  }
+
+  /** Quantity held by the lots of one position key. */
+  heldAt(key: string): number {
+    let q = 0;
+    for (const lot of this.#lots.get(key) ?? []) q += lot.qty;
     return q;
   }
 
   /** Unrealized P&L of the open lots at `mark(symbol)`; symbols without a mark count 0. */
   unrealized(mark: (symbol: string) => number | undefined): number {
     let u = 0;
-    for (const [symbol, lots] of this.#lots) {
-      const m = mark(symbol);
+    for (const lots of this.#lots.values()) {
+      const m = lots.length === 0 ? undefined : mark((lots[0] as Lot).symbol);
       if (m === undefined || !Number.isFinite(m)) continue;
       for (const lot of lots) u += lot.qty * (m - lot.price);
     }
@@ -201,8 +274,8 @@ export class PnlLedger {
   /** Unrealized P&L of the open lots per claim that opened them, at `mark(symbol)` (one walk of the lots). */
   unrealizedByClaim(mark: (symbol: string) => number | undefined): Map<number, number> {
     const out = new Map<number, number>();
-    for (const [symbol, lots] of this.#lots) {
-      const m = mark(symbol);
+    for (const lots of this.#lots.values()) {
+      const m = lots.length === 0 ? undefined : mark((lots[0] as Lot).symbol);
       if (m === undefined || !Number.isFinite(m)) continue;
       for (const lot of lots) {
         if (lot.claimId !== undefined) out.set(lot.claimId, (out.get(lot.claimId) ?? 0) + lot.qty * (m - lot.price));
@@ -246,10 +319,10 @@ export class PnlLedger {
     return c;
   }
 
-  #open(symbol: string, claimId: number | undefined, qty: number, price: number): void {
-    const lots = this.#lots.get(symbol);
-    if (lots === undefined) this.#lots.set(symbol, [{ claimId, qty, price }]);
-    else lots.push({ claimId, qty, price });
+  #open(key: string, symbol: string, claimId: number | undefined, qty: number, price: number): void {
+    const lots = this.#lots.get(key);
+    if (lots === undefined) this.#lots.set(key, [{ claimId, qty, price, symbol }]);
+    else lots.push({ claimId, qty, price, symbol });
     if (claimId !== undefined) {
       const c = this.#claims.get(claimId) as ClaimPnl;
       c.open.set(symbol, (c.open.get(symbol) ?? 0) + qty);
@@ -257,9 +330,9 @@ export class PnlLedger {
     }
   }
 
-  /** Close lots opposite to `qty` (FIFO) at `price`; returns what is left of `qty` (it opens a new lot). */
-  #close(symbol: string, qty: number, price: number, fee: number, at: number, mark: number): number {
-    const lots = this.#lots.get(symbol);
+  /** Close lots of `key` opposite to `qty` (FIFO) at `price`; returns what is left of `qty`. */
+  #close(key: string, symbol: string, qty: number, price: number, fee: number, at: number, mark: number): number {
+    const lots = this.#lots.get(key);
     let rest = qty;
     const total = Math.abs(qty);
     const day = utcDay(at);
@@ -274,6 +347,7 @@ export class PnlLedger {
       rest += side * closed;
       if (Math.abs(lot.qty) <= EPS) {
         lots.shift();
+        if (lots.length === 0) this.#lots.delete(key);
         if (lot.claimId !== undefined) this.#lotClosed(lot.claimId);
       }
     }
@@ -341,4 +415,10 @@ function bump(map: Map<string, PnlTotals>, key: string, liquidatorFee: number, t
   t.trading += trading;
   t.fees += fees;
   t.net = t.liquidatorFee + t.trading - t.fees;
+}
+
+/** The symbol of a lot key (`SYMBOL` or `SYMBOL MODE`). */
+function symbolOfKey(key: string): string {
+  const space = key.indexOf(" ");
+  return space < 0 ? key : key.slice(0, space);
 }

@@ -35,7 +35,7 @@ export class ReplayMarket {
     this.marks = marks;
     const all = variants.map((v, i) => new ReplayVariant(v, model, { book, marks }, followers[i]));
     this.#variants = all;
-    const claimers = all.map((r) => r.claimer);
+    const claimers = all;
     const clock = () => this.#now;
     this.#ingest = new Ingest({
       book,
@@ -55,14 +55,14 @@ export class ReplayMarket {
           for (const c of claimers) c.sweep();
         },
         // No replay counterpart: the daemon's claim-first send at the end of a frame is a permit
-        // granted at the frame's own instant (ReplayVariant.after); outcomes are modelled, not
-        // settled from the open list; a capture holds no assignment, and nothing pauses.
+        // granted at the frame's own instant (ReplayVariant.after), and nothing pauses the input.
         sendNow: () => undefined,
-        settleFromOpenList: () => undefined,
-        onAssignment: () => undefined,
         setPaused: () => undefined,
         pausedReasons: () => [],
       },
+      // Each variant's core meets its own modelled venue: a capture holds no assignment push and no
+      // position report, and outcomes are modelled, not settled from the open list.
+      core: { assignment: () => undefined, openList: () => undefined, positionsPush: () => undefined, positionsSnapshot: () => [] },
       policy: {
         // Every variant's policy gets the same tables at the same time: the first one speaks for all.
         get symbolsLoaded() {

@@ -4,10 +4,11 @@
  * `max_slippage_bps` of the mark), one order per permit of the orders limiter's spacing. A recorded
  * capture holds marks, not fills, so each slice is assumed to fill whole at the mark of its moment
  * moved `slippageBps` against us (never beyond the order's own bound), paying `takerFeeBps` of its
- * notional (docs/policy-lab.md). Fills go through the daemon's P&L ledger and position book.
+ * notional (docs/policy-lab.md). Each slice is booked by the trading core as a live order is
+ * (core/ownOrders.ts `modelled`: intent, trade, end): the P&L, what is ours, the held position.
  */
+import type { OwnOrders } from "../core/ownOrders.js";
 import type { MarkBook } from "../engine/marks.js";
-import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import { BPS } from "../engine/quantize.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
@@ -19,7 +20,7 @@ export interface UnwindModelOptions {
   symbols: () => SymbolTable;
   marks: MarkBook;
   positions: PositionBook;
-  ledger: PnlLedger;
+  own: Pick<OwnOrders, "modelled">;
   timeline: Timeline;
   /** Orders limiter spacing, ms. */
   spacingMs: number;
@@ -101,9 +102,25 @@ export class UnwindModel {
       }
     }
     const now = o.timeline.now;
-    o.ledger.fill(symbol, qty, price, fee, now);
-    o.positions.applyOwnFill(symbol, qty, now);
     this.orders++;
+    o.own.modelled(
+      {
+        t: "order_intent",
+        clientOrderId: `lab-${this.orders}`,
+        at: now,
+        symbol,
+        side: plan.side,
+        orderType: "IOC",
+        price: plan.price,
+        quantity: plan.qty,
+        reduceOnly: true,
+        marginMode: "CROSS",
+        mark,
+        seq: this.orders,
+      },
+      price,
+      fee,
+    );
     o.filled(symbol, qty, price, fee);
     if (o.positions.held(symbol) !== 0) this.#schedule(symbol, 0);
     else this.#active.set(symbol, false);

@@ -36,6 +36,12 @@ export interface ClaimMetrics {
   /** The mark at a horizon after a claim against its transfer price, bps, positive = against us. */
   readonly markoutBps: Histogram<"horizon">;
   readonly claimingPaused: Gauge<"reason">;
+  /** Claims whose outcome is not known yet (answer lost, killed in flight, fills not said). */
+  readonly claimsUnknown: Gauge;
+  /** Unknown claims the venue's record could not settle within their bound. */
+  readonly claimsGivenUp: Counter;
+  /** Rows of a venue list that could not be read (skipped; the rest of the page is used). */
+  readonly badRows: Counter<"list">;
 }
 
 export function createClaimMetrics(registry: Registry, prefix: string): ClaimMetrics {
@@ -73,6 +79,19 @@ export function createClaimMetrics(registry: Registry, prefix: string): ClaimMet
       "Runs of the claim path on the last liquidation seen that send nothing (venue.claim_rehearsal_ms): they keep it in the CPU caches",
     ),
     feeEarned: counter("fee_earned_total", "Liquidator fee earned from successful claims (quote)", ["symbol"]),
+    claimsUnknown: gauge(
+      "claims_unknown",
+      "Claims whose outcome is not known yet: the answer was lost, the process died in flight, or the answer did not say what it transferred",
+    ),
+    badRows: counter(
+      "rest_rows_skipped_total",
+      "Rows of a venue list that could not be read and were skipped (the rest of the page is used), by list",
+      ["list"],
+    ),
+    claimsGivenUp: counter(
+      "claims_given_up_total",
+      "Unknown claims the venue's record (and the open list) could not settle within their bound: never claimed again, counted as ours as far as the positions show",
+    ),
     markoutBps: new Histogram<"horizon">({
       name: `${prefix}markout_bps`,
       help: `The mark at a horizon (${oneOf(MARKOUT_HORIZONS)}) after a claim against its transfer price, bps (positive = against us)`,

@@ -11,6 +11,9 @@
  */
 import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { CoreFold } from "../core/coreFold.js";
+import { fromSnapshot, toSnapshot } from "../core/coreSnapshot.js";
+import { JOURNAL_VERSION, type JournalRecord, parseRecord, type VenueRecord } from "../core/journalRecords.js";
 import { utcDay } from "../engine/pnlLedger.js";
 import { ConfigError, InvalidArgumentError, JournalError } from "../errors.js";
 import {
@@ -27,8 +30,7 @@ import {
   segmentPath,
   writeSnapshot,
 } from "./journalFiles.js";
-import { JournalFolder } from "./journalFolder.js";
-import { JOURNAL_VERSION, type JournalRecord, type JournalReplay, parseRecord, replayRecord, type VenueRecord } from "./journalRecords.js";
+import { emptyReplay, type JournalReplay, replayRecord } from "./journalReplay.js";
 import { scanLinesSync } from "./scanLines.js";
 
 export { JOURNAL_FILE };
@@ -140,7 +142,7 @@ export class Journal {
       removeStaleTemp(dir);
       checkVersion(dir, headerVersion(path));
       const snapshot = readSnapshot(dir);
-      const folder = snapshot === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(snapshot);
+      const folder = snapshot === undefined ? new CoreFold() : fromSnapshot(snapshot);
       const lastGen = Math.max(folder.through, ...listSegments(dir).map((s) => s.gen));
       fd = openSync(path, "a+");
       if (fstatSync(fd).size > (options.segmentBytes ?? SEGMENT_BYTES)) {
@@ -152,13 +154,20 @@ export class Journal {
       }
       const { folded, corrupt } = foldSegmentsSync(folder, dir);
       if (corrupt > 0) log?.warn({ dir, corruptLines: corrupt }, "journal history has corrupt lines; skipped them");
-      if (folded > 0) writeSnapshot(dir, folder.toSnapshot((options.now ?? Date.now)()));
-      const replay = folder.toReplay();
+      if (folded > 0) writeSnapshot(dir, toSnapshot(folder, (options.now ?? Date.now)()));
+      const replay = emptyReplay();
+      replay.core = folder;
       const scan = scanLinesSync(path, (line) => {
         const rec = parseRecord(line);
         if (rec === undefined) replay.corruptLines++;
-        else replayRecord(replay, rec);
+        else {
+          folder.add(rec);
+          replayRecord(replay, rec);
+        }
       });
+      replay.venue = folder.venue;
+      replay.version = folder.version;
+      replay.protection = folder.protection;
       checkVersion(dir, replay.version);
       if (scan.torn) {
         replay.tornTail = true;

@@ -1,7 +1,9 @@
 /** The JSONL journal of one process as the daemon's state store: it always leads, intents are one write(2). */
+
+import type { IntentRecord, JournalRecord, OrderIntentRecord } from "../core/journalRecords.js";
 import type { Journal } from "./fileJournal.js";
 import { readCurrent } from "./journalFiles.js";
-import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import type { JournalReplay } from "./journalReplay.js";
 import type { Role, StateStore } from "./stateStore.js";
 
 export class FileStore implements StateStore {
@@ -23,8 +25,9 @@ export class FileStore implements StateStore {
     return true;
   }
 
-  intent(record: IntentRecord | OrderIntentRecord): void {
+  intent(record: IntentRecord | OrderIntentRecord): undefined {
     this.#journal.append(record);
+    return undefined;
   }
 
   append(record: JournalRecord): void {

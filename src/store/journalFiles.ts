@@ -1,7 +1,7 @@
 /**
  * The file journal's folder: `claims.jsonl` (the tail being written), `history/claims-<day>-<gen>.jsonl`
  * (closed segments, never rewritten: `liquidator pnl` reads them), and `claims.snapshot.json` (every
- * segment up to `through` folded into what a restart needs, journalFolder.ts). Start-up reads the
+ * segment up to `through` folded into the trading core's state, core/coreFold.ts). Start-up reads the
  * snapshot, the segments newer than it and the tail: bounded by what is still open plus one segment
  * or two, not by history.
  *
@@ -24,10 +24,12 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { CoreFold } from "../core/coreFold.js";
+import { type CoreSnapshot, fromSnapshot, toSnapshot } from "../core/coreSnapshot.js";
+import { JOURNAL_VERSION, parseRecord } from "../core/journalRecords.js";
 import { utcDay } from "../engine/pnlLedger.js";
 import { ConfigError } from "../errors.js";
-import { JournalFolder, type JournalSnapshot } from "./journalFolder.js";
-import { emptyReplay, JOURNAL_VERSION, type JournalReplay, parseRecord, replayRecord } from "./journalRecords.js";
+import { emptyReplay, type JournalReplay, replayRecord } from "./journalReplay.js";
 import { scanLines, scanLinesSync } from "./scanLines.js";
 
 export const JOURNAL_FILE = "claims.jsonl";
@@ -77,17 +79,17 @@ export function checkVersion(dir: string, version: number | undefined): void {
   );
 }
 
-export function readSnapshot(dir: string): JournalSnapshot | undefined {
+export function readSnapshot(dir: string): CoreSnapshot | undefined {
   const path = join(dir, SNAPSHOT_FILE);
   if (!existsSync(path)) return undefined;
-  const s = JSON.parse(readFileSync(path, "utf8")) as JournalSnapshot;
+  const s = JSON.parse(readFileSync(path, "utf8")) as CoreSnapshot;
   checkVersion(dir, s.version);
   if (s.t !== "snapshot" || !Array.isArray(s.done) || !Array.isArray(s.open)) throw new Error(`${path} is not a journal snapshot`);
   return s;
 }
 
 /** Temp file, fsync, rename, fsync the folder: a kill leaves the old snapshot or the new one. */
-export function writeSnapshot(dir: string, snapshot: JournalSnapshot, step?: (name: "temp" | "renamed") => void): void {
+export function writeSnapshot(dir: string, snapshot: CoreSnapshot, step?: (name: "temp" | "renamed") => void): void {
   const path = join(dir, SNAPSHOT_FILE);
   const temp = `${path}.tmp`;
   const fd = openSync(temp, "w");
@@ -126,7 +128,7 @@ export function headerVersion(path: string): number {
 }
 
 /** Folds the segments newer than `folder.through` into it; counts lines that were not records. */
-export function foldSegmentsSync(folder: JournalFolder, dir: string): { folded: number; corrupt: number } {
+export function foldSegmentsSync(folder: CoreFold, dir: string): { folded: number; corrupt: number } {
   let corrupt = 0;
   let folded = 0;
   for (const seg of listSegments(dir)) {
@@ -149,7 +151,7 @@ export function foldSegmentsSync(folder: JournalFolder, dir: string): { folded: 
  */
 export async function compact(dir: string, now: number, step?: (name: "folded" | "temp" | "renamed") => void): Promise<number> {
   const snapshot = readSnapshot(dir);
-  const folder = snapshot === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(snapshot);
+  const folder = snapshot === undefined ? new CoreFold() : fromSnapshot(snapshot);
   let folded = 0;
   for (const seg of listSegments(dir)) {
     if (seg.gen <= folder.through) continue;
@@ -163,33 +165,51 @@ export async function compact(dir: string, now: number, step?: (name: "folded" |
   if (folded === 0) return 0;
   checkVersion(dir, folder.version);
   step?.("folded");
-  writeSnapshot(dir, folder.toSnapshot(now), step);
+  writeSnapshot(dir, toSnapshot(folder, now), step);
   return folded;
 }
 
-/** What a restart would replay (snapshot, newer segments, tail), read-only: the store's `replay()`. */
+/**
+ * What a restart folds (snapshot, newer segments, tail), read-only: the store's `replay()`. `core` is
+ * the trading core's state; the record maps hold the tail's records as written (tools and tests).
+ */
 export function readCurrent(dir: string): JournalReplay {
   const snapshot = readSnapshot(dir);
-  const folder = snapshot === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(snapshot);
+  const folder = snapshot === undefined ? new CoreFold() : fromSnapshot(snapshot);
   foldSegmentsSync(folder, dir);
-  const replay = folder.toReplay();
+  const replay = emptyReplay();
+  replay.core = folder;
   const tail = join(dir, JOURNAL_FILE);
   if (existsSync(tail))
     replay.tornTail = scanLinesSync(tail, (line) => {
       const rec = parseRecord(line);
       if (rec === undefined) replay.corruptLines++;
-      else replayRecord(replay, rec);
+      else {
+        folder.add(rec);
+        replayRecord(replay, rec);
+      }
     }).torn;
+  replay.venue = folder.venue;
+  replay.version = folder.version;
+  replay.protection = folder.protection;
   return replay;
 }
 
-/** Every record ever written, oldest first (segments, then the tail): for `liquidator pnl`, read-only. */
+/**
+ * Every record ever written, oldest first (segments, then the tail): for `liquidator pnl` and an
+ * import into PostgreSQL, read-only. `core` folds them all with every claim's P&L kept.
+ */
 export function readHistory(dir: string): JournalReplay {
   const replay = emptyReplay();
+  const core = new CoreFold({ keepClosedClaims: true });
+  replay.core = core;
   const add = (line: string): void => {
     const rec = parseRecord(line);
     if (rec === undefined) replay.corruptLines++;
-    else replayRecord(replay, rec);
+    else {
+      core.add(rec);
+      replayRecord(replay, rec);
+    }
   };
   for (const seg of listSegments(dir)) scanLinesSync(seg.path, add);
   const tail = join(dir, JOURNAL_FILE);

@@ -6,7 +6,7 @@
 import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import type { Journal } from "./fileJournal.js";
-import type { JournalReplay } from "./journalRecords.js";
+import type { JournalReplay } from "./journalReplay.js";
 import { type JournalOwner, type OwnJournalLogger, openOwnJournal } from "./openOwnJournal.js";
 
 export interface OpenedJournal {

@@ -15,7 +15,7 @@ import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.js";
 import { JOURNAL_FILE, Journal, type JournalLogger, venueHeader } from "./fileJournal.js";
 import { HISTORY_DIR, SNAPSHOT_FILE } from "./journalFiles.js";
-import type { JournalReplay } from "./journalRecords.js";
+import type { JournalReplay } from "./journalReplay.js";
 import { journalPair, ownJournalFile } from "./ownJournalFile.js";
 
 export interface JournalOwner {

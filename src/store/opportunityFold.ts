@@ -4,9 +4,10 @@
  * anyway. The same fold serves the live metrics and `liquidator report`, in whatever order the
  * records come: the ledger's are written in batches, so a `seen` may follow its id's intent.
  */
+
+import type { JournalRecord } from "../core/journalRecords.js";
 import { newFacts, type OpportunityFacts } from "../engine/opportunities.js";
 import { rivalSignOf, venueCodeMeaning } from "../venue/failureTable.js";
-import type { JournalRecord } from "./journalRecords.js";
 
 export class OpportunityFold {
   readonly facts = new Map<number, OpportunityFacts>();

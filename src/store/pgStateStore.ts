@@ -6,12 +6,13 @@
  * intent must find the refusal that made its id re-claimable already written.
  */
 import { createHash } from "node:crypto";
+import type { IntentRecord, JournalRecord, OrderIntentRecord } from "../core/journalRecords.js";
+import { FencedError } from "../errors.js";
 import { reclaimableAfterRefusal } from "../venue/failureTable.js";
-import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import type { JournalReplay } from "./journalReplay.js";
 import type { DeposeReason } from "./postgres/leaseKeeper.js";
 import { PgStore, type PgStoreOptions } from "./postgres/pgStore.js";
 import type { Role, StateStore } from "./stateStore.js";
-import { FencedError } from "./storeErrors.js";
 
 export interface LeadershipEvents {
   elected(term: number): void;
@@ -94,16 +95,17 @@ export class PgStateStore implements StateStore {
     return this.#store.lease.mayLead();
   }
 
-  async intent(record: IntentRecord | OrderIntentRecord): Promise<void> {
+  async intent(record: IntentRecord | OrderIntentRecord): Promise<number> {
     await this.#flushed();
     const term = this.#store.lease.term;
     if (term === undefined || !this.#store.lease.mayLead()) {
       throw new FencedError(this.#store.accountId, term ?? 0, "this replica does not hold the lease");
     }
     try {
-      if (record.t === "intent") await this.#store.journal.claimIntent(record, term);
-      else await this.#store.journal.orderIntent(record, term);
+      const written =
+        record.t === "intent" ? await this.#store.journal.claimIntent(record, term) : await this.#store.journal.orderIntent(record, term);
       this.#leaseFailure = undefined;
+      return written.attempt;
     } catch (err) {
       if (!(err instanceof FencedError)) this.#leaseFailure = err as Error;
       throw err;
@@ -178,13 +180,15 @@ export class PgStateStore implements StateStore {
       case "outcome": {
         // Refusals after which the claimer tries the same id again (the failure table says which) keep it claimable.
         const retried = record.result === "not_accepted" || (record.result === "rejected" && reclaimableAfterRefusal(record.code));
-        return journal.claimOutcome(record, { reclaimable: retried });
+        // The attempt the outcome answers: a late answer to an earlier attempt moves no state.
+        return journal.claimOutcome(record, { reclaimable: retried, ...(record.attempt !== undefined ? { attempt: record.attempt } : {}) });
       }
       case "order_outcome":
         return journal.orderOutcome(record);
       case "order_fill":
       case "claim_mode":
       case "claimed_base":
+      case "ours":
       case "seen":
       case "skip":
       case "gone":

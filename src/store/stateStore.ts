@@ -4,7 +4,8 @@
  * request leaves in both; with PostgreSQL an intent carries the leader's fencing term and the
  * database refuses a deposed leader's intent and a second intent for one liquidation id.
  */
-import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import type { IntentRecord, JournalRecord, OrderIntentRecord } from "../core/journalRecords.js";
+import type { JournalReplay } from "./journalReplay.js";
 
 export type Role = "single" | "leader" | "standby";
 
@@ -17,10 +18,11 @@ export interface StateStore {
   mayLead(): boolean;
   /**
    * An intent, durable before its request leaves: void once written (file: one write(2)), a promise
-   * for the database. Throws (or rejects) when it cannot be written, when this replica no longer
-   * leads (FencedError) or when the key was already claimed (DuplicateClaimError): then nothing is sent.
+   * for the database, resolving to the key's attempt number (the database counts re-claims). Throws
+   * (or rejects) when it cannot be written, when this replica no longer leads (FencedError) or when
+   * the key was already claimed (DuplicateClaimError): then nothing is sent.
    */
-  intent(record: IntentRecord | OrderIntentRecord): void | Promise<void>;
+  intent(record: IntentRecord | OrderIntentRecord): number | undefined | Promise<number | undefined>;
   /** A later record (an outcome, a fill): written in order. Throws JournalError for the file store when the disk fails. */
   append(record: JournalRecord): void;
   /** Why writing fails now, if it does (a readiness reason); undefined while healthy. */

@@ -132,7 +132,7 @@ export class RestClient extends RestCore {
 
   /**
    * The sign and request-text steps of `claimLiquidation` and nothing else: the text's length (the
-   * claim rehearsal's wire, daemon/claimPipeline.ts). Nothing is written.
+   * claim rehearsal's wire, core/claimPipeline.ts). Nothing is written.
    */
   claimText(body: ClaimRequest): number {
     return this.signedPostText(this.#claimPath, JSON.stringify(body));

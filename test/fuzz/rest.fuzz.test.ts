@@ -38,7 +38,7 @@ import { LiquidatorError } from "../../src/errors.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
 import { FileStore } from "../../src/store/fileStore.js";
-import { parseJournal } from "../../src/store/journalRecords.js";
+import { parseJournal } from "../../src/store/journalReplay.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { RestClient } from "../../src/venue/rest.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";

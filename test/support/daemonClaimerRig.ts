@@ -25,7 +25,7 @@ import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { AbortedError } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
 import { FileStore } from "../../src/store/fileStore.js";
-import type { JournalRecord } from "../../src/store/journalRecords.js";
+import type { JournalRecord } from "../../src/core/journalRecords.js";
 import { VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 import type { ClaimRequest, ClaimResult } from "../../src/venue/restSchemas.js";
 import type { LiquidatorLiquidation } from "../../src/venue/wire.js";

@@ -17,7 +17,7 @@ import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { type JournalReplay, parseJournal } from "../../src/store/journalRecords.js";
+import { type JournalReplay, parseJournal } from "../../src/store/journalReplay.js";
 
 /** A policy that lets every test liquidation through unless a test says otherwise. */
 export const OPEN_POLICY = {

@@ -4,7 +4,7 @@ import { unsettledOrders } from "../../src/daemon/leadership.js";
 import { restoreFromJournal } from "../../src/daemon/restore.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
-import type { JournalReplay } from "../../src/store/journalRecords.js";
+import type { JournalReplay } from "../../src/store/journalReplay.js";
 
 /** Ids never claimed again (markDone or markUnknown), and those left to the open list, both sorted. */
 export function restoreIds(replay: JournalReplay): { blocked: number[]; unknown: number[] } {

@@ -5,7 +5,7 @@
  * hundred thousand claims. Ids rise from `firstId`; every claim is settled and flat.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { JournalRecord } from "../../src/store/journalRecords.js";
+import type { JournalRecord } from "../../src/core/journalRecords.js";
 
 const BUF = 8 * 1024 * 1024;
 

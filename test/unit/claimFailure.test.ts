@@ -4,10 +4,10 @@
  * bounded metric labels.
  */
 import { describe, expect, test } from "vitest";
-import { type ClaimFailureAction, classifyClaimFailure, JOURNAL_RESULT_OF } from "../../src/daemon/claimFailure.js";
+import { type ClaimFailureAction, classifyClaimFailure, JOURNAL_RESULT_OF } from "../../src/core/claimFailure.js";
 import { AbortedError } from "../../src/errors.js";
 import { CLAIM_RESULTS } from "../../src/observe/failureLabels.js";
-import { CLAIM_OUTCOME_RESULTS } from "../../src/store/journalRecords.js";
+import { CLAIM_OUTCOME_RESULTS } from "../../src/core/journalRecords.js";
 import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
 function venue(code: number, status = VENUE_CODES.get(code)?.status ?? 400, message = "whatever the venue says"): VenueError {

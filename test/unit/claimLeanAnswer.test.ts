@@ -5,7 +5,7 @@
  * (before or after the answer). Never claimed again, never counted twice.
  */
 import { expect, test } from "vitest";
-import type { OutcomeRecord } from "../../src/store/journalRecords.js";
+import type { OutcomeRecord } from "../../src/core/journalRecords.js";
 import { type ClaimerRig, claimerRig, grantAll as grantAllPermits, settleTimers, useClaimerClock } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 

@@ -6,7 +6,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { restoreFromJournal } from "../../src/daemon/restore.js";
-import { emptyReplay, type IntentRecord, type OutcomeRecord, replayRecord } from "../../src/store/journalRecords.js";
+import { type IntentRecord, type OutcomeRecord } from "../../src/core/journalRecords.js";
+import { emptyReplay, replayRecord } from "../../src/store/journalReplay.js";
 import { UNKNOWN_CODE_TRIES } from "../../src/venue/failureTable.js";
 import {
   type ClaimerRig,

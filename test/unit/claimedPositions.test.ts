@@ -8,7 +8,8 @@ import { describe, expect, test } from "vitest";
 import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
-import { emptyReplay, type JournalRecord, replayRecord } from "../../src/store/journalRecords.js";
+import { type JournalRecord } from "../../src/core/journalRecords.js";
+import { emptyReplay, replayRecord } from "../../src/store/journalReplay.js";
 
 const ETH = "PERP_ETH_USDC";
 

@@ -5,7 +5,7 @@
  * the permits and the venue's answers are in the test's hands; time is fake.
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import type { IntentRecord, OutcomeRecord } from "../../src/store/journalRecords.js";
+import type { IntentRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { TransportError } from "../../src/venue/errors.js";
 import { type ClaimerRig, claimerRig, type VenueCall, venueError } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";

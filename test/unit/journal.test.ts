@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { JournalError } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
-import { type IntentRecord, parseJournal } from "../../src/store/journalRecords.js";
+import { type IntentRecord } from "../../src/core/journalRecords.js";
+import { parseJournal } from "../../src/store/journalReplay.js";
 
 const intent = (id: number): IntentRecord => ({
   t: "intent",

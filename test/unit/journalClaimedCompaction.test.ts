@@ -16,7 +16,8 @@ import { PositionBook } from "../../src/engine/positionBook.js";
 import type { MarginMode } from "../../src/engine/types.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, readCurrent, readHistory } from "../../src/store/journalFiles.js";
-import type { JournalRecord, JournalReplay } from "../../src/store/journalRecords.js";
+import type { JournalRecord } from "../../src/core/journalRecords.js";
+import type { JournalReplay } from "../../src/store/journalReplay.js";
 import { restoredClaimed, restoreIds } from "../support/journalRestore.js";
 
 const ETH = "PERP_ETH_USDC";

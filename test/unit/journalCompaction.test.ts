@@ -7,7 +7,7 @@ import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
 import { ConfigError, exitStatusFor } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, HISTORY_DIR, listSegments, readHistory, SNAPSHOT_FILE } from "../../src/store/journalFiles.js";
-import { type JournalRecord, recordSchema } from "../../src/store/journalRecords.js";
+import { type JournalRecord, recordSchema } from "../../src/core/journalRecords.js";
 import { openOwnJournal } from "../../src/store/openOwnJournal.js";
 import { leadershipUnsettled, restoreIds } from "../support/journalRestore.js";
 

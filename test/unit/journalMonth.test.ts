@@ -11,7 +11,7 @@ import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { ensureHistoryDir, listSegments, segmentPath, writeSnapshot } from "../../src/store/journalFiles.js";
 import { JournalFolder } from "../../src/store/journalFolder.js";
-import { parseRecord } from "../../src/store/journalRecords.js";
+import { parseRecord } from "../../src/core/journalRecords.js";
 import { restoredClaimed } from "../support/journalRestore.js";
 import { syntheticClaim, syntheticLine, writeSyntheticHistory } from "../support/syntheticJournal.js";
 

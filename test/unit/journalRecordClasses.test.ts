@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { RECORD_CLASSES } from "../../src/store/journalFolder.js";
-import { recordSchema } from "../../src/store/journalRecords.js";
+import { recordSchema } from "../../src/core/journalRecords.js";
 
 describe("journal record classes", () => {
   const kinds = recordSchema.options.map((o) => o.shape.t.value);

@@ -7,7 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MarkoutSampler } from "../../src/daemon/markoutSampler.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import { emptyReplay, type MarkoutRecord, replayRecord } from "../../src/store/journalRecords.js";
+import { type MarkoutRecord } from "../../src/core/journalRecords.js";
+import { emptyReplay, replayRecord } from "../../src/store/journalReplay.js";
 
 const T0 = 1_800_000_000_000;
 

@@ -12,8 +12,8 @@ import { reportJson, reportTable } from "../../src/commands/reportOutput.js";
 import { OpportunityLedger } from "../../src/daemon/opportunityLedger.js";
 import { ledgerTotals } from "../../src/engine/ledgerTotals.js";
 import { classifyOpportunity, type OpportunityRow } from "../../src/engine/opportunities.js";
-import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/store/journalRecords.js";
-import { parseJournal } from "../../src/store/journalRecords.js";
+import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
+import { parseJournal } from "../../src/store/journalReplay.js";
 import { OpportunityFold } from "../../src/store/opportunityFold.js";
 
 const T0 = Date.parse("2026-11-26T10:00:00Z");

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ProtectionGuard } from "../../src/daemon/protectionGuard.js";
 import { PROTECTIONS_OFF, type ProtectionLimits } from "../../src/engine/protections.js";
-import type { ProtectionRecord } from "../../src/store/journalRecords.js";
+import type { ProtectionRecord } from "../../src/core/journalRecords.js";
 
 const ETH = "PERP_ETH_USDC";
 const AT = Date.UTC(2026, 0, 5, 10, 0, 0);

@@ -4,7 +4,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { restoreFromJournal } from "../../src/daemon/restore.js";
-import { type JournalRecord, parseJournal } from "../../src/store/journalRecords.js";
+import { type JournalRecord } from "../../src/core/journalRecords.js";
+import { parseJournal } from "../../src/store/journalReplay.js";
 
 const ETH = "PERP_ETH_USDC";
 const SOL = "PERP_SOL_USDC";

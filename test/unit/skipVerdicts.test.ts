@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { SkipVerdicts } from "../../src/daemon/skipVerdicts.js";
+import { SkipVerdicts } from "../../src/core/skipVerdicts.js";
 
 const MARK = new Set(["mark_stale", "mark_missing"]);
 

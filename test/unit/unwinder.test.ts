@@ -13,7 +13,7 @@ import { MarkBook } from "../../src/engine/marks.js";
 import { PnlLedger } from "../../src/engine/pnlLedger.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
-import type { JournalRecord, OrderFillRecord, OrderIntentRecord } from "../../src/store/journalRecords.js";
+import type { JournalRecord, OrderFillRecord, OrderIntentRecord } from "../../src/core/journalRecords.js";
 import { TransportError, VenueError } from "../../src/venue/errors.js";
 import type { OrderAck, OrderRecord, OrderRequest } from "../../src/venue/orderSchemas.js";
 import { waitFor } from "../support/daemonHarness.js";

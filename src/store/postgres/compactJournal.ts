@@ -1,6 +1,6 @@
 /**
- * PostgreSQL's journal compaction: the account's events up to a point are folded (journalFolder.ts,
- * the file journal's own fold) into its row of `journal_snapshots`, and marked archived, in ONE
+ * PostgreSQL's journal compaction: the account's events up to a point are folded (core/coreFold.ts,
+ * the trading core's own fold, as the file journal's) into its row of `journal_snapshots`, and marked archived, in ONE
  * transaction: a kill anywhere leaves the old snapshot with the rows it did not cover still open,
  * or the new one with them archived, never a row in neither. Archived rows are never deleted here:
  * `liquidator pnl` and `report` read them (replayJournal.ts `history`).
@@ -12,8 +12,9 @@
  * Compactions of one account are serialised by an advisory lock; any replica may compact (the
  * snapshot is derived from committed rows only, and claims stay guarded by the claims table).
  */
-import { JournalFolder, type JournalSnapshot } from "../journalFolder.js";
-import type { JournalRecord } from "../journalRecords.js";
+import { CoreFold } from "../../core/coreFold.js";
+import { type CoreSnapshot, fromSnapshot, toSnapshot } from "../../core/coreSnapshot.js";
+import type { JournalRecord } from "../../core/journalRecords.js";
 import type { PgDatabase } from "./pgDatabase.js";
 
 export interface CompactOptions {
@@ -47,14 +48,14 @@ export async function compactPgJournal(db: PgDatabase, accountId: string, option
   return db.transaction(
     async (q) => {
       await q("SELECT pg_advisory_xact_lock(hashtext('liquidator_compact'), hashtext($1))", [accountId]);
-      const snap = await q<{ through_seq: string; snapshot: JournalSnapshot }>(
+      const snap = await q<{ through_seq: string; snapshot: CoreSnapshot }>(
         "SELECT through_seq, snapshot FROM journal_snapshots WHERE account_id = $1",
         [accountId],
       );
       const row = snap.rows[0];
       const from = row?.through_seq ?? "0";
       if (BigInt(upto) <= BigInt(from)) return { archived: 0, throughSeq: Number(from) };
-      const folder = row === undefined ? new JournalFolder() : JournalFolder.fromSnapshot(row.snapshot);
+      const folder = row === undefined ? new CoreFold() : fromSnapshot(row.snapshot);
       let after = from;
       let folded = 0;
       for (;;) {
@@ -72,7 +73,7 @@ export async function compactPgJournal(db: PgDatabase, accountId: string, option
       await q(
         `INSERT INTO journal_snapshots (account_id, through_seq, snapshot) VALUES ($1, $2, $3::jsonb)
          ON CONFLICT (account_id) DO UPDATE SET through_seq = EXCLUDED.through_seq, snapshot = EXCLUDED.snapshot, written_at = now()`,
-        [accountId, upto, JSON.stringify(folder.toSnapshot((options.now ?? Date.now)()))],
+        [accountId, upto, JSON.stringify(toSnapshot(folder, (options.now ?? Date.now)()))],
       );
       options.step?.("written");
       const archived = await q(

@@ -15,7 +15,8 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { type IntentRecord, type JournalRecord, type JournalReplay, parseJournal } from "../journalRecords.js";
+import type { IntentRecord, JournalRecord } from "../../core/journalRecords.js";
+import { type JournalReplay, parseJournal } from "../journalReplay.js";
 import { RECLAIMABLE_STATES } from "./intentStates.js";
 import type { PgDatabase, TxQuery } from "./pgDatabase.js";
 

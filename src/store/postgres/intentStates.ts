@@ -12,9 +12,11 @@
  * - `not_accepted`: an unknown one shown not applied (open list, timeout): may be claimed again.
  * - `dry_run`: decided, nothing sent: may be claimed for real.
  * - `imported`: claimed under the file backend (importFileJournal): never again.
+ * - `given_up`: unknown, and the venue's record could not settle it in its bound: never again
+ *   (a late confirmation may still move it to `confirmed`).
  * Orders use the same words, with `filled` / `cancelled` (final) in place of `confirmed`.
  */
-import type { OrderResult, OutcomeRecord } from "../journalRecords.js";
+import type { OrderResult, OutcomeRecord } from "../../core/journalRecords.js";
 
 export const CLAIM_STATES = [
   "intent",
@@ -26,6 +28,7 @@ export const CLAIM_STATES = [
   "not_accepted",
   "dry_run",
   "imported",
+  "given_up",
 ] as const;
 export type ClaimState = (typeof CLAIM_STATES)[number];
 

@@ -3,8 +3,8 @@
  * and the claim intents and outcomes, inserted from `since` on (the database's time, with a margin
  * for clocks: the report filters by the daemon's own times). Keyset-paginated by `seq` like replay.
  */
-import type { JournalRecord } from "../journalRecords.js";
-import { REPORT_KINDS } from "../opportunityRecords.js";
+import type { JournalRecord } from "../../core/journalRecords.js";
+import { REPORT_KINDS } from "../../core/opportunityRecords.js";
 import type { PgDatabase } from "./pgDatabase.js";
 
 export async function ledgerEvents(db: PgDatabase, accountId: string, since: Date, batchSize = 5_000): Promise<JournalRecord[]> {

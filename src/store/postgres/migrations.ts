@@ -192,6 +192,20 @@ CREATE TABLE journal_snapshots (
 );
 `;
 
+/**
+ * The trading core (core/): `ours` records (what is ours of a position, set when it was closed
+ * elsewhere), and `given_up`: an unknown claim the venue's record could not settle in its bound,
+ * never claimed again (not re-claimable, not settled: a late confirmation may still correct it).
+ */
+const TRADING_CORE = `
+ALTER TABLE journal_events DROP CONSTRAINT journal_events_kind_check;
+ALTER TABLE journal_events ADD CONSTRAINT journal_events_kind_check
+  CHECK (kind IN ('intent', 'outcome', 'positions', 'order_intent', 'order_outcome', 'order_fill', 'claim_mode', 'claimed_base', 'protection', 'markout', 'seen', 'skip', 'gone', 'ours'));
+ALTER TABLE claims DROP CONSTRAINT claims_state_check;
+ALTER TABLE claims ADD CONSTRAINT claims_state_check
+  CHECK (state IN ('intent', 'accepted', 'confirmed', 'rejected', 'retryable', 'unknown', 'not_accepted', 'dry_run', 'imported', 'given_up'));
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "lease, claims, orders, journal_events, journal_imports", sql: TABLES },
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
@@ -201,4 +215,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "markouts in journal_events", sql: MARKOUTS },
   { version: 7, name: "opportunity ledger in journal_events", sql: OPPORTUNITY_LEDGER },
   { version: 8, name: "journal snapshots, archived events", sql: JOURNAL_ARCHIVE },
+  { version: 9, name: "trading core: ours records, given_up claims", sql: TRADING_CORE },
 ];

@@ -32,11 +32,12 @@ import type {
   OrderFillRecord,
   OrderIntentRecord,
   OrderOutcomeRecord,
+  OursRecord,
   OutcomeRecord,
   PositionsRecord,
   ProtectionRecord,
-} from "../journalRecords.js";
-import type { OpportunityRecord } from "../opportunityRecords.js";
+} from "../../core/journalRecords.js";
+import type { OpportunityRecord } from "../../core/opportunityRecords.js";
 import {
   type ClaimState,
   claimStateOf,
@@ -146,7 +147,7 @@ export class PgJournal {
    * `report` read it.
    */
   async event(
-    record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OpportunityRecord | MarkoutRecord | ProtectionRecord,
+    record: OrderFillRecord | ClaimModeRecord | ClaimedBaseRecord | OursRecord | OpportunityRecord | MarkoutRecord | ProtectionRecord,
   ): Promise<void> {
     const byId = record.t === "seen" || record.t === "skip" || record.t === "gone" || record.t === "markout";
     await this.#db.query(

@@ -3,7 +3,8 @@
  * a renewal never waits behind intents for a connection, and the journal's), the schema migrated,
  * the journal fenced on the keeper's replica id.
  */
-import type { JournalRecord, JournalReplay } from "../journalRecords.js";
+import type { JournalRecord } from "../../core/journalRecords.js";
+import type { JournalReplay } from "../journalReplay.js";
 import { type CompactOptions, type CompactResult, compactPgJournal } from "./compactJournal.js";
 import { type ImportOptions, type ImportResult, importFileJournal } from "./importFileJournal.js";
 import { defaultReplicaId, LeaseKeeper, type LeaseObserver } from "./leaseKeeper.js";

@@ -4,8 +4,8 @@
  * LIQ_DUPLICATE, LIQ_DATABASE_UNAVAILABLE, LIQ_DATABASE).
  */
 import pg from "pg";
-import { LiquidatorError } from "../../errors.js";
-import { DatabaseError, DatabaseUnavailableError, DuplicateClaimError, FencedError } from "../storeErrors.js";
+import { DuplicateClaimError, FencedError, LiquidatorError } from "../../errors.js";
+import { DatabaseError, DatabaseUnavailableError } from "../storeErrors.js";
 
 /** SQLSTATEs raised by the store's own functions (migrations.ts). */
 const SQLSTATE_FENCED = "LQ001";

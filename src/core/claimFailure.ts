@@ -4,8 +4,8 @@
  * claimer acts on the answer.
  */
 import { type ClaimResultLabel, claimOutcomeLabels } from "../observe/failureLabels.js";
-import type { ClaimOutcomeResult } from "../store/journalRecords.js";
 import { type ClaimFailureAction, claimFailureAction } from "../venue/errors.js";
+import type { ClaimOutcomeResult } from "./journalRecords.js";
 
 export type { ClaimFailureAction } from "../venue/errors.js";
 

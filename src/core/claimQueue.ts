@@ -1,10 +1,11 @@
 /**
- * The rank step of the claim pipeline (claimPipeline.ts), shared by the live claimer (claimer.ts) and
- * the lab's virtual claimer (lab/virtualClaimer.ts): every offered liquidation is decided; a claim
- * waits in a max-heap by expected fee with one state per id (claimState.ts); each permit takes the
- * best pending claim *when it is granted* and decides it again (late binding), so nothing leaves on
- * stale data and the most valuable claims leave first. What a taken claim does is the `dispatch`
- * effect; what a busy id (already on its way) does with news is `onBusy`.
+ * The rank step of the claim pipeline (claimPipeline.ts), shared by the live claimer and the lab
+ * through the claim desk (claimDesk.ts): every offered liquidation is decided; a claim waits in a
+ * max-heap by expected fee with one state per id (claimState.ts); each permit takes the best pending
+ * claim *when it is granted* and decides it again (late binding), so nothing leaves on stale data and
+ * the most valuable claims leave first. What a taken claim does is the `dispatch` effect (the trading
+ * core owns it from then on); an id the core holds (`busy`) is not queued, and news of it goes to
+ * `onBusy`.
  *
  * When margin binds — the claims waiting need more initial margin than the account has room for
  * after what is held and in flight — the queue ranks by fee per unit of margin instead (what a
@@ -24,13 +25,15 @@ export interface ClaimQueueOptions {
   /** Wall clock (the live claimer) or virtual time (the lab), ms. */
   now: () => number;
   book: { get(id: number): Liquidation | undefined };
+  /** The id is the core's (in flight, unknown, settled, never again): not queued. */
+  busy: (id: number) => boolean;
   /** A skip verdict new for its id (the skip metric counts a liquidation once per reason). */
   skipped: (reason: string, id: number) => void;
   /** A claim was queued or its rank updated; `added`: it was not queued before. */
   queued: (liquidation: Liquidation, d: ClaimDecision, added: boolean) => void;
-  /** The id is taken (in flight or finished) and the liquidation was offered or cancelled again. */
-  onBusy?: (id: number, st: IdState) => void;
-  /** The claim a permit took, decided on this instant's data: its effects start here. */
+  /** The id is the core's and the liquidation was offered or cancelled again. */
+  onBusy?: (id: number) => void;
+  /** The claim a permit took, decided on this instant's data: the core takes it from here. */
   dispatch: (d: ClaimDecision, st: IdState, liquidation: Liquidation) => void;
 }
 
@@ -104,7 +107,8 @@ export class ClaimQueue {
     const o = this.#o;
     const id = liquidation.liquidationId;
     const st = this.states.get(id);
-    if (st !== undefined && st.phase !== "pending") return o.onBusy?.(id, st);
+    if (st?.phase === "waiting") return;
+    if (st === undefined && o.busy(id)) return o.onBusy?.(id);
     const d = o.decide(liquidation, o.now());
     if (d.action === "skip") {
       this.skipped(id, d.reason);
@@ -124,10 +128,9 @@ export class ClaimQueue {
   cancel(id: number): void {
     this.skips.delete(id);
     const st = this.states.get(id);
-    if (st === undefined) return;
-    if (st.phase !== "pending" && st.phase !== "waiting") return this.#o.onBusy?.(id, st);
+    if (st === undefined) return void (this.#o.busy(id) ? this.#o.onBusy?.(id) : undefined);
     this.#dequeued(this.#queue.remove(id)?.value);
-    if (st.timer !== undefined) clearTimeout(st.timer);
+    st.timer?.();
     this.states.delete(id);
   }
 
@@ -154,8 +157,12 @@ export class ClaimQueue {
       this.#dequeued(top.value);
       const id = top.liquidationId;
       const st = this.states.get(id);
-      // A state other than pending: finished meanwhile (e.g. a new leader adopted the journal).
+      // Not pending any more, or the core's meanwhile (a new leader adopted the journal).
       if (st === undefined || st.phase !== "pending") continue;
+      if (o.busy(id)) {
+        this.states.delete(id);
+        continue;
+      }
       const liquidation = o.book.get(id);
       if (liquidation === undefined) {
         this.states.delete(id);
@@ -169,6 +176,7 @@ export class ClaimQueue {
         continue;
       }
       st.marginNeed = d.marginNeed;
+      this.states.delete(id);
       o.dispatch(d, st, liquidation);
       return true;
     }
@@ -176,20 +184,32 @@ export class ClaimQueue {
   }
 
   /** Back to pending (a claim that did not leave): decided again when its turn comes. */
-  requeue(id: number, st: IdState, expectedFee: number): void {
+  requeue(id: number, expectedFee: number, marginNeed: number | undefined, receivedAt: number): void {
     const liquidation = this.#o.book.get(id);
-    if (liquidation === undefined) return void this.states.delete(id);
-    st.phase = "pending";
-    const rank: Rank = { fee: expectedFee, need: st.marginNeed ?? 0 };
+    if (liquidation === undefined || this.states.has(id)) return;
+    const st = newState("pending", receivedAt);
+    st.marginNeed = marginNeed;
+    this.states.set(id, st);
+    const rank: Rank = { fee: expectedFee, need: marginNeed ?? 0 };
     this.#pendingNeed += rank.need;
     this.#queue.push(id, this.#rankKey(rank), liquidation.timestamp, rank);
+  }
+
+  /** The core gave the id back to wait `ms`, then be decided afresh (a retry after a refusal). */
+  wait(id: number, receivedAt: number, after: (st: IdState) => IdState["timer"]): void {
+    if (this.states.has(id)) return;
+    const st = newState("waiting", receivedAt);
+    this.states.set(id, st);
+    st.timer = after(st);
   }
 
   /** A waiting id's time has come: decided afresh and queued, or dropped. True: it is queued. */
   redecide(id: number, st: IdState): boolean {
     const o = this.#o;
+    st.timer = undefined;
+    if (this.states.get(id) !== st) return false;
     const liquidation = o.book.get(id);
-    if (liquidation === undefined) {
+    if (liquidation === undefined || o.busy(id)) {
       this.states.delete(id);
       return false;
     }

@@ -3,16 +3,19 @@
  * or, given a duration, until that has passed. The claimer sends only while none is on.
  */
 import type { PauseReason } from "../engine/pauseReasons.js";
+import type { Cancel } from "./corePort.js";
 
 export class ClaimPauses {
-  readonly #on = new Map<PauseReason, NodeJS.Timeout | undefined>();
+  readonly #on = new Map<PauseReason, Cancel | undefined>();
   readonly #observe: (reason: PauseReason, on: boolean) => void;
   readonly #resumed: () => void;
+  readonly #schedule: (ms: number, f: () => void) => Cancel;
 
   /** `observe`: every switch of a reason; `resumed`: a reason went off (the pump may have work). */
-  constructor(observe: (reason: PauseReason, on: boolean) => void, resumed: () => void) {
+  constructor(observe: (reason: PauseReason, on: boolean) => void, resumed: () => void, schedule: (ms: number, f: () => void) => Cancel) {
     this.#observe = observe;
     this.#resumed = resumed;
+    this.#schedule = schedule;
   }
 
   /** How many reasons are on (0: claims may leave). */
@@ -27,10 +30,9 @@ export class ClaimPauses {
   /** Switch a reason on or off; on `forMs` switches it off by itself. */
   set(reason: PauseReason, on: boolean, forMs?: number): void {
     const had = this.#on.has(reason);
-    clearTimeout(this.#on.get(reason));
+    this.#on.get(reason)?.();
     if (on) {
-      const timer = forMs === undefined ? undefined : setTimeout(() => this.set(reason, false), forMs);
-      timer?.unref();
+      const timer = forMs === undefined ? undefined : this.#schedule(forMs, () => this.set(reason, false));
       this.#on.set(reason, timer);
       if (!had) this.#observe(reason, true);
     } else if (had) {
@@ -42,6 +44,6 @@ export class ClaimPauses {
 
   /** Clears the timers (the claimer stopped); the reasons stay as they are. */
   clearTimers(): void {
-    for (const timer of this.#on.values()) clearTimeout(timer);
+    for (const cancel of this.#on.values()) cancel?.();
   }
 }

@@ -1,22 +1,17 @@
 /**
  * The claim pipeline, each step once: decode (frameDecoder.ts) → decide (here: the gate, then the
- * policy) → rank (claimQueue.ts) → body and journal line (here) → sign and request text (the venue
- * client, RestCore.claimText) → write. Three sets of effects run over these steps:
- * - the live claimer (claimer.ts, claimSend.ts): reserve exposure, journal the intent, write the
- *   request, count it;
- * - the rehearsal (`rehearse` below, driven by claimRehearsal.ts): every step up to the socket, in
- *   a queue of its own, with nothing reserved, journaled, written or counted;
- * - the lab's virtual claimer (lab/virtualClaimer.ts): reserve exposure, count, and let the modelled
- *   venue answer in virtual time (it has no journal and no wire).
- * A new step goes here once; an effect of it goes into the sets that have it.
+ * policy) → rank (claimQueue.ts) → body and journal line (claimLife.ts) → sign and request text (the
+ * venue client, RestCore.claimText) → write. The trading core runs the steps after the rank with the
+ * effects of its port (the live daemon: reserve, journal, write; the lab: reserve, the modelled
+ * venue); the rehearsal (`rehearse` below, driven by daemon/claimRehearsal.ts) runs every step up
+ * to the socket in a queue of its own, with nothing reserved, journaled, written or counted.
  */
 import type { ClaimDecision, Decision, SkipReason } from "../engine/policy.js";
-import type { RankingQueue } from "../engine/ranking.js";
-import type { Liquidation, LiquidationPosition } from "../engine/types.js";
-import type { IntentRecord } from "../store/journalRecords.js";
+import type { Liquidation } from "../engine/types.js";
 import { claimRequestBody } from "../venue/mapping.js";
 import type { ClaimRequest } from "../venue/restSchemas.js";
-import { intentRecord } from "./claimIntent.js";
+import { intentRecord } from "./claimLife.js";
+import { ClaimQueue } from "./claimQueue.js";
 
 /**
  * The protection gate, asked before deciding: the reason no new claim may be made now (a trading
@@ -48,6 +43,11 @@ export interface ClaimWire {
 export class ClaimPipeline {
   /** The decide step, bound once (the queue and the rehearsal call it per liquidation). */
   readonly decide: (liquidation: Liquidation, now: number) => Decision;
+  /** The rehearsal's queue: the claim queue's own code, on data no claim is ever taken from. */
+  #rehearsal: ClaimQueue | undefined;
+  #sample: Liquidation | undefined;
+  #sampleAt = 0;
+  #taken: ClaimDecision | undefined;
 
   constructor(o: ClaimPipelineOptions) {
     const policy = o.decide;
@@ -67,29 +67,34 @@ export class ClaimPipeline {
     return claimRequestBody(d);
   }
 
-  /** The journal line step: the intent written before the request leaves (claimIntent.ts). */
-  intent(
-    d: ClaimDecision,
-    body: ClaimRequest,
-    at: number,
-    dryRun: boolean,
-    open: readonly LiquidationPosition[] | undefined,
-  ): IntentRecord {
-    return intentRecord(d, body, at, dryRun, open);
-  }
-
   /**
-   * The rehearsal's effects over the steps: decide, rank in `queue` (its own: no claim is taken
-   * from it), the body, the journal line serialised, and the signed request text from `wire`.
-   * Nothing is reserved, queued, journaled, counted or written. The bytes built; 0 when skipped.
+   * The rehearsal's effects over the steps: decide and rank in a claim queue of its own (the same
+   * code; no claim is taken from the real one), the body, the journal line serialised, and the
+   * signed request text from `wire`. Nothing is reserved, journaled, counted or written. The bytes
+   * built; 0 when the policy skips it.
    */
-  rehearse(liquidation: Liquidation, now: number, queue: RankingQueue<number>, dryRun: boolean, wire: ClaimWire): number {
-    const d = this.decide(liquidation, now);
-    if (d.action === "skip") return 0;
-    queue.push(d.liquidationId, d.expectedFee, liquidation.timestamp, d.liquidationId);
-    queue.pop();
+  rehearse(liquidation: Liquidation, now: number, dryRun: boolean, wire: ClaimWire): number {
+    this.#rehearsal ??= new ClaimQueue({
+      decide: this.decide,
+      now: () => this.#sampleAt,
+      book: { get: (id) => (id === this.#sample?.liquidationId ? this.#sample : undefined) },
+      busy: () => false,
+      skipped: () => undefined,
+      queued: () => undefined,
+      dispatch: (d) => {
+        this.#taken = d;
+      },
+    });
+    this.#sample = liquidation;
+    this.#sampleAt = now;
+    this.#taken = undefined;
+    this.#rehearsal.offer(liquidation, 0);
+    this.#rehearsal.take(undefined);
+    this.#sample = undefined;
+    const d = this.#taken;
+    if (d === undefined) return 0;
     const body = this.body(d);
-    const line = JSON.stringify(this.intent(d, body, now, dryRun, liquidation.positions));
+    const line = JSON.stringify(intentRecord(d, body, now, dryRun, liquidation.positions, 1));
     return line.length + wire.claimText(body);
   }
 }

@@ -5,14 +5,14 @@
  * rebuilds from them which ids were claimed, which orders are unsettled, and the P&L.
  */
 import { z } from "zod";
-import type { LedgerSnapshot } from "../engine/pnlLedger.js";
-import type { ClaimedSnapshot } from "./claimedFold.js";
 
 /**
  * The journal format this build writes and the newest it reads. 1: one claims.jsonl, no `version`.
  * 2: a venue header with `version`, a compacted snapshot and dated history segments (journalFiles.ts).
+ * 3: the trading core's records (`ours`, outcome `given_up`, `attempt`) and its snapshot
+ * (core/coreFold.ts); format 2 journals and snapshots are read and continued.
  */
-export const JOURNAL_VERSION = 2;
+export const JOURNAL_VERSION = 3;
 
 import { goneSchema, seenSchema, skipSchema } from "./opportunityRecords.js";
 
@@ -29,6 +29,8 @@ const intentSchema = z.object({
   expectedFee: finite,
   perSymbolQty: z.record(z.string(), finite),
   dryRun: z.boolean().optional(),
+  /** The claim's attempt on this id (1 for the first; a re-claim the venue's record allowed counts on). */
+  attempt: z.number().int().positive().optional(),
   /**
    * The liquidation's open positions when the claim was decided: after a restart, an intent with no
    * outcome is settled by the open list against them (unchanged 30 s later = never applied).
@@ -40,10 +42,12 @@ const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fe
  * A claim's `outcome.result`. accepted: the venue assigned us positions. rejected: the venue refused
  * (code says why). unknown: the request may have reached the venue but no answer came; never resent
  * blindly. dry_run: decided but deliberately not sent. confirmed / not_accepted: a later resolution of
- * an unknown outcome (private push, or the open list). `claims_result_total{result}` counts in other
- * words: daemon/claimFailure.ts maps them.
+ * an unknown outcome (private push, the venue's record of our claims, or the open list). given_up: an
+ * unknown the venue's record could not settle within its bound; `fills` then holds what the
+ * positions showed of it (possibly nothing), and the id is never claimed again.
+ * `claims_result_total{result}` counts in other words: core/claimFailure.ts maps them.
  */
-export const CLAIM_OUTCOME_RESULTS = ["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted"] as const;
+export const CLAIM_OUTCOME_RESULTS = ["accepted", "rejected", "unknown", "dry_run", "confirmed", "not_accepted", "given_up"] as const;
 export type ClaimOutcomeResult = (typeof CLAIM_OUTCOME_RESULTS)[number];
 const outcomeSchema = z.object({
   t: z.literal("outcome"),
@@ -54,6 +58,8 @@ const outcomeSchema = z.object({
   fills: z.array(fillSchema).optional(),
   /** Venue time the claim was applied (the answer's or the assignment push's `timestamp`). */
   venueTs: finite.optional(),
+  /** The intent's attempt this outcome answers (PostgreSQL moves the id's state only if it is still that attempt). */
+  attempt: z.number().int().positive().optional(),
 });
 /** Written by journals of an earlier version; read so that they replay, never written now. */
 const positionsSchema = z.object({
@@ -161,6 +167,23 @@ const claimedBaseSchema = z.object({
 });
 
 /**
+ * What is ours of one position (core/holdings.ts) set outright: the venue reported less of it than
+ * ours while nothing of ours was moving (closed by hand or by another process). `was` is what the
+ * record replaces; `price` is the mark the closed part is realized at in the P&L (0: there was no
+ * mark; realized at the lots' own prices, no P&L).
+ */
+const oursSchema = z.object({
+  t: z.literal("ours"),
+  symbol: z.string(),
+  marginMode: z.enum(["CROSS", "ISOLATED"]),
+  qty: finite,
+  was: finite,
+  price: finite,
+  reason: z.enum(["closed_elsewhere"]),
+  at: finite,
+});
+
+/**
  * Where the mark went after a claim assigned a symbol (engine/markouts.ts): one record per claim,
  * symbol and horizon, written when the horizon was sampled, or found missing. Positive `bps` =
  * against us. `liquidator pnl --by claim` and `liquidator report` read these.
@@ -219,6 +242,7 @@ export const recordSchema = z.discriminatedUnion("t", [
   orderFillSchema,
   claimModeSchema,
   claimedBaseSchema,
+  oursSchema,
   seenSchema,
   skipSchema,
   goneSchema,
@@ -235,138 +259,12 @@ export type OrderOutcomeRecord = z.infer<typeof orderOutcomeSchema>;
 export type OrderFillRecord = z.infer<typeof orderFillSchema>;
 export type ClaimModeRecord = z.infer<typeof claimModeSchema>;
 export type ClaimedBaseRecord = z.infer<typeof claimedBaseSchema>;
+export type OursRecord = z.infer<typeof oursSchema>;
 export type MarkoutRecord = z.infer<typeof markoutSchema>;
 export type ProtectionRecord = z.infer<typeof protectionSchema>;
 export type OrderResult = OrderOutcomeRecord["result"];
 export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = z.infer<typeof recordSchema>;
-
-export interface OrderReplay {
-  /** Last intent per client order id. */
-  intents: Map<string, OrderIntentRecord>;
-  /** Outcomes per client order id, in journal order. */
-  outcomes: Map<string, OrderOutcomeRecord[]>;
-  /** Every fill, in journal order. */
-  fills: OrderFillRecord[];
-  /**
-   * Fills of orders still open that a compaction folded into the snapshot (so not in `fills`, nor
-   * counted again by the ledger): an unsettled order's trades so far are these plus its `fills`.
-   */
-  folded?: Map<string, OrderFillRecord[]>;
-}
-
-export interface ClaimedReplay {
-  /** Keyed `${id} ${symbol}`. */
-  modes: Map<string, ClaimModeRecord>;
-  /** Keyed `${symbol} ${marginMode}`: the last one written. */
-  bases: Map<string, ClaimedBaseRecord>;
-  /** The accounting of compacted history (claimedFold.ts), which the records above continue. */
-  folded?: ClaimedSnapshot;
-}
-
-export interface JournalReplay {
-  /** Last intent per liquidation id. */
-  intents: Map<number, IntentRecord>;
-  /** Outcomes per liquidation id, in journal order. */
-  outcomes: Map<number, OutcomeRecord[]>;
-  /** The last positions record of an older journal, if any (not used for exposure). */
-  positions: PositionsRecord | undefined;
-  /** The first venue record: whose journal this is (undefined for a journal older than the record). */
-  venue: VenueRecord | undefined;
-  orders: OrderReplay;
-  /** Claimed positions (`unwind.scope: claimed`): the margin mode per claim id and symbol, the last base per position. */
-  claimed: ClaimedReplay;
-  /** Markouts keyed `${id} ${symbol} ${horizon}`: a sampled one wins over one recorded missing. */
-  markouts: Map<string, MarkoutRecord>;
-  /** The last protections record (undefined in a journal older than protections, or that never wrote one). */
-  protection: ProtectionRecord | undefined;
-  /** Valid records read. */
-  records: number;
-  /** Lines that were not valid records (skipped with a warning). */
-  corruptLines: number;
-  /** The newest journal format any record or the snapshot declared (1 when none did). */
-  version?: number;
-  /**
-   * Ids settled in compacted history (sorted ascending): never claimed again, and their claims are
-   * already in `ledger`. Their records are in the history segments, not in `intents` / `outcomes`.
-   */
-  done?: readonly number[];
-  /** The P&L of compacted history, which the records of the maps above continue. */
-  ledger?: LedgerSnapshot;
-  /** The largest order number in compacted history. */
-  orderSeq?: number;
-  /** True when the file ended in a partial line (a write cut short by a kill); it was truncated away. */
-  tornTail: boolean;
-}
-
-export function emptyReplay(): JournalReplay {
-  return {
-    intents: new Map(),
-    outcomes: new Map(),
-    positions: undefined,
-    venue: undefined,
-    orders: { intents: new Map(), outcomes: new Map(), fills: [] },
-    claimed: { modes: new Map(), bases: new Map() },
-    markouts: new Map(),
-    protection: undefined,
-    records: 0,
-    corruptLines: 0,
-    tornTail: false,
-  };
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [value]);
-  else list.push(value);
-}
-
-/** Add one valid record to a replay (both stores replay through here). */
-export function replayRecord(replay: JournalReplay, rec: JournalRecord): void {
-  replay.records++;
-  switch (rec.t) {
-    case "intent":
-      replay.intents.set(rec.id, rec);
-      return;
-    case "outcome":
-      return push(replay.outcomes, rec.id, rec);
-    case "positions":
-      replay.positions = rec;
-      return;
-    case "venue":
-      replay.version = Math.max(replay.version ?? 1, rec.version ?? 1);
-      if (rec.guard !== true) replay.venue ??= rec;
-      return;
-    case "order_intent":
-      replay.orders.intents.set(rec.clientOrderId, rec);
-      return;
-    case "order_outcome":
-      return push(replay.orders.outcomes, rec.clientOrderId, rec);
-    case "order_fill":
-      replay.orders.fills.push(rec);
-      return;
-    case "claim_mode":
-      replay.claimed.modes.set(`${rec.id} ${rec.symbol}`, rec);
-      return;
-    case "claimed_base":
-      replay.claimed.bases.set(`${rec.symbol} ${rec.marginMode}`, rec);
-      return;
-    case "seen":
-    case "skip":
-    case "gone":
-      return; // the opportunity ledger's (`liquidator report` reads them); nothing to restore
-    case "markout": {
-      // Two replicas around a takeover may both write a horizon: a sample beats a missing one.
-      const key = `${rec.id} ${rec.symbol} ${rec.horizon}`;
-      const held = replay.markouts.get(key);
-      if (held === undefined || (held.bps === undefined && rec.bps !== undefined)) replay.markouts.set(key, rec);
-      return;
-    }
-    case "protection":
-      replay.protection = rec;
-      return;
-  }
-}
 
 /** One line of a journal as a record, or undefined when it is not a valid one. */
 export function parseRecord(line: string): JournalRecord | undefined {
@@ -378,20 +276,4 @@ export function parseRecord(line: string): JournalRecord | undefined {
   }
   const result = recordSchema.safeParse(parsed);
   return result.success ? result.data : undefined;
-}
-
-/** Pure parse of journal text: valid records, corrupt lines counted, a partial last line detected. */
-export function parseJournal(text: string): JournalReplay {
-  const replay = emptyReplay();
-  const lines = text.split("\n");
-  // The element after the last "\n" is "" for a clean file; anything else is a line the kill cut short.
-  const tail = lines.pop() ?? "";
-  if (tail.length > 0) replay.tornTail = true;
-  for (const line of lines) {
-    if (line.length === 0) continue;
-    const rec = parseRecord(line);
-    if (rec === undefined) replay.corruptLines++;
-    else replayRecord(replay, rec);
-  }
-  return replay;
 }

@@ -1,0 +1,154 @@
+/**
+ * The venue's word on the account beside what is ours: position reports (snapshots and pushes) go to
+ * the held positions; what they say about ours is journaled, never inferred twice:
+ *
+ * - a claim's margin mode: the report that moved the claim's symbol its way names the position it
+ *   landed in (`claim_mode`, oldest claim first); with no report to wait for, where a position of
+ *   its sign is held, cross first (the venue's default);
+ * - closed elsewhere: a position reported smaller than what is ours (or flat, or on the other side)
+ *   while nothing of ours is moving on it — no order of ours working, no claim in flight, unknown or
+ *   unplaced on its symbol — was closed by hand or by another process: what is ours is set to what
+ *   is held (`ours`), its lots realized at the mark. A report that merely overtakes our own fill is
+ *   never taken for that: the order is still working then.
+ *
+ * What the unwinder may close of a position (`target`) is never more than held, never past zero,
+ * never of the other sign; with `unwind.scope: all`, the whole position.
+ */
+import type { HeldPositionInput } from "../engine/exposure.js";
+import type { PositionCorrection } from "../engine/positionBook.js";
+import { MARGIN_MODES, type MarginMode } from "../engine/types.js";
+import type { CoreContext } from "./coreContext.js";
+import { QTY_EPSILON, sign } from "./holdings.js";
+
+export interface AccountWatchOptions {
+  scope: "claimed" | "all";
+  /** The mark of a symbol, for the P&L of what was closed elsewhere (undefined: realized at the lots' entry). */
+  mark(symbol: string): number | undefined;
+  /** Something of ours is moving on `symbol` (a claim in flight, unknown or booked at its request). */
+  claimsMoving(symbol: string): boolean;
+  /** An order of ours is working on the position. */
+  orderWorking(symbol: string, mode: MarginMode): boolean;
+  /** What may be closed of a position changed (the unwinder looks again). */
+  changed(symbol: string, mode: MarginMode): void;
+  /** A position shrank: exposure and margin were freed (skips they caused are decided again). */
+  freed(): void;
+}
+
+export interface UnexplainedPosition {
+  symbol: string;
+  marginMode: MarginMode;
+  qty: number;
+}
+
+export class AccountWatch {
+  readonly #c: CoreContext;
+  readonly #o: AccountWatchOptions;
+
+  constructor(c: CoreContext, o: AccountWatchOptions) {
+    this.#c = c;
+    this.#o = o;
+    c.positions.onChange((symbol, qty, before, mode) => {
+      this.#reported(symbol, mode, qty - before);
+      if (Math.abs(qty) < Math.abs(before)) o.freed();
+    });
+  }
+
+  /** A `position` push (a delta per position, as of the frame's venue time). */
+  push(rows: readonly HeldPositionInput[], venueTs: number | undefined): void {
+    this.#c.positions.applyPush(rows, venueTs);
+    for (const r of rows) this.#check(r.symbol, r.marginMode ?? "CROSS");
+  }
+
+  /** `GET /v1/positions`: the whole account; the positions the book had wrong. */
+  snapshot(rows: readonly HeldPositionInput[], venueTs: number | undefined): PositionCorrection[] {
+    const corrections = this.#c.positions.applySnapshot(rows, venueTs);
+    this.reconcile();
+    return corrections;
+  }
+
+  /** Every position of ours checked against what is held (after a snapshot, a restart, an election). */
+  reconcile(): void {
+    const { fold } = this.#c;
+    for (const { symbol, mode } of fold.holdings.positions()) this.#check(symbol, mode);
+    for (const { symbol } of this.#c.positions.positions()) this.#placeByHeld(symbol);
+  }
+
+  /** What the unwinder closes of `held` (the position of `symbol` in `mode`). */
+  target(symbol: string, mode: MarginMode, held: number): number {
+    if (this.#o.scope === "all") return held;
+    this.#placeByHeld(symbol);
+    const ours = this.#c.fold.holdings.ours(symbol, mode);
+    if (sign(ours) === 0 || sign(held) !== sign(ours)) return 0;
+    return sign(held) * Math.min(Math.abs(held), Math.abs(ours));
+  }
+
+  /** Positions with a part no claim explains (the operator's own); unplaced claims count against their symbol. */
+  unexplained(): UnexplainedPosition[] {
+    const { positions, fold } = this.#c;
+    const out: UnexplainedPosition[] = [];
+    for (const { symbol, mode } of positions.positions()) {
+      const held = positions.held(symbol, mode);
+      const ours = fold.holdings.ours(symbol, mode);
+      let qty = held - (sign(ours) === sign(held) ? sign(held) * Math.min(Math.abs(held), Math.abs(ours)) : 0);
+      const unplaced = fold.holdings.unplaced(symbol);
+      if (sign(unplaced) === sign(qty)) qty = sign(qty) * Math.max(0, Math.abs(qty) - Math.abs(unplaced));
+      if (sign(qty) !== 0) out.push({ symbol, marginMode: mode, qty: Math.round(qty * 1e9) / 1e9 });
+    }
+    return out;
+  }
+
+  /** A report moved a position by `delta`: unplaced claims of its sign landed there. */
+  #reported(symbol: string, mode: MarginMode, delta: number): void {
+    const { fold, port } = this.#c;
+    if (sign(delta) !== 0 && port.mayLead()) {
+      let left = delta;
+      for (const u of fold.holdings.unplacedClaims(symbol)) {
+        if (sign(left) !== sign(u.qty)) break;
+        this.#place(u.id, symbol, mode);
+        left -= u.qty;
+      }
+    }
+    this.#o.changed(symbol, mode);
+  }
+
+  /** No report to place them by: where a position of their sign is held, cross first. */
+  #placeByHeld(symbol: string): void {
+    const { fold, positions, port } = this.#c;
+    if (fold.holdings.unplaced(symbol) === 0 && fold.holdings.unplacedClaims(symbol).length === 0) return;
+    if (positions.pending(symbol) !== 0 || !positions.known || !port.mayLead()) return;
+    for (const u of fold.holdings.unplacedClaims(symbol)) {
+      const mode = MARGIN_MODES.find((m) => sign(positions.held(symbol, m)) === sign(u.qty)) ?? "CROSS";
+      this.#place(u.id, symbol, mode);
+    }
+    for (const mode of MARGIN_MODES) this.#check(symbol, mode);
+  }
+
+  #place(id: number, symbol: string, mode: MarginMode): void {
+    this.#c.record({ t: "claim_mode", id, symbol, marginMode: mode, at: this.#c.port.now() });
+    this.#o.changed(symbol, mode);
+  }
+
+  /** Closed elsewhere: held is less than ours while nothing of ours moves on the position. */
+  #check(symbol: string, mode: MarginMode): void {
+    const { fold, positions, port } = this.#c;
+    const ours = fold.holdings.ours(symbol, mode);
+    if (sign(ours) === 0 || !positions.known || !port.mayLead()) return;
+    const held = positions.held(symbol, mode);
+    if (sign(held) === sign(ours) && Math.abs(held) >= Math.abs(ours) - QTY_EPSILON) return;
+    const quiet =
+      !this.#o.orderWorking(symbol, mode) &&
+      !this.#o.claimsMoving(symbol) &&
+      fold.holdings.unplacedClaims(symbol).length === 0 &&
+      positions.pending(symbol) === 0;
+    if (!quiet) return;
+    const qty = sign(held) === sign(ours) ? held : 0;
+    const price = this.#o.mark(symbol) ?? 0;
+    this.#c.record({ t: "ours", symbol, marginMode: mode, qty, was: ours, price, reason: "closed_elsewhere", at: port.now() });
+    this.#c.logger.warn(
+      { symbol, marginMode: mode, ours, held },
+      "less is held than our claims left open: closed elsewhere (by hand, or another process); what is ours follows the venue",
+    );
+    this.#c.observer.changed();
+    this.#o.changed(symbol, mode);
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * A claim's life once its permit took it: reserve what it may take, journal the intent (durable
+ * before anything leaves: never twice), send it, and turn the venue's answer into records — by
+ * venue code, through the failure table. A claim that may have been applied and said nothing is
+ * handed to unknownClaims.ts; one applied by a lean answer waits there for its fills.
+ */
+import type { ClaimDecision } from "../engine/policy.js";
+import type { Fill, Liquidation, LiquidationPosition } from "../engine/types.js";
+import { DuplicateClaimError, FencedError } from "../errors.js";
+import { logFills, logMoney } from "../observe/logMoney.js";
+import { VenueError } from "../venue/errors.js";
+import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue/failureTable.js";
+import { assignmentFills, claimFills, claimRequestBody } from "../venue/mapping.js";
+import type { ClaimRequest } from "../venue/restSchemas.js";
+import type { LiquidatorLiquidation } from "../venue/wire.js";
+import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
+import type { CoreContext } from "./coreContext.js";
+import type { ClaimAnswer, ClaimDriver } from "./corePort.js";
+import type { IntentRecord, OutcomeRecord } from "./journalRecords.js";
+import type { UnknownClaims } from "./unknownClaims.js";
+
+export interface ClaimTimings {
+  /** The longest an insufficient-margin refusal holds claims while the account re-read has not answered. */
+  marginPauseMs: number;
+  /** Base delay of the retries after "another claim in process", "retry later" or a request that never left. */
+  retryDelayMs: number;
+  /** Rate limited: hold every claim this long (one venue window). */
+  rateLimitHoldMs: number;
+  /** Refused by the limit price (or an unknown code) again: re-decided after this, doubling up to 8×. */
+  repriceBackoffMs: number;
+}
+
+/** A claim that left (or is about to): what its answer is matched against. */
+export interface SentClaim {
+  readonly id: number;
+  attempt: number;
+  readonly decision: ClaimDecision;
+  /** Monotonic ms at which the frame that made us want it arrived. */
+  readonly receivedAt: number;
+  /** Wall ms the intent was written. */
+  sentAt: number;
+  readonly sentPositions: readonly LiquidationPosition[];
+  /** A `liquidatorliquidations` push that beat the answer (the venue pushes as it applies). */
+  assignment: LiquidatorLiquidation | undefined;
+}
+
+/** Re-decisions spent per id while it is open (the failure table's budgets). */
+interface Budget {
+  retries: number;
+  repriced: number;
+  redecided: number;
+  rereads: number;
+}
+
+/** Codes warned about once each; beyond this many distinct ones (a venue answering noise) only info lines. */
+const MAX_UNKNOWN_CODES_LOGGED = 32;
+
+export class ClaimLife {
+  readonly #c: CoreContext;
+  readonly #t: ClaimTimings;
+  readonly #driver: ClaimDriver;
+  readonly #unknown: UnknownClaims;
+  readonly #inflight = new Map<number, SentClaim>();
+  readonly #budgets = new Map<number, Budget>();
+  readonly #unknownCodes = new Set<number>();
+  readonly #idleWaiters: (() => void)[] = [];
+
+  constructor(c: CoreContext, timings: ClaimTimings, driver: ClaimDriver, unknown: UnknownClaims) {
+    this.#c = c;
+    this.#t = timings;
+    this.#driver = driver;
+    this.#unknown = unknown;
+  }
+
+  /** Sent and not answered. */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  has(id: number): boolean {
+    return this.#inflight.has(id);
+  }
+
+  /** The failure budgets of ids that left the open list are forgotten (the sweep). */
+  forget(isOpen: (id: number) => boolean): void {
+    for (const id of this.#budgets.keys()) if (!isOpen(id) && !this.#inflight.has(id)) this.#budgets.delete(id);
+  }
+
+  /**
+   * The claim a permit took, decided on this instant's data: reserved, its intent journaled, sent.
+   * Synchronous as far as the port is: the file store writes the intent at once and the request is
+   * on the socket before this returns; the database's intent (a promise) continues when it answers;
+   * the lab's modelled venue answers in virtual time through the same callback.
+   */
+  send(d: ClaimDecision, liquidation: Liquidation, receivedAt: number, dryRun: boolean): void {
+    const { exposure, port, fold } = this.#c;
+    const id = d.liquidationId;
+    const st: SentClaim = {
+      id,
+      attempt: (fold.claims.get(id)?.intent.attempt ?? 0) + 1,
+      decision: d,
+      receivedAt,
+      sentAt: port.now(),
+      sentPositions: liquidation.positions,
+      assignment: undefined,
+    };
+    this.#inflight.set(id, st);
+    exposure.reserve(id, d.perSymbolQty);
+    const body = claimRequestBody(d);
+    const intent = intentRecord(d, body, st.sentAt, dryRun, liquidation.positions, st.attempt);
+    let written: ReturnType<typeof port.intent>;
+    try {
+      written = port.intent(intent);
+    } catch (err) {
+      return this.#notWritten(st, err);
+    }
+    if (!(written instanceof Promise)) return this.#written(st, intent, body, written, dryRun);
+    written.then(
+      (n) => this.#guarded(id, () => this.#written(st, intent, body, n, dryRun)),
+      (err: unknown) => this.#guarded(id, () => this.#notWritten(st, err)),
+    );
+  }
+
+  /** Resolves once no claim is in flight (a stop waits for the answers, so their outcomes are journaled). */
+  idle(): Promise<void> {
+    if (this.#inflight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #done(id: number): void {
+    this.#inflight.delete(id);
+    if (this.#inflight.size > 0 || this.#idleWaiters.length === 0) return;
+    for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  /** A step run from a promise's callback: a bug in it drops the id (logged), never the process. */
+  #guarded(id: number, f: () => void): void {
+    try {
+      f();
+    } catch (err) {
+      this.internalError(id, err);
+    }
+  }
+
+  /** No intent, no claim: back in the queue; nothing leaves until the store works (or this leads) again. */
+  #notWritten(st: SentClaim, err: unknown): void {
+    this.#done(st.id);
+    this.#release(st.id);
+    if (err instanceof DuplicateClaimError) {
+      // Another replica claimed it (its intent is in the shared journal): never here.
+      this.#c.fold.done.add(st.id);
+      return;
+    }
+    this.#driver.requeue(st.id, st.decision.expectedFee, st.decision.marginNeed);
+    this.#driver.pause(err instanceof FencedError ? "standby" : "journal", true);
+  }
+
+  #written(st: SentClaim, intent: IntentRecord, body: ClaimRequest, attempt: number | undefined, dryRun: boolean): void {
+    const { port, fold, observer } = this.#c;
+    if (typeof attempt === "number") st.attempt = intent.attempt = attempt;
+    fold.add(intent);
+    if (!port.mayLead()) {
+      // Deposed between the intent and the send: the id stays taken by this intent (the new leader
+      // replays it), so no one claims it twice.
+      this.#done(st.id);
+      this.#release(st.id);
+      this.#outcome({ t: "outcome", id: st.id, at: port.now(), result: "not_accepted", attempt: st.attempt });
+      this.#driver.pause("standby", true);
+      return;
+    }
+    // The request is written inside sendClaim() (on a warm connection); the metrics follow.
+    port.sendClaim(body, dryRun, (answer) => this.#guarded(st.id, () => this.#answered(st, answer)));
+    observer.decisionLatency((port.monotonic() - st.receivedAt) / 1000);
+    if (!dryRun) observer.submitted();
+  }
+
+  #answered(st: SentClaim, answer: ClaimAnswer): void {
+    const { port, observer } = this.#c;
+    this.#done(st.id);
+    if ("error" in answer) return this.#failed(st, answer.error);
+    if (!answer.sent) return this.#dryRun(st);
+    observer.result("success", "none", (port.monotonic() - st.receivedAt) / 1000);
+    const fills = claimFills(answer.result);
+    if (fills !== undefined && answer.result.timestamp !== undefined) return this.settle(st, fills, answer.result.timestamp, "accepted");
+    this.#lean(st);
+  }
+
+  /** A bug, not a venue answer (e.g. the body refused): the id is dropped unsent and the process goes on. */
+  internalError(id: number, err: unknown): void {
+    if (this.#inflight.has(id)) {
+      this.#done(id);
+      this.#release(id);
+    }
+    this.#c.logger.error({ id, err: err instanceof Error ? err.message : String(err) }, "internal error while claiming; id dropped");
+  }
+
+  /** Private `liquidatorliquidations` push: kept while the answer is awaited, else it settles an unknown. */
+  assignment(push: LiquidatorLiquidation): void {
+    const st = this.#inflight.get(push.liquidationId);
+    if (st !== undefined) st.assignment = push;
+    else this.#unknown.confirm(push.liquidationId, assignmentFills(push), push.timestamp, "push");
+  }
+
+  /** The venue applied the claim and said what it transferred (`venueTs`: when, venue time). */
+  settle(st: { id: number; attempt: number }, fills: Fill[], venueTs: number, result: "accepted" | "confirmed"): void {
+    const { positions, observer, logger, port } = this.#c;
+    let fee = 0;
+    const actual: Record<string, number> = {};
+    for (const f of fills) {
+      actual[f.symbol] = (actual[f.symbol] ?? 0) + f.qty;
+      fee += f.fee;
+      observer.feeEarned(f.symbol, f.fee);
+    }
+    // Its reservation becomes what is held (pending its mode until a report of the symbol says it).
+    const mode = port.marginMode;
+    positions.settleClaim(st.id, actual, venueTs, mode);
+    this.#outcome({ t: "outcome", id: st.id, at: port.now(), result, fills, venueTs, attempt: st.attempt });
+    // A venue of one margin mode: the claim's place is known now.
+    if (mode !== undefined)
+      for (const symbol of Object.keys(actual)) this.#c.record({ t: "claim_mode", id: st.id, symbol, marginMode: mode, at: port.now() });
+    observer.settled(st.id, fills, venueTs);
+    logger.info({ id: st.id, fee: logMoney(fee), fills: logFills(fills) }, result === "accepted" ? "claim accepted" : "claim confirmed");
+  }
+
+  /**
+   * A lean answer (docs/protocol.md §9: every field optional): applied, but what it transferred is
+   * not said. Booked at its request until the private push or the venue's record brings the fills.
+   */
+  #lean(st: SentClaim): void {
+    const { exposure, positions, port, logger } = this.#c;
+    const early = st.assignment;
+    if (early !== undefined) return this.settle(st, assignmentFills(early), early.timestamp, "accepted");
+    const requested = exposure.reservation(st.id) ?? { ...st.decision.perSymbolQty };
+    positions.settleClaim(st.id, requested, port.now());
+    this.#outcome({ t: "outcome", id: st.id, at: port.now(), result: "accepted", attempt: st.attempt });
+    logger.info({ id: st.id }, "claim accepted; its answer carries no fills: waiting for the push or the venue's record");
+    this.#unknown.track(st, "lean");
+  }
+
+  #dryRun(st: SentClaim): void {
+    const { port, observer, logger } = this.#c;
+    const d = st.decision;
+    this.#release(st.id);
+    this.#outcome({ t: "outcome", id: st.id, at: port.now(), result: "dry_run", attempt: st.attempt });
+    observer.result("dry_run", "none", undefined);
+    logger.info(
+      { id: st.id, ratio: d.ratio, expectedFee: logMoney(d.expectedFee), limitPrice: d.limitPrice },
+      "dry run: claim decided, not sent",
+    );
+  }
+
+  #failed(st: SentClaim, err: unknown): void {
+    const { port, observer } = this.#c;
+    const id = st.id;
+    const f = classifyClaimFailure(err);
+    observer.result(f.result, f.code, (port.monotonic() - st.receivedAt) / 1000);
+    const code = err instanceof VenueError ? err.venueCode : undefined;
+    this.#logRefusal(id, f, err);
+    const record: OutcomeRecord = {
+      t: "outcome",
+      id,
+      at: port.now(),
+      result: JOURNAL_RESULT_OF[f.result],
+      attempt: st.attempt,
+      ...(code !== undefined ? { code } : {}),
+    };
+    if (f.action === "unknown") {
+      // The reservation stays: the position may be ours. The push, the record or the bound settles it.
+      this.#outcome(record);
+      if (st.assignment !== undefined) return this.settle(st, assignmentFills(st.assignment), st.assignment.timestamp, "confirmed");
+      return this.#unknown.track(st, "unknown");
+    }
+    this.#release(id);
+    this.#outcome(record);
+    const b = this.#budget(id);
+    switch (f.action) {
+      case "gone":
+        return this.#driver.gone(id);
+      case "backoff":
+        // -1003 is a definitive "not processed": hold every claim for one window, then the id waits its turn.
+        this.#driver.holdUntil(port.now() + this.#t.rateLimitHoldMs);
+        return this.#again(id, f.action, b.retries);
+      case "retry_racing":
+      case "retry_transient":
+        return this.#again(id, f.action, b.retries++);
+      case "reevaluate":
+        return this.#again(id, f.action, b.repriced++);
+      case "redecide":
+        // A code the failure table does not know (the real venue's limit_price code is unpublished).
+        return this.#again(id, f.action, b.redecided++);
+      case "reread_account": {
+        // The venue counted more margin than the model did: re-read the account at once, claims
+        // resume when it answers; the id waits in the queue, re-decided on the corrected model.
+        this.#driver.pause("margin", true, this.#t.marginPauseMs);
+        port.requestPositions();
+        const schedule = claimRetryOf(f.action);
+        const n = b.rereads++;
+        if (schedule === undefined || claimRetryDelay(schedule, n, this.#bases()) === undefined) return;
+        return this.#driver.requeue(id, st.decision.expectedFee, st.decision.marginNeed);
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Re-decide the id after the delay the failure table's schedule gives attempt `n`, or never once its budget is spent. */
+  #again(id: number, action: ClaimFailureAction, n: number): void {
+    const schedule = claimRetryOf(action);
+    const ms = schedule === undefined ? undefined : claimRetryDelay(schedule, n, this.#bases());
+    if (ms !== undefined) this.#driver.retryLater(id, ms);
+  }
+
+  #bases(): { retryMs: number; repriceMs: number } {
+    return { retryMs: this.#t.retryDelayMs, repriceMs: this.#t.repriceBackoffMs };
+  }
+
+  #budget(id: number): Budget {
+    let b = this.#budgets.get(id);
+    if (b === undefined) {
+      b = { retries: 0, repriced: 0, redecided: 0, rereads: 0 };
+      this.#budgets.set(id, b);
+    }
+    return b;
+  }
+
+  /** Drops the reservation of a claim that was not applied; what it held is free for others. */
+  #release(id: number): void {
+    if (this.#c.exposure.release(id)) this.#driver.freed();
+  }
+
+  #outcome(rec: OutcomeRecord): void {
+    this.#c.record(rec);
+  }
+
+  /** One warn line per code the failure table does not know (not one per claim); later ones at info. */
+  #logRefusal(id: number, f: ClaimFailure, err: unknown): void {
+    const { logger } = this.#c;
+    const fields = { id, code: f.code, action: f.action, err: (err as Error).message };
+    if (f.action !== "redecide" || !(err instanceof VenueError)) return logger.warn(fields, "claim not accepted");
+    if (this.#unknownCodes.has(err.venueCode) || this.#unknownCodes.size >= MAX_UNKNOWN_CODES_LOGGED)
+      return logger.info(fields, "claim not accepted");
+    this.#unknownCodes.add(err.venueCode);
+    logger.warn(
+      { id, code: err.venueCode, status: err.status, message: err.venueMessage },
+      "claim refused with a venue code the failure table does not know: re-deciding the id while it is open, a bounded number of times",
+    );
+  }
+}
+
+/** The journal intent: what is about to be sent. Copies, not references: the database writes it after the send call returned. */
+export function intentRecord(
+  d: ClaimDecision,
+  body: ReturnType<typeof claimRequestBody>,
+  at: number,
+  dryRun: boolean,
+  open: readonly LiquidationPosition[] | undefined,
+  attempt: number,
+): IntentRecord {
+  return {
+    t: "intent",
+    id: d.liquidationId,
+    at,
+    ratio: d.ratio,
+    ...(body.symbols ? { symbols: body.symbols } : {}),
+    limitPrice: { ...d.limitPrice },
+    expectedFee: d.expectedFee,
+    perSymbolQty: { ...d.perSymbolQty },
+    ...(dryRun ? { dryRun } : {}),
+    attempt,
+    ...(open !== undefined ? { open: open.map((p) => ({ ...p })) } : {}),
+  };
+}
