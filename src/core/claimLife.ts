@@ -267,7 +267,11 @@ export class ClaimLife {
     if (f.action === "unknown") {
       // The reservation stays: the position may be ours. The push, the record or the bound settles it.
       this.#outcome(record);
-      if (st.assignment !== undefined) return this.settle(st, assignmentFills(st.assignment), st.assignment.timestamp, "confirmed");
+      if (st.assignment !== undefined) {
+        // The push beat the lost answer: confirmed now, as if it came after.
+        this.settle(st, assignmentFills(st.assignment), st.assignment.timestamp, "confirmed");
+        return observer.result("confirmed", "none", undefined);
+      }
       return this.#unknown.track(st, "unknown");
     }
     this.#release(id);

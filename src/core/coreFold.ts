@@ -181,7 +181,7 @@ export class CoreFold {
   #unbook(id: number, c: OpenClaim, at: number): void {
     const booked = c.provisional;
     if (booked === undefined || booked.length === 0) return;
-    for (const b of booked) this.ledger.claim(id, b.symbol, -b.qty, b.price, 0, at, this.#key(id, b.symbol));
+    for (const b of booked) if (b.price > 0) this.ledger.claim(id, b.symbol, -b.qty, b.price, 0, at, this.#key(id, b.symbol));
     this.holdings.claimed(
       id,
       booked.map((b) => ({ symbol: b.symbol, qty: -b.qty })),
@@ -195,31 +195,37 @@ export class CoreFold {
     if (c.provisional !== undefined) return;
     c.provisional = fills;
     this.holdings.claimed(id, fills);
-    for (const f of fills) this.ledger.claim(id, f.symbol, f.qty, f.price, 0, rec.at, this.#key(id, f.symbol));
+    // Priced at the limit it was sent with; a request with none (a journal of an old format) opens no lot.
+    for (const f of fills) if (f.price > 0) this.ledger.claim(id, f.symbol, f.qty, f.price, 0, rec.at, this.#key(id, f.symbol));
   }
 
   /** The venue's fills of a claim: booked, or a provisional booking corrected to them. */
   #final(id: number, c: OpenClaim, fills: readonly Fill[], at: number): void {
     const booked = c.provisional;
-    if (booked === undefined) this.#settle(id, fills, at);
-    else {
-      const deltas: { symbol: string; qty: number }[] = [];
-      for (const f of fills) {
-        const was = booked.find((b) => b.symbol === f.symbol);
-        const key = this.#key(id, f.symbol);
-        if (was !== undefined) this.ledger.reprice(id, key, was.qty, was.price, f.price, at);
-        const delta = f.qty - (was?.qty ?? 0);
-        this.ledger.claim(id, f.symbol, delta, f.price, f.fee, at, key);
-        deltas.push({ symbol: f.symbol, qty: delta });
-      }
-      for (const b of booked) {
-        if (fills.some((f) => f.symbol === b.symbol)) continue;
-        this.ledger.claim(id, b.symbol, -b.qty, b.price, 0, at, this.#key(id, b.symbol));
-        deltas.push({ symbol: b.symbol, qty: -b.qty });
-      }
-      this.holdings.claimed(id, deltas);
-      this.#remember(id, [...fills], at);
+    if (booked === undefined) {
+      this.#settle(id, fills, at);
+      return this.#close(id, c, true);
     }
+    const deltas: { symbol: string; qty: number }[] = [];
+    const symbols = new Set([...booked.map((b) => b.symbol), ...fills.map((f) => f.symbol)]);
+    for (const symbol of symbols) {
+      const key = this.#key(id, symbol);
+      const b = booked.find((x) => x.symbol === symbol);
+      const bookedQty = b !== undefined && b.price > 0 ? b.qty : 0;
+      let actual = 0;
+      for (const f of fills) {
+        if (f.symbol !== symbol) continue;
+        actual += f.qty;
+        // The lot booked at the request's limit takes the true price; the fill corrects its quantity.
+        if (b !== undefined && b.price > 0 && f === fills.find((x) => x.symbol === symbol)) this.ledger.reprice(id, key, b.qty, b.price, f.price, at);
+      }
+      const price = fills.find((x) => x.symbol === symbol)?.price ?? b?.price ?? 0;
+      const fee = fills.filter((x) => x.symbol === symbol).reduce((sum, x) => sum + x.fee, 0);
+      if (price > 0) this.ledger.claim(id, symbol, actual - bookedQty, price, fee, at, key);
+      deltas.push({ symbol, qty: actual - (b?.qty ?? 0) });
+    }
+    this.holdings.claimed(id, deltas);
+    this.#remember(id, [...fills], at);
     this.#close(id, c, true);
   }
 

@@ -13,6 +13,7 @@
  * Position reports never change what is ours by themselves: a report that overtakes a fill is not a
  * reason to forget a newer claim. Pure, no clock.
  */
+import { roundQty } from "../engine/quantize.js";
 import type { MarginMode } from "../engine/types.js";
 import type { ClaimedBaseRecord, ClaimModeRecord, OrderFillRecord, OursRecord } from "./journalRecords.js";
 
@@ -53,7 +54,7 @@ export class Holdings {
   unplaced(symbol: string): number {
     let q = 0;
     for (const u of this.#unplaced.get(symbol) ?? []) q += u.qty;
-    return q;
+    return roundQty(q);
   }
 
   /** The unplaced claims of `symbol`, oldest first (copies). */
@@ -86,7 +87,7 @@ export class Holdings {
       const mode = this.#modes.get(`${id} ${f.symbol}`);
       if (mode !== undefined) {
         const p = this.#at(f.symbol, mode);
-        p.ours += f.qty;
+        p.ours = roundQty(p.ours + f.qty);
         p.claimed += f.qty;
         continue;
       }
@@ -94,7 +95,7 @@ export class Holdings {
       if (list === undefined) this.#unplaced.set(f.symbol, [{ id, qty: f.qty }]);
       else {
         const u = list.find((x) => x.id === id);
-        if (u !== undefined) u.qty += f.qty;
+        if (u !== undefined) u.qty = roundQty(u.qty + f.qty);
         else list.push({ id, qty: f.qty });
         if (u !== undefined && sign(u.qty) === 0) list.splice(list.indexOf(u), 1);
         if (list.length === 0) this.#unplaced.delete(f.symbol);
@@ -114,7 +115,7 @@ export class Holdings {
     const [u] = list.splice(i, 1);
     if (list.length === 0) this.#unplaced.delete(rec.symbol);
     const p = this.#at(rec.symbol, rec.marginMode);
-    p.ours += u?.qty ?? 0;
+    p.ours = roundQty(p.ours + (u?.qty ?? 0));
     p.claimed += u?.qty ?? 0;
     // A correction of the same claim later lands in the same mode.
     this.#modes.set(`${rec.id} ${rec.symbol}`, rec.marginMode);
@@ -152,7 +153,8 @@ export class Holdings {
     const ours = p.ours;
     if (sign(ours) === 0 || sign(rec.qty) !== -sign(ours)) return { mode, portion: 0 };
     const portion = sign(rec.qty) * Math.min(Math.abs(rec.qty), Math.abs(ours));
-    p.ours = Math.abs(ours + portion) < QTY_EPSILON ? 0 : ours + portion;
+    // Quantities are on the venue's step: the sum is rounded so float noise never leaves a sliver.
+    p.ours = roundQty(ours + portion);
     return { mode, portion };
   }
 
@@ -167,8 +169,7 @@ export class Holdings {
   /** A format-2 journal's `claimed_base`: what is ours is what was claimed and unwound since those totals. */
   legacyBase(rec: ClaimedBaseRecord): void {
     const p = this.#at(rec.symbol, rec.marginMode);
-    const ours = p.claimed - rec.claimed + (p.unwound - rec.unwound);
-    p.ours = Math.abs(ours) < QTY_EPSILON ? 0 : ours;
+    p.ours = roundQty(p.claimed - rec.claimed + (p.unwound - rec.unwound));
   }
 
   /** JSON for a snapshot. */

@@ -51,8 +51,8 @@ export class OwnOrders {
     return this.#c.fold.orderSeq + 1;
   }
 
-  /** Journal the intent, then place the order; the answer as the unwinder acts on it. */
-  async place(intent: OrderIntentRecord, body: OrderRequest): Promise<Placed> {
+  /** Journal the intent, then place the order (`sending`: told as it leaves); the answer as the unwinder acts on it. */
+  async place(intent: OrderIntentRecord, body: OrderRequest, sending?: () => void): Promise<Placed> {
     const { port, fold, outbox } = this.#c;
     // An intent follows every record before it: none is written while older ones wait for the disk.
     if (!outbox.flush()) return { kind: "not_sent", reason: "journal" };
@@ -67,6 +67,7 @@ export class OwnOrders {
       this.outcome({ t: "order_outcome", clientOrderId: intent.clientOrderId, at: port.now(), result: "not_accepted" });
       return { kind: "not_sent", reason: "standby" };
     }
+    sending?.();
     try {
       const ack = await port.placeOrder(body);
       return { kind: "accepted", orderId: ack.order_id };

@@ -373,16 +373,20 @@ export class Unwinder {
       mark,
       seq,
     };
-    const placed = await own.place(intent, {
-      symbol,
-      client_order_id: clientOrderId,
-      order_type: "IOC",
-      side: plan.side,
-      order_price: plan.price,
-      order_quantity: plan.qty,
-      reduce_only: true,
-      margin_mode: mode,
-    });
+    const placed = await own.place(
+      intent,
+      {
+        symbol,
+        client_order_id: clientOrderId,
+        order_type: "IOC",
+        side: plan.side,
+        order_price: plan.price,
+        order_quantity: plan.qty,
+        reduce_only: true,
+        margin_mode: mode,
+      },
+      () => observer.order("sent"),
+    );
     if (st.order !== order) return; // settled by a report that beat the answer
     if (placed.kind === "not_sent") {
       // No intent (the journal cannot write now, or this replica may not send): nothing left.
@@ -391,7 +395,6 @@ export class Unwinder {
       logger.warn({ symbol, clientOrderId, reason: placed.reason }, "unwind order not sent");
       return this.#later(st, 1_000);
     }
-    observer.order("sent");
     if (placed.kind === "accepted") {
       order.orderId = placed.orderId;
       this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: placed.orderId });

@@ -74,6 +74,8 @@ async function scenario(
     policy: { min_fee: 1, symbols: { deny: ["PERP_SOL_USDC"] } },
     env,
     until: "ready",
+    // No horizon falls due before the daemon stops: the page's markouts section stays out.
+    timing: { markoutDelaysMs: [600_000, 600_000, 600_000, 600_000, 600_000] },
   });
   const expected = new Map<number, Expected>();
   const add = (symbol: string, qty: number, outcome: string, reason: string): number => {
