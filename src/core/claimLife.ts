@@ -275,43 +275,57 @@ export class ClaimLife {
       return this.#unknown.track(st, "unknown");
     }
     this.#release(id);
+    const next = this.#next(id, f.action);
+    // A refusal whose re-decisions are spent is final: the journal says so, so a restart keeps it.
+    if (next.kind === "spent" && record.result === "rejected") record.final = true;
     this.#outcome(record);
-    const b = this.#budget(id);
-    switch (f.action) {
+    switch (next.kind) {
       case "gone":
         return this.#driver.gone(id);
-      case "backoff":
-        // -1003 is a definitive "not processed": hold every claim for one window, then the id waits its turn.
-        this.#driver.holdUntil(port.now() + this.#t.rateLimitHoldMs);
-        return this.#again(id, f.action, b.retries);
-      case "retry_racing":
-      case "retry_transient":
-        return this.#again(id, f.action, b.retries++);
-      case "reevaluate":
-        return this.#again(id, f.action, b.repriced++);
-      case "redecide":
-        // A code the failure table does not know (the real venue's limit_price code is unpublished).
-        return this.#again(id, f.action, b.redecided++);
-      case "reread_account": {
+      case "later":
+        if (f.action === "backoff") this.#driver.holdUntil(port.now() + this.#t.rateLimitHoldMs);
+        return this.#driver.retryLater(id, next.ms);
+      case "requeue":
         // The venue counted more margin than the model did: re-read the account at once, claims
         // resume when it answers; the id waits in the queue, re-decided on the corrected model.
         this.#driver.pause("margin", true, this.#t.marginPauseMs);
         port.requestPositions();
-        const schedule = claimRetryOf(f.action);
-        const n = b.rereads++;
-        if (schedule === undefined || claimRetryDelay(schedule, n, this.#bases()) === undefined) return;
         return this.#driver.requeue(id, st.decision.expectedFee, st.decision.marginNeed);
-      }
-      default:
+      case "spent":
+        if (f.action === "reread_account") {
+          this.#driver.pause("margin", true, this.#t.marginPauseMs);
+          port.requestPositions();
+        }
         return;
     }
   }
 
-  /** Re-decide the id after the delay the failure table's schedule gives attempt `n`, or never once its budget is spent. */
-  #again(id: number, action: ClaimFailureAction, n: number): void {
+  /**
+   * What a refusal means for the id: gone; decided again after `ms` (the failure table's schedule
+   * for its attempt `n`); put back at once (margin, after the account re-read); or its budget spent.
+   */
+  #next(
+    id: number,
+    action: ClaimFailureAction,
+  ): { kind: "gone" } | { kind: "later"; ms: number } | { kind: "requeue" } | { kind: "spent" } {
+    if (action === "gone") return { kind: "gone" };
+    const b = this.#budget(id);
+    const n =
+      action === "backoff"
+        ? b.retries
+        : action === "retry_racing" || action === "retry_transient"
+          ? b.retries++
+          : action === "reevaluate"
+            ? b.repriced++
+            : action === "redecide"
+              ? b.redecided++
+              : action === "reread_account"
+                ? b.rereads++
+                : Number.POSITIVE_INFINITY;
     const schedule = claimRetryOf(action);
-    const ms = schedule === undefined ? undefined : claimRetryDelay(schedule, n, this.#bases());
-    if (ms !== undefined) this.#driver.retryLater(id, ms);
+    const ms = schedule === undefined || n === Number.POSITIVE_INFINITY ? undefined : claimRetryDelay(schedule, n, this.#bases());
+    if (ms === undefined) return { kind: "spent" };
+    return action === "reread_account" ? { kind: "requeue" } : { kind: "later", ms };
   }
 
   #bases(): { retryMs: number; repriceMs: number } {

@@ -169,7 +169,7 @@ export class CoreFold {
         return;
       case "rejected":
         this.#unbook(rec.id, c, rec.at);
-        return this.#close(rec.id, c, !reclaimableAfterRefusal(rec.code));
+        return this.#close(rec.id, c, rec.final === true || !reclaimableAfterRefusal(rec.code));
       case "not_accepted":
       case "dry_run":
         this.#unbook(rec.id, c, rec.at);
@@ -217,7 +217,8 @@ export class CoreFold {
         if (f.symbol !== symbol) continue;
         actual += f.qty;
         // The lot booked at the request's limit takes the true price; the fill corrects its quantity.
-        if (b !== undefined && b.price > 0 && f === fills.find((x) => x.symbol === symbol)) this.ledger.reprice(id, key, b.qty, b.price, f.price, at);
+        if (b !== undefined && b.price > 0 && f === fills.find((x) => x.symbol === symbol))
+          this.ledger.reprice(id, key, b.qty, b.price, f.price, at);
       }
       const price = fills.find((x) => x.symbol === symbol)?.price ?? b?.price ?? 0;
       const fee = fills.filter((x) => x.symbol === symbol).reduce((sum, x) => sum + x.fee, 0);

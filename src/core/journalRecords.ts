@@ -60,6 +60,8 @@ const outcomeSchema = z.object({
   venueTs: finite.optional(),
   /** The intent's attempt this outcome answers (PostgreSQL moves the id's state only if it is still that attempt). */
   attempt: z.number().int().positive().optional(),
+  /** A refusal whose re-decisions are spent (the failure table's budget): the id is not claimed again, a restart included. */
+  final: z.boolean().optional(),
 });
 /** Written by journals of an earlier version; read so that they replay, never written now. */
 const positionsSchema = z.object({

@@ -179,7 +179,8 @@ export class PgStateStore implements StateStore {
     switch (record.t) {
       case "outcome": {
         // Refusals after which the claimer tries the same id again (the failure table says which) keep it claimable.
-        const retried = record.result === "not_accepted" || (record.result === "rejected" && reclaimableAfterRefusal(record.code));
+        const retried =
+          record.result === "not_accepted" || (record.result === "rejected" && record.final !== true && reclaimableAfterRefusal(record.code));
         // The attempt the outcome answers: a late answer to an earlier attempt moves no state.
         return journal.claimOutcome(record, { reclaimable: retried, ...(record.attempt !== undefined ? { attempt: record.attempt } : {}) });
       }

@@ -9,6 +9,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
+import { buildTradingCore } from "../../src/core/buildCore.js";
+import type { ClaimGate } from "../../src/core/claimPipeline.js";
+import { CoreFold } from "../../src/core/coreFold.js";
+import type { CoreLogger } from "../../src/core/corePort.js";
+import type { CoreTimings, TradingCore } from "../../src/core/tradingCore.js";
 import { Claimer, type ClaimerOptions } from "../../src/daemon/claimer.js";
 import { ClaimSender, type ClaimTransport } from "../../src/daemon/claimSender.js";
 import { Ingest } from "../../src/daemon/ingest.js";
@@ -28,6 +33,7 @@ import { FileStore } from "../../src/store/fileStore.js";
 import type { JournalRecord } from "../../src/core/journalRecords.js";
 import { VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 import type { ClaimRequest, ClaimResult } from "../../src/venue/restSchemas.js";
+import type { RecordedClaim } from "../../src/venue/liquidatorRecord.js";
 import type { LiquidatorLiquidation } from "../../src/venue/wire.js";
 import { PRICES, policyInput, SYMBOLS } from "../unit/engine.fixtures.js";
 
@@ -124,10 +130,12 @@ export type ObserverEvent =
   | { e: "submitted" }
   | { e: "result"; result: string; code: string }
   | { e: "fee"; symbol: string; amount: number }
-  | { e: "paused"; reason: string; on: boolean };
+  | { e: "paused"; reason: string; on: boolean }
+  | { e: "given_up" };
 
 export interface ClaimerRig {
   claimer: Claimer;
+  core: TradingCore;
   sender: ClaimSender;
   venue: FakeClaimTransport;
   permits: Permits;
@@ -138,6 +146,8 @@ export interface ClaimerRig {
   policy: PolicyState;
   positions: PositionBook;
   events: ObserverEvent[];
+  /** The venue's record of our claims (GET /v1/client/liquidator_liquidations), as the test sets it. */
+  record: { rows: RecordedClaim[]; unavailable: boolean; reads: number };
   /** The liquidation appears (as a stream push would add it) and is offered. */
   add(l: Liquidation): void;
   /** Every mark set to its price now (fresh). */
@@ -146,20 +156,34 @@ export interface ClaimerRig {
   resultFor(call: VenueCall, timestamp?: number): ClaimResult;
   /** The private push for a call, as the venue would send it. */
   assignmentFor(call: VenueCall, timestamp?: number): LiquidatorLiquidation;
+  /** The venue's record row of a call (as `record.rows` holds it once the venue applied it). */
+  recordFor(call: VenueCall, timestamp?: number): RecordedClaim;
   records(): JournalRecord[];
   close(): Promise<void>;
 }
 
-export async function claimerRig(
-  o: {
-    policy?: Partial<RiskPolicyInput>;
-    dryRun?: boolean;
-    options?: Partial<ClaimerOptions>;
-    /** The account margin is checked against (none: not checked), and the symbols' margin parameters. */
-    account?: MarginSource;
-    symbols?: SymbolInfo[];
-  } = {},
-): Promise<ClaimerRig> {
+export interface ClaimerRigOptions {
+  policy?: Partial<RiskPolicyInput>;
+  dryRun?: boolean;
+  /** The claims limiter (the rig's own permits by default), and a permit free now. */
+  acquire?: ClaimerOptions["acquire"];
+  tryAcquire?: ClaimerOptions["tryAcquire"];
+  timings?: Partial<CoreTimings>;
+  logger?: CoreLogger;
+  /** Re-read the account (a -1101): the positions read the core asks for. */
+  rereadAccount?: () => void;
+  /** The account margin is checked against (none: not checked), and the symbols' margin parameters. */
+  account?: MarginSource;
+  symbols?: SymbolInfo[];
+  /** The journal's state the core adopts at start (a restart). */
+  fold?: CoreFold;
+  /** The protection gate, asked before deciding. */
+  gate?: ClaimGate;
+  /** The opportunity ledger: skip verdicts and departures of open ids. */
+  opportunities?: { skipped(id: number, reason: string): void; left(id: number, pending: boolean): void };
+}
+
+export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig> {
   const dir = await mkdtemp(join(tmpdir(), "liq-claimer-"));
   const { journal } = Journal.open({ dir });
   const marks = new MarkBook();
@@ -178,28 +202,77 @@ export async function claimerRig(
   const events: ObserverEvent[] = [];
   const quantities = new Map<number, Liquidation>();
   const sender = new ClaimSender(venue, o.dryRun ?? false);
-  const claimer = new Claimer({
-    decide: policy.decide,
-    book,
+  const store = new FileStore(journal, "test");
+  const record = { rows: [] as RecordedClaim[], unavailable: false, reads: 0 };
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  let claimer: Claimer | undefined;
+  const { core, desk } = buildTradingCore({
+    fold: new CoreFold(),
     exposure,
     positions,
-    acquire: permits.acquire,
-    sender,
-    wire: venue,
-    store: new FileStore(journal, "test"),
+    port: {
+      intent: (r) => store.intent(r),
+      append: (r) => store.append(r),
+      recover: () => store.recover(),
+      mayLead: () => true,
+      sendClaim: (body, dryRun, answered) => {
+        sender.send(body, dryRun).then(answered, (error: unknown) => answered({ error }));
+      },
+      placeOrder: () => Promise.reject(new Error("no orders in the claimer rig")),
+      readRecord: async () => {
+        record.reads++;
+        if (record.unavailable) return { ok: false, reason: "unavailable (test)", permanent: false };
+        return { ok: true, claims: record.rows.map((r) => ({ ...r, fills: [...r.fills] })), asOf: Date.now() };
+      },
+      requestPositions: () => o.rereadAccount?.(),
+      schedule: (ms, f) => {
+        const t = setTimeout(f, ms);
+        return () => clearTimeout(t);
+      },
+      now: () => Date.now(),
+      monotonic: () => Date.now(),
+    },
+    scope: "claimed",
+    mark: (symbol) => marks.price(symbol),
+    orderWorking: () => false,
+    changed: () => undefined,
+    desk: {
+      decide: policy.decide,
+      ...(o.gate !== undefined ? { gate: o.gate } : {}),
+      book,
+      dryRun: () => sender.dryRun,
+      skipped: (reason, id) => {
+        events.push({ e: "skipped", reason });
+        o.opportunities?.skipped(id, reason);
+      },
+      ...(o.opportunities !== undefined ? { left: (id: number, pending: boolean) => o.opportunities?.left(id, pending) } : {}),
+      paused: (reason, on) => void events.push({ e: "paused", reason, on }),
+      queued: (liquidation, d) => claimer?.hooks.queued(liquidation, d),
+      wake: () => claimer?.hooks.wake(),
+    },
     observer: {
-      skipped: (reason) => void events.push({ e: "skipped", reason }),
       submitted: () => void events.push({ e: "submitted" }),
       result: (result, code) => void events.push({ e: "result", result, code }),
       decisionLatency: () => undefined,
       feeEarned: (symbol, amount) => void events.push({ e: "fee", symbol, amount }),
-      paused: (reason, on) => void events.push({ e: "paused", reason, on }),
+      settled: () => undefined,
+      traded: () => undefined,
+      unknown: () => undefined,
+      givenUp: () => void events.push({ e: "given_up" }),
+      changed: () => undefined,
     },
-    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-    now: () => Date.now(),
-    monotonic: () => Date.now(),
-    ...o.options,
+    logger: o.logger ?? silent,
+    ...(o.timings !== undefined ? { timings: o.timings } : {}),
   });
+  claimer = new Claimer({
+    desk,
+    acquire: o.acquire ?? permits.acquire,
+    ...(o.tryAcquire !== undefined ? { tryAcquire: o.tryAcquire } : {}),
+    dryRun: () => sender.dryRun,
+    wire: venue,
+    now: () => Date.now(),
+  });
+  if (o.fold !== undefined) core.adopt(o.fold);
   const refreshMarks = (prices: Record<string, number> = {}): void => {
     for (const [symbol, price] of Object.entries({ ...PRICES, ...prices })) marks.set(symbol, price, Date.now());
   };
@@ -223,6 +296,7 @@ export async function claimerRig(
 
   return {
     claimer,
+    core,
     sender,
     venue,
     permits,
@@ -233,6 +307,7 @@ export async function claimerRig(
     policy,
     positions,
     events,
+    record,
     add: (l) => {
       quantities.set(l.liquidationId, l);
       book.applyDelta([l], Date.now());
@@ -266,6 +341,11 @@ export async function claimerRig(
         absLiquidatorFee: t.abs,
       })),
     }),
+    recordFor: (call, timestamp = Date.now()) => ({
+      liquidationId: call.body.liquidation_id,
+      timestamp,
+      fills: transfers(call).map((t) => ({ symbol: t.symbol, qty: t.q, price: t.price, fee: t.abs })),
+    }),
     records: () => {
       const text = readFileSync(join(dir, JOURNAL_FILE), "utf8");
       return text
@@ -288,6 +368,7 @@ export function ingestFor(r: ClaimerRig, o: { slices: Slicer; liquidationsSeen?:
     book: r.book,
     marks: r.marks,
     claimer: r.claimer,
+    core: r.core,
     positions: r.positions,
     policy: r.policy,
     metrics: { liquidationsSeen: { inc: o.liquidationsSeen ?? (() => undefined) } },

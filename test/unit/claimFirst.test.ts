@@ -29,7 +29,7 @@ describe("claim first", () => {
   async function setup(free: () => boolean) {
     const permits = new Permits();
     let counted = -1;
-    rig = await claimerRig({ options: { acquire: permits.acquire, tryAcquire: free } });
+    rig = await claimerRig({ acquire: permits.acquire, tryAcquire: free });
     const r = rig;
     // The counting sees the claim already sent.
     const ingest = ingestFor(r, { slices: new SliceQueue(), liquidationsSeen: () => (counted = r.venue.calls.length) });

@@ -21,7 +21,8 @@ async function marginRig(o: { dryRun?: boolean; rereadAccount?: () => void; symb
     account: fixedAccount(o.collateral ?? 2_000, 20),
     symbols: o.symbols ?? symbolsWithMargin(),
     ...(o.dryRun !== undefined ? { dryRun: o.dryRun } : {}),
-    options: { unknownTimeoutMs: 10_000, ...(o.rereadAccount !== undefined ? { rereadAccount: o.rereadAccount } : {}) },
+    timings: { boundMs: 60_000, settleMs: 30_000 },
+    ...(o.rereadAccount !== undefined ? { rereadAccount: o.rereadAccount } : {}),
   });
   return rig;
 }
@@ -39,12 +40,12 @@ describe("reservations: a claim in flight holds its margin until its outcome", (
     ["rejected (-1203 price moved)", async (r) => r.venue.last().reject(venueError(-1203)), "claim"],
     ["refused for margin (-1101)", async (r) => r.venue.last().reject(venueError(-1101)), "claim"],
     [
-      "unknown, then not accepted at the timeout",
+      "unknown, then not applied by the venue's record",
       async (r) => {
         r.venue.last().reject(new TransportError("socket hang up", true));
         await settleTimers();
         expect(probe(r)).toBe("margin"); // unknown: may be ours, still held
-        await settleTimers(10_000);
+        await settleTimers(31_000);
         r.refreshMarks();
       },
       "claim",

@@ -5,9 +5,8 @@
  * journaled; one warn line per unknown code. Same rig and fake time as claimer.test.ts.
  */
 import { describe, expect, test } from "vitest";
-import { restoreFromJournal } from "../../src/daemon/restore.js";
-import { type IntentRecord, type OutcomeRecord } from "../../src/core/journalRecords.js";
-import { emptyReplay, replayRecord } from "../../src/store/journalReplay.js";
+import { CoreFold } from "../../src/core/coreFold.js";
+import type { IntentRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { UNKNOWN_CODE_TRIES } from "../../src/venue/failureTable.js";
 import {
   type ClaimerRig,
@@ -53,7 +52,7 @@ async function refuse(code: number, ms: number): Promise<void> {
 
 describe("a claim refused with a code the failure table does not know", () => {
   test("re-decided at once, then after 2, 4, 8, 16, 16 s, never sooner; budget spent, it is finished", async () => {
-    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig = await claimerRig({ timings: { repriceBackoffMs: 2_000 } });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
     await refuse(UNPUBLISHED, 0);
@@ -86,7 +85,7 @@ describe("a claim refused with a code the failure table does not know", () => {
   });
 
   test("claimed once the price fits: the re-decision that is accepted settles it, nothing more is sent", async () => {
-    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig = await claimerRig({ timings: { repriceBackoffMs: 2_000 } });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
     await refuse(UNPUBLISHED, 0);
@@ -100,7 +99,7 @@ describe("a claim refused with a code the failure table does not know", () => {
   });
 
   test("not re-decided once the id has left the open list", async () => {
-    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig = await claimerRig({ timings: { repriceBackoffMs: 2_000 } });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
     await refuse(UNPUBLISHED, 0);
@@ -112,7 +111,7 @@ describe("a claim refused with a code the failure table does not know", () => {
   });
 
   test("one claim in flight per id: offered again while refused and waiting, nothing extra leaves", async () => {
-    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+    rig = await claimerRig({ timings: { repriceBackoffMs: 2_000 } });
     const l = liq(1, [ETH, 1]);
     rig.add(l);
     await grantAll();
@@ -133,7 +132,7 @@ describe("a claim refused with a code the failure table does not know", () => {
 
   test("one warn line per unknown code, with the code and the venue's message, not one per claim", async () => {
     const lines: Line[] = [];
-    rig = await claimerRig({ options: { repriceBackoffMs: 2_000, logger: capturingLogger(lines) } });
+    rig = await claimerRig({ timings: { repriceBackoffMs: 2_000 }, logger: capturingLogger(lines) });
     rig.add(liq(1, [ETH, 1]));
     rig.add(liq(2, [ETH, 1]));
     await grantAll();
@@ -156,17 +155,31 @@ describe("a claim refused with a code the failure table does not know", () => {
     expect(lines.filter((l) => l.level === "info" && l.msg === "claim not accepted")).toHaveLength(4);
   });
 
-  test("after a restart the journal's refused ids are never claimed again", async () => {
-    rig = await claimerRig({ options: { repriceBackoffMs: 2_000 } });
+  test("after a restart: an id whose re-decisions were spent is never claimed again; one only refused so far may be", async () => {
+    rig = await claimerRig({ timings: { repriceBackoffMs: 2_000 } });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
+    // Id 1 refused until its budget is spent (as in the first test: at once, then 2, 4, 8, 16, 16 s).
     await refuse(UNPUBLISHED, 0);
+    for (const wait of [2_000, 4_000, 8_000, 16_000, 16_000]) {
+      await refuse(UNPUBLISHED, wait - 1);
+      rig.refreshMarks();
+      await settle(1);
+      await grantAll();
+    }
+    expect(rig.venue.ids()).toHaveLength(UNKNOWN_CODE_TRIES + 1);
+    await refuse(UNPUBLISHED, 0);
+    expect(outcomes(1).at(-1)?.final).toBe(true);
+    // Id 2 refused once: its next re-decision is still to come.
+    rig.add(liq(2, [ETH, 0.5]));
+    await grantAll();
+    expect(rig.venue.last().body.liquidation_id).toBe(2);
     rig.venue.last().reject(venueError(UNPUBLISHED));
     await settle();
-    const replay = emptyReplay();
-    for (const r of rig.records()) replayRecord(replay, r);
-    const done: number[] = [];
-    restoreFromJournal(replay, { markDone: (id) => void done.push(id), markUnknown: () => undefined });
-    expect(done).toEqual([1]);
+    // The restarted core's state is the journal folded: 1 never again, 2 claimable.
+    const fold = new CoreFold();
+    for (const r of rig.records()) fold.add(r);
+    expect(fold.done.values()).toEqual([1]);
+    expect(fold.claims.size).toBe(0);
   });
 });

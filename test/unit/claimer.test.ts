@@ -5,6 +5,7 @@
  * the permits and the venue's answers are in the test's hands; time is fake.
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { CoreFold } from "../../src/core/coreFold.js";
 import type { IntentRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { TransportError } from "../../src/venue/errors.js";
 import { type ClaimerRig, claimerRig, type VenueCall, venueError } from "../support/daemonClaimerRig.js";
@@ -164,9 +165,10 @@ describe("never twice", () => {
     expect(outcomes()).toEqual([]);
   });
 
-  test("markDone (journal replay) blocks an id for good", async () => {
-    rig = await claimerRig();
-    rig.claimer.markDone(1);
+  test("an id the journal says was claimed (a restart) is blocked for good", async () => {
+    const fold = new CoreFold();
+    fold.done.add(1);
+    rig = await claimerRig({ fold });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
     expect(rig.venue.calls).toEqual([]);
@@ -213,7 +215,7 @@ describe("outcomes by venue code", () => {
   });
 
   test("-1012 racing: retried exactly once, after the retry delay", async () => {
-    rig = await claimerRig({ options: { retryDelayMs: 500 } });
+    rig = await claimerRig({ timings: { retryDelayMs: 500 } });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
     rig.venue.last().reject(venueError(-1012));
@@ -234,7 +236,7 @@ describe("outcomes by venue code", () => {
   });
 
   test("a request that never left (transport, not delivered): retried exactly once", async () => {
-    rig = await claimerRig({ options: { retryDelayMs: 200 } });
+    rig = await claimerRig({ timings: { retryDelayMs: 200 } });
     rig.add(liq(1, [ETH, 1]));
     await grantAll();
     rig.venue.last().reject(new TransportError("connect ECONNREFUSED", false));
@@ -247,7 +249,7 @@ describe("outcomes by venue code", () => {
   });
 
   test("-1003 rate limited: every claim held one window, then the refused one goes first again", async () => {
-    rig = await claimerRig({ options: { rateLimitHoldMs: 1_000 } });
+    rig = await claimerRig({ timings: { rateLimitHoldMs: 1_000 } });
     rig.add(liq(1, [ETH, 5])); // 60
     rig.add(liq(2, [ETH, 1])); // 12
     await grantOne();
@@ -321,7 +323,7 @@ describe("outcomes by venue code", () => {
   });
 
   test("-1101 margin: claiming pauses (reason margin), resumes by itself after the pause", async () => {
-    rig = await claimerRig({ options: { marginPauseMs: 60_000 } });
+    rig = await claimerRig({ timings: { marginPauseMs: 60_000 } });
     const l1 = liq(1, [ETH, 5]);
     rig.add(l1);
     rig.add(liq(2, [ETH, 1]));
@@ -350,6 +352,7 @@ describe("outcomes by venue code", () => {
 
     test("never resent; the private push confirms it with the venue's fills", async () => {
       rig = await claimerRig();
+      rig.record.unavailable = true; // only the push can tell here
       const l = liq(1, [ETH, 2]);
       rig.add(l);
       await grantAll();
@@ -362,7 +365,7 @@ describe("outcomes by venue code", () => {
       await settle(60_000);
       await grantAll();
       expect(rig.venue.ids()).toEqual([1]);
-      rig.claimer.onAssignment(rig.assignmentFor(call));
+      rig.core.assignment(rig.assignmentFor(call));
       await settle();
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
       expect(outcomes(1)[1]?.fills?.map((f) => [f.symbol, f.qty])).toEqual([[ETH, 2]]);
@@ -371,12 +374,31 @@ describe("outcomes by venue code", () => {
       expect(rig.events).toContainEqual({ e: "result", result: "confirmed", code: "none" });
     });
 
+    test("the venue's record says it applied: confirmed with its fills at the first look, never resent", async () => {
+      rig = await claimerRig({ timings: { firstCheckMs: 1_000 } });
+      const l = liq(1, [ETH, 2]);
+      rig.add(l);
+      await grantAll();
+      const call = rig.venue.last();
+      rig.record.rows = [rig.recordFor(call)];
+      call.reject(lost());
+      await settle(999);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      await settle(1);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
+      expect(outcomes(1)[1]?.fills?.map((f) => [f.symbol, f.qty])).toEqual([[ETH, 2]]);
+      expect(rig.exposure.netQty(ETH)).toBe(2);
+      rig.claimer.offer(l);
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([1]);
+    });
+
     test("a push that beats the transport error settles the claim as soon as the error comes", async () => {
       rig = await claimerRig();
       rig.add(liq(1, [ETH, 2]));
       await grantAll();
       const call = rig.venue.last();
-      rig.claimer.onAssignment(rig.assignmentFor(call)); // the venue applied it and pushed...
+      rig.core.assignment(rig.assignmentFor(call)); // the venue applied it and pushed...
       call.reject(lost()); // ...then the connection dropped before the answer
       await settle();
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
@@ -385,34 +407,17 @@ describe("outcomes by venue code", () => {
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "confirmed"]);
     });
 
-    test("no confirmation within the timeout: closed as not_accepted, reservation released, still never resent", async () => {
-      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000 } });
+    test("the venue's record lists no claim once the venue is done with the request: not applied, claimed again", async () => {
+      rig = await claimerRig({ timings: { settleMs: 30_000, firstCheckMs: 1_000, maxCheckMs: 4_000 } });
       const l = liq(1, [ETH, 2]);
       rig.add(l);
       await grantAll();
       rig.venue.last().reject(lost());
-      await settle(119_999);
+      await settle(29_000);
+      // Absent so far, but the venue may still be working on it: still unknown.
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
-      await settle(1);
-      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "not_accepted"]);
-      expect(rig.exposure.reservationCount).toBe(0);
-      rig.claimer.offer(l);
-      await grantAll();
-      expect(rig.venue.ids()).toEqual([1]);
-    });
-
-    test("the open list shows it untouched long enough after the failure: not applied, claimed again", async () => {
-      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
-      const l = liq(1, [ETH, 2]);
-      rig.add(l);
-      await grantAll();
-      rig.venue.last().reject(lost());
-      await settle();
-      // Too soon after the failure: the venue may still be working on the request.
-      rig.claimer.settleFromOpenList(Date.now() + 29_999);
-      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
-      await settle(30_000);
-      rig.claimer.settleFromOpenList(Date.now());
+      expect(rig.record.reads).toBeGreaterThan(1);
+      await settle(5_000);
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "not_accepted"]);
       expect(rig.exposure.reservationCount).toBe(0);
       rig.refreshMarks(); // 30 s later the marks of the first decision are stale
@@ -421,38 +426,103 @@ describe("outcomes by venue code", () => {
       expect(rig.venue.ids()).toEqual([1, 1]);
     });
 
-    test("an intent restored without an outcome (killed in flight): settled by the open list, then claimed once", async () => {
-      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+    test("no record and no push within the bound: given up loudly, never claimed again", async () => {
+      rig = await claimerRig({ timings: { boundMs: 120_000, maxCheckMs: 10_000 } });
+      rig.record.unavailable = true;
       const l = liq(1, [ETH, 2]);
+      rig.add(l);
+      await grantAll();
+      rig.venue.last().reject(lost());
+      await settle(110_000);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      await settle(20_000);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "given_up"]);
+      expect(rig.events).toContainEqual({ e: "given_up" });
+      expect(rig.exposure.reservationCount).toBe(0);
+      expect(rig.core.unsettledClaims()).toBe(0);
+      rig.refreshMarks();
+      rig.claimer.offer(l);
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([1]);
+    });
+
+    test("the open list shows it untouched long enough after the failure (no record to read): not applied, claimed again", async () => {
+      rig = await claimerRig({ timings: { boundMs: 120_000, settleMs: 30_000 } });
+      rig.record.unavailable = true;
+      const l = liq(1, [ETH, 2]);
+      rig.add(l);
+      await grantAll();
+      rig.venue.last().reject(lost());
+      await settle();
+      // Too soon after the failure: the venue may still be working on the request.
+      rig.core.openList((id) => rig.book.get(id), Date.now() + 29_000);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
+      await settle(30_000);
+      rig.core.openList((id) => rig.book.get(id), Date.now());
+      expect(outcomes(1).map((o) => o.result)).toEqual(["unknown", "not_accepted"]);
+      expect(rig.exposure.reservationCount).toBe(0);
+      rig.refreshMarks();
+      rig.claimer.offer(l);
+      await grantAll();
+      expect(rig.venue.ids()).toEqual([1, 1]);
+    });
+
+    test("an intent a killed process left without an outcome: settled from the venue's record, then claimed once", async () => {
+      const l = liq(1, [ETH, 2]);
+      const fold = new CoreFold();
+      fold.add({
+        t: "intent",
+        id: 1,
+        at: Date.now(),
+        ratio: 1,
+        limitPrice: { [ETH]: 2_010 },
+        expectedFee: 24,
+        perSymbolQty: { [ETH]: 2 },
+        open: [...l.positions],
+      });
+      rig = await claimerRig({ fold, timings: { settleMs: 30_000, firstCheckMs: 1_000, maxCheckMs: 4_000 } });
       rig.book.applyDelta([l], Date.now());
-      rig.claimer.markUnknown(1, l.positions);
       rig.claimer.offer(l);
       await grantAll();
       // Unknown: the previous process may have sent it, so nothing goes out yet.
       expect(rig.venue.ids()).toEqual([]);
-      await settle(30_000);
+      expect(rig.exposure.reservation(1)).toEqual({ [ETH]: 2 });
+      await settle(34_000);
       rig.refreshMarks();
-      rig.claimer.settleFromOpenList(Date.now());
+      rig.claimer.retrySkipped(); // a mark frame re-decides what a stale mark skipped
       await grantAll();
       expect(outcomes(1).map((o) => o.result)).toEqual(["not_accepted"]);
       expect(rig.venue.ids()).toEqual([1]);
     });
 
-    test("a restored in-flight intent whose liquidation changed meanwhile is never claimed again", async () => {
-      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
-      rig.claimer.markUnknown(1, [{ symbol: ETH, positionQty: 2, liquidatorFee: 0.006 }]);
+    test("an intent a killed process left that the venue applied: confirmed from its record, never claimed again", async () => {
+      const fold = new CoreFold();
+      fold.add({
+        t: "intent",
+        id: 1,
+        at: Date.now(),
+        ratio: 0.5,
+        limitPrice: { [ETH]: 2_010 },
+        expectedFee: 12,
+        perSymbolQty: { [ETH]: 1 },
+      });
+      rig = await claimerRig({ fold });
+      rig.record.rows = [{ liquidationId: 1, timestamp: Date.now(), fills: [{ symbol: ETH, qty: 1, price: 1_990, fee: 11.94 }] }];
       const after = liq(1, [ETH, 1]); // the previous process's claim took half
       rig.book.applyDelta([after], Date.now());
       rig.claimer.offer(after);
-      await settle(30_000);
+      await settle(5_000);
       rig.refreshMarks();
-      rig.claimer.settleFromOpenList(Date.now());
+      rig.claimer.offer(after);
       await grantAll();
       expect(rig.venue.ids()).toEqual([]);
+      expect(outcomes(1).map((o) => o.result)).toEqual(["confirmed"]);
+      expect(rig.core.fold.holdings.unplaced(ETH)).toBe(1);
     });
 
-    test("the open list shows changed quantities: still unknown (someone's claim was applied, maybe ours)", async () => {
-      rig = await claimerRig({ options: { unknownTimeoutMs: 120_000, openListSettleMs: 30_000 } });
+    test("the open list shows changed quantities (no record to read): still unknown (someone's claim was applied, maybe ours)", async () => {
+      rig = await claimerRig({ timings: { boundMs: 120_000, settleMs: 30_000 } });
+      rig.record.unavailable = true;
       rig.add(liq(1, [ETH, 2]));
       await grantAll();
       rig.venue.last().reject(lost());
@@ -461,7 +531,7 @@ describe("outcomes by venue code", () => {
         [{ liquidationId: 1, timestamp: 1, positions: [{ symbol: ETH, positionQty: 1, liquidatorFee: 0.006 }] }],
         Date.now(),
       );
-      rig.claimer.settleFromOpenList(Date.now());
+      rig.core.openList((id) => rig.book.get(id), Date.now());
       expect(outcomes(1).map((o) => o.result)).toEqual(["unknown"]);
       expect(rig.exposure.reservationCount).toBe(1);
     });
@@ -633,11 +703,9 @@ describe("protection gate (claimPipeline.ts)", () => {
     let closed = true;
     const asked: number[] = [];
     rig = await claimerRig({
-      options: {
-        gate: (l) => {
-          asked.push(l.liquidationId);
-          return closed ? "exposure_cap" : undefined;
-        },
+      gate: (l) => {
+        asked.push(l.liquidationId);
+        return closed ? "exposure_cap" : undefined;
       },
     });
     const l = liq(5, [ETH, 5]);

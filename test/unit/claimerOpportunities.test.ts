@@ -30,7 +30,7 @@ const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTi
 
 describe("the claimer and the opportunity ledger", () => {
   test("queued and gone: wanted; skipped and gone: not; a skip is told once per reason", async () => {
-    rig = await claimerRig({ policy: { min_fee: 20 }, options: { opportunities } });
+    rig = await claimerRig({ policy: { min_fee: 20 }, opportunities });
     rig.add(liq(1, [ETH, 5])); // 60: queued, no permit granted
     rig.add(liq(2, [ETH, 1])); // 12 < 20: skipped
     rig.add(liq(2, [ETH, 1.01])); // the same verdict again: not told again
@@ -45,7 +45,7 @@ describe("the claimer and the opportunity ledger", () => {
   });
 
   test("sent and gone: not queued any more (its answer decides)", async () => {
-    rig = await claimerRig({ options: { opportunities } });
+    rig = await claimerRig({ opportunities });
     rig.add(liq(3, [ETH, 5]));
     await settle();
     rig.permits.grant();

@@ -117,7 +117,7 @@ describe("a 1,000-liquidation frame through the claimer", () => {
   async function setup() {
     const slices = new SliceQueue(100);
     const permits = new Permits();
-    rig = await claimerRig({ options: { acquire: gatedPermit(slices, permits.acquire) } });
+    rig = await claimerRig({ acquire: gatedPermit(slices, permits.acquire) });
     const r = rig;
     const ingest = ingestFor(r, { slices });
     return { slices, permits, ingest, r };
