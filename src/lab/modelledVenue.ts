@@ -19,6 +19,7 @@ import type { MarkBook } from "../engine/marks.js";
 import type { ClaimDecision } from "../engine/policy.js";
 import type { Liquidation } from "../engine/types.js";
 import { VENUE_CODES, VenueError } from "../venue/errors.js";
+import { GONE_CODE } from "../venue/failureTable.js";
 import type { ClaimRequest } from "../venue/restSchemas.js";
 import type { Timeline } from "./timeline.js";
 
@@ -51,7 +52,7 @@ interface Out {
   sentAt: number;
 }
 
-const GONE = VENUE_CODES.get(-1202);
+const GONE = VENUE_CODES.get(GONE_CODE);
 
 export class ModelledVenue {
   readonly #o: ModelledVenueOptions;
@@ -162,7 +163,7 @@ export class ModelledVenue {
         this.lost++;
         this.#o.lost(id);
         const error = new VenueError({
-          venueCode: -1202,
+          venueCode: GONE_CODE,
           status: GONE?.status ?? 400,
           venueMessage: "taken by a rival (modelled)",
           endpoint: "/v1/liquidation",

@@ -84,7 +84,9 @@ export function readSnapshot(dir: string): CoreSnapshot | undefined {
   if (!existsSync(path)) return undefined;
   const s = JSON.parse(readFileSync(path, "utf8")) as CoreSnapshot;
   checkVersion(dir, s.version);
-  if (s.t !== "snapshot" || !Array.isArray(s.done) || !Array.isArray(s.open)) throw new Error(`${path} is not a journal snapshot`);
+  // Format 3 holds the core's state (`claims`), format 2 the open records (`open`).
+  if (s.t !== "snapshot" || !Array.isArray(s.done) || !(Array.isArray(s.claims) || Array.isArray(s.open)))
+    throw new Error(`${path} is not a journal snapshot`);
   return s;
 }
 

@@ -180,7 +180,8 @@ export class PgStateStore implements StateStore {
       case "outcome": {
         // Refusals after which the claimer tries the same id again (the failure table says which) keep it claimable.
         const retried =
-          record.result === "not_accepted" || (record.result === "rejected" && record.final !== true && reclaimableAfterRefusal(record.code));
+          record.result === "not_accepted" ||
+          (record.result === "rejected" && record.final !== true && reclaimableAfterRefusal(record.code));
         // The attempt the outcome answers: a late answer to an earlier attempt moves no state.
         return journal.claimOutcome(record, { reclaimable: retried, ...(record.attempt !== undefined ? { attempt: record.attempt } : {}) });
       }

@@ -211,6 +211,8 @@ export const UNKNOWN_ERROR_CODE = -1000;
 export const RATE_LIMITED_CODE = -1003;
 /** The venue's "insufficient margin" (the bench counts these refusals). */
 export const INSUFFICIENT_MARGIN_CODE = -1101;
+/** The liquidation is gone or fully claimed (a rival was first): what the lab's modelled venue answers a lost claim. */
+export const GONE_CODE = -1202;
 
 /** The code an error page without a venue envelope (a proxy's, a load balancer's) stands for, by HTTP status. */
 export function codeForBareStatus(status: number): number {

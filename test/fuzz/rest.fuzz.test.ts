@@ -25,7 +25,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { Claimer } from "../../src/daemon/claimer.js";
 import { ClaimSender } from "../../src/daemon/claimSender.js";
 import { OpenBook } from "../../src/daemon/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
@@ -42,6 +41,7 @@ import { parseJournal } from "../../src/store/journalReplay.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { RestClient } from "../../src/venue/rest.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
+import { coreOn } from "../support/coreOn.js";
 import { sleep } from "../support/wait.js";
 import { arbitraryText, check, checkFee, checkFinite, checkId, checkSymbol, mutate, mutations, show, toJsonText } from "./fuzzInputs.js";
 
@@ -68,6 +68,12 @@ let server: Server;
 let baseUrl: string;
 /** Answers for the next requests, in order; when empty, a valid empty page (ends a paging loop). */
 let queue: Reply[] = [];
+/**
+ * When set, only requests under this path prefix are answered from `queue`: a request of an earlier
+ * run that the client gave up on (its timeout, on a loaded machine) may arrive late, and must not
+ * take the current run's answer. It is cut off instead.
+ */
+let current: string | undefined;
 const hung: ServerResponse[] = [];
 
 /**
@@ -84,6 +90,7 @@ function fallback(isClaim: boolean): Reply {
 function answer(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
   req.on("end", () => {
+    if (current !== undefined && !req.url?.startsWith(`/${current}/`)) return void req.socket.destroy();
     const r = queue.shift() ?? fallback(req.method === "POST");
     switch (r.mode) {
       case "destroy":
@@ -494,17 +501,26 @@ describe("RestClient against a server answering garbage", () => {
   const signer = new Signer({ secret: key.secret, accountId: "0xabc" });
 
   test("(d1) every call resolves with valid data or rejects with a LiquidatorError", async () => {
-    const client = new RestClient({ baseUrl, signer, timeoutMs: TIMEOUT_MS, retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } });
     let accepted = 0;
+    let run = 0;
     try {
       const scenario = fc
         .constantFrom(...OP_NAMES)
         .chain((op) => fc.tuple(fc.constant(op), fc.array(reply(op), { minLength: 1, maxLength: op === "allOpenLiquidations" ? 2 : 1 })));
       await fc.assert(
         fc.asyncProperty(scenario, async ([op, replies]) => {
+          // Each run's requests under a path of their own (see `current`).
+          current = `run${++run}`;
+          const client = new RestClient({
+            baseUrl: `${baseUrl}/${current}`,
+            signer,
+            timeoutMs: TIMEOUT_MS,
+            retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 },
+          });
           queue = [...replies];
           const r = await settled(OPS[op].call(client) as Promise<unknown>);
           queue = [];
+          await client.close();
           if (r.ok) {
             check(!replies.slice(0, 1).some(mustReject), () => `accepted an answer that must be refused: ${show(replies[0])}`);
             checkAccepted(op, r.value);
@@ -517,7 +533,7 @@ describe("RestClient against a server answering garbage", () => {
         { numRuns: RUNS.calls },
       );
     } finally {
-      await client.close();
+      current = undefined;
     }
     // Not vacuous: valid envelopes (and harmless mutations of them) are accepted.
     expect(accepted).toBeGreaterThan(RUNS.calls / 10);
@@ -562,7 +578,7 @@ describe("RestClient against a server answering garbage", () => {
             marks.set(s, p, Date.now());
           const exposure = new Exposure();
           const ctx: PolicyContext = { policy, symbols: table, marks, exposure };
-          const claimer = new Claimer({
+          const { claimer } = coreOn({
             decide: (liq, now) => decide(liq, ctx, now),
             book,
             exposure,
@@ -570,12 +586,12 @@ describe("RestClient against a server answering garbage", () => {
             acquire: async () => {},
             sender: new ClaimSender(client, false),
             store: new FileStore(journal, "test"),
-            // As main.ts wires it: real prom-client counters (a counter refuses to go down).
+            // As the daemon wires it: real prom-client counters (a counter refuses to go down).
+            skipped: (reason) => {
+              metrics.claimsSkipped.inc({ reason });
+              skips.push(reason);
+            },
             observer: {
-              skipped: (reason) => {
-                metrics.claimsSkipped.inc({ reason });
-                skips.push(reason);
-              },
               submitted: () => metrics.claimsSubmitted.inc(),
               result: (result, code) => {
                 metrics.claimsResult.inc({ result, code });
@@ -583,9 +599,7 @@ describe("RestClient against a server answering garbage", () => {
               },
               decisionLatency: (s) => metrics.decisionLatency.observe(s),
               feeEarned: (s, amount) => metrics.feeEarned.inc({ symbol: s }, amount),
-              paused: () => {},
             },
-            logger: { info() {}, warn() {}, error() {} },
           });
           const heldBefore = exposure.netQty("PERP_BTC_USDC");
           const feesBefore = await feeTotal(metrics);

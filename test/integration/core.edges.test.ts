@@ -6,9 +6,9 @@
  * deposit (7). Each failed on the main of the issue's filing; each must pass now.
  */
 import { expect } from "vitest";
+import type { JournalRecord } from "../../src/core/journalRecords.js";
 import { JournalError } from "../../src/errors.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import type { JournalRecord } from "../../src/core/journalRecords.js";
 import type { StateStore } from "../../src/store/stateStore.js";
 import {
   claimsBy,

@@ -7,11 +7,11 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { sleep } from "../../src/sleep.js";
 import type { IntentRecord } from "../../src/core/journalRecords.js";
+import { FencedError } from "../../src/errors.js";
+import { sleep } from "../../src/sleep.js";
 import { RECLAIMABLE_STATES } from "../../src/store/postgres/intentStates.js";
 import { PgStore, type PgStoreOptions } from "../../src/store/postgres/pgStore.js";
-import { FencedError } from "../../src/errors.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 import { waitFor } from "../support/wait.js";
 

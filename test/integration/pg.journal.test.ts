@@ -9,12 +9,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import type { IntentRecord, JournalRecord, OrderIntentRecord, OrderOutcomeRecord } from "../../src/core/journalRecords.js";
+import { DuplicateClaimError } from "../../src/errors.js";
 import { Journal } from "../../src/store/fileJournal.js";
-import type { OrderIntentRecord, OrderOutcomeRecord } from "../../src/core/journalRecords.js";
-import { type IntentRecord, type JournalRecord } from "../../src/core/journalRecords.js";
 import { parseJournal } from "../../src/store/journalReplay.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
-import { DuplicateClaimError } from "../../src/errors.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 

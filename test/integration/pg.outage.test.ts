@@ -7,12 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { sleep } from "../../src/sleep.js";
 import type { IntentRecord } from "../../src/core/journalRecords.js";
+import { DuplicateClaimError } from "../../src/errors.js";
+import { sleep } from "../../src/sleep.js";
 import type { DeposeReason } from "../../src/store/postgres/leaseKeeper.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
 import { DatabaseUnavailableError } from "../../src/store/storeErrors.js";
-import { DuplicateClaimError } from "../../src/errors.js";
 import { waitFor } from "../support/daemonHarness.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 

@@ -14,10 +14,10 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { reclaimableAfterRefusal } from "../../src/venue/failureTable.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { Prng } from "../../src/sim/prng.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
+import { reclaimableAfterRefusal } from "../../src/venue/failureTable.js";
 import {
   claimsBy,
   daemonEnv,
@@ -148,7 +148,9 @@ test("kill -9 at 10 random points during bursts, restarting each time: never twi
   const outcomes = readJournal(stateDir).outcomes;
   const notApplied = (id: number): boolean => (outcomes.get(id) ?? []).some((o) => o.result === "not_accepted");
   for (const [k, run] of runs.entries()) {
-    const reclaimed = requests.filter((q) => ofRun(q, run) && run.journaled.has(q.liquidationId as number) && !notApplied(q.liquidationId as number));
+    const reclaimed = requests.filter(
+      (q) => ofRun(q, run) && run.journaled.has(q.liquidationId as number) && !notApplied(q.liquidationId as number),
+    );
     expect(
       reclaimed.map((q) => q.liquidationId),
       `run ${k} (killed ${run.killedAt}) re-claimed journaled ids the venue had not said were not applied`,

@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from "vitest";
 import { type ClaimFailureAction, classifyClaimFailure, JOURNAL_RESULT_OF } from "../../src/core/claimFailure.js";
+import { CLAIM_OUTCOME_RESULTS } from "../../src/core/journalRecords.js";
 import { AbortedError } from "../../src/errors.js";
 import { CLAIM_RESULTS } from "../../src/observe/failureLabels.js";
-import { CLAIM_OUTCOME_RESULTS } from "../../src/core/journalRecords.js";
 import { BadResponseError, TimeoutError, TransportError, VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 
 function venue(code: number, status = VENUE_CODES.get(code)?.status ?? 400, message = "whatever the venue says"): VenueError {
@@ -56,10 +56,11 @@ describe("classifyClaimFailure", () => {
     expect(journaled).toBe(action === "unknown" ? "unknown" : "rejected");
   });
 
-  test("every metric label has a journal word, and every journal word but not_accepted is some label's", () => {
+  test("every metric label has a journal word, and every journal word but not_accepted and given_up is some label's", () => {
     expect(Object.keys(JOURNAL_RESULT_OF).sort()).toEqual([...CLAIM_RESULTS].sort());
     const words = new Set(Object.values(JOURNAL_RESULT_OF));
-    expect(CLAIM_OUTCOME_RESULTS.filter((w) => !words.has(w))).toEqual(["not_accepted"]);
+    // Both are later resolutions of an unknown outcome (the venue's record, the bound): no answer, no count.
+    expect(CLAIM_OUTCOME_RESULTS.filter((w) => !words.has(w))).toEqual(["not_accepted", "given_up"]);
   });
 
   test("decided by code, not message: the same text under different codes maps differently", () => {

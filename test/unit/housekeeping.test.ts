@@ -23,7 +23,7 @@ describe("Housekeeping", () => {
   test("claiming pauses without a recent server-time sample and resumes with one", () => {
     const clock = { lastSampleAt: 0 };
     const claimer = pauses();
-    const journal = { failure: undefined, recover: () => false };
+    const journal = { failure: () => undefined, retry: () => true };
     const hk = new Housekeeping({ clock, journal, claimer, logger: quiet, clockMaxAgeMs: 120_000 });
     hk.tick(1_000_000); // never sampled
     expect(claimer.pausedReasons()).toEqual(["clock"]);
@@ -37,11 +37,12 @@ describe("Housekeeping", () => {
 
   test("a failed journal is retried on its interval and named in readiness until it works", () => {
     let recoveries = 0;
+    let failure: Error | undefined = new Error("ENOSPC");
     const journal = {
-      failure: new Error("ENOSPC") as Error | undefined,
-      recover() {
+      failure: () => failure,
+      retry() {
         recoveries++;
-        this.failure = undefined;
+        failure = undefined;
         return true;
       },
     };
@@ -61,12 +62,38 @@ describe("Housekeeping", () => {
     expect(claimer.pausedReasons()).toEqual([]);
     expect(hk.problems()).toEqual([]);
     // The probe append failed again right away: no new retry before the interval has passed.
-    journal.failure = new Error("ENOSPC");
+    failure = new Error("ENOSPC");
     claimer.setPaused("journal", true);
     hk.tick(15_000);
     expect(recoveries).toBe(1);
     expect(claimer.pausedReasons()).toEqual(["journal"]);
     hk.tick(20_000);
     expect(recoveries).toBe(2);
+  });
+
+  test("records kept by the core are written first: claiming stays paused while they cannot be", () => {
+    let attempts = 0;
+    const journal = {
+      failure: () => new Error("EIO"),
+      retry: () => {
+        attempts++;
+        return false;
+      },
+    };
+    const claimer = pauses();
+    const hk = new Housekeeping({
+      clock: { lastSampleAt: 0 },
+      journal,
+      claimer,
+      logger: quiet,
+      clockMaxAgeMs: Number.MAX_SAFE_INTEGER,
+      journalRetryMs: 1_000,
+    });
+    claimer.setPaused("journal", true);
+    hk.tick(1_000);
+    hk.tick(2_000);
+    expect(attempts).toBe(2);
+    expect(claimer.pausedReasons()).toEqual(["journal"]);
+    expect(hk.problems()).toEqual(["journal_error:EIO"]);
   });
 });

@@ -40,11 +40,12 @@ function setup(capture?: CaptureTap) {
   const policy = new PolicyState(policyInput({}), marks, exposure);
   policy.applySymbols(new SymbolTable(SYMBOLS));
   const slices = new SliceQueue();
+  const positions = new PositionBook(exposure);
   const ingest = new Ingest({
     slices,
     book: new OpenBook(),
     marks,
-    positions: new PositionBook(exposure),
+    positions,
     policy,
     metrics: { liquidationsSeen: { inc: () => undefined } } as never,
     logger: { info: () => undefined },
@@ -57,15 +58,24 @@ function setup(capture?: CaptureTap) {
         cancelled.push(id);
         order.push(`cancel ${id}`);
       },
-      settleFromOpenList: () => undefined,
       sweep: () => undefined,
       retrySkipped: (reasons?: ReadonlySet<string>) => void retried.push(reasons),
-      onAssignment: () => undefined,
       setPaused: (reason: string, on: boolean) => void (on ? paused.add(reason) : paused.delete(reason)),
       pausedReasons: () => [...paused] as never,
     },
+    core: coreOf(positions),
   });
   return { ingest, offered, cancelled, order, retried, paused, exposure, slices };
+}
+
+/** The core's side of ingest over a position book: position reports go to the book, the rest is ignored. */
+function coreOf(positions: PositionBook) {
+  return {
+    assignment: () => undefined,
+    openList: () => undefined,
+    positionsPush: (rows: Parameters<PositionBook["applyPush"]>[0], ts: number | undefined) => positions.applyPush(rows, ts),
+    positionsSnapshot: (rows: Parameters<PositionBook["applySnapshot"]>[0], ts: number | undefined) => positions.applySnapshot(rows, ts),
+  };
 }
 
 describe("Ingest", () => {
@@ -168,13 +178,12 @@ describe("Ingest", () => {
         offer: (l: Liquidation) => void offered.push(l.liquidationId),
         sendNow: () => undefined,
         cancel: () => undefined,
-        settleFromOpenList: () => undefined,
         sweep: () => undefined,
         retrySkipped: () => undefined,
-        onAssignment: () => undefined,
         setPaused: () => undefined,
         pausedReasons: () => [],
       },
+      core: coreOf(new PositionBook(exposure)),
     });
     cold.openList([row(1, 1)], 1);
     expect(offered).toEqual([]);

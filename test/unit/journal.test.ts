@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import type { IntentRecord } from "../../src/core/journalRecords.js";
 import { JournalError } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal } from "../../src/store/fileJournal.js";
-import { type IntentRecord } from "../../src/core/journalRecords.js";
 import { parseJournal } from "../../src/store/journalReplay.js";
 
 const intent = (id: number): IntentRecord => ({

@@ -1,5 +1,5 @@
 /**
- * The claimed accounting (`unwind.scope: claimed`) across a compaction of the file journal: claims,
+ * What is ours (`unwind.scope: claimed`, core/holdings.ts) across a compaction of the file journal: claims,
  * partial unwinds, a lean answer corrected by its push, a claim whose margin mode is said only after
  * a rotation, and the operator's own position on the same account. After the history is folded into
  * the snapshot (and after a compaction killed at each step), a restart owes the unwinder exactly
@@ -9,16 +9,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { ClaimedPositions } from "../../src/daemon/claimedPositions.js";
-import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
+import { CoreFold } from "../../src/core/coreFold.js";
+import type { JournalRecord } from "../../src/core/journalRecords.js";
+import type { TradingCore } from "../../src/core/tradingCore.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import type { MarginMode } from "../../src/engine/types.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, readCurrent, readHistory } from "../../src/store/journalFiles.js";
-import type { JournalRecord } from "../../src/core/journalRecords.js";
 import type { JournalReplay } from "../../src/store/journalReplay.js";
-import { restoredClaimed, restoreIds } from "../support/journalRestore.js";
+import { coreOver, ledgerOf, restartedCore, restoreIds } from "../support/journalRestore.js";
 
 const ETH = "PERP_ETH_USDC";
 const BTC = "PERP_BTC_USDC";
@@ -40,15 +40,23 @@ function open(dir: string) {
   return Journal.open({ dir, rotateCheckMs: 0, autoCompact: false, logger: quiet });
 }
 
-/** The daemon's claimed accounting on a position book, journaling into a real file journal. */
+/**
+ * The daemon's accounting (the trading core) on a position book, journaling into a real file
+ * journal: a record is applied to the core's state as it is written (what the core's `record` does),
+ * and the venue's reports go through the core, which journals the margin modes and what was closed
+ * elsewhere itself.
+ */
 function liveRig(journal: Journal) {
   const positions = new PositionBook(new Exposure());
   let ts = VENUE.at;
-  const append = (r: JournalRecord) => journal.append(r);
-  const claimed = new ClaimedPositions({ positions, journal: append, mayWrite: () => true, changed: () => undefined, now: () => ts });
+  const core = coreOver(new CoreFold(), positions, { append: (r) => journal.append(r) });
+  const append = (r: JournalRecord) => {
+    core.fold.add(r);
+    journal.append(r);
+  };
   const held = (symbol: string, mode: MarginMode) => positions.held(symbol, mode);
   const push = (symbol: string, mode: MarginMode, qty: number) =>
-    positions.applyPush([{ symbol, positionQty: qty, marginMode: mode }], ++ts);
+    core.positionsPush([{ symbol, positionQty: qty, marginMode: mode }], ++ts);
   const intent = (id: number, symbol: string, qty: number) =>
     append({ t: "intent", id, at: ++ts, ratio: 1, limitPrice: { [symbol]: 100 }, expectedFee: 1, perSymbolQty: { [symbol]: qty } });
   /** The claim answered with its fills; the venue's report of the position (where it landed) is up to the caller. */
@@ -57,7 +65,6 @@ function liveRig(journal: Journal) {
     positions.settleClaim(id, { [symbol]: qty }, ++ts);
     const fills = [{ symbol, qty, price: 100, fee: 0.5 }];
     append({ t: "outcome", id, at: ++ts, result: "accepted", fills });
-    claimed.claim(id, fills);
   };
   let seq = 0;
   const unwind = (symbol: string, mode: MarginMode, qty: number) => {
@@ -76,14 +83,12 @@ function liveRig(journal: Journal) {
       marginMode: mode,
       seq,
     });
-    claimed.orderIntent(clientOrderId, mode);
     const fill = { t: "order_fill" as const, clientOrderId, symbol, qty, price: 101, fee: 0.1, tradeId: `t${seq}`, at: ++ts };
     append(fill);
     positions.applyOwnFill(symbol, qty, ++ts, mode);
-    claimed.fill(fill);
     append({ t: "order_outcome", clientOrderId, at: ++ts, result: "filled", filledQty: qty });
   };
-  return { positions, claimed, held, push, intent, claim, unwind, append, now: () => ++ts };
+  return { positions, core, held, push, intent, claim, unwind, append, now: () => ++ts };
 }
 
 type Rig = ReturnType<typeof liveRig>;
@@ -98,15 +103,15 @@ async function history(dir: string): Promise<Rig> {
   for (const r of venueHeader(VENUE)) journal.append(r);
   const r = liveRig(journal);
   // The operator's own long, on the account before any claim.
-  r.positions.applySnapshot([{ symbol: ETH, positionQty: 2, marginMode: "CROSS" }], r.now());
+  r.core.positionsSnapshot([{ symbol: ETH, positionQty: 2, marginMode: "CROSS" }], r.now());
   r.claim(1, ETH, 1);
   r.push(ETH, "CROSS", 3);
   r.unwind(ETH, "CROSS", -0.4); // partial: 0.6 of claim 1 still owed
   r.claim(2, BTC, 0.5);
   r.push(BTC, "ISOLATED", 0.5);
   r.unwind(BTC, "ISOLATED", -0.5); // all of claim 2: unwound
-  // Claim 7 closed by the operator by hand: the venue reports it flat, what was owed is settled (a
-  // claimed_base); the long the operator opens next is theirs.
+  // Claim 7 closed by the operator by hand: the venue reports it flat while nothing of ours moves
+  // there, so what was ours is closed elsewhere (an `ours` record); the long the operator opens next is theirs.
   r.claim(7, BTC, 1);
   r.push(BTC, "CROSS", 1);
   r.push(BTC, "CROSS", 0);
@@ -116,7 +121,6 @@ async function history(dir: string): Promise<Rig> {
   r.intent(3, ETH, 0.7);
   r.positions.settleClaim(3, { [ETH]: 0.7 }, r.now());
   r.append({ t: "outcome", id: 3, at: r.now(), result: "accepted" });
-  r.claimed.claimRequested(3, { [ETH]: 0.7 });
   r.push(ETH, "CROSS", r.held(ETH, "CROSS") + 0.6);
   // Claim 4 lands in an isolated position.
   r.claim(4, ETH, 0.2);
@@ -128,11 +132,9 @@ async function history(dir: string): Promise<Rig> {
   // The push confirming claim 3 with its fills: 0.6, not the 0.7 requested.
   const fills3 = [{ symbol: ETH, qty: 0.6, price: 100, fee: 0.4 }];
   r.append({ t: "outcome", id: 3, at: r.now(), result: "confirmed", fills: fills3 });
-  r.claimed.claim(3, fills3);
   // A late duplicate of claim 1's answer (a push replayed across a reconnect): counted once.
   const fills1 = [{ symbol: ETH, qty: 1, price: 100, fee: 0.5 }];
   r.append({ t: "outcome", id: 1, at: r.now(), result: "confirmed", fills: fills1 });
-  r.claimed.claim(1, fills1);
   // Claim 6: sent, no answer yet (unknown).
   r.intent(6, ETH, 0.1);
   r.append({ t: "outcome", id: 6, at: r.now(), result: "unknown" });
@@ -140,18 +142,19 @@ async function history(dir: string): Promise<Rig> {
   return r;
 }
 
-/** What a restarted daemon's accounting makes of a replay, with the venue reporting what the live one holds. */
+/** What a restarted daemon's core makes of a replay, with the venue reporting what the live one holds. */
 function restarted(live: Rig, replay: JournalReplay) {
   const positions = new PositionBook(new Exposure());
   positions.applySnapshot(
     POSITIONS.map(([symbol, marginMode]) => ({ symbol, positionQty: live.held(symbol, marginMode), marginMode })),
     1,
   );
-  return { positions, claimed: restoredClaimed(replay, positions) };
+  return { positions, core: restartedCore(replay, positions) };
 }
 
-function owedOf(claimed: ClaimedPositions) {
-  return POSITIONS.map(([symbol, mode]) => [symbol, mode, claimed.owed(symbol, mode), claimed.unplaced(symbol)]);
+function owedOf(core: TradingCore) {
+  const h = core.fold.holdings;
+  return POSITIONS.map(([symbol, mode]) => [symbol, mode, h.ours(symbol, mode), h.unplaced(symbol)]);
 }
 
 function restartAfterOpen(dir: string, live: Rig) {
@@ -171,7 +174,7 @@ describe("claimed accounting across a compaction", () => {
     const dir = mkdtempSync(join(tmpdir(), "journal-claimed-"));
     dirs.push(dir);
     const live = await history(dir);
-    const expected = owedOf(live.claimed);
+    const expected = owedOf(live.core);
     // What the live accounting says, by hand: 0.6 of claim 1 + 0.6 of claim 3 + claim 5's 0.3 in
     // cross, claim 4 in isolated, BTC settled (the operator's 2 BTC in cross are not owed).
     expect(expected).toEqual([
@@ -183,25 +186,25 @@ describe("claimed accounting across a compaction", () => {
     expect(live.held(ETH, "CROSS")).toBeCloseTo(3.5, 9);
 
     const before = restartReadOnly(dir, live);
-    expect(owedOf(before.claimed)).toEqual(expected);
+    expect(owedOf(before.core)).toEqual(expected);
     expect(await compact(dir, Date.now())).toBe(2);
 
     const after = restartAfterOpen(dir, live);
-    expect(owedOf(after.claimed)).toEqual(expected);
+    expect(owedOf(after.core)).toEqual(expected);
     expect(after.ids).toEqual(before.ids);
     // The unwinder may close the claims' 1.5 of the 3.5 held in cross; the operator's 2 stays.
-    expect(after.claimed.target(ETH, "CROSS", live.held(ETH, "CROSS"))).toBeCloseTo(1.5, 9);
-    expect(after.claimed.target(BTC, "CROSS", 2)).toBe(0);
-    expect(after.claimed.unexplainedPositions()).toEqual([
+    expect(after.core.account.target(ETH, "CROSS", live.held(ETH, "CROSS"))).toBeCloseTo(1.5, 9);
+    expect(after.core.account.target(BTC, "CROSS", 2)).toBe(0);
+    expect(after.core.account.unexplained()).toEqual([
       { symbol: ETH, marginMode: "CROSS", qty: 2 },
       { symbol: BTC, marginMode: "CROSS", qty: 2 },
     ]);
     // The same as a replay of every record ever written.
-    expect(owedOf(restarted(live, readHistory(dir)).claimed)).toEqual(expected);
+    expect(owedOf(restarted(live, readHistory(dir)).core)).toEqual(expected);
     // A late push of a claim folded into the snapshot counts nothing twice.
-    after.claimed.claim(1, [{ symbol: ETH, qty: 1, price: 100, fee: 0.5 }]);
-    after.claimed.claim(3, [{ symbol: ETH, qty: 0.6, price: 100, fee: 0.4 }]);
-    expect(owedOf(after.claimed)).toEqual(expected);
+    after.core.fold.add({ t: "outcome", id: 1, at: 1, result: "confirmed", fills: [{ symbol: ETH, qty: 1, price: 100, fee: 0.5 }] });
+    after.core.fold.add({ t: "outcome", id: 3, at: 1, result: "confirmed", fills: [{ symbol: ETH, qty: 0.6, price: 100, fee: 0.4 }] });
+    expect(owedOf(after.core)).toEqual(expected);
   });
 
   for (const kill of ["folded", "temp", "renamed"] as const) {
@@ -209,7 +212,7 @@ describe("claimed accounting across a compaction", () => {
       const dir = mkdtempSync(join(tmpdir(), "journal-claimed-"));
       dirs.push(dir);
       const live = await history(dir);
-      const expected = owedOf(live.claimed);
+      const expected = owedOf(live.core);
       const before = restartReadOnly(dir, live);
       await expect(
         compact(dir, Date.now(), (step) => {
@@ -217,13 +220,14 @@ describe("claimed accounting across a compaction", () => {
         }),
       ).rejects.toThrow("killed");
       const r = restartAfterOpen(dir, live);
-      expect(owedOf(r.claimed)).toEqual(expected);
+      expect(owedOf(r.core)).toEqual(expected);
       expect(r.ids).toEqual(before.ids);
       expect(r.ids.blocked).toEqual([1, 2, 3, 4, 5, 6, 7]);
-      expect(r.ids.unknown).toEqual([]);
+      // Claim 6 answered unknown: settled from the venue's record after the restart.
+      expect(r.ids.unknown).toEqual([6]);
       await compact(dir, Date.now());
       const again = restartAfterOpen(dir, live);
-      expect(owedOf(again.claimed)).toEqual(expected);
+      expect(owedOf(again.core)).toEqual(expected);
       expect(again.ids).toEqual(before.ids);
     });
   }
@@ -255,12 +259,9 @@ describe("claimed accounting across a compaction", () => {
     await second.journal.close();
     const { journal, replay } = open(dir);
     await journal.close();
-    expect(replay.done).toEqual([9]);
-    expect(ledgerFromJournal(replay).totals().liquidatorFee).toBe(0.5);
-    const positions = new PositionBook(new Exposure());
-    const claimed = new ClaimedPositions({ positions, journal: () => undefined, mayWrite: () => false, changed: () => undefined });
-    claimed.fromReplay(replay);
-    expect(claimed.owed(ETH, "ISOLATED")).toBe(1);
+    expect(replay.core?.done.values()).toEqual([9]);
+    expect(ledgerOf(replay).totals().liquidatorFee).toBe(0.5);
+    expect(replay.core?.holdings.ours(ETH, "ISOLATED")).toBe(1);
     expect(restoreIds(replay).blocked).toEqual([9]);
   });
 
@@ -300,12 +301,10 @@ describe("claimed accounting across a compaction", () => {
       at: VENUE.at + 5,
     });
     await first.journal.close();
-    const full = restoredClaimed(readHistory(dir));
-    expect(full.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
+    expect(readHistory(dir).core?.holdings.ours(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
     expect(await compact(dir, Date.now())).toBe(1);
     const { journal, replay } = open(dir);
     await journal.close();
-    const claimed = restoredClaimed(replay);
-    expect(claimed.owed(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
+    expect(replay.core?.holdings.ours(ETH, "ISOLATED")).toBeCloseTo(0.6, 9);
   });
 });

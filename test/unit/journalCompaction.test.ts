@@ -2,14 +2,13 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { fillsSoFar, unsettledOrders } from "../../src/daemon/leadership.js";
-import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
+import { JOURNAL_VERSION, type JournalRecord, recordSchema } from "../../src/core/journalRecords.js";
+import { openOrders } from "../../src/daemon/leadership.js";
 import { ConfigError, exitStatusFor } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, HISTORY_DIR, listSegments, readHistory, SNAPSHOT_FILE } from "../../src/store/journalFiles.js";
-import { type JournalRecord, recordSchema } from "../../src/core/journalRecords.js";
 import { openOwnJournal } from "../../src/store/openOwnJournal.js";
-import { leadershipUnsettled, restoreIds } from "../support/journalRestore.js";
+import { leadershipUnsettled, ledgerOf, restoreIds } from "../support/journalRestore.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -106,7 +105,7 @@ function restart(dir: string) {
   const { journal, replay } = open(dir);
   void journal.close();
   const ids = restoreIds(replay);
-  return { ...ids, totals: ledgerFromJournal(replay).totals(), orders: leadershipUnsettled(replay) };
+  return { ...ids, totals: ledgerOf(replay).totals(), orders: leadershipUnsettled(replay) };
 }
 
 const ALL = [...Array.from({ length: 22 }, (_, i) => i + 1)];
@@ -115,15 +114,16 @@ describe("file journal compaction", () => {
   test("rotation then compaction: a restart blocks the same ids, settles the same orders, keeps the same P&L", async () => {
     const dir = tempDir();
     await journalWithHistory(dir);
-    const full = ledgerFromJournal(readHistory(dir)).totals();
+    const full = ledgerOf(readHistory(dir)).totals();
     const before = restart(dir);
     expect(before.blocked).toEqual(ALL);
-    expect(before.unknown).toEqual([21]);
+    // Both settled from the venue's record after the restart: 21 killed in flight, 22 answered unknown.
+    expect(before.unknown).toEqual([21, 22]);
     await compact(dir, Date.now());
     expect(existsSync(join(dir, SNAPSHOT_FILE))).toBe(true);
     const after = restart(dir);
     expect(after.blocked).toEqual(ALL);
-    expect(after.unknown).toEqual([21]);
+    expect(after.unknown).toEqual([21, 22]);
     expect(after.orders).toEqual({ unsettled: ["lq-23"], firstSeq: 24 });
     expect(after.totals.liquidatorFee).toBeCloseTo(full.liquidatorFee, 9);
     expect(after.totals.trading).toBeCloseTo(full.trading, 9);
@@ -132,7 +132,7 @@ describe("file journal compaction", () => {
     const { journal, replay } = open(dir);
     await journal.close();
     expect(replay.intents.size).toBe(3);
-    expect(replay.done).toHaveLength(20);
+    expect(replay.core?.done.size).toBe(20);
   });
 
   const kills = ["rotated, never compacted", "folded", "temp", "renamed"] as const;
@@ -140,7 +140,7 @@ describe("file journal compaction", () => {
     test(`a compaction killed at "${kill}" leaves the old or the new state: nothing claimable twice, no P&L counted twice`, async () => {
       const dir = tempDir();
       await journalWithHistory(dir);
-      const full = ledgerFromJournal(readHistory(dir)).totals();
+      const full = ledgerOf(readHistory(dir)).totals();
       if (kill !== "rotated, never compacted") {
         await expect(
           compact(dir, Date.now(), (step) => {
@@ -155,7 +155,7 @@ describe("file journal compaction", () => {
       }
       const r = restart(dir);
       expect(r.blocked).toEqual(ALL);
-      expect(r.unknown).toEqual([21]);
+      expect(r.unknown).toEqual([21, 22]);
       expect(r.totals.net).toBeCloseTo(full.net, 9);
       expect(r.orders).toEqual({ unsettled: ["lq-23"], firstSeq: 24 });
       expect(existsSync(join(dir, `${SNAPSHOT_FILE}.tmp`))).toBe(false);
@@ -167,7 +167,7 @@ describe("file journal compaction", () => {
       await compact(dir, Date.now());
       const again = restart(dir);
       expect(again.blocked).toEqual([...ALL, 30, 31, 32]);
-      expect(again.totals.net).toBeCloseTo(ledgerFromJournal(readHistory(dir)).totals().net, 9);
+      expect(again.totals.net).toBeCloseTo(ledgerOf(readHistory(dir)).totals().net, 9);
       expect(listSegments(dir).length).toBeGreaterThanOrEqual(2);
     });
   }
@@ -191,14 +191,14 @@ describe("file journal compaction", () => {
     journal.append(fill);
     journal.rotate();
     await journal.close();
-    const before = ledgerFromJournal(readHistory(dir)).totals();
+    const before = ledgerOf(readHistory(dir)).totals();
     await compact(dir, Date.now());
     const again = open(dir);
     await again.journal.close();
-    const { unsettled } = unsettledOrders(again.replay);
-    expect(fillsSoFar(again.replay, unsettled).get("lq-23")).toEqual([fill]);
+    const { fills } = openOrders(again.replay.core as NonNullable<typeof again.replay.core>);
+    expect(fills.get("lq-23")).toEqual([fill]);
     // ...and the ledger counts it once.
-    expect(ledgerFromJournal(again.replay).totals().fees).toBeCloseTo(before.fees, 12);
+    expect(ledgerOf(again.replay).totals().fees).toBeCloseTo(before.fees, 12);
   });
 
   test("the protections' last state survives a compaction (a restart carries on, it does not re-arm)", async () => {
@@ -239,7 +239,7 @@ describe("file journal compaction", () => {
     expect(restoreIds(opened.replay).blocked).toEqual(ALL);
     expect(opened.replay.venue).toMatchObject({ baseUrl: VENUE.baseUrl, accountId: VENUE.accountId });
     const first = readFileSync(join(dir, JOURNAL_FILE), "utf8").split("\n")[1] as string;
-    expect(JSON.parse(first)).toMatchObject({ t: "venue", baseUrl: VENUE.baseUrl, version: 2 });
+    expect(JSON.parse(first)).toMatchObject({ t: "venue", baseUrl: VENUE.baseUrl, version: JOURNAL_VERSION });
   });
 
   test("a tail found past segmentBytes (a format-1 journal) becomes a segment at open and is folded", async () => {
@@ -263,9 +263,10 @@ describe("journal format versions", () => {
     const first = openOwnJournal({ dir, owner, logger: quiet });
     const ids = restoreIds(first.replay);
     expect(ids.blocked).toEqual([1001, 1003, 1004, 1005]);
-    expect(ids.unknown).toEqual([1004]);
+    // 1003 answered unknown, 1004 killed in flight: both settled from the venue's record after a start.
+    expect(ids.unknown).toEqual([1003, 1004]);
     expect(leadershipUnsettled(first.replay)).toEqual({ unsettled: ["lqabc-2"], firstSeq: 3 });
-    const pnl = ledgerFromJournal(first.replay).totals();
+    const pnl = ledgerOf(first.replay).totals();
     expect(pnl.liquidatorFee).toBe(3);
     first.journal.rotate();
     await first.journal.close();
@@ -274,12 +275,12 @@ describe("journal format versions", () => {
     await again.journal.close();
     expect(restoreIds(again.replay)).toEqual(ids);
     expect(leadershipUnsettled(again.replay)).toEqual({ unsettled: ["lqabc-2"], firstSeq: 3 });
-    expect(ledgerFromJournal(again.replay).totals()).toEqual(pnl);
+    expect(ledgerOf(again.replay).totals()).toEqual(pnl);
   });
 
   test("a journal of a newer format is refused (exit 78, saying what to do) and left untouched", () => {
     const dir = tempDir();
-    const lines = `${JSON.stringify({ t: "venue", at: 1, baseUrl: "x", accountId: "y", version: 3 })}\n`;
+    const lines = `${JSON.stringify({ t: "venue", at: 1, baseUrl: "x", accountId: "y", version: JOURNAL_VERSION + 1 })}\n`;
     writeFileSync(join(dir, JOURNAL_FILE), lines);
     let err: unknown;
     try {
@@ -289,15 +290,19 @@ describe("journal format versions", () => {
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect(exitStatusFor(err as ConfigError)).toBe(78);
-    expect((err as Error).message).toMatch(/format 3, written by a newer liquidator.*Run the newer build again.*restore the backup/);
+    expect((err as Error).message).toMatch(
+      new RegExp(`format ${JOURNAL_VERSION + 1}, written by a newer liquidator.*Run the newer build again.*restore the backup`),
+    );
     expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe(lines);
     expect(readdirSync(join(dir, HISTORY_DIR))).toEqual([]);
   });
 
   test("a snapshot of a newer format is refused too", () => {
     const dir = tempDir();
-    writeFileSync(join(dir, SNAPSHOT_FILE), JSON.stringify({ t: "snapshot", version: 3, done: [], open: [] }));
-    expect(() => Journal.open({ dir, rotateCheckMs: 0 })).toThrow(/format 3, written by a newer liquidator/);
+    writeFileSync(join(dir, SNAPSHOT_FILE), JSON.stringify({ t: "snapshot", version: JOURNAL_VERSION + 1, done: [], open: [] }));
+    expect(() => Journal.open({ dir, rotateCheckMs: 0 })).toThrow(
+      new RegExp(`format ${JOURNAL_VERSION + 1}, written by a newer liquidator`),
+    );
   });
 
   test("a format-1 build reading a format-2 tail sees another venue first (so it exits 78 instead of replaying it)", () => {

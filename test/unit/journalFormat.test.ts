@@ -10,11 +10,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
-import { restoreFromJournal } from "../../src/daemon/restore.js";
 import { JOURNAL_FILE, type Journal } from "../../src/store/fileJournal.js";
 import { openOwnJournal } from "../../src/store/openOwnJournal.js";
-import { restoredClaimed } from "../support/journalRestore.js";
+import { ledgerOf, restoreIds } from "../support/journalRestore.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "claims-0.1.0.jsonl");
 const OWNER = { baseUrl: "https://testnet-api.orderly.org", accountId: "0xfixture", simulated: false };
@@ -49,25 +47,23 @@ describe("a journal of release 0.1.0, read by this build", () => {
     expect(replay.venue).toMatchObject({ baseUrl: OWNER.baseUrl, accountId: OWNER.accountId });
   });
 
-  test("the ids it claimed are never claimed again; the one killed in flight goes to the open list", () => {
+  test("the ids it claimed are never claimed again; the unknown ones are settled from the venue's record", () => {
     const { replay } = openFixture();
-    const done: number[] = [];
-    const unknown: number[] = [];
-    const summary = restoreFromJournal(replay, { markDone: (id) => void done.push(id), markUnknown: (id) => void unknown.push(id) });
-    expect(done.sort((a, b) => a - b)).toEqual([900, 1001, 1002, 1003]);
-    expect(unknown).toEqual([1005]);
-    expect(summary).toEqual({ ids: 5, accepted: 2, unresolved: 2 });
+    const ids = restoreIds(replay);
+    expect(ids.blocked).toEqual([900, 1001, 1002, 1003, 1005]);
+    // 1003 answered unknown, 1005 killed in flight.
+    expect(ids.unknown).toEqual([1003, 1005]);
   });
 
   test("its P&L and the positions it still owes are what it recorded", () => {
     const { replay } = openFixture();
-    const totals = ledgerFromJournal(replay).totals();
+    const totals = ledgerOf(replay).totals();
     expect(totals.liquidatorFee).toBeCloseTo(30.8 + 39.8, 9);
     expect(totals.fees).toBeCloseTo(1.15 + 0.6, 9);
     expect(totals.trading).toBeCloseTo((3845 - 3850) * 1 + (99300 - 99500) * 0.02, 9);
-    const claimed = restoredClaimed(replay);
+    const holdings = replay.core?.holdings;
     // BTC: 0.05 claimed, 0.02 unwound by an order of this format; ETH: settled flat by its base.
-    expect(claimed.owed("PERP_BTC_USDC", "CROSS")).toBeCloseTo(0.03, 9);
-    expect(claimed.owed("PERP_ETH_USDC", "CROSS")).toBeCloseTo(0, 9);
+    expect(holdings?.ours("PERP_BTC_USDC", "CROSS")).toBeCloseTo(0.03, 9);
+    expect(holdings?.ours("PERP_ETH_USDC", "CROSS")).toBeCloseTo(0, 9);
   });
 });

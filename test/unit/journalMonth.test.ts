@@ -7,12 +7,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { ledgerFromJournal } from "../../src/daemon/pnlFromJournal.js";
+import { CoreFold } from "../../src/core/coreFold.js";
+import { toSnapshot } from "../../src/core/coreSnapshot.js";
+import { parseRecord } from "../../src/core/journalRecords.js";
 import { Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { ensureHistoryDir, listSegments, segmentPath, writeSnapshot } from "../../src/store/journalFiles.js";
-import { JournalFolder } from "../../src/store/journalFolder.js";
-import { parseRecord } from "../../src/core/journalRecords.js";
-import { restoredClaimed } from "../support/journalRestore.js";
+import { ledgerOf } from "../support/journalRestore.js";
 import { syntheticClaim, syntheticLine, writeSyntheticHistory } from "../support/syntheticJournal.js";
 
 const GIB = 1024 ** 3;
@@ -39,7 +39,7 @@ test("a month of history (≥ 1 GiB) opens reading only the snapshot and the tai
   timeout: 240_000,
 }, async () => {
   const venue = { at: Date.parse("2026-10-01T00:00:00Z"), baseUrl: "https://api.venue.example", accountId: "0xmonth" };
-  const folder = new JournalFolder();
+  const folder = new CoreFold();
   ensureHistoryDir(dir);
   let t = performance.now();
   let id = 1;
@@ -60,7 +60,7 @@ test("a month of history (≥ 1 GiB) opens reading only the snapshot and the tai
     folder.through = day + 1;
   }
   // The background compaction's result, written the way it writes it.
-  writeSnapshot(dir, folder.toSnapshot(Date.now()));
+  writeSnapshot(dir, toSnapshot(folder, Date.now()));
   const claims = id - 1;
   const generateMs = performance.now() - t;
   expect(bytes).toBeGreaterThanOrEqual(GIB);
@@ -81,17 +81,21 @@ test("a month of history (≥ 1 GiB) opens reading only the snapshot and the tai
   const read = bytesRead() - read0;
   const rss = process.memoryUsage().rss - rss0;
   await journal.close();
-  const ledger = ledgerFromJournal(replay).totals();
+  const ledger = ledgerOf(replay).totals();
   console.log(
     `NOTE: month journal: ${(bytes / GIB).toFixed(2)} GiB, ${claims} claims in 30 segments, generated in ${(generateMs / 1000).toFixed(1)} s; ` +
       `open: ${openMs.toFixed(0)} ms, ${(read / 1e6).toFixed(1)} MB read, RSS +${(rss / 1e6).toFixed(1)} MB`,
   );
-  expect(replay.done).toHaveLength(claims);
-  // The claimed accounting folded too: every claim placed and unwound, nothing owed, nothing left unplaced.
-  expect(replay.claimed.folded?.unplaced).toEqual([]);
-  const claimed = restoredClaimed(replay);
-  for (const symbol of ["PERP_BTC_USDC", "PERP_ETH_USDC"]) expect(claimed.owed(symbol, "CROSS")).toBe(0);
-  expect(claimed.symbols()).toEqual([]);
+  // Every claim of the month and today's settled one are never claimed again; today's open intent is pending.
+  expect(replay.core?.done.size).toBe(claims + 1);
+  expect([...(replay.core?.claims.keys() ?? [])]).toEqual([id + 1]);
+  // What is ours folded too: every claim placed and unwound, nothing owed, nothing left unplaced.
+  const holdings = replay.core?.holdings;
+  for (const symbol of ["PERP_BTC_USDC", "PERP_ETH_USDC"]) {
+    expect(holdings?.ours(symbol, "CROSS")).toBe(0);
+    expect(holdings?.unplaced(symbol)).toBe(0);
+  }
+  expect(holdings?.positions()).toEqual([]);
   expect([...replay.intents.keys()]).toEqual([id, id + 1]);
   expect(ledger.liquidatorFee).toBeCloseTo((claims + 1) * 0.5, 3);
   if (read0 > 0) expect(read).toBeLessThan(READ_LIMIT);

@@ -5,9 +5,10 @@
  * future ones sampled, old claims without markouts left alone.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CoreFold } from "../../src/core/coreFold.js";
+import type { MarkoutRecord } from "../../src/core/journalRecords.js";
 import { MarkoutSampler } from "../../src/daemon/markoutSampler.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import { type MarkoutRecord } from "../../src/core/journalRecords.js";
 import { emptyReplay, replayRecord } from "../../src/store/journalReplay.js";
 
 const T0 = 1_800_000_000_000;
@@ -92,9 +93,12 @@ describe("MarkoutSampler", () => {
 
   it("resumes from a journal: recorded horizons kept, passed ones missing (down), the rest sampled when due", () => {
     const { marks, written, sampler } = rig();
-    const replay = emptyReplay();
-    const outcome = (id: number, at: number, symbol: string) =>
-      replayRecord(replay, { t: "outcome", id, at, result: "accepted", fills: [{ symbol, qty: 1, price: 50, fee: 0.1 }] });
+    // The journal as a restart folds it (core/coreFold.ts): claims settled lately, with their markouts.
+    const fold = new CoreFold();
+    const outcome = (id: number, at: number, symbol: string) => {
+      fold.add({ t: "intent", id, at, ratio: 1, limitPrice: { [symbol]: 50 }, expectedFee: 0.1, perSymbolQty: { [symbol]: 1 } });
+      fold.add({ t: "outcome", id, at, result: "accepted", fills: [{ symbol, qty: 1, price: 50, fee: 0.1 }] });
+    };
     const recorded = (id: number, symbol: string, horizon: MarkoutRecord["horizon"], at: number): MarkoutRecord => ({
       t: "markout",
       id,
@@ -110,18 +114,19 @@ describe("MarkoutSampler", () => {
     });
     // Claim 1, 40 s ago: 1s and 5s recorded before the stop; 30s passed while down; 60s and 300s to come.
     outcome(1, T0 - 40_000, "A");
-    replayRecord(replay, recorded(1, "A", "1s", T0 - 39_000));
-    replayRecord(replay, recorded(1, "A", "5s", T0 - 35_000));
+    fold.add(recorded(1, "A", "1s", T0 - 39_000));
+    fold.add(recorded(1, "A", "5s", T0 - 35_000));
     // Claim 2, 10 min ago, with markouts up to 60s: its 300s passed unsampled.
     outcome(2, T0 - 600_000, "A");
-    for (const h of ["1s", "5s", "30s", "60s"] as const) replayRecord(replay, recorded(2, "A", h, T0 - 500_000));
+    for (const h of ["1s", "5s", "30s", "60s"] as const) fold.add(recorded(2, "A", h, T0 - 500_000));
     // Claim 3, an hour ago, from before markouts existed: left alone.
     outcome(3, T0 - 3_600_000, "A");
     // Claim 4, a rejected one: nothing was assigned.
-    replayRecord(replay, { t: "outcome", id: 4, at: T0 - 1_000, result: "rejected", code: -1202 });
+    fold.add({ t: "intent", id: 4, at: T0 - 2_000, ratio: 1, limitPrice: { A: 50 }, expectedFee: 0.1, perSymbolQty: { A: 1 } });
+    fold.add({ t: "outcome", id: 4, at: T0 - 1_000, result: "rejected", code: -1202 });
 
     marks.set("A", 50.5, T0);
-    sampler.resume(replay);
+    sampler.resume([...fold.recent.values()]);
     expect(written.map((r) => [r.id, r.horizon, r.missing])).toEqual([
       [1, "30s", "down"],
       [2, "300s", "down"],

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { JOURNAL_VERSION } from "../../src/core/journalRecords.js";
 import { ConfigError } from "../../src/errors.js";
 import { JOURNAL_FILE, type Journal } from "../../src/store/fileJournal.js";
 import { KEEP_ASIDE, openOwnJournal } from "../../src/store/openOwnJournal.js";
@@ -62,9 +63,9 @@ describe("openOwnJournal", () => {
       .slice(0, 2)
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     // First a guard a format-1 build refuses (another "venue": exit 78), then the venue itself.
-    expect(guard).toMatchObject({ t: "venue", guard: true, version: 2, accountId: A.accountId });
+    expect(guard).toMatchObject({ t: "venue", guard: true, version: JOURNAL_VERSION, accountId: A.accountId });
     expect(guard?.baseUrl).not.toBe(A.baseUrl);
-    expect(venue).toMatchObject({ t: "venue", baseUrl: A.baseUrl, accountId: A.accountId, version: 2 });
+    expect(venue).toMatchObject({ t: "venue", baseUrl: A.baseUrl, accountId: A.accountId, version: JOURNAL_VERSION });
     const again = openFor(dir, A);
     expect([...again.replay.intents.keys()]).toEqual([7]);
     expect(again.replay.venue).toMatchObject({ baseUrl: A.baseUrl, accountId: A.accountId });

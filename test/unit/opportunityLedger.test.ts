@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { renderLedgerHtml } from "../../src/commands/reportHtml.js";
 import { buildLedgerReport, dayStart } from "../../src/commands/reportLedger.js";
 import { reportJson, reportTable } from "../../src/commands/reportOutput.js";
+import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { OpportunityLedger } from "../../src/daemon/opportunityLedger.js";
 import { ledgerTotals } from "../../src/engine/ledgerTotals.js";
 import { classifyOpportunity, type OpportunityRow } from "../../src/engine/opportunities.js";
-import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { parseJournal } from "../../src/store/journalReplay.js";
 import { OpportunityFold } from "../../src/store/opportunityFold.js";
 
@@ -148,10 +148,11 @@ function fakeStore(leading = true) {
     store: {
       append: (r: JournalRecord) => void written.push(r),
       mayLead: () => leading,
+      recover: () => true,
       intent: (r: JournalRecord) => {
         written.push(r);
-        return new Promise<void>((resolve, reject) => {
-          answer = { resolve, reject };
+        return new Promise<undefined>((resolve, reject) => {
+          answer = { resolve: () => resolve(undefined), reject };
         });
       },
     },

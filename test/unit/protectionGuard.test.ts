@@ -3,9 +3,9 @@
  * what drives the trading state, what is journaled.
  */
 import { describe, expect, it } from "vitest";
+import type { ProtectionRecord } from "../../src/core/journalRecords.js";
 import { ProtectionGuard } from "../../src/daemon/protectionGuard.js";
 import { PROTECTIONS_OFF, type ProtectionLimits } from "../../src/engine/protections.js";
-import type { ProtectionRecord } from "../../src/core/journalRecords.js";
 
 const ETH = "PERP_ETH_USDC";
 const AT = Date.UTC(2026, 0, 5, 10, 0, 0);
@@ -17,12 +17,12 @@ function guardOver(limits: Partial<ProtectionLimits>) {
   const journal: ProtectionRecord[] = [];
   const guard = new ProtectionGuard({
     limits: { ...PROTECTIONS_OFF, ...limits },
-    ledger: {
+    ledger: () => ({
       totals: () => ({ net: ledger.net }) as ReturnType<ProtectionGuardLedger["totals"]>,
       unrealized: () => 0,
       held: () => 0,
       bySymbol: () => new Map(),
-    },
+    }),
     mark: () => 100,
     trading: {
       get state() {
@@ -45,7 +45,7 @@ function guardOver(limits: Partial<ProtectionLimits>) {
   });
   return { guard, ledger, trading, journal };
 }
-type ProtectionGuardLedger = ConstructorParameters<typeof ProtectionGuard>[0]["ledger"];
+type ProtectionGuardLedger = ReturnType<ConstructorParameters<typeof ProtectionGuard>[0]["ledger"]>;
 
 describe("ProtectionGuard", () => {
   it("looks at the net when it starts, so a loss made before the first tick counts against the day", () => {

@@ -5,18 +5,18 @@
  * not be, and a restart that settles the journal's open order before sending anything new.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { OrderFills } from "../../src/daemon/orderFills.js";
+import { CoreFold } from "../../src/core/coreFold.js";
+import type { JournalRecord, OrderFillRecord, OrderIntentRecord } from "../../src/core/journalRecords.js";
 import { Unwinder } from "../../src/daemon/unwinder.js";
 import { UnwindSettings, type UnwindSettingsInput } from "../../src/daemon/unwindSettings.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import { PnlLedger } from "../../src/engine/pnlLedger.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
-import type { JournalRecord, OrderFillRecord, OrderIntentRecord } from "../../src/core/journalRecords.js";
 import { TransportError, VenueError } from "../../src/venue/errors.js";
 import type { OrderAck, OrderRecord, OrderRequest } from "../../src/venue/orderSchemas.js";
 import { waitFor } from "../support/daemonHarness.js";
+import { coreOver } from "../support/journalRestore.js";
 import { sleep } from "../support/wait.js";
 
 const ETH = "PERP_ETH_USDC";
@@ -115,24 +115,22 @@ function rig(
       timestamp: r.updated_time ?? Date.now(),
     });
   };
-  const ledger = new PnlLedger();
-  const fills = new OrderFills({
-    journal: (r) => journal.push(r),
-    ledger,
-    positions,
-    observer: { slippage: () => undefined },
+  const core = coreOver(new CoreFold(), positions, {
+    append: (r) => journal.push(r),
+    scope: "all",
     now: Date.now,
+    orderWorking: (symbol, mode) => unwinder.working(symbol, mode),
+    placeOrder: async (body) => {
+      placed.push({ body, heldBefore: positions.held(body.symbol), intentsBefore: journal.filter((r) => r.t === "order_intent").length });
+      const scripted = next.shift();
+      if (scripted) return scripted(body);
+      const r = fill(body);
+      setImmediate(() => report(r));
+      return { order_id: r.order_id, client_order_id: body.client_order_id };
+    },
   });
   unwinder = new Unwinder({
     orders: {
-      placeOrder: async (body) => {
-        placed.push({ body, heldBefore: positions.held(body.symbol), intentsBefore: journal.filter((r) => r.t === "order_intent").length });
-        const scripted = next.shift();
-        if (scripted) return scripted(body);
-        const r = fill(body);
-        setImmediate(() => report(r));
-        return { order_id: r.order_id, client_order_id: body.client_order_id };
-      },
       orderByClientId: async (id) => {
         const answer = o.answers?.lookup?.();
         if (answer !== undefined) throw answer;
@@ -160,8 +158,9 @@ function rig(
       ...o.settings,
     }),
     dryRun: () => o.dryRun ?? false,
-    store: { intent: (r) => void journal.push(r), append: (r) => journal.push(r), mayLead: () => true },
-    fills,
+    own: core.orders,
+    mayLead: () => true,
+    target: (_symbol, _mode, held) => held,
     observer: {
       order: () => undefined,
       timeToFlat: () => undefined,
