@@ -209,14 +209,13 @@ const journal: JournalRecord[] = [
   { t: "order_outcome", clientOrderId: "o-1", at: 61, result: "accepted" },
   { t: "order_fill", clientOrderId: "o-1", symbol: ETH, qty: -0.4, price: 1_985, fee: 0.1, tradeId: "x", at: 62, venueTs: 62 },
   { t: "claim_mode", id: 2, symbol: BTC, marginMode: "ISOLATED", at: 63 },
-  // The second half: what follows a compaction.
+  // Settling what the first part left open.
   outcome(2, "confirmed", { fills: [fill(BTC, 0.08, 59_000)] }),
   outcome(3, "not_accepted"),
   outcome(4, "confirmed", { fills: [fill(ETH, 1, 1_999)] }),
   { t: "order_fill", clientOrderId: "o-1", symbol: ETH, qty: -0.6, price: 1_984, fee: 0.1, tradeId: "y", at: 70, venueTs: 70 },
   { t: "order_outcome", clientOrderId: "o-1", at: 71, result: "filled" },
 ];
-const HALF = journal.findIndex((r) => r.t === "outcome" && r.id === 2 && r.result === "confirmed");
 
 /** A fold's state as plain JSON (its snapshot without the time it was taken). */
 const state = (f: CoreFold) => JSON.parse(JSON.stringify({ ...toSnapshot(f, 0), through: 0 }));
