@@ -9,7 +9,8 @@
  *   while nothing of ours is moving on it — no order of ours working, no claim in flight, unknown or
  *   unplaced on its symbol — was closed by hand or by another process: what is ours is set to what
  *   is held (`ours`), its lots realized at the mark. A report that merely overtakes our own fill is
- *   never taken for that: the order is still working then.
+ *   never taken for that: the order is still working then; nor one made in the millisecond a claim
+ *   of ours was applied (it may predate the claim): a later report decides.
  *
  * What the unwinder may close of a position (`target`) is never more than held, never past zero,
  * never of the other sign; with `unwind.scope: all`, the whole position.
@@ -139,7 +140,8 @@ export class AccountWatch {
       !this.#o.orderWorking(symbol, mode) &&
       !this.#o.claimsMoving(symbol) &&
       fold.holdings.unplacedClaims(symbol).length === 0 &&
-      positions.pending(symbol) === 0;
+      positions.pending(symbol) === 0 &&
+      !positions.uncertain(symbol);
     if (!quiet) return;
     const qty = sign(held) === sign(ours) ? held : 0;
     const price = this.#o.mark(symbol) ?? 0;

@@ -133,6 +133,9 @@ export class CoreFold {
       case "skip":
       case "gone":
         return; // the opportunity ledger's history (`liquidator report` reads it from the segments)
+      default:
+        // A record kind added to the journal must be decided here (the compiler says so).
+        return rec satisfies never;
     }
   }
 

@@ -22,6 +22,7 @@
  * orderLookupSettlement.ts.
  */
 
+import type { Cancel } from "../core/corePort.js";
 import type { OrderFillRecord, OrderIntentRecord, OrderOutcomeRecord } from "../core/journalRecords.js";
 import type { OwnOrders, Placed } from "../core/ownOrders.js";
 import type { MarkBook } from "../engine/marks.js";
@@ -75,6 +76,8 @@ export interface UnwinderOptions {
   /** Client order ids are `${prefix}-${seq}` (≤ 36 chars). */
   clientOrderIdPrefix: string;
   now?: () => number;
+  /** Run `f` after `ms` (real timers by default; a model in virtual time passes its own). */
+  schedule?: (ms: number, f: () => void) => Cancel;
   /** Pause after an order that traded; doubles from `noFillMs` to `maxBackoffMs` after one that did not. */
   afterFillMs?: number;
   noFillMs?: number;
@@ -92,7 +95,7 @@ interface SymbolState {
   readonly mode: MarginMode;
   order: HeldOrder | undefined;
   busy: boolean;
-  timer: NodeJS.Timeout | undefined;
+  timer: Cancel | undefined;
   backoffMs: number;
   halted: boolean;
   /** Local ms since which the position is not flat (time to flat). */
@@ -112,6 +115,10 @@ export class Unwinder {
   constructor(options: UnwinderOptions) {
     this.#options = {
       now: Date.now,
+      schedule: (ms, f) => {
+        const timer = setTimeout(f, ms);
+        return () => clearTimeout(timer);
+      },
       afterFillMs: 100,
       noFillMs: 500,
       maxBackoffMs: 5_000,
@@ -241,7 +248,7 @@ export class Unwinder {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#stop.abort();
-    for (const st of this.#states.values()) clearTimeout(st.timer);
+    for (const st of this.#states.values()) st.timer?.();
     await Promise.allSettled([...this.#inflight]);
   }
 
@@ -284,18 +291,18 @@ export class Unwinder {
 
   #kick(st: SymbolState): void {
     if (this.#stopped || st.busy || st.timer !== undefined || st.halted) return;
-    st.timer = setTimeout(() => {
+    st.timer = this.#options.schedule(0, () => {
       st.timer = undefined;
       this.#track(st, this.#evaluate(st));
-    }, 0);
+    });
   }
 
   #later(st: SymbolState, ms: number): void {
-    clearTimeout(st.timer);
-    st.timer = setTimeout(() => {
+    st.timer?.();
+    st.timer = this.#options.schedule(ms, () => {
       st.timer = undefined;
       this.#track(st, this.#evaluate(st));
-    }, ms);
+    });
   }
 
   /**
@@ -452,7 +459,7 @@ export class Unwinder {
   #finish(st: SymbolState, status: string, totalQty: number, avgPrice: number, totalFee: number, venueTs: number): void {
     const order = st.order;
     if (order === undefined) return;
-    clearTimeout(st.timer);
+    st.timer?.();
     st.timer = undefined;
     this.#options.own.complete(order, totalQty, avgPrice, totalFee, venueTs);
     const traded = order.filled;
@@ -520,11 +527,11 @@ export class Unwinder {
   }
 
   #settleIn(st: SymbolState, ms: number): void {
-    clearTimeout(st.timer);
-    st.timer = setTimeout(() => {
+    st.timer?.();
+    st.timer = this.#options.schedule(ms, () => {
       st.timer = undefined;
       this.#track(st, this.#settle(st));
-    }, ms);
+    });
   }
 
   #outcome(record: OrderOutcomeRecord): void {

@@ -59,6 +59,12 @@ export class PositionBook {
   readonly #reportedAt = new Map<string, number>();
   /** Per symbol, the venue time of the newest claim whose mode no report has told yet. */
   readonly #pendingSince = new Map<string, number>();
+  /**
+   * Per symbol, a claim applied in the same venue millisecond as the last report: taken as in it,
+   * but the report may have been made just before it. Until a later report, less held than ours
+   * proves nothing (`uncertain`).
+   */
+  readonly #ties = new Map<string, number>();
   readonly #listeners: PositionListener[] = [];
   readonly #pendingListeners: ((symbol: string) => void)[] = [];
   #known = false;
@@ -99,6 +105,11 @@ export class PositionBook {
   /** What claims transferred into `symbol` that no report has attributed to a mode yet. */
   pending(symbol: string): number {
     return this.#exposure.pendingQty(symbol);
+  }
+
+  /** A claim on `symbol` was applied in the millisecond of the last report: whether that report has it is not known yet. */
+  uncertain(symbol: string): boolean {
+    return this.#ties.has(symbol);
   }
 
   /** True once the venue has reported the whole account (a REST snapshot): held quantities are its word. */
@@ -169,7 +180,10 @@ export class PositionBook {
     const moved: string[] = [];
     const before: number[] = [];
     for (const symbol of Object.keys(qty)) {
-      if (this.#claimCovered(symbol, venueTs)) continue;
+      if (this.#claimCovered(symbol, venueTs)) {
+        if (MARGIN_MODES.some((m) => this.#reportedAt.get(key(symbol, m)) === venueTs)) this.#ties.set(symbol, venueTs);
+        continue;
+      }
       uncovered[symbol] = qty[symbol] as number;
       if (mode !== undefined) {
         moved.push(symbol);
@@ -209,12 +223,16 @@ export class PositionBook {
   #attributed(symbol: string, venueTs: number | undefined): void {
     const since = this.#pendingSince.get(symbol);
     if (since === undefined || (venueTs !== undefined && venueTs < since)) return;
+    // Made in the millisecond of the newest claim: it may predate it (see `#ties`).
+    if (venueTs === since) this.#ties.set(symbol, venueTs);
     this.#pendingSince.delete(symbol);
     this.#exposure.clearPending(symbol);
   }
 
   #reported(symbol: string, mode: MarginMode, venueTs: number): void {
     this.#reportedAt.set(key(symbol, mode), venueTs);
+    const tie = this.#ties.get(symbol);
+    if (tie !== undefined && venueTs > tie) this.#ties.delete(symbol);
     this.#asOf.set(key(symbol, mode), venueTs);
   }
 

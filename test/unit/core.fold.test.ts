@@ -172,7 +172,7 @@ describe("own orders", () => {
       intent(1, { [ETH]: 2 }),
       outcome(1, "accepted", { fills: [fill(ETH, 2, 2_000)] }),
       placedCross(1),
-      { t: "ours", symbol: ETH, marginMode: "CROSS", qty: 0.5, price: 2_100, at: 300 },
+      { t: "ours", symbol: ETH, marginMode: "CROSS", qty: 0.5, was: 2, price: 2_100, reason: "closed_elsewhere", at: 300 },
     ]);
     expect(f.holdings.ours(ETH, "CROSS")).toBe(0.5);
     expect(f.ledger.held(ETH)).toBe(0.5);

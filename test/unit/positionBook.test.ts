@@ -112,6 +112,36 @@ describe("PositionBook", () => {
     expect(exposure.netQty(ETH)).toBe(2.5);
   });
 
+  test("a claim in the millisecond of a report leaves it uncertain whether the report has it, until a later report", () => {
+    // Two claims of ours applied in one venue ms; the report made after the first arrives after both answers.
+    const a = book();
+    a.positions.applySnapshot([], 1_000);
+    a.exposure.reserve(1, { [ETH]: 0.1 });
+    a.positions.settleClaim(1, { [ETH]: 0.1 }, 1_100);
+    a.exposure.reserve(2, { [ETH]: 0.6 });
+    a.positions.settleClaim(2, { [ETH]: 0.6 }, 1_100);
+    a.positions.applyPush([{ symbol: ETH, positionQty: 0.1 }], 1_100);
+    expect(a.positions.uncertain(ETH)).toBe(true);
+    a.positions.applyPush([{ symbol: ETH, positionQty: 0.7 }], 1_101);
+    expect(a.positions.uncertain(ETH)).toBe(false);
+    // The report of the first came before the answer of the second.
+    const b = book();
+    b.positions.applySnapshot([], 1_000);
+    b.positions.applyPush([{ symbol: ETH, positionQty: 0.1 }], 1_100);
+    b.exposure.reserve(2, { [ETH]: 0.6 });
+    b.positions.settleClaim(2, { [ETH]: 0.6 }, 1_100);
+    expect(b.positions.uncertain(ETH)).toBe(true);
+    b.positions.applySnapshot([{ symbol: ETH, positionQty: 0.7 }], 1_200);
+    expect(b.positions.uncertain(ETH)).toBe(false);
+    // A report strictly after the claim is no tie.
+    const c = book();
+    c.positions.applySnapshot([], 1_000);
+    c.exposure.reserve(3, { [ETH]: 1 });
+    c.positions.settleClaim(3, { [ETH]: 1 }, 1_100);
+    c.positions.applyPush([{ symbol: ETH, positionQty: 1 }], 1_150);
+    expect(c.positions.uncertain(ETH)).toBe(false);
+  });
+
   test("reports without a venue time apply as they come", () => {
     const { exposure, positions } = book();
     positions.applyPush([{ symbol: ETH, positionQty: 3 }], 5_000);
