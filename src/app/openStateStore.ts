@@ -48,7 +48,7 @@ export async function openStateStore(o: {
       onProblem: o.onProblem,
     });
     if (opened === undefined) return undefined;
-    const store = new FileStore(opened.journal, (opened.replay.venue?.at ?? Date.now()).toString(36));
+    const store = new FileStore(opened.journal, (opened.replay.venue?.at ?? Date.now()).toString(36), { compactOnClose: true });
     return { store, replay: opened.replay, bind: () => undefined, start: () => undefined };
   }
 

@@ -13,7 +13,8 @@
  *   of ours was applied (it may predate the claim): a later report decides.
  *
  * What the unwinder may close of a position (`target`) is never more than held, never past zero,
- * never of the other sign; with `unwind.scope: all`, the whole position.
+ * never of the other sign, never a lean answer's booking before the venue confirms it; with
+ * `unwind.scope: all`, the whole position.
  */
 import type { HeldPositionInput } from "../engine/exposure.js";
 import type { PositionCorrection } from "../engine/positionBook.js";
@@ -74,13 +75,28 @@ export class AccountWatch {
     for (const { symbol } of this.#c.positions.positions()) this.#placeByHeld(symbol);
   }
 
-  /** What the unwinder closes of `held` (the position of `symbol` in `mode`). */
+  /**
+   * What the unwinder closes of `held` (the position of `symbol` in `mode`). A lean answer's booking
+   * (the request, until the venue says what it transferred) is not closed yet: the venue may have
+   * applied less than was asked, and closing the difference would trade a position not ours.
+   */
   target(symbol: string, mode: MarginMode, held: number): number {
     if (this.#o.scope === "all") return held;
     this.#placeByHeld(symbol);
     const ours = this.#c.fold.holdings.ours(symbol, mode);
     if (sign(ours) === 0 || sign(held) !== sign(ours)) return 0;
-    return sign(held) * Math.min(Math.abs(held), Math.abs(ours));
+    const closable = Math.max(0, Math.abs(ours) - this.#unconfirmed(symbol, sign(ours)));
+    return sign(held) * Math.min(Math.abs(held), closable);
+  }
+
+  /** Booked at the request and not confirmed, on `symbol`, in direction `dir` (absolute). */
+  #unconfirmed(symbol: string, dir: number): number {
+    let q = 0;
+    for (const c of this.#c.fold.claims.values()) {
+      if (c.provisional === undefined || c.givenUp === true) continue;
+      for (const f of c.provisional) if (f.symbol === symbol && sign(f.qty) === dir) q += Math.abs(f.qty);
+    }
+    return q;
   }
 
   /** Positions with a part no claim explains (the operator's own); unplaced claims count against their symbol. */

@@ -15,7 +15,7 @@ import type { Exposure, HeldPositionInput } from "../engine/exposure.js";
 import type { ClaimPnl } from "../engine/pnlLedger.js";
 import type { ClaimDecision } from "../engine/policy.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
-import type { Liquidation, LiquidationPosition, MarginMode } from "../engine/types.js";
+import { type Liquidation, type LiquidationPosition, MARGIN_MODES, type MarginMode } from "../engine/types.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { AccountWatch } from "./accountWatch.js";
 import { ClaimLife, type ClaimTimings } from "./claimLife.js";
@@ -92,7 +92,9 @@ export class TradingCore {
       observer: o.observer,
       logger: o.logger,
     });
-    this.#unknown = new UnknownClaims(this.#c, t, o.driver);
+    this.#unknown = new UnknownClaims(this.#c, t, o.driver, (symbol) => {
+      for (const mode of MARGIN_MODES) o.changed(symbol, mode);
+    });
     this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown);
     this.#unknown.bind(this.#claims);
     this.orders = new OwnOrders(this.#c);

@@ -64,10 +64,14 @@ export class UnknownClaims {
   /** The record cannot be read on this venue (no such route): the open list and the bound settle alone. */
   #recordUnavailable = false;
 
-  constructor(c: CoreContext, timings: UnknownTimings, driver: ClaimDriver) {
+  readonly #kick: (symbol: string) => void;
+
+  /** `kick`: a lean booking became closable on `symbol` (confirmed, or given up): the unwinder looks again. */
+  constructor(c: CoreContext, timings: UnknownTimings, driver: ClaimDriver, kick: (symbol: string) => void) {
     this.#c = c;
     this.#t = timings;
     this.#driver = driver;
+    this.#kick = kick;
   }
 
   /** Set once the claim life exists (they call each other). */
@@ -137,6 +141,7 @@ export class UnknownClaims {
     for (const f of fills) observer.feeEarned(f.symbol, f.fee);
     observer.settled(id, fills, venueTs);
     logger.info({ id, source }, "lean claim's fills known");
+    for (const symbol of new Set([...p.requested, ...fills].map((f) => f.symbol))) this.#kick(symbol);
   }
 
   /** After an open-list snapshot requested at `requestedAt` (the fallback where the record cannot be read). */
@@ -228,6 +233,7 @@ export class UnknownClaims {
     this.#c.record({ t: "outcome", id: p.id, at: port.now(), result: "given_up", fills, attempt: p.attempt });
     observer.givenUp();
     observer.changed();
+    if (p.kind === "lean") for (const r of p.requested) this.#kick(r.symbol);
     logger.error(
       { id: p.id, kind: p.kind, since: p.sentAt, inferred: fills.map((f) => [f.symbol, f.qty]) },
       "claim outcome given up: the venue never said; the id is never claimed again, and what the positions show of it is counted as ours",

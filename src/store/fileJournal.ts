@@ -25,6 +25,7 @@ import {
   headerVersion,
   JOURNAL_FILE,
   listSegments,
+  opportunityLine,
   readSnapshot,
   removeStaleTemp,
   segmentPath,
@@ -35,9 +36,14 @@ import { scanLinesSync } from "./scanLines.js";
 
 export { JOURNAL_FILE };
 
-/** Default size past which the tail becomes a history segment. */
-export const SEGMENT_BYTES = 64 * 1024 * 1024;
+/**
+ * Default size past which the tail becomes a history segment: what a restart reads beyond the
+ * snapshot (a busy market writes about 50 MB an hour, mostly the opportunity ledger's records).
+ */
+export const SEGMENT_BYTES = 16 * 1024 * 1024;
 const ROTATE_CHECK_MS = 60_000;
+/** A tail no larger than this holds its header only: nothing to fold at a stop. */
+const HEADER_BYTES = 1_024;
 
 /** The records that open a tail of this format: a guard a format-1 build refuses, then the venue. */
 export function venueHeader(venue: Pick<VenueRecord, "at" | "baseUrl" | "accountId">): [guard: VenueRecord, venue: VenueRecord] {
@@ -64,12 +70,18 @@ export interface JournalOptions {
   /** Group-commit interval: how long an intent may sit in the page cache before fdatasync. */
   fsyncIntervalMs?: number;
   logger?: JournalLogger;
-  /** Size past which the tail is rotated into a history segment [64 MiB]. */
+  /** Size past which the tail is rotated into a history segment [16 MiB]. */
   segmentBytes?: number;
   /** How often the size and the UTC day are checked [60 s]; 0 turns rotation off (tests rotate by hand). */
   rotateCheckMs?: number;
   /** Fold each rotated segment into the snapshot in the background [true]; tests compact by hand. */
   autoCompact?: boolean;
+  /**
+   * Keep the tail's records in the replay's maps [true] (tools and tests read them). The daemon
+   * passes false: it needs the core's state only, and the maps of a busy day's tail would stay in
+   * its heap.
+   */
+  keepRecords?: boolean;
   now?: () => number;
 }
 
@@ -135,6 +147,7 @@ export class Journal {
     const { dir } = options;
     const path = join(dir, JOURNAL_FILE);
     const log = options.logger;
+    const keepRecords = options.keepRecords ?? true;
     let fd: number;
     try {
       mkdirSync(dir, { recursive: true });
@@ -158,11 +171,14 @@ export class Journal {
       const replay = emptyReplay();
       replay.core = folder;
       const scan = scanLinesSync(path, (line) => {
+        // The opportunity ledger's records change nothing of the core's state: not parsed at all.
+        if (!keepRecords && opportunityLine(line)) return void replay.records++;
         const rec = parseRecord(line);
         if (rec === undefined) replay.corruptLines++;
         else {
           folder.add(rec);
-          replayRecord(replay, rec);
+          if (keepRecords) replayRecord(replay, rec);
+          else replay.records++;
         }
       });
       replay.venue = folder.venue;
@@ -289,11 +305,19 @@ export class Journal {
     await this.#syncing;
   }
 
-  async close(): Promise<void> {
+  /**
+   * `compact`: the tail is first made a segment and folded into the snapshot, so that the next start
+   * reads what is open and nothing of the day's history (a polite stop; a kill -9 never gets here).
+   */
+  async close(options: { compact?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#rotateTimer !== undefined) clearInterval(this.#rotateTimer);
+    if (options.compact === true && this.#bytes > HEADER_BYTES) {
+      this.rotate();
+      if (!this.#autoCompact) this.#compacting = this.#compacting.then(() => this.compact());
+    }
     await this.#compacting;
     await this.flush();
     this.#closed = true;

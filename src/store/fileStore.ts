@@ -10,11 +10,16 @@ export class FileStore implements StateStore {
   readonly kind = "file";
   readonly orderIdPrefix: string;
   readonly #journal: Journal;
+  readonly #compactOnClose: boolean;
 
-  /** `tag` names this journal in client order ids (its venue record's time, base 36). */
-  constructor(journal: Journal, tag: string) {
+  /**
+   * `tag` names this journal in client order ids (its venue record's time, base 36). `compactOnClose`:
+   * a stop folds the tail into the snapshot (the daemon's), so the next start reads only what is open.
+   */
+  constructor(journal: Journal, tag: string, options: { compactOnClose?: boolean } = {}) {
     this.#journal = journal;
     this.orderIdPrefix = `lq${tag}`;
+    this.#compactOnClose = options.compactOnClose ?? false;
   }
 
   role(): Role {
@@ -47,6 +52,6 @@ export class FileStore implements StateStore {
   }
 
   close(): Promise<void> {
-    return this.#journal.close();
+    return this.#journal.close({ compact: this.#compactOnClose });
   }
 }

@@ -24,7 +24,8 @@ export async function openJournalWhenPossible(o: {
 }): Promise<OpenedJournal | undefined> {
   for (let failures = 0; !o.signal.aborted; failures++) {
     try {
-      return openOwnJournal({ dir: o.dir, owner: o.owner, logger: o.logger });
+      // The daemon adopts the core's state only: the tail's records are not kept beside it.
+      return openOwnJournal({ dir: o.dir, owner: o.owner, logger: o.logger, keepRecords: false });
     } catch (err) {
       if (err instanceof ConfigError) throw err;
       const message = (err as Error).message;

@@ -35,7 +35,14 @@ const ASIDE = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.jsonl$/;
 /** A set-aside journal's history segments and snapshot (a run long enough to rotate). */
 const ASIDE_HISTORY = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.history$/;
 
-export function openOwnJournal(options: { dir: string; owner: JournalOwner; logger: OwnJournalLogger; fsyncIntervalMs?: number }): {
+export function openOwnJournal(options: {
+  dir: string;
+  owner: JournalOwner;
+  logger: OwnJournalLogger;
+  fsyncIntervalMs?: number;
+  /** The replay's record maps (Journal.open `keepRecords`) [true]; the daemon's start passes false. */
+  keepRecords?: boolean;
+}): {
   journal: Journal;
   replay: JournalReplay;
 } {
@@ -53,6 +60,7 @@ export function openOwnJournal(options: { dir: string; owner: JournalOwner; logg
     dir: join(dir, dirname(file)),
     logger,
     ...(options.fsyncIntervalMs !== undefined ? { fsyncIntervalMs: options.fsyncIntervalMs } : {}),
+    ...(options.keepRecords !== undefined ? { keepRecords: options.keepRecords } : {}),
   });
   const { journal, replay } = opened;
   const venue = replay.venue;

@@ -170,7 +170,7 @@ describe("what is ours beside what the venue reports", () => {
     expect(again.done.values()).toEqual([1, 2, 3]);
   });
 
-  test("a lean answer is booked at its request until the push's fills correct it; a fold does the same", () => {
+  test("a lean answer is booked at its request, and closed only once the push's fills correct it; a fold does the same", () => {
     const r = rig();
     r.snapshot(3); // the operator's cross long
     // Requested 2, the venue (someone claimed part first) transferred 1.5: its push says so later.
@@ -179,7 +179,8 @@ describe("what is ours beside what the venue reports", () => {
     r.record({ t: "outcome", id: 7, at: 1, result: "accepted" });
     r.core.positionsPush([{ symbol: ETH, positionQty: 4.5, marginMode: "CROSS" }], r.now());
     expect(r.ours()).toBe(2); // the upper bound while no push said more
-    expect(r.target()).toBe(2);
+    // Not closed before the venue says: closing 2 would sell 0.5 of the operator's 3.
+    expect(r.target()).toBe(0);
     // Without the push, a restart books the same request.
     const before = new CoreFold();
     for (const rec of r.journal) before.add(rec);

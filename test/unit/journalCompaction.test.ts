@@ -313,3 +313,49 @@ describe("journal format versions", () => {
     expect(first.t === "venue" && first.baseUrl).toMatch(/newer liquidator/);
   });
 });
+
+describe("a restart costs what is open", () => {
+  /** A busy tail: every settled claim beside the opportunity ledger's records of its liquidation. */
+  async function busyTail(dir: string): Promise<void> {
+    const { journal } = open(dir);
+    for (const r of venueHeader(VENUE)) journal.append(r);
+    for (let id = 1; id <= 20; id++) {
+      journal.append({ t: "seen", id, at: VENUE.at + id, fees: { PERP_BTC_USDC: 1 } });
+      for (const r of settled(id, VENUE.at + id * 10)) journal.append(r);
+      journal.append({ t: "gone", id, at: VENUE.at + id * 10 + 5, wanted: false });
+    }
+    for (const r of stillOpen(VENUE.at + 1000)) journal.append(r);
+    await journal.close();
+  }
+  const lean = (dir: string) => Journal.open({ dir, rotateCheckMs: 0, autoCompact: false, keepRecords: false, logger: quiet });
+
+  test("the daemon's open keeps the core's state only, the same state as with every record kept", async () => {
+    const dir = tempDir();
+    await busyTail(dir);
+    const kept = open(dir);
+    await kept.journal.close();
+    const { journal, replay } = lean(dir);
+    await journal.close();
+    expect(replay.intents.size).toBe(0);
+    expect(replay.orders.fills).toEqual([]);
+    expect(replay.records).toBe(kept.replay.records);
+    expect(restoreIds(replay)).toEqual(restoreIds(kept.replay));
+    expect(ledgerOf(replay).totals()).toEqual(ledgerOf(kept.replay).totals());
+    expect(leadershipUnsettled(replay)).toEqual(leadershipUnsettled(kept.replay));
+  });
+
+  test("a stop that compacts leaves the next start nothing to replay but the header, and the same state", async () => {
+    const dir = tempDir();
+    await busyTail(dir);
+    const before = restart(dir);
+    const { journal } = lean(dir);
+    await journal.close({ compact: true });
+    expect(listSegments(dir)).toHaveLength(1);
+    const { journal: again, replay } = lean(dir);
+    await again.close({ compact: true });
+    // The second stop had nothing but a header to fold: no new segment.
+    expect(listSegments(dir)).toHaveLength(1);
+    expect(replay.records).toBeLessThanOrEqual(2);
+    expect(restart(dir)).toEqual(before);
+  });
+});
