@@ -36,6 +36,21 @@ export interface AccountWatchOptions {
   freed(): void;
 }
 
+/**
+ * What the account holds of `symbol` beyond what is ours (all margin modes, the reports' pending
+ * claims included; signed): the operator's own, and claims of ours not settled yet.
+ */
+export function heldBeyondOurs(c: Pick<CoreContext, "positions" | "fold">, symbol: string): number {
+  const { positions, fold } = c;
+  let held = positions.pending(symbol);
+  let ours = fold.holdings.unplaced(symbol);
+  for (const mode of MARGIN_MODES) {
+    held += positions.held(symbol, mode);
+    ours += fold.holdings.ours(symbol, mode);
+  }
+  return Math.round((held - ours) * 1e9) / 1e9;
+}
+
 export interface UnexplainedPosition {
   symbol: string;
   marginMode: MarginMode;
@@ -45,6 +60,8 @@ export interface UnexplainedPosition {
 export class AccountWatch {
   readonly #c: CoreContext;
   readonly #o: AccountWatchOptions;
+  /** Per symbol, what the account held beyond what was ours the last time nothing of ours moved on it. */
+  readonly #own = new Map<string, number>();
 
   constructor(c: CoreContext, o: AccountWatchOptions) {
     this.#c = c;
@@ -114,6 +131,43 @@ export class AccountWatch {
     return out;
   }
 
+  /**
+   * The operator's own of `symbol` (signed, all modes): what the account holds beyond what is ours,
+   * measured while nothing of ours moves on it — now if so, else when last so, else (a start with
+   * claims unsettled) as the oldest of them recorded it. A claim given up is inferred from what grew
+   * past it (unknownClaims.ts), so that a claim not settled when another was sent is never counted
+   * twice, and the operator's position never as ours.
+   */
+  notOurs(symbol: string): number {
+    if (this.#quiet(symbol)) return this.#measure(symbol);
+    const seen = this.#own.get(symbol);
+    if (seen !== undefined) return seen;
+    for (const c of this.#c.fold.claims.values()) {
+      const v = c.intent.notOurs?.[symbol];
+      if (v !== undefined) return v;
+    }
+    return heldBeyondOurs(this.#c, symbol);
+  }
+
+  #measure(symbol: string): number {
+    const v = heldBeyondOurs(this.#c, symbol);
+    this.#own.set(symbol, v);
+    return v;
+  }
+
+  /** Nothing of ours moves on `symbol`: what the reports say beyond ours is the operator's. */
+  #quiet(symbol: string): boolean {
+    const { fold, positions } = this.#c;
+    return (
+      positions.known &&
+      !this.#o.claimsMoving(symbol) &&
+      fold.holdings.unplacedClaims(symbol).length === 0 &&
+      positions.pending(symbol) === 0 &&
+      !positions.uncertain(symbol) &&
+      !MARGIN_MODES.some((m) => this.#o.orderWorking(symbol, m))
+    );
+  }
+
   /** A report moved a position by `delta`: unplaced claims of its sign landed there. */
   #reported(symbol: string, mode: MarginMode, delta: number): void {
     const { fold, port } = this.#c;
@@ -125,6 +179,7 @@ export class AccountWatch {
         left -= u.qty;
       }
     }
+    if (this.#quiet(symbol)) this.#measure(symbol);
     this.#o.changed(symbol, mode);
   }
 

@@ -65,11 +65,15 @@ export class ClaimLife {
   readonly #unknownCodes = new Set<number>();
   readonly #idleWaiters: (() => void)[] = [];
 
-  constructor(c: CoreContext, timings: ClaimTimings, driver: ClaimDriver, unknown: UnknownClaims) {
+  readonly #notOurs: (symbol: string) => number;
+
+  /** `notOurs`: the operator's own of a symbol as last seen (accountWatch.ts `notOurs`), journaled with each intent. */
+  constructor(c: CoreContext, timings: ClaimTimings, driver: ClaimDriver, unknown: UnknownClaims, notOurs: (symbol: string) => number) {
     this.#c = c;
     this.#t = timings;
     this.#driver = driver;
     this.#unknown = unknown;
+    this.#notOurs = notOurs;
   }
 
   /** Sent and not answered. */
@@ -108,6 +112,12 @@ export class ClaimLife {
     exposure.reserve(id, d.perSymbolQty);
     const body = claimRequestBody(d);
     const intent = intentRecord(d, body, st.sentAt, dryRun, liquidation.positions, st.attempt);
+    // The operator's own: what a give-up may infer is only what grows past it.
+    if (this.#c.positions.known) {
+      const notOurs: Record<string, number> = {};
+      for (const symbol of Object.keys(d.perSymbolQty)) notOurs[symbol] = this.#notOurs(symbol);
+      intent.notOurs = notOurs;
+    }
     let written: ReturnType<typeof port.intent>;
     try {
       written = port.intent(intent);

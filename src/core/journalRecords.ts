@@ -36,6 +36,12 @@ const intentSchema = z.object({
    * outcome is settled by the open list against them (unchanged 30 s later = never applied).
    */
   open: z.array(z.object({ symbol: z.string(), positionQty: finite, liquidatorFee: finite })).optional(),
+  /**
+   * Per claimed symbol, the operator's own position when the claim was sent (what the account held
+   * beyond what was ours, measured while nothing of ours moved on it): a claim given up unsettled is
+   * inferred from what grew past it, never from the operator's position.
+   */
+  notOurs: z.record(z.string(), finite).optional(),
 });
 const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
 /**

@@ -95,7 +95,7 @@ export class TradingCore {
     this.#unknown = new UnknownClaims(this.#c, t, o.driver, (symbol) => {
       for (const mode of MARGIN_MODES) o.changed(symbol, mode);
     });
-    this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown);
+    this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown, (symbol) => this.account.notOurs(symbol));
     this.#unknown.bind(this.#claims);
     this.orders = new OwnOrders(this.#c);
     this.account = new AccountWatch(this.#c, {

@@ -18,8 +18,8 @@
  */
 import { samePositions } from "../engine/liquidationPositions.js";
 import type { Fill, LiquidationPosition } from "../engine/types.js";
-import { MARGIN_MODES } from "../engine/types.js";
 import type { RecordedClaim } from "../venue/liquidatorRecord.js";
+import { heldBeyondOurs } from "./accountWatch.js";
 import type { SentClaim } from "./claimLife.js";
 import type { CoreContext } from "./coreContext.js";
 import { requested } from "./coreFold.js";
@@ -44,6 +44,8 @@ interface Pending {
   sentAt: number;
   requested: Fill[];
   sentPositions: readonly LiquidationPosition[] | undefined;
+  /** The intent's `notOurs`: the operator's own when it was sent. */
+  notOurs: Readonly<Record<string, number>> | undefined;
   checks: number;
   dueAt: number;
 }
@@ -96,6 +98,7 @@ export class UnknownClaims {
       sentAt: st.sentAt,
       requested: requested({ limitPrice: st.decision.limitPrice, perSymbolQty: st.decision.perSymbolQty }),
       sentPositions: st.sentPositions,
+      notOurs: this.#c.fold.claims.get(st.id)?.intent.notOurs,
       checks: 0,
       dueAt: this.#c.port.now() + this.#t.firstCheckMs,
     });
@@ -118,6 +121,7 @@ export class UnknownClaims {
         sentAt: c.intent.at,
         requested: requested(c.intent),
         sentPositions: c.intent.open,
+        notOurs: c.intent.notOurs,
         checks: 0,
         dueAt: port.now(),
       });
@@ -127,7 +131,7 @@ export class UnknownClaims {
   /** The venue said the claim applied, with these fills (`source`: push or record). */
   confirm(id: number, fills: Fill[], venueTs: number, source: "push" | "record"): void {
     const p = this.#pending.get(id);
-    if (p === undefined) return;
+    if (p === undefined) return this.#late(id, fills, venueTs, source);
     this.#pending.delete(id);
     this.#gauge();
     const { port, observer, logger } = this.#c;
@@ -142,6 +146,20 @@ export class UnknownClaims {
     observer.settled(id, fills, venueTs);
     logger.info({ id, source }, "lean claim's fills known");
     for (const symbol of new Set([...p.requested, ...fills].map((f) => f.symbol))) this.#kick(symbol);
+  }
+
+  /** The venue's word on a claim given up: its booking (what the positions showed) is corrected to it. */
+  #late(id: number, fills: Fill[], venueTs: number, source: "push" | "record"): void {
+    const c = this.#c.fold.claims.get(id);
+    if (c?.givenUp !== true) return;
+    const { port, observer, logger } = this.#c;
+    const attempt = c.intent.attempt ?? 1;
+    this.#c.record({ t: "outcome", id, at: port.now(), result: "confirmed", fills, venueTs, attempt });
+    for (const f of fills) observer.feeEarned(f.symbol, f.fee);
+    observer.settled(id, fills, venueTs);
+    observer.changed();
+    logger.warn({ id, source }, "a claim given up is confirmed after all: its booking follows the venue");
+    for (const symbol of new Set([...Object.keys(c.intent.perSymbolQty), ...fills.map((f) => f.symbol)])) this.#kick(symbol);
   }
 
   /** After an open-list snapshot requested at `requestedAt` (the fallback where the record cannot be read). */
@@ -240,20 +258,17 @@ export class UnknownClaims {
     );
   }
 
-  /** Of each symbol requested, the held quantity no claim of ours explains, up to the request, in its direction. */
+  /**
+   * Of each symbol requested, what the account now holds beyond what is ours and beyond the
+   * operator's own when the claim was sent (its `notOurs`), up to the request, in its direction.
+   */
   #inferred(p: Pending): Fill[] {
-    const { positions, fold } = this.#c;
-    if (!positions.known) return [];
+    if (!this.#c.positions.known) return [];
     const out: Fill[] = [];
     for (const r of p.requested) {
-      let held = positions.pending(r.symbol);
-      let ours = fold.holdings.unplaced(r.symbol);
-      for (const mode of MARGIN_MODES) {
-        held += positions.held(r.symbol, mode);
-        ours += fold.holdings.ours(r.symbol, mode);
-      }
+      const grown = heldBeyondOurs(this.#c, r.symbol) - (p.notOurs?.[r.symbol] ?? 0);
       const dir = Math.sign(r.qty);
-      const qty = dir * Math.min(Math.abs(r.qty), Math.max(0, dir * (held - ours)));
+      const qty = dir * Math.min(Math.abs(r.qty), Math.max(0, dir * grown));
       if (qty !== 0) out.push({ symbol: r.symbol, qty, price: r.price, fee: 0 });
     }
     return out;

@@ -78,6 +78,64 @@ const fileBackend = (): { open: Backend; done: () => void } => {
   };
 };
 
+/** The sequences the model found, each failing before its fix: replayed as they were found. */
+const FOUND: [string, (w: ModelWorld) => Promise<void>][] = [
+  [
+    "two claims applied in one venue millisecond, the report of the first arriving after both answers",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 6, false);
+      await w.advance(120_000);
+      await w.permit();
+      await w.offer(2, "PERP_ETH_USDC", 1, true);
+      await w.permit();
+      await w.answer(1, "full", false);
+      await w.answer(0, "full", false);
+      await w.deliver(2, true);
+    },
+  ],
+  [
+    "a lean answer for a liquidation a rival took part of while our claim was out",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 2, true);
+      await w.permit();
+      await w.repush(1);
+      await w.answer(0, "lean", false);
+      await w.advance(100);
+    },
+  ],
+  [
+    "two claims unknown past the bound on one symbol beside the operator's own, a kill between them",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 1, false);
+      await w.offer(2, "PERP_ETH_USDC", 1, false);
+      await w.reconcile();
+      w.venue.recordDown = true;
+      await w.permit();
+      await w.answer(0, "lost_after", false);
+      await w.deliver(0, false);
+      await w.permit();
+      await w.restart();
+      await w.answer(0, "full", true);
+      await w.advance(600_000);
+    },
+  ],
+];
+
+describe("the trading core against a model venue: what the model found", () => {
+  test.each(FOUND)("%s", async (_name, steps) => {
+    const b = fileBackend();
+    const world = await ModelWorld.start(b.open);
+    try {
+      await steps(world);
+      world.check(true);
+      await world.stop();
+    } finally {
+      await world.close();
+      b.done();
+    }
+  });
+});
+
 describe("the trading core against a model venue: the file journal", () => {
   test("invariants (a)–(g) after every step of random sequences, kill -9 and restart included", { timeout: 600_000 }, async () => {
     const t = await runSequences(fileBackend, RUNS);

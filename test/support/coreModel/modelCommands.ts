@@ -35,9 +35,11 @@ const offer = fc.tuple(symbol, fc.integer({ min: 1, max: 30 }), fc.boolean()).ma
     await w.offer(m.nextId++, s, steps, pushed);
   }),
 );
-const repush = fc.nat().map((k) =>
-  cmd(`push again(${k})`, async (w, m) => {
-    if (m.nextId > 1) await w.repush(1 + (k % (m.nextId - 1)));
+/** An id pushed again: one still open (a rival took part of it) when `open`, else any seen before. */
+const repush = fc.tuple(fc.nat(), fc.boolean()).map(([k, open]) =>
+  cmd(`push again(${k}${open ? ", an open one" : ""})`, async (w, m) => {
+    const ids = open ? [...w.venue.open.keys()] : Array.from({ length: m.nextId - 1 }, (_, i) => i + 1);
+    if (ids.length > 0) await w.repush(ids[k % ids.length] as number);
   }),
 );
 const permit = fc.constant(cmd("permit", (w) => w.permit()));
@@ -65,7 +67,7 @@ export const modelCommands: fc.Arbitrary<Cmd>[] = [
   deliver,
   deliver,
   fc.constant(cmd("reconcile", (w) => w.reconcile())),
-  fc.constantFrom(100, 1_000, 5_000, 30_000, 120_000).map((ms) => cmd(`advance(${ms})`, (w) => w.advance(ms), true)),
+  fc.constantFrom(100, 1_000, 5_000, 30_000, 120_000, 600_000).map((ms) => cmd(`advance(${ms})`, (w) => w.advance(ms), true)),
   orderFate.map((fate) =>
     cmd(`next order ${fate}`, async (w) => {
       w.venue.nextOrderFate = fate;

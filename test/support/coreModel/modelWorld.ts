@@ -137,8 +137,10 @@ export class ModelWorld implements ProcessWorld {
       book.delete(id);
       desk.cancel(id);
     }
-    for (const id of this.venue.open.keys()) this.#offer(id);
+    // As ingest.ts does after a reconcile: the open-list settlement, the offers, then the sweep.
     core.openList((id) => book.get(id), this.clock.now);
+    for (const id of this.venue.open.keys()) this.#offer(id);
+    desk.sweep((id) => book.has(id));
   }
 
   /** The REST feed's loops: positions and the open list every 30 s of the process's life. */
