@@ -5,10 +5,11 @@
  * shadow variants' thread with it.
  */
 import type { Daemon } from "../daemon/daemon.js";
-import type { Drain } from "../daemon/drain.js";
+import type { Drain, DrainResult } from "../daemon/drain.js";
 import type { KeyWatch } from "../daemon/keyWatch.js";
 import type { MarkoutSampler } from "../daemon/markoutSampler.js";
 import type { OpportunityLedger } from "../daemon/opportunityLedger.js";
+import { type LeftPosition, logLeftAtShutdown } from "../daemon/positionsLeft.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { Unwinder } from "../daemon/unwinder.js";
 import type { RewardsPoller } from "../observe/rewardsPoller.js";
@@ -22,6 +23,10 @@ export function daemonRun(o: {
   guard: ProtectionGuard;
   drain: Drain;
   drained: AbortSignal;
+  drainResult(): DrainResult | undefined;
+  /** What stays open of the claimed positions (logged when the run ends without a safe stop). */
+  left(): LeftPosition[];
+  logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   unwinder: Unwinder;
   opportunities: OpportunityLedger;
   markouts: MarkoutSampler;
@@ -39,6 +44,8 @@ export function daemonRun(o: {
       const stopGuard = o.guard.start();
       await o.daemon.run(signal).finally(stopGuard);
       o.drain.stop();
+      // A safe stop said what it left; any other stop says it here, before the unwinder stops.
+      if (o.drainResult() === undefined) logLeftAtShutdown(o.left(), o.logger);
       await o.unwinder.stop();
       await polling;
       await keys;

@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { Claimer } from "../daemon/claimer.js";
-import type { Drain } from "../daemon/drain.js";
+import type { Drain, DrainResult } from "../daemon/drain.js";
+import type { LeftPosition } from "../daemon/positionsLeft.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { TradingState } from "../daemon/tradingState.js";
 import type { Unwinder } from "../daemon/unwinder.js";
@@ -16,13 +17,14 @@ import type { StateStore } from "../store/stateStore.js";
 import { protectionGuard } from "./protectionControl.js";
 import type { TradingBooks } from "./tradingBooks.js";
 import { tradingControl } from "./tradingControl.js";
-import type { UnwindScope } from "./unwindScope.js";
 
 export interface ProtectionParts {
   trading: TradingState;
   drain: Drain;
   /** Aborts once a drain has finished. */
   drained: AbortSignal;
+  /** How the safe stop ended, once it has. */
+  drainResult(): DrainResult | undefined;
   guard: ProtectionGuard;
 }
 
@@ -34,15 +36,16 @@ export function protectionParts(o: {
   books: TradingBooks;
   claimer: Claimer;
   unwinder: Unwinder;
-  scope: UnwindScope;
+  /** What stays open of the claimed positions (positionsLeft.ts). */
+  left(): LeftPosition[];
   ledger: PnlLedger;
 }): ProtectionParts {
   const { claimer, metrics, logger } = o;
-  const { trading, drain, drained } = tradingControl({
+  const { trading, drain, drained, drainResult } = tradingControl({
     claimer,
     unwinder: o.unwinder,
     positions: o.books.positions,
-    target: o.scope.target,
+    left: o.left,
     metrics,
     logger,
   });
@@ -56,5 +59,5 @@ export function protectionParts(o: {
     metrics,
     logger,
   });
-  return { trading, drain, drained, guard };
+  return { trading, drain, drained, drainResult, guard };
 }

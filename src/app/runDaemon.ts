@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { configErrorFrom } from "../config/issues.js";
 import { liveLimitProblems } from "../config/liveLimits.js";
 import type { LoadedConfig } from "../config/loadConfig.js";
+import { EXIT_POSITIONS_OPEN } from "../errors.js";
 import type { CaptureQueue } from "../lab/captureQueue.js";
 import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
@@ -38,7 +39,11 @@ export interface RunDaemonOptions {
   timing?: DaemonTiming;
 }
 
-export async function runDaemon(options: RunDaemonOptions): Promise<void> {
+/**
+ * Resolves with the exit status: 0, or EXIT_POSITIONS_OPEN when a safe stop (SIGUSR2) ended with
+ * claimed positions above dust still open.
+ */
+export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { loaded, signal } = options;
   const config = loaded.config;
   const unset = liveLimitProblems(config, loaded.given ?? new Set());
@@ -79,7 +84,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
           notReady = () => [reason];
         },
       });
-      if (opened === undefined) return;
+      if (opened === undefined) return 0;
       const { store } = opened;
       notReady = () => ["starting"];
       const captureDir = join(config.state.dir, "capture");
@@ -121,6 +126,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       );
       await parts.run(signal);
       logger.info({}, "shutting down: claims drained");
+      return parts.drainResult()?.flat === false ? EXIT_POSITIONS_OPEN : 0;
     } finally {
       await reloader.disable();
       await capture?.close();

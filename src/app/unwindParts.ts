@@ -11,7 +11,6 @@ import type { Ingest } from "../daemon/ingest.js";
 import { OrderFills } from "../daemon/orderFills.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import { Unwinder } from "../daemon/unwinder.js";
-import { UnwindSettings } from "../daemon/unwindSettings.js";
 import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
@@ -44,7 +43,8 @@ export function unwindParts(o: {
     positions,
     marks: o.books.marks,
     symbols: () => policy.context.symbols,
-    settings: new UnwindSettings(o.config.unwind),
+    // The policy's reloadable state: SIGHUP applies `unwind.*` there (policyReloader.ts).
+    settings: policy.unwind,
     dryRun: () => sender.dryRun,
     store: {
       intent: (record) => {

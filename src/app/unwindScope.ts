@@ -19,7 +19,8 @@ export interface UnwindScope {
 }
 
 export function unwindScope(o: {
-  scope: "claimed" | "all";
+  /** `unwind.scope`, read at each use (SIGHUP may change it). */
+  scope(): "claimed" | "all";
   positions: PositionBook;
   store: Pick<StateStore, "append" | "mayLead">;
   metrics: Metrics;
@@ -39,12 +40,12 @@ export function unwindScope(o: {
   });
   return {
     claimed,
-    target: (symbol, mode, held) => (o.scope === "all" ? held : claimed.target(symbol, mode, held)),
+    target: (symbol, mode, held) => (o.scope() === "all" ? held : claimed.target(symbol, mode, held)),
     positionsRead: (first) => {
       if (!first) return;
       claimed.reconcile();
       for (const p of claimed.unexplainedPositions()) {
-        if (o.scope === "all") o.logger.warn(p, "a position no claim explains: closing it (unwind.scope: all)");
+        if (o.scope() === "all") o.logger.warn(p, "a position no claim explains: closing it (unwind.scope: all)");
         else o.logger.warn(p, "a position no claim explains: left alone (unwind.scope: claimed; use a dedicated account)");
       }
     },
