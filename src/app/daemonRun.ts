@@ -13,14 +13,18 @@ import { type LeftPosition, logLeftAtShutdown } from "../daemon/positionsLeft.js
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { Unwinder } from "../daemon/unwinder.js";
 import type { RewardsPoller } from "../observe/rewardsPoller.js";
+import type { StateStore } from "../store/stateStore.js";
 import type { VenueLimiters } from "../venue/limiters.js";
 import type { RestClient } from "../venue/rest.js";
+import { operatorRequestLoop } from "./operatorRequestLoop.js";
 
 export function daemonRun(o: {
   daemon: Daemon;
   keyWatch: KeyWatch;
   poller: RewardsPoller;
   guard: ProtectionGuard;
+  /** Where `liquidator rearm` leaves its requests (operatorRequestLoop.ts). */
+  store: Pick<StateStore, "takeRequests" | "mayLead">;
   drain: Drain;
   drained: AbortSignal;
   drainResult(): DrainResult | undefined;
@@ -42,6 +46,7 @@ export function daemonRun(o: {
       const polling = o.poller.start(signal);
       const keys = o.keyWatch.run(signal);
       const stopGuard = o.guard.start();
+      const requests = operatorRequestLoop({ store: o.store, guard: o.guard, logger: o.logger, signal });
       await o.daemon.run(signal).finally(stopGuard);
       o.drain.stop();
       // A safe stop said what it left; any other stop says it here, before the unwinder stops.
@@ -49,6 +54,7 @@ export function daemonRun(o: {
       await o.unwinder.stop();
       await polling;
       await keys;
+      await requests;
     } finally {
       o.opportunities.flush();
       o.markouts.stop();

@@ -118,19 +118,29 @@ export class ProtectionGuard {
     }
     this.#apply();
     if (r !== undefined && protectionState(r) !== "active")
-      this.#o.logger.warn({ state: r.state, since: r.at }, "protections: the journal says claiming is stopped; SIGHUP re-arms");
+      this.#o.logger.warn(
+        { state: r.state, since: r.at },
+        "protections: the journal says claiming is stopped; `liquidator rearm` (or a changed protections section and SIGHUP) re-arms",
+      );
   }
 
-  /** SIGHUP: new limits, and re-armed (engine/protections.ts `rearm`: limits count from the current net). */
-  rearm(limits: ProtectionLimits): void {
-    this.#rules.setLimits(limits);
+  /**
+   * Re-armed (engine/protections.ts `rearm`: limits count from the current net): by SIGHUP when the
+   * `protections` section changed (`limits`: the new ones), or by `liquidator rearm` (`limits`
+   * undefined: the running ones). `why` is logged.
+   */
+  rearm(limits: ProtectionLimits | undefined, why: "config" | "command"): void {
+    if (limits !== undefined) this.#rules.setLimits(limits);
     const now = this.#now();
     const net = this.net() ?? this.#o.ledger.totals().net;
     const was = this.#rules.state;
     this.#rules.rearm(net, now);
     this.#journal(now, { rearmed: true });
     this.#apply();
-    this.#o.logger.info({ was, net }, "protections re-armed");
+    this.#o.logger.info(
+      { was, net, by: why === "config" ? "SIGHUP: the protections section changed" : "liquidator rearm" },
+      "protections re-armed",
+    );
     this.#o.reopen(PROTECTION_SKIPS);
   }
 

@@ -2,6 +2,7 @@
 import type { Journal } from "./fileJournal.js";
 import { readCurrent } from "./journalFiles.js";
 import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import { type OperatorRequest, takeFileRequests } from "./operatorRequests.js";
 import type { Role, StateStore } from "./stateStore.js";
 
 export class FileStore implements StateStore {
@@ -41,6 +42,10 @@ export class FileStore implements StateStore {
 
   async replay(): Promise<JournalReplay> {
     return readCurrent(this.#journal.dir);
+  }
+
+  takeRequests(): Promise<OperatorRequest[]> {
+    return takeFileRequests(this.#journal.dir);
   }
 
   close(): Promise<void> {

@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { reclaimableAfterRefusal } from "../venue/failureTable.js";
 import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import type { OperatorRequest } from "./operatorRequests.js";
 import type { DeposeReason } from "./postgres/leaseKeeper.js";
 import { PgStore, type PgStoreOptions } from "./postgres/pgStore.js";
 import type { Role, StateStore } from "./stateStore.js";
@@ -127,6 +128,12 @@ export class PgStateStore implements StateStore {
 
   replay(): Promise<JournalReplay> {
     return this.#store.replay();
+  }
+
+  /** The leader takes the operator's requests; a standby leaves them for it. */
+  async takeRequests(): Promise<OperatorRequest[]> {
+    if (this.#closed || !this.mayLead()) return [];
+    return this.#store.takeRequests();
   }
 
   /** Import a file journal once (idempotent): ids claimed before the move are never claimed again. */

@@ -5,6 +5,7 @@
  * database refuses a deposed leader's intent and a second intent for one liquidation id.
  */
 import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
+import type { OperatorRequest } from "./operatorRequests.js";
 
 export type Role = "single" | "leader" | "standby";
 
@@ -29,5 +30,10 @@ export interface StateStore {
   recover(): boolean;
   /** The whole journal as it is now (a new leader replays what the others wrote). */
   replay(): Promise<JournalReplay>;
+  /**
+   * Requests an operator left for the running daemon (`liquidator rearm`, operatorRequests.ts), each
+   * taken once, by the replica that may send (a standby takes none).
+   */
+  takeRequests(): Promise<OperatorRequest[]>;
   close(): Promise<void>;
 }

@@ -215,6 +215,38 @@ describe("stopping safely (SIGUSR2)", () => {
     expect(p.logs.has("drain: done; positions above dust stay open (not unwound by this daemon)")).toBe(false);
   }, 120_000);
 
+  test("a drain stuck on the slippage cap: SIGHUP raises unwind.max_slippage_bps, the next slice fills, the stop ends flat", async ({
+    rig,
+    build,
+  }) => {
+    // A book whose best bid is 1 % under the mark: nothing fills within a 10 bps cap.
+    const WIDE = { spreadBps: 200, levels: 20, stepBps: 2, levelNotional: 200_000, refillPerSec: 1 };
+    const sim = await rig.sim({ symbols: DEFAULT_SYMBOLS.map((x) => (x.symbol === ETH ? { ...x, book: WIDE } : x)) });
+    const dir = await rig.dir("drain-hup");
+    const narrow = { unwind: { max_slippage_bps: 10 } };
+    const config = await writePolicyFile(dir, OPEN_POLICY, "config.yaml", narrow);
+    const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config }), dir);
+    const url = await p.metricsUrl();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "daemon ready", 30_000);
+    liquidate(sim, ETH, 3_000, 1);
+    await waitFor(() => claimsBy(sim).length === 1 && openQty(sim, ETH) > 0, "the claim held");
+    p.child.kill("SIGUSR2");
+    await waitFor(() => p.logs.has("drain: waiting"), "draining");
+    await sleep(2_000);
+    expect(p.exited()).toBe(false);
+    expect(openQty(sim, ETH)).toBeGreaterThan(0);
+    await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { unwind: { max_slippage_bps: 300 } });
+    p.child.kill("SIGHUP");
+    const end = await p.exit;
+    expect(end.code).toBe(0);
+    expect(openQty(sim, ETH)).toBe(0);
+    expect(p.logs.find("config key changed")).toEqual([
+      expect.objectContaining({ key: "unwind.max_slippage_bps", from: 10, to: 300, applies: "now" }),
+    ]);
+    expect(p.logs.has("config keys outside policy, unwind, protections and shadow changed; they apply after a restart")).toBe(false);
+    expect(p.logs.has("drain: done; every claimed position is flat")).toBe(true);
+  }, 120_000);
+
   test("a held symbol's claimed position is left open: the stop says so and exits 3", async ({ rig, build }) => {
     const sim = await rig.sim(deep());
     const dir = await rig.dir("drain-held");

@@ -680,6 +680,32 @@ describe("reloadPolicy", () => {
     expect(result.needsRestart).toEqual(["metrics.port"]);
   });
 
+  test("every changed key old → new; policy, unwind, protections and shadow apply now, the rest after a restart", async () => {
+    const path = await writeTemp(stringify({ policy: { min_fee: 3 }, unwind: { max_slippage_bps: 10 } }));
+    const current = (await loadConfig({ path, env: {} })).config;
+    await writeFile(
+      path,
+      stringify({
+        policy: { min_fee: 3, symbols: { deny: ["PERP_ETH_USDC"] } },
+        unwind: { max_slippage_bps: 40, hold: ["PERP_BTC_USDC"] },
+        protections: { daily_loss_limit: 500 },
+        state: { backend: "postgres", postgres_url: "postgres://liq:hunter2@db:5432/liq" },
+      }),
+    );
+    const result = await reloadPolicy(path, {}, current);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.changes).toEqual([
+      { key: "policy.symbols.deny", from: [], to: ["PERP_ETH_USDC"], live: true },
+      { key: "protections.daily_loss_limit", from: null, to: 500, live: true },
+      { key: "state.backend", from: "file", to: "postgres", live: false },
+      { key: "state.postgres_url", from: "", to: expect.not.stringContaining("hunter2"), live: false },
+      { key: "unwind.hold", from: [], to: ["PERP_BTC_USDC"], live: true },
+      { key: "unwind.max_slippage_bps", from: 10, to: 40, live: true },
+    ]);
+    expect(result.needsRestart).toEqual(["state.backend", "state.postgres_url"]);
+  });
+
   test("invalid file: not ok, never throws", async () => {
     const path = await writeTemp(stringify({ policy: { min_fee: -3 } }));
     const result = await reloadPolicy(path, {});
