@@ -4,6 +4,7 @@
  * pollers stop, and what the run opened is flushed and closed (not the journal or the venue), the
  * shadow variants' thread with it.
  */
+import { setMaxListeners } from "node:events";
 import type { Daemon } from "../daemon/daemon.js";
 import type { Drain, DrainResult } from "../daemon/drain.js";
 import type { KeyWatch } from "../daemon/keyWatch.js";
@@ -40,6 +41,9 @@ export function daemonRun(o: {
 }): (signal: AbortSignal) => Promise<void> {
   return async (outer) => {
     const signal = AbortSignal.any([outer, o.drained]);
+    // Every loop of the run waits on it (pollers, watchers, the operator's requests): more than
+    // Node's default of 10 listeners is the design, not a leak.
+    setMaxListeners(32, signal);
     try {
       // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
       await o.keyWatch.check(signal);

@@ -66,7 +66,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     health: { stale: () => watchdog.stale(), notReady: () => notReady(), details: () => details() },
     logger,
   });
-  logger.info({ url: server.url, port: server.port }, "metrics server listening");
+  logger.info({ url: server.url, host: config.metrics.host, port: server.port }, "metrics server listening");
   const reloader = new HupReloader(logger);
   const drainSignal = new DrainSignal(logger);
   try {

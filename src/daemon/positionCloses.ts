@@ -26,6 +26,8 @@ export interface PositionClosesOptions {
   logger: { info(o: object, m: string): void };
   /** Decimals of the symbol's price tick (the average price is printed to two more). */
   priceDecimals(symbol: string): number | undefined;
+  /** Decimals of the symbol's quantity step (a traded quantity is printed to two more: no float noise). */
+  qtyDecimals(symbol: string): number | undefined;
   /** A dust close ends the position's time to flat (a flat one is observed where it reaches zero). */
   timeToFlat(seconds: number): void;
   now: () => number;
@@ -76,7 +78,7 @@ export class PositionCloses {
       {
         symbol,
         marginMode: mode,
-        qty: e.qty,
+        qty: roundTo(e.qty, (this.#o.qtyDecimals(symbol) ?? 8) + 2),
         avgPrice: roundTo(avg, (this.#o.priceDecimals(symbol) ?? 4) + 2),
         slippageBps: roundTo((against / e.markNotional) * BPS, 2),
         timeToFlatS: seconds === undefined ? null : roundTo(seconds, 3),

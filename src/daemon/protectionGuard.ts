@@ -17,6 +17,7 @@ import {
   protectionState,
 } from "../engine/protections.js";
 import type { Liquidation } from "../engine/types.js";
+import { logMoney } from "../observe/logMoney.js";
 import type { JournalReplay, ProtectionRecord } from "../store/journalRecords.js";
 import type { TradingState } from "./tradingState.js";
 
@@ -138,7 +139,7 @@ export class ProtectionGuard {
     this.#journal(now, { rearmed: true });
     this.#apply();
     this.#o.logger.info(
-      { was, net, by: why === "config" ? "SIGHUP: the protections section changed" : "liquidator rearm" },
+      { was, net: logMoney(net), by: why === "config" ? "SIGHUP: the protections section changed" : "liquidator rearm" },
       "protections re-armed",
     );
     this.#o.reopen(PROTECTION_SKIPS);
@@ -157,7 +158,7 @@ export class ProtectionGuard {
   #step(step: ProtectionStep, now: number): void {
     for (const trip of step.trips) {
       this.#o.tripped(trip.protection);
-      this.#o.logger.warn(trip, "protection tripped");
+      this.#o.logger.warn({ ...trip, value: logMoney(trip.value) }, "protection tripped");
       this.#journal(now, { trip: trip.protection, ...(trip.symbol !== undefined ? { symbol: trip.symbol } : {}) });
     }
     const peak = this.#rules.snapshot.peak;

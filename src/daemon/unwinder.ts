@@ -135,6 +135,7 @@ export class Unwinder {
     this.#closes = new PositionCloses({
       logger: options.logger,
       priceDecimals: (symbol) => this.#options.symbols().get(symbol)?.priceDecimals,
+      qtyDecimals: (symbol) => this.#options.symbols().get(symbol)?.qtyDecimals,
       timeToFlat: (seconds) => this.#options.observer.timeToFlat(seconds),
       now: this.#options.now,
     });
