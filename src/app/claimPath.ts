@@ -62,7 +62,12 @@ export function claimPath(o: {
     failed: (err) => ingestLog.warn({ err: (err as Error).message }, "opportunity ledger records not written"),
   });
   const claimer = new Claimer({
-    decide: policy.decide,
+    // The ledger hears what cut a claim below the whole (the report's cut rows: what a cap cost).
+    decide: (liquidation, now) => {
+      const d = policy.decide(liquidation, now);
+      if (d.action === "claim") opportunities.decided(d);
+      return d;
+    },
     book: o.books.book,
     exposure: o.books.exposure,
     positions: o.books.positions,
