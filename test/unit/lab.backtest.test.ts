@@ -34,7 +34,11 @@ interface Out {
     expected_fee: number;
     claimed_notional: number;
     peak_exposure: number;
-    estimated_unwind_cost: number;
+    liquidator_fee: number;
+    trading: number;
+    fees: number;
+    open: number;
+    net: number;
     estimated_net: number;
   }[];
 }
@@ -83,7 +87,10 @@ describe("backtest model", () => {
     // Fee = |q| × mark × rate at decision: id 1 at mark 3003 (the mark of second 3 is 3003 at t).
     expect(five?.expected_fee).toBeCloseTo((10 * 3002 + 5 * 3005 + 4 * 3005) * 0.008, 0);
     expect(five?.peak_exposure).toBeGreaterThan(10 * 3000);
-    expect(five?.estimated_unwind_cost).toBeGreaterThan(0);
+    // The ledger's words (liquidator pnl's): the unwinds cost fees and the net is less than the fee.
+    expect(five?.fees).toBeGreaterThan(0);
+    expect(five?.net).toBe(five?.estimated_net);
+    expect((five?.liquidator_fee ?? 0) + (five?.trading ?? 0) - (five?.fees ?? 0) + (five?.open ?? 0)).toBeCloseTo(five?.net ?? 0, 5);
     expect(five?.estimated_net).toBeLessThan(five?.expected_fee ?? 0);
   });
 
@@ -184,7 +191,7 @@ describe("backtest model", () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped,max_drawdown,at_cap_seconds,margin_skips,at_margin_limit_seconds,worst_claim,same_as",
+      "name,offered,sent,claimed,lost_to_others,claimed_notional,liquidator_fee,trading,fees,open,net,net_interval,claims_for_interval,expected_fee,peak_exposure,skipped,max_drawdown,at_cap_seconds,margin_skips,at_margin_limit_seconds,worst_claim,same_as",
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
