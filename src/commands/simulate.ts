@@ -13,7 +13,7 @@ import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
 import { generateKeyPair, publicKeyOf } from "../venue/signer.js";
 import type { Command } from "./command.js";
-import { minutesOption } from "./record.js";
+import { captureFileOption, minutesOption } from "./record.js";
 import { captureSimulator } from "./simulateCapture.js";
 
 const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--flavor spec|real] [--quiet]
@@ -36,7 +36,8 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
                      (mode 0400, a new key) when absent: one per replica sharing the account
   --key-scope S      the scope key_info reports for the liquidator's key (default read,trading)
   --key-expiry-days N  its expiry, days from now (may be negative: an expired key; default 300)
-  --capture FILE     record the simulated market (as liquidator record does) to FILE, then exit
+  --capture FILE     record the simulated market (as liquidator record does) to FILE (gzip JSONL:
+                     its name ends in .gz), then exit
   --minutes N        with --capture: how long to record (default 5)
 `;
 
@@ -126,6 +127,7 @@ export const simulate: Command = async (args, io) => {
     io.stdout.write(USAGE);
     return 0;
   }
+  if (values.capture !== undefined) captureFileOption("capture", values.capture);
   const port = intOption("port", values.port, 0, 65535);
   const seed = intOption("seed", values.seed, 0, 2 ** 32 - 1);
   const flavor = flavorOption(values.flavor);

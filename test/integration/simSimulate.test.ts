@@ -80,6 +80,14 @@ describe("liquidator simulate", () => {
     }
   });
 
+  it("--capture FILE must be named as what it is (gzip): x.jsonl is a usage error, nothing started", async () => {
+    const r = run(["--capture", "x.jsonl", "--minutes", "0.01"]);
+    expect(await r.status).toBe(64);
+    expect(r.err.text()).toContain("a capture is gzip JSONL");
+    expect(r.err.text()).toContain("x.jsonl.gz");
+    expect(r.out.text()).toBe("");
+  });
+
   it("--key-expiry-days takes a negative number, as its help says (an expired key)", async () => {
     const r = run(["--key-expiry-days", "-1"]);
     try {

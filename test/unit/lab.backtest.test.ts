@@ -5,6 +5,7 @@
  * and the same input gives byte-identical JSON.
  */
 import { execFile } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -73,7 +74,7 @@ describe("backtest model", () => {
     expect(spacingFor(5)).toBe(210); // the daemon's default claims rate: the premise of ids 10–14
     const { file, config } = await scenario(false);
     const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--json", "--ids"]);
-    expect(r.stderr).toBe("");
+    expect(r.stderr.replace(/^liquidator backtest: wrote .*\n/gm, "")).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Out;
     expect(out.model).toMatchObject({ latency_ms: 50, latency_source: "assumed", own_takes: 0 });
@@ -134,7 +135,7 @@ describe("backtest model", () => {
     await writeCapture(file, market(6, events));
     const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
     const r = await runCli(["backtest", file, "--config", config, "--json"]);
-    expect(r.stderr).toBe("");
+    expect(r.stderr.replace(/^liquidator backtest: wrote .*\n/gm, "")).toBe("");
     const out = JSON.parse(r.stdout) as Out & { recorded: Record<string, number>; model: Record<string, unknown> };
     expect(out.model).toMatchObject({ unwind_slippage_bps: 10, taker_fee_bps: 4, unwind_source: "measured", unwind_samples: 1 });
     expect(out.recorded.claims).toBe(1);
@@ -183,6 +184,20 @@ describe("backtest model", () => {
       const [alone] = await run([`policy.min_fee=${v.settings["policy.min_fee"]}`, `unwind.mode=${v.settings["unwind.mode"]}`]);
       expect(alone).toEqual(v);
     }
+  });
+
+  test("a prepared file written beside the capture is said, once; --no-prepare writes none", async () => {
+    const { file, config } = await scenario(false);
+    const first = await runCli(["backtest", file, "--config", config, "--json"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(new RegExp(`^liquidator backtest: wrote ${file}\\.prepared \\([0-9.]+ MB\\), the prepared form of `));
+    expect(existsSync(`${file}.prepared`)).toBe(true);
+    // Read from it the next time: nothing new written, nothing said.
+    expect((await runCli(["backtest", file, "--config", config, "--json"])).stderr).toBe("");
+    rmSync(`${file}.prepared`);
+    const none = await runCli(["backtest", file, "--config", config, "--json", "--no-prepare"]);
+    expect(none.stderr).toBe("");
+    expect(existsSync(`${file}.prepared`)).toBe(false);
   });
 
   test("--csv: a header and one row per variant; the assumptions go to stderr", async () => {

@@ -17,8 +17,10 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const TESTNET = { baseUrl: "https://testnet-api.orderly.org", accountId: "0xacc" };
-const MAINNET = { baseUrl: "https://api.orderly.org", accountId: "0xacc" };
+/** An account id of the real venue's form (0x and 64 hex digits: a preset refuses another). */
+const ACCOUNT = `0x${"ac".repeat(32)}`;
+const TESTNET = { baseUrl: "https://testnet-api.orderly.org", accountId: ACCOUNT };
+const MAINNET = { baseUrl: "https://api.orderly.org", accountId: ACCOUNT };
 
 function journal(pair: typeof TESTNET, fee: number): string {
   const records = [
@@ -31,7 +33,10 @@ function journal(pair: typeof TESTNET, fee: number): string {
 
 async function pnlTotal(stateDir: string, preset: "orderly-testnet" | "orderly-mainnet"): Promise<string> {
   const config = join(stateDir, `${preset}.yaml`);
-  writeFileSync(config, `venue:\n  mode: live\n  preset: ${preset}\n  account_id: "0xacc"\nstate:\n  dir: ${JSON.stringify(stateDir)}\n`);
+  writeFileSync(
+    config,
+    `venue:\n  mode: live\n  preset: ${preset}\n  account_id: "${ACCOUNT}"\nstate:\n  dir: ${JSON.stringify(stateDir)}\n`,
+  );
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = "";
@@ -93,7 +98,10 @@ test("--json and --csv print money to 1e-6, never float noise; the journal keeps
   ];
   writeFileSync(join(dir, JOURNAL_FILE), `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
   const config = join(dir, "c.yaml");
-  writeFileSync(config, `venue:\n  mode: live\n  preset: orderly-testnet\n  account_id: "0xacc"\nstate:\n  dir: ${JSON.stringify(dir)}\n`);
+  writeFileSync(
+    config,
+    `venue:\n  mode: live\n  preset: orderly-testnet\n  account_id: "${ACCOUNT}"\nstate:\n  dir: ${JSON.stringify(dir)}\n`,
+  );
   const run = async (format: string): Promise<string> => {
     const stdout = new PassThrough();
     let out = "";
