@@ -76,11 +76,11 @@ export function renderLedgerHtml(r: LedgerReport): string {
   const dry = t.dry_run.count > 0 ? `, decided in dry run ${t.dry_run.count} for ${esc(money(t.dry_run.value))} (never sent)` : "";
   const summary = `<p>${t.liquidations} liquidations first seen on ${esc(r.day)} (UTC), ${esc(money(t.value))} of liquidator fees at stake: captured ${t.captured.count} for ${esc(money(t.captured.value))} (the fee of what the venue assigned us), missed ${t.missed.count} for ${esc(money(t.missed.value))}${dry}. Missed value is at the first push's marks.</p>`;
   const outcomes = `<h2 id="outcomes">Outcomes</h2><p>claimed: assigned to us (its value is the fee of what we got; the rest of a partly claimed liquidation is a row of its own); lost: taken by someone else first (our claim refused as taken, the liquidation left while our claim waited its turn, or a rival took part of it before our claim); skipped: the policy passed on it, or cut part of it (the reason is its skip reason or the cap that cut it); expired: it left with no claim of ours pending, or the venue assigned less than we asked and the rest stayed on the list (<code>left</code>); dry_run: decided in dry run, never sent.</p>${table(
-    ["outcome", "liquidations", "value"],
+    ["outcome", "rows", "value"],
     Object.entries(t.by_outcome).map(([o, b]): Cell[] => [o, ...bucketCells(b)]),
   )}`;
   const series = cumulative(r.liquidations);
-  const value = chart("Cumulative value captured and missed (expected fee)", [
+  const value = chart("Cumulative value captured and missed", [
     { name: "captured", points: series.captured },
     { name: "missed", points: series.missed },
   ]);

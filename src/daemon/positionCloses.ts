@@ -14,10 +14,16 @@ import { logMoney } from "../observe/logMoney.js";
 interface Episode {
   /** Local ms the position left zero (undefined: it was open before this process knew it). */
   openedAt: number | undefined;
-  /** Signed quantity traded by our orders, Σ |q| × price, Σ |q| × the mark each order was priced on. */
+  /**
+   * Signed quantity traded by our orders (their net), Σ |q|, Σ |q| × price, Σ |q| × the mark each
+   * order was priced on, and Σ of what each fill cost against its mark (a position that took claims of
+   * both sides is closed by orders of both sides).
+   */
   qty: number;
+  filled: number;
   notional: number;
   markNotional: number;
+  against: number;
   /** The dust quantity last reported for it (one line per change). */
   dustReported: number | undefined;
 }
@@ -52,8 +58,11 @@ export class PositionCloses {
     if (!(filled > 0)) return;
     const e = this.#episode(symbol, mode);
     e.qty += side === "BUY" ? filled : -filled;
+    e.filled += filled;
     e.notional += notional;
     e.markNotional += filled * mark;
+    // Selling below the mark or buying above it is against us: positive.
+    e.against += side === "SELL" ? filled * mark - notional : notional - filled * mark;
   }
 
   /** What is left to close is flat (`dustQty` 0) or dust: one line when our orders closed it, or when it is new dust. */
@@ -63,16 +72,13 @@ export class PositionCloses {
     if (e === undefined) return dustQty === 0 ? undefined : this.#dustOnly(symbol, mode, dustQty, mark);
     const now = this.#o.now();
     const dust = dustQty === 0 ? {} : { dustQty, dustNotional: mark === undefined ? null : logMoney(Math.abs(dustQty) * mark) };
-    if (e.qty === 0) {
+    if (e.filled === 0) {
       // Nothing of ours traded since the last line: flat says nothing more, dust once per change.
       if (dustQty !== 0) this.#dustOnly(symbol, mode, dustQty, mark);
       else e.dustReported = undefined;
       return;
     }
-    const traded = Math.abs(e.qty);
-    const avg = e.notional / traded;
-    // Selling below the mark or buying above it is against us: positive bps.
-    const against = e.qty < 0 ? e.markNotional - e.notional : e.notional - e.markNotional;
+    const avg = e.notional / e.filled;
     const seconds = e.openedAt === undefined ? undefined : (now - e.openedAt) / 1000;
     this.#o.logger.info(
       {
@@ -80,20 +86,14 @@ export class PositionCloses {
         marginMode: mode,
         qty: roundTo(e.qty, (this.#o.qtyDecimals(symbol) ?? 8) + 2),
         avgPrice: roundTo(avg, (this.#o.priceDecimals(symbol) ?? 4) + 2),
-        slippageBps: roundTo((against / e.markNotional) * BPS, 2),
+        slippageBps: roundTo((e.against / e.markNotional) * BPS, 2),
         timeToFlatS: seconds === undefined ? null : roundTo(seconds, 3),
         ...dust,
       },
       dustQty === 0 ? "position closed" : "position closed; dust left (below the venue's minimum order)",
     );
     if (dustQty !== 0 && seconds !== undefined) this.#o.timeToFlat(seconds);
-    this.#episodes.set(key, {
-      openedAt: undefined,
-      qty: 0,
-      notional: 0,
-      markNotional: 0,
-      dustReported: dustQty === 0 ? undefined : dustQty,
-    });
+    this.#episodes.set(key, { ...fresh(), dustReported: dustQty === 0 ? undefined : dustQty });
   }
 
   #dustOnly(symbol: string, mode: MarginMode, dustQty: number, mark: number | undefined): void {
@@ -111,11 +111,15 @@ export class PositionCloses {
     const key = keyOf(symbol, mode);
     let e = this.#episodes.get(key);
     if (e === undefined) {
-      e = { openedAt: undefined, qty: 0, notional: 0, markNotional: 0, dustReported: undefined };
+      e = fresh();
       this.#episodes.set(key, e);
     }
     return e;
   }
+}
+
+function fresh(): Episode {
+  return { openedAt: undefined, qty: 0, filled: 0, notional: 0, markNotional: 0, against: 0, dustReported: undefined };
 }
 
 function keyOf(symbol: string, mode: MarginMode): string {

@@ -203,7 +203,10 @@ export function roundToStep(value: number, step: number): number {
  * it count as on it (0.3 = 2.9999999… steps of 0.1).
  */
 export function floorToStep(value: number, step: number): number {
-  const n = Math.floor(Math.abs(value) / step + 1e-9);
+  const units = Math.abs(value) / step;
+  // A grid finer than a double resolves at this size: the value is on it as far as anyone can tell.
+  if (units > 2 ** 50) return roundQty(value);
+  const n = Math.floor(units + 1e-9);
   const q = Number((n * step).toFixed(decimalsOf(step)));
   return q === 0 ? 0 : Math.sign(value) * q;
 }

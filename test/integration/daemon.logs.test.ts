@@ -37,8 +37,9 @@ async function runAndClaim(rig: Rig, cli: string, extraEnv: Record<string, strin
   // One claim of one symbol, one of two (a low-tier proportional claim: one claim, two positions).
   sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: 0.8 }] });
   await waitFor(() => claimsBy(sim).length === 1, "the first claim");
-  // Closed before the next claim (which would otherwise net with it).
-  await waitFor(() => openQty(sim, ETH) === 0, "the first claim closed", 30_000);
+  // Closed before the next claim (which would otherwise net with it): its line says so.
+  await waitFor(() => /position closed/.test(p.stdout()), "the first claim closed", 30_000);
+  expect(openQty(sim, ETH)).toBe(0);
   sim.core.addLiquidation({
     positions: [
       { symbol: ETH, position_qty: -0.5 },

@@ -105,7 +105,7 @@ describe("daemon child process", () => {
 
     p.child.kill("SIGTERM");
     expect((await p.exit).code).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   test("SIGTERM with a claim in flight: outcome journaled, sockets closed, exit 0", async ({ rig, build }) => {
     const { sim: s, p, stateDir } = await start({ rig, build }, { claimProcessingDelayMs: 1_500 });

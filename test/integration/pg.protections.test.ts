@@ -108,7 +108,7 @@ describeWithPostgres("protections across a takeover", () => {
     const rearmed = await runCli(["rearm", "--config", standby.config], standby.env);
     expect(rearmed.code).toBe(0);
     expect(rearmed.stdout).toMatch(/taken by /);
-    await waitFor(async () => (await role(standby))?.trading_state === "active", "re-armed by liquidator rearm", 15_000);
+    await waitFor(async () => (await role(standby))?.trading_state === "active", "re-armed by liquidator rearm", 30_000);
     await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === held), "claimed after the re-arm", 20_000);
   }, 180_000);
 });

@@ -210,7 +210,7 @@ describe("backtest model", () => {
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
-    expect(r.stderr).toMatch(/^assumptions:/);
+    expect(r.stderr).toMatch(/^assumptions:/m);
   });
 
   test("--jobs: worker threads give the same bytes as one thread; their capture errors are the same errors", async ({ onTestFinished }) => {

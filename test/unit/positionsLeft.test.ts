@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { Drain, type DrainResult } from "../../src/daemon/drain.js";
+import { PositionCloses } from "../../src/daemon/positionCloses.js";
 import { dustBySymbol, type LeftPosition, logLeftAtShutdown, positionsLeft } from "../../src/daemon/positionsLeft.js";
 import { UnwindSettings } from "../../src/daemon/unwindSettings.js";
 import { isDust } from "../../src/engine/dust.js";
@@ -160,5 +161,31 @@ describe("SIGTERM's word", () => {
     logLeftAtShutdown(left({ [BTC]: 0.5 }), logger);
     expect(lines.at(-1)?.msg).toBe("shutting down: these claimed positions stay open (SIGUSR2 stops safely: unwinds first)");
     expect(lines.at(-1)?.fields.positions).toEqual([{ symbol: BTC, marginMode: "CROSS", qty: 0.5, notional: 52_125, reason: "unwinding" }]);
+  });
+});
+
+describe("the line of a position closed", () => {
+  test("orders of both sides (claims of both sides netted): average over what traded, slippage per fill against its mark", () => {
+    const lines: Array<Record<string, unknown>> = [];
+    let now = 1_000;
+    const closes = new PositionCloses({
+      logger: { info: (f, msg) => void lines.push({ ...f, msg }) },
+      priceDecimals: () => 2,
+      qtyDecimals: () => 4,
+      timeToFlat: () => undefined,
+      now: () => now,
+    });
+    closes.opened(ETH, "CROSS");
+    closes.traded(ETH, "CROSS", "SELL", 0.8, 0.8 * 3_848, 3_850); // 2 under the mark: against us
+    closes.traded(ETH, "CROSS", "BUY", 0.5, 0.5 * 3_852, 3_850); // 2 over it: against us too
+    now = 1_750;
+    closes.settled(ETH, "CROSS", 0, 3_850);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: "position closed", qty: -0.3, timeToFlatS: 0.75 });
+    expect(lines[0]?.avgPrice).toBeCloseTo((0.8 * 3_848 + 0.5 * 3_852) / 1.3, 4);
+    expect(lines[0]?.slippageBps).toBeCloseTo(((0.8 * 2 + 0.5 * 2) / (1.3 * 3_850)) * 10_000, 2);
+    // Nothing more to say until it opens again.
+    closes.settled(ETH, "CROSS", 0, 3_850);
+    expect(lines).toHaveLength(1);
   });
 });
