@@ -8,11 +8,10 @@
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
 import { backtestJson } from "../lab/backtestJson.js";
-import { claimText, identicalText, intervalText, SIGNS_NOTE, unwindText, verdictText } from "../lab/reportText.js";
+import { claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "../lab/reportText.js";
 import { renderSections } from "./backtestSections.js";
 import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
 
-const money = (x: number): string => x.toFixed(2);
 
 const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "name", header: "variant", value: (r) => r.name },

@@ -193,7 +193,7 @@ export function renderHtml(report: BacktestReport): string {
   const series = (pick: (v: VariantReport) => VariantReport["series"]["net"]) =>
     report.variants.map((v, i) => ({ name: v.name, label: labels[i] as string, points: pick(v), sameAs: v.same_as }));
   const net = chart(
-    "Cumulative estimated net (fees + unwind P&L, open positions at mark)",
+    "Cumulative net (liquidator_fee + trading − fees + open, at the mark)",
     series((v) => v.series.net),
   );
   const top = report.variants.reduce<VariantReport | undefined>(
