@@ -12,7 +12,6 @@ import { claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, 
 import { renderSections } from "./backtestSections.js";
 import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
 
-
 const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "name", header: "variant", value: (r) => r.name },
   { key: "offered", value: (r) => r.offered },
