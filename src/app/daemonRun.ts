@@ -25,7 +25,7 @@ export function daemonRun(o: {
   poller: RewardsPoller;
   guard: ProtectionGuard;
   /** Where `liquidator rearm` leaves its requests (operatorRequestLoop.ts). */
-  store: Pick<StateStore, "takeRequests" | "mayLead">;
+  store: Pick<StateStore, "requests" | "requestDone" | "mayLead">;
   drain: Drain;
   drained: AbortSignal;
   drainResult(): DrainResult | undefined;

@@ -2,7 +2,7 @@
 import type { Journal } from "./fileJournal.js";
 import { readCurrent } from "./journalFiles.js";
 import type { IntentRecord, JournalRecord, JournalReplay, OrderIntentRecord } from "./journalRecords.js";
-import { type OperatorRequest, takeFileRequests } from "./operatorRequests.js";
+import { fileRequestDone, fileRequests, type OperatorRequest } from "./operatorRequests.js";
 import type { Role, StateStore } from "./stateStore.js";
 
 export class FileStore implements StateStore {
@@ -44,8 +44,12 @@ export class FileStore implements StateStore {
     return readCurrent(this.#journal.dir);
   }
 
-  takeRequests(): Promise<OperatorRequest[]> {
-    return takeFileRequests(this.#journal.dir);
+  requests(): Promise<OperatorRequest[]> {
+    return fileRequests(this.#journal.dir);
+  }
+
+  requestDone(id: string): Promise<void> {
+    return fileRequestDone(this.#journal.dir, id);
   }
 
   close(): Promise<void> {

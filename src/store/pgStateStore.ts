@@ -130,10 +130,14 @@ export class PgStateStore implements StateStore {
     return this.#store.replay();
   }
 
-  /** The leader takes the operator's requests; a standby leaves them for it. */
-  async takeRequests(): Promise<OperatorRequest[]> {
+  /** The leader reads the operator's requests; a standby leaves them for it. */
+  async requests(): Promise<OperatorRequest[]> {
     if (this.#closed || !this.mayLead()) return [];
-    return this.#store.takeRequests();
+    return this.#store.openRequests();
+  }
+
+  requestDone(id: string): Promise<void> {
+    return this.#store.requestDone(Number(id));
   }
 
   /** Import a file journal once (idempotent): ids claimed before the move are never claimed again. */

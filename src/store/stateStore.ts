@@ -31,9 +31,11 @@ export interface StateStore {
   /** The whole journal as it is now (a new leader replays what the others wrote). */
   replay(): Promise<JournalReplay>;
   /**
-   * Requests an operator left for the running daemon (`liquidator rearm`, operatorRequests.ts), each
-   * taken once, by the replica that may send (a standby takes none).
+   * Requests an operator left for the running daemon (`liquidator rearm`, operatorRequests.ts) and
+   * not done yet, oldest first; the replica that may send acts on each, then calls `requestDone`
+   * (at least once: a done that is lost means acting again). A standby reads none.
    */
-  takeRequests(): Promise<OperatorRequest[]>;
+  requests(): Promise<OperatorRequest[]>;
+  requestDone(id: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -113,18 +113,24 @@ export class PgStore {
     return r.rows[0]?.taken_by ?? undefined;
   }
 
-  /** Marks every open request of the account taken by this replica and returns them, oldest first. */
-  async takeRequests(): Promise<OperatorRequest[]> {
-    const r = await this.#db.query<{ kind: string; at: string; requested_by: string }>(
-      `UPDATE operator_requests SET taken_at = now(), taken_by = $2
-        WHERE account_id = $1 AND taken_at IS NULL
-        RETURNING kind, (extract(epoch from requested_at) * 1000)::bigint::text AS at, requested_by`,
-      [this.accountId, this.lease.replicaId],
+  /** The account's requests not done yet, oldest first. */
+  async openRequests(): Promise<OperatorRequest[]> {
+    const r = await this.#db.query<{ seq: string; kind: string; at: string; requested_by: string }>(
+      `SELECT seq::text AS seq, kind, (extract(epoch from requested_at) * 1000)::bigint::text AS at, requested_by
+         FROM operator_requests WHERE account_id = $1 AND taken_at IS NULL ORDER BY seq`,
+      [this.accountId],
     );
     return r.rows
       .filter((row) => (OPERATOR_REQUEST_KINDS as readonly string[]).includes(row.kind))
-      .map((row) => ({ kind: row.kind as OperatorRequestKind, at: Number(row.at), by: row.requested_by }))
-      .sort((a, b) => a.at - b.at);
+      .map((row) => ({ id: row.seq, kind: row.kind as OperatorRequestKind, at: Number(row.at), by: row.requested_by }));
+  }
+
+  /** A request acted on: marked taken by this replica (the command waiting for it sees by whom). */
+  async requestDone(seq: number): Promise<void> {
+    await this.#db.query(
+      "UPDATE operator_requests SET taken_at = now(), taken_by = $3 WHERE account_id = $1 AND seq = $2 AND taken_at IS NULL",
+      [this.accountId, seq, this.lease.replicaId],
+    );
   }
 
   async close(options: { release?: boolean } = {}): Promise<void> {
