@@ -12,6 +12,11 @@ const EXIT_CONFIG = 78;
 export const EXIT_FAILURE = 1;
 /** sysexits.h EX_DATAERR: an input file (a capture) is malformed. */
 const EXIT_DATA = 65;
+/**
+ * A safe stop (SIGUSR2) that ended with claimed positions above dust still open (dry run,
+ * `unwind.mode: off`, held symbols, a halted symbol): the process stopped as asked, but not flat.
+ */
+export const EXIT_POSITIONS_OPEN = 3;
 
 export const ERROR_CODES = {
   /** The venue answered with an error envelope (VenueError; its venue code says which). */

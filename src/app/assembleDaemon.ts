@@ -10,8 +10,10 @@ import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import type { CaptureTap } from "../daemon/captureTap.js";
 import type { Daemon } from "../daemon/daemon.js";
+import type { DrainResult } from "../daemon/drain.js";
 import type { Ingest } from "../daemon/ingest.js";
 import type { Leadership } from "../daemon/leadership.js";
+import { type LeftPosition, positionsLeft } from "../daemon/positionsLeft.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { TradingStateName } from "../daemon/tradingState.js";
 import type { Unwinder } from "../daemon/unwinder.js";
@@ -46,6 +48,8 @@ export interface AssembledDaemon {
   reload(): Promise<void>;
   /** SIGUSR2: claim nothing new, unwind what claims assigned until flat, then `run` returns. */
   drain(): void;
+  /** How the safe stop ended (undefined: the run ended otherwise, or has not). */
+  drainResult(): DrainResult | undefined;
   /** `/readyz` details: the trading state and the positions no claim explains. */
   details(): {
     venue: "simulator" | "live";
@@ -82,7 +86,7 @@ export function assembleDaemon(o: {
     daemon: new Later<Daemon>("the daemon"),
   };
 
-  const books = tradingBooks(config.policy);
+  const books = tradingBooks(config.policy, config.unwind);
   const venueSide = venueParts({ config, venue, metrics, policy: books.policy });
   const { rest, limiters } = venueSide;
   const { shadows, capture, sender } = shadowsAndCapture({
@@ -115,10 +119,30 @@ export function assembleDaemon(o: {
   const unwinder = later.unwinder.bind(
     unwindParts({ config, store, metrics, logger, books, rest, sender, core, daemon: later.daemon, ingest: later.ingest }),
   );
-  const { trading, drain, drained, guard } = protectionParts({ config, store, metrics, logger, books, claimer, unwinder, core });
+  const left = (): LeftPosition[] =>
+    positionsLeft({
+      positions: books.positions,
+      target: (symbol, mode, held) => core.account.target(symbol, mode, held),
+      symbols: () => books.policy.context.symbols,
+      mark: (symbol) => books.marks.price(symbol),
+      settings: books.policy.unwind,
+      dryRun: () => sender.dryRun,
+      halted: () => unwinder.halted(),
+    });
+  const { trading, drain, drained, drainResult, guard } = protectionParts({
+    config,
+    store,
+    metrics,
+    logger,
+    books,
+    claimer,
+    unwinder,
+    core,
+    left,
+  });
   later.guard.bind(guard);
   const leadership = journalOwner({ store, replay, metrics, logger, claimer, core, unwinder, markouts, guard });
-  metricSources({ config, metrics, books, limiters, core, unwinder });
+  metricSources({ config, metrics, books, limiters, core, unwinder, left });
   const { ingest, daemon, poller, keyWatch } = streamParts({
     config,
     venue,
@@ -145,7 +169,24 @@ export function assembleDaemon(o: {
     daemon,
     leadership,
     publicKey: venueSide.signer.publicKey,
-    run: daemonRun({ daemon, keyWatch, poller, guard, drain, drained, unwinder, opportunities, markouts, rest, limiters, shadows }),
+    run: daemonRun({
+      daemon,
+      keyWatch,
+      poller,
+      guard,
+      store,
+      drain,
+      drained,
+      drainResult,
+      left,
+      logger: logger.child({ component: "lifecycle" }),
+      unwinder,
+      opportunities,
+      markouts,
+      rest,
+      limiters,
+      shadows,
+    }),
     reload: policyReloader({
       loaded,
       env: o.env,
@@ -160,6 +201,7 @@ export function assembleDaemon(o: {
       guard,
     }),
     drain: () => drain.start(),
+    drainResult,
     details: () => ({
       venue: o.venue.simulated ? "simulator" : "live",
       trading_state: trading.state,

@@ -96,12 +96,18 @@ export function claimPath(o: {
     exposure: books.exposure,
     positions: books.positions,
     port,
-    scope: o.config.unwind.scope,
+    // Read at each use: SIGHUP may change it (policyReloader.ts).
+    scope: () => policy.unwind.scope,
     mark: (symbol) => marks.price(symbol),
     orderWorking: (symbol, mode) => o.unwinder.get().working(symbol, mode),
     changed: (symbol, mode) => o.unwinder.get().kick(symbol, mode),
     desk: {
-      decide: policy.decide,
+      // The ledger hears what cut a claim below the whole (the report's cut rows: what a cap cost).
+      decide: (liquidation, now) => {
+        const d = policy.decide(liquidation, now);
+        if (d.action === "claim") opportunities.decided(d);
+        return d;
+      },
       gate: (liquidation) => guard.get().gate(liquidation),
       book: books.book,
       dryRun: () => o.sender.dryRun,

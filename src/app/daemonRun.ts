@@ -4,24 +4,34 @@
  * pollers stop, and what the run opened is flushed and closed (not the journal or the venue), the
  * shadow variants' thread with it.
  */
+import { setMaxListeners } from "node:events";
 import type { Daemon } from "../daemon/daemon.js";
-import type { Drain } from "../daemon/drain.js";
+import type { Drain, DrainResult } from "../daemon/drain.js";
 import type { KeyWatch } from "../daemon/keyWatch.js";
 import type { MarkoutSampler } from "../daemon/markoutSampler.js";
 import type { OpportunityLedger } from "../daemon/opportunityLedger.js";
+import { type LeftPosition, logLeftAtShutdown } from "../daemon/positionsLeft.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { Unwinder } from "../daemon/unwinder.js";
 import type { RewardsPoller } from "../observe/rewardsPoller.js";
+import type { StateStore } from "../store/stateStore.js";
 import type { VenueLimiters } from "../venue/limiters.js";
 import type { RestClient } from "../venue/rest.js";
+import { operatorRequestLoop } from "./operatorRequestLoop.js";
 
 export function daemonRun(o: {
   daemon: Daemon;
   keyWatch: KeyWatch;
   poller: RewardsPoller;
   guard: ProtectionGuard;
+  /** Where `liquidator rearm` leaves its requests (operatorRequestLoop.ts). */
+  store: Pick<StateStore, "requests" | "requestDone" | "mayLead">;
   drain: Drain;
   drained: AbortSignal;
+  drainResult(): DrainResult | undefined;
+  /** What stays open of the claimed positions (logged when the run ends without a safe stop). */
+  left(): LeftPosition[];
+  logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
   unwinder: Unwinder;
   opportunities: OpportunityLedger;
   markouts: MarkoutSampler;
@@ -31,17 +41,24 @@ export function daemonRun(o: {
 }): (signal: AbortSignal) => Promise<void> {
   return async (outer) => {
     const signal = AbortSignal.any([outer, o.drained]);
+    // Every loop of the run waits on it (pollers, watchers, the operator's requests): more than
+    // Node's default of 10 listeners is the design, not a leak.
+    setMaxListeners(32, signal);
     try {
       // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
       await o.keyWatch.check(signal);
       const polling = o.poller.start(signal);
       const keys = o.keyWatch.run(signal);
       const stopGuard = o.guard.start();
+      const requests = operatorRequestLoop({ store: o.store, guard: o.guard, logger: o.logger, signal });
       await o.daemon.run(signal).finally(stopGuard);
       o.drain.stop();
+      // A safe stop said what it left; any other stop says it here, before the unwinder stops.
+      if (o.drainResult() === undefined) logLeftAtShutdown(o.left(), o.logger);
       await o.unwinder.stop();
       await polling;
       await keys;
+      await requests;
     } finally {
       o.opportunities.flush();
       o.markouts.stop();

@@ -4,6 +4,7 @@
  */
 import type { Config } from "../config/schema.js";
 import type { TradingCore } from "../core/tradingCore.js";
+import { dustBySymbol, type LeftPosition } from "../daemon/positionsLeft.js";
 import type { Unwinder } from "../daemon/unwinder.js";
 import { marginParamsOf } from "../engine/margin.js";
 import type { Metrics } from "../observe/metrics.js";
@@ -17,6 +18,8 @@ export function metricSources(o: {
   limiters: VenueLimiters;
   core: TradingCore;
   unwinder: Unwinder;
+  /** What stays open of the claimed positions (positionsLeft.ts): its dust is a gauge. */
+  left(): LeftPosition[];
 }): void {
   const { config, metrics, limiters, core, unwinder } = o;
   const { marks, exposure, account, policy } = o.books;
@@ -29,6 +32,7 @@ export function metricSources(o: {
   );
   metrics.setExposureSource(() => exposure.symbols().map((symbol) => ({ symbol, value: exposure.symbolNotional(symbol, marks) })));
   metrics.unwind.setOpenSource(() => unwinder.openPositions());
+  metrics.unwind.setDustSource(() => dustBySymbol(o.left()));
   // position{symbol} stays one series per symbol: the sum over its margin modes.
   metrics.unwind.setPositionSource(() => exposure.symbols().map((symbol) => ({ symbol, qty: exposure.netQty(symbol) })));
   metrics.unwind.setPnlSource(() => {

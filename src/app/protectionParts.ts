@@ -7,7 +7,8 @@ import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { TradingCore } from "../core/tradingCore.js";
 import type { Claimer } from "../daemon/claimer.js";
-import type { Drain } from "../daemon/drain.js";
+import type { Drain, DrainResult } from "../daemon/drain.js";
+import type { LeftPosition } from "../daemon/positionsLeft.js";
 import type { ProtectionGuard } from "../daemon/protectionGuard.js";
 import type { TradingState } from "../daemon/tradingState.js";
 import type { Unwinder } from "../daemon/unwinder.js";
@@ -22,6 +23,8 @@ export interface ProtectionParts {
   drain: Drain;
   /** Aborts once a drain has finished. */
   drained: AbortSignal;
+  /** How the safe stop ended, once it has. */
+  drainResult(): DrainResult | undefined;
   guard: ProtectionGuard;
 }
 
@@ -34,13 +37,15 @@ export function protectionParts(o: {
   claimer: Claimer;
   unwinder: Unwinder;
   core: TradingCore;
+  /** What stays open of the claimed positions (positionsLeft.ts). */
+  left(): LeftPosition[];
 }): ProtectionParts {
   const { claimer, metrics, logger } = o;
-  const { trading, drain, drained } = tradingControl({
+  const { trading, drain, drained, drainResult } = tradingControl({
     claimer,
     unwinder: o.unwinder,
     positions: o.books.positions,
-    target: (symbol, mode, held) => o.core.account.target(symbol, mode, held),
+    left: o.left,
     metrics,
     logger,
   });
@@ -55,5 +60,5 @@ export function protectionParts(o: {
     metrics,
     logger,
   });
-  return { trading, drain, drained, guard };
+  return { trading, drain, drained, drainResult, guard };
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { configErrorFrom } from "../config/issues.js";
 import { liveLimitProblems } from "../config/liveLimits.js";
 import type { LoadedConfig } from "../config/loadConfig.js";
+import { EXIT_POSITIONS_OPEN } from "../errors.js";
 import type { CaptureQueue } from "../lab/captureQueue.js";
 import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
@@ -41,7 +42,11 @@ export interface RunDaemonOptions {
   wrapStore?: (store: StateStore) => StateStore;
 }
 
-export async function runDaemon(options: RunDaemonOptions): Promise<void> {
+/**
+ * Resolves with the exit status: 0, or EXIT_POSITIONS_OPEN when a safe stop (SIGUSR2) ended with
+ * claimed positions above dust still open.
+ */
+export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { loaded, signal } = options;
   const config = loaded.config;
   const unset = liveLimitProblems(config, loaded.given ?? new Set());
@@ -64,7 +69,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     health: { stale: () => watchdog.stale(), notReady: () => notReady(), details: () => details() },
     logger,
   });
-  logger.info({ url: server.url, port: server.port }, "metrics server listening");
+  logger.info({ url: server.url, host: config.metrics.host, port: server.port }, "metrics server listening");
   const reloader = new HupReloader(logger);
   const drainSignal = new DrainSignal(logger);
   try {
@@ -82,7 +87,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
           notReady = () => [reason];
         },
       });
-      if (opened === undefined) return;
+      if (opened === undefined) return 0;
       const store = options.wrapStore?.(opened.store) ?? opened.store;
       notReady = () => ["starting"];
       const captureDir = join(config.state.dir, "capture");
@@ -125,6 +130,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       );
       await parts.run(signal);
       logger.info({}, "shutting down: claims drained");
+      return parts.drainResult()?.flat === false ? EXIT_POSITIONS_OPEN : 0;
     } finally {
       await reloader.disable();
       await capture?.close();

@@ -20,13 +20,13 @@ export interface TradingBooks {
   positions: PositionBook;
 }
 
-export function tradingBooks(policyConfig: Config["policy"]): TradingBooks {
+export function tradingBooks(policyConfig: Config["policy"], unwind?: Config["unwind"]): TradingBooks {
   const marks = new MarkBook();
   const exposure = new Exposure();
   const book = new OpenBook();
   // The decision checks the margin limits against the account; the metrics read it at scrape.
   const account = new AccountBook();
-  const policy = new PolicyState(policyConfig, marks, exposure, account);
+  const policy = new PolicyState(policyConfig, marks, exposure, account, unwind);
   const positions = new PositionBook(exposure);
   return { marks, exposure, book, account, policy, positions };
 }

@@ -10,7 +10,6 @@ import type { ClaimSender } from "../daemon/claimSender.js";
 import type { Daemon } from "../daemon/daemon.js";
 import type { Ingest } from "../daemon/ingest.js";
 import { Unwinder } from "../daemon/unwinder.js";
-import { UnwindSettings } from "../daemon/unwindSettings.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import { OrderApi } from "../venue/orderApi.js";
@@ -38,7 +37,8 @@ export function unwindParts(o: {
     positions,
     marks: o.books.marks,
     symbols: () => policy.context.symbols,
-    settings: new UnwindSettings(o.config.unwind),
+    // The policy's reloadable state: SIGHUP applies `unwind.*` there (policyReloader.ts).
+    settings: policy.unwind,
     dryRun: () => sender.dryRun,
     mayLead: () => store.mayLead(),
     target: (symbol, mode, held) => core.account.target(symbol, mode, held),

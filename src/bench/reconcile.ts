@@ -130,7 +130,7 @@ export async function measureReconcile(openIds = 10_000, rounds = 20): Promise<R
       now: Date.now,
       monotonic: () => performance.now(),
     },
-    scope: "claimed",
+    scope: () => "claimed",
     mark: (symbol) => marks.price(symbol),
     orderWorking: () => false,
     changed: noop,

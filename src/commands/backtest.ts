@@ -3,13 +3,14 @@
  * replays captures through the daemon's decision code, one row per config variant (docs/policy-lab.md).
  * Needs no secret and no network.
  */
-import { writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 import { backtestInJobs } from "../lab/backtestJobs.js";
 import { renderHtml } from "../lab/htmlReport.js";
 import { DEFAULT_LAB_COLLATERAL } from "../lab/labMargin.js";
+import { preparedPath } from "../lab/preparedCapture.js";
 import { buildVariants } from "../lab/variants.js";
 import { renderBacktest } from "./backtestOutput.js";
 import type { Command } from "./command.js";
@@ -34,8 +35,15 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
   --jobs N             variants replayed on N threads at once (default: the machine's cores); the
                        output is the same for any N
   --no-prepare         read the captures' JSONL only: neither read nor write the prepared binary
-                       form kept beside each capture (FILE.prepared) to make later reads fast
+                       form kept beside each capture (FILE.prepared, about 2.5× the capture's size)
+                       to make later reads fast; each one written is said on stderr; a daemon's
+                       capture folder counts them in state.capture_max_bytes
 `;
+
+/** Each prepared file's modification time (ms), or undefined when there is none. */
+async function preparedTimes(files: readonly string[]): Promise<(number | undefined)[]> {
+  return Promise.all(files.map(async (f) => (await stat(preparedPath(f)).catch(() => undefined))?.mtimeMs));
+}
 
 function numberOption(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -74,6 +82,8 @@ export const backtestCommand: Command = async (args, io) => {
   if (files.length === 0) throw new UsageError(`no capture given\n${USAGE}`);
   const format = outputFormat(values);
   const variants = await buildVariants(values.config ?? [], values.set ?? []);
+  const prepare = values["no-prepare"] !== true;
+  const before = prepare ? await preparedTimes(files) : [];
   const jobs = values.jobs === undefined ? availableParallelism() : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError("--jobs must be a whole number ≥ 1");
   const report = await backtestInJobs(
@@ -87,10 +97,21 @@ export const backtestCommand: Command = async (args, io) => {
       collateral: numberOption("collateral", values.collateral, DEFAULT_LAB_COLLATERAL),
       ids: values.ids === true,
       sensitivity: values.sensitivity === true || values.html !== undefined,
-      prepare: values["no-prepare"] !== true,
+      prepare,
     },
     jobs,
   );
+  if (prepare) {
+    // A cache written beside the operator's capture, often larger than it: never without a word.
+    const after = await preparedTimes(files);
+    for (const [i, file] of files.entries()) {
+      if (after[i] === undefined || after[i] === before[i]) continue;
+      const bytes = (await stat(preparedPath(file)).catch(() => undefined))?.size ?? 0;
+      io.stderr.write(
+        `liquidator backtest: wrote ${preparedPath(file)} (${(bytes / 1e6).toFixed(1)} MB), the prepared form of ${file} read instead of it next time; delete it freely, or pass --no-prepare\n`,
+      );
+    }
+  }
   if (values.html !== undefined) await writeFile(values.html, renderHtml(report));
   const out = renderBacktest(format, report);
   io.stdout.write(out.stdout);

@@ -1,17 +1,16 @@
 /**
- * `backtest` output: one row per variant as a table (with the sections of backtestSections.ts and
- * the model's assumptions under it), CSV (assumptions on stderr, so the file stays plain RFC 4180),
+ * `backtest` output: one row per variant as a table (with the verdict on the best variant, the
+ * variants identical in effect named, the sections of backtestSections.ts and the model's
+ * assumptions under it), CSV (assumptions on stderr, so the file stays plain RFC 4180),
  * or JSON: the INTERFACE.md object `{"variants":[{name, settings, offered, claimed, claimed_ids,
  * expected_fee, claimed_notional, peak_exposure, skipped}]}` plus the unwind estimates, the report's
  * facts per variant and the model and assumptions (lab/backtestJson.ts).
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
 import { backtestJson } from "../lab/backtestJson.js";
-import { claimText } from "../lab/reportText.js";
+import { claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "../lab/reportText.js";
 import { renderSections } from "./backtestSections.js";
 import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
-
-const money = (x: number): string => x.toFixed(2);
 
 const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "name", header: "variant", value: (r) => r.name },
@@ -20,14 +19,16 @@ const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "claimed", value: (r) => r.claimed },
   { key: "lost_to_others", header: "lost", value: (r) => r.lost_to_others },
   { key: "claimed_notional", header: "notional", value: (r) => r.claimed_notional, text: (r) => money(r.claimed_notional) },
-  { key: "expected_fee", header: "fees", value: (r) => r.expected_fee, text: (r) => money(r.expected_fee) },
-  {
-    key: "estimated_unwind_cost",
-    header: "unwind_cost",
-    value: (r) => r.estimated_unwind_cost,
-    text: (r) => money(r.estimated_unwind_cost),
-  },
-  { key: "estimated_net", header: "net", value: (r) => r.estimated_net, text: (r) => money(r.estimated_net) },
+  // The ledger's components (the words and signs of liquidator pnl; SIGNS_NOTE says them once).
+  { key: "liquidator_fee", value: (r) => r.components.liquidator_fee, text: (r) => money(r.components.liquidator_fee) },
+  { key: "trading", value: (r) => r.components.trading, text: (r) => money(r.components.trading) },
+  { key: "fees", value: (r) => r.components.fees, text: (r) => money(r.components.fees) },
+  { key: "open", value: (r) => r.components.open, text: (r) => money(r.components.open) },
+  { key: "net", value: (r) => r.estimated_net, text: (r) => money(r.estimated_net) },
+  { key: "net_interval", header: "net_90%", value: (r) => intervalText(r) },
+  { key: "claims_for_interval", value: (r) => r.net_interval.claims, table: false },
+  // What the policy expected when deciding (decision-time marks): not booked, not summed anywhere.
+  { key: "expected_fee", value: (r) => r.expected_fee, table: false },
   { key: "peak_exposure", header: "peak_exposure", value: (r) => r.peak_exposure, text: (r) => money(r.peak_exposure) },
   {
     key: "skipped",
@@ -48,7 +49,8 @@ export function renderBacktest(format: OutputFormat, report: BacktestReport): { 
   const notes = `assumptions:\n${report.assumptions.map((a) => `  - ${sanitize(a)}`).join("\n")}\n`;
   if (format === "json") return { stdout: backtestJson(report), stderr: "" };
   if (format === "csv") return { stdout: renderCsv(COLUMNS, report.variants), stderr: notes };
-  const head = `${report.events} events from ${report.captures.length} capture(s)${report.bad_lines > 0 ? `, ${report.bad_lines} bad lines skipped` : ""}\n\n`;
+  const head = `${report.events} events from ${report.captures.length} capture(s)${report.bad_lines > 0 ? `, ${report.bad_lines} bad lines skipped` : ""}\n${sanitize(SIGNS_NOTE)}\n${sanitize(unwindText(report))}\n\n`;
   const table = renderTable(COLUMNS, report.variants);
-  return { stdout: `${head}${table}\n${renderSections(report)}\n${notes}`, stderr: "" };
+  const said = [verdictText(report), identicalText(report)].filter((t) => t !== "").map((t) => `${sanitize(t)}\n`);
+  return { stdout: `${head}${table}${said.join("")}\n${renderSections(report)}\n${notes}`, stderr: "" };
 }

@@ -1,14 +1,15 @@
 /**
  * The sections of the `backtest` table under the variants' rows: sensitivity of the net to the
  * model's assumptions, risk (maximum drawdown, time at the exposure cap, worst claims), and rows
- * per symbol and per UTC day of every variant. Variants identical in effect are listed once.
+ * per symbol and per UTC day of every variant, their amounts in cents adding up to the variant's
+ * totals. Variants identical in effect are listed once (the table above names them).
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
 import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/realityView.js";
 import type { ProtectionTripRow } from "../lab/replayVariant.js";
 import { capText, claimText, money, secondsText } from "../lab/reportText.js";
+import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "../lab/sectionRows.js";
 import { sensitivityColumns, sensitivityVerdict } from "../lab/sensitivityView.js";
-import type { DayRow, SymbolRow } from "../lab/variantFacts.js";
 import { type Column, isoTime, renderTable, sanitize } from "./output.js";
 
 type Row<T> = T & { variant: string };
@@ -49,34 +50,24 @@ export function renderSections(report: BacktestReport): string {
   ];
   const tripRows = rowsOf(report.variants, (v) => v.protection_trips);
   if (tripRows.length > 0) out.push(`protection trips:\n${renderTable(trips, tripRows)}`);
-  const symbols: Column<Row<SymbolRow>>[] = [
+  type Sym = ReturnType<typeof symbolRows>[number];
+  const symbols: Column<Sym>[] = [
     { key: "variant", value: (r) => r.variant },
     { key: "symbol", value: (r) => r.symbol },
     { key: "claims", value: (r) => r.claims },
     { key: "notional", value: (r) => r.notional, text: (r) => money(r.notional) },
-    { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
-    { key: "unwind", value: (r) => r.unwind, text: (r) => money(r.unwind) },
-    { key: "open", value: (r) => r.open, text: (r) => money(r.open) },
-    { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
+    ...SYMBOL_KEYS.map((k) => ({ key: k, value: (r: Sym) => r[k], text: (r: Sym) => r.cents[k] })),
   ];
-  out.push(
-    `per symbol:\n${renderTable(
-      symbols,
-      rowsOf(report.variants, (v) => v.by_symbol),
-    )}`,
-  );
-  const days: Column<Row<DayRow>>[] = [
+  out.push(`per symbol (adds up to each variant's totals):\n${renderTable(symbols, symbolRows(report.variants))}`);
+  type Day = ReturnType<typeof dayRows>[number];
+  const days: Column<Day>[] = [
     { key: "variant", value: (r) => r.variant },
     { key: "day", value: (r) => r.day },
     { key: "claims", value: (r) => r.claims },
-    { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
-    { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
+    ...DAY_KEYS.map((k) => ({ key: k, value: (r: Day) => r[k], text: (r: Day) => r.cents[k] })),
   ];
   out.push(
-    `per day (UTC; net marked to market at the day's end):\n${renderTable(
-      days,
-      rowsOf(report.variants, (v) => v.by_day),
-    )}`,
+    `per day (UTC; net marked to market at the day's end; adds up to each variant's totals):\n${renderTable(days, dayRows(report.variants))}`,
   );
   const reality = realityRows(report);
   if (reality.length > 0) {

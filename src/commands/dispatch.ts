@@ -31,17 +31,27 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
   pnl: { load: async () => (await import("./pnl.js")).pnl, help: "profit and loss from the journal [--by claim|symbol|day]" },
   report: {
     load: async () => (await import("./report.js")).report,
-    help: "the opportunity ledger of a day: claimed, lost, skipped, expired [--day YYYY-MM-DD] [--json|--csv|--html FILE]",
+    help: "the opportunity ledger of a day: claimed, lost, skipped, expired, dry_run [--day YYYY-MM-DD] [--json|--csv|--html FILE]",
+  },
+  rearm: {
+    load: async () => (await import("./rearm.js")).rearm,
+    help: "re-arm the running daemon's protections (halted or reducing → active), through its store [--config FILE]",
   },
 };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(13)} ${c.help}`);
-  return `usage: liquidator <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nliquidator <command> --help for a command's options\n`;
+  return `usage: liquidator <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nliquidator <command> --help for a command's options; liquidator --version for the version\n`;
 }
 
 export async function main(argv: string[], io: CommandIO): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-V") {
+    // The version and nothing else (scripts compare it); the venue client is not loaded for it.
+    const { PACKAGE_VERSION } = await import("../venue/userAgent.js");
+    io.stdout.write(`${PACKAGE_VERSION}\n`);
+    return 0;
+  }
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.stdout.write(usage());
     return name === undefined ? EXIT_USAGE : 0;

@@ -13,6 +13,7 @@ import { markoutsByClaim } from "../engine/markoutSummary.js";
 import { MARKOUT_HORIZONS, type MarkoutHorizon } from "../engine/markouts.js";
 import type { PnlLedger, PnlTotals } from "../engine/pnlLedger.js";
 import { UsageError } from "../errors.js";
+import { logMoney } from "../observe/logMoney.js";
 import { readHistory } from "../store/journalFiles.js";
 import type { JournalReplay } from "../store/journalReplay.js";
 import { PgStore } from "../store/postgres/pgStore.js";
@@ -54,14 +55,16 @@ interface Row extends PnlTotals {
 }
 
 const money = (x: number): string => x.toFixed(4);
+/** JSON and CSV: quote to 1e-6, never float noise (the journal keeps the exact values). */
+const exact = (x: number | undefined): number | undefined => (x === undefined ? undefined : logMoney(x));
 
 function columns(by: string): Column<Row>[] {
   return [
     { key: by, value: (r) => r.key },
-    { key: "liquidator_fee", value: (r) => r.liquidatorFee, text: (r) => money(r.liquidatorFee) },
-    { key: "trading", value: (r) => r.trading, text: (r) => money(r.trading) },
-    { key: "fees", value: (r) => r.fees, text: (r) => money(r.fees) },
-    { key: "net", value: (r) => r.net, text: (r) => money(r.net) },
+    { key: "liquidator_fee", value: (r) => exact(r.liquidatorFee), text: (r) => money(r.liquidatorFee) },
+    { key: "trading", value: (r) => exact(r.trading), text: (r) => money(r.trading) },
+    { key: "fees", value: (r) => exact(r.fees), text: (r) => money(r.fees) },
+    { key: "net", value: (r) => exact(r.net), text: (r) => money(r.net) },
     ...(by === "claim" ? claimColumns() : []),
   ];
 }
@@ -70,13 +73,13 @@ const bps = (x: number | undefined): string => (x === undefined ? "" : x.toFixed
 
 function claimColumns(): Column<Row>[] {
   return [
-    { key: "drift", value: (r) => r.drift, text: (r) => money(r.drift ?? 0) },
-    { key: "unwind_cost", value: (r) => r.unwindCost, text: (r) => money(r.unwindCost ?? 0) },
+    { key: "drift", value: (r) => exact(r.drift), text: (r) => money(r.drift ?? 0) },
+    { key: "unwind_cost", value: (r) => exact(r.unwindCost), text: (r) => money(r.unwindCost ?? 0) },
     ...MARKOUT_HORIZONS.map(
       (h): Column<Row> => ({
         key: `markout_${h}_bps`,
         header: `m${h}`,
-        value: (r) => r.markouts?.[h],
+        value: (r) => (r.markouts?.[h] === undefined ? undefined : Math.round((r.markouts[h] as number) * 100) / 100),
         text: (r) => bps(r.markouts?.[h]),
       }),
     ),

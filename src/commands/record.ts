@@ -15,9 +15,21 @@ import type { Command } from "./command.js";
 
 const USAGE = `usage: liquidator record --out FILE [--minutes N] [--config FILE]
   Records the venue's public stream (liquidation, markprices) and REST snapshots (open list, futures,
-  info) to FILE (gzip JSONL, a versioned header line first), claiming nothing. Replay it with
+  info) to FILE (gzip JSONL, a versioned header line first; its name ends in .gz), claiming nothing. Replay it with
   liquidator backtest. With venue.mode simulator (the default) it records an embedded simulated venue.
 `;
+
+/**
+ * A capture is gzip JSONL whatever it is called: a name that says otherwise (`x.jsonl`) would make
+ * every tool that trusts names (zcat, jq, an editor) read gzip as text. Refused before anything runs.
+ */
+export function captureFileOption(option: string, value: string): string {
+  if (!value.endsWith(".gz"))
+    throw new UsageError(
+      `--${option} ${JSON.stringify(value)}: a capture is gzip JSONL; name it so it says so (e.g. ${value.replace(/\.jsonl$/, "")}.jsonl.gz)`,
+    );
+  return value;
+}
 
 export function minutesOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -41,6 +53,7 @@ export const record: Command = async (args, io) => {
     return 0;
   }
   if (values.out === undefined) throw new UsageError(`--out FILE is required\n${USAGE}`);
+  captureFileOption("out", values.out);
   const minutes = minutesOption(values.minutes);
   const loaded = await loadConfig({ path: values.config ?? io.env.LIQUIDATOR_CONFIG, env: io.env });
   const { venue } = loaded.config;

@@ -7,7 +7,7 @@
 
 import type { JournalRecord } from "../core/journalRecords.js";
 import { type LedgerTotals, ledgerTotals } from "../engine/ledgerTotals.js";
-import { classifyOpportunity, type OpportunityRow } from "../engine/opportunities.js";
+import { type OpportunityRow, opportunityRows } from "../engine/opportunities.js";
 import { UsageError } from "../errors.js";
 import { OpportunityFold } from "../store/opportunityFold.js";
 import type { MarkoutsBySymbol } from "./reportMarkouts.js";
@@ -38,8 +38,9 @@ export function buildLedgerReport(records: Iterable<JournalRecord>, day: string,
   for (const f of fold.facts.values()) {
     // Only what the daemon saw: a claim record alone (a journal older than the ledger) is not an opportunity.
     if (f.firstSeen === undefined || f.firstSeen < from || f.firstSeen >= from + DAY_MS) continue;
-    liquidations.push(classifyOpportunity(f));
+    liquidations.push(...opportunityRows(f));
   }
+  // A partly claimed liquidation's rows stay together: its claimed row, then the rest.
   liquidations.sort((a, b) => a.first_seen - b.first_seen || a.liquidation_id - b.liquidation_id);
   return { day, liquidations, totals: ledgerTotals(liquidations), ...(markouts !== undefined ? { markouts } : {}) };
 }

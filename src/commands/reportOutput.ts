@@ -11,14 +11,24 @@ import { MARKOUT_COLUMNS, markoutRows } from "./reportMarkouts.js";
 
 export const money = (x: number): string => x.toFixed(4);
 
+/** JSON and CSV: quote to 1e-6, never float noise. */
+const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
 export const LIQUIDATION_COLUMNS: Column<OpportunityRow>[] = [
   { key: "liquidation_id", value: (r) => r.liquidation_id },
+  { key: "supply", value: (r) => r.supply, table: false },
   { key: "first_seen", value: (r) => isoTime(r.first_seen) },
   { key: "outcome", value: (r) => r.outcome },
   { key: "reason", value: (r) => r.reason },
-  { key: "expected_fee", value: (r) => r.expected_fee, text: (r) => money(r.expected_fee) },
+  { key: "part", value: (r) => r.part },
+  { key: "expected_fee", value: (r) => q6(r.expected_fee), text: (r) => money(r.expected_fee) },
   { key: "symbols", value: (r) => r.symbols.join(" ") },
-  { key: "claimed_fee", value: (r) => r.claimed_fee, text: (r) => (r.claimed_fee === null ? "" : money(r.claimed_fee)) },
+  {
+    key: "claimed_fee",
+    value: (r) => (r.claimed_fee === null ? null : q6(r.claimed_fee)),
+    text: (r) => (r.claimed_fee === null ? "" : money(r.claimed_fee)),
+  },
+  { key: "value", value: (r) => q6(r.value), text: (r) => money(r.value) },
   { key: "lost_after_first_push_ms", header: "lost_after_ms", value: (r) => r.lost_after_first_push_ms },
   { key: "lost_after_send_ms", header: "after_send_ms", value: (r) => r.lost_after_send_ms },
   { key: "ended_at", value: (r) => isoTime(r.ended_at), table: false },
@@ -29,6 +39,7 @@ interface Line {
   reason?: string;
   captured?: Bucket;
   missed?: Bucket;
+  dryRun?: Bucket;
   bucket?: Bucket;
 }
 
@@ -41,7 +52,7 @@ export function byKey<V>(m: Record<string, V>): [string, V][] {
 }
 
 function splitLines(m: Record<string, SplitBucket>): Line[] {
-  return byKey(m).map(([key, s]) => ({ key, captured: s.captured, missed: s.missed }));
+  return byKey(m).map(([key, s]) => ({ key, captured: s.captured, missed: s.missed, dryRun: s.dry_run }));
 }
 
 function splitColumns(first: string): Column<Line>[] {
@@ -51,6 +62,8 @@ function splitColumns(first: string): Column<Line>[] {
     { key: "captured_value", value: (l) => l.captured?.value, text: (l) => value(l.captured) },
     { key: "missed", value: (l) => count(l.missed) },
     { key: "missed_value", value: (l) => l.missed?.value, text: (l) => value(l.missed) },
+    { key: "dry_run", value: (l) => count(l.dryRun) },
+    { key: "dry_run_value", value: (l) => l.dryRun?.value, text: (l) => value(l.dryRun) },
   ];
 }
 
@@ -65,7 +78,8 @@ export function reportTable(r: LedgerReport): string {
   const t = r.totals;
   const parts = [
     `Opportunity ledger ${r.day} (UTC): ${t.liquidations} liquidations seen, ${money(t.value)} at stake; ` +
-      `captured ${t.captured.count} (${money(t.captured.value)}), missed ${t.missed.count} (${money(t.missed.value)})\n`,
+      `captured ${t.captured.count} (${money(t.captured.value)}: the fee of what we were assigned), missed ${t.missed.count} (${money(t.missed.value)})` +
+      `${t.dry_run.count > 0 ? `, decided in dry run ${t.dry_run.count} (${money(t.dry_run.value)}, never sent)` : ""}\n`,
     renderTable(LIQUIDATION_COLUMNS, r.liquidations),
     "\nBy outcome\n",
     renderTable(
@@ -76,6 +90,11 @@ export function reportTable(r: LedgerReport): string {
     renderTable(
       BUCKET_COLUMNS,
       t.missed_by_reason.map((b) => ({ key: b.outcome, reason: b.reason, bucket: b })),
+    ),
+    "\nWhat the policy cost, by reason (skipped whole, or the part a cap cut)\n",
+    renderTable(
+      BUCKET_COLUMNS.filter((c) => c.key !== "outcome"),
+      t.policy_cost.map((b) => ({ key: b.outcome, reason: b.reason, bucket: b })),
     ),
     "\nPer symbol\n",
     renderTable(splitColumns("symbol"), splitLines(t.by_symbol)),
@@ -94,7 +113,20 @@ export function reportCsv(r: LedgerReport): string {
 export function reportJson(r: LedgerReport): string {
   const liquidations = r.liquidations.map((row) => ({
     ...Object.fromEntries(LIQUIDATION_COLUMNS.map((c) => [c.key, c.value(row) ?? null])),
-    fees: row.fees,
+    fees: roundAll(row.fees),
+    values: roundAll(row.values),
   }));
-  return toJson({ day: r.day, liquidations, totals: r.totals, ...(r.markouts !== undefined ? { markouts: r.markouts } : {}) });
+  return toJson({ day: r.day, liquidations, totals: roundDeep(r.totals), ...(r.markouts !== undefined ? { markouts: r.markouts } : {}) });
+}
+
+function roundAll(r: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, q6(v)]));
+}
+
+/** Every fractional number to 1e-6 (counts stay integers). */
+function roundDeep<T>(v: T): T {
+  if (typeof v === "number") return (Number.isInteger(v) ? v : q6(v)) as T;
+  if (Array.isArray(v)) return v.map(roundDeep) as T;
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, roundDeep(x)])) as T;
+  return v;
 }

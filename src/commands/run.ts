@@ -11,8 +11,11 @@ const HELP = `usage: liquidator run [--config FILE] [--dry-run]
   venue on loopback, so you see claims, logs and metrics within seconds.
   --config, -c FILE  YAML config (also LIQUIDATOR_CONFIG); see config/default.yaml
   --dry-run          decide and journal every claim, never send one (also LIQUIDATOR_DRY_RUN=1)
-  signals: SIGTERM/SIGINT drain in-flight claims and exit 0 (positions stay open); SIGHUP re-reads
-  the policy; SIGUSR2 stops safely: no new claims, unwind what claims assigned until flat, exit 0
+  signals: SIGTERM/SIGINT drain in-flight claims and exit 0 (positions stay open: logged); SIGHUP
+  re-reads policy, unwind, shadow and protections (protections re-arm only when that section
+  changed; liquidator rearm re-arms); SIGUSR2 stops safely: no new claims, unwind what claims
+  assigned until flat (dust, below the venue's minimum order, is reported and left), exit 0, or 3
+  when positions above dust stay open (dry run, unwind.mode off, held or halted symbols)
 `;
 
 export const run: Command = async (args, io) => {
@@ -37,12 +40,11 @@ export const run: Command = async (args, io) => {
     }, SHUTDOWN_DEADLINE_MS).unref();
   };
   io.signal.addEventListener("abort", deadline, { once: true });
-  await runDaemon({
+  return await runDaemon({
     loaded,
     env,
     signal: io.signal,
     pretty: prettyByDefault(io.env, (io.stdout as NodeJS.WriteStream).isTTY),
     logDestination: io.stdout,
   });
-  return 0;
 };

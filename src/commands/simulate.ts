@@ -5,15 +5,15 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { pino } from "pino";
 import { UsageError } from "../errors.js";
+import { createLogger } from "../observe/logger.js";
 import type { SimKeyInfo } from "../sim/accounts.js";
 import { SIM_FLAVORS, type SimFlavor } from "../sim/flavor.js";
 import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
 import { generateKeyPair, publicKeyOf } from "../venue/signer.js";
 import type { Command } from "./command.js";
-import { minutesOption } from "./record.js";
+import { captureFileOption, minutesOption } from "./record.js";
 import { captureSimulator } from "./simulateCapture.js";
 
 const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--flavor spec|real] [--quiet]
@@ -36,7 +36,8 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
                      (mode 0400, a new key) when absent: one per replica sharing the account
   --key-scope S      the scope key_info reports for the liquidator's key (default read,trading)
   --key-expiry-days N  its expiry, days from now (may be negative: an expired key; default 300)
-  --capture FILE     record the simulated market (as liquidator record does) to FILE, then exit
+  --capture FILE     record the simulated market (as liquidator record does) to FILE (gzip JSONL:
+                     its name ends in .gz), then exit
   --minutes N        with --capture: how long to record (default 5)
 `;
 
@@ -86,9 +87,26 @@ function keyOptions(scope: string | undefined, days: string | undefined): Partia
   return key;
 }
 
+/**
+ * node:util parseArgs reads a value that starts with `-` as an option ("ambiguous"): a negative
+ * number after an option that takes one (`--key-expiry-days -1`, as --help allows) is joined to it.
+ */
+export function joinNegativeValues(args: readonly string[], options: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const next = args[i + 1];
+    if (options.includes(a) && next !== undefined && /^-\d+(\.\d+)?$/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 export const simulate: Command = async (args, io) => {
   const { values } = parseArgs({
-    args,
+    args: joinNegativeValues(args, ["--key-expiry-days"]),
     options: {
       port: { type: "string" },
       seed: { type: "string" },
@@ -109,10 +127,12 @@ export const simulate: Command = async (args, io) => {
     io.stdout.write(USAGE);
     return 0;
   }
+  if (values.capture !== undefined) captureFileOption("capture", values.capture);
   const port = intOption("port", values.port, 0, 65535);
   const seed = intOption("seed", values.seed, 0, 2 ** 32 - 1);
   const flavor = flavorOption(values.flavor);
-  const logger = pino({ level: io.env.LIQUIDATOR_LOG_LEVEL ?? "info", base: { component: "sim" } }, io.stderr);
+  // Lines like the daemon's (observe/logger.ts): level names, ISO times, one `component`.
+  const logger = createLogger({ level: io.env.LIQUIDATOR_LOG_LEVEL ?? "info", destination: io.stderr }).child({ component: "simulator" });
   const options: Parameters<typeof startSimulator>[0] = { logger };
   if (port !== undefined) options.port = port;
   if (seed !== undefined) options.seed = seed;

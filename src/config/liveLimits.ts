@@ -30,7 +30,7 @@ export function liveLimitProblems(config: Config, given: ReadonlySet<string>): P
   return LIVE_REQUIRED_KEYS.filter((key) => !given.has(key)).map((key) => ({
     key,
     problem:
-      "must be set explicitly when venue.mode is live (the built-in value is sized for the simulator); " +
+      "must be set explicitly when venue.mode is live, in a dry run too (the built-in value is sized for the simulator); " +
       "config/live-example.yaml has conservative values to start from",
   }));
 }

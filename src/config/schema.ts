@@ -81,7 +81,7 @@ export const configSchema = strict({
         .int()
         .refine((v) => v === 0 || v >= 1_000_000, { error: "must be 0 (half the volume's space) or at least 1000000" })
         .default(0),
-      "size cap of `state.dir/capture/` (compressed bytes): past it the oldest capture files are deleted first; `0` (default): half the volume's free space at start; a cap larger than the volume's free space is refused at start",
+      "size cap of `state.dir/capture/` (compressed bytes, the prepared files a backtest leaves beside the captures included): past it the oldest capture files are deleted first, with their prepared files; `0` (default): half the volume's free space at start; a cap larger than the volume's free space is refused at start",
     ),
   }).superRefine((v, ctx) => {
     if (v.backend === "postgres" && v.postgres_url === "") {

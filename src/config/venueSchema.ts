@@ -24,6 +24,9 @@ type VenuePreset = keyof typeof VENUE_PRESETS;
 
 const PRESET_NAMES = Object.keys(VENUE_PRESETS) as [VenuePreset, ...VenuePreset[]];
 
+/** The real venue's account ids: `0x` and 64 hex digits (a 32-byte hash; docs/protocol.md §1, README "Going live"). */
+const ORDERLY_ACCOUNT_ID = /^0x[0-9a-fA-F]{64}$/;
+
 /** Fill the keys the preset provides and the raw section does not set (null and "" count as unset). */
 function withPreset(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
@@ -96,6 +99,14 @@ export const venueSchema = z.preprocess(
   (v) => withPreset(v === null || v === undefined ? {} : v),
   strict(venueFields).superRefine((v, ctx) => {
     if (v.mode !== "live") return;
+    // A typo'd or truncated id would authenticate nowhere (and name another journal): refused here,
+    // before any request, where the venue's format is known.
+    if (v.preset !== undefined && v.preset !== null && v.account_id !== "" && !ORDERLY_ACCOUNT_ID.test(v.account_id))
+      ctx.addIssue({
+        code: "custom",
+        path: ["account_id"],
+        message: `is not an account id of ${v.preset}: expected 0x and 64 hex digits (the id the venue shows for the account), got ${v.account_id.length} characters`,
+      });
     for (const key of LIVE_REQUIRED) {
       if (v[key] === "") {
         const variable = venueFields[key].meta()?.env as string;

@@ -23,7 +23,8 @@ import type { CoreContext } from "./coreContext.js";
 import { QTY_EPSILON, sign } from "./holdings.js";
 
 export interface AccountWatchOptions {
-  scope: "claimed" | "all";
+  /** `unwind.scope`, read at each use (SIGHUP may change it). */
+  scope(): "claimed" | "all";
   /** The mark of a symbol, for the P&L of what was closed elsewhere (undefined: realized at the lots' entry). */
   mark(symbol: string): number | undefined;
   /** Something of ours is moving on `symbol` (a claim in flight, unknown or booked at its request). */
@@ -98,7 +99,7 @@ export class AccountWatch {
    * applied less than was asked, and closing the difference would trade a position not ours.
    */
   target(symbol: string, mode: MarginMode, held: number): number {
-    if (this.#o.scope === "all") return held;
+    if (this.#o.scope() === "all") return held;
     this.#placeByHeld(symbol);
     const ours = this.#c.fold.holdings.ours(symbol, mode);
     if (sign(ours) === 0 || sign(held) !== sign(ours)) return 0;

@@ -18,9 +18,14 @@ export const seenSchema = z.object({
   venueTs: finite.optional(),
   /** Expected liquidator fee (quote) per symbol: |position_qty| × mark × liquidator_fee. */
   fees: z.record(z.string(), finite),
+  /** |position_qty| per symbol (the report values a claimed part's rest per unit; absent in older journals). */
+  qty: z.record(z.string(), finite).optional(),
 });
-/** The policy skipped the id for a new reason (`claims_skipped_total{reason}`). */
-export const skipSchema = z.object({ t: z.literal("skip"), id, at: finite, reason: z.string() });
+/**
+ * The policy skipped the id for a new reason (`claims_skipped_total{reason}`); with `cut`, it claimed
+ * part of it and `reason` is what cut the rest (a cap, or a symbol left out: ClaimDecision.cut).
+ */
+export const skipSchema = z.object({ t: z.literal("skip"), id, at: finite, reason: z.string(), cut: z.boolean().optional() });
 /** The id left the open list; `wanted`: our claim was queued for it then (not yet sent). */
 export const goneSchema = z.object({ t: z.literal("gone"), id, at: finite, wanted: z.boolean() });
 

@@ -49,7 +49,7 @@ export interface TradingCoreOptions {
   observer: CoreObserver;
   logger: CoreLogger;
   /** `unwind.scope`: close what claims assigned only, or every position of the account. */
-  scope: "claimed" | "all";
+  scope(): "claimed" | "all";
   mark(symbol: string): number | undefined;
   /** An order of ours is working on the position (the unwinder's). */
   orderWorking(symbol: string, mode: MarginMode): boolean;

@@ -7,11 +7,10 @@
  * records it needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`),
  * never twice.
  */
-
 import type { JournalRecord } from "../core/journalRecords.js";
 import type { OpportunityRecord } from "../core/opportunityRecords.js";
-import { classifyOpportunity, isSettled, type OpportunityFacts, type OpportunityOutcome } from "../engine/opportunities.js";
-import type { Liquidation } from "../engine/types.js";
+import { isSettled, type OpportunityFacts, type OpportunityOutcome, opportunityRows } from "../engine/opportunities.js";
+import type { Decision, Liquidation } from "../engine/types.js";
 import { OpportunityFold } from "../store/opportunityFold.js";
 import type { StateStore } from "../store/stateStore.js";
 
@@ -22,7 +21,7 @@ export interface OpportunityLedgerOptions {
   store: Pick<StateStore, "append" | "mayLead">;
   /** The current mark of a symbol (the value at stake is priced at the first push's marks). */
   price: (symbol: string) => number | undefined;
-  /** A liquidation's fate was sealed (each id once). */
+  /** A liquidation's fate was sealed (each id once): each of its rows (a claimed part and its rest are rows of their own). */
   settled: (outcome: OpportunityOutcome, reason: string, value: number) => void;
   /** The store refused a batch (the journal's own failure path stops claiming; this only reports). */
   failed?: (err: unknown) => void;
@@ -40,6 +39,8 @@ export class OpportunityLedger {
   /** Records of the buffer already written (a big buffer is written over several turns). */
   #head = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** What cut the last claim decided on an id below the whole, until its intent is written. */
+  readonly #cuts = new Map<number, string>();
 
   constructor(options: OpportunityLedgerOptions) {
     this.#o = options;
@@ -50,11 +51,13 @@ export class OpportunityLedger {
   seen(liq: Liquidation, at: number): void {
     if (!this.#o.store.mayLead() || this.#fold.facts.get(liq.liquidationId)?.firstSeen !== undefined) return;
     const fees: Record<string, number> = {};
+    const qty: Record<string, number> = {};
     for (const p of liq.positions) {
       const mark = this.#o.price(p.symbol);
       fees[p.symbol] = mark === undefined ? 0 : Math.abs(p.positionQty) * mark * p.liquidatorFee;
+      qty[p.symbol] = Math.abs(p.positionQty);
     }
-    this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees });
+    this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees, qty });
   }
 
   /** The policy skipped the id for a reason new to it (SkipVerdicts dedups repeats). */
@@ -62,8 +65,19 @@ export class OpportunityLedger {
     if (this.#o.store.mayLead()) this.#record({ t: "skip", id, at: this.#now(), reason });
   }
 
+  /**
+   * Every decision the policy makes (the claimer's decide step): a claim cut below the whole is
+   * remembered until its intent is written, then recorded as what cut it (a `skip` with `cut`).
+   */
+  decided(d: Decision): void {
+    if (d.action !== "claim") return;
+    if (d.cut !== undefined) this.#cuts.set(d.liquidationId, d.cut);
+    else if (this.#cuts.size > 0) this.#cuts.delete(d.liquidationId);
+  }
+
   /** The id left the open list; `wanted`: our claim was queued for it (not yet sent). */
   left(id: number, wanted: boolean): void {
+    this.#cuts.delete(id);
     if (this.#fold.facts.has(id) && this.#o.store.mayLead()) this.#record({ t: "gone", id, at: this.#now(), wanted });
   }
 
@@ -92,6 +106,11 @@ export class OpportunityLedger {
       intent: (record) => {
         if (record.t !== "intent") return store.intent(record);
         this.journaled(record);
+        const cut = this.#cuts.get(record.id);
+        if (cut !== undefined && store.mayLead()) {
+          this.#cuts.delete(record.id);
+          this.#record({ t: "skip", id: record.id, at: record.at, reason: cut, cut: true });
+        }
         let written: ReturnType<StateStore["intent"]>;
         try {
           written = store.intent(record);
@@ -171,9 +190,8 @@ export class OpportunityLedger {
 
   #settle(f: OpportunityFacts): void {
     if (!this.#counted.has(f.id) && f.firstSeen !== undefined && isSettled(f)) {
-      const row = classifyOpportunity(f);
       this.#counted.add(f.id);
-      this.#o.settled(row.outcome, row.reason, row.expected_fee);
+      for (const row of opportunityRows(f)) this.#o.settled(row.outcome, row.reason, row.value);
     }
     // Gone with nothing of ours awaiting an answer: nothing more can happen to it.
     if (f.goneAt !== undefined && !f.inFlight) {

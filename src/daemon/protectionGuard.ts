@@ -19,6 +19,7 @@ import {
   protectionState,
 } from "../engine/protections.js";
 import type { Liquidation } from "../engine/types.js";
+import { logMoney } from "../observe/logMoney.js";
 import type { TradingState } from "./tradingState.js";
 
 /** Skip reasons the gate gives: liquidations skipped for them are re-decided when it opens. */
@@ -115,19 +116,29 @@ export class ProtectionGuard {
     }
     this.#apply();
     if (r !== undefined && protectionState(r) !== "active")
-      this.#o.logger.warn({ state: r.state, since: r.at }, "protections: the journal says claiming is stopped; SIGHUP re-arms");
+      this.#o.logger.warn(
+        { state: r.state, since: r.at },
+        "protections: the journal says claiming is stopped; `liquidator rearm` (or a changed protections section and SIGHUP) re-arms",
+      );
   }
 
-  /** SIGHUP: new limits, and re-armed (engine/protections.ts `rearm`: limits count from the current net). */
-  rearm(limits: ProtectionLimits): void {
-    this.#rules.setLimits(limits);
+  /**
+   * Re-armed (engine/protections.ts `rearm`: limits count from the current net): by SIGHUP when the
+   * `protections` section changed (`limits`: the new ones), or by `liquidator rearm` (`limits`
+   * undefined: the running ones). `why` is logged.
+   */
+  rearm(limits: ProtectionLimits | undefined, why: "config" | "command"): void {
+    if (limits !== undefined) this.#rules.setLimits(limits);
     const now = this.#now();
     const net = this.net() ?? this.#o.ledger().totals().net;
     const was = this.#rules.state;
     this.#rules.rearm(net, now);
     this.#journal(now, { rearmed: true });
     this.#apply();
-    this.#o.logger.info({ was, net }, "protections re-armed");
+    this.#o.logger.info(
+      { was, net: logMoney(net), by: why === "config" ? "SIGHUP: the protections section changed" : "liquidator rearm" },
+      "protections re-armed",
+    );
     this.#o.reopen(PROTECTION_SKIPS);
   }
 
@@ -144,7 +155,7 @@ export class ProtectionGuard {
   #step(step: ProtectionStep, now: number): void {
     for (const trip of step.trips) {
       this.#o.tripped(trip);
-      this.#o.logger.warn(trip, "protection tripped");
+      this.#o.logger.warn({ ...trip, value: logMoney(trip.value) }, "protection tripped");
       this.#journal(now, { trip: trip.protection, ...(trip.symbol !== undefined ? { symbol: trip.symbol } : {}) });
     }
     const peak = this.#rules.snapshot.peak;

@@ -1,4 +1,8 @@
-/** The `unwind` section compiled for the unwinder: mode, held symbols, per-symbol limits. */
+/**
+ * The `unwind` section compiled for the unwinder: mode, scope, held symbols, per-symbol limits.
+ * SIGHUP applies a new section (`apply`, from PolicyState with the policy): the unwinder and the
+ * unwind scope read it on every step, so a raised `max_slippage_bps` takes effect on the next slice.
+ */
 import type { UnwindLimits } from "../engine/unwindPlan.js";
 
 export interface UnwindSettingsInput {
@@ -11,33 +15,54 @@ export interface UnwindSettingsInput {
   per_symbol: Readonly<Record<string, { max_slippage_bps?: number | undefined; max_order_notional?: number | undefined }>>;
 }
 
+interface Compiled {
+  mode: "immediate" | "off";
+  scope: "claimed" | "all";
+  hold: ReadonlySet<string>;
+  defaults: UnwindLimits;
+  perSymbol: ReadonlyMap<string, UnwindLimits>;
+}
+
+function compile(input: UnwindSettingsInput): Compiled {
+  const defaults = { maxSlippageBps: input.max_slippage_bps, maxOrderNotional: input.max_order_notional };
+  const perSymbol = new Map<string, UnwindLimits>();
+  for (const [symbol, o] of Object.entries(input.per_symbol)) {
+    perSymbol.set(symbol, {
+      maxSlippageBps: o.max_slippage_bps ?? defaults.maxSlippageBps,
+      maxOrderNotional: o.max_order_notional ?? defaults.maxOrderNotional,
+    });
+  }
+  return { mode: input.mode, scope: input.scope ?? "claimed", hold: new Set(input.hold), defaults, perSymbol };
+}
+
 export class UnwindSettings {
-  readonly mode: "immediate" | "off";
-  /** `claimed`: only what claims assigned is closed (claimedPositions.ts); `all`: every position. */
-  readonly scope: "claimed" | "all";
-  readonly #hold: ReadonlySet<string>;
-  readonly #defaults: UnwindLimits;
-  readonly #perSymbol = new Map<string, UnwindLimits>();
+  /** Swapped whole by `apply`: a step never sees half of a reload. */
+  #c: Compiled;
 
   constructor(input: UnwindSettingsInput) {
-    this.mode = input.mode;
-    this.scope = input.scope ?? "claimed";
-    this.#hold = new Set(input.hold);
-    this.#defaults = { maxSlippageBps: input.max_slippage_bps, maxOrderNotional: input.max_order_notional };
-    for (const [symbol, o] of Object.entries(input.per_symbol)) {
-      this.#perSymbol.set(symbol, {
-        maxSlippageBps: o.max_slippage_bps ?? this.#defaults.maxSlippageBps,
-        maxOrderNotional: o.max_order_notional ?? this.#defaults.maxOrderNotional,
-      });
-    }
+    this.#c = compile(input);
+  }
+
+  /** A new, already validated section (SIGHUP). */
+  apply(input: UnwindSettingsInput): void {
+    this.#c = compile(input);
+  }
+
+  get mode(): "immediate" | "off" {
+    return this.#c.mode;
+  }
+
+  /** `claimed`: only what claims assigned is closed (claimedPositions.ts); `all`: every position. */
+  get scope(): "claimed" | "all" {
+    return this.#c.scope;
   }
 
   /** Whether positions of `symbol` are closed (mode immediate and not held). */
   unwinds(symbol: string): boolean {
-    return this.mode === "immediate" && !this.#hold.has(symbol);
+    return this.#c.mode === "immediate" && !this.#c.hold.has(symbol);
   }
 
   limitsFor(symbol: string): UnwindLimits {
-    return this.#perSymbol.get(symbol) ?? this.#defaults;
+    return this.#c.perSymbol.get(symbol) ?? this.#c.defaults;
   }
 }

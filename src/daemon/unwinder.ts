@@ -35,6 +35,7 @@ import type { OrderApi } from "../venue/orderApi.js";
 import type { OrderRecord } from "../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../venue/wireOrders.js";
 import { type HeldOrder, OrderLookupSettlement } from "./orderLookupSettlement.js";
+import { PositionCloses } from "./positionCloses.js";
 import type { UnwindSettings } from "./unwindSettings.js";
 
 /** `orders_total{result}` (observe/unwindMetrics.ts): the metric's list is the one source. */
@@ -111,6 +112,8 @@ export class Unwinder {
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
   readonly #settlement: OrderLookupSettlement;
+  /** The info line of each position closed, and of dust (positionCloses.ts). */
+  readonly #closes: PositionCloses;
 
   constructor(options: UnwinderOptions) {
     this.#options = {
@@ -135,6 +138,13 @@ export class Unwinder {
       logger: options.logger,
       lookupRetryMs: this.#options.lookupRetryMs,
       maxSettleRounds: this.#options.maxSettleRounds,
+    });
+    this.#closes = new PositionCloses({
+      logger: options.logger,
+      priceDecimals: (symbol) => this.#options.symbols().get(symbol)?.priceDecimals,
+      qtyDecimals: (symbol) => this.#options.symbols().get(symbol)?.qtyDecimals,
+      timeToFlat: (seconds) => this.#options.observer.timeToFlat(seconds),
+      now: this.#options.now,
     });
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
@@ -282,6 +292,7 @@ export class Unwinder {
     const st = this.#state(symbol, mode);
     const now = this.#options.now();
     if (before === 0 && qty !== 0) st.openSince = now;
+    if (Math.abs(qty) > Math.abs(before)) this.#closes.opened(symbol, mode);
     if (qty === 0 && st.openSince !== undefined) {
       this.#options.observer.timeToFlat((now - st.openSince) / 1000);
       st.openSince = undefined;
@@ -325,8 +336,7 @@ export class Unwinder {
   #note(st: SymbolState, note: string | undefined, extra: object = {}): void {
     if (note !== undefined && st.lastNote !== note) {
       const where = { symbol: st.symbol, marginMode: st.mode, reason: note, ...extra };
-      // Dust is expected after most unwinds (claimed quantities need not sit on the order grid): at
-      // info it would be a line per claim; the position gauge shows it.
+      // Dust has its own info line (positionCloses.ts) and gauge (liquidator_dust_notional_quote).
       if (note === "dust") this.#options.logger.debug(where, "position not unwound");
       else this.#options.logger.warn(where, "position not unwound");
     }
@@ -342,6 +352,8 @@ export class Unwinder {
     // Before the first symbol table there is nothing to say: the load kicks every symbol again.
     if (info === undefined) return symbols().size === 0 ? undefined : this.#note(st, "unknown_symbol");
     const plan = planUnwind(this.#toClose(symbol, mode), marks.price(symbol), info, settings.limitsFor(symbol));
+    if (plan.kind === "flat" || plan.kind === "dust")
+      this.#closes.settled(symbol, mode, plan.kind === "dust" ? plan.qty : 0, marks.price(symbol));
     if (plan.kind === "flat") return this.#note(st, undefined);
     if (plan.kind === "dust") return this.#note(st, "dust", { qty: plan.qty });
     if (plan.kind === "blocked") return this.#note(st, plan.reason);
@@ -463,6 +475,7 @@ export class Unwinder {
     st.timer = undefined;
     this.#options.own.complete(order, totalQty, avgPrice, totalFee, venueTs);
     const traded = order.filled;
+    this.#closes.traded(st.symbol, st.mode, order.side, traded, order.notional, order.mark);
     const result = status === "REJECTED" ? "rejected" : status === "FILLED" ? "filled" : "cancelled";
     this.#outcome({
       t: "order_outcome",

@@ -1,8 +1,9 @@
 /**
- * Totals of the opportunity ledger (engine/opportunities.ts): value captured (claimed) and missed
- * (every other outcome), by outcome, by outcome and reason, per symbol and per UTC hour of the first
- * push. The value of a liquidation is its expected fee at stake; per symbol, each symbol's share.
- * Every liquidation is in exactly one outcome, so the outcomes add up to the whole.
+ * Totals of the opportunity ledger (engine/opportunities.ts): value captured (what the venue
+ * assigned us: claimed rows), missed (lost, skipped, expired, and the rest of a partly claimed
+ * liquidation) and decided in dry run (never sent: its own bucket, neither captured nor missed), by
+ * outcome, by outcome and reason, what the policy cost by reason, per symbol and per UTC hour of the
+ * first push. Each row counts its `value`, so every breakdown adds up to the total at stake.
  */
 import { OPPORTUNITY_OUTCOMES, type OpportunityOutcome, type OpportunityRow } from "./opportunities.js";
 
@@ -19,17 +20,23 @@ export interface ReasonBucket extends Bucket {
 export interface SplitBucket {
   captured: Bucket;
   missed: Bucket;
+  dry_run: Bucket;
 }
 
 export interface LedgerTotals {
+  /** Liquidations (distinct ids): a partly claimed one has several rows. */
   liquidations: number;
-  /** Value at stake over every liquidation. */
+  rows: number;
+  /** Value at stake over every row: captured + missed + dry_run. */
   value: number;
   captured: Bucket;
   missed: Bucket;
+  dry_run: Bucket;
   by_outcome: Record<OpportunityOutcome, Bucket>;
   /** Missed value by outcome and reason, largest first. */
   missed_by_reason: ReasonBucket[];
+  /** What the policy cost: the skipped value by reason (whole skips, and the parts a cap cut), largest first. */
+  policy_cost: ReasonBucket[];
   /** Per symbol (a liquidation of two symbols counts in both, with each symbol's share of the value). */
   by_symbol: Record<string, SplitBucket>;
   /** Per UTC hour of the first push, "00" to "23". */
@@ -37,11 +44,15 @@ export interface LedgerTotals {
 }
 
 const bucket = (): Bucket => ({ count: 0, value: 0 });
-const split = (): SplitBucket => ({ captured: bucket(), missed: bucket() });
+const split = (): SplitBucket => ({ captured: bucket(), missed: bucket(), dry_run: bucket() });
 
 function add(b: Bucket, value: number): void {
   b.count++;
   b.value += value;
+}
+
+export function sideOf(outcome: OpportunityOutcome): keyof SplitBucket {
+  return outcome === "claimed" ? "captured" : outcome === "dry_run" ? "dry_run" : "missed";
 }
 
 export function ledgerTotals(rows: readonly OpportunityRow[]): LedgerTotals {
@@ -49,34 +60,39 @@ export function ledgerTotals(rows: readonly OpportunityRow[]): LedgerTotals {
   const reasons = new Map<string, ReasonBucket>();
   const bySymbol = new Map<string, SplitBucket>();
   const byHour = new Map<string, SplitBucket>();
-  const t = { liquidations: 0, value: 0, captured: bucket(), missed: bucket() };
+  const ids = new Set<number>();
+  const t = { value: 0, captured: bucket(), missed: bucket(), dry_run: bucket() };
   for (const r of rows) {
-    t.liquidations++;
-    t.value += r.expected_fee;
-    add(byOutcome[r.outcome], r.expected_fee);
-    const side: keyof SplitBucket = r.outcome === "claimed" ? "captured" : "missed";
-    add(t[side], r.expected_fee);
+    ids.add(r.liquidation_id);
+    t.value += r.value;
+    add(byOutcome[r.outcome], r.value);
+    const side = sideOf(r.outcome);
+    add(t[side], r.value);
     if (side === "missed") {
       const key = `${r.outcome}\u0000${r.reason}`;
       const rb = reasons.get(key) ?? { outcome: r.outcome, reason: r.reason, count: 0, value: 0 };
       reasons.set(key, rb);
-      add(rb, r.expected_fee);
+      add(rb, r.value);
     }
-    for (const [symbol, fee] of Object.entries(r.fees)) {
+    for (const [symbol, v] of Object.entries(r.values)) {
       const s = bySymbol.get(symbol) ?? split();
       bySymbol.set(symbol, s);
-      add(s[side], fee);
+      add(s[side], v);
     }
     const hour = new Date(r.first_seen).toISOString().slice(11, 13);
     const h = byHour.get(hour) ?? split();
     byHour.set(hour, h);
-    add(h[side], r.expected_fee);
+    add(h[side], r.value);
   }
   const sorted = <V>(m: Map<string, V>): Record<string, V> => Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const missedByReason = [...reasons.values()].sort((a, b) => b.value - a.value || a.count - b.count);
   return {
+    liquidations: ids.size,
+    rows: rows.length,
     ...t,
     by_outcome: byOutcome,
-    missed_by_reason: [...reasons.values()].sort((a, b) => b.value - a.value || a.count - b.count),
+    missed_by_reason: missedByReason,
+    policy_cost: missedByReason.filter((b) => b.outcome === "skipped"),
     by_symbol: sorted(bySymbol),
     by_hour: sorted(byHour),
   };

@@ -49,7 +49,7 @@ import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
 import type { RiskPolicy } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
-import type { Decision, Liquidation, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+import type { CutReason, Decision, Liquidation, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 export { GATE_SKIP_REASONS, SKIP_REASONS } from "./types.js";
@@ -212,7 +212,8 @@ function decideProportional(
   if (k === 0) return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero", undefined);
 
   for (const leg of legs) leg.k = k;
-  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace);
+  const cut = k >= RATIO_QUANTA ? undefined : byMargin ? "margin" : byExposure ? "exposure_cap" : "max_claim_notional";
+  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace, cut);
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
@@ -242,6 +243,8 @@ function decidePerSymbol(
   let expBudget = Number.NaN; // computed on first use: most liquidations fail earlier
   let eligible = 0;
   for (const leg of legs) if (leg.reason === undefined) eligible++;
+  /** The first cap that bound a symbol's ratio (what cut the claim, unless a symbol was left out). */
+  let capCut: CutReason | undefined;
 
   if (eligible > 0) {
     expBudget = exposureBudget(ctx, trace);
@@ -277,6 +280,7 @@ function decidePerSymbol(
         continue;
       }
       leg.k = k;
+      if (k < RATIO_QUANTA) capCut ??= byMargin ? "margin" : byExposure ? "exposure_cap" : "max_claim_notional";
       const part = (leg.notional * k) / RATIO_QUANTA;
       claimBudget = Math.max(0, claimBudget - part / leg.lim.maxClaimNotional);
       expBudget -= Math.max(0, part - leg.freeNotional);
@@ -294,7 +298,10 @@ function decidePerSymbol(
     const first = legs[0] as Leg; // invalidLiquidation() guarantees an open symbol, and none was claimed
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
-  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin, trace);
+  // A symbol left out (the first, in the liquidation's order) cuts more than a cap on a ratio.
+  let cut: CutReason | undefined = legs.find((leg) => leg.k === 0 && leg.reason !== undefined)?.reason;
+  cut ??= capCut;
+  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin, trace, cut);
 }
 
 /** The claim of every leg with k > 0, or `below_min_fee` when its fee is under the strictest min_fee. */
@@ -305,6 +312,7 @@ function buildClaim(
   ratio: number,
   margin: ClaimMargin,
   trace: DecideTrace | undefined,
+  cut: CutReason | undefined,
 ): Decision {
   const limitPrice: Record<string, number> = {};
   const perSymbolQty: Record<string, number> = {};
@@ -337,7 +345,7 @@ function buildClaim(
   // Margin need and room are absent when margin is not checked (account unknown): a decision carries
   // finite numbers only. Two literals rather than a spread: this runs for every claim decided.
   if (!Number.isFinite(margin.room))
-    return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty };
+    return { action: "claim", liquidationId: id, ratio, symbols, limitPrice, expectedFee, notional, perSymbolQty, cut };
   return {
     action: "claim",
     liquidationId: id,
@@ -349,5 +357,6 @@ function buildClaim(
     perSymbolQty,
     marginNeed: margin.need,
     marginRoom: margin.room,
+    cut,
   };
 }

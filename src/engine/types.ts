@@ -145,7 +145,16 @@ export interface ClaimDecision {
   readonly marginNeed?: number;
   /** The margin budget left before the claim (quote); absent (read as unlimited) when margin is not checked. */
   readonly marginRoom?: number;
+  /**
+   * Why the claim takes less than the whole liquidation, when it does (the opportunity ledger's
+   * "cut by" rows: what a cap cost): the cap that cut the ratio (`max_claim_notional`,
+   * `exposure_cap`, `margin`), or the skip reason of a symbol a per-symbol claim left out.
+   */
+  readonly cut?: CutReason | undefined;
 }
+
+/** What cut a claim below the whole liquidation (ClaimDecision.cut). */
+export type CutReason = "max_claim_notional" | SkipReason;
 
 export interface SkipDecision {
   readonly action: "skip";

@@ -69,6 +69,8 @@ export interface BacktestReport {
     taker_fee_bps: number;
     /** Where the unwind costs come from: the recording account's own trades, or options and defaults. */
     unwind_source: "measured" | "assumed";
+    /** Assumed because `--slippage-bps` and `--taker-fee-bps` were given (else: the capture held no unwind). */
+    unwind_given?: boolean;
     unwind_samples: number;
     /** Starting collateral the margin limits are checked against (quote). */
     collateral?: number;
@@ -185,6 +187,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     unwind_slippage_bps: slippageBps,
     taker_fee_bps: takerFeeBps,
     unwind_source: unwindMeasured ? "measured" : "assumed",
+    unwind_given: o.slippageBps !== undefined && o.takerFeeBps !== undefined,
     unwind_samples: unwindMeasured ? (own?.samples ?? 0) : 0,
     collateral: model.collateral,
   };

@@ -14,6 +14,7 @@ import { constants, createGzip, type Gzip } from "node:zlib";
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import { headerLine, utcDay } from "./captureFormat.js";
 import type { CaptureSink } from "./captureQueue.js";
+import { preparedPath } from "./preparedSource.js";
 
 type CaptureTarget = { mode: "single"; path: string } | { mode: "daily"; dir: string; maxBytes: number };
 
@@ -130,7 +131,7 @@ export class CaptureFiles implements CaptureSink {
     this.#pruning = this.#pruning.then(async () => {
       const files = await capturesIn(t.dir);
       let total = 0;
-      for (const f of files) total += f.path === cur.path ? Math.max(f.size, cur.file.bytesWritten) : f.size;
+      for (const f of files) total += f.path === cur.path ? Math.max(f.size - f.prepared, cur.file.bytesWritten) + f.prepared : f.size;
       for (const f of files) {
         if (total <= t.maxBytes) return;
         if (f.path === cur.path) {
@@ -143,19 +144,27 @@ export class CaptureFiles implements CaptureSink {
           return;
         }
         await unlink(f.path).catch(() => undefined);
+        // Its prepared form (a backtest's cache, preparedCapture.ts) goes with it: it counted too.
+        if (f.prepared > 0) await unlink(preparedPath(f.path)).catch(() => undefined);
         total -= f.size;
       }
     });
   }
 }
 
-/** Capture files of a daily folder, oldest first. */
-export async function capturesIn(dir: string): Promise<{ path: string; size: number }[]> {
+/**
+ * Capture files of a daily folder, oldest first. `size` counts the file and its prepared form beside
+ * it (`prepared`: that one's bytes), which a backtest of the folder writes: `state.capture_max_bytes`
+ * caps what the folder holds, caches included.
+ */
+export async function capturesIn(dir: string): Promise<{ path: string; size: number; prepared: number }[]> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => DAILY_NAME.test(n)).sort();
-  const out: { path: string; size: number }[] = [];
+  const out: { path: string; size: number; prepared: number }[] = [];
   for (const name of names) {
     const s = await stat(join(dir, name)).catch(() => undefined);
-    if (s !== undefined) out.push({ path: join(dir, name), size: s.size });
+    const p = await stat(preparedPath(join(dir, name))).catch(() => undefined);
+    const prepared = p?.size ?? 0;
+    if (s !== undefined) out.push({ path: join(dir, name), size: s.size + prepared, prepared });
   }
   return out;
 }

@@ -1,15 +1,19 @@
 /**
  * `backtest --html FILE`: one self-contained page (no script, no network) to decide from: the
- * variants' table, the net under the model's assumptions moved (½× and 2×, the best variant of each
- * column marked, and whether the choice flips), risk (maximum drawdown of the net,
- * time at the exposure cap, worst claims), rows per symbol and per UTC day, the charts of cumulative net and of
- * exposure (whose peak line is the table's peak), and the assumptions. Variants identical in effect
- * are said to be so. Every text from a capture or a config is HTML-escaped.
+ * variants' table in `liquidator pnl`'s words and signs (said once), each net with its 90 % interval
+ * and a verdict on the best variant that says what its sample can carry, the net under the model's
+ * assumptions moved (½× and 2×, each variant's worst of them, the best variant of each column marked,
+ * and whether the choice flips), risk (maximum drawdown of the net, time at the exposure cap, worst
+ * claims), rows per symbol and per UTC day in cents that add up to the variant's totals, the charts
+ * of cumulative net and of exposure (lines told apart by colour, dash and marker; the exposure's peak
+ * line is the table's peak), and the assumptions, the unwind cost's origin first. Variants identical
+ * in effect are said to be so. Every text from a capture or a config is HTML-escaped.
  */
 import type { BacktestReport, VariantReport } from "./backtest.js";
 import { type Cell, page, table } from "./htmlPage.js";
 import { REALITY_NOTE, realityRows } from "./realityView.js";
-import { capText, claimText, money } from "./reportText.js";
+import { capText, claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "./reportText.js";
+import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "./sectionRows.js";
 import { bestPerColumn, sensitivityColumns, sensitivityVerdict } from "./sensitivityView.js";
 import { amount, chart, esc } from "./svgChart.js";
 
@@ -17,7 +21,23 @@ const num = (x: number | undefined): Cell => ({ html: esc(money(x)) });
 
 function variantsTable(r: BacktestReport): string {
   const row = new Map(r.variants.map((v, i) => [v.name, i + 1]));
-  const head = ["#", "variant", "offered", "sent", "claimed", "lost", "notional", "fees", "unwind cost", "net", "peak exposure", "skipped"];
+  const head = [
+    "#",
+    "variant",
+    "offered",
+    "sent",
+    "claimed",
+    "lost",
+    "notional",
+    "liquidator_fee",
+    "trading",
+    "fees",
+    "open",
+    "net",
+    "net 90 % interval",
+    "peak exposure",
+    "skipped",
+  ];
   const rows = r.variants.map((v, i): Cell[] => [
     i + 1,
     v.same_as === null
@@ -28,9 +48,12 @@ function variantsTable(r: BacktestReport): string {
     v.claimed,
     v.lost_to_others,
     num(v.claimed_notional),
-    num(v.expected_fee),
-    num(v.estimated_unwind_cost),
+    num(v.components.liquidator_fee),
+    num(v.components.trading),
+    num(v.components.fees),
+    num(v.components.open),
     num(v.estimated_net),
+    { html: esc(intervalText(v)), cls: "n" },
     num(v.peak_exposure),
     Object.entries(v.skipped)
       .map(([k, n]) => `${k}: ${n}`)
@@ -41,7 +64,9 @@ function variantsTable(r: BacktestReport): string {
     groups < r.variants.length
       ? `<p>${r.variants.length} variants, ${groups} different in effect: a variant marked identical claims the same liquidations in the same order for the same net as the one it names.</p>`
       : "";
-  return `<h2 id="variants">Variants</h2>${note}${table(head, rows)}`;
+  const verdict = verdictText(r);
+  const identical = identicalText(r);
+  return `<h2 id="variants">Variants</h2><p class="signs">${esc(SIGNS_NOTE)}</p><p id="unwind-cost">${esc(unwindText(r))}</p>${note}${table(head, rows)}<p>Net 90 % interval: a bootstrap over the variant's claims (each claim's net resampled); a difference between variants inside it is not a finding.</p>${verdict === "" ? "" : `<p class="verdict" id="verdict">${esc(verdict)}</p>`}${identical === "" ? "" : `<p>${esc(identical)}</p>`}`;
 }
 
 function realitySection(r: BacktestReport): string {
@@ -57,7 +82,7 @@ function realitySection(r: BacktestReport): string {
     num(x.net),
     { html: x.net_vs_recorded_pct === undefined ? "" : `${x.net_vs_recorded_pct} %` },
   ]);
-  return `<h2 id="reality">Reality check</h2><p>${esc(REALITY_NOTE)}</p>${table(["account", "claims", "liquidator fee", "unwind trading", "unwind fees", "open", "net", "net vs recorded"], cells)}`;
+  return `<h2 id="reality">Reality check</h2><p>${esc(REALITY_NOTE)}</p>${table(["account", "claims", "liquidator_fee", "trading", "fees", "open", "net", "net vs recorded"], cells)}`;
 }
 
 function sensitivitySection(r: BacktestReport): string {
@@ -74,7 +99,7 @@ function sensitivitySection(r: BacktestReport): string {
   ]);
   const verdict = sensitivityVerdict(r, cols);
   const more = r.variants[0]?.sensitivity.net[0] === null ? " Latency columns: run with <code>--sensitivity</code>." : "";
-  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${table(["#", "variant", ...cols.map((c) => c.label)], rows)}`;
+  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; "worst of these" is each variant's lowest net over them; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${table(["#", "variant", ...cols.map((c) => c.label)], rows)}`;
 }
 
 function when(ms: number): string {
@@ -112,31 +137,36 @@ function distinct(r: BacktestReport): VariantReport[] {
 
 function rowsSections(r: BacktestReport): string {
   const open = distinct(r).length <= 12;
-  const sym = distinct(r).flatMap((v) =>
-    v.by_symbol.map((s): Cell[] => [v.name, s.symbol, s.claims, num(s.notional), num(s.fees), num(s.unwind), num(s.open), num(s.net)]),
-  );
-  const day = distinct(r).flatMap((v) => v.by_day.map((d): Cell[] => [v.name, d.day, d.claims, num(d.fees), num(d.net)]));
+  const cents = (text: string): Cell => ({ html: esc(text) });
+  const sym = symbolRows(r.variants).map((s): Cell[] => [
+    s.variant,
+    s.symbol,
+    s.claims,
+    num(s.notional),
+    ...SYMBOL_KEYS.map((k) => cents(s.cents[k])),
+  ]);
+  const day = dayRows(r.variants).map((d): Cell[] => [d.variant, d.day, d.claims, ...DAY_KEYS.map((k) => cents(d.cents[k]))]);
   const worst = distinct(r).flatMap((v) =>
-    v.worst_claims.map((c): Cell[] => [v.name, c.id, c.day, c.symbols.join(", "), num(c.fee), num(c.net)]),
+    v.worst_claims.map((c): Cell[] => [v.name, c.id, c.day, c.symbols.join(", "), num(c.liquidator_fee), num(c.net)]),
   );
   return [
     details(
       "Per symbol",
       "per-symbol",
       open,
-      `<p>Unwind: realized trading P&amp;L of the unwinds less their fees; open: what is still held, at the last mark.</p>${table(["variant", "symbol", "claims", "notional", "fees", "unwind", "open", "net"], sym)}`,
+      `<p>Each variant's rows add up to its totals in the table above (to the cent).</p>${table(["variant", "symbol", "claims", "notional", ...SYMBOL_KEYS], sym)}`,
     ),
     details(
       "Per day (UTC)",
       "per-day",
       open,
-      `<p>Net marked to market at the day's end: the days add up to the variant's net.</p>${table(["variant", "day", "claims", "fees", "net"], day)}`,
+      `<p>Net marked to market at the day's end: the days add up to the variant's liquidator_fee and net (to the cent).</p>${table(["variant", "day", "claims", ...DAY_KEYS], day)}`,
     ),
     details(
       "Worst claims",
       "worst-claims",
       open,
-      `<p>Net of a claim: its fee, plus the unwind of what it brought, less the unwind's fees (still held: at the last mark).</p>${table(["variant", "claim", "day", "symbols", "fee", "net"], worst)}`,
+      `<p>Net of a claim: its liquidator_fee, plus the trading P&amp;L of the unwind of what it brought, less that unwind's fees (still held: at the last mark).</p>${table(["variant", "claim", "day", "symbols", "liquidator_fee", "net"], worst)}`,
     ),
   ].join("");
 }
@@ -163,7 +193,7 @@ export function renderHtml(report: BacktestReport): string {
   const series = (pick: (v: VariantReport) => VariantReport["series"]["net"]) =>
     report.variants.map((v, i) => ({ name: v.name, label: labels[i] as string, points: pick(v), sameAs: v.same_as }));
   const net = chart(
-    "Cumulative estimated net (fees + unwind P&L, open positions at mark)",
+    "Cumulative net (liquidator_fee + trading − fees + open, at the mark)",
     series((v) => v.series.net),
   );
   const top = report.variants.reduce<VariantReport | undefined>(

@@ -97,7 +97,7 @@ export class ReplayVariant {
       exposure: this.#exposure,
       positions,
       port: venue.port,
-      scope: "all",
+      scope: () => "all",
       mark: (symbol) => marks.price(symbol),
       orderWorking: () => false,
       changed: () => undefined,

@@ -1,7 +1,9 @@
 /**
  * The sensitivity table of a backtest report, shared by the text table and the HTML page: each
- * variant's net at the chosen assumptions and with one of them halved or doubled, and which variant
- * is best in each column, so a choice that flips under its own assumptions shows.
+ * variant's net at the chosen assumptions and with one of them halved or doubled, its worst over
+ * those columns (a variant's worst case is whichever moved assumption hurts it most, not a fixed
+ * one), and which variant is best in each column, so a choice that flips under its own assumptions
+ * shows.
  */
 import type { BacktestReport, VariantReport } from "./backtest.js";
 
@@ -25,10 +27,22 @@ export function sensitivityColumns(report: BacktestReport): SensitivityColumn[] 
     cols.push(
       { label: `latency ½× (${l0} ms)`, net: (v) => v.sensitivity.net[0]?.[1] },
       { label: `latency 2× (${l2} ms)`, net: (v) => v.sensitivity.net[2]?.[1] },
-      { label: "both 2× (worst case)", net: (v) => v.sensitivity.net[2]?.[2] },
+      { label: "latency and slippage 2×", net: (v) => v.sensitivity.net[2]?.[2] },
     );
   }
+  const moved = [...cols];
+  cols.push({ label: "worst of these", net: (v) => worstOf(moved, v) });
   return cols;
+}
+
+/** The lowest net of a variant over the columns (undefined where none was replayed). */
+function worstOf(cols: readonly SensitivityColumn[], v: VariantReport): number | undefined {
+  let worst: number | undefined;
+  for (const c of cols) {
+    const n = c.net(v);
+    if (n !== undefined && (worst === undefined || n < worst)) worst = n;
+  }
+  return worst;
 }
 
 /** The best variant's name per column (ties: the first), undefined for a column not replayed. */

@@ -1,14 +1,20 @@
 /**
  * The backtest page's charts: one inline SVG per chart (no script), a line per variant, UTC time
  * ticks on the x axis (minutes to days, whatever the span), round-number ticks on the y axis, the
- * legend inside the picture so the SVG alone (README) reads too. A variant identical in effect to an
- * earlier one draws no line of its own (it would hide under the first): its legend entry says so.
- * An optional marked value (the table's peak) is drawn as a labelled line.
+ * legend inside the picture so the SVG alone (README) reads too. Lines are told apart three ways —
+ * colour, dash and a marker shape placed along each line (each line's markers at its own offsets, so
+ * lines that run together still show each one's) — and the legend shows all three. A variant
+ * identical in effect to an earlier one draws no line of its own (it would hide under the first):
+ * its legend entry says so. An optional marked value (the table's peak) is drawn as a labelled line.
  */
 import type { Point } from "./series.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 const DASHES = ["", "6,3", "2,2", "8,3,2,3"];
+/** Marker shapes, in order of the lines (a shape per line up to eight, then with colour and dash). */
+export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus", "ring", "box"] as const;
+/** Markers along each line. */
+const MARKS_PER_LINE = 8;
 const LEGEND_W = 420;
 const W = 1_320;
 const H = 300;
@@ -86,7 +92,7 @@ export function chart(title: string, series: readonly ChartSeries[], mark?: { va
   v1 = Math.max(v1, ticks[ticks.length - 1] ?? v1);
   const x = (t: number) => PAD.l + ((t - t0) / (t1 - t0)) * (W - PAD.l - PAD.r);
   const y = (v: number) => H - PAD.b - ((v - v0) / (v1 - v0)) * (H - PAD.t - PAD.b);
-  const style = new Map<string, { color: string; dash: string }>();
+  const style = new Map<string, { color: string; dash: string; marker: Marker }>();
   const parts: string[] = [];
   for (const v of ticks) {
     const yy = y(v).toFixed(1);
@@ -107,11 +113,24 @@ export function chart(title: string, series: readonly ChartSeries[], mark?: { va
     `<line x1="${PAD.l}" y1="${PAD.t}" x2="${PAD.l}" y2="${H - PAD.b}" stroke="#999"/>`,
   );
   drawn.forEach((s, i) => {
-    const st = { color: COLORS[i % COLORS.length] as string, dash: DASHES[Math.floor(i / COLORS.length) % DASHES.length] as string };
+    const st = {
+      color: COLORS[i % COLORS.length] as string,
+      dash: DASHES[Math.floor(i / COLORS.length) % DASHES.length] as string,
+      marker: MARKERS[i % MARKERS.length] as Marker,
+    };
     style.set(s.name, st);
     const d = s.points.map(([t, v], j) => `${j === 0 ? "M" : "L"}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join("");
     const dash = st.dash === "" ? "" : ` stroke-dasharray="${st.dash}"`;
     parts.push(`<path d="${d}" fill="none" stroke="${st.color}" stroke-width="1.5"${dash}><title>${esc(s.name)}</title></path>`);
+    // Markers at evenly spaced points, each line's shifted by its own fraction of a spacing.
+    const n = s.points.length;
+    const marks: string[] = [];
+    for (let k = 0; k < Math.min(MARKS_PER_LINE, n); k++) {
+      const j = Math.min(n - 1, Math.floor(((k + ((i * 0.37) % 1)) * n) / Math.min(MARKS_PER_LINE, n)));
+      const [t, v] = s.points[j] as Point;
+      marks.push(markerSvg(st.marker, x(t), y(v), st.color));
+    }
+    parts.push(`<g class="markers" data-marker="${st.marker}">${marks.join("")}</g>`);
   });
   if (mark !== undefined) {
     const yy = y(mark.value).toFixed(1);
@@ -122,17 +141,67 @@ export function chart(title: string, series: readonly ChartSeries[], mark?: { va
   }
   const lx = W - LEGEND_W + 5;
   series.forEach((s, i) => {
-    const st = style.get(s.sameAs ?? s.name) ?? { color: "#ccc", dash: "" };
+    const st = style.get(s.sameAs ?? s.name) ?? { color: "#ccc", dash: "", marker: undefined };
     const yy = PAD.t + i * 14;
     const dash = st.dash === "" ? "" : ` stroke-dasharray="${st.dash}"`;
     const label = s.label ?? (s.sameAs ? `${s.name} (identical to ${s.sameAs})` : s.name);
     parts.push(
       `<line x1="${lx}" y1="${yy + 5}" x2="${lx + 16}" y2="${yy + 5}" stroke="${st.color}" stroke-width="2"${dash}/>`,
+      st.marker === undefined ? "" : markerSvg(st.marker, lx + 8, yy + 5, st.color),
       `<text x="${lx + 21}" y="${yy + 9}"${s.sameAs ? ' fill="#888"' : ""}>${esc(label)}<title>${esc(s.name)}</title></text>`,
     );
   });
   const h = Math.max(H, PAD.t + series.length * 14 + PAD.b);
   return `<h2>${esc(title)}</h2>${svgDocument(title, h, parts.join(""))}`;
+}
+
+type Marker = (typeof MARKERS)[number];
+
+/** One marker centred on (cx, cy). */
+export function markerSvg(m: Marker, cx: number, cy: number, color: string): string {
+  const x = cx.toFixed(1);
+  const y = cy.toFixed(1);
+  const p = (pts: [number, number][]) =>
+    pts.map(([dx, dy], i) => `${i === 0 ? "M" : "L"}${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`).join("");
+  switch (m) {
+    case "circle":
+      return `<circle cx="${x}" cy="${y}" r="3" fill="${color}"/>`;
+    case "ring":
+      return `<circle cx="${x}" cy="${y}" r="3" fill="#fff" stroke="${color}" stroke-width="1.5"/>`;
+    case "square":
+      return `<rect x="${(cx - 3).toFixed(1)}" y="${(cy - 3).toFixed(1)}" width="6" height="6" fill="${color}"/>`;
+    case "box":
+      return `<rect x="${(cx - 3).toFixed(1)}" y="${(cy - 3).toFixed(1)}" width="6" height="6" fill="#fff" stroke="${color}" stroke-width="1.5"/>`;
+    case "triangle":
+      return `<path d="${p([
+        [0, -3.5],
+        [3.5, 3],
+        [-3.5, 3],
+      ])}Z" fill="${color}"/>`;
+    case "diamond":
+      return `<path d="${p([
+        [0, -4],
+        [4, 0],
+        [0, 4],
+        [-4, 0],
+      ])}Z" fill="${color}"/>`;
+    case "cross":
+      return `<path d="${p([
+        [-3, -3],
+        [3, 3],
+      ])}${p([
+        [-3, 3],
+        [3, -3],
+      ])}" stroke="${color}" stroke-width="1.8"/>`;
+    case "plus":
+      return `<path d="${p([
+        [0, -3.5],
+        [0, 3.5],
+      ])}${p([
+        [-3.5, 0],
+        [3.5, 0],
+      ])}" stroke="${color}" stroke-width="1.8"/>`;
+  }
 }
 
 function svgDocument(title: string, height: number, body: string): string {

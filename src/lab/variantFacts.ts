@@ -1,16 +1,22 @@
 /**
  * What a variant's report tells besides its totals (docs/policy-lab.md): net per UTC day (marked to
  * market at the day's last instant, so the days add up to the net), per symbol, the maximum drawdown
- * of the net curve, the time at the exposure cap, the worst claims, and a hash of what the
- * variant did (its claims in order and its net) that tells variants identical in effect apart from
- * ones that only look alike. Fed by ReplayVariant at every settled instant and every won claim.
+ * of the net curve, the time at the exposure cap, the worst claims, an interval on the net from the
+ * claims' own spread (netInterval.ts), and a hash of what the variant did (its claims in order and
+ * its net) that tells variants identical in effect apart from ones that only look alike. Fed by
+ * ReplayVariant at every settled instant and every won claim.
+ *
+ * The words are `liquidator pnl`'s: `liquidator_fee` earned, `trading` the realized P&L of the
+ * unwinds (signed), `fees` the trading fees they paid (positive, subtracted), `open` what is still
+ * held at the last mark (signed); net = liquidator_fee + trading − fees + open.
  */
 import type { ClaimPnl, PnlLedger } from "../engine/pnlLedger.js";
+import { type NetInterval, netInterval } from "./netInterval.js";
 
 export interface DayRow {
   day: string;
   claims: number;
-  fees: number;
+  liquidator_fee: number;
   net: number;
 }
 
@@ -18,9 +24,11 @@ export interface SymbolRow {
   symbol: string;
   claims: number;
   notional: number;
+  liquidator_fee: number;
+  /** Realized trading P&L of the unwinds (signed). */
+  trading: number;
+  /** Trading fees the unwinds paid (positive: subtracted). */
   fees: number;
-  /** Realized trading P&L of the unwinds minus their fees (negative: a cost). */
-  unwind: number;
   /** Unrealized P&L of what is still held, at the last mark. */
   open: number;
   net: number;
@@ -30,7 +38,7 @@ export interface ClaimRow {
   id: number;
   day: string;
   symbols: string[];
-  fee: number;
+  liquidator_fee: number;
   net: number;
 }
 
@@ -58,6 +66,8 @@ export class VariantFacts {
   readonly #cap: CapClock;
   readonly #symbols = new Map<string, { claims: number; notional: number }>();
   readonly #worst: ClaimRow[] = [];
+  /** Every claim's net (the interval on the variant's net is drawn from them). */
+  readonly #nets: number[] = [];
   /** FNV-1a over the claimed ids in claim order. */
   #hash = 0x811c9dc5;
 
@@ -72,7 +82,7 @@ export class VariantFacts {
       this.#closeDay();
       const start = Math.floor(at / DAY_MS) * DAY_MS;
       this.#dayEnd = start + DAY_MS;
-      this.#day = { day: new Date(start).toISOString().slice(0, 10), claims: 0, fees: 0, net: 0 };
+      this.#day = { day: new Date(start).toISOString().slice(0, 10), claims: 0, liquidator_fee: 0, net: 0 };
     }
     this.#value = value;
     if (value > this.#peak || Number.isNaN(this.#peakAt)) {
@@ -97,7 +107,7 @@ export class VariantFacts {
     this.#hash = Math.imul(this.#hash ^ (id >>> 16), 0x01000193) >>> 0;
     if (this.#day !== undefined) {
       this.#day.claims++;
-      this.#day.fees += fee;
+      this.#day.liquidator_fee += fee;
     }
   }
 
@@ -115,9 +125,16 @@ export class VariantFacts {
   /** A claim's final numbers (its last lot closed, or still open at the end with `open` P&L). */
   claimClosed(c: ClaimPnl, open = 0): void {
     const net = c.liquidatorFee + c.trading - c.fees + open;
+    this.#nets.push(net);
     const w = this.#worst;
     if (w.length === WORST_KEPT && net >= (w[w.length - 1] as ClaimRow).net) return;
-    const row: ClaimRow = { id: c.claimId, day: c.day, symbols: [...c.symbols].sort(), fee: round(c.liquidatorFee), net: round(net) };
+    const row: ClaimRow = {
+      id: c.claimId,
+      day: c.day,
+      symbols: [...c.symbols].sort(),
+      liquidator_fee: round(c.liquidatorFee),
+      net: round(net),
+    };
     let i = w.length;
     while (i > 0 && (w[i - 1] as ClaimRow).net > net) i--;
     w.splice(i, 0, row);
@@ -139,18 +156,21 @@ export class VariantFacts {
         symbol,
         claims: s?.claims ?? 0,
         notional: round(s?.notional ?? 0),
-        fees: round(t.liquidatorFee),
-        unwind: round(t.trading - t.fees),
+        liquidator_fee: round(t.liquidatorFee),
+        trading: round(t.trading),
+        fees: round(t.fees),
         open: round(open),
         net: round(t.net + open),
       });
     }
+    const interval: NetInterval = netInterval(this.#nets);
     return {
-      by_day: this.#days.map((d) => ({ ...d, fees: round(d.fees), net: round(d.net) })),
+      by_day: this.#days.map((d) => ({ ...d, liquidator_fee: round(d.liquidator_fee), net: round(d.net) })),
       by_symbol: bySymbol,
       max_drawdown: { ...this.drawdown, amount: round(this.drawdown.amount) },
       at_cap_seconds: this.#cap.finish(now),
       worst_claims: [...this.#worst],
+      net_interval: interval,
       effect: effect.toString(16).padStart(8, "0"),
     };
   }

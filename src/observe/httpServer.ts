@@ -74,7 +74,7 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
 
   const bound = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(host)}:${bound}`;
-  logger?.info({ url, host, port: bound }, "observe server listening");
+  // The caller says where it listens (runDaemon: "metrics server listening"), once.
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {

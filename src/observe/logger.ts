@@ -1,6 +1,8 @@
 /**
  * The process logger: pino JSON lines with constant messages and data in fields; components log
- * through `logger.child({ component: "claimer" })`. Every secret-bearing field is redacted by path
+ * through `logger.child({ component: "claimer" })`, and a child of a child that names its own
+ * component replaces its parent's (one `component` key per line: pino would write both, which
+ * Elasticsearch refuses and jq reads as the last). Pretty lines (pino-pretty) are one line each. Every secret-bearing field is redacted by path
  * (pino `redact`) before a line is written, pretty or not, so a secret reaching a log object by
  * mistake still never reaches the output.
  *
@@ -64,7 +66,32 @@ export interface LoggerOptions {
 
 type PrettyFactory = (options: Record<string, unknown>) => DestinationStream;
 
+/**
+ * `logger` whose `child` never repeats a key: a child binding a key its parent already binds is made
+ * from `root` with the bindings merged (the child's win), at the parent's level. Children of
+ * children keep the rule.
+ */
+function withUniqueBindings(logger: Logger, root: Logger): Logger {
+  const plain = logger.child.bind(logger);
+  const child = ((bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => {
+    const mine = logger.bindings();
+    if (!Object.keys(bindings).some((k) => Object.hasOwn(mine, k))) return withUniqueBindings(plain(bindings, options), root);
+    const rootBindings = root.bindings();
+    const merged: pino.Bindings = {};
+    for (const [k, v] of Object.entries({ ...mine, ...bindings }))
+      if (!(Object.hasOwn(rootBindings, k) && rootBindings[k] === v)) merged[k] = v;
+    return withUniqueBindings(root.child(merged, { level: logger.level, ...options }), root);
+  }) as unknown as Logger["child"];
+  logger.child = child;
+  return logger;
+}
+
 export function createLogger(options: LoggerOptions): Logger {
+  const logger = createPinoLogger(options);
+  return withUniqueBindings(logger, logger);
+}
+
+function createPinoLogger(options: LoggerOptions): Logger {
   const config: pino.LoggerOptions = {
     level: options.level,
     name: "liquidator",
@@ -88,6 +115,8 @@ export function createLogger(options: LoggerOptions): Logger {
     colorize: options.destination === undefined && process.stdout.isTTY === true,
     translateTime: "SYS:HH:MM:ss.l",
     ignore: "pid,hostname,name",
+    // One line per log line (a claim: its accepted line, and a line per position closed).
+    singleLine: true,
     // Lines are already redacted by pino before pino-pretty parses them.
   });
   return pino(config, stream);

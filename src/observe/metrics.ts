@@ -53,6 +53,8 @@ export interface Metrics extends ClaimMetrics, VenueMetrics, SampledMetrics, Rew
   /** Protections tripped (daily_loss|drawdown|loss_streak). */
   readonly protectionTrips: Counter<"protection">;
   readonly journalErrors: Counter;
+  /** SIGHUP reloads by result: `applied` (a valid config, applied), `refused` (invalid: the running one kept). */
+  readonly configReloads: Counter<"result">;
   /** `state.capture`: events dropped because the capture queue was full (claims never wait for it). */
   readonly captureDropped: Counter;
   /** Unwinding and P&L (unwindMetrics.ts). */
@@ -88,6 +90,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       ["protection"],
     ),
     journalErrors: counter("journal_errors_total", "Claims journal write or fsync failures"),
+    configReloads: counter("config_reloads_total", "SIGHUP config reloads by result (applied, refused)", ["result"]),
     captureDropped: counter("capture_dropped_total", "Capture events dropped because the capture queue was full (state.capture)"),
     unwind: createUnwindMetrics(registry, p),
     shadow: createShadowMetrics(registry, p),
@@ -98,6 +101,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     1,
   );
   metrics.dryRun.set(0);
+  for (const result of ["applied", "refused"]) metrics.configReloads.inc({ result }, 0);
   // Series that alerts and panels compare with 0 must exist before the first event.
   metrics.journalErrors.inc(0);
   metrics.captureDropped.inc(0);

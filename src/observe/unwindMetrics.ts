@@ -36,6 +36,8 @@ export interface UnwindMetrics {
   setPnlSource(source: () => PnlSample): void;
   /** Signed quantity held per symbol that no claim explains (the operator's own; not unwound with `unwind.scope: claimed`). */
   setUnexplainedSource(source: () => Iterable<{ symbol: string; qty: number }>): void;
+  /** Notional (quote, at mark) of what is ours but below the venue's minimum order, per symbol. */
+  setDustSource(source: () => Iterable<{ symbol: string; notional: number }>): void;
 }
 
 export function createUnwindMetrics(registry: Registry, prefix: string): UnwindMetrics {
@@ -48,6 +50,22 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
   let open: (() => Iterable<{ symbol: string; seconds: number }>) | undefined;
   let unexplained: (() => Iterable<{ symbol: string; qty: number }>) | undefined;
   const unexplainedSeen = new Set<string>();
+  let dust: (() => Iterable<{ symbol: string; notional: number }>) | undefined;
+  const dustSeen = new Set<string>();
+  new Gauge({
+    name: `${prefix}dust_notional_quote`,
+    help: "Notional (quote, at mark) of claimed positions below the venue's minimum order per symbol: ours, not closable, not counted as open",
+    labelNames: ["symbol"],
+    ...reg,
+    collect() {
+      if (dust === undefined) return;
+      setEverySeen(
+        this,
+        dustSeen,
+        [...dust()].map((d) => [d.symbol, d.notional] as const),
+      );
+    },
+  });
   new Gauge({
     name: `${prefix}positions_unexplained`,
     help: "Signed base quantity held per symbol that no claim explains (the operator's own): left alone with unwind.scope claimed",
@@ -160,6 +178,9 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
     },
     setUnexplainedSource: (s) => {
       unexplained = s;
+    },
+    setDustSource: (s) => {
+      dust = s;
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { OpenLiquidation } from "./liquidationBook.js";
 import { initialMarginOfHeld } from "./margin.js";
-import { roundQty, type SymbolSpec } from "./symbols.js";
+import { floorToStep, roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** docs/protocol.md §7: full take-over below these notionals (quote, at mark). */
@@ -213,7 +213,13 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
   const remaining = new Map(open.map((p) => [p.symbol, p.positionQty]));
   const positionsAfter = new Map<string, HeldPosition>(ctx.positions);
   for (const c of claims) {
-    const q = c.thousandths === 1000 ? c.pos.positionQty : roundQty((c.pos.positionQty * c.thousandths) / 1000);
+    // The venue's docs do not say how a ratio's quantity is rounded; its positions live on the
+    // symbol's quantity grid (orders must, docs/protocol.md §6), so the simulator assigns the share
+    // rounded toward zero to the step: never more than asked, and what stays open stays on the grid
+    // (docs/protocol.md §7). A share below one step transfers nothing of that symbol.
+    const step = ctx.symbol(c.pos.symbol)?.qtyStep;
+    const share = (c.pos.positionQty * c.thousandths) / 1000;
+    const q = c.thousandths === 1000 ? c.pos.positionQty : step === undefined ? roundQty(share) : floorToStep(share, step);
     if (q === 0) continue;
     const mark = marks.get(c.pos.symbol) as number;
     const fee = c.pos.liquidatorFee;

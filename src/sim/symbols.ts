@@ -197,6 +197,20 @@ export function roundToStep(value: number, step: number): number {
   return Number((Math.round(value / step) * step).toFixed(d));
 }
 
+/**
+ * `value` rounded toward zero to the quantity grid `k × step` (no float dust): a claimed share of a
+ * position, as the simulator assigns it (docs/protocol.md §7). Values within 1e-9 of a step below
+ * it count as on it (0.3 = 2.9999999… steps of 0.1).
+ */
+export function floorToStep(value: number, step: number): number {
+  const units = Math.abs(value) / step;
+  // A grid finer than a double resolves at this size: the value is on it as far as anyone can tell.
+  if (units > 2 ** 50) return roundQty(value);
+  const n = Math.floor(units + 1e-9);
+  const q = Number((n * step).toFixed(decimalsOf(step)));
+  return q === 0 ? 0 : Math.sign(value) * q;
+}
+
 /** Round to 1e-9: the precision at which the venue cuts quantities (docs/protocol.md §7) to avoid float dust. */
 export function roundQty(value: number): number {
   const r = Math.round(value * 1e9) / 1e9;

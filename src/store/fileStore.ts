@@ -4,6 +4,7 @@ import type { IntentRecord, JournalRecord, OrderIntentRecord } from "../core/jou
 import type { Journal } from "./fileJournal.js";
 import { readCurrent } from "./journalFiles.js";
 import type { JournalReplay } from "./journalReplay.js";
+import { fileRequestDone, fileRequests, type OperatorRequest } from "./operatorRequests.js";
 import type { Role, StateStore } from "./stateStore.js";
 
 export class FileStore implements StateStore {
@@ -49,6 +50,14 @@ export class FileStore implements StateStore {
 
   async replay(): Promise<JournalReplay> {
     return readCurrent(this.#journal.dir);
+  }
+
+  requests(): Promise<OperatorRequest[]> {
+    return fileRequests(this.#journal.dir);
+  }
+
+  requestDone(id: string): Promise<void> {
+    return fileRequestDone(this.#journal.dir, id);
   }
 
   close(): Promise<void> {

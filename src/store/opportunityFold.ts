@@ -20,12 +20,16 @@ export class OpportunityFold {
         if (f.firstSeen === undefined || rec.at < f.firstSeen) {
           f.firstSeen = rec.at;
           f.fees = rec.fees;
+          f.firstQty = rec.qty;
         }
         return f;
       }
       case "skip": {
         const f = this.#of(rec.id);
-        f.lastSkip = rec.reason;
+        // A cut names why a claim took part: not a verdict on the whole (the ledger writes it in its
+        // batch, so it may land after the claim's own records).
+        if (rec.cut === true) f.cut = rec.reason;
+        else f.lastSkip = rec.reason;
         return f;
       }
       case "gone": {
@@ -41,6 +45,8 @@ export class OpportunityFold {
         f.firstSentAt ??= rec.at;
         f.inFlight = true;
         f.sentFee = rec.expectedFee;
+        f.sentQty = absOf(rec.perSymbolQty);
+        if (rec.open !== undefined) f.sentOpen = Object.fromEntries(rec.open.map((p) => [p.symbol, Math.abs(p.positionQty)]));
         // A claim decided after a skip: that verdict is over.
         f.lastSkip = undefined;
         return f;
@@ -51,9 +57,14 @@ export class OpportunityFold {
         switch (rec.result) {
           case "accepted":
           case "confirmed":
-            if (f.claimedAt === undefined) {
-              f.claimedAt = rec.at;
-              f.claimedFee = f.sentFee;
+            f.claimedAt ??= rec.at;
+            if (f.assigned === undefined && rec.fills !== undefined && rec.fills.length > 0) {
+              const assigned: Record<string, { qty: number; fee: number }> = {};
+              for (const fill of rec.fills) {
+                const a = assigned[fill.symbol] ?? { qty: 0, fee: 0 };
+                assigned[fill.symbol] = { qty: a.qty + Math.abs(fill.qty), fee: a.fee + fill.fee };
+              }
+              f.assigned = assigned;
             }
             return f;
           case "dry_run":
@@ -86,4 +97,10 @@ export class OpportunityFold {
     this.facts.set(id, f);
     return f;
   }
+}
+
+function absOf(r: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(r)) out[k] = Math.abs(v);
+  return out;
 }

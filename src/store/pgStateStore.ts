@@ -10,6 +10,7 @@ import type { IntentRecord, JournalRecord, OrderIntentRecord } from "../core/jou
 import { FencedError } from "../errors.js";
 import { reclaimableAfterRefusal } from "../venue/failureTable.js";
 import type { JournalReplay } from "./journalReplay.js";
+import type { OperatorRequest } from "./operatorRequests.js";
 import type { DeposeReason } from "./postgres/leaseKeeper.js";
 import { PgStore, type PgStoreOptions } from "./postgres/pgStore.js";
 import type { Role, StateStore } from "./stateStore.js";
@@ -129,6 +130,16 @@ export class PgStateStore implements StateStore {
 
   replay(): Promise<JournalReplay> {
     return this.#store.replay();
+  }
+
+  /** The leader reads the operator's requests; a standby leaves them for it. */
+  async requests(): Promise<OperatorRequest[]> {
+    if (this.#closed || !this.mayLead()) return [];
+    return this.#store.openRequests();
+  }
+
+  requestDone(id: string): Promise<void> {
+    return this.#store.requestDone(Number(id));
   }
 
   /** Import a file journal once (idempotent): ids claimed before the move are never claimed again. */

@@ -6,6 +6,7 @@
  */
 import type { IntentRecord, JournalRecord, OrderIntentRecord } from "../core/journalRecords.js";
 import type { JournalReplay } from "./journalReplay.js";
+import type { OperatorRequest } from "./operatorRequests.js";
 
 export type Role = "single" | "leader" | "standby";
 
@@ -31,5 +32,12 @@ export interface StateStore {
   recover(): boolean;
   /** The whole journal as it is now (a new leader replays what the others wrote). */
   replay(): Promise<JournalReplay>;
+  /**
+   * Requests an operator left for the running daemon (`liquidator rearm`, operatorRequests.ts) and
+   * not done yet, oldest first; the replica that may send acts on each, then calls `requestDone`
+   * (at least once: a done that is lost means acting again). A standby reads none.
+   */
+  requests(): Promise<OperatorRequest[]>;
+  requestDone(id: string): Promise<void>;
   close(): Promise<void>;
 }

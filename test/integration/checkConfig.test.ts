@@ -112,13 +112,25 @@ describe("check-config child process", () => {
     const example = fileURLToPath(new URL("../../config/live-example.yaml", import.meta.url));
     const r = await runCli(["check-config", "--config", example, "--json"], {
       LIQUIDATOR_SECRET: pair.secret,
-      LIQUIDATOR_ACCOUNT_ID: "0xabc",
+      LIQUIDATOR_ACCOUNT_ID: `0x${"ab".repeat(32)}`,
     });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout) as { config: { venue: { mode: string; preset: string }; policy: { symbols: { allow: string[] } } } };
     expect(out.config.venue).toMatchObject({ mode: "live", preset: "orderly-testnet" });
     expect(out.config.policy.symbols.allow).toEqual(["PERP_BTC_USDC", "PERP_ETH_USDC"]);
+  });
+
+  test("an account id the real venue cannot have (0x12) is refused with a preset: exit 78 naming the key", async ({ rig, build }) => {
+    const { runCli } = await setUp({ rig, build });
+    const example = fileURLToPath(new URL("../../config/live-example.yaml", import.meta.url));
+    const r = await runCli(["check-config", "--config", example], {
+      LIQUIDATOR_SECRET: generateKeyPair().secret,
+      LIQUIDATOR_ACCOUNT_ID: "0x12",
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain("venue.account_id");
+    expect(r.stderr).toContain("64 hex digits");
   });
 
   test("malformed secret: exit 78 naming LIQUIDATOR_SECRET, the text never echoed", async ({ rig, build }) => {

@@ -62,6 +62,8 @@ function failingOn(kind: JournalRecord["t"]): (store: StateStore) => StateStore 
       orderIdPrefix: store.orderIdPrefix,
       role: () => store.role(),
       mayLead: () => store.mayLead(),
+      requests: () => store.requests(),
+      requestDone: (id) => store.requestDone(id),
       intent: (record) => {
         guard();
         return store.intent(record);

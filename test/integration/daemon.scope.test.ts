@@ -184,4 +184,97 @@ describe("stopping safely (SIGUSR2)", () => {
     expect(requestsFrom(sim).length).toBe(requestsBefore);
     expect(p.logs.has("drain: done; every claimed position is flat")).toBe(true);
   }, 120_000);
+
+  test("a claim the venue assigned off its quantity grid: closed down to its dust, the stop ends 'flat except dust', exit 0", async ({
+    rig,
+    build,
+  }) => {
+    const sim = await rig.sim(deep());
+    const dir = await rig.dir("drain-dust");
+    const config = await writePolicyFile(dir, OPEN_POLICY);
+    const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config }), dir);
+    const url = await p.metricsUrl();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "daemon ready", 30_000);
+    // A liquidated position off the 0.0001 grid, taken whole (ratio 1): 0.5227 is closable, 0.0000064 is not.
+    sim.core.addLiquidation({ positions: [{ symbol: ETH, position_qty: 0.5227064 }] });
+    await waitFor(() => claimsBy(sim).length === 1, "the claim");
+    await waitFor(() => p.logs.has("position closed; dust left (below the venue's minimum order)"), "closed down to its dust");
+    const closed = p.logs.find("position closed; dust left (below the venue's minimum order)")[0];
+    expect(closed).toMatchObject({ component: "unwinder", symbol: ETH, qty: -0.5227, dustQty: 0.0000064 });
+    expect(typeof closed?.avgPrice).toBe("number");
+    expect(typeof closed?.slippageBps).toBe("number");
+    expect(typeof closed?.timeToFlatS).toBe("number");
+    expect(openQty(sim, ETH, true)).toBeCloseTo(0.0000064, 10);
+    expect(await metric(url, "liquidator_dust_notional_quote", { symbol: ETH })).toBeGreaterThan(0);
+    p.child.kill("SIGUSR2");
+    const end = await p.exit;
+    expect(end.code).toBe(0);
+    expect(p.logs.has("drain: done; flat except dust")).toBe(true);
+    const done = p.logs.find("drain: done; flat except dust")[0];
+    expect(done?.dustQuote).toBeGreaterThan(0);
+    expect(p.logs.has("drain: done; positions above dust stay open (not unwound by this daemon)")).toBe(false);
+  }, 120_000);
+
+  test("a drain stuck on the slippage cap: SIGHUP raises unwind.max_slippage_bps, the next slice fills, the stop ends flat", async ({
+    rig,
+    build,
+  }) => {
+    // A book whose best bid is 1 % under the mark: nothing fills within a 10 bps cap.
+    const WIDE = { spreadBps: 200, levels: 20, stepBps: 2, levelNotional: 200_000, refillPerSec: 1 };
+    const sim = await rig.sim({ symbols: DEFAULT_SYMBOLS.map((x) => (x.symbol === ETH ? { ...x, book: WIDE } : x)) });
+    const dir = await rig.dir("drain-hup");
+    const narrow = { unwind: { max_slippage_bps: 10 } };
+    const config = await writePolicyFile(dir, OPEN_POLICY, "config.yaml", narrow);
+    const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config }), dir);
+    const url = await p.metricsUrl();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "daemon ready", 30_000);
+    liquidate(sim, ETH, 3_000, 1);
+    await waitFor(() => claimsBy(sim).length === 1 && openQty(sim, ETH) > 0, "the claim held");
+    p.child.kill("SIGUSR2");
+    await waitFor(() => p.logs.has("drain: waiting"), "draining");
+    await sleep(2_000);
+    expect(p.exited()).toBe(false);
+    expect(openQty(sim, ETH)).toBeGreaterThan(0);
+    await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { unwind: { max_slippage_bps: 300 } });
+    p.child.kill("SIGHUP");
+    const end = await p.exit;
+    expect(end.code).toBe(0);
+    expect(openQty(sim, ETH)).toBe(0);
+    expect(p.logs.find("config key changed")).toEqual([
+      expect.objectContaining({ key: "unwind.max_slippage_bps", from: 10, to: 300, applies: "now" }),
+    ]);
+    expect(p.logs.has("config keys outside policy, unwind, protections and shadow changed; they apply after a restart")).toBe(false);
+    expect(p.logs.has("drain: done; every claimed position is flat")).toBe(true);
+  }, 120_000);
+
+  test("a held symbol's claimed position is left open: the stop says so and exits 3", async ({ rig, build }) => {
+    const sim = await rig.sim(deep());
+    const dir = await rig.dir("drain-held");
+    const config = await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { unwind: { hold: [SOL] } });
+    const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config }), dir);
+    const url = await p.metricsUrl();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "daemon ready", 30_000);
+    liquidate(sim, SOL, 2_000, -1);
+    await waitFor(() => claimsBy(sim).length === 1 && openQty(sim, SOL) !== 0, "the claim held");
+    p.child.kill("SIGUSR2");
+    const end = await p.exit;
+    expect(end.code).toBe(3);
+    const line = p.logs.find("drain: done; positions above dust stay open (not unwound by this daemon)")[0];
+    expect(line?.positions).toEqual([expect.objectContaining({ symbol: SOL, reason: "held" })]);
+  }, 120_000);
+
+  test("SIGTERM (not a safe stop) says which claimed positions it leaves open, and exits 0", async ({ rig, build }) => {
+    const sim = await rig.sim(deep());
+    const dir = await rig.dir("term-held");
+    const config = await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { unwind: { hold: [SOL] } });
+    const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config }), dir);
+    const url = await p.metricsUrl();
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, "daemon ready", 30_000);
+    liquidate(sim, SOL, 2_000, -1);
+    await waitFor(() => claimsBy(sim).length === 1 && openQty(sim, SOL) !== 0, "the claim held");
+    p.child.kill("SIGTERM");
+    expect((await p.exit).code).toBe(0);
+    const line = p.logs.find("shutting down: these claimed positions stay open (SIGUSR2 stops safely: unwinds first)")[0];
+    expect(line?.positions).toEqual([expect.objectContaining({ symbol: SOL, qty: openQty(sim, SOL), reason: "held" })]);
+  }, 120_000);
 });

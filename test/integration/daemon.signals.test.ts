@@ -54,6 +54,12 @@ describe("daemon child process", () => {
     await writePolicyFile(dir as string, { ...OPEN_POLICY, max_total_exposure: 70_000_000, symbols: { deny: ["PERP_ETH_USDC"] } });
     p.child.kill("SIGHUP");
     await waitFor(() => p.logs.has("policy reloaded"), "policy reloaded");
+    // Each changed key old → new; a policy change does not touch the protections.
+    expect(p.logs.find("config key changed").map((l) => [l.key, l.from, l.to])).toEqual([
+      ["policy.max_total_exposure", OPEN_POLICY.max_total_exposure, 70_000_000],
+      ["policy.symbols.deny", [], ["PERP_ETH_USDC"]],
+    ]);
+    expect(p.logs.has("protections re-armed")).toBe(false);
     expect(await metric(url, "liquidator_exposure_cap_quote")).toBe(70_000_000);
     const denied = s.core.addLiquidation(ethLong(0.3));
     const allowed = s.core.addLiquidation(sol(-5));
@@ -73,6 +79,8 @@ describe("daemon child process", () => {
     await waitFor(() => p.logs.has("config reload refused; keeping the running policy"), "reload refused");
     const refusedLine = p.logs.find("config reload refused; keeping the running policy")[0];
     expect(String(refusedLine?.key)).toMatch(/policy/);
+    expect(await metric(url, "liquidator_config_reloads_total", { result: "refused" })).toBe(1);
+    expect(await metric(url, "liquidator_config_reloads_total", { result: "applied" })).toBe(1);
     const denied2 = s.core.addLiquidation(ethLong(0.4));
     const allowed2 = s.core.addLiquidation(sol(-6));
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === allowed2), "SOL claimed after the refused reload");
@@ -82,9 +90,22 @@ describe("daemon child process", () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(s.streams.stats().connectionsAccepted).toBe(accepted);
 
+    // A changed protections section is applied and re-arms.
+    await writePolicyFile(
+      dir as string,
+      { ...OPEN_POLICY, max_total_exposure: 70_000_000, symbols: { deny: ["PERP_ETH_USDC"] } },
+      "config.yaml",
+      {
+        protections: { daily_loss_limit: 5_000 },
+      },
+    );
+    p.child.kill("SIGHUP");
+    await waitFor(() => p.logs.has("protections re-armed"), "re-armed by the changed section");
+    expect(p.logs.find("protections re-armed")[0]?.by).toBe("SIGHUP: the protections section changed");
+
     p.child.kill("SIGTERM");
     expect((await p.exit).code).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   test("SIGTERM with a claim in flight: outcome journaled, sockets closed, exit 0", async ({ rig, build }) => {
     const { sim: s, p, stateDir } = await start({ rig, build }, { claimProcessingDelayMs: 1_500 });

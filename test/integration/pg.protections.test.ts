@@ -1,10 +1,12 @@
 /**
  * Protections across a takeover (state.backend: postgres): the leader halts on the daily loss limit
  * in a market that runs against each assignment, is killed (-9), and the standby that takes over is
- * halted from the journal's protection record: it claims nothing new until SIGHUP re-arms it.
+ * halted from the journal's protection record: it claims nothing new until `liquidator rearm` re-arms
+ * it (a SIGHUP that leaves the protections section as it was does not).
  */
 import { expect } from "vitest";
 import { generateKeyPair } from "../../src/venue/signer.js";
+import { runCli } from "../support/captures.js";
 import {
   addLong,
   claimsBy,
@@ -29,12 +31,18 @@ const test = rigTest.extend<{ pgc: PgCluster }>({
 interface Replica {
   proc: DaemonProcess;
   url: string;
+  config: string;
+  env: NodeJS.ProcessEnv;
 }
 
 const ETH = "PERP_ETH_USDC";
 
 describeWithPostgres("protections across a takeover", () => {
-  test("the leader halts on the daily loss; after its kill -9 the new leader is halted too, until SIGHUP", async ({ rig, build, pgc }) => {
+  test("the leader halts on the daily loss; after its kill -9 the new leader is halted too, until liquidator rearm", async ({
+    rig,
+    build,
+    pgc,
+  }) => {
     // Marks move 5 % against each claim at once; positions are kept, so each claim adds about 420
     // of loss at mark: the second crosses 1,000.
     const sim = await rig.sim({ scenario: { adverseMoveBps: 500 } });
@@ -52,7 +60,7 @@ describeWithPostgres("protections across a takeover", () => {
         LIQUIDATOR_UNWIND_MODE: "off",
       });
       const proc = rig.spawn(build.cli, [], env, dir);
-      return { proc, url: await proc.metricsUrl() };
+      return { proc, url: await proc.metricsUrl(), config, env };
     };
     const replicas = await Promise.all([start("a"), start("b")]);
     const role = async (r: Replica) =>
@@ -91,8 +99,16 @@ describeWithPostgres("protections across a takeover", () => {
     await reconcileRounds(standby.url, 2, 15_000);
     expect(requestsFrom(sim).some((r) => r.liquidationId === held)).toBe(false);
 
+    // A SIGHUP that changes nothing in `protections` leaves it halted; `liquidator rearm` reaches the
+    // new leader through PostgreSQL's operator_requests.
     standby.proc.child.kill("SIGHUP");
-    await waitFor(async () => (await role(standby))?.trading_state === "active", "re-armed by SIGHUP", 15_000);
+    await waitFor(() => standby.proc.logs.has("policy reloaded"), "reloaded");
+    await sleep(1_200);
+    expect((await role(standby))?.trading_state).toBe("halted");
+    const rearmed = await runCli(["rearm", "--config", standby.config], standby.env);
+    expect(rearmed.code).toBe(0);
+    expect(rearmed.stdout).toMatch(/taken by /);
+    await waitFor(async () => (await role(standby))?.trading_state === "active", "re-armed by liquidator rearm", 30_000);
     await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === held), "claimed after the re-arm", 20_000);
   }, 180_000);
 });

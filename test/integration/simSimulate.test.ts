@@ -69,6 +69,38 @@ describe("liquidator simulate", () => {
     expect(r.out.text().trim().split("\n")).toHaveLength(1);
     expect(r.err.text()).toContain("simulated venue listening");
     expect(r.err.text()).not.toContain(JSON.parse(r.out.text()).secret as string);
+    // Its log lines read like the daemon's: level names, ISO times, one component key.
+    const lines = r.err.text().trim().split("\n");
+    for (const line of lines) {
+      expect(line.match(/"component":/g)).toHaveLength(1);
+      const l = JSON.parse(line) as Record<string, unknown>;
+      expect(l).toMatchObject({ component: "simulator", name: "liquidator" });
+      expect(["trace", "debug", "info", "warn", "error", "fatal"]).toContain(l.level);
+      expect(String(l.time)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    }
+  });
+
+  it("--capture FILE must be named as what it is (gzip): x.jsonl is a usage error, nothing started", async () => {
+    const r = run(["--capture", "x.jsonl", "--minutes", "0.01"]);
+    expect(await r.status).toBe(64);
+    expect(r.err.text()).toContain("a capture is gzip JSONL");
+    expect(r.err.text()).toContain("x.jsonl.gz");
+    expect(r.out.text()).toBe("");
+  });
+
+  it("--key-expiry-days takes a negative number, as its help says (an expired key)", async () => {
+    const r = run(["--key-expiry-days", "-1"]);
+    try {
+      const first = JSON.parse(await r.out.firstLine()) as { base_url: string; account_id: string; secret: string };
+      const signer = new Signer({ secret: first.secret, accountId: first.account_id });
+      const path = "/v1/client/key_info";
+      const res = await request(`${first.base_url}${path}`, { headers: signer.headers("GET", path, "") });
+      const rows = ((await res.body.json()) as { data: { rows: { expiration: number }[] } }).data.rows;
+      expect(rows[0]?.expiration).toBeLessThan(Date.now());
+    } finally {
+      r.stop();
+    }
+    expect(await r.status).toBe(0);
   });
 
   it("the seed fixes the account and the order users", async () => {

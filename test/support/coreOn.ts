@@ -58,7 +58,7 @@ export function coreOn(o: CoreOnOptions): { claimer: Claimer; core: TradingCore 
       now: () => Date.now(),
       monotonic: () => performance.now(),
     },
-    scope: "claimed",
+    scope: () => "claimed",
     mark: () => undefined,
     orderWorking: () => false,
     changed: noop,

@@ -232,7 +232,7 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
       now: () => Date.now(),
       monotonic: () => Date.now(),
     },
-    scope: "claimed",
+    scope: () => "claimed",
     mark: (symbol) => marks.price(symbol),
     orderWorking: () => false,
     changed: () => undefined,

@@ -92,7 +92,8 @@ export async function resultOf(p: CliProcess): Promise<CliResult> {
 
 /** The metrics URL the daemon logged at startup (JSON or pino-pretty lines). */
 export function metricsUrlIn(stdout: string): string | undefined {
-  const pretty = /metrics server listening[^\n]*\n\s+url: "(http:\/\/[^"]+)"/.exec(stdout);
+  // pino-pretty on one line: `INFO: metrics server listening {"url":"http://…",…}`.
+  const pretty = /metrics server listening[^\n{]*\{[^\n]*"url":"(http:\/\/[^"]+)"/.exec(stdout);
   if (pretty?.[1] !== undefined) return pretty[1];
   for (const line of stdout.split("\n")) {
     if (!line.includes('"metrics server listening"')) continue;

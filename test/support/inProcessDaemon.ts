@@ -53,8 +53,8 @@ export interface InProcessDaemon {
   metricsUrl: string;
   logs: LogCollector;
   stateDir: string;
-  /** Resolves (or rejects) when runDaemon returns. */
-  done: Promise<void>;
+  /** Resolves (or rejects) when runDaemon returns: its exit status (0, or 3 after a safe stop that left positions open). */
+  done: Promise<number>;
   /** Abort and wait for runDaemon to return. */
   stop(): Promise<void>;
 }

@@ -84,7 +84,7 @@ export function coreOver(fold: CoreFold, positions: PositionBook, o: CoreOverOpt
       now: o.now ?? (() => 0),
       monotonic: o.now ?? (() => 0),
     },
-    scope: o.scope ?? "claimed",
+    scope: () => o.scope ?? "claimed",
     mark: () => undefined,
     orderWorking: o.orderWorking ?? (() => false),
     changed: noop,

@@ -385,7 +385,7 @@ describe("defaults", () => {
       env: {
         LIQUIDATOR_VENUE: "live",
         LIQUIDATOR_VENUE_PRESET: "orderly-mainnet",
-        LIQUIDATOR_ACCOUNT_ID: "0xabc",
+        LIQUIDATOR_ACCOUNT_ID: `0x${"ab".repeat(32)}`,
         LIQUIDATOR_SECRET: secret,
       },
     });
@@ -680,6 +680,32 @@ describe("reloadPolicy", () => {
     expect(result.needsRestart).toEqual(["metrics.port"]);
   });
 
+  test("every changed key old → new; policy, unwind, protections and shadow apply now, the rest after a restart", async () => {
+    const path = await writeTemp(stringify({ policy: { min_fee: 3 }, unwind: { max_slippage_bps: 10 } }));
+    const current = (await loadConfig({ path, env: {} })).config;
+    await writeFile(
+      path,
+      stringify({
+        policy: { min_fee: 3, symbols: { deny: ["PERP_ETH_USDC"] } },
+        unwind: { max_slippage_bps: 40, hold: ["PERP_BTC_USDC"] },
+        protections: { daily_loss_limit: 500 },
+        state: { backend: "postgres", postgres_url: "postgres://liq:hunter2@db:5432/liq" },
+      }),
+    );
+    const result = await reloadPolicy(path, {}, current);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.changes).toEqual([
+      { key: "policy.symbols.deny", from: [], to: ["PERP_ETH_USDC"], live: true },
+      { key: "protections.daily_loss_limit", from: null, to: 500, live: true },
+      { key: "state.backend", from: "file", to: "postgres", live: false },
+      { key: "state.postgres_url", from: "", to: expect.not.stringContaining("hunter2"), live: false },
+      { key: "unwind.hold", from: [], to: ["PERP_BTC_USDC"], live: true },
+      { key: "unwind.max_slippage_bps", from: 10, to: 40, live: true },
+    ]);
+    expect(result.needsRestart).toEqual(["state.backend", "state.postgres_url"]);
+  });
+
   test("invalid file: not ok, never throws", async () => {
     const path = await writeTemp(stringify({ policy: { min_fee: -3 } }));
     const result = await reloadPolicy(path, {});
@@ -700,6 +726,27 @@ describe("reloadPolicy", () => {
     const result = await reloadPolicy(path, env);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.message).toContain("policy.max_total_exposure");
+  });
+});
+
+describe("the README's and the real venue's account", () => {
+  test("the README's run against a standalone simulator is a valid live config, its dry run included", async () => {
+    const readme = await readFile(join(import.meta.dirname, "../../README.md"), "utf8");
+    const from = readme.indexOf("liquidator simulate --port 8080 &");
+    const block = readme.slice(from, readme.indexOf("liquidator run --dry-run", from));
+    const env: Record<string, string> = { LIQUIDATOR_DRY_RUN: "1" };
+    for (const m of block.replace(/\\\n/g, " ").matchAll(/(LIQUIDATOR_[A-Z_]+)=(\S+)/g)) env[m[1] as string] = m[2] as string;
+    env.LIQUIDATOR_ACCOUNT_ID = `0x${"d3".repeat(32)}`;
+    env.LIQUIDATOR_SECRET = generateKeyPair().secret;
+    const loaded = await loadConfig({ env });
+    expect(loaded.config.venue.mode).toBe("live");
+    expect(liveLimitProblems(loaded.config, loaded.given ?? new Set())).toEqual([]);
+  });
+
+  test("with a preset, an account id the real venue cannot have (0x12) is refused, naming the key", async () => {
+    const env = { LIQUIDATOR_VENUE: "live", LIQUIDATOR_VENUE_PRESET: "orderly-testnet", LIQUIDATOR_SECRET: generateKeyPair().secret };
+    await expect(loadConfig({ env: { ...env, LIQUIDATOR_ACCOUNT_ID: "0x12" } })).rejects.toThrow(/venue\.account_id.*64 hex digits/);
+    expect((await loadConfig({ env: { ...env, LIQUIDATOR_ACCOUNT_ID: `0x${"0a".repeat(32)}` } })).config.venue.account_id).toHaveLength(66);
   });
 });
 

@@ -40,7 +40,7 @@ describe("deployment versions and sizes", () => {
   });
 
   it("each overlay's data volume holds the shipped capture cap plus the journal's reserve; the cap is explicit (not the statfs default)", async () => {
-    const env = { LIQUIDATOR_SECRET: generateKeyPair().secret, LIQUIDATOR_ACCOUNT_ID: "0xabc" };
+    const env = { LIQUIDATOR_SECRET: generateKeyPair().secret, LIQUIDATOR_ACCOUNT_ID: `0x${"ab".repeat(32)}` };
     const { config } = await loadConfig({ path: join(KUBE_DIR, "base", "liquidator.yaml"), env });
     const cap = config.state.capture_max_bytes;
     expect(cap).toBeGreaterThan(0);

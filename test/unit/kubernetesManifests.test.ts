@@ -86,7 +86,7 @@ describe("Kubernetes manifests as written", () => {
 
   it("the ConfigMap's daemon config is a valid live config with its limits set (live mode refuses the built-in ones)", async () => {
     const path = join(KUBE_DIR, "base", "liquidator.yaml");
-    const env = { LIQUIDATOR_SECRET: generateKeyPair().secret, LIQUIDATOR_ACCOUNT_ID: "0xabc" };
+    const env = { LIQUIDATOR_SECRET: generateKeyPair().secret, LIQUIDATOR_ACCOUNT_ID: `0x${"ab".repeat(32)}` };
     const loaded = await loadConfig({ path, env });
     expect(loaded.config.venue.mode).toBe("live");
     expect(liveLimitProblems(loaded.config, loaded.given ?? new Set())).toEqual([]);

@@ -5,6 +5,7 @@
  * and the same input gives byte-identical JSON.
  */
 import { execFile } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -34,7 +35,11 @@ interface Out {
     expected_fee: number;
     claimed_notional: number;
     peak_exposure: number;
-    estimated_unwind_cost: number;
+    liquidator_fee: number;
+    trading: number;
+    fees: number;
+    open: number;
+    net: number;
     estimated_net: number;
   }[];
 }
@@ -69,7 +74,7 @@ describe("backtest model", () => {
     expect(spacingFor(5)).toBe(210); // the daemon's default claims rate: the premise of ids 10–14
     const { file, config } = await scenario(false);
     const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--json", "--ids"]);
-    expect(r.stderr).toBe("");
+    expect(r.stderr.replace(/^liquidator backtest: wrote .*\n/gm, "")).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Out;
     expect(out.model).toMatchObject({ latency_ms: 50, latency_source: "assumed", own_takes: 0 });
@@ -83,7 +88,10 @@ describe("backtest model", () => {
     // Fee = |q| × mark × rate at decision: id 1 at mark 3003 (the mark of second 3 is 3003 at t).
     expect(five?.expected_fee).toBeCloseTo((10 * 3002 + 5 * 3005 + 4 * 3005) * 0.008, 0);
     expect(five?.peak_exposure).toBeGreaterThan(10 * 3000);
-    expect(five?.estimated_unwind_cost).toBeGreaterThan(0);
+    // The ledger's words (liquidator pnl's): the unwinds cost fees and the net is less than the fee.
+    expect(five?.fees).toBeGreaterThan(0);
+    expect(five?.net).toBe(five?.estimated_net);
+    expect((five?.liquidator_fee ?? 0) + (five?.trading ?? 0) - (five?.fees ?? 0) + (five?.open ?? 0)).toBeCloseTo(five?.net ?? 0, 5);
     expect(five?.estimated_net).toBeLessThan(five?.expected_fee ?? 0);
   });
 
@@ -127,7 +135,7 @@ describe("backtest model", () => {
     await writeCapture(file, market(6, events));
     const config = await writePolicyFile(dir, { ...OPEN_POLICY, min_fee: 0 }, "lab.yaml");
     const r = await runCli(["backtest", file, "--config", config, "--json"]);
-    expect(r.stderr).toBe("");
+    expect(r.stderr.replace(/^liquidator backtest: wrote .*\n/gm, "")).toBe("");
     const out = JSON.parse(r.stdout) as Out & { recorded: Record<string, number>; model: Record<string, unknown> };
     expect(out.model).toMatchObject({ unwind_slippage_bps: 10, taker_fee_bps: 4, unwind_source: "measured", unwind_samples: 1 });
     expect(out.recorded.claims).toBe(1);
@@ -178,17 +186,31 @@ describe("backtest model", () => {
     }
   });
 
+  test("a prepared file written beside the capture is said, once; --no-prepare writes none", async () => {
+    const { file, config } = await scenario(false);
+    const first = await runCli(["backtest", file, "--config", config, "--json"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(new RegExp(`^liquidator backtest: wrote ${file}\\.prepared \\([0-9.]+ MB\\), the prepared form of `));
+    expect(existsSync(`${file}.prepared`)).toBe(true);
+    // Read from it the next time: nothing new written, nothing said.
+    expect((await runCli(["backtest", file, "--config", config, "--json"])).stderr).toBe("");
+    rmSync(`${file}.prepared`);
+    const none = await runCli(["backtest", file, "--config", config, "--json", "--no-prepare"]);
+    expect(none.stderr).toBe("");
+    expect(existsSync(`${file}.prepared`)).toBe(false);
+  });
+
   test("--csv: a header and one row per variant; the assumptions go to stderr", async () => {
     const { file, config } = await scenario(false);
     const r = await runCli(["backtest", file, "--config", config, "--set", "policy.min_fee=0,5", "--csv"]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\r\n");
     expect(lines[0]).toBe(
-      "name,offered,sent,claimed,lost_to_others,claimed_notional,expected_fee,estimated_unwind_cost,estimated_net,peak_exposure,skipped,max_drawdown,at_cap_seconds,margin_skips,at_margin_limit_seconds,worst_claim,same_as",
+      "name,offered,sent,claimed,lost_to_others,claimed_notional,liquidator_fee,trading,fees,open,net,net_interval,claims_for_interval,expected_fee,peak_exposure,skipped,max_drawdown,at_cap_seconds,margin_skips,at_margin_limit_seconds,worst_claim,same_as",
     );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^lab policy\.min_fee=5,8,4,3,1,/);
-    expect(r.stderr).toMatch(/^assumptions:/);
+    expect(r.stderr).toMatch(/^assumptions:/m);
   });
 
   test("--jobs: worker threads give the same bytes as one thread; their capture errors are the same errors", async ({ onTestFinished }) => {

@@ -208,3 +208,24 @@ describe("capture reader", () => {
     await expect(read()).rejects.toThrow(`capture ${file} line 4: not a capture event`);
   });
 });
+
+describe("the capture folder's cap counts the backtest's prepared files", () => {
+  test("a prepared file beside a daily capture counts against state.capture_max_bytes and goes with its capture", async () => {
+    dir = await tempDir("cap-prepared");
+    // Yesterday's capture (small) and its prepared form (large: 2.5× and more), as a backtest leaves them.
+    const old = join(dir, "capture-2026-01-04.jsonl.gz");
+    await writeFile(old, Buffer.alloc(2_000, 1));
+    await writeFile(`${old}.prepared`, Buffer.alloc(50_000, 2));
+    expect(await capturesIn(dir)).toEqual([{ path: old, size: 52_000, prepared: 50_000 }]);
+    // Today's capture alone fits under the cap; with yesterday's prepared file the folder does not.
+    const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 40_000 }, writer: "test", venue: "v" });
+    await files.open();
+    files.write([marksEvent(T0, { S: 1 })]);
+    await new Promise((r) => setTimeout(r, 30));
+    await files.close();
+    const left = (await readdir(dir)).sort();
+    expect(left).not.toContain("capture-2026-01-04.jsonl.gz");
+    expect(left).not.toContain("capture-2026-01-04.jsonl.gz.prepared");
+    expect(left).toContain("capture-2026-01-05.jsonl.gz");
+  });
+});

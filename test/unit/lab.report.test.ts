@@ -8,9 +8,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { writeLabMarket } from "../../src/bench/labMarket.js";
+import { renderBacktest } from "../../src/commands/backtestOutput.js";
 import { type BacktestReport, backtest } from "../../src/lab/backtest.js";
 import { backtestInJobs } from "../../src/lab/backtestJobs.js";
 import { renderHtml } from "../../src/lab/htmlReport.js";
+import { money, SIGNS_NOTE, verdictText } from "../../src/lab/reportText.js";
+import { dayRows, SYMBOL_KEYS, symbolRows } from "../../src/lab/sectionRows.js";
+import { sensitivityColumns } from "../../src/lab/sensitivityView.js";
 import { buildVariants } from "../../src/lab/variants.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 import { chromiumAvailable, renderPage } from "../support/headlessChromium.js";
@@ -113,4 +117,91 @@ describe("backtest report", () => {
     expect(dom).toContain("time (UTC)");
     expect((await readFile(page, "utf8")).length).toBeGreaterThan(1000);
   }, 300_000);
+});
+
+describe("the page a liquidator decides from", () => {
+  const cents = (x: number) => Math.round(x * 100);
+  const distinctVariants = () => report.variants.filter((v) => v.same_as === null);
+
+  test("every section adds up to the variant's totals to the cent, exactly as printed", () => {
+    for (const v of distinctVariants()) {
+      for (const k of SYMBOL_KEYS) {
+        const total = k === "net" ? v.estimated_net : v.components[k];
+        expect(Math.abs(v.by_symbol.reduce((s, r) => s + r[k], 0) - total), `${v.name} ${k}`).toBeLessThan(0.005);
+      }
+      expect(Math.abs(v.by_day.reduce((s, d) => s + d.net, 0) - v.estimated_net)).toBeLessThan(0.005);
+      expect(Math.abs(v.by_day.reduce((s, d) => s + d.liquidator_fee, 0) - v.components.liquidator_fee)).toBeLessThan(0.005);
+    }
+    // The printed cents of each variant's rows sum to its printed total.
+    for (const v of distinctVariants()) {
+      const rows = symbolRows([v]);
+      for (const k of SYMBOL_KEYS) {
+        const printed = rows.reduce((s, r) => s + cents(Number(r.cents[k])), 0);
+        expect(printed, `${v.name} ${k}`).toBe(cents(Number(money(k === "net" ? v.estimated_net : v.components[k]))));
+      }
+      const days = dayRows([v]);
+      expect(days.reduce((s, r) => s + cents(Number(r.cents.net)), 0)).toBe(cents(Number(money(v.estimated_net))));
+    }
+  });
+
+  test("one word per quantity, liquidator pnl's, with the signs said once, in text, JSON and HTML", async () => {
+    const text = renderBacktest("table", report).stdout;
+    const html = renderHtml(report);
+    const json = renderBacktest("json", report).stdout;
+    for (const out of [text, html]) expect(out.split(SIGNS_NOTE.slice(0, 60)).length - 1).toBe(1);
+    expect(text).toMatch(/liquidator_fee +trading +fees +open +net/);
+    for (const out of [text, html, json]) {
+      expect(out).not.toMatch(/unwind[ _]cost/);
+      expect(out).not.toMatch(/"unwind"/);
+    }
+    type Money = { liquidator_fee: number; trading: number; fees: number; open: number; net: number };
+    const v = (JSON.parse(json) as { variants: Money[] }).variants[0] as Money;
+    expect(v.liquidator_fee + v.trading - v.fees + v.open).toBeCloseTo(v.net, 5);
+  });
+
+  test("the sensitivity's worst column is each variant's worst", () => {
+    const cols = sensitivityColumns(report);
+    const worst = cols.at(-1);
+    expect(worst?.label).toBe("worst of these");
+    for (const v of report.variants) {
+      const others = cols.slice(0, -1).map((c) => c.net(v) as number);
+      expect(worst?.net(v)).toBe(Math.min(...others));
+    }
+    // The fixed "both 2×" column is no longer called the worst case.
+    expect(cols.map((c) => c.label).join(" | ")).not.toContain("worst case");
+  });
+
+  test("each net has its interval over the variant's claims, and the verdict says what the sample can carry", () => {
+    for (const v of report.variants) {
+      expect(v.net_interval.claims).toBeGreaterThanOrEqual(v.claimed);
+      if (v.net_interval.claims >= 2) {
+        expect(v.net_interval.low).toBeLessThanOrEqual(v.estimated_net + 1e-6);
+        expect(v.net_interval.high).toBeGreaterThanOrEqual(v.estimated_net - 1e-6);
+        expect(v.net_interval.high).toBeGreaterThan(v.net_interval.low);
+      }
+    }
+    const verdict = verdictText(report);
+    expect(verdict).toMatch(/^Highest net: .+ claims/);
+    expect(renderHtml(report)).toContain('id="verdict"');
+    expect(renderBacktest("table", report).stdout).toContain(verdict);
+  });
+
+  test("the text output names the variants it lists once", () => {
+    const text = renderBacktest("table", report).stdout;
+    expect(text).toMatch(/Identical in effect \(same claims, same net\), listed once in the sections: .+ = /);
+  });
+
+  test("lines are told apart: each line of a chart its own colour, dash and marker; the legend shows the marker", () => {
+    const html = renderHtml(report);
+    const svg = html.slice(html.indexOf("<svg"), html.indexOf("</svg>"));
+    const lines = [
+      ...svg.matchAll(/<path d="M[^"]*" fill="none" stroke="(#[0-9a-f]{6})" stroke-width="1.5"(?: stroke-dasharray="([^"]+)")?>/g),
+    ];
+    const markers = [...svg.matchAll(/<g class="markers" data-marker="([a-z]+)">/g)].map((m) => m[1]);
+    expect(lines.length).toBe(distinctVariants().length);
+    expect(markers).toHaveLength(lines.length);
+    const styles = lines.map((m, i) => `${m[1]} ${m[2] ?? ""} ${markers[i]}`);
+    expect(new Set(styles).size).toBe(styles.length);
+    expect(new Set(markers).size).toBe(Math.min(markers.length, 8));
+  });
 });

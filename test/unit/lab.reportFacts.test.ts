@@ -5,6 +5,9 @@
  */
 import { describe, expect, test } from "vitest";
 import { PnlLedger } from "../../src/engine/pnlLedger.js";
+import type { BacktestReport, VariantReport } from "../../src/lab/backtest.js";
+import { netInterval } from "../../src/lab/netInterval.js";
+import { centsAddingUp, unwindText, verdictText } from "../../src/lab/reportText.js";
 import { Series } from "../../src/lab/series.js";
 import { timeTicks, valueTicks } from "../../src/lab/svgChart.js";
 import { VariantFacts } from "../../src/lab/variantFacts.js";
@@ -88,5 +91,53 @@ describe("variant facts", () => {
     expect(timeTicks(T, T + 10 * 60_000).map((t) => t.label)).toEqual(["01-05 22:00", "22:05", "22:10"]);
     expect(valueTicks(-30, 124_972)).toEqual([0, 50_000, 100_000]);
     expect(valueTicks(0, 4.2)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe("report texts", () => {
+  test("cents that add up: rounded rows sum to the rounded total", () => {
+    const rows = [0.334, 0.333, 0.333];
+    expect(centsAddingUp(rows, 1)).toEqual(["0.34", "0.33", "0.33"]);
+    const many = Array.from({ length: 9 }, () => 1 / 9);
+    expect(centsAddingUp(many, 1).reduce((s, c) => s + Math.round(Number(c) * 100), 0)).toBe(100);
+    expect(centsAddingUp([-0.125, -0.125], -0.25).reduce((s, c) => s + Math.round(Number(c) * 100), 0)).toBe(-25);
+    expect(centsAddingUp([], 0)).toEqual([]);
+  });
+
+  test("the interval on a net: a bootstrap over its claims, the same every time; normal past 2,000 claims", () => {
+    const nets = [3, -1, 2, 5, -4, 1, 0.5, 2, -2, 4];
+    const a = netInterval(nets);
+    expect(a.method).toBe("bootstrap");
+    expect(a.low).toBeLessThan(10.5);
+    expect(a.high).toBeGreaterThan(10.5);
+    expect(netInterval(nets)).toEqual(a);
+    expect(netInterval([7])).toEqual({ claims: 1, low: 7, high: 7, method: "none" });
+    const big = netInterval(Array.from({ length: 5_000 }, (_, i) => (i % 2 === 0 ? 1 : -0.5)));
+    expect(big.method).toBe("normal");
+    expect(big.low).toBeLessThan(1_250);
+    expect(big.high).toBeGreaterThan(1_250);
+  });
+
+  test("the verdict on the best variant: too few claims, a difference inside the interval, or one outside it", () => {
+    const variant = (name: string, net: number, low: number, high: number, claims: number) =>
+      ({ name, estimated_net: net, same_as: null, net_interval: { claims, low, high, method: "bootstrap" } }) as unknown as VariantReport;
+    const report = (...variants: VariantReport[]) => ({ variants }) as unknown as BacktestReport;
+    // Two claims, 0.2 % apart: no "best" on that.
+    expect(verdictText(report(variant("a", 100.2, 90, 110, 2), variant("b", 100, 90, 110, 2)))).toMatch(/Only 2 claims: too few to choose/);
+    expect(verdictText(report(variant("a", 100.2, 80, 120, 300), variant("b", 100, 80, 120, 300)))).toMatch(
+      /inside the 90 % interval .*: not a finding/,
+    );
+    expect(verdictText(report(variant("a", 200, 180, 220, 300), variant("b", 100, 80, 120, 300)))).toMatch(/Outside the 90 % interval/);
+    expect(verdictText(report(variant("a", 1, 0, 2, 300)))).toBe("");
+  });
+
+  test("the unwind cost's origin is said, loudly when assumed", () => {
+    const r = (model: Partial<BacktestReport["model"]>) =>
+      ({ model: { unwind_slippage_bps: 5, taker_fee_bps: 5, unwind_samples: 0, ...model } }) as unknown as BacktestReport;
+    expect(unwindText(r({ unwind_source: "measured", unwind_samples: 40, unwind_slippage_bps: 23.5 }))).toMatch(
+      /measured from .* 40 unwind trades in the capture: 23.5 bps/,
+    );
+    expect(unwindText(r({ unwind_source: "assumed" }))).toMatch(/^Unwind cost ASSUMED/);
+    expect(unwindText(r({ unwind_source: "assumed", unwind_given: true }))).toMatch(/as given/);
   });
 });

@@ -149,3 +149,36 @@ describe("prettyByDefault", () => {
     expect(prettyByDefault({ npm_lifecycle_event: "start", LIQUIDATOR_LOG_PRETTY: "0" }, true)).toBe(false);
   });
 });
+
+describe("one key per line", () => {
+  it("a child naming its own component replaces its parent's, through any depth, keeping the other bindings and the level", async () => {
+    const out = collector();
+    const root = createLogger({ level: "debug", destination: out.stream });
+    const daemon = root.child({ component: "daemon" });
+    const stream = daemon.child({ component: "stream.public", stream: "public" });
+    stream.info({ x: 1 }, "a");
+    stream.child({ component: "frames" }).debug("b");
+    const quiet = root.child({ component: "q" });
+    quiet.level = "warn";
+    quiet.child({ component: "r" }).info("hidden");
+    quiet.child({ component: "r" }).warn("c");
+    daemon.info("d");
+    await until(() => out.text().split("\n").length >= 5, "four lines");
+    const lines = out.text().trim().split("\n");
+    for (const line of lines) expect(line.match(/"component":/g)).toHaveLength(1);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ msg: "a", component: "stream.public", stream: "public", x: 1 }),
+      expect.objectContaining({ msg: "b", component: "frames", stream: "public", level: "debug" }),
+      expect.objectContaining({ msg: "c", component: "r", level: "warn" }),
+      expect.objectContaining({ msg: "d", component: "daemon" }),
+    ]);
+  });
+
+  it("pretty: a record with nested fields is one line", async () => {
+    const out = collector();
+    const logger = createLogger({ level: "info", pretty: true, destination: out.stream });
+    logger.child({ component: "claimer" }).info({ id: 7, fills: [{ symbol: "PERP_ETH_USDC", qty: 1, fee: 2 }] }, "claim accepted");
+    await until(() => out.text().includes("\n"), "a line");
+    expect(out.text().trim().split("\n")).toHaveLength(1);
+  });
+});

@@ -70,6 +70,8 @@ describe("createMetrics", () => {
       ["liquidator_poll_errors_total", "counter"],
       ["liquidator_watchdog_age_seconds", "gauge"],
       ["liquidator_orders_unsettled_total", "counter"],
+      ["liquidator_dust_notional_quote", "gauge"],
+      ["liquidator_config_reloads_total", "counter"],
       ["liquidator_shadow_claims_total", "counter"],
       ["liquidator_shadow_net_quote", "gauge"],
       ["liquidator_shadow_cpu_seconds_total", "counter"],

@@ -12,7 +12,8 @@ import { reportJson, reportTable } from "../../src/commands/reportOutput.js";
 import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { OpportunityLedger } from "../../src/daemon/opportunityLedger.js";
 import { ledgerTotals } from "../../src/engine/ledgerTotals.js";
-import { classifyOpportunity, type OpportunityRow } from "../../src/engine/opportunities.js";
+import { classifyOpportunity, type OpportunityRow, opportunityRows } from "../../src/engine/opportunities.js";
+import type { ClaimDecision } from "../../src/engine/types.js";
 import { parseJournal } from "../../src/store/journalReplay.js";
 import { OpportunityFold } from "../../src/store/opportunityFold.js";
 
@@ -46,6 +47,55 @@ function verdict(records: JournalRecord[]): OpportunityRow {
   return classifyOpportunity(f);
 }
 
+describe("a partly claimed liquidation: what we got, and the rest by cause", () => {
+  const rows = (records: JournalRecord[]): OpportunityRow[] => {
+    const fold = new OpportunityFold();
+    for (const r of records) fold.add(r);
+    return opportunityRows(fold.facts.get(1) as never);
+  };
+  // First push: 4 ETH worth 40 of fee (10 per ETH at its marks).
+  const first: JournalRecord = { t: "seen", id: 1, at: T0, fees: { PERP_ETH_USDC: 40 }, qty: { PERP_ETH_USDC: 4 } };
+  const sent = (open: number, asked: number): IntentRecord => ({
+    ...intent(1, T0 + 100),
+    perSymbolQty: { PERP_ETH_USDC: asked },
+    open: [{ symbol: "PERP_ETH_USDC", positionQty: open, liquidatorFee: 0.01 }],
+    expectedFee: asked * 10,
+  });
+  const got = (qty: number, fee: number): JournalRecord => ({
+    ...outcome(1, T0 + 150, "accepted"),
+    fills: [{ symbol: "PERP_ETH_USDC", qty, price: 3000, fee }],
+  });
+
+  it("captured is the fee of what the venue assigned, not the whole's; the part a cap cut is a skipped row with the cap", () => {
+    const r = rows([first, sent(4, 1), { t: "skip", id: 1, at: T0 + 100, reason: "max_claim_notional", cut: true }, got(1, 10.5)]);
+    expect(r.map((x) => [x.outcome, x.reason, x.part, x.value])).toEqual([
+      ["claimed", "", "claimed", 10.5],
+      ["skipped", "max_claim_notional", "rest", 30],
+    ]);
+    expect(r[0]).toMatchObject({ expected_fee: 40, claimed_fee: 10.5, supply: "liquidation" });
+    expect(r[1]).toMatchObject({ expected_fee: 40, claimed_fee: null, liquidation_id: 1 });
+  });
+
+  it("taken by a rival before our claim (it shrank), and asked for but not assigned (it stayed on the list)", () => {
+    // 1 ETH gone to someone else before we decided; we asked 3 (all that was open), got 2.
+    const r = rows([first, sent(3, 3), got(2, 20)]);
+    expect(r.map((x) => [x.outcome, x.reason, x.value])).toEqual([
+      ["claimed", "", 20],
+      ["lost", "taken", 10],
+      ["expired", "left", 10],
+    ]);
+  });
+
+  it("a whole claim is one row; a journal without the first push's quantities uses the open ones", () => {
+    expect(rows([first, sent(4, 4), got(4, 41)]).map((x) => [x.outcome, x.part, x.value])).toEqual([["claimed", "whole", 41]]);
+    const old: JournalRecord = { t: "seen", id: 1, at: T0, fees: { PERP_ETH_USDC: 40 } };
+    expect(rows([old, sent(4, 2), got(2, 20)]).map((x) => [x.outcome, x.reason, x.value])).toEqual([
+      ["claimed", "", 20],
+      ["skipped", "not_requested", 20],
+    ]);
+  });
+});
+
 describe("one liquidation's verdict", () => {
   it("claimed wins over an earlier skip; the claimed fee is the claim's", () => {
     const r = verdict([seen(1, T0), skip(1, T0 + 5, "mark_stale"), intent(1, T0 + 900), outcome(1, T0 + 950, "accepted")]);
@@ -72,9 +122,10 @@ describe("one liquidation's verdict", () => {
       outcome: "skipped",
       reason: "exposure_cap",
     });
+    // A dry-run decision is its own outcome, neither skipped nor missed.
     expect(verdict([seen(1, T0), intent(1, T0 + 1, true), outcome(1, T0 + 1, "dry_run")])).toMatchObject({
-      outcome: "skipped",
-      reason: "dry_run",
+      outcome: "dry_run",
+      reason: "",
     });
   });
 
@@ -104,9 +155,25 @@ describe("ledger totals", () => {
   it("outcomes, reasons, symbols and hours each add up to the whole", () => {
     const fold = new OpportunityFold();
     const records: JournalRecord[] = [
-      seen(1, T0, { PERP_ETH_USDC: 10, PERP_BTC_USDC: 5 }),
-      intent(1, T0 + 1),
-      outcome(1, T0 + 2, "accepted"),
+      // Half of it claimed (cut by the claim cap): its claimed row counts what the venue assigned.
+      { t: "seen", id: 1, at: T0, fees: { PERP_ETH_USDC: 10, PERP_BTC_USDC: 5 }, qty: { PERP_ETH_USDC: 2, PERP_BTC_USDC: 0.25 } },
+      {
+        ...intent(1, T0 + 1),
+        ratio: 0.5,
+        perSymbolQty: { PERP_ETH_USDC: 1, PERP_BTC_USDC: 0.125 },
+        open: [
+          { symbol: "PERP_ETH_USDC", positionQty: 2, liquidatorFee: 0.01 },
+          { symbol: "PERP_BTC_USDC", positionQty: 0.25, liquidatorFee: 0.01 },
+        ],
+      },
+      { t: "skip", id: 1, at: T0 + 1, reason: "max_claim_notional", cut: true },
+      {
+        ...outcome(1, T0 + 2, "accepted"),
+        fills: [
+          { symbol: "PERP_ETH_USDC", qty: 1, price: 3000, fee: 5.25 },
+          { symbol: "PERP_BTC_USDC", qty: 0.125, price: 90_000, fee: 2.25 },
+        ],
+      },
       seen(2, T0 + 3_600_000, { PERP_ETH_USDC: 3 }),
       skip(2, T0 + 3_600_000, "below_min_fee"),
       seen(3, T0 + 3_600_001, { PERP_SOL_USDC: 2 }),
@@ -115,25 +182,45 @@ describe("ledger totals", () => {
       gone(4, T0 + 9, true),
     ];
     for (const r of records) fold.add(r);
-    const t = ledgerTotals([...fold.facts.values()].map(classifyOpportunity));
-    expect(t).toMatchObject({ liquidations: 4, value: 21, captured: { count: 1, value: 15 }, missed: { count: 3, value: 6 } });
+    const t = ledgerTotals([...fold.facts.values()].flatMap(opportunityRows));
+    const none = { count: 0, value: 0 };
+    expect(t).toMatchObject({
+      liquidations: 4,
+      rows: 5,
+      value: 21,
+      captured: { count: 1, value: 7.5 },
+      missed: { count: 4, value: 13.5 },
+      dry_run: none,
+    });
     expect(t.by_outcome).toEqual({
-      claimed: { count: 1, value: 15 },
+      claimed: { count: 1, value: 7.5 },
       lost: { count: 1, value: 1 },
-      skipped: { count: 2, value: 5 },
-      expired: { count: 0, value: 0 },
+      skipped: { count: 3, value: 12.5 },
+      expired: none,
+      dry_run: none,
     });
     expect(t.missed_by_reason).toEqual([
+      { outcome: "skipped", reason: "max_claim_notional", count: 1, value: 7.5 },
       { outcome: "skipped", reason: "below_min_fee", count: 1, value: 3 },
       { outcome: "skipped", reason: "symbol_denied", count: 1, value: 2 },
       { outcome: "lost", reason: "left_while_queued", count: 1, value: 1 },
     ]);
-    expect(t.by_symbol.PERP_ETH_USDC).toEqual({ captured: { count: 1, value: 10 }, missed: { count: 1, value: 3 } });
-    expect(t.by_symbol.PERP_SOL_USDC).toEqual({ captured: { count: 0, value: 0 }, missed: { count: 2, value: 3 } });
+    expect(t.policy_cost.map((b) => [b.reason, b.value])).toEqual([
+      ["max_claim_notional", 7.5],
+      ["below_min_fee", 3],
+      ["symbol_denied", 2],
+    ]);
+    expect(t.by_symbol.PERP_ETH_USDC).toEqual({ captured: { count: 1, value: 5.25 }, missed: { count: 2, value: 8 }, dry_run: none });
+    expect(t.by_symbol.PERP_BTC_USDC).toEqual({ captured: { count: 1, value: 2.25 }, missed: { count: 1, value: 2.5 }, dry_run: none });
+    expect(t.by_symbol.PERP_SOL_USDC).toEqual({ captured: none, missed: { count: 2, value: 3 }, dry_run: none });
     expect(t.by_hour).toEqual({
-      "10": { captured: { count: 1, value: 15 }, missed: { count: 1, value: 1 } },
-      "11": { captured: { count: 0, value: 0 }, missed: { count: 2, value: 5 } },
+      "10": { captured: { count: 1, value: 7.5 }, missed: { count: 2, value: 8.5 }, dry_run: none },
+      "11": { captured: none, missed: { count: 2, value: 5 }, dry_run: none },
     });
+    // Every breakdown adds up to the total at stake.
+    const sumOf = (bs: { value: number }[]) => bs.reduce((a, b) => a + b.value, 0);
+    expect(sumOf(Object.values(t.by_outcome))).toBeCloseTo(t.value, 9);
+    expect(sumOf(Object.values(t.by_symbol).flatMap((s) => [s.captured, s.missed, s.dry_run]))).toBeCloseTo(t.value, 9);
   });
 });
 
@@ -166,6 +253,28 @@ const liq = (id: number, qty = 2) => ({
 });
 
 describe("the live ledger", () => {
+  it("a claim the policy cut is recorded with what cut it, and its rows are counted apart once assigned", () => {
+    const s = fakeStore();
+    const settled: [string, string, number][] = [];
+    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
+    const journal = ledger.tap(s.store);
+    ledger.seen(liq(1, 4), T0); // 4 ETH at 3,000, 1 %: 120 at stake
+    ledger.decided({ action: "claim", liquidationId: 1, cut: "max_claim_notional" } as ClaimDecision);
+    void journal.intent({
+      ...intent(1, T0 + 5),
+      perSymbolQty: { PERP_ETH_USDC: 1 },
+      open: [{ symbol: "PERP_ETH_USDC", positionQty: 4, liquidatorFee: 0.01 }],
+    });
+    s.answer()?.resolve();
+    journal.append({ ...outcome(1, T0 + 9, "accepted"), fills: [{ symbol: "PERP_ETH_USDC", qty: 1, price: 3000, fee: 30 }] });
+    expect(settled).toEqual([
+      ["claimed", "", 30],
+      ["skipped", "max_claim_notional", 90],
+    ]);
+    ledger.flush();
+    expect(s.written.filter((r) => r.t === "skip")).toEqual([{ t: "skip", id: 1, at: T0 + 5, reason: "max_claim_notional", cut: true }]);
+  });
+
   it("writes in one batch off the call, values the first push at its marks, and counts a fate once it is sealed", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
@@ -187,7 +296,7 @@ describe("the live ledger", () => {
     ledger.left(1, false); // forgotten: nothing more is written about it
     ledger.flush();
     expect(s.written).toEqual([
-      { t: "seen", id: 1, at: T0, venueTs: T0, fees: { PERP_ETH_USDC: 60 } },
+      { t: "seen", id: 1, at: T0, venueTs: T0, fees: { PERP_ETH_USDC: 60 }, qty: { PERP_ETH_USDC: 2 } },
       { t: "skip", id: 1, at: T0 + 50, reason: "exposure_cap" },
       { t: "gone", id: 1, at: T0 + 50, wanted: false },
     ]);

@@ -606,3 +606,33 @@ describe("decide: claims", () => {
     expect(decide(liq(5, [BTC, 0.05]), makeCtx(), Number.NaN)).toMatchObject({ action: "skip", reason: "mark_stale" });
   });
 });
+
+describe("what cut a claim below the whole liquidation (the report's cut rows)", () => {
+  const claim = (d: Decision): ClaimDecision => {
+    if (d.action !== "claim") throw new Error(`skipped: ${d.reason}`);
+    return d;
+  };
+  it("a whole claim names no cut", () => {
+    expect(claim(decide(liq(1, [BTC, 0.2]), makeCtx(), NOW)).cut).toBeUndefined();
+  });
+  it("max_claim_notional: 1 BTC (100,000) under a 50,000 cap", () => {
+    const d = claim(decide(liq(1, [BTC, 1]), makeCtx(), NOW));
+    expect(d.ratio).toBe(0.5);
+    expect(d.cut).toBe("max_claim_notional");
+  });
+  it("exposure_cap: room for 30,000 when the claim cap would allow 50,000", () => {
+    const d = claim(decide(liq(1, [BTC, 1]), makeCtx({ policy: { max_total_exposure: 30_000 } }), NOW));
+    expect(d.ratio).toBeCloseTo(0.3, 3);
+    expect(d.cut).toBe("exposure_cap");
+  });
+  it("a per-symbol claim that leaves a denied symbol out names its reason", () => {
+    const d = claim(decide(liq(1, [SOL, 100], [DOGE, 100_000]), makeCtx({ policy: { symbols: { allow: [], deny: [DOGE] } } }), NOW));
+    expect(d.symbols?.map((s) => s.symbol)).toEqual([SOL]);
+    expect(d.cut).toBe("symbol_denied");
+  });
+  it("a per-symbol claim cut by the claim cap", () => {
+    const d = claim(decide(liq(1, [SOL, 1_000]), makeCtx({ policy: { max_claim_notional: 60_000 } }), NOW));
+    expect(d.ratio).toBe(0.6);
+    expect(d.cut).toBe("max_claim_notional");
+  });
+});

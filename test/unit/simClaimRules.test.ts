@@ -394,7 +394,9 @@ describe("response arithmetic (docs/protocol.md §7)", () => {
     expect(r.code).toBe(0);
     if (r.code !== 0 || r.value === undefined) return;
     const fee = table.get(symbol)!.liquidatorFee;
-    const q = Math.round(qty * ratio * 1e9) / 1e9;
+    // Rounded toward zero to the symbol's quantity step (docs/protocol.md §7).
+    const step = table.get(symbol)!.qtyStep;
+    const q = ratio === 1 ? qty : Math.sign(qty) * Math.floor(Math.abs(qty * ratio) / step + 1e-9) * step;
     const t = r.value.transfers[0]!;
     expect(t.positionQty).toBeCloseTo(q, 9);
     // At the mark: the fee is credited to the holding, not also taken off the price (docs/protocol.md §6).
@@ -404,6 +406,33 @@ describe("response arithmetic (docs/protocol.md §7)", () => {
     expect(t.liquidatorFee).toBe(fee);
     expect(r.value.remaining.get(symbol)).toBeCloseTo(qty - q, 9);
     expect(r.value.fullyClaimed).toBe(ratio === 1);
+  });
+
+  it("a partial claim lands on the symbol's quantity step, toward zero; so does what stays open", () => {
+    // 0.333 of 123.456 is 41.110848: assigned 41.11 on the 0.001 grid, 82.346 stays open.
+    const r = run(body(7, 0.333), liq([["PERP_LOW_USDC", 123.456]]));
+    expect(r.code).toBe(0);
+    if (r.code !== 0 || r.value === undefined) return;
+    expect(r.value.transfers[0]!.positionQty).toBe(41.11);
+    expect(r.value.remaining.get("PERP_LOW_USDC")).toBe(82.346);
+    // A short: toward zero is up.
+    const s = run(body(7, 0.333), liq([["PERP_LOW_USDC", -123.456]]));
+    expect(s.code === 0 && s.value?.transfers[0]?.positionQty).toBe(-41.11);
+  });
+
+  it("a share below one step transfers nothing of that symbol, and it stays open whole", () => {
+    // A proportional half: 100 of the low-tier symbol; half of 0.9 units of a step-1 symbol is none.
+    const r = run(
+      body(7, 0.5, { limit_price: { PERP_LOW_USDC: 1000, PERP_HIGH_USDC: 1 } }),
+      liq([
+        ["PERP_LOW_USDC", 200],
+        ["PERP_HIGH_USDC", -0.9],
+      ]),
+    );
+    expect(r.code).toBe(0);
+    if (r.code !== 0 || r.value === undefined) return;
+    expect(r.value.transfers.map((t) => [t.symbol, t.positionQty])).toEqual([["PERP_LOW_USDC", 100]]);
+    expect(r.value.remaining.get("PERP_HIGH_USDC")).toBe(-0.9);
   });
 
   it("successive partial claims leave exact remaining quantities and end fully claimed", () => {

@@ -69,6 +69,8 @@ function rig(
   const next: Array<(body: OrderRequest) => Promise<OrderAck>> = [];
   const haltedOn: string[] = [];
   let positionReads = 0;
+  /** Info lines: what an operator reads at the default level. */
+  const infos: Array<Record<string, unknown>> = [];
   /** The venue's own view of the position: what GET /v1/positions answers. */
   let venueQty = 0;
   /** Journal length at each positions read (GET), and unsettled orders given up. */
@@ -167,7 +169,7 @@ function rig(
       halted: (s, on) => on && haltedOn.push(s),
       unsettled: () => void unsettled++,
     },
-    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: { debug: () => undefined, info: (f, msg) => void infos.push({ ...f, msg }), warn: () => undefined, error: () => undefined },
     requestPositions: () => void positionReads++,
     readPositions: async () => {
       reads.push(journal.length);
@@ -190,6 +192,7 @@ function rig(
     next,
     haltedOn,
     fill,
+    infos,
     positionReads: () => positionReads,
     reads,
     unsettled: () => unsettled,
@@ -236,6 +239,58 @@ const venueFilledSell = (cid: string) =>
     order_quantity: 1,
     reduce_only: true,
   }) as const;
+
+describe("Unwinder: what an operator reads", () => {
+  test("a position closed is one info line: symbol, quantity, average price, slippage, time to flat", async () => {
+    const r = rig();
+    r.hold(3);
+    r.unwinder.kickAll();
+    await waitFor(() => r.infos.some((l) => l.msg === "position closed"), "the close line", 5_000);
+    await settle();
+    const lines = r.infos.filter((l) => String(l.msg).startsWith("position closed"));
+    expect(lines).toHaveLength(1);
+    // Three IOC sells at the 50 bps bound (mark 2,000): 1,990, 50 bps against us.
+    expect(lines[0]).toMatchObject({ symbol: ETH, marginMode: "CROSS", qty: -3, avgPrice: 1_990, slippageBps: 50 });
+    expect(lines[0]?.timeToFlatS).toEqual(expect.any(Number));
+    expect(lines[0]?.timeToFlatS as number).toBeGreaterThanOrEqual(0);
+  });
+
+  test("a claim off the quantity grid is closed down to its dust; the line says how much dust stays, and nothing chases it", async () => {
+    const r = rig();
+    r.hold(1.2345678);
+    r.unwinder.kickAll();
+    await waitFor(() => r.infos.some((l) => String(l.msg).startsWith("position closed")), "the close line", 5_000);
+    await settle();
+    expect(r.placed.map((p) => p.body.order_quantity)).toEqual([1.234]);
+    const line = r.infos.find((l) => String(l.msg).startsWith("position closed"));
+    expect(line).toMatchObject({ qty: -1.234, dustQty: 0.0005678, dustNotional: 1.1356 });
+    expect(line?.msg).toBe("position closed; dust left (below the venue's minimum order)");
+    expect(r.unwinder.remaining()).toEqual([]);
+    r.unwinder.kickAll();
+    await settle();
+    expect(r.placed).toHaveLength(1);
+    expect(r.infos.filter((l) => String(l.msg).includes("dust"))).toHaveLength(1);
+  });
+
+  test("a position that is dust from the start: one info line, no order", async () => {
+    const r = rig();
+    r.hold(-0.0004);
+    r.unwinder.kickAll();
+    await settle();
+    r.unwinder.kickAll();
+    await settle();
+    expect(r.placed).toEqual([]);
+    expect(r.infos.filter((l) => String(l.msg).includes("dust"))).toEqual([
+      {
+        symbol: ETH,
+        marginMode: "CROSS",
+        dustQty: -0.0004,
+        dustNotional: 0.8,
+        msg: "dust position left open (below the venue's minimum order)",
+      },
+    ]);
+  });
+});
 
 describe("Unwinder", () => {
   test("a long is closed in reduce-only IOC sells no larger than the position, each journaled before it leaves", async () => {

@@ -206,6 +206,23 @@ ALTER TABLE claims ADD CONSTRAINT claims_state_check
   CHECK (state IN ('intent', 'accepted', 'confirmed', 'rejected', 'retryable', 'unknown', 'not_accepted', 'dry_run', 'imported', 'given_up'));
 `;
 
+/**
+ * Requests an operator leaves for the running leader (`liquidator rearm`, store/operatorRequests.ts):
+ * written by the command, taken once by the replica that may send, which marks them taken.
+ */
+const OPERATOR_REQUESTS = `
+CREATE TABLE operator_requests (
+  seq bigserial PRIMARY KEY,
+  account_id text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('rearm')),
+  requested_at timestamptz NOT NULL DEFAULT now(),
+  requested_by text NOT NULL DEFAULT '',
+  taken_at timestamptz,
+  taken_by text
+);
+CREATE INDEX operator_requests_open ON operator_requests (account_id, seq) WHERE taken_at IS NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "lease, claims, orders, journal_events, journal_imports", sql: TABLES },
   { version: 2, name: "fenced intent functions", sql: FUNCTIONS },
@@ -216,4 +233,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "opportunity ledger in journal_events", sql: OPPORTUNITY_LEDGER },
   { version: 8, name: "journal snapshots, archived events", sql: JOURNAL_ARCHIVE },
   { version: 9, name: "trading core: ours records, given_up claims", sql: TRADING_CORE },
+  { version: 10, name: "operator requests", sql: OPERATOR_REQUESTS },
 ];

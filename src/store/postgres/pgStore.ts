@@ -5,6 +5,7 @@
  */
 import type { JournalRecord } from "../../core/journalRecords.js";
 import type { JournalReplay } from "../journalReplay.js";
+import { OPERATOR_REQUEST_KINDS, type OperatorRequest, type OperatorRequestKind } from "../operatorRequests.js";
 import { type CompactOptions, type CompactResult, compactPgJournal } from "./compactJournal.js";
 import { type ImportOptions, type ImportResult, importFileJournal } from "./importFileJournal.js";
 import { defaultReplicaId, LeaseKeeper, type LeaseObserver } from "./leaseKeeper.js";
@@ -93,6 +94,44 @@ export class PgStore {
   /** The records the opportunity ledger reads, inserted from `since` on (`liquidator report`). */
   ledgerEvents(since: Date): Promise<JournalRecord[]> {
     return ledgerEvents(this.#db, this.accountId, since);
+  }
+
+  /** Leaves a request for the account's leader (`liquidator rearm`); resolves with its row number. */
+  async request(kind: OperatorRequestKind, by: string): Promise<number> {
+    const r = await this.#db.query<{ seq: string }>(
+      "INSERT INTO operator_requests (account_id, kind, requested_by) VALUES ($1, $2, $3) RETURNING seq",
+      [this.accountId, kind, by.slice(0, 200)],
+    );
+    return Number(r.rows[0]?.seq);
+  }
+
+  /** Whether the request `seq` was taken (by a leader), and by whom. */
+  async requestTaken(seq: number): Promise<string | undefined> {
+    const r = await this.#db.query<{ taken_by: string | null }>(
+      "SELECT taken_by FROM operator_requests WHERE account_id = $1 AND seq = $2 AND taken_at IS NOT NULL",
+      [this.accountId, seq],
+    );
+    return r.rows[0]?.taken_by ?? undefined;
+  }
+
+  /** The account's requests not done yet, oldest first. */
+  async openRequests(): Promise<OperatorRequest[]> {
+    const r = await this.#db.query<{ seq: string; kind: string; at: string; requested_by: string }>(
+      `SELECT seq::text AS seq, kind, (extract(epoch from requested_at) * 1000)::bigint::text AS at, requested_by
+         FROM operator_requests WHERE account_id = $1 AND taken_at IS NULL ORDER BY seq`,
+      [this.accountId],
+    );
+    return r.rows
+      .filter((row) => (OPERATOR_REQUEST_KINDS as readonly string[]).includes(row.kind))
+      .map((row) => ({ id: row.seq, kind: row.kind as OperatorRequestKind, at: Number(row.at), by: row.requested_by }));
+  }
+
+  /** A request acted on: marked taken by this replica (the command waiting for it sees by whom). */
+  async requestDone(seq: number): Promise<void> {
+    await this.#db.query(
+      "UPDATE operator_requests SET taken_at = now(), taken_by = $3 WHERE account_id = $1 AND seq = $2 AND taken_at IS NULL",
+      [this.accountId, seq, this.lease.replicaId],
+    );
   }
 
   async close(options: { release?: boolean } = {}): Promise<void> {

@@ -123,7 +123,7 @@ export function startProcess(w: ProcessWorld, inner: StateStore, replay: Journal
     exposure,
     positions,
     port,
-    scope: "claimed",
+    scope: () => "claimed",
     mark: (symbol) => marks.price(symbol),
     orderWorking: (symbol, mode) => unwinder?.working(symbol, mode) ?? false,
     changed: (symbol, mode) => unwinder?.kick(symbol, mode),
