@@ -160,10 +160,13 @@ export class CoreFold {
         if (fills === undefined) return this.#provisional(rec.id, c, requested(c.intent), rec);
         return this.#final(rec.id, c, fills, rec.at);
       case "given_up":
-        // What the positions showed of it (maybe nothing) is booked; the id is never claimed again,
-        // and the claim stays so that a late confirmation corrects the booking.
+        // What the positions showed of it (maybe nothing) is booked, or a lean booking corrected to
+        // it; the id is never claimed again, and the claim stays so that a late confirmation corrects it.
         if (c.provisional === undefined) this.#provisional(rec.id, c, fills ?? [], rec);
-        else c.outcomes.push(rec);
+        else {
+          if (fills !== undefined) this.#rebook(rec.id, c, fills, rec.at);
+          c.outcomes.push(rec);
+        }
         c.givenUp = true;
         this.done.add(rec.id);
         return;
@@ -190,6 +193,22 @@ export class CoreFold {
       booked.map((b) => ({ symbol: b.symbol, qty: -b.qty })),
     );
     c.provisional = undefined;
+  }
+
+  /** A provisional booking moved to `fills` (a lean claim given up: what the positions showed of it). */
+  #rebook(id: number, c: OpenClaim, fills: Fill[], at: number): void {
+    const booked = c.provisional ?? [];
+    const deltas: Fill[] = [];
+    for (const symbol of new Set([...booked.map((b) => b.symbol), ...fills.map((f) => f.symbol)])) {
+      const was = booked.find((b) => b.symbol === symbol);
+      const now = fills.find((f) => f.symbol === symbol);
+      const qty = (now?.qty ?? 0) - (was?.qty ?? 0);
+      const price = was?.price ?? now?.price ?? 0;
+      if (qty !== 0) deltas.push({ symbol, qty, price, fee: 0 });
+    }
+    for (const d of deltas) if (d.price > 0) this.ledger.claim(id, d.symbol, d.qty, d.price, 0, at, this.#key(id, d.symbol));
+    this.holdings.claimed(id, deltas);
+    c.provisional = fills.map((f) => ({ ...f, price: booked.find((b) => b.symbol === f.symbol)?.price ?? f.price }));
   }
 
   /** Applied, what it transferred not known: booked at `fills` (the request, at its limit prices) until it is. */

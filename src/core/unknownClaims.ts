@@ -246,7 +246,8 @@ export class UnknownClaims {
     const { port, exposure, observer, logger } = this.#c;
     this.#pending.delete(p.id);
     this.#gauge();
-    const fills = p.kind === "lean" ? [] : this.#inferred(p);
+    // Applied, booked at its request: the booking follows what the positions show (never more than asked).
+    const fills = this.#inferred(p, p.kind === "lean");
     exposure.release(p.id);
     this.#c.record({ t: "outcome", id: p.id, at: port.now(), result: "given_up", fills, attempt: p.attempt });
     observer.givenUp();
@@ -261,15 +262,21 @@ export class UnknownClaims {
   /**
    * Of each symbol requested, what the account now holds beyond what is ours and beyond the
    * operator's own when the claim was sent (its `notOurs`), up to the request, in its direction.
+   * `booked`: the claim is booked at its request already (a lean answer), so what is ours holds it:
+   * the booking corrected by what the account does not show of it.
    */
-  #inferred(p: Pending): Fill[] {
-    if (!this.#c.positions.known) return [];
+  #inferred(p: Pending, booked: boolean): Fill[] {
     const out: Fill[] = [];
     for (const r of p.requested) {
-      const grown = heldBeyondOurs(this.#c, r.symbol) - (p.notOurs?.[r.symbol] ?? 0);
+      // Unknown positions: nothing inferred (a lean booking stays as it was).
+      if (!this.#c.positions.known) {
+        if (booked) out.push({ ...r });
+        continue;
+      }
+      const grown = heldBeyondOurs(this.#c, r.symbol) - (p.notOurs?.[r.symbol] ?? 0) + (booked ? r.qty : 0);
       const dir = Math.sign(r.qty);
       const qty = dir * Math.min(Math.abs(r.qty), Math.max(0, dir * grown));
-      if (qty !== 0) out.push({ symbol: r.symbol, qty, price: r.price, fee: 0 });
+      if (qty !== 0 || booked) out.push({ symbol: r.symbol, qty, price: r.price, fee: 0 });
     }
     return out;
   }

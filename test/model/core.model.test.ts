@@ -116,6 +116,18 @@ const FOUND: [string, (w: ModelWorld) => Promise<void>][] = [
     },
   ],
   [
+    "a lean answer given up at the bound, a rival having taken part of it, beside the operator's own",
+    async (w) => {
+      w.venue.recordDown = true;
+      await w.offer(1, "PERP_ETH_USDC", 2, true);
+      await w.permit();
+      await w.repush(1);
+      await w.answer(0, "lean", false);
+      await w.restart();
+      await w.advance(600_000);
+    },
+  ],
+  [
     "two claims unknown past the bound on one symbol beside the operator's own, a kill between them",
     async (w) => {
       await w.offer(1, "PERP_ETH_USDC", 1, false);

@@ -86,6 +86,19 @@ describe("claims", () => {
     expect(f.claims.size).toBe(0);
   });
 
+  test("a lean answer given up: its booking moves to what the positions showed; a late confirmation still corrects it", () => {
+    const f = fold([intent(12, { [ETH]: 2 }), outcome(12, "accepted"), placedCross(12)]);
+    expect(f.holdings.ours(ETH, "CROSS")).toBe(2);
+    f.add(outcome(12, "given_up", { fills: [fill(ETH, 1.5, 2_000, 0)] }));
+    expect(f.holdings.ours(ETH, "CROSS")).toBe(1.5);
+    expect(f.ledger.held(ETH)).toBe(1.5);
+    expect(f.done.has(12)).toBe(true);
+    f.add(outcome(12, "confirmed", { fills: [fill(ETH, 1, 1_990)] }));
+    expect(f.claims.size).toBe(0);
+    expect(f.holdings.ours(ETH, "CROSS")).toBe(1);
+    expect(f.ledger.held(ETH)).toBe(1);
+  });
+
   test("refusals: a re-decidable code leaves the id claimable; a spent budget (final) or a gone id does not", () => {
     const f = fold([
       intent(5, { [ETH]: 1 }),
