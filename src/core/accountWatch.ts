@@ -83,6 +83,8 @@ export class AccountWatch {
   snapshot(rows: readonly HeldPositionInput[], venueTs: number | undefined): PositionCorrection[] {
     const corrections = this.#c.positions.applySnapshot(rows, venueTs);
     this.reconcile();
+    // The whole account is known now: the operator's own measured wherever nothing of ours moves.
+    for (const symbol of this.#c.positions.symbols()) if (this.#quiet(symbol)) this.#measure(symbol);
     return corrections;
   }
 

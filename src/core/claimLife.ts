@@ -66,14 +66,27 @@ export class ClaimLife {
   readonly #idleWaiters: (() => void)[] = [];
 
   readonly #notOurs: (symbol: string) => number;
+  readonly #kick: (symbol: string) => void;
 
-  /** `notOurs`: the operator's own of a symbol as last seen (accountWatch.ts `notOurs`), journaled with each intent. */
-  constructor(c: CoreContext, timings: ClaimTimings, driver: ClaimDriver, unknown: UnknownClaims, notOurs: (symbol: string) => number) {
+  /**
+   * `notOurs`: the operator's own of a symbol as last seen (accountWatch.ts `notOurs`), journaled with
+   * each intent. `kick`: a claim was booked on `symbol`, the unwinder looks again (the report of the
+   * position may have come first and changed nothing since).
+   */
+  constructor(
+    c: CoreContext,
+    timings: ClaimTimings,
+    driver: ClaimDriver,
+    unknown: UnknownClaims,
+    notOurs: (symbol: string) => number,
+    kick: (symbol: string) => void,
+  ) {
     this.#c = c;
     this.#t = timings;
     this.#driver = driver;
     this.#unknown = unknown;
     this.#notOurs = notOurs;
+    this.#kick = kick;
   }
 
   /** Sent and not answered. */
@@ -230,6 +243,7 @@ export class ClaimLife {
       for (const symbol of Object.keys(actual)) this.#c.record({ t: "claim_mode", id: st.id, symbol, marginMode: mode, at: port.now() });
     observer.settled(st.id, fills, venueTs);
     logger.info({ id: st.id, fee: logMoney(fee), fills: logFills(fills) }, result === "accepted" ? "claim accepted" : "claim confirmed");
+    for (const symbol of Object.keys(actual)) this.#kick(symbol);
   }
 
   /**

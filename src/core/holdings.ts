@@ -151,11 +151,35 @@ export class Holdings {
     const p = this.#at(rec.symbol, mode);
     p.unwound += rec.qty;
     const ours = p.ours;
-    if (sign(ours) === 0 || sign(rec.qty) !== -sign(ours)) return { mode, portion: 0 };
-    const portion = sign(rec.qty) * Math.min(Math.abs(rec.qty), Math.abs(ours));
-    // Quantities are on the venue's step: the sum is rounded so float noise never leaves a sliver.
-    p.ours = roundQty(ours + portion);
+    let portion = 0;
+    if (sign(ours) !== 0 && sign(rec.qty) === -sign(ours)) {
+      portion = sign(rec.qty) * Math.min(Math.abs(rec.qty), Math.abs(ours));
+      // Quantities are on the venue's step: the sum is rounded so float noise never leaves a sliver.
+      p.ours = roundQty(ours + portion);
+    }
+    // More than is placed here: claims whose mode no report has said yet were closed too (a late
+    // confirmation moved part of a booking to them while the order was out). Their P&L lots sit with
+    // the cross position's, so a cross order takes from them, as the ledger does.
+    if (mode === "CROSS") portion += this.#closeUnplaced(rec.symbol, roundQty(rec.qty - portion));
     return { mode, portion };
+  }
+
+  #closeUnplaced(symbol: string, qty: number): number {
+    const list = this.#unplaced.get(symbol);
+    let closed = 0;
+    if (list === undefined) return 0;
+    for (const u of list) {
+      const left = roundQty(qty - closed);
+      if (sign(left) === 0) break;
+      if (sign(u.qty) !== -sign(left)) continue;
+      const take = sign(left) * Math.min(Math.abs(left), Math.abs(u.qty));
+      u.qty = roundQty(u.qty + take);
+      closed += take;
+    }
+    const kept = list.filter((u) => sign(u.qty) !== 0);
+    if (kept.length === 0) this.#unplaced.delete(symbol);
+    else this.#unplaced.set(symbol, kept);
+    return closed;
   }
 
   /** An `ours` record: the position's quantity set outright; the change (new − old). */

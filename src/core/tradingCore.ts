@@ -92,10 +92,11 @@ export class TradingCore {
       observer: o.observer,
       logger: o.logger,
     });
-    this.#unknown = new UnknownClaims(this.#c, t, o.driver, (symbol) => {
+    const kick = (symbol: string): void => {
       for (const mode of MARGIN_MODES) o.changed(symbol, mode);
-    });
-    this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown, (symbol) => this.account.notOurs(symbol));
+    };
+    this.#unknown = new UnknownClaims(this.#c, t, o.driver, kick, (symbol) => MARGIN_MODES.some((m) => o.orderWorking(symbol, m)));
+    this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown, (symbol) => this.account.notOurs(symbol), kick);
     this.#unknown.bind(this.#claims);
     this.orders = new OwnOrders(this.#c);
     this.account = new AccountWatch(this.#c, {

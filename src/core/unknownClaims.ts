@@ -67,13 +67,24 @@ export class UnknownClaims {
   #recordUnavailable = false;
 
   readonly #kick: (symbol: string) => void;
+  readonly #ordersWorking: (symbol: string) => boolean;
 
-  /** `kick`: a lean booking became closable on `symbol` (confirmed, or given up): the unwinder looks again. */
-  constructor(c: CoreContext, timings: UnknownTimings, driver: ClaimDriver, kick: (symbol: string) => void) {
+  /**
+   * `kick`: a booking changed on `symbol` (confirmed, or given up): the unwinder looks again.
+   * `ordersWorking`: an order of ours is out on `symbol` (what is held moves without a record yet).
+   */
+  constructor(
+    c: CoreContext,
+    timings: UnknownTimings,
+    driver: ClaimDriver,
+    kick: (symbol: string) => void,
+    ordersWorking: (symbol: string) => boolean,
+  ) {
     this.#c = c;
     this.#t = timings;
     this.#driver = driver;
     this.#kick = kick;
+    this.#ordersWorking = ordersWorking;
   }
 
   /** Set once the claim life exists (they call each other). */
@@ -140,8 +151,10 @@ export class UnknownClaims {
       observer.result("confirmed", "none", undefined);
       return;
     }
-    // Booked at its request already: the fills correct the booking.
+    // Booked at its request already: the fills correct the booking (and what a give-up beside it inferred).
+    const was = this.#c.fold.claims.get(id)?.provisional ?? [];
     this.#c.record({ t: "outcome", id, at: port.now(), result: "confirmed", fills, venueTs, attempt: p.attempt });
+    this.#unshare(id, was, fills);
     for (const f of fills) observer.feeEarned(f.symbol, f.fee);
     observer.settled(id, fills, venueTs);
     logger.info({ id, source }, "lean claim's fills known");
@@ -154,12 +167,49 @@ export class UnknownClaims {
     if (c?.givenUp !== true) return;
     const { port, observer, logger } = this.#c;
     const attempt = c.intent.attempt ?? 1;
+    const was = c.provisional ?? [];
     this.#c.record({ t: "outcome", id, at: port.now(), result: "confirmed", fills, venueTs, attempt });
+    this.#unshare(id, was, fills);
     for (const f of fills) observer.feeEarned(f.symbol, f.fee);
     observer.settled(id, fills, venueTs);
     observer.changed();
     logger.warn({ id, source }, "a claim given up is confirmed after all: its booking follows the venue");
     for (const symbol of new Set([...Object.keys(c.intent.perSymbolQty), ...fills.map((f) => f.symbol)])) this.#kick(symbol);
+  }
+
+  /**
+   * A claim booked on inference (given up) or at its request (lean) was confirmed with other than
+   * that: what the positions showed was one growth shared with the claims given up on the symbol. Confirmed with more, the
+   * others give it back; with less, the rest goes to others booked below their request (oldest
+   * first, never past it): together they still book what the positions showed.
+   */
+  #unshare(id: number, was: readonly Fill[], fills: readonly Fill[]): void {
+    const { fold, port, logger } = this.#c;
+    for (const symbol of new Set([...was, ...fills].map((f) => f.symbol))) {
+      let extra = 0;
+      for (const f of fills) if (f.symbol === symbol) extra += f.qty;
+      for (const b of was) if (b.symbol === symbol) extra -= b.qty;
+      for (const [other, c] of fold.claims) {
+        if (Math.abs(extra) < 1e-12) break;
+        const booked = c.givenUp === true && other !== id && !c.outcomes.some((o) => o.result === "confirmed") ? c.provisional : undefined;
+        const asked = c.intent.perSymbolQty[symbol];
+        if (booked === undefined || asked === undefined) continue;
+        const now = booked.find((b) => b.symbol === symbol)?.qty ?? 0;
+        // More confirmed: take back from what the other holds; less: give up to what it asked.
+        const room = Math.sign(extra) === Math.sign(asked) ? now : now - asked;
+        if (Math.sign(room) !== Math.sign(extra)) continue;
+        const move = Math.sign(extra) * Math.min(Math.abs(extra), Math.abs(room));
+        extra -= move;
+        const qty = Math.round((now - move) * 1e9) / 1e9;
+        const price = c.intent.limitPrice[symbol] ?? 0;
+        const rebooked = [...booked.filter((b) => b.symbol !== symbol).map((b) => ({ ...b })), { symbol, qty, price, fee: 0 }];
+        this.#c.record({ t: "outcome", id: other, at: port.now(), result: "given_up", fills: rebooked, attempt: c.intent.attempt ?? 1 });
+        logger.warn(
+          { id: other, symbol, was: now, qty, confirmed: id },
+          "a claim given up is rebooked: another given up beside it was confirmed",
+        );
+      }
+    }
   }
 
   /** After an open-list snapshot requested at `requestedAt` (the fallback where the record cannot be read). */
@@ -218,8 +268,12 @@ export class UnknownClaims {
         if (row !== undefined) this.confirm(p.id, row.fills, row.timestamp, "record");
         else if (rows !== undefined && p.kind === "unknown" && (read as { asOf: number }).asOf - p.sentAt >= this.#t.settleMs)
           this.#notApplied(p, "the venue's record");
-        else if (now - p.sentAt >= this.#t.boundMs) this.#giveUp(p);
-        else {
+        else if (now - p.sentAt >= this.#t.boundMs && (this.#readable(p) || now - p.sentAt >= this.#graceEnd())) this.#giveUp(p);
+        else if (now - p.sentAt >= this.#t.boundMs) {
+          // What the account holds is about to move or be told: inferred from it then, not now.
+          port.requestPositions();
+          p.dueAt = Math.min(now + this.#t.firstCheckMs, p.sentAt + this.#graceEnd());
+        } else {
           p.checks++;
           p.dueAt = now + Math.min(this.#t.maxCheckMs, this.#t.firstCheckMs * 2 ** p.checks);
         }
@@ -252,11 +306,33 @@ export class UnknownClaims {
     this.#c.record({ t: "outcome", id: p.id, at: port.now(), result: "given_up", fills, attempt: p.attempt });
     observer.givenUp();
     observer.changed();
-    if (p.kind === "lean") for (const r of p.requested) this.#kick(r.symbol);
+    for (const r of p.requested) this.#kick(r.symbol);
     logger.error(
       { id: p.id, kind: p.kind, since: p.sentAt, inferred: fills.map((f) => [f.symbol, f.qty]) },
       "claim outcome given up: the venue never said; the id is never claimed again, and what the positions show of it is counted as ours",
     );
+  }
+
+  /** Past the bound, how long a give-up waits for positions it can infer from (well within the next check's slack). */
+  #graceEnd(): number {
+    return this.#t.boundMs + this.#t.maxCheckMs / 2;
+  }
+
+  /**
+   * What the account holds of `p`'s symbols says what it did: no report owed (a claim's quantity
+   * waiting for one, or one in the very millisecond of a claim), no order of ours out, no claim in
+   * flight (reserved, and not itself an unknown: those are told apart by `notOurs`).
+   */
+  #readable(p: Pending): boolean {
+    const { positions, exposure } = this.#c;
+    if (!positions.known) return true;
+    for (const { symbol } of p.requested) {
+      if (positions.pending(symbol) !== 0 || positions.uncertain(symbol) || this.#ordersWorking(symbol)) return false;
+      let unknowns = 0;
+      for (const q of this.#pending.values()) if (exposure.reservation(q.id)?.[symbol] !== undefined) unknowns++;
+      if (exposure.reservationsOn(symbol) > unknowns) return false;
+    }
+    return true;
   }
 
   /**

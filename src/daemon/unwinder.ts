@@ -225,6 +225,23 @@ export class Unwinder {
     return out;
   }
 
+  /**
+   * Positions with something to close that nothing will look at again: no order out, no wake-up set,
+   * no reason noted (a change the unwinder was not told of). Empty unless a kick was missed.
+   */
+  forgotten(): { symbol: string; marginMode: MarginMode; qty: number }[] {
+    const { positions, settings, dryRun, mayLead } = this.#options;
+    if (this.#stopped || dryRun() || !positions.known || !mayLead()) return [];
+    const out: { symbol: string; marginMode: MarginMode; qty: number }[] = [];
+    for (const { symbol, mode } of positions.positions()) {
+      const st = this.#state(symbol, mode);
+      if (st.busy || st.timer !== undefined || st.halted || st.lastNote !== undefined || !settings.unwinds(symbol)) continue;
+      const qty = this.#toClose(symbol, mode);
+      if (qty !== 0) out.push({ symbol, marginMode: mode, qty });
+    }
+    return out;
+  }
+
   /** How long each unwound symbol's position has been open, s (0 when flat or dust; held symbols excluded); the older mode per symbol. */
   openPositions(): { symbol: string; seconds: number }[] {
     const now = this.#options.now();

@@ -270,6 +270,11 @@ export class Exposure {
     this.dropIfEmpty(e);
   }
 
+  /** How many reservations touch `symbol`. */
+  reservationsOn(symbol: string): number {
+    return this.bySymbol.get(symbol)?.refs ?? 0;
+  }
+
   hasReservation(liquidationId: number): boolean {
     return this.reservations.has(liquidationId);
   }

@@ -60,9 +60,9 @@ export class PositionBook {
   /** Per symbol, the venue time of the newest claim whose mode no report has told yet. */
   readonly #pendingSince = new Map<string, number>();
   /**
-   * Per symbol, a claim applied in the same venue millisecond as the last report: taken as in it,
-   * but the report may have been made just before it. Until a later report, less held than ours
-   * proves nothing (`uncertain`).
+   * Per symbol, a claim applied (or a fill of ours made) in the same venue millisecond as the last
+   * report: taken as in it, but the report may have been made just before it. Until a later report,
+   * what is held proves nothing (`uncertain`).
    */
   readonly #ties = new Map<string, number>();
   readonly #listeners: PositionListener[] = [];
@@ -77,7 +77,7 @@ export class PositionBook {
     this.#listeners.push(listener);
   }
 
-  /** Told when a claim's quantities wait for a report to say their margin mode. */
+  /** Told when a claim's quantities wait for a report to say their margin mode, or a report is owed to settle a tie. */
   onPending(listener: (symbol: string) => void): void {
     this.#pendingListeners.push(listener);
   }
@@ -200,7 +200,15 @@ export class PositionBook {
 
   /** A fill of the account's own order in `mode`, `qty` signed (+ buy), at venue time `venueTs`: added unless a report already has it. */
   applyOwnFill(symbol: string, qty: number, venueTs: number, mode: MarginMode = "CROSS"): void {
-    if (!Number.isFinite(qty) || qty === 0 || this.#covered(symbol, mode, venueTs)) return;
+    if (!Number.isFinite(qty) || qty === 0) return;
+    if (this.#covered(symbol, mode, venueTs)) {
+      // Made in the millisecond of the last report: taken as in it, but it may not be (see `#ties`).
+      if (this.#reportedAt.get(key(symbol, mode)) === venueTs) {
+        this.#ties.set(symbol, venueTs);
+        for (const l of this.#pendingListeners) l(symbol);
+      }
+      return;
+    }
     const held = this.held(symbol, mode);
     this.#set(symbol, mode, roundQty(held + qty), undefined);
     this.#advance(symbol, mode, venueTs);

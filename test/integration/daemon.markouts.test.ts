@@ -1,12 +1,3 @@
-/**
- * Markouts against the simulated venue, with the horizons shortened (timing.markoutDelaysMs): a
- * claim yields one `markout` record per horizon, priced on the marks the venue pushed (the mark moved
- * by script after the assignment), in `liquidator_markout_bps{horizon}` and in `pnl --by claim`; a
- * restart on the file journal and a takeover on PostgreSQL continue the horizons the stopped daemon
- * had not reached, without writing again the ones it had.
- */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { expect } from "vitest";
 import { pnl } from "../../src/commands/pnl.js";
@@ -15,10 +6,9 @@ import type { MarkoutRecord } from "../../src/core/journalRecords.js";
 import { markoutBps } from "../../src/engine/markouts.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
-import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import type { JournalReplay } from "../../src/store/journalReplay.js";
 import { PgStore } from "../../src/store/postgres/pgStore.js";
-import { claimsBy, daemonEnv, metric, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, daemonEnv, journalText, metric, waitFor } from "../support/daemonHarness.js";
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 import { test } from "../support/rig.js";
 
@@ -35,12 +25,7 @@ function liquidate(sim: SimulatorHandle): number {
 
 /** Every markout record of the file journal, in file order (duplicates kept: the test counts them). */
 function fileMarkouts(dir: string): MarkoutRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(join(dir, JOURNAL_FILE), "utf8");
-  } catch {
-    return [];
-  }
+  const text = journalText(dir);
   return text
     .split("\n")
     .filter((l) => l.includes('"t":"markout"'))

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { pairJournalName } from "../../src/store/ownJournalFile.js";
-import { claimsBy, daemonEnv, ethLong, metric, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, daemonEnv, ethLong, journalText, metric, waitFor } from "../support/daemonHarness.js";
 import type { DaemonProcess } from "../support/daemonProcess.js";
 import { test } from "../support/rig.js";
 
@@ -70,7 +70,7 @@ test("live mode on a state.dir holding another account's journal: a journal of i
   proc.child.kill("SIGTERM");
   expect((await proc.exit).code).toBe(0);
   expect(await readFile(join(stateDir, JOURNAL_FILE), "utf8")).toBe(other);
-  const own = await readFile(join(stateDir, pairJournalName(sim)), "utf8");
+  const own = journalText(stateDir, pairJournalName(sim));
   // After the format-2 guard (fileJournal.ts venueHeader), the venue record names this pair.
   const venue = own
     .split("\n")

@@ -1,15 +1,7 @@
-/**
- * Money in the log at `info` reads as money: the fees of the "claim accepted" line are rounded to 6
- * decimals, while the journal keeps the exact sums (the test first checks that some fee really has
- * float noise there, so it would catch an unrounded log line).
- */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { expect } from "vitest";
 import type { SymbolSpec } from "../../src/sim/symbols.js";
 import { roundToStep } from "../../src/sim/symbols.js";
-import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { claimsBy, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, journalText, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 const SYMBOLS = ["PERP_BTC_USDC", "PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_DOGE_USDC"];
@@ -42,7 +34,7 @@ test("claim accepted lines print fees to at most 6 decimals; the journal keeps t
   await waitFor(() => ids.every((id) => claimsBy(sim).some((c) => c.liquidationId === id)), "16 claims", 60_000);
   await waitFor(() => daemon.logs.find("claim accepted").length >= ids.length, "16 claim accepted lines", 30_000);
 
-  const journal = readFileSync(join(dir, JOURNAL_FILE), "utf8")
+  const journal = journalText(dir)
     .split("\n")
     .filter((l) => l.includes('"t":"outcome"'))
     .map((l) => JSON.parse(l) as unknown);

@@ -14,7 +14,8 @@
  *
  * Both backends. Seeded and shrinking: a failure prints the seed and the path, and the shrunk
  * sequence of commands. `CORE_MODEL_RUNS` sets the number of sequences (file; PostgreSQL runs a
- * twentieth: each of its restarts opens a store on a real database), `CORE_MODEL_SEED` replays one seed.
+ * twentieth: each of its restarts opens a store on a real database), `CORE_MODEL_SEED` a seed
+ * (`random` for a new one each run).
  */
 
 import { randomUUID } from "node:crypto";
@@ -29,7 +30,12 @@ import { type Backend, journalDir, ModelWorld } from "../support/coreModel/model
 import { describeWithPostgres, type PgCluster, startPgCluster } from "../support/pgCluster.js";
 
 const RUNS = Number(process.env.CORE_MODEL_RUNS ?? 1_000);
-const SEED = process.env.CORE_MODEL_SEED !== undefined ? { seed: Number(process.env.CORE_MODEL_SEED) } : {};
+/**
+ * `npm test` runs a fixed seed (a test run is reproducible: a failure there is a change's, not a
+ * draw's); `CORE_MODEL_SEED=random` explores new sequences, any number replays one.
+ */
+const SEED_ENV = process.env.CORE_MODEL_SEED ?? "3301";
+const SEED = SEED_ENV === "random" ? {} : { seed: Number(SEED_ENV) };
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** What the sequences did in all (the test is not vacuous: claims applied, orders traded, restarts). */
@@ -140,6 +146,109 @@ const FOUND: [string, (w: ModelWorld) => Promise<void>][] = [
       await w.permit();
       await w.restart();
       await w.answer(0, "full", true);
+      await w.advance(600_000);
+    },
+  ],
+  [
+    "a claim answered after the report of the position it changed: the unwinder is told (h)",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 1, true);
+      await w.permit();
+      await w.advance(100);
+      await w.reconcile();
+      await w.answer(0, "full", false);
+    },
+  ],
+  [
+    "a claim given up after a restart is inferred from the positions, and the unwinder is told (h)",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 2, false);
+      await w.repush(1);
+      await w.permit();
+      await w.restart();
+      w.venue.recordDown = true;
+      await w.advance(600_000);
+    },
+  ],
+  [
+    "a give-up waits for the report owed by a claim applied in the millisecond of the last one",
+    async (w) => {
+      await w.offer(1, "PERP_BTC_USDC", 1, true);
+      await w.permit();
+      await w.diskFails(true);
+      await w.advance(600_000);
+      w.venue.recordDown = true;
+      await w.restart();
+      await w.offer(2, "PERP_BTC_USDC", 1, true);
+      await w.permit();
+      await w.advance(30_000);
+      await w.answer(0, "full", false);
+    },
+  ],
+  [
+    "two claims given up on one growth: the one confirmed later takes its share back from the other",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 2, true);
+      w.venue.recordDown = true;
+      await w.permit();
+      await w.offer(2, "PERP_ETH_USDC", 1, true);
+      await w.permit();
+      await w.diskFails(true);
+      await w.answer(0, "lost_before", false);
+      await w.restart();
+      await w.repush(1);
+      await w.advance(600_000);
+    },
+  ],
+  [
+    "an unwind filled in the millisecond of the start's report: the operator's own is measured from that report",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 1, false);
+      await w.advance(120_000);
+      await w.permit();
+      await w.answer(0, "full", false);
+      await w.restart();
+      await w.advance(5_000);
+      await w.offer(2, "PERP_ETH_USDC", 1, true);
+      await w.permit();
+      w.venue.recordDown = true;
+      await w.answer(0, "lean", false);
+      await w.restart();
+      await w.advance(600_000);
+    },
+  ],
+  [
+    "two claims given up on one growth: the one confirmed later with less gives the rest to the other",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 2, true);
+      await w.offer(2, "PERP_ETH_USDC", 1, true);
+      await w.permit();
+      await w.permit();
+      await w.restart();
+      await w.answer(966675277, "full", true);
+      await w.offer(3, "PERP_ETH_USDC", 1, false);
+      await w.repush(1);
+      w.venue.recordDown = true;
+      await w.advance(600_000);
+      await w.permit();
+    },
+  ],
+  [
+    "a lean answer confirmed with less than its request: the rest was a claim given up beside it",
+    async (w) => {
+      await w.offer(1, "PERP_BTC_USDC", 1, false);
+      w.venue.recordDown = true;
+      await w.restart();
+      await w.permit();
+      await w.restart();
+      await w.advance(120_000);
+      await w.restart();
+      await w.offer(2, "PERP_BTC_USDC", 2, false);
+      await w.reconcile();
+      await w.permit();
+      await w.repush(2);
+      await w.advance(100);
+      await w.answer(0, "lean", false);
       await w.advance(600_000);
     },
   ],

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pino from "pino";
 import { stringify } from "yaml";
 import { defaultConfig } from "../../src/config/schema.js";
@@ -17,6 +17,7 @@ import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from "../../src/sim/startSimulator.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
+import { listSegments } from "../../src/store/journalFiles.js";
 import { type JournalReplay, parseJournal } from "../../src/store/journalReplay.js";
 
 /** A policy that lets every test liquidation through unless a test says otherwise. */
@@ -135,13 +136,20 @@ export function countById(entries: readonly ClaimLogEntry[]): Map<number, number
 
 // ---- the daemon's journal and metrics -----------------------------------------------------------
 
-/** The journal file's text; empty before the daemon created it. */
-export function journalText(stateDir: string): string {
-  try {
-    return readFileSync(join(stateDir, JOURNAL_FILE), "utf8");
-  } catch {
-    return "";
-  }
+/**
+ * Every line the journal in `stateDir` ever held, oldest first: its history segments, then its tail
+ * (a polite stop compacts, leaving the tail empty); empty before the daemon created it.
+ */
+export function journalText(stateDir: string, file = JOURNAL_FILE): string {
+  const dir = dirname(join(stateDir, file));
+  const read = (path: string): string => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  return [...listSegments(dir).map((s) => read(s.path)), read(join(stateDir, file))].join("");
 }
 
 export function readJournal(stateDir: string): JournalReplay {

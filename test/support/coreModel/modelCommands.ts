@@ -27,7 +27,7 @@ function cmd(label: string, run: (w: ModelWorld, m: CommandModel) => Promise<voi
 }
 
 const symbol = fc.constantFrom<ModelSymbol>("PERP_ETH_USDC", "PERP_BTC_USDC");
-const claimFate = fc.constantFrom<ClaimFate>("full", "full", "full", "lean", "lost_after", "lost_before", "price_moved");
+const claimFate = fc.constantFrom<ClaimFate>("full", "full", "full", "lean", "late", "lost_after", "lost_before", "price_moved");
 const orderFate = fc.constantFrom<OrderFate>("fill", "partial", "none", "lost_after", "lost_before");
 
 const offer = fc.tuple(symbol, fc.integer({ min: 1, max: 30 }), fc.boolean()).map(([s, steps, pushed]) =>

@@ -28,7 +28,7 @@ export const SYMBOLS = Object.keys(MARKET) as ModelSymbol[];
 const FEE_RATE = 0.02;
 
 /** What the venue does with the next claim request it takes. */
-export type ClaimFate = "full" | "lean" | "lost_after" | "lost_before" | "price_moved";
+export type ClaimFate = "full" | "lean" | "late" | "lost_after" | "lost_before" | "price_moved";
 /** What the venue does with the next order placed. */
 export type OrderFate = "fill" | "partial" | "none" | "lost_after" | "lost_before";
 
@@ -36,7 +36,9 @@ export type OrderFate = "fill" | "partial" | "none" | "lost_after" | "lost_befor
 export type Pushed =
   | { kind: "assignment"; gen: number; id: number; at: number; fills: Fill[] }
   | { kind: "position"; gen: number; symbol: string; qty: number; at: number }
-  | { kind: "execution"; gen: number; report: ExecutionReport };
+  | { kind: "execution"; gen: number; report: ExecutionReport }
+  /** An answer the venue made at `at` and the network held: the pushes it caused may come first. */
+  | { kind: "answer"; gen: number; at: number; reply: (lost: boolean) => void };
 
 interface Request {
   gen: number;
@@ -144,7 +146,15 @@ export class ModelVenue {
               abs_liquidator_fee: f.fee,
             })),
           };
-    reply({ sent: true, result });
+    if (fate === "late")
+      this.pushed.push({
+        kind: "answer",
+        gen: this.clock.gen,
+        at,
+        // Dropped, it is an answer lost: the connection ends without one.
+        reply: (lost) => reply(lost ? { error: new TransportError("socket hang up", true) } : { sent: true, result }),
+      });
+    else reply({ sent: true, result });
   }
 
   readRecord(startT: number, endT: number): Promise<RecordRead> {

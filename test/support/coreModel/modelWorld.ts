@@ -101,6 +101,10 @@ export class ModelWorld implements ProcessWorld {
     const { pushed } = this.venue;
     if (pushed.length === 0) return;
     const [e] = pushed.splice(k % pushed.length, 1);
+    if (e?.kind === "answer" && e.gen === this.clock.gen) {
+      e.reply(drop);
+      return this.settle();
+    }
     if (e === undefined || drop || e.gen !== this.clock.gen) return;
     const { core, unwinder } = this.p;
     if (e.kind === "assignment") {
@@ -119,7 +123,7 @@ export class ModelWorld implements ProcessWorld {
         })),
       });
     } else if (e.kind === "position") core.positionsPush([{ symbol: e.symbol, positionQty: e.qty }], e.at);
-    else unwinder.onExecutionReport(e.report);
+    else if (e.kind === "execution") unwinder.onExecutionReport(e.report);
     await this.settle();
   }
 
@@ -160,6 +164,12 @@ export class ModelWorld implements ProcessWorld {
         await this.settle();
       }
     }
+    for (const e of [...this.venue.pushed])
+      if (e.kind === "answer" && this.clock.now + ms - e.at >= VENUE_ANSWERS_WITHIN_MS) {
+        this.venue.pushed.splice(this.venue.pushed.indexOf(e), 1);
+        if (e.gen === this.clock.gen) e.reply(false);
+        await this.settle();
+      }
     await this.clock.advance(ms, () => this.settle());
   }
 
@@ -224,6 +234,9 @@ export class ModelWorld implements ProcessWorld {
       if (Math.abs(truth - ours) > moving + 1e-9)
         throw new Error(`(a) ${symbol}: the venue holds ${truth} of ours, the core counts ${ours} (${moving} moving)`);
     }
+    // (h) what may be closed now is being closed, or will be looked at again (a kick was not missed).
+    const forgotten = p.unwinder.forgotten();
+    if (forgotten.length > 0) throw new Error(`(h) nothing will close ${JSON.stringify(forgotten)}`);
     // (e) reservations are the claims in flight or of unknown outcome.
     let unsettled = 0;
     for (const c of fold.claims.values()) if (c.provisional === undefined && c.givenUp !== true) unsettled++;
