@@ -82,7 +82,7 @@ export function assembleDaemon(o: {
   };
 
   const books = tradingBooks(config.policy);
-  const venueSide = venueParts({ config, venue, metrics, policy: books.policy });
+  const venueSide = venueParts({ config, venue, metrics, policy: books.policy, logger });
   const { rest, limiters } = venueSide;
   const { shadows, capture, sender } = shadowsAndCapture({
     loaded,

@@ -87,8 +87,8 @@ export function claimPath(o: {
       acceptedUnsized: (id, requested) => scope.claimed.claimRequested(id, requested),
     },
     logger: logger.child({ component: "claimer" }),
-    // -1101: the model was wrong; the positions read says what the venue counts (accountRead).
-    rereadAccount: () => daemon.get().requestPositions(),
+    // -1101: the model was wrong; the leverages and positions read say what the venue counts (accountRead).
+    rereadAccount: () => daemon.get().requestLeverages(),
   });
   // Held positions come from the venue only: nothing is claimed until GET /v1/positions answered.
   claimer.setPaused("positions", true);

@@ -30,7 +30,7 @@ const STREAM_KINDS = ["public", "private"] as const;
 
 export interface DaemonOptions {
   rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "futuresStamped" | "positions" | "info"> &
-    Partial<Pick<RestClient, "clientInfo">>;
+    Partial<Pick<RestClient, "clientInfo" | "leverages">>;
   signer: Signer;
   /** Full stream URLs (docs/protocol.md §1), account id already appended. */
   publicUrl: string;
@@ -80,7 +80,8 @@ export class Daemon {
     this.#degradedAfterMs = options.degradedAfterMs ?? 3_000;
     this.#streams = {
       public: this.#stream("public", options.publicUrl, ["liquidation", "markprices"]),
-      private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport"]),
+      // `balance`: a deposit, withdrawal or settlement moves the collateral claims are sized by (PROTOCOL §10).
+      private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport", "balance"]),
     };
     const { ingest } = options;
     this.#feed = new RestFeed({
@@ -93,6 +94,7 @@ export class Daemon {
         marks: (rows, ts) => ingest.restMarks(rows, ts, options.signer.clock.offsetMs),
         positions: (p) => ingest.restPositions(p),
         clientInfo: (c) => ingest.clientInfo(c),
+        leverages: (rows) => ingest.leverages(rows),
       },
       degraded: () => this.#degraded,
       logger: options.logger.child({ component: "rest_feed" }),
@@ -127,6 +129,11 @@ export class Daemon {
   /** Read the account's positions now (a refused order says ours are wrong). */
   requestPositions(): void {
     this.#feed.requestPositions();
+  }
+
+  /** Read every symbol's leverage, then the positions, now (a -1101 says our margin model was wrong). */
+  requestLeverages(): void {
+    this.#feed.requestLeverages();
   }
 
   /**

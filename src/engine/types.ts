@@ -35,6 +35,11 @@ export interface Liquidation {
   /** Venue timestamp (ms); used only for ordering ties in the ranking. */
   readonly timestamp: number;
   readonly positions: readonly LiquidationPosition[];
+  /**
+   * The venue's `type` of the row or push as sent (`liquidated`, `claim`: PROTOCOL §9, §10), kept so
+   * that what is claimed where can follow it; absent when the venue sent none.
+   */
+  readonly type?: string | undefined;
 }
 
 /** A mark price and when the daemon received it (the daemon's clock, ms). */

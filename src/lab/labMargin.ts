@@ -3,18 +3,22 @@
  * PolicyState) checks each variant's claims against a virtual account that starts with the
  * backtest's `--collateral` and grows by the liquidator fees the variant earns. The unwinds' P&L is
  * left out: it rests on the assumed slippage, and the report's slippage columns must stay one replay
- * with the same claims (docs/policy-lab.md). A capture does not hold the account's `max_leverage`, so the lab assumes the
- * venue's usual 10×. Also the report's facts: how many claims margin skipped, and how long the
- * variant stood at its margin limit (from a margin skip until a position shrank, as the daemon
- * re-decides margin skips then).
+ * with the same claims (docs/policy-lab.md). A capture does not hold the account's margin settings
+ * (PROTOCOL §10), so the lab takes them from the backtest (`--leverage`, `--imr-factor`,
+ * `--max-notional`: labAccount.ts) and otherwise assumes the venue's usual 10× on every symbol.
+ * Also the report's facts: how many claims margin skipped, and how long the variant stood at its
+ * margin limit (from a margin skip until a position shrank, as the daemon re-decides margin skips then).
  */
 import type { MarginSource } from "../engine/claimMargin.js";
 import type { MarginAccount } from "../engine/marginFit.js";
+import { MarginSettings } from "../engine/marginSettings.js";
 
 /** The backtest's starting collateral when `--collateral` is not given (quote). */
 export const DEFAULT_LAB_COLLATERAL = 100_000;
-/** The account leverage the lab assumes (the capture does not record `GET /v1/client/info`). */
+/** The leverage the lab assumes of a symbol the backtest gives none for (the capture does not record the account's). */
 export const LAB_MAX_LEVERAGE = 10;
+/** The lab's account settings when the backtest gives none: every symbol at 10×. */
+export const LAB_DEFAULT_SETTINGS = MarginSettings.uniform(LAB_MAX_LEVERAGE);
 
 export interface MarginFacts {
   /** Claims (liquidations) skipped with reason `margin`. */
@@ -26,18 +30,20 @@ export interface MarginFacts {
 export class LabMargin implements MarginSource {
   readonly #collateral: number;
   readonly #earned: () => number;
+  readonly #settings: MarginSettings;
   #since: number | undefined;
   #ms = 0;
   #skips = 0;
 
-  /** `earned`: the liquidator fees the variant has earned so far. */
-  constructor(collateral: number, earned: () => number) {
+  /** `earned`: the liquidator fees the variant has earned so far; `settings`: the account's (PROTOCOL §10). */
+  constructor(collateral: number, earned: () => number, settings: MarginSettings = LAB_DEFAULT_SETTINGS) {
     this.#collateral = collateral;
     this.#earned = earned;
+    this.#settings = settings;
   }
 
   marginAccount(): MarginAccount {
-    return { totalCollateral: this.#collateral + this.#earned(), maxLeverage: LAB_MAX_LEVERAGE, ordersMargin: 0 };
+    return { totalCollateral: this.#collateral + this.#earned(), settings: this.#settings, ordersMargin: 0 };
   }
 
   /** A decision skipped a claim for margin at `at`. */

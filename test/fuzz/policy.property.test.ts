@@ -319,7 +319,7 @@ function checkVenueAccepts(d: ClaimDecision, w: World, ctx: PolicyContext, liq: 
       mark: (name) => ctx.marks.price(name) ?? 1,
       positions: new Map(),
       collateral: Number.POSITIVE_INFINITY,
-      maxLeverage: 10,
+      margin: 10,
     },
   );
   expect(out.ok ? "ok" : out.refusal.message).toBe("ok");
