@@ -17,8 +17,40 @@ import { MarginSettings } from "../engine/marginSettings.js";
 export const DEFAULT_LAB_COLLATERAL = 100_000;
 /** The leverage the lab assumes of a symbol the backtest gives none for (the capture does not record the account's). */
 export const LAB_MAX_LEVERAGE = 10;
-/** The lab's account settings when the backtest gives none: every symbol at 10×. */
-export const LAB_DEFAULT_SETTINGS = MarginSettings.uniform(LAB_MAX_LEVERAGE);
+
+/**
+ * The account's margin settings as a backtest gives them (plain data: it crosses to worker threads):
+ * `leverage` of every symbol not named in `leverages` (default 10), and per symbol its leverage, the
+ * account's own `imr_factor` and `max_notional` (PROTOCOL §10).
+ */
+export interface LabAccount {
+  leverage?: number;
+  leverages?: Readonly<Record<string, number>>;
+  imrFactor?: Readonly<Record<string, number>>;
+  maxNotional?: Readonly<Record<string, number>>;
+}
+
+/** The margin settings of a backtest's account. */
+export function labSettings(a: LabAccount | undefined): MarginSettings {
+  const map = (r: Readonly<Record<string, number>> | undefined) => new Map(Object.entries(r ?? {}));
+  return new MarginSettings({
+    defaultLeverage: a?.leverage ?? LAB_MAX_LEVERAGE,
+    leverage: map(a?.leverages),
+    imrFactor: map(a?.imrFactor),
+    maxNotional: map(a?.maxNotional),
+  });
+}
+
+/** How the report says what the account's settings were. */
+export function describeLabAccount(a: LabAccount | undefined): string {
+  const per = (name: string, r: Readonly<Record<string, number>> | undefined) =>
+    r === undefined || Object.keys(r).length === 0
+      ? ""
+      : `; ${name} ${Object.entries(r)
+          .map(([s, v]) => `${s} ${v}`)
+          .join(", ")}`;
+  return `${a?.leverage ?? LAB_MAX_LEVERAGE}× leverage${per("leverage", a?.leverages)}${per("imr_factor", a?.imrFactor)}${per("max_notional", a?.maxNotional)}`;
+}
 
 export interface MarginFacts {
   /** Claims (liquidations) skipped with reason `margin`. */
@@ -35,11 +67,11 @@ export class LabMargin implements MarginSource {
   #ms = 0;
   #skips = 0;
 
-  /** `earned`: the liquidator fees the variant has earned so far; `settings`: the account's (PROTOCOL §10). */
-  constructor(collateral: number, earned: () => number, settings: MarginSettings = LAB_DEFAULT_SETTINGS) {
+  /** `earned`: the liquidator fees the variant has earned so far; `account`: its margin settings (PROTOCOL §10). */
+  constructor(collateral: number, earned: () => number, account?: LabAccount) {
     this.#collateral = collateral;
     this.#earned = earned;
-    this.#settings = settings;
+    this.#settings = labSettings(account);
   }
 
   marginAccount(): MarginAccount {

@@ -18,7 +18,7 @@ import type { Mark } from "../engine/types.js";
 import { spacingFor } from "../venue/limiters.js";
 import { DecisionFollowers, type Fork } from "./decisionGroup.js";
 import { DecisionMemo } from "./decisionMemo.js";
-import { LabMargin, type MarginFacts } from "./labMargin.js";
+import { type LabAccount, LabMargin, type MarginFacts } from "./labMargin.js";
 import { componentsOf, type NetComponents } from "./recordedAccount.js";
 import { Series } from "./series.js";
 import { Timeline } from "./timeline.js";
@@ -40,6 +40,8 @@ export interface ReplayModel {
   onWon?: (variant: string, id: number) => void;
   /** The account's collateral at the start (`backtest --collateral`), quote. */
   collateral: number;
+  /** The account's margin settings (`backtest --leverage`, `--imr-factor`, `--max-notional`; labMargin.ts). */
+  account?: LabAccount;
 }
 
 export interface VariantResult extends Facts, MarginFacts {
@@ -143,7 +145,7 @@ export class ReplayVariant {
     this.#keepIds = model.keepIds;
     this.#onWon = model.onWon;
     this.#facts = new VariantFacts(config.policy.max_total_exposure);
-    this.#margin = new LabMargin(model.collateral, () => this.#feesEarned);
+    this.#margin = new LabMargin(model.collateral, () => this.#feesEarned, model.account);
     const policy = new PolicyState(config.policy, marks, this.#exposure, this.#margin);
     this.policy = policy;
     const group = followers.length > 0 ? new DecisionFollowers(variant, followers) : undefined;
