@@ -29,7 +29,9 @@
  * total notional the ratio must be 1 — if our caps cut it, the whole is over our caps (`over_caps`).
  * A liquidation of only high-tier symbols is claimed per symbol through `symbols`: ineligible symbols
  * are left out, each symbol gets its own ratio (a symbol under 5,000 of notional whole or not at all),
- * the shared budgets are given out by highest fee rate first, and the top-level ratio is the largest.
+ * the shared budgets are given out by highest fee rate first, and the top-level ratio is the largest;
+ * `symbols` is sent only where it changes the meaning (a symbol left out, or two ratios that differ),
+ * else the top-level ratio alone claims every open symbol (`symbolsNeeded`).
  * Open symbols are those with position_qty ≠ 0 (a zero one was already claimed by others).
  *
  * Reason precedence: invalid_liquidation; unknown_symbol (any open symbol); then per symbol, in the
@@ -294,7 +296,20 @@ function decidePerSymbol(
     const first = legs[0] as Leg; // invalidLiquidation() guarantees an open symbol, and none was claimed
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
-  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin, trace);
+  return buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, trace);
+}
+
+/**
+ * Whether `symbols` changes what a per-symbol claim means (PROTOCOL §10): only when some open symbol
+ * is left out or two get different ratios. Every open symbol at one ratio is the top-level ratio
+ * alone, the form every official client sends (the venue's answer to `symbols` is unsettled), and
+ * the venue's rule for it is met: each symbol at ≥ 5,000 when the ratio is below 1 makes the total so.
+ */
+function symbolsNeeded(legs: readonly Leg[], claimed: readonly SymbolRatio[]): boolean {
+  if (claimed.length !== legs.length) return true;
+  const k = (legs[0] as Leg).k;
+  for (const leg of legs) if (leg.k !== k) return true;
+  return false;
 }
 
 /** The claim of every leg with k > 0, or `below_min_fee` when its fee is under the strictest min_fee. */

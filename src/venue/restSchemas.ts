@@ -310,10 +310,11 @@ export interface OpenLiquidationsQuery {
   end_t?: number;
 }
 
+/** A futures row: its mark is what is read; the index price (unused) reads as absent when malformed. */
 const futuresRowSchema = z.object({
   symbol: z.string(),
   mark_price: num,
-  index_price: num,
+  index_price: num.optional().catch(undefined),
 });
 export type FuturesRow = z.infer<typeof futuresRowSchema>;
 /** Read row by row: a symbol whose row does not parse has no REST mark (it is not claimed on it), the others do. */
