@@ -24,6 +24,8 @@ export interface SimAccount {
   readonly imrFactor: Map<string, number>;
   /** The largest position (quote, at mark) the account may hold per symbol (client info `max_notional`). */
   readonly maxNotional: Map<string, number>;
+  /** The venue's maximum leverage of a symbol (leverage.ts): `maxLeverage` never applies past it. */
+  readonly symbolMax: (symbol: string) => number | undefined;
   readonly keys: Set<string>;
   /** docs/protocol.md §8: what GET /v1/client/key_info says of a key, when set (see `setKeyInfo`). */
   readonly keyInfo: Map<string, SimKeyInfo>;
@@ -36,6 +38,8 @@ export interface SimKeyInfo {
   scope: string;
   /** ms since the epoch; undefined: a year after the answer. */
   expiresAt: number | undefined;
+  /** PROTOCOL §10: `ip_restriction_status` / `ip_restriction_list` as reported (not enforced); none: absent. */
+  ipRestriction?: { status: string; list: string };
 }
 
 export const DEFAULT_KEY_SCOPE = "read,trading";
@@ -77,6 +81,12 @@ function canonicalKey(publicKey: string): string | undefined {
 export class Accounts {
   readonly #byId = new Map<string, SimAccount>();
   readonly #byAddress = new Map<string, SimAccount>();
+  readonly #symbolMax: (symbol: string) => number | undefined;
+
+  /** `symbolMax`: the venue's maximum leverage of a symbol (none: no maximum). */
+  constructor(symbolMax: (symbol: string) => number | undefined = () => undefined) {
+    this.#symbolMax = symbolMax;
+  }
 
   add(options: AddAccountOptions): SimAccount {
     if (options.accountId === "") throw new RangeError("accountId must not be empty");
@@ -94,6 +104,7 @@ export class Accounts {
       leverage: positiveMap("leverage", options.leverage, 1),
       imrFactor: positiveMap("imrFactor", options.imrFactor),
       maxNotional: positiveMap("maxNotional", options.maxNotional),
+      symbolMax: this.#symbolMax,
       keys: new Set(),
       keyInfo: new Map(),
       positions: new Map(),

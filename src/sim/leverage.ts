@@ -85,9 +85,12 @@ export function symbolMaxLeverage(spec: SymbolSpec): number {
   return Math.max(1, Math.min(SIM_MAX_FUTURES_LEVERAGE, Math.floor(1 / marginOf(spec).baseImr + 1e-9)));
 }
 
-/** The account's leverage of `symbol`: its own setting, else its `maxLeverage`. */
+/** The account's leverage of `symbol`: its own setting, else its `maxLeverage` up to the symbol's maximum. */
 export function leverageOf(account: SimAccount, symbol: string): number {
-  return account.leverage.get(symbol) ?? account.maxLeverage;
+  const own = account.leverage.get(symbol);
+  if (own !== undefined) return own;
+  const max = account.symbolMax(symbol);
+  return max === undefined ? account.maxLeverage : Math.min(account.maxLeverage, max);
 }
 
 /** What the account's own settings make of margin (margin.ts). */

@@ -11,7 +11,7 @@ import { Accounts, type SimAccount } from "./accounts.js";
 import type { Campaign } from "./campaigns.js";
 import { ClaimLog, type ClaimLogEntry } from "./claimLog.js";
 import { evaluateClaim, type HeldPosition, parseClaimBody, type Transfer } from "./claimRules.js";
-import { accountMargin, growsPastMaxNotional } from "./leverage.js";
+import { accountMargin, growsPastMaxNotional, symbolMaxLeverage } from "./leverage.js";
 import { LiquidationBook, type OpenLiquidation } from "./liquidationBook.js";
 import { type GenerateOptions, generatePositions } from "./liquidationGen.js";
 import { MarketState } from "./marketState.js";
@@ -71,7 +71,10 @@ export class VenueCore {
   readonly symbols: SymbolTable;
   readonly market: MarketState;
   readonly book: LiquidationBook;
-  readonly accounts = new Accounts();
+  readonly accounts = new Accounts((symbol) => {
+    const spec = this.symbols.get(symbol);
+    return spec === undefined ? undefined : symbolMaxLeverage(spec);
+  });
   readonly rewards: Rewards;
   readonly claimLog: ClaimLog;
   readonly orderUsers: readonly OrderUser[];
