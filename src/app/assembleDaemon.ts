@@ -92,6 +92,7 @@ export function assembleDaemon(o: {
     marks: books.marks,
     rest,
     capture: stateCapture,
+    leastRatios: books.policy.leastRatios,
   });
   const { ledger, markouts } = pnlParts({ store, metrics, logger, timing, marks: books.marks, policy: books.policy, guard: later.guard });
   const scope = unwindScope({

@@ -127,7 +127,8 @@ export async function measureMarginCascade(
       const ids = sim.core.cascade(c.size, { symbols: c.symbols, side: 1, notional: c.notional });
       // The venue's book as the cascade opened it: the push has not reached the daemon yet.
       const items = marginItems(sim.core, ids, account, setup.perSymbolBest);
-      const mine = () => sim.core.claims().filter((x) => x.accountId === sim.accountId);
+      // Every request (claims() holds the applied ones only: a refusal would never be counted).
+      const mine = () => sim.core.claimRequests().filter((x) => x.accountId === sim.accountId);
       let seen = -1;
       let quietSince = Date.now();
       const deadline = Date.now() + TIMEOUT_MS;

@@ -13,7 +13,7 @@ import { accountMargin, LEVERAGE_CASCADE_ACCOUNT, LEVERAGE_CASCADE_SYMBOLS } fro
 import { initialMarginOfHeld } from "../../src/sim/margin.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { DEFAULT_SYMBOLS } from "../../src/sim/symbols.js";
-import { claimsBy, metric, reconcileRounds, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, metric, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 const COLLATERAL = 2_000;
@@ -25,7 +25,8 @@ const SYMBOLS = [...DEFAULT_SYMBOLS, ...LEVERAGE_CASCADE_SYMBOLS];
 const OFF = { LIQUIDATOR_UNWIND_MODE: "off" };
 
 const applied = (s: SimulatorHandle) => claimsBy(s).filter((c) => c.code === 0);
-const refusedForMargin = (s: SimulatorHandle) => claimsBy(s).filter((c) => c.code === -1101).length;
+/** Claim requests the venue refused for margin (every request: `claimsBy` holds the applied ones only). */
+const refusedForMargin = (s: SimulatorHandle) => requestsFrom(s).filter((c) => c.code === -1101).length;
 const feeOf = (s: SimulatorHandle) => applied(s).reduce((sum, c) => sum + c.transfers.reduce((a, t) => a + t.absLiquidatorFee, 0), 0);
 const account = (s: SimulatorHandle) => s.core.accounts.get(s.accountId) as SimAccount;
 /** The venue's initial margin of what the account holds, by its own formula (leverage per symbol, the account's imr_factor). */
@@ -67,7 +68,16 @@ test("the issue's cascade: leverage per symbol and the account's imr_factor, 0 Ã
   expect(refusedForMargin(sim)).toBe(0);
   expect(usage).toBeLessThanOrEqual(USAGE * (1 + 1e-9));
   expect(fee).toBeGreaterThanOrEqual(0.85 * best);
+  // The count is not vacuous: the largest liquidation still open, claimed whole now, is refused and counted.
+  const open = sim.core.openLiquidations().sort((x, y) => notionalOf(sim, y) - notionalOf(sim, x))[0];
+  if (open === undefined) throw new Error("no liquidation left open");
+  const limit = Object.fromEntries(open.positions.map((p) => [p.symbol, (sim.core.mark(p.symbol) as number) * 1.1]));
+  await sim.core.submitClaim(sim.accountId, { liquidation_id: open.liquidationId, ratio_qty_request: 1, limit_price: limit }, sim.core.now());
+  expect(refusedForMargin(sim)).toBe(1);
 }, 90_000);
+
+const notionalOf = (s: SimulatorHandle, l: { positions: { symbol: string; positionQty: number }[] }) =>
+  l.positions.reduce((n, p) => n + Math.abs(p.positionQty) * (s.core.mark(p.symbol) ?? 0), 0);
 
 test("a leverage changed on the venue: learnt from the next read or push; a -1101 reads the leverages again at once", async ({ rig }) => {
   const sim = await rig.sim({ collateral: COLLATERAL, maxLeverage: 10, symbols: SYMBOLS });
@@ -95,5 +105,24 @@ test("a leverage changed on the venue: learnt from the next read or push; a -110
   await reconcileRounds(d.metricsUrl, 2);
   // Decided at 2Ã—: cut to fit (or skipped), never past the limit; the venue refused nothing but the injected one.
   expect(venueIm(sim) / sim.core.trading.totalCollateral(sim.accountId)).toBeLessThanOrEqual(USAGE * (1 + 1e-9));
-  expect(claimsBy(sim).filter((c) => c.code === -1101 && c.message !== "fault injected").length).toBe(0);
+  expect(requestsFrom(sim).filter((c) => c.code === -1101 && c.message !== "fault injected").length).toBe(0);
+}, 60_000);
+
+test("a -1201 naming the ratio the venue wants: decided once more with it, claimed whole once the open list shows why", async ({ rig }) => {
+  // The venue takes a second to process a claim: long enough for a rival to get in first.
+  const sim = await rig.sim({ claimProcessingDelayMs: 1_000 });
+  const d = await rig.daemon({ sim, policy: { max_claim_notional: 10_000 }, env: OFF, until: "ready" });
+  await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "the daemon ready to claim");
+  // ~12,000 of ETH: the daemon claims 10,000 of it (ratio 0.833). While its claim is processed a rival
+  // takes part (no push yet): the venue holds ~8,900, under the 10,000 below which it takes whole claims only.
+  const id = sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 3.1169 }] });
+  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_claims_submitted_total")) >= 1, "the cut claim sent");
+  sim.core.book.updateRemaining(id, new Map([["PERP_ETH_USDC", 2.3]]));
+  await waitFor(() => requestsFrom(sim).some((c) => c.code === -1201), "the cut claim refused with -1201");
+  expect(requestsFrom(sim).find((c) => c.code === -1201)?.message).toMatch(/must be 1/);
+  // The next open list shows 2.3: a whole claim fits max_claim_notional, and reaches the venue's ratio.
+  await waitFor(() => applied(sim).some((c) => c.liquidationId === id), "claimed whole after the -1201", 30_000);
+  const won = applied(sim).find((c) => c.liquidationId === id);
+  expect(won?.transfers[0]?.positionQty).toBe(2.3);
+  expect(requestsFrom(sim).filter((c) => c.liquidationId === id && c.code === -1201)).toHaveLength(1);
 }, 60_000);

@@ -9,7 +9,7 @@ import { expect } from "vitest";
 import { bestFeeThatFits, marginItems } from "../../src/bench/marginBest.js";
 import { initialMarginOfHeld } from "../../src/sim/margin.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, ethLong, metric, reconcileRounds, waitFor } from "../support/daemonHarness.js";
+import { claimsBy, ethLong, metric, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 const COLLATERAL = 20_000;
@@ -22,7 +22,8 @@ const CASCADE = ["PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_DOGE_USDC", "PERP_WIF_U
 const OFF = { LIQUIDATOR_UNWIND_MODE: "off" };
 
 const applied = (s: SimulatorHandle) => claimsBy(s).filter((c) => c.code === 0);
-const refusedForMargin = (s: SimulatorHandle) => claimsBy(s).filter((c) => c.code === -1101).length;
+/** Claim requests the venue refused for margin (every request: `claimsBy` holds the applied ones only). */
+const refusedForMargin = (s: SimulatorHandle) => requestsFrom(s).filter((c) => c.code === -1101).length;
 const feeOf = (s: SimulatorHandle) => applied(s).reduce((sum, c) => sum + c.transfers.reduce((a, t) => a + t.absLiquidatorFee, 0), 0);
 /** max_margin_usage of the venue's total collateral now (claims' fees are credited to it). */
 const budgetNow = (s: SimulatorHandle) => USAGE * s.core.trading.totalCollateral(s.accountId);
