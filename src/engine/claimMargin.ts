@@ -156,6 +156,16 @@ export class ClaimMargin {
     return fit.largestFit();
   }
 
+  /**
+   * Whether every leg at `thousandths` of its quantity (which may pass 1000: a claim that asks for
+   * `extra_liquidation_ratio` more, extraRatio.ts) keeps the margin limits.
+   */
+  fitsAllAt(legs: readonly MarginLeg[], thousandths: number): boolean {
+    const fit = this.#refill(legs, false);
+    for (const leg of legs) this.#addLeg(fit, leg);
+    return fit.fits(thousandths);
+  }
+
   /** Sets `need` and `room` for the legs at their final ratios. */
   measure(legs: readonly MarginLeg[]): void {
     if (this.#in === undefined) return;

@@ -19,6 +19,8 @@
  *   plus claims in flight, after the claim, within both limits; the ratio is cut to fit like the
  *   caps above, and the claim is skipped with reason `margin` when margin is what leaves nothing.
  *   Not checked while the account's collateral or leverage is unknown (no `account`).
+ * - extra_liquidation_ratio: a whole claim (ratio 1, no `symbols`) asks for up to it more if the
+ *   live quantity grew, as far as the caps and margin allow at (1 + extra) (extraRatio.ts).
  * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee), net of each
  *   symbol's expected unwind cost (Σ |q| × mark × expected_unwind_cost_bps / 10⁴, 0 by default), must be at
  *   least the largest min_fee of the symbols it claims: with a cost set, a claim that would lose money
@@ -46,6 +48,7 @@
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
 import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, traceProportionalCaps } from "./decisionTrace.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
+import { withExtraRatio } from "./extraRatio.js";
 import { invalidLiquidation } from "./invalidLiquidation.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
@@ -214,7 +217,12 @@ function decideProportional(
   if (k === 0) return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero", undefined);
 
   for (const leg of legs) leg.k = k;
-  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace);
+  return extra(buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace), legs, ctx, margin, m);
+}
+
+/** A whole claim with policy.extra_liquidation_ratio asks for the extra its caps and margin leave (extraRatio.ts). */
+function extra(d: Decision, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
+  return d.action === "claim" && ctx.policy.extraThousandths > 0 ? withExtraRatio(d, legs, ctx, margin, m) : d;
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
@@ -296,7 +304,8 @@ function decidePerSymbol(
     const first = legs[0] as Leg; // invalidLiquidation() guarantees an open symbol, and none was claimed
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
-  return buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, trace);
+  const d = buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, trace);
+  return extra(d, legs, ctx, margin, m);
 }
 
 /**

@@ -153,6 +153,18 @@ export function addToPosition(held: HeldPosition | undefined, q: number, price: 
   return { qty, averageOpenPrice: price }; // flipped through zero: the new side opened at this price
 }
 
+/**
+ * What a ratio-1 claim takes of a position (PROTOCOL §10): all of it as published, and of what it grew
+ * by since then only up to `extra` of the published quantity (`extra_liquidation_ratio`; none: nothing).
+ */
+function wholeQty(pos: { positionQty: number; grownBy?: number }, extra: number | undefined): number {
+  const grown = pos.grownBy ?? 0;
+  if (grown === 0) return pos.positionQty;
+  const published = pos.positionQty - grown;
+  const most = Math.abs(published) * (1 + (extra ?? 0));
+  return Math.sign(pos.positionQty) * roundQty(Math.min(Math.abs(pos.positionQty), most));
+}
+
 /** Apply docs/protocol.md §4.1 + §7 to one claim. `liq` undefined means gone / unknown (-1202). */
 export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefined, ctx: ClaimContext): Checked<ClaimOutcome> {
   if (liq === undefined) return refused(-1202, `liquidation ${req.liquidationId} is unknown, fully claimed or expired`);
@@ -215,7 +227,7 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
   const remaining = new Map(open.map((p) => [p.symbol, p.positionQty]));
   const positionsAfter = new Map<string, HeldPosition>(ctx.positions);
   for (const c of claims) {
-    const q = c.thousandths === 1000 ? c.pos.positionQty : roundQty((c.pos.positionQty * c.thousandths) / 1000);
+    const q = c.thousandths === 1000 ? wholeQty(c.pos, req.extraLiquidationRatio) : roundQty((c.pos.positionQty * c.thousandths) / 1000);
     if (q === 0) continue;
     const mark = marks.get(c.pos.symbol) as number;
     const fee = c.pos.liquidatorFee;

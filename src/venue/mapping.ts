@@ -201,6 +201,8 @@ export function claimRequestBody(d: ClaimDecision): ClaimRequest {
     limit[symbol] = p;
   }
   const body: ClaimRequest = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };
+  // PROTOCOL §10: only with ratio 1 (the venue refuses it otherwise).
+  if (d.extraRatio !== undefined && d.extraRatio > 0 && d.ratio === 1 && okRatio(d.extraRatio)) body.extra_liquidation_ratio = d.extraRatio;
   if (d.symbols !== undefined) {
     body.symbols = d.symbols.map((s) => {
       if (!okRatio(s.ratio)) throw new RangeError(`claim ${d.liquidationId}: ratio of ${s.symbol} is not in (0, 1]`);

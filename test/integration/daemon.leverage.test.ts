@@ -72,7 +72,11 @@ test("the issue's cascade: leverage per symbol and the account's imr_factor, 0 Ã
   const open = sim.core.openLiquidations().sort((x, y) => notionalOf(sim, y) - notionalOf(sim, x))[0];
   if (open === undefined) throw new Error("no liquidation left open");
   const limit = Object.fromEntries(open.positions.map((p) => [p.symbol, (sim.core.mark(p.symbol) as number) * 1.1]));
-  await sim.core.submitClaim(sim.accountId, { liquidation_id: open.liquidationId, ratio_qty_request: 1, limit_price: limit }, sim.core.now());
+  await sim.core.submitClaim(
+    sim.accountId,
+    { liquidation_id: open.liquidationId, ratio_qty_request: 1, limit_price: limit },
+    sim.core.now(),
+  );
   expect(refusedForMargin(sim)).toBe(1);
 }, 90_000);
 
@@ -125,4 +129,18 @@ test("a -1201 naming the ratio the venue wants: decided once more with it, claim
   const won = applied(sim).find((c) => c.liquidationId === id);
   expect(won?.transfers[0]?.positionQty).toBe(2.3);
   expect(requestsFrom(sim).filter((c) => c.liquidationId === id && c.code === -1201)).toHaveLength(1);
+}, 60_000);
+
+test("extra_liquidation_ratio: a whole claim asks for more and gets what the liquidation grew by, up to it", async ({ rig }) => {
+  const sim = await rig.sim({ claimProcessingDelayMs: 1_000 });
+  const d = await rig.daemon({ sim, policy: { extra_liquidation_ratio: 0.2 }, env: OFF, until: "ready" });
+  await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "the daemon ready to claim");
+  // 1 ETH pushed; while the whole claim is processed the liquidated position grows by 0.5 (not pushed yet).
+  const id = sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
+  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_claims_submitted_total")) >= 1, "the whole claim sent");
+  expect(sim.core.book.grow(id, "PERP_ETH_USDC", 0.5)).toBe(true);
+  await waitFor(() => applied(sim).some((c) => c.liquidationId === id), "claimed");
+  // 1 as pushed + 20 % of it: the rest of the growth stays open for others.
+  expect(applied(sim).find((c) => c.liquidationId === id)?.transfers[0]?.positionQty).toBeCloseTo(1.2, 9);
+  expect(sim.core.book.get(id)?.positions[0]?.positionQty).toBeCloseTo(0.3, 9);
 }, 60_000);

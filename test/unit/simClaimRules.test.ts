@@ -409,6 +409,26 @@ describe("-1202 and -1101", () => {
   });
 });
 
+describe("extra_liquidation_ratio (PROTOCOL §10): a position grown since it was published", () => {
+  const grown = () => {
+    const l = liq([["PERP_LOW_USDC", 130]]);
+    const p = l.positions[0] as (typeof l.positions)[number];
+    p.grownBy = 30; // published 100, grown by 30 since
+    return l;
+  };
+  const taken = (r: ReturnType<typeof run>) => ("value" in r ? r.value?.transfers[0]?.positionQty : r.code);
+
+  it("ratio 1 takes what was published; with an extra, up to that fraction more of it; never past the live quantity", () => {
+    expect(taken(run(body(7, 1), grown()))).toBe(100);
+    expect(taken(run(body(7, 1, { extra_liquidation_ratio: 0.2 }), grown()))).toBe(120);
+    expect(taken(run(body(7, 1, { extra_liquidation_ratio: 0.5 }), grown()))).toBe(130);
+  });
+
+  it("nothing grown: ratio 1 takes everything, extra or not", () => {
+    expect(taken(run(body(7, 1, { extra_liquidation_ratio: 0.2 }), liq([["PERP_LOW_USDC", 130]])))).toBe(130);
+  });
+});
+
 describe("response arithmetic (docs/protocol.md §7)", () => {
   it.each([
     ["long, partial", "PERP_LOW_USDC", 123.456, 0.333, 100],
