@@ -56,7 +56,7 @@ export const keyCheck: Check = async (ctx) => {
   if (ip !== undefined && restricted(ip))
     return warn(
       `${ctx.signer.publicKey}: scope ${row?.scopes.join(",")}, ${expires}${ipText}`,
-      "this host's address is let in; a replica or a restart on another address is refused with -1002 on every call: list it on the venue's site first",
+      "this host's address is let in; a replica or a restart on another address is refused as unauthorized on every call: list it on the venue's site first",
       true,
     );
   return pass(`${ctx.signer.publicKey}: scope ${row?.scopes.join(",")}, ${expires}${ipText}`);

@@ -111,7 +111,7 @@ describe("preflight's words", () => {
     const key = checks.find((c) => c.name === "key");
     expect(key?.status).toBe("warn");
     expect(key?.detail).toContain("IP restriction ON (203.0.113.7, 127.0.0.1)");
-    expect(key?.hint).toContain("-1002");
+    expect(key?.hint).toContain("refused as unauthorized on every call");
     // Every warn says whether it is safe to go on.
     for (const c of checks.filter((x) => x.status === "warn"))
       expect(c.hint, c.name).toMatch(/\((safe to go on|not safe to go on until this is fixed)\)$/);
