@@ -217,12 +217,10 @@ function decideProportional(
   if (k === 0) return skip(id, byMargin ? "margin" : byExposure ? "exposure_cap" : "ratio_zero", undefined);
 
   for (const leg of legs) leg.k = k;
-  return extra(buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace), legs, ctx, margin, m);
-}
-
-/** A whole claim with policy.extra_liquidation_ratio asks for the extra its caps and margin leave (extraRatio.ts). */
-function extra(d: Decision, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
-  return d.action === "claim" && ctx.policy.extraThousandths > 0 ? withExtraRatio(d, legs, ctx, margin, m) : d;
+  const d = buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace);
+  // policy.extra_liquidation_ratio: a whole claim asks for the extra its caps and margin leave (extraRatio.ts).
+  if (ctx.policy.extraThousandths === 0 || d.action !== "claim") return d;
+  return withExtraRatio(d, legs, ctx, margin, m);
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
@@ -305,7 +303,8 @@ function decidePerSymbol(
     return skip(id, first.reason ?? "ratio_zero", first.pos.symbol);
   }
   const d = buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, trace);
-  return extra(d, legs, ctx, margin, m);
+  if (ctx.policy.extraThousandths === 0 || d.action !== "claim") return d;
+  return withExtraRatio(d, legs, ctx, margin, m);
 }
 
 /**
