@@ -87,7 +87,7 @@ export function assembleDaemon(o: {
   };
 
   const books = tradingBooks(config.policy, config.unwind);
-  const venueSide = venueParts({ config, venue, metrics, policy: books.policy });
+  const venueSide = venueParts({ config, venue, metrics, policy: books.policy, logger });
   const { rest, limiters } = venueSide;
   const { shadows, capture, sender } = shadowsAndCapture({
     loaded,
@@ -97,6 +97,7 @@ export function assembleDaemon(o: {
     marks: books.marks,
     rest,
     capture: stateCapture,
+    leastRatios: books.policy.leastRatios,
   });
   const markouts = markoutParts({ store, metrics, logger, timing, marks: books.marks, policy: books.policy });
   const { core, claimer, opportunities, slices, ingestLog } = claimPath({

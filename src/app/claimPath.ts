@@ -81,8 +81,10 @@ export function claimPath(o: {
     rest: o.rest,
     orders: new OrderApi(o.rest),
     requestPositions: () => o.daemon.get().requestPositions(),
+    // -1101: the model was wrong; the leverages and positions read say what the venue counts.
+    rereadAccount: () => o.daemon.get().requestLeverages(),
     badRecordRow: (row) => {
-      metrics.badRows.inc({ list: "liquidator_liquidations" });
+      metrics.restRowsSkipped.inc({ endpoint: "/v1/client/liquidator_liquidations" });
       if (badRows.logged) return;
       badRows.logged = true;
       claimLog.warn({ row: JSON.stringify(row)?.slice(0, 500) }, "a row of the venue's record of our claims could not be read; skipped");

@@ -20,6 +20,8 @@ export function livePort(o: {
   rest: RestClient;
   orders: Pick<OrderApi, "placeOrder">;
   requestPositions(): void;
+  /** -1101: each symbol's leverage read again, then the positions (restFeed.ts `requestLeverages`). */
+  rereadAccount(): void;
   /** Skipped rows of the record (a metric, one log line of the first's shape). */
   badRecordRow?(row: unknown): void;
   signal: AbortSignal;
@@ -36,6 +38,7 @@ export function livePort(o: {
     placeOrder: (body) => o.orders.placeOrder(body),
     readRecord: (startT, endT) => readRecord(rest, startT, endT, o.signal, o.badRecordRow),
     requestPositions: () => o.requestPositions(),
+    rereadAccount: () => o.rereadAccount(),
     schedule: (ms, f) => {
       const timer = setTimeout(f, ms);
       timer.unref();

@@ -7,6 +7,7 @@ import type { LoadedConfig } from "../config/loadConfig.js";
 import type { CaptureTap } from "../daemon/captureTap.js";
 import { ClaimSender } from "../daemon/claimSender.js";
 import type { AccountBook } from "../engine/accountBook.js";
+import type { LeastRatios } from "../engine/leastRatio.js";
 import type { MarkBook } from "../engine/marks.js";
 import { capturingTransport } from "../lab/claimTap.js";
 import type { Metrics } from "../observe/metrics.js";
@@ -29,12 +30,14 @@ export function shadowsAndCapture(o: {
   rest: RestClient;
   /** `state.capture`, when on. */
   capture: CaptureTap | undefined;
+  /** Where a -1201's least ratio is kept for the decision made once more (PolicyState.leastRatios). */
+  leastRatios?: LeastRatios;
 }): ShadowsAndCapture {
   const { account, marks, rest } = o;
   // Shadow variants see what the capture sees, and the live claims as they leave (liveShadows.ts).
   const shadows = liveShadows({ loaded: o.loaded, metrics: o.metrics, logger: o.logger, collateral: () => account.totalCollateral(marks) });
   const capture = shadows.tap(o.capture);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
-  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run);
+  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios);
   return { shadows, capture, sender };
 }

@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.js";
 import type { PolicyState } from "../daemon/policyState.js";
 import { RestHealth } from "../daemon/restHealth.js";
 import type { Metrics } from "../observe/metrics.js";
+import { skippedRowsReporter } from "../observe/skippedRowsLog.js";
 import { createVenueLimiters, type VenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
@@ -15,7 +16,13 @@ export interface VenueParts {
   rest: RestClient;
 }
 
-export function venueParts(o: { config: Config; venue: VenueConnection; metrics: Metrics; policy: PolicyState }): VenueParts {
+export function venueParts(o: {
+  config: Config;
+  venue: VenueConnection;
+  metrics: Metrics;
+  policy: PolicyState;
+  logger: { warn(obj: object, msg: string): void };
+}): VenueParts {
   const { config, venue, metrics, policy } = o;
   const signer = new Signer({ secret: venue.secret, accountId: venue.accountId, headerPrefix: config.venue.header_prefix });
   const limiters = createVenueLimiters(config.venue.limits);
@@ -36,6 +43,7 @@ export function venueParts(o: { config: Config; venue: VenueConnection; metrics:
       return first.done ? undefined : `/v1/public/info/${first.value.symbol}`;
     },
     onClaimLane: (kind) => metrics.claimConnections.inc({ kind }),
+    onSkippedRows: skippedRowsReporter(metrics.restRowsSkipped, o.logger),
   });
   return { signer, limiters, restHealth, rest };
 }

@@ -72,6 +72,8 @@ export interface BenchResults {
   };
   cascade?: CascadeResult;
   marginCascade?: MarginCascadeResult;
+  /** Issue #34's cascade: leverage per symbol, the account's own imr_factor (PROTOCOL §10). */
+  leverageCascade?: MarginCascadeResult;
   throughput?: ThroughputResult;
   lab?: LabResult;
   reconcile?: ReconcileResult;
@@ -123,6 +125,9 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
   add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
   add("margin cascade fee / best that fits", r.marginCascade?.ratio, ">= 0.95", (v) => v >= 0.95);
   add("margin cascade refusals for insufficient margin", r.marginCascade?.marginRefusals, "= 0", (v) => v === 0);
+  add("leverage cascade fee / best that fits", r.leverageCascade?.ratio, ">= 0.85", (v) => v >= 0.85);
+  add("leverage cascade refusals for insufficient margin", r.leverageCascade?.marginRefusals, "= 0", (v) => v === 0);
+  add("leverage cascade margin usage", r.leverageCascade?.usage, "<= 0.9", (v) => v <= 0.9);
   add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 1000000", (v) => v >= 1_000_000);
   const sweep = r.lab?.sweep !== undefined && r.lab.sweep.captureHours >= 168 && r.lab.sweep.variants >= 48 ? r.lab.sweep : undefined;
   add("week x 48 variants sweep (s)", sweep?.wallSeconds, "<= 30", (v) => v <= 30);
@@ -260,6 +265,24 @@ export function table(r: BenchResults, markdown = false): string {
       target("margin cascade refusals for insufficient margin"),
     ]);
     rows.push(["margin cascade, push to last claim that fits (ms)", fmt(mc.pushToLastClaimMs), "", "", ""]);
+  }
+  const lc = r.leverageCascade;
+  if (lc !== undefined) {
+    rows.push([
+      `leverage cascade (${lc.budgets} budgets), fee / best that fits`,
+      fmt(lc.ratio, 3),
+      "",
+      "",
+      target("leverage cascade fee / best that fits"),
+    ]);
+    rows.push([
+      "leverage cascade refusals for insufficient margin",
+      fmt(lc.marginRefusals),
+      "",
+      "",
+      target("leverage cascade refusals for insufficient margin"),
+    ]);
+    rows.push(["leverage cascade margin usage", fmt(lc.usage, 4), "", "", target("leverage cascade margin usage")]);
   }
   const th = r.throughput;
   if (th !== undefined) {

@@ -8,7 +8,8 @@
  * 2. cascade: 10,000 liquidations in 10 pushes over one second, claim limit 5/s on both sides, after
  *    a warm-up of 5,000 short-lived liquidations;
  * 3. margin: a cascade worth three margin budgets against a 20,000 account (marginCascade.ts): fee
- *    captured ÷ the best that fits, -1101 refusals, push to the last claim that fits;
+ *    captured ÷ the best that fits, -1101 refusals, push to the last claim that fits; `leverage`:
+ *    issue #34's cascade (leverage per symbol, the account's own imr_factor, 2,000 of collateral);
  * 4. throughput: decide() and ed25519 signatures per second, in this process;
  * 5. reconcile: how long a REST reconcile of 10,000 open ids blocks the loop, in this process;
  * 6. lab: the capture tap's cost per event and backtest replay speed (labBench.ts);
@@ -34,7 +35,7 @@ import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
 import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
-import { measureMarginCascade } from "./marginCascade.js";
+import { LEVERAGE_CASCADE, measureMarginCascade } from "./marginCascade.js";
 import { measureReconcile } from "./reconcile.js";
 import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
 import { measureShadows, type ShadowCost } from "./shadowBench.js";
@@ -55,7 +56,7 @@ const { values: args } = parseArgs({
     "cascade-runs": { type: "string", default: "10" },
     /** Frames per client ~8 s apart after the latency run (a claim after a quiet spell); 0 skips. */
     sparse: { type: "string", default: "8" },
-    phases: { type: "string", default: "latency,cascade,margin,throughput,reconcile,lab" },
+    phases: { type: "string", default: "latency,cascade,margin,leverage,throughput,reconcile,lab" },
     /** Hours of synthetic market the lab phase replays (12 variants). */
     "lab-hours": { type: "string", default: "24" },
     /** Hours of synthetic market the lab phase's sweep replays with 48 variants (0 skips it). */
@@ -355,6 +356,7 @@ async function main(): Promise<void> {
     };
   }
   if (phases.has("margin")) partial.marginCascade = await measureMarginCascade(group, CLI, work);
+  if (phases.has("leverage")) partial.leverageCascade = await measureMarginCascade(group, CLI, work, LEVERAGE_CASCADE, "leverage");
   if (phases.has("throughput")) partial.throughput = measureThroughput();
   if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]), Number(args["lab-sweep-hours"]));
   if (phases.has("reconcile")) partial.reconcile = await measureReconcile();

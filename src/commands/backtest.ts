@@ -9,11 +9,12 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 import { backtestInJobs } from "../lab/backtestJobs.js";
 import { renderHtml } from "../lab/htmlReport.js";
-import { DEFAULT_LAB_COLLATERAL } from "../lab/labMargin.js";
+import { DEFAULT_LAB_COLLATERAL, type LabAccount } from "../lab/labMargin.js";
 import { preparedPath } from "../lab/preparedCapture.js";
 import { buildVariants } from "../lab/variants.js";
 import { renderBacktest } from "./backtestOutput.js";
 import type { Command } from "./command.js";
+import { MARGIN_FLAG_OPTIONS, MARGIN_FLAGS_HELP, type MarginFlags, marginFlags } from "./marginFlags.js";
 import { OUTPUT_OPTIONS, outputFormat } from "./output.js";
 
 const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json [--ids]|--csv] [--html FILE]
@@ -28,6 +29,7 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
   --collateral N       the account's collateral at the start, quote (default 100000): claims are
                        checked against policy.max_margin_usage / min_free_collateral on it, plus
                        the fees the variant earns, by the daemon's own code
+${MARGIN_FLAGS_HELP}                       (the capture does not hold the account's settings; default 10× everywhere)
   --ids                --json lists each variant's claimed ids (claimed_ids); off by default, as a
                        week's sweep holds millions of them
   --sensitivity        replay every variant again at half and twice the claim latency, for the
@@ -43,6 +45,19 @@ const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]…
 /** Each prepared file's modification time (ms), or undefined when there is none. */
 async function preparedTimes(files: readonly string[]): Promise<(number | undefined)[]> {
   return Promise.all(files.map(async (f) => (await stat(preparedPath(f)).catch(() => undefined))?.mtimeMs));
+}
+
+/** The lab's account from the margin flags (labMargin.ts LabAccount). */
+function labAccountOption(f: MarginFlags | undefined): { account?: LabAccount } {
+  if (f === undefined) return {};
+  return {
+    account: {
+      ...(f.leverage !== undefined ? { leverage: f.leverage } : {}),
+      leverages: f.leverages,
+      imrFactor: f.imrFactor,
+      maxNotional: f.maxNotional,
+    },
+  };
 }
 
 function numberOption(name: string, value: string | undefined, fallback: number): number {
@@ -70,6 +85,7 @@ export const backtestCommand: Command = async (args, io) => {
       ids: { type: "boolean" },
       sensitivity: { type: "boolean" },
       "no-prepare": { type: "boolean" },
+      ...MARGIN_FLAG_OPTIONS,
       help: { type: "boolean", short: "h" },
       ...OUTPUT_OPTIONS,
     },
@@ -95,6 +111,7 @@ export const backtestCommand: Command = async (args, io) => {
       slippageBps: values["slippage-bps"] === undefined ? undefined : numberOption("slippage-bps", values["slippage-bps"], 5),
       takerFeeBps: values["taker-fee-bps"] === undefined ? undefined : numberOption("taker-fee-bps", values["taker-fee-bps"], 5),
       collateral: numberOption("collateral", values.collateral, DEFAULT_LAB_COLLATERAL),
+      ...labAccountOption(marginFlags(values)),
       ids: values.ids === true,
       sensitivity: values.sensitivity === true || values.html !== undefined,
       prepare,

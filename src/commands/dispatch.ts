@@ -28,6 +28,10 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> =
     load: async () => (await import("./preflight.js")).preflight,
     help: "ask the venue everything the daemon relies on, one line per check [--json] [--probe-orders]",
   },
+  leverage: {
+    load: async () => (await import("./leverage.js")).leverage,
+    help: "the account's leverage per symbol, the venue's maximum, the margin a claim needs [--set-max | --set N] [--symbol S]",
+  },
   pnl: { load: async () => (await import("./pnl.js")).pnl, help: "profit and loss from the journal [--by claim|symbol|day]" },
   report: {
     load: async () => (await import("./report.js")).report,

@@ -14,8 +14,9 @@ import type { Command } from "./command.js";
 const HELP = `usage: liquidator preflight [--config FILE] [--json] [--probe-orders]
   asks the configured venue everything the daemon relies on and prints one line per check
   (pass, warn or fail, what was seen, how to fix it): config, clock, rest, symbols, public_stream,
-  private_stream, key, account, claim_probe, order_lookup_probe, and with --probe-orders order_probe.
-  Moves no money: the claim probe names an id that cannot exist, the lookup an unused order id.
+  private_stream, key, account, leverage, claim_probe, order_lookup_probe, and with --probe-orders
+  order_probe. A warn says whether it is safe to go on. Moves no money: the claim probe names an id
+  that cannot exist (in each claim form), the lookup an unused order id.
   Exit status 0 when no check failed, 1 when one did, 78 on an invalid config.
   --config FILE    config file (default: $LIQUIDATOR_CONFIG, else built-in defaults = simulated venue)
   --json           one JSON object {"venue":{…observed…},"checks":[{name,status,detail,hint}]}

@@ -13,6 +13,7 @@ import { QUIET_SCENARIO } from "../sim/scenario.js";
 import { startSimulator } from "../sim/startSimulator.js";
 import { generateKeyPair, publicKeyOf } from "../venue/signer.js";
 import type { Command } from "./command.js";
+import { MARGIN_FLAG_OPTIONS, MARGIN_FLAGS_HELP, marginFlags } from "./marginFlags.js";
 import { captureFileOption, minutesOption } from "./record.js";
 import { captureSimulator } from "./simulateCapture.js";
 
@@ -36,7 +37,8 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
                      (mode 0400, a new key) when absent: one per replica sharing the account
   --key-scope S      the scope key_info reports for the liquidator's key (default read,trading)
   --key-expiry-days N  its expiry, days from now (may be negative: an expired key; default 300)
-  --capture FILE     record the simulated market (as liquidator record does) to FILE (gzip JSONL:
+  --collateral N     the liquidator account's collateral, quote (default 1000000)
+${MARGIN_FLAGS_HELP}  --capture FILE     record the simulated market (as liquidator record does) to FILE (gzip JSONL:
                      its name ends in .gz), then exit
   --minutes N        with --capture: how long to record (default 5)
 `;
@@ -120,6 +122,8 @@ export const simulate: Command = async (args, io) => {
       "key-expiry-days": { type: "string" },
       capture: { type: "string" },
       minutes: { type: "string" },
+      collateral: { type: "string" },
+      ...MARGIN_FLAG_OPTIONS,
       help: { type: "boolean", short: "h" },
     },
   });
@@ -142,6 +146,13 @@ export const simulate: Command = async (args, io) => {
   if (values.quiet) options.scenario = QUIET_SCENARIO;
   const adverse = intOption("adverse-bps", values["adverse-bps"], 0, 5_000);
   if (adverse !== undefined) options.scenario = { ...options.scenario, adverseMoveBps: adverse };
+  const collateral = intOption("collateral", values.collateral, 0, 1e12);
+  if (collateral !== undefined) options.collateral = collateral;
+  const margin = marginFlags(values);
+  if (margin !== undefined) {
+    if (margin.leverage !== undefined) options.maxLeverage = margin.leverage;
+    options.accountMargin = { leverage: margin.leverages, imrFactor: margin.imrFactor, maxNotional: margin.maxNotional };
+  }
   const key = keyOptions(values["key-scope"], values["key-expiry-days"]);
   if (key !== undefined) options.key = key;
 

@@ -45,6 +45,10 @@ export const policySchema = section({
     "account-wide (not per symbol): free collateral (quote) that must remain after a claim; a claim that would leave less is cut to fit, else skipped with reason `margin`",
     "LIQUIDATOR_MIN_FREE_COLLATERAL",
   ),
+  extra_liquidation_ratio: doc(
+    z.number().min(0).max(1).default(0),
+    "account-wide (not per symbol): when a claim takes the whole liquidation (ratio 1), also ask for up to this fraction more if the venue's live quantity has grown since the push (`extra_liquidation_ratio`, PROTOCOL §10); max_claim_notional, the exposure caps and margin are sized for the extra too; 0: never",
+  ),
   symbols: section({
     allow: doc(list(symbol), "symbols to claim (empty = every symbol)"),
     deny: doc(list(symbol), "symbols never to claim (deny wins)"),

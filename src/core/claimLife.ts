@@ -313,12 +313,12 @@ export class ClaimLife {
         // The venue counted more margin than the model did: re-read the account at once, claims
         // resume when it answers; the id waits in the queue, re-decided on the corrected model.
         this.#driver.pause("margin", true, this.#t.marginPauseMs);
-        port.requestPositions();
+        this.#reread();
         return this.#driver.requeue(id, st.decision.expectedFee, st.decision.marginNeed);
       case "spent":
         if (f.action === "reread_account") {
           this.#driver.pause("margin", true, this.#t.marginPauseMs);
-          port.requestPositions();
+          this.#reread();
         }
         return;
     }
@@ -363,6 +363,12 @@ export class ClaimLife {
       this.#budgets.set(id, b);
     }
     return b;
+  }
+
+  #reread(): void {
+    const { port } = this.#c;
+    if (port.rereadAccount !== undefined) port.rereadAccount();
+    else port.requestPositions();
   }
 
   /** Drops the reservation of a claim that was not applied; what it held is free for others. */

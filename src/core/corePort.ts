@@ -45,6 +45,11 @@ export interface CorePort {
   readRecord(startT: number, endT: number): Promise<RecordRead>;
   /** Ask for a positions read now (its answer comes back as a positions snapshot). */
   requestPositions(): void;
+  /**
+   * The venue counted more margin than the model (-1101): read what it counts by (live: each
+   * symbol's leverage, then the positions). Absent: the positions alone.
+   */
+  rereadAccount?(): void;
   /** Run `f` after `ms` on the core's clock. */
   schedule(ms: number, f: () => void): Cancel;
   /** Wall clock (the journal, decisions), ms. */

@@ -3,6 +3,8 @@
  * (docs/architecture.md rule 4): everything before this point — decision, ranking, limiter, journal intent —
  * runs the same in a dry run, so a dry run shows exactly what a live run would have sent.
  */
+import type { LeastRatios } from "../engine/leastRatio.js";
+import { VenueError } from "../venue/errors.js";
 import type { ClaimRequest, ClaimResult } from "../venue/restSchemas.js";
 
 /** The narrow transport a sender needs (RestClient satisfies it). */
@@ -15,10 +17,16 @@ export type SendOutcome = { sent: true; result: ClaimResult } | { sent: false; d
 export class ClaimSender {
   readonly #transport: ClaimTransport;
   #dryRun: boolean;
+  readonly #leastRatios: LeastRatios | undefined;
 
-  constructor(transport: ClaimTransport, dryRun: boolean) {
+  /**
+   * `leastRatios`: where a -1201's least ratio is kept for the decision made once more
+   * (engine/leastRatio.ts; PolicyState reads it); none: every -1201 is final.
+   */
+  constructor(transport: ClaimTransport, dryRun: boolean, leastRatios?: LeastRatios) {
     this.#transport = transport;
     this.#dryRun = dryRun;
+    this.#leastRatios = leastRatios;
   }
 
   get dryRun(): boolean {
@@ -37,7 +45,22 @@ export class ClaimSender {
    */
   async send(body: ClaimRequest, dryRun = this.#dryRun, signal?: AbortSignal): Promise<SendOutcome> {
     if (dryRun) return { sent: false, dryRun: true };
-    const result = await this.#transport.claimLiquidation(body, signal === undefined ? { permitHeld: true } : { signal, permitHeld: true });
-    return { sent: true, result };
+    try {
+      const result = await this.#transport.claimLiquidation(
+        body,
+        signal === undefined ? { permitHeld: true } : { signal, permitHeld: true },
+      );
+      return { sent: true, result };
+    } catch (err) {
+      if (err instanceof VenueError && err.leastRatio !== undefined) this.#learn(body.liquidation_id, err);
+      throw err;
+    }
+  }
+
+  /** A -1201 naming its least ratio: kept for the one decision made again, or final the second time. */
+  #learn(id: number, err: VenueError): void {
+    const least = err.leastRatio as number;
+    if (this.#leastRatios === undefined || this.#leastRatios.has(id)) err.leastRatio = undefined;
+    else this.#leastRatios.set(id, least);
   }
 }

@@ -35,7 +35,7 @@ const STREAM_KINDS = ["public", "private"] as const;
 
 export interface DaemonOptions {
   rest: Pick<RestClient, "allOpenLiquidations" | "futures" | "futuresStamped" | "positions" | "info"> &
-    Partial<Pick<RestClient, "clientInfo">>;
+    Partial<Pick<RestClient, "clientInfo" | "leverages">>;
   signer: Signer;
   /** Full stream URLs (docs/protocol.md §1), account id already appended. */
   publicUrl: string;
@@ -85,7 +85,8 @@ export class Daemon {
     this.#degradedAfterMs = options.degradedAfterMs ?? 3_000;
     this.#streams = {
       public: this.#stream("public", options.publicUrl, ["liquidation", "markprices"]),
-      // `balance`: a deposit is seen at once (margin skips are decided again), not at the next positions read.
+      // `balance`: a deposit is seen at once (margin skips are decided again), not at the next positions
+      // read; a withdrawal or a settlement moves the collateral claims are sized by (PROTOCOL §10).
       private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport", "balance"]),
     };
     const { ingest } = options;
@@ -99,6 +100,7 @@ export class Daemon {
         marks: (rows, ts) => ingest.restMarks(rows, ts, options.signer.clock.offsetMs),
         positions: (p) => ingest.restPositions(p),
         clientInfo: (c) => ingest.clientInfo(c),
+        leverages: (rows) => ingest.leverages(rows),
       },
       degraded: () => this.#degraded,
       logger: options.logger.child({ component: "rest_feed" }),
@@ -133,6 +135,11 @@ export class Daemon {
   /** Read the account's positions now (a refused order says ours are wrong). */
   requestPositions(): void {
     this.#feed.requestPositions();
+  }
+
+  /** Read every symbol's leverage, then the positions, now (a -1101 says our margin model was wrong). */
+  requestLeverages(): void {
+    this.#feed.requestLeverages();
   }
 
   /**

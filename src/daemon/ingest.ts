@@ -11,12 +11,15 @@ import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
+import type { Leverages } from "../venue/leverageSchemas.js";
 import {
   accountFiguresFrom,
   accountRowsFrom,
   accountRowsFromPush,
+  clientMarginFrom,
   heldFromPush,
   heldFromRows,
+  leverageSettingsFrom,
   liquidationFromPush,
   liquidationFromRow,
   marksFromFutures,
@@ -201,7 +204,8 @@ export class Ingest {
       each: (row) => {
         // Most rows are what the book holds: compared in place, so 10,000 of them allocate nothing.
         const current = book.get(row.liquidation_id);
-        if (current !== undefined && rowHasPositions(row, current.positions)) book.reconcileSame(r, row.liquidation_id, this.#now());
+        if (current !== undefined && row.type === current.type && rowHasPositions(row, current.positions))
+          book.reconcileSame(r, row.liquidation_id, this.#now());
         else book.reconcileRow(r, liquidationFromRow(row), this.#now());
       },
       done: () => {
@@ -249,9 +253,23 @@ export class Ingest {
     }
   }
 
-  /** `GET /v1/client/info`: the account's max leverage. */
+  /** `GET /v1/client/info`: the account-wide leverage, its own imr_factor and max_notional (PROTOCOL §10). */
   clientInfo(info: ClientInfo): void {
-    this.#options.account?.setMaxLeverage(info.max_leverage);
+    this.#marginSettingsMay(() => this.#options.account?.setClientMargin(clientMarginFrom(info)));
+  }
+
+  /** `GET /v1/client/leverages`: every symbol's leverage setting (PROTOCOL §10). */
+  leverages(rows: Leverages["rows"]): void {
+    this.#marginSettingsMay(() => this.#options.account?.setLeverages(leverageSettingsFrom(rows)));
+  }
+
+  /** Runs `change`; if the margin settings changed, claims skipped for margin are decided again. */
+  #marginSettingsMay(change: () => void): void {
+    const account = this.#options.account;
+    const before = account?.settings;
+    change();
+    if (account !== undefined && account.settings !== before && this.#options.policy.symbolsLoaded)
+      this.#options.claimer.retrySkipped(MARGIN_SKIPS);
   }
 
   /** Symbol info rows (and a mark snapshot read with them at `requestedAt`); every open id is re-decided. */

@@ -7,6 +7,7 @@
  */
 import type { MarginSource } from "../engine/claimMargin.js";
 import type { Exposure } from "../engine/exposure.js";
+import { LeastRatios, withLeastRatio } from "../engine/leastRatio.js";
 import type { MarkBook } from "../engine/marks.js";
 import { type Decision, decide, type PolicyContext } from "../engine/policy.js";
 import { compileRiskPolicy, type RiskPolicyInput } from "../engine/riskPolicy.js";
@@ -58,7 +59,11 @@ export class PolicyState {
     return this.#maxMarkAgeMs;
   }
 
-  readonly decide = (liquidation: Liquidation, now: number): Decision => decide(liquidation, this.#context, now);
+  /** Least ratios the venue named in -1201 refusals (claimSender.ts learns them): a floor on those ids' decisions. */
+  readonly leastRatios = new LeastRatios();
+
+  readonly decide = (liquidation: Liquidation, now: number): Decision =>
+    withLeastRatio(decide(liquidation, this.#context, now), this.leastRatios.get(liquidation.liquidationId));
 
   /** A new, already validated policy (throws ConfigError on an invalid one, leaving the old in place). */
   applyPolicy(policy: RiskPolicyInput): void {

@@ -7,6 +7,10 @@
  * - Mark prices (`GET /v1/public/futures`): only while the public stream is degraded, once per round.
  * - The account's positions (`GET /v1/positions`): at start, every `positionsIntervalMs` (30 s), and
  *   every `degradedPositionsMs` (3 s) while the private stream is degraded.
+ * - The account's margin settings (PROTOCOL §10): client info (`max_leverage`, its own `imr_factor`
+ *   and `max_notional`) every `clientInfoIntervalMs` (10 min), and every symbol's leverage
+ *   (`GET /v1/client/leverages`) every `leveragesIntervalMs` (5 min) and whenever asked (after a
+ *   -1101: the venue counted margin otherwise than the model), each before the positions read.
  *
  * Degraded mode is an input source, not a special path: the rows go to the same callbacks as stream
  * frames. Its read budget is explicit: public reads share one 10/s-per-IP limit (docs/protocol.md §4) with
@@ -16,6 +20,7 @@
  */
 
 import { sleep } from "../sleep.js";
+import type { Leverages } from "../venue/leverageSchemas.js";
 import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, OpenLiquidation, Positions } from "../venue/restSchemas.js";
@@ -30,6 +35,8 @@ interface RestFeedSource {
   positions(opts: { signal: AbortSignal }): Promise<Stamped<Positions>>;
   /** GET /v1/client/info (the account's max leverage, PROTOCOL.md §7); optional. */
   clientInfo?(opts: { signal: AbortSignal }): Promise<Stamped<ClientInfo>>;
+  /** GET /v1/client/leverages (every symbol's leverage, PROTOCOL §10); optional. */
+  leverages?(opts: { signal: AbortSignal }): Promise<Stamped<Leverages>>;
 }
 
 interface RestFeedSink {
@@ -41,6 +48,8 @@ interface RestFeedSink {
   positions(snapshot: Stamped<Positions>): void;
   /** The account's client info (read at start and every `clientInfoIntervalMs`). */
   clientInfo?(info: ClientInfo): void;
+  /** Every symbol's leverage setting (at start, every `leveragesIntervalMs`, and when asked). */
+  leverages?(rows: Leverages["rows"]): void;
 }
 
 interface RestFeedLogger {
@@ -65,6 +74,8 @@ export interface RestFeedOptions {
   degradedPositionsMs?: number;
   /** How often the client info (max leverage) is re-read; default 10 min (its limit is 10 per 60 s). */
   clientInfoIntervalMs?: number;
+  /** How often every symbol's leverage is re-read; default 5 min (an operator's setting, rarely changed). */
+  leveragesIntervalMs?: number;
   now?: () => number;
 }
 
@@ -73,6 +84,8 @@ export class RestFeed {
   readonly #now: () => number;
   readonly #openListWaker = new Waker();
   readonly #positionsWaker = new Waker();
+  /** The leverages are to be read before the next positions read (asked for, or not read yet). */
+  #leveragesDue = true;
 
   constructor(options: RestFeedOptions) {
     if (!(options.publicPerSecond > 0)) throw new RangeError("publicPerSecond must be positive");
@@ -87,6 +100,12 @@ export class RestFeed {
 
   /** Read the positions now, or right after the read in progress. */
   requestPositions(): void {
+    this.#positionsWaker.wake();
+  }
+
+  /** Read every symbol's leverage, then the positions, now or right after the read in progress. */
+  requestLeverages(): void {
+    this.#leveragesDue = true;
     this.#positionsWaker.wake();
   }
 
@@ -147,14 +166,32 @@ export class RestFeed {
     }
   }
 
+  /** One leverages read; whether it succeeded (else it stays due). */
+  async #readLeverages(signal: AbortSignal): Promise<boolean> {
+    const o = this.#options;
+    if (o.source.leverages === undefined || o.sink.leverages === undefined) return true;
+    try {
+      o.sink.leverages((await o.source.leverages({ signal })).data.rows);
+      return true;
+    } catch (err) {
+      if (!signal.aborted) o.logger.warn({ err: (err as Error).message }, "leverages read failed; margin keeps the settings it has");
+      return false;
+    }
+  }
+
   async #positionsLoop(signal: AbortSignal): Promise<void> {
     const o = this.#options;
     let failures = 0;
     let clientInfoAt: number | undefined;
+    let leveragesAt: number | undefined;
     while (!signal.aborted) {
-      // The max leverage changes rarely (an operator's setting): read with the positions, now and then.
+      // The margin settings change rarely (an operator's): read with the positions, now and then.
       if (clientInfoAt === undefined || this.#now() - clientInfoAt >= (o.clientInfoIntervalMs ?? 600_000)) {
         clientInfoAt = await this.#readClientInfo(signal);
+      }
+      if (this.#leveragesDue || leveragesAt === undefined || this.#now() - leveragesAt >= (o.leveragesIntervalMs ?? 300_000)) {
+        this.#leveragesDue = false;
+        if (await this.#readLeverages(signal)) leveragesAt = this.#now();
       }
       try {
         o.sink.positions(await o.source.positions({ signal }));

@@ -16,24 +16,28 @@
  * Pure and allocation-free once warm: one instance is reused by every decision (decisions are
  * synchronous), its MarginFit refilled for each question.
  *
+ * Each symbol's margin is the account's (marginSettings.ts: its leverage setting, own `imr_factor`
+ * and `max_notional`, PROTOCOL §10).
+ *
  * The held + in-flight lines are the same for every question of a decision, and for every decision
- * on the same book, prices, symbol table and leverage whose claim adds to the same sides: many
+ * on the same book, prices, symbol table and account settings whose claim adds to the same sides: many
  * decisions in a row are (a backtest's variants decide each liquidation on one state; a cascade
  * re-decides before anything settles). So the lines are filled once and kept (MarginFit keep /
- * restore) while the exposure book's and the prices' `version`s, the table, the leverage and the
+ * restore) while the exposure book's and the prices' `version`s, the table, the settings and the
  * claim's symbols and sides are the ones they were filled for; prices with no version are read
  * afresh by each decision.
  */
 import type { Exposure } from "./exposure.js";
-import { initialMargin, marginParamsOf } from "./margin.js";
+import { marginParamsOf, type SymbolMargin, symbolInitialMargin } from "./margin.js";
 import { type MarginAccount, MarginFit, type MarginLimits } from "./marginFit.js";
+import type { MarginSettings } from "./marginSettings.js";
 import { RATIO_QUANTA, roundQty } from "./quantize.js";
 import type { SymbolTable } from "./symbolInfo.js";
 import type { LiquidationPosition, PriceSource } from "./types.js";
 
 /** The account as the decision reads it: AccountBook (the daemon) or the lab's account. */
 export interface MarginSource {
-  /** Undefined while the account cannot be margin-checked (collateral or leverage unknown). */
+  /** Undefined while the account cannot be margin-checked (collateral or every leverage unknown). */
   marginAccount(prices: PriceSource): MarginAccount | undefined;
 }
 
@@ -73,7 +77,7 @@ export class ClaimMargin {
   #keptMarks: PriceSource | undefined;
   #keptMarksVersion: number | undefined;
   #keptSymbols: SymbolTable | undefined;
-  #keptLeverage = Number.NaN;
+  #keptSettings: MarginSettings | undefined;
   /** Whether the kept book had a symbol with no price (begin's answer "unpriced"). */
   #keptUnpriced = false;
   /** The claim's symbols and sides the kept lines were filled for. */
@@ -116,7 +120,7 @@ export class ClaimMargin {
       exposure === this.#keptExposure &&
       exposure.version === this.#keptExposureVersion &&
       symbols === this.#keptSymbols &&
-      Object.is(account.maxLeverage, this.#keptLeverage)
+      account.settings === this.#keptSettings
     )
       return this.#keptUnpriced ? "unpriced" : "ready";
     this.#kept = true;
@@ -126,7 +130,7 @@ export class ClaimMargin {
     this.#keptMarks = marks;
     this.#keptMarksVersion = marksVersion;
     this.#keptSymbols = symbols;
-    this.#keptLeverage = account.maxLeverage;
+    this.#keptSettings = account.settings;
     this.#keptUnpriced = false;
     for (let i = 0; i < exposure.symbolCount; i++) {
       const p = exposure.priceAt(i, marks);
@@ -152,6 +156,16 @@ export class ClaimMargin {
     return fit.largestFit();
   }
 
+  /**
+   * Whether every leg at `thousandths` of its quantity (which may pass 1000: a claim that asks for
+   * `extra_liquidation_ratio` more, extraRatio.ts) keeps the margin limits.
+   */
+  fitsAllAt(legs: readonly MarginLeg[], thousandths: number): boolean {
+    const fit = this.#refill(legs, false);
+    for (const leg of legs) this.#addLeg(fit, leg);
+    return fit.fits(thousandths);
+  }
+
   /** Sets `need` and `room` for the legs at their final ratios. */
   measure(legs: readonly MarginLeg[]): void {
     if (this.#in === undefined) return;
@@ -172,7 +186,7 @@ export class ClaimMargin {
     const account = this.#account as MarginAccount;
     const fit = this.#fit.reset(account, inputs.limits);
     if (this.#reuse && this.#sameLegs(legs)) fit.restore();
-    else this.#fill(fit, legs, account);
+    else this.#fill(fit, legs);
     if (granted) for (const leg of legs) if (leg.k > 0) fit.hold(leg.pos.symbol, this.#params(leg.pos.symbol), leg.mark, qtyAt(leg));
     return fit;
   }
@@ -188,7 +202,7 @@ export class ClaimMargin {
   }
 
   /** The lines of what is held and in flight, kept for the claim's symbols and sides. */
-  #fill(fit: MarginFit, legs: readonly MarginLeg[], account: MarginAccount): void {
+  #fill(fit: MarginFit, legs: readonly MarginLeg[]): void {
     const inputs = this.#in as MarginInputs;
     const ex = inputs.exposure;
     for (let i = 0; i < ex.symbolCount; i++) {
@@ -203,8 +217,8 @@ export class ClaimMargin {
       fit.holdNew(v.symbol, params, price, upSide ? up : down, upSide ? down : up);
       const iso = v.isolated ?? 0;
       const pending = v.pending ?? 0;
-      if (iso !== 0) fit.fixed(initialMargin(params, Math.abs(iso) * price, account.maxLeverage));
-      if (pending !== 0) fit.fixed(initialMargin(params, Math.abs(pending) * price, account.maxLeverage));
+      if (iso !== 0) fit.fixed(symbolInitialMargin(this.#params(v.symbol, "ISOLATED"), Math.abs(iso) * price));
+      if (pending !== 0) fit.fixed(symbolInitialMargin(params, Math.abs(pending) * price));
     }
     fit.keep();
     this.#keptLegs = legs.length;
@@ -215,8 +229,10 @@ export class ClaimMargin {
     }
   }
 
-  #params(symbol: string) {
-    return marginParamsOf((this.#in as MarginInputs).symbols.get(symbol));
+  /** `symbol`'s margin as it applies to the account (its leverage, the account's own imr_factor and max_notional). */
+  #params(symbol: string, mode: "CROSS" | "ISOLATED" = "CROSS"): SymbolMargin {
+    const pub = marginParamsOf((this.#in as MarginInputs).symbols.get(symbol));
+    return (this.#account as MarginAccount).settings.symbolMargin(symbol, pub, mode);
   }
 }
 

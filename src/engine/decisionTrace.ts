@@ -184,7 +184,8 @@ export function capsAgree(t: DecideTrace, policy: RiskPolicy, ctx: TracedContext
   let same = policy.maxTotalExposure === t.cap;
   for (const leg of legs) if (same && leg.mark !== 0) same = policy.limitsFor(leg.pos.symbol).maxTotalExposure === leg.lim.maxTotalExposure;
   if (same) return true;
-  if (!t.capsSlack) return false;
+  // An extra_liquidation_ratio is sized by the exposure room past ratio 1 (extraRatio.ts): another cap may size it otherwise.
+  if (!t.capsSlack || policy.extraThousandths > 0) return false;
   let budget = policy.maxTotalExposure - t.exposed;
   if (t.order === undefined) {
     let rExp = Number.POSITIVE_INFINITY;

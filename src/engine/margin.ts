@@ -1,7 +1,11 @@
 /**
- * The venue's margin formulas (PROTOCOL.md §7), pure: notional, initial and maintenance margin
+ * The venue's margin formulas (PROTOCOL.md §7, §10), pure: notional, initial and maintenance margin
  * ratios per symbol (the 4/5 power of the notional included), the account's margin ratio and free
- * collateral. `MarginFit` (marginFit.ts) answers what a claim may add under the policy's limits.
+ * collateral. The leverage in the IMR is the account's setting for that symbol (§10: leverage is
+ * set per symbol since 2025-09), and the `imr_factor` the account's own where client info gives one
+ * (marginSettings.ts resolves both into a `SymbolMargin`). `MarginFit` (marginFit.ts) answers what a
+ * claim may add under the policy's limits. The daemon, the policy lab and the bench use these
+ * functions; the simulator has its own implementation (src/sim/margin.ts), parity-tested against them.
  */
 
 /** A symbol's margin parameters, as `GET /v1/public/info` rows carry them (`base_imr`, `base_mmr`, `imr_factor`). */
@@ -12,6 +16,16 @@ export interface MarginParams {
   readonly baseMmr: number;
   /** Scales the `|notional|^(4/5)` term that makes big positions need more margin. */
   readonly imrFactor: number;
+}
+
+/**
+ * A symbol's margin as it applies to this account (PROTOCOL §10): the public parameters with the
+ * account's own `imr_factor` where it has one, the account's leverage setting for the symbol, and
+ * `max_notional`, the largest position (quote, at mark) the account may hold in it (Infinity: none given).
+ */
+export interface SymbolMargin extends MarginParams {
+  readonly leverage: number;
+  readonly maxNotional: number;
 }
 
 /**
@@ -41,12 +55,12 @@ export function notionalOf(qty: number, mark: number): number {
 }
 
 /**
- * `IMR_i = max(1 / max_account_leverage, base_imr_i, imr_factor_i × |notional_i|^(4/5))`. A
- * `maxLeverage` that is not a positive number drops its term (the caller decides whether margin can be
- * checked without it: accountBook.ts says not).
+ * `IMR_i = max(1 / leverage_i, base_imr_i, imr_factor_i × |notional_i|^(4/5))` (PROTOCOL §7, §10:
+ * `leverage_i` is the account's setting for symbol i). A `leverage` that is not a positive number
+ * drops its term (the caller decides whether margin can be checked without it: accountBook.ts says not).
  */
-export function imrRate(p: MarginParams, notional: number, maxLeverage: number): number {
-  const byLeverage = maxLeverage > 0 ? 1 / maxLeverage : 0;
+export function imrRate(p: MarginParams, notional: number, leverage: number): number {
+  const byLeverage = leverage > 0 ? 1 / leverage : 0;
   const bySize = p.imrFactor * Math.abs(notional) ** NOTIONAL_POWER;
   return Math.max(byLeverage, p.baseImr, bySize);
 }
@@ -56,9 +70,9 @@ export function mmrRate(p: MarginParams, notional: number): number {
   return Math.max(p.baseMmr, (p.baseMmr / p.baseImr) * p.imrFactor * Math.abs(notional) ** NOTIONAL_POWER);
 }
 
-/** The IMR's floor whatever the size: `max(1 / max_account_leverage, base_imr)` (imrRate's other terms). */
-export function flatImrRate(p: MarginParams, maxLeverage: number): number {
-  return Math.max(maxLeverage > 0 ? 1 / maxLeverage : 0, p.baseImr);
+/** The IMR's floor whatever the size: `max(1 / leverage, base_imr)` (imrRate's other terms). */
+export function flatImrRate(p: MarginParams, leverage: number): number {
+  return Math.max(leverage > 0 ? 1 / leverage : 0, p.baseImr);
 }
 
 /**
@@ -69,17 +83,22 @@ export function flatImrRate(p: MarginParams, maxLeverage: number): number {
  * With no size term (factor 0) every finite notional is under; 0 (never under) when the parameters
  * give no usable bound.
  */
-export function flatImrBelow(p: MarginParams, maxLeverage: number): number {
-  const flat = flatImrRate(p, maxLeverage);
+export function flatImrBelow(p: MarginParams, leverage: number): number {
+  const flat = flatImrRate(p, leverage);
   if (p.imrFactor === 0) return Number.MAX_VALUE;
   const crossing = (flat / p.imrFactor) ** (1 / NOTIONAL_POWER);
   return p.imrFactor > 0 && Number.isFinite(crossing) ? crossing * (1 - 1e-6) : 0;
 }
 
-/** Initial margin of a position of this notional: |notional| × IMR. */
-export function initialMargin(p: MarginParams, notional: number, maxLeverage: number): number {
+/** Initial margin of a position of this notional: |notional| × IMR at the symbol's leverage. */
+export function initialMargin(p: MarginParams, notional: number, leverage: number): number {
   const n = Math.abs(notional);
-  return n === 0 ? 0 : n * imrRate(p, n, maxLeverage);
+  return n === 0 ? 0 : n * imrRate(p, n, leverage);
+}
+
+/** Initial margin of a position of this notional in a symbol as it applies to the account. */
+export function symbolInitialMargin(m: SymbolMargin, notional: number): number {
+  return initialMargin(m, notional, m.leverage);
 }
 
 /** Maintenance margin of a position of this notional: |notional| × MMR. */
@@ -88,22 +107,24 @@ export function maintenanceMargin(p: MarginParams, notional: number): number {
   return n === 0 ? 0 : n * mmrRate(p, n);
 }
 
-/** One position for the account-wide sums: its margin parameters, signed quantity and mark. */
+/** One position for the account-wide sums: its symbol's margin for the account, signed quantity and mark. */
 export interface MarginPosition {
-  readonly params: MarginParams;
+  readonly params: SymbolMargin;
   readonly qty: number;
   readonly mark: number;
 }
 
-/** Initial margin of everything held (one net position per symbol). */
-export function initialMarginOf(positions: Iterable<MarginPosition>, maxLeverage: number): number {
+/** Initial margin of everything held (one net position per symbol), each at its symbol's leverage. */
+export function initialMarginOf(positions: Iterable<MarginPosition>): number {
   let sum = 0;
-  for (const p of positions) sum += initialMargin(p.params, notionalOf(p.qty, p.mark), maxLeverage);
+  for (const p of positions) sum += symbolInitialMargin(p.params, notionalOf(p.qty, p.mark));
   return sum;
 }
 
 /** Maintenance margin of everything held. */
-export function maintenanceMarginOf(positions: Iterable<MarginPosition>): number {
+export function maintenanceMarginOf(
+  positions: Iterable<{ readonly params: MarginParams; readonly qty: number; readonly mark: number }>,
+): number {
   let sum = 0;
   for (const p of positions) sum += maintenanceMargin(p.params, notionalOf(p.qty, p.mark));
   return sum;

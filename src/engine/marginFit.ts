@@ -3,6 +3,9 @@
  * of everything held plus claims in flight, after the claim, at most `max_margin_usage` × total
  * collateral, and the free collateral left at least `min_free_collateral`. Both limits are one
  * bound on the initial margin after the claim (free after = total − IM after − orders' margin).
+ * Each symbol's margin is the account's (PROTOCOL §10: its leverage setting and own `imr_factor`),
+ * and a symbol the claim adds to may not pass the account's `max_notional` for it (a position the
+ * claim grows past it is what the venue refuses with -1101; one already past it may only shrink).
  *
  * The hot path calls it per decision: one instance is reset and refilled each time, its per-symbol
  * lines live in arrays that only grow, so a decision allocates nothing here.
@@ -10,18 +13,20 @@
  * Why a search and not a formula: IM_i(q) = |q| × max(1/lev, base_imr, f × |q × mark|^(4/5)) has no
  * closed inverse across its pieces. It is convex in the signed quantity (a max of convex functions),
  * and each symbol's quantity after the claim is affine in the ratio, so the initial margin after a
- * claim is convex in the ratio and the ratios that fit form one interval. From a state that fits,
+ * claim is convex in the ratio and the ratios that fit form one interval (|quantity| ≤ a bound is an
+ * interval too, and the intersection of intervals is one). From a state that fits,
  * the largest fitting ratio is found by bisection (10 steps over 1000 thousandths).
  */
-import { flatImrBelow, flatImrRate, imrRate, type MarginParams } from "./margin.js";
+import { flatImrBelow, flatImrRate, imrRate, type SymbolMargin } from "./margin.js";
+import type { MarginSettings } from "./marginSettings.js";
 import { RATIO_QUANTA, roundQty } from "./quantize.js";
 
-/** The account as the check needs it (accountBook.ts supplies it). */
+/** The account as the check needs it (accountBook.ts, the lab's labMargin.ts supply it). */
 export interface MarginAccount {
   /** USDC holding + unsettled P&L (quote). */
   readonly totalCollateral: number;
-  /** The account's `max_leverage` (GET /v1/client/info). */
-  readonly maxLeverage: number;
+  /** Leverage per symbol, the account's own `imr_factor` and `max_notional` (PROTOCOL §10). */
+  readonly settings: MarginSettings;
   /** Margin held by open orders (`frozen` of the balance), quote. */
   readonly ordersMargin: number;
 }
@@ -35,7 +40,7 @@ export interface MarginLimits {
 export class MarginFit {
   #lines = 0;
   readonly #symbols: string[] = [];
-  readonly #params: MarginParams[] = [];
+  readonly #params: SymbolMargin[] = [];
   readonly #marks: number[] = [];
   /** Signed quantity held plus reserved by claims in flight. */
   readonly #held: number[] = [];
@@ -45,25 +50,24 @@ export class MarginFit {
   readonly #floor: number[] = [];
   /**
    * Per line, its symbol's flat IMR and the notional under which the rate is that flat one
-   * (margin.ts flatImrBelow), kept while the line's parameters and the leverage stay the same: most
-   * positions are far below the size term, and the 4/5 power is the costly part of the check.
+   * (margin.ts flatImrBelow), kept while the line's margin (parameters and leverage: one object per
+   * symbol and settings, marginSettings.ts) stays the same: most positions are far below the size
+   * term, and the 4/5 power is the costly part of the check.
    */
   readonly #flat: number[] = [];
   readonly #below: number[] = [];
-  readonly #ratesFor: (MarginParams | undefined)[] = [];
-  #ratesLeverage = Number.NaN;
+  readonly #ratesFor: (SymbolMargin | undefined)[] = [];
   /** Initial margin of positions the candidate cannot change (isolated, not yet attributed). */
   #fixed = 0;
   /** The lines and fixed margin as `keep` left them, for `restore`. */
   #keptLines = 0;
   #keptFixed = 0;
   readonly #keptSymbols: string[] = [];
-  readonly #keptParams: MarginParams[] = [];
+  readonly #keptParams: SymbolMargin[] = [];
   readonly #keptMarks: number[] = [];
   readonly #keptHeld: number[] = [];
   readonly #keptFloor: number[] = [];
   #total = 0;
-  #maxLeverage = 0;
   #ordersMargin = 0;
   #budget = 0;
 
@@ -72,11 +76,6 @@ export class MarginFit {
     this.#lines = 0;
     this.#fixed = 0;
     this.#total = account.totalCollateral;
-    this.#maxLeverage = account.maxLeverage;
-    if (!Object.is(account.maxLeverage, this.#ratesLeverage)) {
-      this.#ratesLeverage = account.maxLeverage;
-      this.#ratesFor.fill(undefined);
-    }
     this.#ordersMargin = account.ordersMargin;
     this.#budget = Math.min(
       limits.maxMarginUsage * account.totalCollateral,
@@ -86,7 +85,7 @@ export class MarginFit {
   }
 
   /** A position held, or reserved by a claim in flight (signed); a symbol's quantities are summed. */
-  hold(symbol: string, params: MarginParams, mark: number, qty: number): this {
+  hold(symbol: string, params: SymbolMargin, mark: number, qty: number): this {
     const i = this.#line(symbol, params, mark);
     this.#held[i] = (this.#held[i] as number) + qty;
     return this;
@@ -96,7 +95,7 @@ export class MarginFit {
    * The line's initial margin is at least that of `absQty` at `mark`: claims in flight on the other
    * side may all fail, leaving that position, so the worst case is the larger (still convex).
    */
-  floor(symbol: string, params: MarginParams, mark: number, absQty: number): this {
+  floor(symbol: string, params: SymbolMargin, mark: number, absQty: number): this {
     const i = this.#line(symbol, params, mark);
     this.#floorAt(i, absQty);
     return this;
@@ -107,7 +106,7 @@ export class MarginFit {
    * has no line yet in this check (the caller knows: one call per distinct symbol right after
    * `reset`), without looking for its line.
    */
-  holdNew(symbol: string, params: MarginParams, mark: number, qty: number, otherEnd: number): this {
+  holdNew(symbol: string, params: SymbolMargin, mark: number, qty: number, otherEnd: number): this {
     const i = this.#newLine(symbol, params, mark);
     this.#held[i] = 0 + qty;
     this.#floorAt(i, otherEnd);
@@ -119,19 +118,17 @@ export class MarginFit {
     if (im > (this.#floor[i] as number)) this.#floor[i] = im;
   }
 
-  /** Initial margin of line `i`'s symbol at this notional: margin.ts initialMargin, the flat rate under its bound. */
+  /** Initial margin of line `i`'s symbol at this notional: margin.ts symbolInitialMargin, the flat rate under its bound. */
   #im(i: number, notional: number): number {
     const n = Math.abs(notional);
     if (n === 0) return 0;
-    if (this.#ratesFor[i] !== this.#params[i]) {
-      const p = this.#params[i] as MarginParams;
-      this.#flat[i] = flatImrRate(p, this.#maxLeverage);
-      this.#below[i] = flatImrBelow(p, this.#maxLeverage);
+    const p = this.#params[i] as SymbolMargin;
+    if (this.#ratesFor[i] !== p) {
+      this.#flat[i] = flatImrRate(p, p.leverage);
+      this.#below[i] = flatImrBelow(p, p.leverage);
       this.#ratesFor[i] = p;
     }
-    return n < (this.#below[i] as number)
-      ? n * (this.#flat[i] as number)
-      : n * imrRate(this.#params[i] as MarginParams, n, this.#maxLeverage);
+    return n < (this.#below[i] as number) ? n * (this.#flat[i] as number) : n * imrRate(p, n, p.leverage);
   }
 
   /** Initial margin that no ratio changes (a position the claim does not land in). */
@@ -151,7 +148,7 @@ export class MarginFit {
     this.#keptFixed = this.#fixed;
     for (let i = 0; i < n; i++) {
       this.#keptSymbols[i] = this.#symbols[i] as string;
-      this.#keptParams[i] = this.#params[i] as MarginParams;
+      this.#keptParams[i] = this.#params[i] as SymbolMargin;
       this.#keptMarks[i] = this.#marks[i] as number;
       this.#keptHeld[i] = this.#held[i] as number;
       this.#keptFloor[i] = this.#floor[i] as number;
@@ -159,14 +156,14 @@ export class MarginFit {
     return this;
   }
 
-  /** Right after `reset` with the same leverage as when kept: the lines and fixed margin `keep` saw. */
+  /** Right after `reset` with the same settings as when kept: the lines and fixed margin `keep` saw. */
   restore(): this {
     const n = this.#keptLines;
     this.#lines = n;
     this.#fixed = this.#keptFixed;
     for (let i = 0; i < n; i++) {
       this.#symbols[i] = this.#keptSymbols[i] as string;
-      this.#params[i] = this.#keptParams[i] as MarginParams;
+      this.#params[i] = this.#keptParams[i] as SymbolMargin;
       this.#marks[i] = this.#keptMarks[i] as number;
       this.#held[i] = this.#keptHeld[i] as number;
       this.#add[i] = 0;
@@ -176,7 +173,7 @@ export class MarginFit {
   }
 
   /** The candidate claim's signed quantity of `symbol` at ratio 1 (the liquidation's `position_qty`). */
-  add(symbol: string, params: MarginParams, mark: number, qty: number): this {
+  add(symbol: string, params: SymbolMargin, mark: number, qty: number): this {
     const i = this.#line(symbol, params, mark);
     this.#add[i] = (this.#add[i] as number) + qty;
     return this;
@@ -206,9 +203,27 @@ export class MarginFit {
     return this.#total - this.initialMarginAt(thousandths) - this.#ordersMargin;
   }
 
-  /** Whether the candidate at `thousandths` keeps both limits. */
+  /** Whether the candidate at `thousandths` keeps both limits and every symbol it grows within its `max_notional`. */
   fits(thousandths: number): boolean {
-    return this.initialMarginAt(thousandths) <= this.#budget;
+    return this.initialMarginAt(thousandths) <= this.#budget && this.#withinMaxNotional(thousandths);
+  }
+
+  /**
+   * Whether no symbol the candidate adds to ends past its `max_notional` at `thousandths`, unless it
+   * ends no larger than it was (a position already past it may shrink, never grow: the venue's rule
+   * for an order that reduces risk).
+   */
+  #withinMaxNotional(thousandths: number): boolean {
+    for (let i = 0; i < this.#lines; i++) {
+      const add = this.#add[i] as number;
+      const cap = (this.#params[i] as SymbolMargin).maxNotional;
+      if (add === 0 || cap === Number.POSITIVE_INFINITY) continue;
+      const held = this.#held[i] as number;
+      // The venue's position after the claim: the sum rounded to 1e-9 as it books it (quantize.ts).
+      const q = Math.abs(roundQty(held + roundQty((add * thousandths) / RATIO_QUANTA)));
+      if (q * (this.#marks[i] as number) > cap && q > Math.abs(held)) return false;
+    }
+    return true;
   }
 
   /**
@@ -256,7 +271,7 @@ export class MarginFit {
     return best;
   }
 
-  #line(symbol: string, params: MarginParams, mark: number): number {
+  #line(symbol: string, params: SymbolMargin, mark: number): number {
     for (let i = 0; i < this.#lines; i++) {
       if (this.#symbols[i] === symbol) {
         this.#params[i] = params;
@@ -267,7 +282,7 @@ export class MarginFit {
     return this.#newLine(symbol, params, mark);
   }
 
-  #newLine(symbol: string, params: MarginParams, mark: number): number {
+  #newLine(symbol: string, params: SymbolMargin, mark: number): number {
     const i = this.#lines++;
     this.#symbols[i] = symbol;
     this.#params[i] = params;

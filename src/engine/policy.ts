@@ -19,6 +19,8 @@
  *   plus claims in flight, after the claim, within both limits; the ratio is cut to fit like the
  *   caps above, and the claim is skipped with reason `margin` when margin is what leaves nothing.
  *   Not checked while the account's collateral or leverage is unknown (no `account`).
+ * - extra_liquidation_ratio: a whole claim (ratio 1, no `symbols`) asks for up to it more if the
+ *   live quantity grew, as far as the caps and margin allow at (1 + extra) (extraRatio.ts).
  * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee), net of each
  *   symbol's expected unwind cost (Σ |q| × mark × expected_unwind_cost_bps / 10⁴, 0 by default), must be at
  *   least the largest min_fee of the symbols it claims: with a cost set, a claim that would lose money
@@ -29,7 +31,9 @@
  * total notional the ratio must be 1 — if our caps cut it, the whole is over our caps (`over_caps`).
  * A liquidation of only high-tier symbols is claimed per symbol through `symbols`: ineligible symbols
  * are left out, each symbol gets its own ratio (a symbol under 5,000 of notional whole or not at all),
- * the shared budgets are given out by highest fee rate first, and the top-level ratio is the largest.
+ * the shared budgets are given out by highest fee rate first, and the top-level ratio is the largest;
+ * `symbols` is sent only where it changes the meaning (a symbol left out, or two ratios that differ),
+ * else the top-level ratio alone claims every open symbol (`symbolsNeeded`).
  * Open symbols are those with position_qty ≠ 0 (a zero one was already claimed by others).
  *
  * Reason precedence: invalid_liquidation; unknown_symbol (any open symbol); then per symbol, in the
@@ -44,6 +48,7 @@
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
 import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, traceProportionalCaps } from "./decisionTrace.js";
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
+import { withExtraRatio } from "./extraRatio.js";
 import { invalidLiquidation } from "./invalidLiquidation.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
@@ -213,7 +218,10 @@ function decideProportional(
 
   for (const leg of legs) leg.k = k;
   const cut = k >= RATIO_QUANTA ? undefined : byMargin ? "margin" : byExposure ? "exposure_cap" : "max_claim_notional";
-  return buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace, cut);
+  const d = buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace, cut);
+  // policy.extra_liquidation_ratio: a whole claim asks for the extra its caps and margin leave (extraRatio.ts).
+  if (ctx.policy.extraThousandths === 0 || d.action !== "claim") return d;
+  return withExtraRatio(d, legs, ctx, margin, m);
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
@@ -301,7 +309,22 @@ function decidePerSymbol(
   // A symbol left out (the first, in the liquidation's order) cuts more than a cap on a ratio.
   let cut: CutReason | undefined = legs.find((leg) => leg.k === 0 && leg.reason !== undefined)?.reason;
   cut ??= capCut;
-  return buildClaim(id, legs, claimed, thousandthsToRatio(top), margin, trace, cut);
+  const d = buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, trace, cut);
+  if (ctx.policy.extraThousandths === 0 || d.action !== "claim") return d;
+  return withExtraRatio(d, legs, ctx, margin, m);
+}
+
+/**
+ * Whether `symbols` changes what a per-symbol claim means (PROTOCOL §10): only when some open symbol
+ * is left out or two get different ratios. Every open symbol at one ratio is the top-level ratio
+ * alone, the form every official client sends (the venue's answer to `symbols` is unsettled), and
+ * the venue's rule for it is met: each symbol at ≥ 5,000 when the ratio is below 1 makes the total so.
+ */
+function symbolsNeeded(legs: readonly Leg[], claimed: readonly SymbolRatio[]): boolean {
+  if (claimed.length !== legs.length) return true;
+  const k = (legs[0] as Leg).k;
+  for (const leg of legs) if (leg.k !== k) return true;
+  return false;
 }
 
 /** The claim of every leg with k > 0, or `below_min_fee` when its fee is under the strictest min_fee. */

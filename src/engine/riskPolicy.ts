@@ -30,6 +30,8 @@ export interface RiskPolicyInput extends RiskLimitsInput {
   max_margin_usage?: number;
   /** Absent = 0: free collateral (quote) that must remain after a claim. */
   min_free_collateral?: number;
+  /** Absent = 0 (PROTOCOL §10): with ratio 1, ask for up to this fraction more if the live quantity grew. */
+  extra_liquidation_ratio?: number;
   symbols: { allow: readonly string[]; deny: readonly string[] };
   per_symbol?: Readonly<Record<string, Partial<RiskLimitsInput>>> | null;
 }
@@ -71,6 +73,8 @@ export class RiskPolicy {
   readonly perSymbol: ReadonlyMap<string, SymbolLimits>;
   /** Account-wide margin limits (claimMargin.ts); global only. */
   readonly margin: MarginLimits;
+  /** `extra_liquidation_ratio` in thousandths (extraRatio.ts); global only. */
+  readonly extraThousandths: number;
 
   constructor(
     defaults: SymbolLimits,
@@ -78,8 +82,10 @@ export class RiskPolicy {
     deny: ReadonlySet<string>,
     perSymbol: ReadonlyMap<string, SymbolLimits>,
     margin: MarginLimits = DEFAULT_MARGIN_LIMITS,
+    extraThousandths = 0,
   ) {
     this.margin = margin;
+    this.extraThousandths = extraThousandths;
     this.defaults = defaults;
     this.allow = allow;
     this.deny = deny;
@@ -193,7 +199,15 @@ export function compileRiskPolicy(input: RiskPolicyInput): RiskPolicy {
     perSymbol.set(symbol, resolve(base, over, prefix));
   }
 
-  return new RiskPolicy(defaults, allowList.size === 0 ? null : allowList, deny, perSymbol, marginLimits(input));
+  return new RiskPolicy(defaults, allowList.size === 0 ? null : allowList, deny, perSymbol, marginLimits(input), extraThousandths(input));
+}
+
+/** `extra_liquidation_ratio` in [0, 1], as whole thousandths (the venue's quantum of a ratio). */
+function extraThousandths(input: RiskPolicyInput): number {
+  const extra = input.extra_liquidation_ratio ?? 0;
+  if (typeof extra !== "number" || !(extra >= 0 && extra <= 1))
+    throw new ConfigError("policy.extra_liquidation_ratio", "must be in [0, 1]");
+  return Math.floor(extra * 1000 + 1e-6);
 }
 
 function marginLimits(input: RiskPolicyInput): MarginLimits {

@@ -35,6 +35,11 @@ export interface Liquidation {
   /** Venue timestamp (ms); used only for ordering ties in the ranking. */
   readonly timestamp: number;
   readonly positions: readonly LiquidationPosition[];
+  /**
+   * The venue's `type` of the row or push as sent (`liquidated`, `claim`: PROTOCOL §9, §10), kept so
+   * that what is claimed where can follow it; absent when the venue sent none.
+   */
+  readonly type?: string | undefined;
 }
 
 /** A mark price and when the daemon received it (the daemon's clock, ms). */
@@ -139,8 +144,13 @@ export interface ClaimDecision {
   readonly expectedFee: number;
   /** Σ |q| × mark over the claimed symbols. */
   readonly notional: number;
-  /** Signed quantity taken per claimed symbol (rounded to 1e-9 like the venue): reserve it in Exposure. */
+  /**
+   * Signed quantity taken per claimed symbol (rounded to 1e-9 like the venue): reserve it in Exposure.
+   * With `extraRatio`, the most the claim may take (the quantity × (1 + extra)).
+   */
   readonly perSymbolQty: Readonly<Record<string, number>>;
+  /** `extra_liquidation_ratio` sent with a ratio-1 claim (PROTOCOL §10; extraRatio.ts); absent: none. */
+  readonly extraRatio?: number;
   /** Initial margin the claim adds to held + in flight (quote, claimMargin.ts); absent when margin is not checked. */
   readonly marginNeed?: number;
   /** The margin budget left before the claim (quote); absent (read as unlimited) when margin is not checked. */

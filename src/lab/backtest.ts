@@ -8,7 +8,7 @@
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { ReadStats } from "./captureReader.js";
-import { DEFAULT_LAB_COLLATERAL, LAB_MAX_LEVERAGE } from "./labMargin.js";
+import { DEFAULT_LAB_COLLATERAL, describeLabAccount, type LabAccount } from "./labMargin.js";
 import { readPreparedBatches } from "./preparedCapture.js";
 import { type NetComponents, RecordedAccount } from "./recordedAccount.js";
 import { replayInPasses } from "./replayPasses.js";
@@ -27,6 +27,8 @@ export interface BacktestOptions {
   takerFeeBps?: number | undefined;
   /** The account's collateral at the start, quote (`--collateral`; default labMargin.ts's 100,000). */
   collateral?: number;
+  /** The account's margin settings (`--leverage`, `--imr-factor`, `--max-notional`); default 10× everywhere. */
+  account?: LabAccount;
   /** Keep each variant's claimed ids in its result (`--ids`). */
   ids?: boolean;
   /** Replay every variant again at half and twice the claim latency (the report's sensitivity table). */
@@ -74,6 +76,8 @@ export interface BacktestReport {
     unwind_samples: number;
     /** Starting collateral the margin limits are checked against (quote). */
     collateral?: number;
+    /** The account's margin settings (PROTOCOL §10). */
+    account?: LabAccount;
   };
   /**
    * What the recording account got, by component (its own assignments and unwind trades in the
@@ -118,7 +122,7 @@ function assumptionsOf(m: BacktestReport["model"]): string[] {
     "The account starts flat and knows no claim from before the capture; the liquidator fee is the fee rate of the claimed notional at the mark when the answer lands.",
     ...(m.collateral !== undefined
       ? [
-          `Margin: the account starts with ${m.collateral} of collateral plus the liquidator fees the variant earns (not its unwind P&L), at ${LAB_MAX_LEVERAGE}× max leverage; each claim is checked against policy.max_margin_usage and policy.min_free_collateral by the daemon's own code.`,
+          `Margin: the account starts with ${m.collateral} of collateral plus the liquidator fees the variant earns (not its unwind P&L), at ${describeLabAccount(m.account)}; each claim is checked against policy.max_margin_usage and policy.min_free_collateral by the daemon's own code.`,
         ]
       : []),
   ];
@@ -153,6 +157,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     takerFeeBps,
     keepIds: o.ids === true,
     collateral: o.collateral ?? DEFAULT_LAB_COLLATERAL,
+    ...(o.account !== undefined ? { account: o.account } : {}),
   };
   const latencies3 = [model.latencyMs / 2, model.latencyMs, model.latencyMs * 2];
   // The variants at the other latencies replay beside the report's, from the same passes.
@@ -190,6 +195,7 @@ export async function backtest(o: BacktestOptions): Promise<BacktestReport> {
     unwind_given: o.slippageBps !== undefined && o.takerFeeBps !== undefined,
     unwind_samples: unwindMeasured ? (own?.samples ?? 0) : 0,
     collateral: model.collateral,
+    ...(model.account !== undefined ? { account: model.account } : {}),
   };
   const components = recorded.components((s) => marks?.price(s));
   return {

@@ -70,7 +70,7 @@ export class ReplayVariant {
     this.#followers = group;
     const curves = new VariantCurves(variant, model, marks, group);
     this.#curves = curves;
-    this.#margin = new LabMargin(model.collateral, () => curves.feesEarned);
+    this.#margin = new LabMargin(model.collateral, () => curves.feesEarned, model.account);
     const policy = new PolicyState(config.policy, marks, this.#exposure, this.#margin);
     this.policy = policy;
     const decisions = new DecisionMemo({

@@ -11,7 +11,7 @@ import type { ClaimDecision } from "../engine/policy.js";
 import type { ProtectionName, ProtectionTrip } from "../engine/protections.js";
 import type { Fill, Mark } from "../engine/types.js";
 import type { DecisionFollowers } from "./decisionGroup.js";
-import type { MarginFacts } from "./labMargin.js";
+import type { LabAccount, MarginFacts } from "./labMargin.js";
 import { componentsOf, type NetComponents } from "./recordedAccount.js";
 import { Series } from "./series.js";
 import type { UnwindModel } from "./unwindModel.js";
@@ -31,6 +31,8 @@ export interface ReplayModel {
   onWon?: (variant: string, id: number) => void;
   /** The account's collateral at the start (`backtest --collateral`), quote. */
   collateral: number;
+  /** The account's margin settings (`backtest --leverage`, `--imr-factor`, `--max-notional`; labMargin.ts). */
+  account?: LabAccount;
 }
 
 export interface VariantResult extends Facts, MarginFacts {

@@ -41,7 +41,6 @@ export interface ClaimMetrics {
   /** Unknown claims the venue's record could not settle within their bound. */
   readonly claimsGivenUp: Counter;
   /** Rows of a venue list that could not be read (skipped; the rest of the page is used). */
-  readonly badRows: Counter<"list">;
 }
 
 export function createClaimMetrics(registry: Registry, prefix: string): ClaimMetrics {
@@ -82,11 +81,6 @@ export function createClaimMetrics(registry: Registry, prefix: string): ClaimMet
     claimsUnknown: gauge(
       "claims_unknown",
       "Claims whose outcome is not known yet: the answer was lost, the process died in flight, or the answer did not say what it transferred",
-    ),
-    badRows: counter(
-      "rest_rows_skipped_total",
-      "Rows of a venue list that could not be read and were skipped (the rest of the page is used), by list",
-      ["list"],
     ),
     claimsGivenUp: counter(
       "claims_given_up_total",

@@ -18,6 +18,8 @@ export interface VenueMetrics {
   readonly wsBadMessages: Counter<"stream" | "reason">;
   readonly httpRequests: Counter<"endpoint" | "status">;
   readonly httpRequestDuration: Histogram<"endpoint">;
+  /** Rows of a venue list left out as unreadable (venue/tolerantRows.ts). */
+  readonly restRowsSkipped: Counter<"endpoint">;
 }
 
 export function createVenueMetrics(registry: Registry, prefix: string): VenueMetrics {
@@ -33,6 +35,11 @@ export function createVenueMetrics(registry: Registry, prefix: string): VenueMet
       "status",
     ]),
     httpRequestDuration: histogram("http_request_duration_seconds", "REST request duration by path template", ["endpoint"]),
+    restRowsSkipped: counter(
+      "rest_rows_skipped_total",
+      "Rows of a venue list (open list, marks, leverages) left out as unreadable; the rest of the page is used",
+      ["endpoint"],
+    ),
   };
   // Series that alerts and panels compare with 0 must exist before the first event.
   for (const stream of STREAMS) {

@@ -5,8 +5,11 @@
  */
 import type { VenueConnection } from "../app/venueConnection.js";
 import type { LoadedConfig } from "../config/loadConfig.js";
+import type { SecretSource } from "../config/secret.js";
 import type { SymbolTable } from "../engine/symbolInfo.js";
+import { TimeoutError, TransportError } from "../venue/errors.js";
 import type { OrderApi } from "../venue/orderApi.js";
+import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { RestClient } from "../venue/rest.js";
 import type { Signer } from "../venue/signer.js";
 
@@ -32,6 +35,8 @@ export interface PreflightContext {
   symbols?: SymbolTable;
   /** Mark prices from the `rest` check. */
   marks?: Map<string, number>;
+  /** `GET /v1/client/info` as the `account` check read it (the `leverage` check reuses it: 10 reads per 60 s). */
+  clientInfo?: ClientInfo;
   /** Timing overrides (tests). */
   streamTimeoutMs: number;
 }
@@ -39,8 +44,45 @@ export interface PreflightContext {
 export type Check = (ctx: PreflightContext) => Promise<Omit<CheckResult, "name">>;
 
 export const pass = (detail: string, hint = ""): Omit<CheckResult, "name"> => ({ status: "pass", detail, hint });
-export const warn = (detail: string, hint: string): Omit<CheckResult, "name"> => ({ status: "warn", detail, hint });
+/**
+ * A `warn` says whether it is safe to go on (issue #34): `safe` true, the daemon works as it is and
+ * the hint is an improvement; false, fix it before going live.
+ */
+export const warn = (detail: string, hint: string, safe: boolean): Omit<CheckResult, "name"> => ({
+  status: "warn",
+  detail,
+  hint: `${hint}${safe ? " (safe to go on)" : " (not safe to go on until this is fixed)"}`,
+});
 export const fail = (detail: string, hint: string): Omit<CheckResult, "name"> => ({ status: "fail", detail, hint });
+
+/** The variable the secret came from: what a hint about the key names. */
+export function secretVar(ctx: Pick<PreflightContext, "loaded">): SecretSource {
+  return ctx.loaded.secretSource ?? "LIQUIDATOR_SECRET";
+}
+
+/** `host:port` of a URL, the port spelled out (443 for https/wss, 80 for http/ws). */
+export function hostPort(url: string): string {
+  try {
+    const u = new URL(url);
+    const secure = u.protocol === "https:" || u.protocol === "wss:";
+    return `${u.hostname}:${u.port === "" ? (secure ? 443 : 80) : u.port}`;
+  } catch {
+    return url;
+  }
+}
+
+/** The request never got an answer: the network, not the key or the account, is what failed. */
+export function isUnreachable(err: unknown): boolean {
+  return err instanceof TimeoutError || (err instanceof TransportError && !err.maybeDelivered);
+}
+
+/** The `fail` of a check whose venue could not be reached at `url`. */
+export function unreachable(url: string, err: unknown): Omit<CheckResult, "name"> {
+  return fail(
+    `cannot reach the venue at ${hostPort(url)}: ${errorText(err)}`,
+    `the venue cannot be reached from here (nothing is known yet of the key or account): check the network, DNS, a proxy or firewall, and the venue URL`,
+  );
+}
 
 /** A venue refusal's code, or the error's kind: what a probe reports. */
 export function errorCode(err: unknown): number | string {

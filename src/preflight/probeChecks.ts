@@ -1,51 +1,121 @@
 /**
  * The probes: what the venue answers where its codes are not published (docs/protocol.md §9).
- * `claim_probe` claims an id that cannot exist, `order_lookup_probe` looks up a client order id
+ * `claim_probe` claims an id that cannot exist in each claim form the daemon sends (and the
+ * OpenAPI's), recording every answer, `order_lookup_probe` looks up a client order id
  * that was never used, and (only with --probe-orders) `order_probe` rests a post-only order that
  * cannot fill, far below the market, then cancels it. Nothing else is sent; no money moves.
  */
 import { randomBytes } from "node:crypto";
 import { ceilToTick, floorToTick } from "../engine/quantize.js";
 import { lookupFailureAction, VenueError } from "../venue/errors.js";
-import { type Check, errorCode, errorText, fail, pass, warn } from "./check.js";
+import type { ClaimRequest } from "../venue/restSchemas.js";
+import {
+  type Check,
+  errorCode,
+  errorText,
+  fail,
+  isUnreachable,
+  type PreflightContext,
+  pass,
+  secretVar,
+  unreachable,
+  warn,
+} from "./check.js";
 
 /** The venue refused the key or the signature (the failure table's kinds): nothing signed gets through. */
 const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err.kind === "bad_signature" || err.kind === "unauthorized");
 
-/** Far above any id the venue has issued: a claim on it can only be refused. */
-const IMPOSSIBLE_LIQUIDATION_ID = 999_999_999_999;
+/**
+ * An id no liquidation will have for years, inside the int32 range the OpenAPI may imply: a claim on
+ * it can only be refused as gone, never for its format (the old probe's 999,999,999,999 could be
+ * refused with -1005 for that alone, and a -1005 is also what a refused claim form gets).
+ */
+export const IMPOSSIBLE_LIQUIDATION_ID = 2_147_483_647;
+
+/**
+ * The claim forms the daemon sends (PROTOCOL §10): the top-level ratio alone (every claim of a
+ * liquidation with a low-risk symbol, and of one whose symbols are all claimed at one ratio), and
+ * `symbols` as an array (a high-risk liquidation with a symbol left out or ratios that differ). The
+ * OpenAPI's single-object `symbols` is tried too, so the first testnet run says which the venue takes.
+ */
+type Form = "ratio" | "symbols_array" | "symbols_object";
+
+interface FormAnswer {
+  form: Form;
+  symbol: string;
+  code: number | string;
+  message: string;
+  /** The daemon reads the answer as "gone": the form passed the venue's shape checks. */
+  gone: boolean;
+  /** The key or the signature was refused. */
+  auth: boolean;
+  /** No answer came: the network failed (the error), not the claim. */
+  unreachable?: unknown;
+}
+
+function body(form: Form, symbol: string, price: number): ClaimRequest {
+  const base = { liquidation_id: IMPOSSIBLE_LIQUIDATION_ID, ratio_qty_request: 1, limit_price: { [symbol]: price } };
+  if (form === "ratio") return base;
+  const entry = { symbol, ratio_qty_request: 1 };
+  // The object form is not the daemon's type: it is what the OpenAPI writes, sent to learn the answer.
+  return { ...base, symbols: (form === "symbols_array" ? [entry] : entry) as ClaimRequest["symbols"] };
+}
+
+async function tryForm(ctx: PreflightContext, form: Form, symbol: string): Promise<FormAnswer> {
+  try {
+    await ctx.rest.claimLiquidation(body(form, symbol, ctx.marks?.get(symbol) ?? 1), { signal: ctx.signal });
+    return { form, symbol, code: "accepted", message: "", gone: false, auth: false };
+  } catch (err) {
+    const gone = err instanceof VenueError && err.meaning.claim === "gone";
+    const a: FormAnswer = { form, symbol, code: errorCode(err), message: errorText(err), gone, auth: refusedAuth(err) };
+    if (isUnreachable(err)) a.unreachable = err;
+    return a;
+  }
+}
 
 export const claimProbeCheck: Check = async (ctx) => {
-  const first = ctx.symbols?.values().next();
-  const symbol = first === undefined || first.done ? "PERP_BTC_USDC" : first.value.symbol;
-  const price = ctx.marks?.get(symbol) ?? 1;
-  try {
-    await ctx.rest.claimLiquidation(
-      { liquidation_id: IMPOSSIBLE_LIQUIDATION_ID, ratio_qty_request: 1, limit_price: { [symbol]: price } },
-      { signal: ctx.signal },
-    );
-  } catch (err) {
-    const code = errorCode(err);
-    ctx.observed.claim_probe = { liquidation_id: IMPOSSIBLE_LIQUIDATION_ID, code, message: errorText(err) };
-    // The failure table says what the daemon makes of the answer: "gone" is what it expects here.
-    if (err instanceof VenueError && err.meaning.claim === "gone")
-      return pass(`claim on id ${IMPOSSIBLE_LIQUIDATION_ID} refused with ${code} (${err.meaning.kind}), as the daemon expects`);
-    if (typeof code === "number" && !refusedAuth(err)) {
+  const all = [...(ctx.symbols?.values() ?? [])];
+  const low = all.find((s) => s.tier === 1)?.symbol ?? all[0]?.symbol ?? "PERP_BTC_USDC";
+  const high = all.find((s) => s.tier === 2)?.symbol;
+  const answers: FormAnswer[] = [await tryForm(ctx, "ratio", low)];
+  const first = answers[0] as FormAnswer;
+  if (first.unreachable !== undefined) return unreachable(ctx.venue.baseUrl, first.unreachable);
+  if (high !== undefined && first.code !== "accepted") {
+    answers.push(await tryForm(ctx, "symbols_array", high), await tryForm(ctx, "symbols_object", high));
+  }
+  ctx.observed.claim_probe = {
+    liquidation_id: IMPOSSIBLE_LIQUIDATION_ID,
+    forms: answers.map(({ form, symbol, code, message }) => ({ form, symbol, code, message })),
+    // Kept for tools that read the first answer.
+    code: first.code,
+  };
+  const id = IMPOSSIBLE_LIQUIDATION_ID;
+  if (answers.some((a) => a.code === "accepted"))
+    return fail(`a claim on id ${id} was accepted`, "the venue accepted an impossible claim: do not go live, report it");
+  if (!first.gone) {
+    if (typeof first.code === "number" && !first.auth)
       return warn(
-        `claim on id ${IMPOSSIBLE_LIQUIDATION_ID} refused with ${code}, not the code the daemon reads as "gone"`,
-        "attach --json to a bug report",
+        `claim on id ${id} refused with ${first.code}, not the code the daemon reads as "gone"`,
+        "the daemon re-decides an id it gets an unknown answer for (bounded): attach --json to a bug report",
+        true,
       );
-    }
     return fail(
-      `claim on id ${IMPOSSIBLE_LIQUIDATION_ID} failed: ${errorText(err)}`,
-      "a signed POST does not get through: check the key and account",
+      `claim on id ${id} failed: ${first.message}`,
+      first.auth
+        ? `a signed POST is refused: check the key (registered for venue.account_id, trading scope, IP restriction) and ${secretVar(ctx)}`
+        : "see the detail; attach --json to a bug report",
     );
   }
-  ctx.observed.claim_probe = { liquidation_id: IMPOSSIBLE_LIQUIDATION_ID, code: "accepted" };
-  return fail(
-    `a claim on id ${IMPOSSIBLE_LIQUIDATION_ID} was accepted`,
-    "the venue accepted an impossible claim: do not go live, report it",
-  );
+  const array = answers.find((a) => a.form === "symbols_array");
+  const object = answers.find((a) => a.form === "symbols_object");
+  const forms = answers.map((a) => `${a.form} ${a.code}`).join(", ");
+  if (array !== undefined && !array.gone)
+    return warn(
+      `claim forms on id ${id}: ${forms}: the venue refuses \`symbols\` as an array${object?.gone === true ? " and takes the single object" : ""}`,
+      "claims of a high-risk liquidation with a symbol left out, or two ratios that differ, will be refused; every other claim is sent without `symbols`: attach --json to a bug report",
+      true,
+    );
+  return pass(`claim forms on id ${id} refused as gone, as the daemon expects: ${forms}`);
 };
 
 export const orderLookupProbeCheck: Check = async (ctx) => {
@@ -62,9 +132,16 @@ export const orderLookupProbeCheck: Check = async (ctx) => {
       return warn(
         `unknown client order id answered with ${code} (HTTP ${String(status)}), not the "not found" the daemon expects: it settles such lookups through the order list`,
         "attach --json to a bug report",
+        true,
       );
     }
-    return fail(`order lookup failed: ${errorText(err)}`, "a signed read does not get through: check the key and account");
+    if (isUnreachable(err)) return unreachable(ctx.venue.baseUrl, err);
+    return fail(
+      `order lookup failed: ${errorText(err)}`,
+      refusedAuth(err)
+        ? `a signed read is refused: check the key (registered for venue.account_id, trading scope, IP restriction) and ${secretVar(ctx)}`
+        : "see the detail; attach --json to a bug report",
+    );
   }
   ctx.observed.order_lookup_probe = { client_order_id: clientOrderId, code: "found" };
   return fail(`a never-used client order id ${clientOrderId} was found`, "report this venue answer");

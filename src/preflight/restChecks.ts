@@ -28,7 +28,8 @@ export const clockCheck: Check = async (ctx) => {
   if (Math.abs(skewMs) > VENUE_CLOCK_TOLERANCE_MS) {
     return fail(`${text} (the venue refuses signed requests more than 300 s off)`, "synchronise the host clock (NTP / chrony)");
   }
-  if (Math.abs(skewMs) > SKEW_WARN_MS) return warn(text, "synchronise the host clock (NTP / chrony)");
+  // The daemon keeps an offset to the venue's clock: a skew this size costs nothing yet.
+  if (Math.abs(skewMs) > SKEW_WARN_MS) return warn(text, "synchronise the host clock (NTP / chrony)", true);
   return pass(text);
 };
 
@@ -47,7 +48,7 @@ export const restCheck: Check = async (ctx) => {
   ctx.observed.rest = { base_url: ctx.venue.baseUrl, read_latency_ms: latencies, futures_rows: rows };
   const text = `${ctx.venue.baseUrl} answers; GET /v1/public/futures median ${median} ms (${latencies.join(", ")}), ${rows} rows`;
   if (rows === 0) return fail(text, "the venue lists no futures: check venue.base_url");
-  if (median > 1000) return warn(text, "reads are slow: run closer to the venue");
+  if (median > 1000) return warn(text, "reads are slow: run closer to the venue", true);
   return pass(text);
 };
 
@@ -99,6 +100,7 @@ export const symbolsCheck: Check = async (ctx) => {
     return warn(
       `${text}; ${rejected.length} rejected (first: ${rejected[0]?.symbol}: ${rejected[0]?.problem})`,
       "those symbols are never claimed: attach --json to a bug report",
+      true,
     );
   return pass(text);
 };

@@ -11,7 +11,8 @@ import { OrderApi } from "../venue/orderApi.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
 import { accountCheck, keyCheck } from "./accountChecks.js";
-import { type Check, type CheckResult, errorText, fail, type PreflightContext, pass, warn } from "./check.js";
+import { type Check, type CheckResult, errorText, fail, isUnreachable, type PreflightContext, pass, unreachable, warn } from "./check.js";
+import { leverageCheck } from "./leverageCheck.js";
 import { claimProbeCheck, orderLookupProbeCheck, orderProbeCheck } from "./probeChecks.js";
 import { clockCheck, restCheck, symbolsCheck } from "./restChecks.js";
 import { privateStreamCheck, publicStreamCheck } from "./streamChecks.js";
@@ -38,6 +39,7 @@ const configCheck: Check = async (ctx) => {
     return warn(
       `${text} (the embedded simulator)`,
       "set LIQUIDATOR_VENUE=live and LIQUIDATOR_VENUE_PRESET=orderly-testnet to ask a real venue",
+      true,
     );
   // What `liquidator run` would refuse (exit 78) is said here, before anything else is asked.
   const unset = liveLimitProblems(ctx.loaded.config, ctx.loaded.given ?? new Set());
@@ -45,6 +47,7 @@ const configCheck: Check = async (ctx) => {
     return warn(
       `${text}; \`run\` will refuse to start: ${unset.map((p) => p.key).join(", ")} left to the built-in values`,
       "set them in the config file or the environment (config/live-example.yaml has conservative values)",
+      false,
     );
   return pass(text);
 };
@@ -58,6 +61,7 @@ const CHECKS: readonly [string, Check][] = [
   ["private_stream", privateStreamCheck],
   ["key", keyCheck],
   ["account", accountCheck],
+  ["leverage", leverageCheck],
   ["claim_probe", claimProbeCheck],
   ["order_lookup_probe", orderLookupProbeCheck],
 ];
@@ -99,7 +103,8 @@ export async function runPreflight(o: {
       try {
         r = await check(ctx);
       } catch (err) {
-        r = fail(errorText(err), "see the detail; attach --json to a bug report");
+        // No answer at all: say so, with the host and port, not "check the key".
+        r = isUnreachable(err) ? unreachable(venue.baseUrl, err) : fail(errorText(err), "see the detail; attach --json to a bug report");
       }
       const result = { name, ...r };
       results.push(result);

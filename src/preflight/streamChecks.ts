@@ -7,7 +7,10 @@
 import type { Signer } from "../venue/signer.js";
 import { StreamClient } from "../venue/stream.js";
 import type { FailureReason } from "../venue/streamOptions.js";
-import { type Check, elapsedMs, fail, type PreflightContext, pass } from "./check.js";
+import { type Check, elapsedMs, fail, hostPort, type PreflightContext, pass, secretVar } from "./check.js";
+
+/** Failures where the venue's host was not reached (no connection, or none completed in time). */
+const unreached = (reason: string): boolean => reason === "connect_error" || reason === "setup_timeout" || reason === "timeout";
 
 type Outcome = { ok: true; ms: number } | { ok: false; reason: FailureReason | "timeout" };
 
@@ -53,7 +56,10 @@ export const publicStreamCheck: Check = async (ctx) => {
   const r = await tryStream(ctx, { url, stream: "public", topics: ["liquidation", "markprices"], untilData: true });
   ctx.observed.public_stream = r.ok ? { first_markprices_ms: r.ms } : { failure: r.reason };
   if (r.ok) return pass(`connected, subscribed to liquidation and markprices, first markprices after ${r.ms} ms`);
-  return fail(`${url}: ${r.reason}`, "check venue.ws_url (or LIQUIDATOR_WS_URL) and that wss:// is reachable from here");
+  return fail(
+    `${url}: ${r.reason}${unreached(r.reason) ? ` (cannot reach ${hostPort(url)})` : ""}`,
+    "check venue.ws_url (or LIQUIDATOR_WS_URL) and that wss:// is reachable from here",
+  );
 };
 
 type Encoding = "base64url" | "base64url_padded" | "base64";
@@ -86,13 +92,16 @@ export const privateStreamCheck: Check = async (ctx) => {
     }
     if (r.reason !== "auth_failed") {
       ctx.observed.private_stream = { failure: r.reason, refused_encodings: refused };
-      return fail(`${url}: ${r.reason}`, "check venue.ws_private_url (or LIQUIDATOR_WS_PRIVATE_URL)");
+      return fail(
+        `${url}: ${r.reason}${unreached(r.reason) ? ` (cannot reach ${hostPort(url)})` : ""}`,
+        "check venue.ws_private_url (or LIQUIDATOR_WS_PRIVATE_URL) and that it is reachable from here",
+      );
     }
     refused.push(encoding);
   }
   ctx.observed.private_stream = { failure: "auth_failed", refused_encodings: refused };
   return fail(
     "auth refused with every signature encoding (base64url, padded base64url, base64)",
-    "the key is not registered for venue.account_id, expired, or the secret is wrong: check LIQUIDATOR_SECRET and the account id",
+    `the key is not registered for venue.account_id, expired, limited to other IP addresses, or the secret is wrong: check ${secretVar(ctx)} and the account id`,
   );
 };

@@ -13,8 +13,19 @@ export interface SimAccount {
   address: string;
   admin: boolean;
   collateral: number;
-  /** The account's `max_leverage` (GET /v1/client/info): IMR is at least 1 / this. */
+  /**
+   * The account's `max_leverage` (GET /v1/client/info): the leverage of a symbol with no setting of
+   * its own in `leverage` (PROTOCOL §10: leverage is set per symbol; IMR is at least 1 / it).
+   */
   maxLeverage: number;
+  /** Leverage set per symbol (cross), `POST /v1/client/leverages` (leverage.ts). */
+  readonly leverage: Map<string, number>;
+  /** The account's own `imr_factor` per symbol (client info), preferred to the public row's. */
+  readonly imrFactor: Map<string, number>;
+  /** The largest position (quote, at mark) the account may hold per symbol (client info `max_notional`). */
+  readonly maxNotional: Map<string, number>;
+  /** The venue's maximum leverage of a symbol (leverage.ts): `maxLeverage` never applies past it. */
+  readonly symbolMax: (symbol: string) => number | undefined;
   readonly keys: Set<string>;
   /** docs/protocol.md §8: what GET /v1/client/key_info says of a key, when set (see `setKeyInfo`). */
   readonly keyInfo: Map<string, SimKeyInfo>;
@@ -27,6 +38,8 @@ export interface SimKeyInfo {
   scope: string;
   /** ms since the epoch; undefined: a year after the answer. */
   expiresAt: number | undefined;
+  /** PROTOCOL §10: `ip_restriction_status` / `ip_restriction_list` as reported (not enforced); none: absent. */
+  ipRestriction?: { status: string; list: string };
 }
 
 export const DEFAULT_KEY_SCOPE = "read,trading";
@@ -38,6 +51,22 @@ export interface AddAccountOptions {
   collateral?: number;
   /** Default 10. */
   maxLeverage?: number;
+  /** Leverage per symbol; a symbol not named is at `maxLeverage`. */
+  leverage?: Readonly<Record<string, number>>;
+  /** The account's own imr_factor per symbol. */
+  imrFactor?: Readonly<Record<string, number>>;
+  /** max_notional per symbol (quote). */
+  maxNotional?: Readonly<Record<string, number>>;
+}
+
+/** A map of positive finite numbers from a record, or a RangeError naming the bad entry. */
+function positiveMap(name: string, r: Readonly<Record<string, number>> | undefined, min = 0): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const [k, v] of Object.entries(r ?? {})) {
+    if (!(Number.isFinite(v) && v >= min)) throw new RangeError(`${name} of ${k} must be a finite number ≥ ${min}`);
+    m.set(k, v);
+  }
+  return m;
 }
 
 /** Keys are compared in their canonical `ed25519:` + base58 form, whatever form they were given in. */
@@ -52,6 +81,12 @@ function canonicalKey(publicKey: string): string | undefined {
 export class Accounts {
   readonly #byId = new Map<string, SimAccount>();
   readonly #byAddress = new Map<string, SimAccount>();
+  readonly #symbolMax: (symbol: string) => number | undefined;
+
+  /** `symbolMax`: the venue's maximum leverage of a symbol (none: no maximum). */
+  constructor(symbolMax: (symbol: string) => number | undefined = () => undefined) {
+    this.#symbolMax = symbolMax;
+  }
 
   add(options: AddAccountOptions): SimAccount {
     if (options.accountId === "") throw new RangeError("accountId must not be empty");
@@ -66,6 +101,10 @@ export class Accounts {
       admin: options.admin ?? false,
       collateral,
       maxLeverage,
+      leverage: positiveMap("leverage", options.leverage, 1),
+      imrFactor: positiveMap("imrFactor", options.imrFactor),
+      maxNotional: positiveMap("maxNotional", options.maxNotional),
+      symbolMax: this.#symbolMax,
       keys: new Set(),
       keyInfo: new Map(),
       positions: new Map(),

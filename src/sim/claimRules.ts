@@ -4,7 +4,7 @@
  * and computes the transfer (or the refusal). No clock, no I/O, no state: the core supplies them.
  */
 import type { OpenLiquidation } from "./liquidationBook.js";
-import { initialMarginOfHeld } from "./margin.js";
+import { type AccountMargin, initialMarginOfHeld } from "./margin.js";
 import { floorToStep, roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
@@ -112,8 +112,10 @@ export interface ClaimContext {
   positions: ReadonlyMap<string, HeldPosition>;
   /** Total collateral: USDC holding + unsettled P&L (PROTOCOL.md §7). */
   collateral: number;
-  /** The account's max leverage. */
-  maxLeverage: number;
+  /** The account's leverage per symbol and own imr_factor (PROTOCOL §10); a number: every symbol at that leverage. */
+  margin: AccountMargin | number;
+  /** Whether a position of a symbol going from one quantity to another passes the account's max_notional (PROTOCOL §10). */
+  growsPastMaxNotional?: (symbol: string, before: number, after: number, mark: number) => boolean;
   /** Initial margin of what the claim does not touch: isolated positions and open orders. */
   otherMargin?: number;
 }
@@ -149,6 +151,18 @@ export function addToPosition(held: HeldPosition | undefined, q: number, price: 
   }
   if (Math.sign(qty) === Math.sign(old.qty)) return { qty, averageOpenPrice: old.averageOpenPrice };
   return { qty, averageOpenPrice: price }; // flipped through zero: the new side opened at this price
+}
+
+/**
+ * What a ratio-1 claim takes of a position (PROTOCOL §10): all of it as published, and of what it grew
+ * by since then only up to `extra` of the published quantity (`extra_liquidation_ratio`; none: nothing).
+ */
+function wholeQty(pos: { positionQty: number; grownBy?: number }, extra: number | undefined): number {
+  const grown = pos.grownBy ?? 0;
+  if (grown === 0) return pos.positionQty;
+  const published = pos.positionQty - grown;
+  const most = Math.abs(published) * (1 + (extra ?? 0));
+  return Math.sign(pos.positionQty) * roundQty(Math.min(Math.abs(pos.positionQty), most));
 }
 
 /** Apply docs/protocol.md §4.1 + §7 to one claim. `liq` undefined means gone / unknown (-1202). */
@@ -219,7 +233,8 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
     // (docs/protocol.md §7). A share below one step transfers nothing of that symbol.
     const step = ctx.symbol(c.pos.symbol)?.qtyStep;
     const share = (c.pos.positionQty * c.thousandths) / 1000;
-    const q = c.thousandths === 1000 ? c.pos.positionQty : step === undefined ? roundQty(share) : floorToStep(share, step);
+    const q =
+      c.thousandths === 1000 ? wholeQty(c.pos, req.extraLiquidationRatio) : step === undefined ? roundQty(share) : floorToStep(share, step);
     if (q === 0) continue;
     const mark = marks.get(c.pos.symbol) as number;
     const fee = c.pos.liquidatorFee;
@@ -241,14 +256,21 @@ export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefine
   }
   if (transfers.length === 0) return refused(-1201, "the requested ratio transfers no quantity");
 
-  // PROTOCOL.md §7: the initial margin of everything held after the claim (per-symbol IMR, the 4/5
-  // term included) must fit in the total collateral, as for a new order.
+  // PROTOCOL.md §7, §10: the initial margin of everything held after the claim (per-symbol IMR at the
+  // symbol's leverage, the 4/5 term included) must fit in the total collateral, as for a new order.
   const held = [...positionsAfter].map(([symbol, h]) => ({ symbol, qty: h.qty }));
   const required =
-    initialMarginOfHeld(held, ctx.symbol, (s) => marks.get(s) ?? ctx.mark(s) ?? positionsAfter.get(s)?.averageOpenPrice, ctx.maxLeverage) +
+    initialMarginOfHeld(held, ctx.symbol, (s) => marks.get(s) ?? ctx.mark(s) ?? positionsAfter.get(s)?.averageOpenPrice, ctx.margin) +
     (ctx.otherMargin ?? 0);
   if (required > ctx.collateral) {
     return refused(-1101, `initial margin ${required.toFixed(2)} after the claim exceeds collateral ${ctx.collateral.toFixed(2)}`);
+  }
+  // PROTOCOL §10: no symbol may grow past the account's max_notional ("risk exposure too high").
+  for (const t of transfers) {
+    const after = positionsAfter.get(t.symbol)?.qty ?? 0;
+    if (ctx.growsPastMaxNotional?.(t.symbol, ctx.positions.get(t.symbol)?.qty ?? 0, after, t.markPrice) === true) {
+      return refused(-1101, `${t.symbol} position ${(Math.abs(after) * t.markPrice).toFixed(2)} after the claim exceeds its max_notional`);
+    }
   }
 
   const fullyClaimed = [...remaining.values()].every((q) => q === 0);

@@ -37,6 +37,9 @@ export function keyInfoRoute(core: VenueCore): [string, Route] {
                   scope: info?.scope ?? DEFAULT_KEY_SCOPE,
                   expiration: info?.expiresAt ?? now + DEFAULT_LIFETIME_MS,
                   key_status: "ACTIVE",
+                  ...(info?.ipRestriction !== undefined
+                    ? { ip_restriction_status: info.ipRestriction.status, ip_restriction_list: info.ipRestriction.list }
+                    : {}),
                 };
               })
             : [];

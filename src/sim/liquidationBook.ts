@@ -8,6 +8,11 @@ export interface OpenPosition {
   /** Remaining signed quantity a claimant would take over (docs/protocol.md §7). */
   positionQty: number;
   liquidatorFee: number;
+  /**
+   * Quantity added since the position was last published (`grow`): a ratio-1 claim takes what was
+   * published, and of this only what its `extra_liquidation_ratio` asks for (PROTOCOL §10).
+   */
+  grownBy?: number;
 }
 
 export interface OpenLiquidation {
@@ -68,13 +73,28 @@ export class LiquidationBook {
     if (liq === undefined) return "closed";
     for (const p of liq.positions) {
       const r = remaining.get(p.symbol);
-      if (r !== undefined) p.positionQty = r;
+      if (r !== undefined) {
+        p.positionQty = r;
+        p.grownBy = 0; // published with the claim's update
+      }
     }
     if (liq.positions.every((p) => p.positionQty === 0)) {
       this.remove(id, "claimed");
       return "closed";
     }
     return "open";
+  }
+
+  /**
+   * The liquidated account's position grew by `qty` (same sign) in `symbol` before the venue
+   * published it (a test's hook: PROTOCOL §10 `extra_liquidation_ratio`); false if not open.
+   */
+  grow(id: number, symbol: string, qty: number): boolean {
+    const p = this.#open.get(id)?.positions.find((x) => x.symbol === symbol);
+    if (p === undefined || p.positionQty === 0 || Math.sign(qty) !== Math.sign(p.positionQty)) return false;
+    p.positionQty += qty;
+    p.grownBy = (p.grownBy ?? 0) + qty;
+    return true;
   }
 
   remove(id: number, reason: RemovalReason): boolean {

@@ -8,6 +8,7 @@
 import { unsettledPnl } from "./accounting.js";
 import type { SimAccount } from "./accounts.js";
 import type { WireFlavor } from "./flavor.js";
+import { clientMargin, leverageOf } from "./leverage.js";
 import { intParam, readParams, timeParam } from "./queryParams.js";
 import type { RequestContext, Route } from "./restRoute.js";
 import type { Signatory } from "./signatureCheck.js";
@@ -24,7 +25,7 @@ const signedGet = (handler: Route["handler"], limit: Route["limit"] = "account")
   handler,
 });
 
-function jsonBody(ctx: RequestContext): Checked<unknown> {
+export function jsonBody(ctx: RequestContext): Checked<unknown> {
   if (ctx.search.size > 0) return refused(-1004, [...ctx.search.keys()][0] as string);
   if (!/^application\/json\b/i.test(ctx.contentType ?? "")) return refused(-1005, "Content-Type must be application/json");
   try {
@@ -93,6 +94,7 @@ export function positionsData(core: VenueCore, accountId: string): unknown {
         unsettled_pnl: unsettledPnl(b, mark),
         timestamp: now,
         margin_mode: mode,
+        leverage: leverageOf(account, symbol),
       };
     }),
   );
@@ -178,7 +180,7 @@ export function orderRoutes(core: VenueCore, flavor: WireFlavor): [string, Route
               account_id: accountOf(ctx),
               futures_taker_fee_rate: t.takerFeeBps,
               futures_maker_fee_rate: t.makerFeeBps,
-              max_leverage: (core.accounts.get(accountOf(ctx)) as SimAccount).maxLeverage,
+              ...clientMargin(core.accounts.get(accountOf(ctx)) as SimAccount),
             }),
           ),
         "clientInfo",

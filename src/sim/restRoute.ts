@@ -5,7 +5,17 @@ import type { Checked } from "./venueRefusal.js";
 export type Method = "GET" | "POST" | "DELETE";
 
 /** Each scope is one sliding window per IP (public) or per account (signed). */
-export type LimitScope = "public" | "claims" | "admin" | "positions" | "orders" | "account" | "clientInfo" | "keyInfo";
+export type LimitScope =
+  | "public"
+  | "claims"
+  | "admin"
+  | "positions"
+  | "orders"
+  | "account"
+  | "clientInfo"
+  | "keyInfo"
+  | "leverageOne"
+  | "leverageSet";
 
 export interface RequestContext {
   search: URLSearchParams;

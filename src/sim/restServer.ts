@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { type SimFlavor, type WireFlavor, wireFlavor } from "./flavor.js";
 import { keyInfoRoute } from "./keyInfoRoute.js";
+import { leverageRoutes } from "./leverage.js";
 import { liquidatorRecordRoute } from "./liquidatorRecord.js";
 import { orderRoutes } from "./orderRoutes.js";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
@@ -88,6 +89,9 @@ export class RestServer {
         clientInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
         // docs/protocol.md §8: key info 10 per 60 s.
         keyInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
+        // PROTOCOL §10: one symbol's leverage 1/s; setting leverage 5 per 60 s.
+        leverageOne: new SlidingWindowLimiter({ limit: 1, windowMs: 1_000, now }),
+        leverageSet: new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, now }),
       };
     }
     const core = this.#core;
@@ -107,6 +111,7 @@ export class RestServer {
       ...orderRoutes(core, flavor),
       keyInfoRoute(core),
       liquidatorRecordRoute(core),
+      ...leverageRoutes(core),
     ];
     for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
   }

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
 import type { SimKeyInfo } from "./accounts.js";
 import type { SimFlavor } from "./flavor.js";
+import type { SimAccountMargin } from "./leverage.js";
 import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
 import { RestFaults } from "./restFaults.js";
@@ -44,8 +45,10 @@ export interface StartSimulatorOptions {
    * for margin (-1101) only where a test or scenario sets a tight one.
    */
   collateral?: number;
-  /** The liquidator account's max leverage (`GET /v1/client/info`), default 10. */
+  /** The liquidator account's max leverage (`GET /v1/client/info`), default 10: every symbol's unless set below. */
   maxLeverage?: number;
+  /** The liquidator account's margin settings of its own (PROTOCOL §10; leverage.ts): leverage, imr_factor, max_notional per symbol. */
+  accountMargin?: SimAccountMargin;
   /** Trading fee rates, bps (default 5 taker, 2 maker). */
   takerFeeBps?: number;
   makerFeeBps?: number;
@@ -108,6 +111,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     admin: true,
     collateral: options.collateral ?? 1_000_000,
     ...(options.maxLeverage !== undefined ? { maxLeverage: options.maxLeverage } : {}),
+    ...options.accountMargin,
   });
   const key = generateKeyPair();
   core.accounts.registerKey(accountId, key.publicKey);

@@ -16,7 +16,8 @@
 import { applyClaim, applyFill, emptyBooks, type SymbolBooks, unsettledPnl } from "./accounting.js";
 import type { Accounts, SimAccount } from "./accounts.js";
 import type { Transfer } from "./claimRules.js";
-import { initialMarginOfHeld, marginOf, positionInitialMargin } from "./margin.js";
+import { accountMargin, growsPastMaxNotional, leverageOf } from "./leverage.js";
+import { initialMarginOfHeld, marginOf, positionInitialMargin, uniformMargin } from "./margin.js";
 import type { MarketState } from "./marketState.js";
 import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
 import { OrderFaults } from "./orderFaults.js";
@@ -166,13 +167,13 @@ export class Trading {
   /** Margin held by the account's open orders (`frozen`): each order's notional at its symbol's IMR. */
   frozen(accountId: string): number {
     const account = this.#options.accounts.get(accountId);
-    const leverage = account?.maxLeverage ?? 10;
+    const margin = account === undefined ? uniformMargin(10) : accountMargin(account);
     let sum = 0;
     for (const o of this.#trading(accountId).open) {
       if (!isOpen(o)) continue;
       const spec = this.#options.symbols.get(o.symbol);
       const notional = (o.quantity - o.total_executed_quantity) * (o.price ?? 0);
-      sum += spec === undefined ? notional : positionInitialMargin(marginOf(spec), notional, leverage);
+      sum += spec === undefined ? notional : positionInitialMargin(marginOf(spec, margin), notional, margin.leverage(o.symbol));
     }
     return sum;
   }
@@ -200,7 +201,7 @@ export class Trading {
       held,
       (s) => this.#options.symbols.get(s),
       (s) => this.#options.market.mark(s),
-      account.maxLeverage,
+      accountMargin(account),
     );
   }
 
@@ -339,7 +340,7 @@ export class Trading {
     const rows = [...unique.values()].map(({ symbol, mode }) => {
       const b = this.#booksOf(t, symbol, mode);
       if (mode === "CROSS") this.#mirror(account, t, symbol);
-      return positionRow(symbol, mode, b, this.#options.market.mark(symbol) ?? b.averageOpenPrice, now);
+      return positionRow(symbol, mode, b, this.#options.market.mark(symbol) ?? b.averageOpenPrice, now, leverageOf(account, symbol));
     });
     this.#options.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
     this.balanceChanged(account.accountId);
@@ -379,8 +380,10 @@ export class Trading {
         held,
         (s) => this.#options.symbols.get(s),
         (s) => this.#options.market.mark(s),
-        account.maxLeverage,
+        accountMargin(account),
       ) + this.frozen(account.accountId);
+    const before = modeBooks(t, mode).get(symbol)?.qty ?? 0;
+    if (growsPastMaxNotional(account, symbol, before, before + qty, this.#options.market.mark(symbol))) return false;
     return required <= this.totalCollateral(account.accountId);
   }
 

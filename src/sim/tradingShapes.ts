@@ -64,11 +64,19 @@ export function executionReportData(o: SimOrder, fill: ReportFill | undefined): 
   };
 }
 
-/** One row of a `position` push (a delta per symbol). */
-export function positionRow(symbol: string, mode: MarginMode, b: SymbolBooks, mark: number, now: number): Record<string, unknown> {
+/** One row of a `position` push (a delta per symbol), with the symbol's leverage setting (PROTOCOL §10). */
+export function positionRow(
+  symbol: string,
+  mode: MarginMode,
+  b: SymbolBooks,
+  mark: number,
+  now: number,
+  leverage: number,
+): Record<string, unknown> {
   return {
     symbol,
     marginMode: mode,
+    leverage,
     positionQty: b.qty,
     costPosition: b.costPosition,
     averageOpenPrice: b.averageOpenPrice,

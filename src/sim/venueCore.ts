@@ -11,6 +11,7 @@ import { Accounts, type SimAccount } from "./accounts.js";
 import type { Campaign } from "./campaigns.js";
 import { ClaimLog, type ClaimLogEntry } from "./claimLog.js";
 import { evaluateClaim, type HeldPosition, parseClaimBody, type Transfer } from "./claimRules.js";
+import { accountMargin, growsPastMaxNotional, symbolMaxLeverage } from "./leverage.js";
 import { LiquidationBook, type OpenLiquidation } from "./liquidationBook.js";
 import { type GenerateOptions, generatePositions } from "./liquidationGen.js";
 import { MarketState } from "./marketState.js";
@@ -70,7 +71,10 @@ export class VenueCore {
   readonly symbols: SymbolTable;
   readonly market: MarketState;
   readonly book: LiquidationBook;
-  readonly accounts = new Accounts();
+  readonly accounts = new Accounts((symbol) => {
+    const spec = this.symbols.get(symbol);
+    return spec === undefined ? undefined : symbolMaxLeverage(spec);
+  });
   readonly rewards: Rewards;
   readonly claimLog: ClaimLog;
   readonly orderUsers: readonly OrderUser[];
@@ -307,7 +311,8 @@ export class VenueCore {
         mark: (s) => this.market.mark(s),
         positions: account.positions,
         collateral: this.trading.totalCollateral(accountId),
-        maxLeverage: account.maxLeverage,
+        margin: accountMargin(account),
+        growsPastMaxNotional: (s, before, after, mark) => growsPastMaxNotional(account, s, before, after, mark),
         // The claim lands in cross: isolated positions and open orders keep their own margin.
         otherMargin: this.trading.initialMargin(accountId, "ISOLATED") + this.trading.frozen(accountId),
       });

@@ -2,11 +2,13 @@
  * Errors of talking to the venue, and what a failed call means next, read off the failure table
  * (failureTable.ts: one row per venue code, and one for a code it does not know).
  */
+import { ratioNamedIn } from "../engine/leastRatio.js";
 import { LiquidatorError } from "../errors.js";
 import {
   type ClaimFailureAction,
   claimActionAt,
   type LookupFailureAction,
+  RATIO_TOO_SMALL_CODE,
   type VenueCodeMeaning,
   type VenueErrorKind,
   venueCodeMeaning,
@@ -32,6 +34,11 @@ export class VenueError extends LiquidatorError {
   readonly meaning: VenueCodeMeaning;
   readonly venueMessage: string;
   readonly endpoint: string;
+  /**
+   * A -1201's least ratio, when its message names one (engine/leastRatio.ts): the claim is decided
+   * once more with it. The claim sender clears it when the id had one already (then it is final).
+   */
+  leastRatio: number | undefined;
   constructor(p: { venueCode: number; status: number; venueMessage: string; endpoint: string }) {
     const meaning = venueCodeMeaning(p.venueCode);
     super("LIQ_VENUE", `venue refused ${p.endpoint}: ${p.venueCode} ${p.venueMessage} (HTTP ${p.status})`);
@@ -41,6 +48,7 @@ export class VenueError extends LiquidatorError {
     this.meaning = meaning;
     this.venueMessage = p.venueMessage;
     this.endpoint = p.endpoint;
+    this.leastRatio = p.venueCode === RATIO_TOO_SMALL_CODE ? ratioNamedIn(p.venueMessage) : undefined;
   }
 }
 
@@ -103,6 +111,8 @@ export function isRetryableRead(err: unknown): boolean {
 
 /** What a refused or failed claim does next. */
 export function claimFailureAction(err: unknown): ClaimFailureAction {
+  // -1201 naming the least ratio the venue takes: decided once more with it (engine/leastRatio.ts).
+  if (err instanceof VenueError && err.leastRatio !== undefined && err.status < 500) return "redecide";
   if (err instanceof VenueError) return claimActionAt(err.meaning, err.status);
   if (err instanceof TransportError) return err.maybeDelivered ? "unknown" : "retry_transient";
   // Timeout, shutdown's hard deadline, an unreadable 2xx answer, anything unexpected: it may have

@@ -185,7 +185,9 @@ export const VENUE_CODES: ReadonlyMap<number, VenueCodeMeaning> = new Map([
     -1106,
     row("reduce_only_refused", 400, "reduce-only order would not reduce the position", "rejected", "reread_positions", "settle", "error"),
   ],
-  [-1201, row("ratio_too_small", 400, "claim ratio too small", "rejected", "rejected", "settle", "rejected")],
+  // Final, unless its message names the ratio the venue wants (venue/errors.ts claimFailureAction):
+  // then decided once more, so the journal keeps the id claimable.
+  [-1201, { ...row("ratio_too_small", 400, "claim ratio too small", "rejected", "rejected", "settle", "rejected"), reclaimable: true }],
   [-1202, row("liquidation_gone", 400, "liquidation gone or fully claimed", "gone", "rejected", "settle", "rejected")],
   [-1203, row("price_moved", 400, "claim rejected by limit_price", "reevaluate", "reprice", "settle", "rejected")],
 ]);
@@ -213,6 +215,8 @@ export const RATE_LIMITED_CODE = -1003;
 export const INSUFFICIENT_MARGIN_CODE = -1101;
 /** The liquidation is gone or fully claimed (a rival was first): what the lab's modelled venue answers a lost claim. */
 export const GONE_CODE = -1202;
+/** -1201: the claim's ratio is below what the venue takes (a full take-over below the notional threshold). */
+export const RATIO_TOO_SMALL_CODE = -1201;
 
 /** The code an error page without a venue envelope (a proxy's, a load balancer's) stands for, by HTTP status. */
 export function codeForBareStatus(status: number): number {

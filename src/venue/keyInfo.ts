@@ -24,6 +24,11 @@ export interface KeyInfoRow {
   status: string | undefined;
   /** JSON types of the fields as received (preflight reports them). */
   types: { scope: string; expiration: string; key_status: string };
+  /**
+   * PROTOCOL §10: `ip_restriction_status` and `ip_restriction_list`, when the row carries them: a key
+   * limited to other addresses is refused with -1002 on every signed call.
+   */
+  ipRestriction?: { status: string | undefined; addresses: string[] } | undefined;
 }
 
 const keyInfoSchema = z.object({ rows: z.array(z.unknown()) });
@@ -38,6 +43,15 @@ function readMs(v: unknown): number | undefined {
   if (!Number.isFinite(n) || n <= 0) return undefined;
   // Before 2001-09-09 in ms is after 2286 in s: a ten-digit value is seconds.
   return n < 1e12 ? n * 1000 : n;
+}
+
+/** `ip_restriction_list` as a comma-separated string or an array of strings; addresses trimmed, at most 50 kept. */
+function readAddresses(v: unknown): string[] {
+  const parts = typeof v === "string" ? v.split(",") : Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
+  return parts
+    .map((s) => s.trim().slice(0, 64))
+    .filter((s) => s !== "")
+    .slice(0, 50);
 }
 
 function readScopes(v: unknown): string[] {
@@ -56,6 +70,17 @@ export function keyInfoRow(raw: unknown): KeyInfoRow | undefined {
     expiresAt: readMs(r.expiration),
     status: typeof r.key_status === "string" ? r.key_status.toUpperCase() : undefined,
     types: { scope: jsonType(r.scope), expiration: jsonType(r.expiration), key_status: jsonType(r.key_status) },
+    ...(r.ip_restriction_status !== undefined || r.ip_restriction_list !== undefined
+      ? {
+          ipRestriction: {
+            status:
+              typeof r.ip_restriction_status === "string" || typeof r.ip_restriction_status === "boolean"
+                ? String(r.ip_restriction_status).slice(0, 32)
+                : undefined,
+            addresses: readAddresses(r.ip_restriction_list),
+          },
+        }
+      : {}),
   };
 }
 

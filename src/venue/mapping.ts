@@ -3,10 +3,12 @@
  * validated by wire.ts) become the engine's domain types, and decisions become request bodies. No
  * other module reads a wire field name; the engine imports nothing from here.
  */
-import type { AccountFigures, AccountPositionInput } from "../engine/accountBook.js";
+import type { AccountFigures, AccountPositionInput, ClientMargin, LeverageSetting } from "../engine/accountBook.js";
 import type { HeldPositionInput } from "../engine/exposure.js";
 import type { MarginParams } from "../engine/margin.js";
 import type { ClaimDecision, Fill, Liquidation, LiquidationPosition, OrderFilters, SymbolInfo } from "../engine/types.js";
+import type { LeverageRow } from "./leverageSchemas.js";
+import type { ClientInfo } from "./orderSchemas.js";
 import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow, Positions } from "./restSchemas.js";
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
 import { integerFrom, numberFrom } from "./wireNumbers.js";
@@ -17,6 +19,7 @@ export function liquidationFromRow(row: OpenLiquidation): Liquidation {
     liquidationId: row.liquidation_id,
     timestamp: row.timestamp,
     positions: row.positions_by_perp.map((p) => ({ symbol: p.symbol, positionQty: p.position_qty, liquidatorFee: p.liquidator_fee })),
+    type: row.type,
   };
 }
 
@@ -34,7 +37,8 @@ export function rowHasPositions(row: OpenLiquidation, positions: readonly Liquid
 
 /** An entry of a `liquidation` push (its positions are validated, camelCase already). */
 export function liquidationFromPush(e: LiquidationEntry): Liquidation {
-  return { liquidationId: e.liquidationId, timestamp: e.timestamp, positions: e.positionsByPerp };
+  // A removal (no positions) may carry no type (wire.ts reads it as ""): absent, not a type.
+  return { liquidationId: e.liquidationId, timestamp: e.timestamp, positions: e.positionsByPerp, type: e.type === "" ? undefined : e.type };
 }
 
 /**
@@ -119,6 +123,7 @@ export function accountRowsFrom(rows: readonly PositionRow[]): AccountPositionIn
     costPosition: r.cost_position,
     unsettledPnl: r.unsettled_pnl,
     markPrice: r.mark_price,
+    leverage: r.leverage,
   }));
 }
 
@@ -130,7 +135,19 @@ export function accountRowsFromPush(positions: readonly Position[]): AccountPosi
     positionQty: p.positionQty,
     costPosition: p.costPosition,
     markPrice: p.markPrice,
+    leverage: p.leverage,
   }));
+}
+
+/** Rows of `GET /v1/client/leverages` (PROTOCOL §10); absent margin mode = CROSS. */
+export function leverageSettingsFrom(rows: readonly LeverageRow[]): LeverageSetting[] {
+  return rows.map((r) => ({ symbol: r.symbol, marginMode: r.margin_mode ?? "CROSS", leverage: r.leverage }));
+}
+
+/** What `GET /v1/client/info` says of the account's margin (PROTOCOL §7, §10). */
+export function clientMarginFrom(info: ClientInfo): ClientMargin {
+  const map = (r: Record<string, number> | undefined) => (r === undefined ? undefined : new Map(Object.entries(r)));
+  return { maxLeverage: info.max_leverage, imrFactor: map(info.imr_factor), maxNotional: map(info.max_notional) };
 }
 
 /** A `position` push. */
@@ -184,6 +201,8 @@ export function claimRequestBody(d: ClaimDecision): ClaimRequest {
     limit[symbol] = p;
   }
   const body: ClaimRequest = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };
+  // PROTOCOL §10: only with ratio 1 (the venue refuses it otherwise).
+  if (d.extraRatio !== undefined && d.extraRatio > 0 && d.ratio === 1 && okRatio(d.extraRatio)) body.extra_liquidation_ratio = d.extraRatio;
   if (d.symbols !== undefined) {
     body.symbols = d.symbols.map((s) => {
       if (!okRatio(s.ratio)) throw new RangeError(`claim ${d.liquidationId}: ratio of ${s.symbol} is not in (0, 1]`);

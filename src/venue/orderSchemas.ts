@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { MarginMode } from "../engine/types.js";
+import { symbolNumbers } from "./leverageSchemas.js";
 import { MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 import { wireNumber } from "./wireNumbers.js";
 
@@ -99,7 +100,14 @@ export const clientInfoSchema = z.object({
   account_id: z.string().optional(),
   futures_taker_fee_rate: wireNumber(z.number().min(0).max(10_000)),
   futures_maker_fee_rate: wireNumber(z.number().min(-10_000).max(10_000)),
-  /** PROTOCOL.md §7: the account's max leverage (IMR ≥ 1 / this); a value that is no positive number reads as absent. */
+  /**
+   * PROTOCOL.md §7, §10: the account-wide leverage (a symbol with no setting of its own is at it);
+   * a value that is no positive number reads as absent.
+   */
   max_leverage: wireNumber(z.number().positive().max(10_000)).optional().catch(undefined),
+  /** PROTOCOL §10: the account's own imr_factor per symbol (preferred to the public row's). */
+  imr_factor: symbolNumbers,
+  /** PROTOCOL §10: the largest position (quote) the account may hold per symbol. */
+  max_notional: symbolNumbers,
 });
 export type ClientInfo = z.infer<typeof clientInfoSchema>;

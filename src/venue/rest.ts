@@ -3,6 +3,8 @@
  * reads and the claim, on the request machinery of restCore.ts. Orders and the account: orderApi.ts.
  */
 
+import { LeverageApi } from "./leverageApi.js";
+import type { Leverages } from "./leverageSchemas.js";
 import { type ClientInfo, clientInfoSchema } from "./orderSchemas.js";
 import {
   buildQuery,
@@ -66,10 +68,13 @@ const ENDPOINTS = {
 export class RestClient extends RestCore {
   /** Built once: the claim is the hot path. */
   readonly #claimPath: string;
+  /** The account's leverage (PROTOCOL §10). */
+  readonly leverage: LeverageApi;
 
   constructor(options: RestClientOptions) {
     super(options);
     this.#claimPath = this.basePath + ENDPOINTS.claim;
+    this.leverage = new LeverageApi(this);
   }
 
   epochInfo(opts: CallOptions = {}): Promise<EpochInfo> {
@@ -161,6 +166,11 @@ export class RestClient extends RestCore {
   /** GET /v1/client/info (PROTOCOL.md §6): fee rates and the account's max leverage. */
   clientInfo(opts: CallOptions = {}): Promise<Stamped<ClientInfo>> {
     return this.get("/v1/client/info", "account_reads", "", clientInfoSchema, true, opts);
+  }
+
+  /** GET /v1/client/leverages (PROTOCOL §10): every symbol's leverage setting, read row by row. */
+  leverages(opts: CallOptions = {}): Promise<Stamped<Leverages>> {
+    return this.leverage.leverages(opts);
   }
 
   /** The account's positions (docs/protocol.md §6), with the venue time they are as of. */

@@ -15,6 +15,7 @@ import { type ClaimLaneKind, type HttpResponse, HttpTransport, type Lane } from 
 import type { LimiterName, VenueLimiters } from "./limiters.js";
 import { envelopeSchema, type PageMeta, parseVenueCode } from "./restSchemas.js";
 import type { Signer } from "./signer.js";
+import { type SkippedRow, skippedRowsOf } from "./tolerantRows.js";
 import { USER_AGENT } from "./userAgent.js";
 import { MAX_TIMESTAMP_MS } from "./wire.js";
 import { numberFrom } from "./wireNumbers.js";
@@ -50,6 +51,8 @@ export interface RestClientOptions {
   warmUpPath?: () => string | undefined;
   /** Where each claim went out (a warm connection, one that had to connect, or the read pool). */
   onClaimLane?: (kind: ClaimLaneKind) => void;
+  /** Rows of a list read row by row (tolerantRows.ts) that did not parse and were left out. */
+  onSkippedRows?: (endpoint: string, rows: readonly SkippedRow[]) => void;
 }
 
 export interface CallOptions {
@@ -152,6 +155,7 @@ export class RestCore {
   readonly #limiters: VenueLimiters | undefined;
   readonly #retry: RetryOptions;
   readonly #onRequest: RestClientOptions["onRequest"];
+  readonly #onSkippedRows: RestClientOptions["onSkippedRows"];
   readonly #plainHeaders: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
 
   constructor(options: RestClientOptions) {
@@ -162,6 +166,7 @@ export class RestCore {
     this.#limiters = options.limiters;
     this.#retry = v.retry;
     this.#onRequest = options.onRequest;
+    this.#onSkippedRows = options.onSkippedRows;
     const clock = options.signer?.clock;
     // The envelope timestamps feed the ServerClock, so send/receive times come from its local clock.
     const now = clock ? () => clock.now() - clock.offsetMs : Date.now;
@@ -333,6 +338,14 @@ export class RestCore {
       const issue = data.error.issues[0];
       const where = issue && issue.path.length > 0 ? `data.${issue.path.join(".")}` : "data";
       throw new BadResponseError(endpoint, `${where}: ${cleanText(issue?.message ?? "invalid")}`);
+    }
+    const skipped = this.#onSkippedRows === undefined ? undefined : skippedRowsOf(data.data);
+    if (skipped !== undefined && skipped.length > 0) {
+      try {
+        this.#onSkippedRows?.(endpoint, skipped);
+      } catch {
+        // A metrics or log hook must never fail a read.
+      }
     }
     return { data: data.data, venueTs };
   }

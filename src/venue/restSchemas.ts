@@ -10,7 +10,8 @@
 
 import { z } from "zod";
 import { SYMBOL_PATTERN } from "../engine/types.js";
-import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
+import { tolerantRows } from "./tolerantRows.js";
+import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_LEVERAGE, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 import { wireFinite, wireInt, wireNumber } from "./wireNumbers.js";
 
 /**
@@ -274,14 +275,19 @@ export type ClaimResult = z.infer<typeof claimResultSchema>;
 
 // ── docs/protocol.md §4: open liquidations, futures, info ──────────────────────────────────────────────
 
+/**
+ * One row of the open list. Every field is optional in the OpenAPI (PROTOCOL §9): what a claim needs
+ * (the id, and each position's symbol, quantity and fee, within the stream's bounds, wire.ts) is
+ * required and a row without it is left out of the page (tolerantRows.ts); `timestamp` only orders
+ * ties, so an absent one reads as 0; `type` is kept as sent (`liquidated`, `claim`, …), or absent.
+ */
 export const openLiquidationSchema = z.object({
   liquidation_id: int,
-  timestamp: int,
-  type: z.string(),
+  timestamp: int.optional().transform((t) => t ?? 0),
+  type: z.string().optional(),
   positions_by_perp: z.array(
     z.object({
       symbol: z.string(),
-      // The stream's bounds (wire.ts): a row out of them fails the page, as a malformed row does.
       position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)),
       liquidator_fee: wireNumber(z.number().min(0).lt(1)),
     }),
@@ -289,9 +295,10 @@ export const openLiquidationSchema = z.object({
 });
 export type OpenLiquidation = z.infer<typeof openLiquidationSchema>;
 
+/** A page of the open list, read row by row: a row that does not parse is left out, the others used. */
 export const openLiquidationsSchema = z.object({
   meta: pageMetaSchema,
-  rows: z.array(openLiquidationSchema),
+  rows: tolerantRows(openLiquidationSchema),
 });
 export type OpenLiquidationsPage = z.infer<typeof openLiquidationsSchema>;
 
@@ -303,27 +310,37 @@ export interface OpenLiquidationsQuery {
   end_t?: number;
 }
 
+/** A futures row: its mark is what is read; the index price (unused) reads as absent when malformed. */
 const futuresRowSchema = z.object({
   symbol: z.string(),
   mark_price: num,
-  index_price: num,
+  index_price: num.optional().catch(undefined),
 });
 export type FuturesRow = z.infer<typeof futuresRowSchema>;
-export const futuresSchema = z.object({ rows: z.array(futuresRowSchema) });
+/** Read row by row: a symbol whose row does not parse has no REST mark (it is not claimed on it), the others do. */
+export const futuresSchema = z.object({ rows: tolerantRows(futuresRowSchema) });
 export type Futures = z.infer<typeof futuresSchema>;
 
 // ── docs/protocol.md §6: positions ────────────────────────────────────────────────────────────────────
 
+/**
+ * One position row. Not read row by row: a row left out would read as flat and understate what is
+ * held (exposure, margin), so a row without a readable symbol, quantity or margin mode fails the
+ * snapshot (the last one stays in force). The other fields are optional in the OpenAPI and only
+ * refine it: one that is malformed reads as absent and the row is kept.
+ */
 export const positionRowSchema = z.object({
   symbol: z.string(),
   position_qty: wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY)),
-  cost_position: num.optional(),
-  average_open_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional(),
-  mark_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional(),
-  unsettled_pnl: num.optional(),
-  timestamp: wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS)).optional(),
+  cost_position: num.optional().catch(undefined),
+  average_open_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional().catch(undefined),
+  mark_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional().catch(undefined),
+  unsettled_pnl: num.optional().catch(undefined),
+  timestamp: wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS)).optional().catch(undefined),
   /** docs/protocol.md §9: a symbol has a row per margin mode; absent or null = CROSS. */
   margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
+  /** PROTOCOL §10: the symbol's leverage setting in this margin mode. */
+  leverage: wireNumber(z.number().positive().max(MAX_LEVERAGE)).optional().catch(undefined),
 });
 export type PositionRow = z.infer<typeof positionRowSchema>;
 /** PROTOCOL.md §6/§7: the account's figures ride along; read when present, never required. */

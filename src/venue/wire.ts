@@ -32,6 +32,8 @@ export const MAX_PRICE = 1e12;
 export const MAX_ABS_NOTIONAL = 1e18;
 export const MAX_TIMESTAMP_MS = 1e14; // year 5138: a timestamp in µs or ns is caught
 const MAX_TYPE_LENGTH = 64;
+/** A leverage setting beyond this is corrupt (the venue's are 1–100, PROTOCOL §10). */
+export const MAX_LEVERAGE = 1_000;
 
 /**
  * Why a frame (or one entry of it) was dropped. A small closed set: it may become a metric label.
@@ -124,6 +126,8 @@ export interface Position {
   costPosition: number | undefined;
   /** `marginMode`; absent or null on the wire = CROSS (docs/protocol.md §9). */
   marginMode: MarginMode;
+  /** The symbol's leverage setting (PROTOCOL §10); undefined when absent or not a usable number (it is informational). */
+  leverage?: number | undefined;
 }
 
 export interface PositionPush {
@@ -366,7 +370,8 @@ export function parsePositions(v: unknown): PositionPush | undefined {
     if (averageOpenPrice === null || markPrice === null || costPosition === null) return undefined;
     const marginMode = p.marginMode === undefined || p.marginMode === null ? "CROSS" : p.marginMode;
     if (marginMode !== "CROSS" && marginMode !== "ISOLATED") return undefined;
-    positions.push({ symbol, positionQty, averageOpenPrice, markPrice, costPosition, marginMode });
+    const leverage = typeof p.leverage === "number" && p.leverage > 0 && p.leverage <= MAX_LEVERAGE ? p.leverage : undefined;
+    positions.push({ symbol, positionQty, averageOpenPrice, markPrice, costPosition, marginMode, leverage });
   }
   // A symbol may appear once per margin mode: cross and isolated are two positions.
   if (hasDuplicatePosition(positions)) return undefined;

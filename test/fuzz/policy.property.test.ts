@@ -210,16 +210,21 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
     for (const p of open) ratioOf.set(p.symbol, d.ratio);
     const total = open.reduce((s, p) => s + Math.abs(p.positionQty) * (marks.price(p.symbol) as number), 0);
     if (total < FULL_TAKE_LOW_TIER) expect(d.ratio).toBe(1);
+  } else if (d.symbols === undefined) {
+    // PROTOCOL §10: every open symbol at one ratio is the top-level ratio alone.
+    expect(claimed).toEqual(open.map((p) => p.symbol).sort());
+    for (const p of open) ratioOf.set(p.symbol, d.ratio);
   } else {
-    expect(d.symbols).toBeDefined();
-    const listed = d.symbols!.map((s) => s.symbol).sort();
+    const listed = d.symbols.map((s) => s.symbol).sort();
     expect(listed).toEqual(claimed);
-    for (const s of d.symbols!) {
+    for (const s of d.symbols) {
       expect(isThousandths(s.ratio)).toBe(true);
       expect(symbols.get(s.symbol)?.tier).toBe(2);
       ratioOf.set(s.symbol, s.ratio);
     }
-    expect(d.ratio).toBe(Math.max(...d.symbols!.map((s) => s.ratio)));
+    expect(d.ratio).toBe(Math.max(...d.symbols.map((s) => s.ratio)));
+    // `symbols` only where it changes the meaning: a symbol left out, or two ratios that differ.
+    expect(listed.length < open.length || new Set(d.symbols.map((s) => s.ratio)).size > 1).toBe(true);
   }
 
   let budgetUsed = 0;
@@ -319,7 +324,7 @@ function checkVenueAccepts(d: ClaimDecision, w: World, ctx: PolicyContext, liq: 
       mark: (name) => ctx.marks.price(name) ?? 1,
       positions: new Map(),
       collateral: Number.POSITIVE_INFINITY,
-      maxLeverage: 10,
+      margin: 10,
     },
   );
   expect(out.ok ? "ok" : out.refusal.message).toBe("ok");

@@ -11,6 +11,7 @@ import {
   MAX_ABS_NOTIONAL,
   MAX_ABS_QTY,
   MAX_ITEMS,
+  MAX_LEVERAGE,
   MAX_PERPS,
   MAX_PRICE,
   MAX_TIMESTAMP_MS,
@@ -175,7 +176,10 @@ export function checkPositionPush(out: PositionPush, input: unknown): void {
   check(out.positions !== raw && out.positions.length === raw.length && raw.length <= MAX_ITEMS, "positions: a fresh array of every row");
   out.positions.forEach((p, i) => {
     const w = `positions[${i}]`;
-    checkKeys(p, ["symbol", "positionQty", "averageOpenPrice", "markPrice", "costPosition", "marginMode"], w);
+    checkKeys(p, ["symbol", "positionQty", "averageOpenPrice", "markPrice", "costPosition", "marginMode", "leverage"], w);
+    // PROTOCOL §10: the leverage is informational; one that is no usable number reads as absent, never refuses the push.
+    const lev = field(raw[i], "leverage");
+    checkSame(p.leverage, typeof lev === "number" && lev > 0 && lev <= MAX_LEVERAGE ? lev : undefined, `${w}.leverage`);
     // docs/protocol.md §9: absent or null is CROSS; anything else but the two modes refuses the push.
     const mode = field(raw[i], "marginMode");
     checkSame(p.marginMode, mode === undefined || mode === null ? "CROSS" : mode, `${w}.marginMode`);

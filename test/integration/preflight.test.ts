@@ -21,6 +21,7 @@ const NAMES = [
   "private_stream",
   "key",
   "account",
+  "leverage",
   "claim_probe",
   "order_lookup_probe",
 ];
@@ -96,7 +97,8 @@ const failed = (out: string): string[] =>
 
 describe("liquidator preflight", () => {
   test("against the simulator every check passes, orders probe included; exit 0", async () => {
-    const r = await preflight(await sim(), ["--probe-orders"]);
+    // Every symbol at its maximum leverage (the default 10× is below the majors' 50×: `leverage` warns).
+    const r = await preflight(await sim({ maxLeverage: 100 }), ["--probe-orders"]);
     expect(r.code, r.out + r.err).toBe(0);
     const st = statuses(r.out);
     expect(Object.keys(st)).toEqual([...NAMES, "order_probe"]);
@@ -131,6 +133,15 @@ describe("liquidator preflight", () => {
     }
     expect(report.venue.symbols?.field_types).toMatchObject({ liquidation_tier: { number: expect.any(Number) } });
     expect(report.venue.claim_probe?.code).toBe(-1202);
+    // Each claim form the daemon sends, and the OpenAPI's, against an id inside the int32 range.
+    expect(report.venue.claim_probe?.liquidation_id).toBe(2_147_483_647);
+    expect(report.venue.claim_probe?.forms).toEqual([
+      expect.objectContaining({ form: "ratio", code: -1202 }),
+      expect.objectContaining({ form: "symbols_array", code: -1202 }),
+      // The simulator reads `symbols` as an array only (its choice: the venue's is unsettled).
+      expect.objectContaining({ form: "symbols_object", code: -1005 }),
+    ]);
+    expect(report.venue.leverage).toMatchObject({ venue_max: 50, leverages_route: true });
     expect(report.venue.order_lookup_probe?.code).toBe(-1006);
     expect(report.venue.private_stream?.auth_encoding).toBe("base64url");
     expect(report.venue.key?.field_types).toEqual({ scope: "string", expiration: "number", key_status: "string" });

@@ -177,7 +177,15 @@ describe("private pushes over a real socket", () => {
       await hold(1);
       const afterClaim = await c.waitFor((f) => f.topic === "position", "position after the claim");
       expect(parsePositions(afterClaim.data)?.positions).toEqual([
-        { symbol: ETH, positionQty: 1, averageOpenPrice: 2_000, markPrice: 2_000, costPosition: costBefore + 2_000, marginMode: "CROSS" },
+        {
+          symbol: ETH,
+          positionQty: 1,
+          averageOpenPrice: 2_000,
+          markPrice: 2_000,
+          costPosition: costBefore + 2_000,
+          marginMode: "CROSS",
+          leverage: 10, // PROTOCOL §10: the symbol's leverage rides on the push
+        },
       ]);
       const balance = await c.waitFor((f) => f.topic === "balance", "balance after the claim");
       expect(parseBalance(balance.data)?.holding).toBeCloseTo(holdingBefore + 2_000 * 0.008, 9);

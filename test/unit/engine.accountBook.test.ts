@@ -40,7 +40,8 @@ describe("AccountBook", () => {
     expect(a.freeCollateral(params, m)).toBeCloseTo(40_000, 9);
     expect(a.marginUsage(params, m)).toBeCloseTo(0.2, 12);
     expect(a.marginRatio(m)).toBeCloseTo(0.5, 12);
-    expect(a.marginAccount(m)).toEqual({ totalCollateral: 50_000, maxLeverage: 10, ordersMargin: 0 });
+    expect(a.marginAccount(m)).toMatchObject({ totalCollateral: 50_000, ordersMargin: 0 });
+    expect(a.marginAccount(m)?.settings.leverageOf("PERP_ETH_USDC")).toBe(10);
   });
 
   it("pushes: a balance moves the holding and the orders' margin, a position delta replaces its row", () => {
@@ -62,5 +63,47 @@ describe("AccountBook", () => {
     expect(a.maxLeverage).toBe(20);
     a.applyBalance(Number.NaN);
     expect(a.totalCollateral(m)).toBe(11_100);
+  });
+
+  it("PROTOCOL §10: each symbol at its own leverage, the account's own imr_factor and max_notional", () => {
+    const a = new AccountBook();
+    const m = marks(100_000, 2_000);
+    a.applySnapshot({ totalCollateral: 50_000 }, [
+      { symbol: BTC, marginMode: "CROSS", positionQty: 0.1, costPosition: 10_000 },
+      { symbol: ETH, marginMode: "CROSS", positionQty: 5, costPosition: 10_000 },
+    ]);
+    // Every leverage read at once: 4× on ETH, 20× on BTC.
+    a.setLeverages([
+      { symbol: ETH, marginMode: "CROSS", leverage: 4 },
+      { symbol: BTC, marginMode: "CROSS", leverage: 20 },
+    ]);
+    expect(a.initialMarginHeld(params, m)).toBeCloseTo(10_000 / 4 + 10_000 / 20, 9);
+    const before = a.settings;
+    a.setLeverages([
+      { symbol: ETH, marginMode: "CROSS", leverage: 4 },
+      { symbol: BTC, marginMode: "CROSS", leverage: 20 },
+    ]);
+    expect(a.settings).toBe(before); // nothing changed: the same settings (decisions keep what they computed)
+    // The account's own imr_factor on ETH, far above the public one: 10,000^0.8 × 3e-4 = 47.5 % (over 4×'s 25 %).
+    a.setClientMargin({ imrFactor: new Map([[ETH, 3e-4]]), maxNotional: new Map([[BTC, 30_000]]) });
+    expect(a.settings).not.toBe(before);
+    expect(a.initialMarginHeld(params, m)).toBeCloseTo(10_000 * 10_000 ** 0.8 * 3e-4 + 10_000 / 20, 6);
+    expect(a.marginAccount(m)?.settings.maxNotionalOf(BTC)).toBe(30_000);
+    expect(a.marginAccount(m)?.settings.maxNotionalOf(ETH)).toBe(Number.POSITIVE_INFINITY);
+    // A position push's leverage is the symbol's setting too.
+    a.applyPush([{ symbol: BTC, marginMode: "CROSS", positionQty: 0.1, costPosition: 10_000, leverage: 10 }]);
+    expect(a.settings.leverageOf(BTC)).toBe(10);
+    expect(a.initialMarginHeld(params, m)).toBeCloseTo(10_000 * 10_000 ** 0.8 * 3e-4 + 10_000 / 10, 6);
+  });
+
+  it("a symbol with no leverage of its own: client info's max_leverage, else 1× once any leverage is known", () => {
+    const a = new AccountBook();
+    const m = marks(100_000, 2_000);
+    a.applySnapshot({ totalCollateral: 50_000 }, [{ symbol: BTC, marginMode: "CROSS", positionQty: 0.1, costPosition: 10_000 }]);
+    a.setLeverages([{ symbol: ETH, marginMode: "CROSS", leverage: 4 }]);
+    expect(a.marginAccount(m)).toBeDefined();
+    expect(a.initialMarginHeld(params, m)).toBeCloseTo(10_000, 9); // BTC unknown: its whole notional
+    a.setMaxLeverage(10);
+    expect(a.initialMarginHeld(params, m)).toBeCloseTo(1_000, 9);
   });
 });

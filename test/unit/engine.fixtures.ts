@@ -1,5 +1,6 @@
 /** Shared builders for the engine's tests (not a test file itself). */
 import { Exposure } from "../../src/engine/exposure.js";
+import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import type { PolicyContext } from "../../src/engine/policy.js";
 import { compileRiskPolicy, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
@@ -75,7 +76,8 @@ export function makeCtx(o: CtxOptions = {}): PolicyContext {
 
 /** An account whose collateral does not move (a margin source for the decision). */
 export function fixedAccount(totalCollateral: number, maxLeverage: number, ordersMargin = 0) {
-  return { marginAccount: () => ({ totalCollateral, maxLeverage, ordersMargin }) };
+  const settings = MarginSettings.uniform(maxLeverage);
+  return { marginAccount: () => ({ totalCollateral, settings, ordersMargin }) };
 }
 
 /** The fixtures' symbols with margin parameters (`base_imr` 10 % unless given: IM = notional / 10). */

@@ -93,9 +93,11 @@ describe("the account (PROTOCOL §7)", () => {
     { params: BTC_MARGIN, qty: 5, mark: 100_000 },
     { params: BTC_MARGIN, qty: -20, mark: 2_500 },
   ];
+  /** The positions with every symbol at leverage `lev`. */
+  const at = (lev: number) => held.map((h) => ({ ...h, params: { ...h.params, leverage: lev, maxNotional: Number.POSITIVE_INFINITY } }));
 
   it("initial margin, free collateral and margin ratio of everything held", () => {
-    const im = initialMarginOf(held, 100);
+    const im = initialMarginOf(at(100));
     expect(im).toBeCloseTo(500_000 * 0.0137708 + 500, 0);
     expect(freeCollateral(50_000, im)).toBeCloseTo(50_000 - 7_385.4, 0);
     expect(freeCollateral(50_000, im, 1_000)).toBeCloseTo(50_000 - 8_385.4, 0);
@@ -106,7 +108,15 @@ describe("the account (PROTOCOL §7)", () => {
   });
 
   it("at 10× leverage every position needs 10 %", () => {
-    expect(initialMarginOf(held, 10)).toBeCloseTo(55_000, 6);
-    expect(freeCollateral(50_000, initialMarginOf(held, 10))).toBeCloseTo(-5_000, 6);
+    expect(initialMarginOf(at(10))).toBeCloseTo(55_000, 6);
+    expect(freeCollateral(50_000, initialMarginOf(at(10)))).toBeCloseTo(-5_000, 6);
+  });
+
+  it("each symbol at its own leverage (PROTOCOL §10): BTC at 100× and ETH at 4×", () => {
+    const mixed = [
+      { params: { ...BTC_MARGIN, leverage: 100, maxNotional: Number.POSITIVE_INFINITY }, qty: 5, mark: 100_000 },
+      { params: { ...BTC_MARGIN, leverage: 4, maxNotional: Number.POSITIVE_INFINITY }, qty: -20, mark: 2_500 },
+    ];
+    expect(initialMarginOf(mixed)).toBeCloseTo(500_000 * 0.0137708 + 50_000 * 0.25, 0);
   });
 });

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ClaimMargin } from "../../src/engine/claimMargin.js";
 import { flatImrRate, initialMargin, type MarginParams } from "../../src/engine/margin.js";
 import { MarginFit } from "../../src/engine/marginFit.js";
+import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { decide, type PolicyContext } from "../../src/engine/policy.js";
 import { compileRiskPolicy } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
@@ -39,8 +40,8 @@ describe("the flat IMR under its bound is the formula's rate", () => {
           // The notional where the size term reaches the flat rate (or a broad one without a size term).
           const crossing = p.imrFactor > 0 ? (flat / p.imrFactor) ** 1.25 : 1e6;
           const notional = crossing * (1 + rel);
-          fit.reset({ totalCollateral: 1e12, maxLeverage: lev, ordersMargin: 0 }, { maxMarginUsage: 1, minFreeCollateral: 0 });
-          fit.hold("X", p, mark, notional / mark);
+          fit.reset({ totalCollateral: 1e12, settings: MarginSettings.NONE, ordersMargin: 0 }, { maxMarginUsage: 1, minFreeCollateral: 0 });
+          fit.hold("X", { ...p, leverage: lev, maxNotional: Number.POSITIVE_INFINITY }, mark, notional / mark);
           const want = initialMargin(p, Math.abs(notional / mark) * mark, lev);
           expect(Object.is(fit.initialMarginAt(0), want)).toBe(true);
         },
@@ -115,7 +116,7 @@ describe("decisions with kept margin lines equal decisions that refill every tim
   );
 
   it("a change of leverage alone refills the kept lines (floors and fixed margin depend on it)", () => {
-    const account = { totalCollateral: 50_000, maxLeverage: 50, ordersMargin: 0 };
+    const account = { totalCollateral: 50_000, settings: MarginSettings.uniform(50), ordersMargin: 0 };
     const ctx: PolicyContext = {
       ...makeCtx({ held: { PERP_ETH_USDC: 1 }, reserved: [[1, { PERP_ETH_USDC: -3 }]] }),
       symbols: tables[2] as SymbolTable,
@@ -125,7 +126,7 @@ describe("decisions with kept margin lines equal decisions that refill every tim
     ctx.exposure.setHeld("PERP_SOL_USDC", 20, undefined, "ISOLATED");
     const l = liq(9, ["PERP_ETH_USDC", 2]);
     const before = decide(l, ctx, NOW);
-    account.maxLeverage = 5;
+    account.settings = MarginSettings.uniform(5);
     const after = decide(l, ctx, NOW);
     expect(after).toStrictEqual(decide(l, ctx, NOW, new ClaimMargin(false)));
     expect(after).not.toStrictEqual(before);
@@ -139,7 +140,7 @@ describe("decisions with kept margin lines equal decisions that refill every tim
         fc.array(op, { minLength: 20, maxLength: 60 }),
         (collateral, ops) => {
           const base = makeCtx();
-          const account = { totalCollateral: collateral, maxLeverage: 50, ordersMargin: 0 };
+          const account = { totalCollateral: collateral, settings: MarginSettings.uniform(50), ordersMargin: 0 };
           let ctx: PolicyContext = { ...base, symbols: tables[0] as SymbolTable, account: { marginAccount: () => ({ ...account }) } };
           const ids: number[] = [];
           let next = 1;
@@ -186,7 +187,7 @@ describe("decisions with kept margin lines equal decisions that refill every tim
             } else if (o.k === "clearPending") ctx.exposure.clearPending(SYMS[o.s] as string);
             else if (o.k === "account") {
               account.totalCollateral = o.c;
-              account.maxLeverage = o.lev;
+              account.settings = MarginSettings.uniform(o.lev);
             } else ctx = { ...ctx, symbols: tables[o.t] as SymbolTable };
           }
         },

@@ -51,7 +51,8 @@ const ROWS: Row[] = [
   [-1104, 400, "rejected", "reread_positions", "settle", "error", false, false],
   [-1105, 400, "rejected", "reprice", "settle", "error", false, false],
   [-1106, 400, "rejected", "reread_positions", "settle", "error", false, false],
-  [-1201, 400, "rejected", "rejected", "settle", "rejected", false, false],
+  // Claimable after: a -1201 naming the ratio the venue wants is decided once more (engine/leastRatio.ts).
+  [-1201, 400, "rejected", "rejected", "settle", "rejected", false, true],
   [-1202, 400, "gone", "rejected", "settle", "rejected", false, false],
   [-1203, 400, "reevaluate", "reprice", "settle", "rejected", false, true],
 ];

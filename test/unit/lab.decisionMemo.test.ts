@@ -5,10 +5,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { decide, type PolicyContext } from "../../src/engine/policy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { DecisionMemo } from "../../src/lab/decisionMemo.js";
 import { liq, makeCtx, NOW, SYMBOLS, symbolsWithMargin } from "./engine.fixtures.js";
+
+const TEN_X = MarginSettings.uniform(10);
 
 const SYMS = ["PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_DOGE_USDC"];
 const LIQS = [
@@ -42,7 +45,7 @@ function memoWorld() {
   w.ctx = {
     ...base,
     symbols: TABLES[0] as SymbolTable,
-    account: { marginAccount: () => ({ totalCollateral: 2_000 + w.earned, maxLeverage: 10, ordersMargin: 0 }) },
+    account: { marginAccount: () => ({ totalCollateral: 2_000 + w.earned, settings: TEN_X, ordersMargin: 0 }) },
   };
   w.memo = new DecisionMemo({
     context: () => w.ctx,

@@ -21,7 +21,12 @@ describe("rows to domain", () => {
         type: "liquidated",
         positions_by_perp: [{ symbol: ETH, position_qty: -2, liquidator_fee: 0.008 }],
       }),
-    ).toEqual({ liquidationId: 7, timestamp: 100, positions: [{ symbol: ETH, positionQty: -2, liquidatorFee: 0.008 }] });
+    ).toEqual({
+      liquidationId: 7,
+      timestamp: 100,
+      positions: [{ symbol: ETH, positionQty: -2, liquidatorFee: 0.008 }],
+      type: "liquidated",
+    });
   });
 
   it("a symbol info row: quote_tick is the price step, base_tick (the quantity step) is not", () => {

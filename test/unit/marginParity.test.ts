@@ -7,9 +7,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AccountBook } from "../../src/engine/accountBook.js";
-import { imrRate, initialMarginOf, maintenanceMargin, mmrRate } from "../../src/engine/margin.js";
+import { imrRate, initialMarginOf, maintenanceMargin, mmrRate, symbolInitialMargin } from "../../src/engine/margin.js";
+import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import { imr, initialMarginOfHeld, mmr, positionInitialMargin } from "../../src/sim/margin.js";
+import { type AccountMargin, imr, initialMarginOfHeld, marginOf, mmr, positionInitialMargin } from "../../src/sim/margin.js";
 import { positionsData } from "../../src/sim/orderRoutes.js";
 import { DEFAULT_SYMBOLS, type SymbolSpec } from "../../src/sim/symbols.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
@@ -31,34 +32,47 @@ describe("simulator and engine margin parity", () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.record({ spec, qty: fc.double({ min: -1e4, max: 1e4, noNaN: true }), mark: fc.double({ min: 1e-4, max: 2e5, noNaN: true }) }),
-          {
-            minLength: 1,
-            maxLength: 6,
-          },
+          fc.record({
+            spec,
+            qty: fc.double({ min: -1e4, max: 1e4, noNaN: true }),
+            mark: fc.double({ min: 1e-4, max: 2e5, noNaN: true }),
+            // PROTOCOL §10: the account's leverage of the symbol (none: the account-wide one) and its own imr_factor.
+            lev: fc.option(fc.constantFrom(1, 2, 4, 5, 10, 20, 50, 100), { nil: undefined }),
+            factor: fc.option(fc.double({ min: 0, max: 1e-4, noNaN: true }), { nil: undefined }),
+          }),
+          { minLength: 1, maxLength: 6 },
         ),
         fc.constantFrom(1, 3, 10, 20, 50, 100),
         (rows, lev) => {
-          for (const r of rows) {
-            const n = Math.abs(r.qty) * r.mark;
-            const p = engineParams(r.spec);
-            const m = { baseImr: r.spec.baseImr!, baseMmr: r.spec.baseMmr!, imrFactor: r.spec.imrFactor! };
-            expect(imrRate(p, n, lev)).toBe(imr(m, n, lev));
-            expect(mmrRate(p, n)).toBe(mmr(m, n));
-            expect(maintenanceMargin(p, n)).toBeCloseTo(n * mmr(m, n), 6);
-            expect(positionInitialMargin(m, n, lev)).toBeCloseTo(n * imrRate(p, n, lev), 6);
-          }
           // One row per symbol (one net position), as both sides hold them.
           const bySymbol = new Map(rows.map((r) => [r.spec.symbol, r]));
+          const leverage = new Map([...bySymbol].filter(([, r]) => r.lev !== undefined).map(([s, r]) => [s, r.lev as number]));
+          const imrFactor = new Map([...bySymbol].filter(([, r]) => r.factor !== undefined).map(([s, r]) => [s, r.factor as number]));
+          const settings = new MarginSettings({ defaultLeverage: lev, leverage, imrFactor });
+          const account: AccountMargin = { leverage: (s) => leverage.get(s) ?? lev, imrFactor: (s) => imrFactor.get(s) };
+          for (const r of bySymbol.values()) {
+            const n = Math.abs(r.qty) * r.mark;
+            const p = settings.symbolMargin(r.spec.symbol, engineParams(r.spec));
+            const m = marginOf(r.spec, account);
+            const l = account.leverage(r.spec.symbol);
+            expect(p.leverage).toBe(l);
+            expect(imrRate(p, n, p.leverage)).toBe(imr(m, n, l));
+            expect(mmrRate(p, n)).toBe(mmr(m, n));
+            expect(maintenanceMargin(p, n)).toBeCloseTo(n * mmr(m, n), 6);
+            expect(positionInitialMargin(m, n, l)).toBeCloseTo(symbolInitialMargin(p, n), 6);
+          }
           const sim = initialMarginOfHeld(
             [...bySymbol.values()].map((r) => ({ symbol: r.spec.symbol, qty: r.qty })),
             (s) => bySymbol.get(s)?.spec,
             (s) => bySymbol.get(s)?.mark,
-            lev,
+            account,
           );
           const engine = initialMarginOf(
-            [...bySymbol.values()].map((r) => ({ params: engineParams(r.spec), qty: r.qty, mark: r.mark })),
-            lev,
+            [...bySymbol.values()].map((r) => ({
+              params: settings.symbolMargin(r.spec.symbol, engineParams(r.spec)),
+              qty: r.qty,
+              mark: r.mark,
+            })),
           );
           expect(engine).toBeCloseTo(sim, 6);
         },

@@ -348,6 +348,16 @@ const claimCases: ClaimCase[] = [
     fee: 600,
   },
   {
+    name: "high tier: every open symbol at one ratio is the top-level ratio alone (no `symbols`)",
+    liq: liq(5, [SOL, 100], [DOGE, -1_000]),
+    ratio: 1,
+    symbols: undefined,
+    limitPrice: { [SOL]: 100.5, [DOGE]: 0.0995 },
+    perSymbolQty: { [SOL]: 100, [DOGE]: -1_000 },
+    notional: 10_100,
+    fee: 102,
+  },
+  {
     name: "high tier: a denied symbol is left out",
     ctx: { policy: { symbols: { allow: [], deny: [DOGE] } } },
     liq: liq(5, [SOL, 100], [DOGE, -1_000]),
@@ -503,7 +513,8 @@ const claimCases: ClaimCase[] = [
     ctx: { policy: { limit_price_slippage_bps: 10_000 } },
     liq: liq(5, [DOGE, -100_000]),
     ratio: 1,
-    symbols: [{ symbol: DOGE, ratio: 1 }],
+    // One symbol: the top-level ratio alone (PROTOCOL §10: `symbols` only where it changes the meaning).
+    symbols: undefined,
     limitPrice: { [DOGE]: 0.00001 },
     perSymbolQty: { [DOGE]: -100_000 },
     notional: 10_000,

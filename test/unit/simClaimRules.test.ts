@@ -10,6 +10,7 @@ import {
   quantiseRatio,
 } from "../../src/sim/claimRules.js";
 import type { OpenLiquidation } from "../../src/sim/liquidationBook.js";
+import type { AccountMargin } from "../../src/sim/margin.js";
 import { type SymbolSpec, SymbolTable } from "../../src/sim/symbols.js";
 
 // A small table of our own, so the numbers in these tests do not depend on the simulator's defaults.
@@ -75,6 +76,8 @@ function ctx(
     marks?: Record<string, number>;
     maxLeverage?: number;
     otherMargin?: number;
+    margin?: AccountMargin;
+    growsPastMaxNotional?: ClaimContext["growsPastMaxNotional"];
   } = {},
 ): ClaimContext {
   const marks = overrides.marks ?? MARKS;
@@ -83,8 +86,9 @@ function ctx(
     mark: (s) => marks[s],
     positions: overrides.positions ?? new Map(),
     collateral: overrides.collateral ?? 1e9,
-    maxLeverage: overrides.maxLeverage ?? 10,
+    margin: overrides.margin ?? overrides.maxLeverage ?? 10,
     ...(overrides.otherMargin !== undefined ? { otherMargin: overrides.otherMargin } : {}),
+    ...(overrides.growsPastMaxNotional !== undefined ? { growsPastMaxNotional: overrides.growsPastMaxNotional } : {}),
   };
 }
 
@@ -380,6 +384,48 @@ describe("-1202 and -1101", () => {
     const l = liq([["PERP_HIGH_USDC", -500_000]]); // 1,000,000 at mark 2
     expect(run(body(7, 1), l, ctx({ collateral: 132_500, maxLeverage: 100 })).code).toBe(-1101);
     expect(run(body(7, 1), l, ctx({ collateral: 132_502, maxLeverage: 100 })).code).toBe(0);
+  });
+
+  it("PROTOCOL §10: each symbol at the account's leverage for it, with the account's own imr_factor", () => {
+    const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark
+    const at = (lev: Record<string, number>, factor: Record<string, number> = {}): AccountMargin => ({
+      leverage: (s) => lev[s] ?? 10,
+      imrFactor: (s) => factor[s],
+    });
+    // 4× on this symbol: 2,500; 10× elsewhere changes nothing.
+    expect(run(body(7, 1), l, ctx({ collateral: 2_499, margin: at({ PERP_LOW_USDC: 4 }) })).code).toBe(-1101);
+    expect(run(body(7, 1), l, ctx({ collateral: 2_500, margin: at({ PERP_LOW_USDC: 4, PERP_HIGH_USDC: 1 }) })).code).toBe(0);
+    // The account's imr_factor 1e-3 (the public one is far smaller): 10,000^0.8 × 1e-3 = 1.585 → 15,849.
+    expect(run(body(7, 1), l, ctx({ collateral: 15_848, margin: at({}, { PERP_LOW_USDC: 1e-3 }) })).code).toBe(-1101);
+    expect(run(body(7, 1), l, ctx({ collateral: 15_850, margin: at({}, { PERP_LOW_USDC: 1e-3 }) })).code).toBe(0);
+  });
+
+  it("PROTOCOL §10: a claim that would grow a symbol past the account's max_notional is refused with -1101", () => {
+    const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark
+    const cap = (n: number) => (_s: string, before: number, after: number, mark: number) =>
+      Math.abs(after) * mark > n && Math.abs(after) > Math.abs(before);
+    expect(run(body(7, 1), l, ctx({ growsPastMaxNotional: cap(9_999) })).code).toBe(-1101);
+    expect(run(body(7, 1), l, ctx({ growsPastMaxNotional: cap(10_000) })).code).toBe(0);
+  });
+});
+
+describe("extra_liquidation_ratio (PROTOCOL §10): a position grown since it was published", () => {
+  const grown = () => {
+    const l = liq([["PERP_LOW_USDC", 130]]);
+    const p = l.positions[0] as (typeof l.positions)[number];
+    p.grownBy = 30; // published 100, grown by 30 since
+    return l;
+  };
+  const taken = (r: ReturnType<typeof run>) => ("value" in r ? r.value?.transfers[0]?.positionQty : r.code);
+
+  it("ratio 1 takes what was published; with an extra, up to that fraction more of it; never past the live quantity", () => {
+    expect(taken(run(body(7, 1), grown()))).toBe(100);
+    expect(taken(run(body(7, 1, { extra_liquidation_ratio: 0.2 }), grown()))).toBe(120);
+    expect(taken(run(body(7, 1, { extra_liquidation_ratio: 0.5 }), grown()))).toBe(130);
+  });
+
+  it("nothing grown: ratio 1 takes everything, extra or not", () => {
+    expect(taken(run(body(7, 1, { extra_liquidation_ratio: 0.2 }), liq([["PERP_LOW_USDC", 130]])))).toBe(130);
   });
 });
 

@@ -20,6 +20,7 @@ import {
   positionRowSchema,
 } from "../../src/venue/restSchemas.js";
 import { generateKeyPair, parsePublicKey, parseSecret, publicKeyOf, Signer } from "../../src/venue/signer.js";
+import { skippedRows } from "../../src/venue/tolerantRows.js";
 import { isSymbol, parseLiquidationEntry } from "../../src/venue/wire.js";
 import { integerFrom, numberFrom } from "../../src/venue/wireNumbers.js";
 import { parseExecutionReport } from "../../src/venue/wireOrders.js";
@@ -318,17 +319,25 @@ describe("rows: numbers as strings, money still bounded", () => {
       mark_price: 100,
       timestamp: 1_700_000_000_000,
     });
-    for (const p of [
-      { position_qty: "" },
-      { position_qty: null },
-      { position_qty: 1e13 },
-      { mark_price: -1 },
-      { mark_price: "Infinity" },
-    ]) {
-      expect(positionRowSchema.safeParse({ symbol: BTC, position_qty: 1, ...p }).success, JSON.stringify(p)).toBe(false);
+    // What the snapshot needs (symbol, quantity) must be readable: a row without it fails the snapshot.
+    for (const p of [{ position_qty: "" }, { position_qty: null }, { position_qty: 1e13 }]) {
+      expect(positionRowSchema.safeParse({ symbol: BTC, ...p }).success, JSON.stringify(p)).toBe(false);
+    }
+    // An optional field that is malformed reads as absent; the row is kept (PROTOCOL §9: all optional).
+    for (const p of [{ mark_price: -1 }, { mark_price: "Infinity" }]) {
+      const r = positionRowSchema.safeParse({ symbol: BTC, position_qty: 1, ...p });
+      expect(r.success && r.data.mark_price === undefined, JSON.stringify(p)).toBe(true);
     }
     expect(futuresSchema.parse({ rows: [{ symbol: BTC, mark_price: "100.5", index_price: 100 }] }).rows[0]?.mark_price).toBe(100.5);
-    expect(futuresSchema.safeParse({ rows: [{ symbol: BTC, mark_price: "", index_price: 100 }] }).success).toBe(false);
+    // A futures row that does not parse is left out; the others are read (tolerantRows.ts).
+    const futures = futuresSchema.parse({
+      rows: [
+        { symbol: BTC, mark_price: "", index_price: 100 },
+        { symbol: "PERP_ETH_USDC", mark_price: 2_000, index_price: 2_000 },
+      ],
+    });
+    expect(futures.rows.map((r) => r.symbol)).toEqual(["PERP_ETH_USDC"]);
+    expect(skippedRows(futures.rows).map((r) => [r.index, r.shape])).toEqual([[0, "{symbol:string,mark_price:string,index_price:number}"]]);
   });
 });
 

@@ -160,6 +160,16 @@ describe("valid frames for every topic", () => {
     expect(parsePositions({ positions: [] })).toEqual({ positions: [] });
   });
 
+  test("position: its leverage setting is read (PROTOCOL §10); one that is no usable number reads as absent, the row kept", () => {
+    const p = parsePositions(
+      json(
+        '{"positions":[{"symbol":"PERP_ETH_USDC","positionQty":1,"leverage":4},{"symbol":"PERP_BTC_USDC","positionQty":1,"leverage":"x"},' +
+          '{"symbol":"PERP_SOL_USDC","positionQty":1,"leverage":-3}]}',
+      ),
+    );
+    expect(p?.positions.map((x) => x.leverage)).toEqual([4, undefined, undefined]);
+  });
+
   test("position: a symbol repeated with two margin modes is two positions (docs/protocol.md §9)", () => {
     const p = parsePositions(
       json(
