@@ -5,7 +5,7 @@ import type { Checked } from "./venueRefusal.js";
 export type Method = "GET" | "POST" | "DELETE";
 
 /** Each scope is one sliding window per IP (public) or per account (signed). */
-export type LimitScope = "public" | "claims" | "admin" | "positions" | "orders" | "account" | "clientInfo" | "keyInfo";
+export type LimitScope = "public" | "claims" | "admin" | "positions" | "orders" | "account" | "clientInfo" | "keyInfo" | "query";
 
 export interface RequestContext {
   search: URLSearchParams;
@@ -15,6 +15,8 @@ export interface RequestContext {
   contentType: string | undefined;
   /** The path's last segment for a `{param}` route (decoded). */
   param: string | undefined;
+  /** The client's address (public limits count per IP). */
+  ip: string;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Checked<unknown>> | Checked<unknown>;

@@ -10,8 +10,10 @@ import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
 import type { SimKeyInfo } from "./accounts.js";
 import type { SimFlavor } from "./flavor.js";
+import { InsuranceFund } from "./insuranceFund.js";
 import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
+import { PublicQuery } from "./publicQuery.js";
 import { RestFaults } from "./restFaults.js";
 import { type RateLimits, RestServer } from "./restServer.js";
 import { Scenario, type ScenarioOptions } from "./scenario.js";
@@ -73,6 +75,8 @@ export interface SimulatorHandle {
   rest: RestServer;
   streams: SimStreams;
   scenario: Scenario;
+  /** The insurance fund (PROTOCOL.md §10): it takes unclaimed liquidations when the scenario says so. */
+  fund: InsuranceFund;
   /** Fault controls: REST (any route), streams, and the order side (refusals, lost answers, partial fills, empty books). */
   faults: { rest: RestFaults; streams: StreamFaults; orders: OrderFaults };
   close(): Promise<void>;
@@ -97,7 +101,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   if (options.takerFeeBps !== undefined) coreOptions.takerFeeBps = options.takerFeeBps;
   if (options.makerFeeBps !== undefined) coreOptions.makerFeeBps = options.makerFeeBps;
   const core = new VenueCore(coreOptions);
-  const scenario = new Scenario(core, options.scenario, options.logger);
+  const fund = new InsuranceFund(core);
+  const scenario = new Scenario(core, options.scenario, options.logger, fund);
+  if (scenario.options.insuranceFund) fund.attach();
+  const query = new PublicQuery(core, () => scenario.market?.population);
 
   // The liquidator: an id derived from the seed, a fresh key (never derived from the seed).
   const ids = new Prng(seed ^ 0x5eed);
@@ -113,7 +120,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   core.accounts.registerKey(accountId, key.publicKey);
   if (options.key !== undefined) core.accounts.setKeyInfo(accountId, key.publicKey, options.key);
 
-  const restOptions: ConstructorParameters<typeof RestServer>[0] = { core, faults: new RestFaults(core.now) };
+  const restOptions: ConstructorParameters<typeof RestServer>[0] = { core, faults: new RestFaults(core.now), fund, query };
   if (options.headerPrefix !== undefined) restOptions.headerPrefix = options.headerPrefix;
   if (options.logger !== undefined) restOptions.logger = options.logger;
   if (options.rateLimits !== undefined) restOptions.rateLimits = options.rateLimits;
@@ -175,6 +182,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     rest,
     streams,
     scenario,
+    fund,
     faults: { rest: rest.faults, streams: streams.faults, orders: core.trading.faults },
     close,
   };
