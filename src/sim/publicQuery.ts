@@ -100,7 +100,7 @@ export class PublicQuery {
   }
 
   #status(ip: string, now: number): Record<string, unknown> {
-    const used = this.#used(ip, now) + RATE_LIMIT_STATUS_WEIGHT;
+    const used = this.#used(ip, now); // this request's weight included
     const oldest = this.#spent.get(ip)?.[0]?.at ?? now;
     return {
       type: "rateLimitStatus",

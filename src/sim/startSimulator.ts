@@ -13,7 +13,7 @@ import type { SimFlavor } from "./flavor.js";
 import { InsuranceFund } from "./insuranceFund.js";
 import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
-import { PublicQuery } from "./publicQuery.js";
+import { PublicQuery, type PublicQueryOptions } from "./publicQuery.js";
 import { RestFaults } from "./restFaults.js";
 import { type RateLimits, RestServer } from "./restServer.js";
 import { Scenario, type ScenarioOptions } from "./scenario.js";
@@ -56,6 +56,8 @@ export interface StartSimulatorOptions {
   /** What GET /v1/client/key_info reports of the liquidator's key (default `read,trading`, expiring in 300 days). */
   key?: Partial<SimKeyInfo>;
   streams?: Partial<Pick<SimStreamsOptions, "pingIntervalMs" | "maxFrameBytes" | "deadAfterMs" | "maxBufferedBytes" | "onPublicWrite">>;
+  /** `POST /v1/public/query`'s weight pool and cache (publicQuery.ts). */
+  query?: PublicQueryOptions;
 }
 
 export interface SimulatorHandle {
@@ -104,7 +106,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const fund = new InsuranceFund(core);
   const scenario = new Scenario(core, options.scenario, options.logger, fund);
   if (scenario.options.insuranceFund) fund.attach();
-  const query = new PublicQuery(core, () => scenario.market?.population);
+  const query = new PublicQuery(core, () => scenario.market?.population, options.query);
 
   // The liquidator: an id derived from the seed, a fresh key (never derived from the seed).
   const ids = new Prng(seed ^ 0x5eed);

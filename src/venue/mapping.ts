@@ -11,6 +11,21 @@ import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRo
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
 import { integerFrom, numberFrom } from "./wireNumbers.js";
 
+/**
+ * The `type` of the open list's rows that are the insurance fund's positions (PROTOCOL.md §10),
+ * claimed through `POST /v1/claim_insurance_fund` at the fund's discount, not as liquidations.
+ */
+export const FUND_ROW_TYPE = "claim";
+
+/**
+ * The rows that are liquidations, not the fund's: the same array when none is the fund's (the
+ * usual frame allocates nothing).
+ */
+export function withoutFundRows<T extends { type: string }>(rows: readonly T[]): readonly T[] {
+  for (const r of rows) if (r.type === FUND_ROW_TYPE) return rows.filter((x) => x.type !== FUND_ROW_TYPE);
+  return rows;
+}
+
 /** A row of `GET /v1/public/liquidation`. */
 export function liquidationFromRow(row: OpenLiquidation): Liquidation {
   return {
