@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
-import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
+import { startSimulator } from "../../src/sim/startSimulator.js";
 import { VenueError } from "../../src/venue/errors.js";
 import { RestClient } from "../../src/venue/rest.js";
 import { Signer } from "../../src/venue/signer.js";
