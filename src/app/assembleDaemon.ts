@@ -22,6 +22,7 @@ import type { StateStore } from "../store/stateStore.js";
 import { claimPath } from "./claimPath.js";
 import { daemonRun } from "./daemonRun.js";
 import type { DaemonTiming } from "./daemonTiming.js";
+import { forecastParts } from "./forecastParts.js";
 import { journalOwner } from "./journalOwner.js";
 import { Later } from "./later.js";
 import { metricSources } from "./metricSources.js";
@@ -136,6 +137,7 @@ export function assembleDaemon(o: {
   );
   const { trading, drain, drained, guard } = protectionParts({ config, store, metrics, logger, books, claimer, unwinder, scope, ledger });
   later.guard.bind(guard);
+  const forecast = forecastParts({ config, metrics, logger, books, rest, guard, capture: stateCapture });
   const leadership = journalOwner({ store, replay, metrics, logger, claimer, unwinder, ledger, scope, markouts, guard });
   metricSources({ config, metrics, books, limiters, ledger, unwinder });
   const { ingest, daemon, poller, keyWatch } = streamParts({
@@ -164,7 +166,21 @@ export function assembleDaemon(o: {
     daemon,
     leadership,
     publicKey: venueSide.signer.publicKey,
-    run: daemonRun({ daemon, keyWatch, poller, guard, drain, drained, unwinder, opportunities, markouts, rest, limiters, shadows }),
+    run: daemonRun({
+      daemon,
+      keyWatch,
+      poller,
+      forecast,
+      guard,
+      drain,
+      drained,
+      unwinder,
+      opportunities,
+      markouts,
+      rest,
+      limiters,
+      shadows,
+    }),
     reload: policyReloader({
       loaded,
       env: o.env,

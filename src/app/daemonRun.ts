@@ -1,5 +1,5 @@
 /**
- * The assembled daemon's run: the key check first, then the pollers, the protections and the
+ * The assembled daemon's run: the key check first, then the pollers (rewards, heatmap), the protections and the
  * daemon until the signal (or a finished drain) aborts; then the drain, the unwinder and the
  * pollers stop, and what the run opened is flushed and closed (not the journal or the venue), the
  * shadow variants' thread with it.
@@ -19,6 +19,8 @@ export function daemonRun(o: {
   daemon: Daemon;
   keyWatch: KeyWatch;
   poller: RewardsPoller;
+  /** The heatmap's poller (forecastParts.ts). */
+  forecast: { run(signal: AbortSignal): Promise<void> };
   guard: ProtectionGuard;
   drain: Drain;
   drained: AbortSignal;
@@ -35,12 +37,14 @@ export function daemonRun(o: {
       // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
       await o.keyWatch.check(signal);
       const polling = o.poller.start(signal);
+      const forecasting = o.forecast.run(signal);
       const keys = o.keyWatch.run(signal);
       const stopGuard = o.guard.start();
       await o.daemon.run(signal).finally(stopGuard);
       o.drain.stop();
       await o.unwinder.stop();
       await polling;
+      await forecasting;
       await keys;
     } finally {
       o.opportunities.flush();

@@ -123,6 +123,17 @@ export const configSchema = strict({
       "shadow variants: a list of `{name, set: {KEY: value, …}}`; each decides on the live events with those config keys changed (the keys `backtest --set` takes), through the backtest's code, sends nothing and is scored in `liquidator_shadow_*{variant}` (docs/policy-lab.md)",
     ),
   }),
+  forecast: section({
+    enabled: doc(
+      z.boolean().default(true),
+      "poll the venue's platform positions for the liquidation heatmap (`liquidator_forecast_notional_quote`; no key needed)",
+      "LIQUIDATOR_FORECAST",
+    ),
+    interval_s: doc(
+      z.number().int().min(5).max(3_600).default(30),
+      "seconds between heatmap polls (within the query API's own weight budget; the venue caches its answer 5 s)",
+    ),
+  }),
   rewards: section({
     poll_interval_ms: doc(
       z.number().int().min(1000).max(MAX_TIMER_MS).default(60_000),

@@ -10,6 +10,7 @@ import { type ClaimResult, claimResultSchema } from "./restSchemas.js";
 import {
   type CheckedRows,
   checkRows,
+  checkRowsInSlices,
   type FundClaimRequest,
   type FundPosition,
   fundPositionSchema,
@@ -21,6 +22,9 @@ import {
   type RateLimitStatus,
   rateLimitStatusSchema,
 } from "./supplySchemas.js";
+
+/** Rows of a platform positions page checked per event-loop turn (~1 ms of schema work). */
+const ROWS_PER_SLICE = 250;
 
 const SUPPLY_ENDPOINTS = {
   insuranceFund: "/v1/public/insurancefund",
@@ -79,7 +83,7 @@ export class SupplyApi {
     const body = JSON.stringify({ type: "platformPositions", ...query });
     const d = await this.#query(body, platformPositionsPageSchema, opts);
     return {
-      ...checkRows(d.rows, platformPositionSchema),
+      ...(await checkRowsInSlices(d.rows, platformPositionSchema, ROWS_PER_SLICE)),
       totalLongNotional: d.total_long_notional,
       totalShortNotional: d.total_short_notional,
       totalPositions: d.total_positions,

@@ -91,19 +91,45 @@ export interface CheckedRows<T> {
   bad: Map<string, number>;
 }
 
-/** Each row through `schema`: good ones kept, bad ones counted by their first problem (`field: message`). */
+/** Each row through `schema`: good ones kept, bad ones counted by their first problem (`field: code`). */
 export function checkRows<S extends z.ZodType>(rows: readonly unknown[], schema: S): CheckedRows<z.output<S>> {
-  const out: z.output<S>[] = [];
-  const bad = new Map<string, number>();
-  for (const row of rows) {
-    const r = schema.safeParse(row);
+  const out: CheckedRows<z.output<S>> = { rows: [], bad: new Map() };
+  checkInto(out, rows, 0, rows.length, schema);
+  return out;
+}
+
+/**
+ * `checkRows` a slice at a time, the event loop free between slices: a page of thousands of rows
+ * is milliseconds of schema work, and a claim that lands meanwhile must not wait for all of it.
+ */
+export async function checkRowsInSlices<S extends z.ZodType>(
+  rows: readonly unknown[],
+  schema: S,
+  slice: number,
+): Promise<CheckedRows<z.output<S>>> {
+  const out: CheckedRows<z.output<S>> = { rows: [], bad: new Map() };
+  for (let from = 0; from < rows.length; from += slice) {
+    if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    checkInto(out, rows, from, Math.min(rows.length, from + slice), schema);
+  }
+  return out;
+}
+
+function checkInto<S extends z.ZodType>(
+  out: CheckedRows<z.output<S>>,
+  rows: readonly unknown[],
+  from: number,
+  to: number,
+  schema: S,
+): void {
+  for (let i = from; i < to; i++) {
+    const r = schema.safeParse(rows[i]);
     if (r.success) {
-      out.push(r.data);
+      out.rows.push(r.data);
       continue;
     }
     const issue = r.error.issues[0];
     const kind = issue === undefined ? "invalid" : `${issue.path.join(".") || "row"}: ${issue.code}`;
-    bad.set(kind, (bad.get(kind) ?? 0) + 1);
+    out.bad.set(kind, (out.bad.get(kind) ?? 0) + 1);
   }
-  return { rows: out, bad };
 }
