@@ -97,7 +97,7 @@ export class ForecastPoller {
       const symbols = list.length > 0 && list.length <= PER_SYMBOL_QUERIES_UP_TO ? list : [undefined];
       for (const symbol of symbols) rows.push(...(await this.#query(symbol, signal)));
       if (signal?.aborted) return undefined;
-      const poll = this.#summarise(rows, requestedAt);
+      const poll = forecastPoll(rows, this.#o.mark, this.#o.allowed, requestedAt, this.#now());
       this.#o.onResult?.("ok");
       this.#logged.delete("poll failed");
       this.#o.onPoll(poll);
@@ -182,29 +182,6 @@ export class ForecastPoller {
     }
   }
 
-  #summarise(rows: readonly PlatformPosition[], requestedAt: number): ForecastPoll {
-    const venueMark = new Map<string, number>();
-    for (const r of rows) if (r.mark_price !== undefined && !venueMark.has(r.symbol)) venueMark.set(r.symbol, r.mark_price);
-    const marks = new Map<string, number>();
-    const mark = (symbol: string): number | undefined => {
-      let m = marks.get(symbol);
-      if (m === undefined) {
-        m = this.#o.mark(symbol) ?? venueMark.get(symbol);
-        if (m !== undefined) marks.set(symbol, m);
-      }
-      return m;
-    };
-    const positions: ForecastPosition[] = rows.map((r) => ({
-      symbol: r.symbol,
-      side: r.side === "LONG" ? "long" : "short",
-      qty: Math.abs(r.position_qty),
-      estLiqPrice: r.est_liq_price,
-    }));
-    const heatmap = heatmapOf(positions, mark, this.#o.allowed);
-    const levels = levelsOf(positions, mark, this.#o.allowed);
-    return { heatmap, levels, marks, requestedAt, at: this.#now() };
-  }
-
   #badRows(bad: ReadonlyMap<string, number>): void {
     let n = 0;
     for (const [kind, count] of bad) {
@@ -222,4 +199,35 @@ export class ForecastPoller {
       this.#o.logger.warn(fields, msg);
     }
   }
+}
+
+/**
+ * A poll's rows as the heatmap and its price levels (the capture's), measured from `mark` (the
+ * daemon's), else the venue's own mark in the rows; `allowed` picks the symbols kept.
+ */
+export function forecastPoll(
+  rows: readonly PlatformPosition[],
+  daemonMark: (symbol: string) => number | undefined,
+  allowed: (symbol: string) => boolean,
+  requestedAt: number,
+  at: number,
+): ForecastPoll {
+  const venueMark = new Map<string, number>();
+  for (const r of rows) if (r.mark_price !== undefined && !venueMark.has(r.symbol)) venueMark.set(r.symbol, r.mark_price);
+  const marks = new Map<string, number>();
+  const mark = (symbol: string): number | undefined => {
+    let m = marks.get(symbol);
+    if (m === undefined) {
+      m = daemonMark(symbol) ?? venueMark.get(symbol);
+      if (m !== undefined) marks.set(symbol, m);
+    }
+    return m;
+  };
+  const positions: ForecastPosition[] = rows.map((r) => ({
+    symbol: r.symbol,
+    side: r.side === "LONG" ? "long" : "short",
+    qty: Math.abs(r.position_qty),
+    estLiqPrice: r.est_liq_price,
+  }));
+  return { heatmap: heatmapOf(positions, mark, allowed), levels: levelsOf(positions, mark, allowed), marks, requestedAt, at };
 }

@@ -21,9 +21,18 @@ export interface PlatformPositionRow {
 /** A decimal string of `x` with at most `decimals` decimals, no exponent, no trailing zeros. */
 export function decimalString(x: number, decimals: number): string {
   if (!Number.isFinite(x)) return "0";
-  const s = x.toFixed(Math.min(20, Math.max(0, decimals)));
-  const t = s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
-  return t === "-0" ? "0" : t;
+  const d = Math.min(20, Math.max(0, decimals));
+  // An integer over a power of ten is the double nearest that decimal, and String() spells the
+  // shortest decimal that reads back as it: the number itself (a toFixed per field was most of a
+  // poll of 12,000 positions). Exponents (below 1e-6, from 1e21) take the long way.
+  const scale = 10 ** d;
+  const n = Math.round(x * scale) / scale;
+  if (n === 0) return "0";
+  if (Math.abs(n) >= 1e-6 && Math.abs(n) < 1e21) return String(n);
+  const fixed = x.toFixed(d);
+  let end = fixed.length;
+  while (fixed[end - 1] === "0") end--;
+  return fixed.slice(0, fixed[end - 1] === "." ? end - 1 : end);
 }
 
 function decimalsOf(step: number): number {

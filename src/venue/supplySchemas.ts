@@ -8,12 +8,22 @@
 import { z } from "zod";
 import { SYMBOL_PATTERN } from "../engine/types.js";
 import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
-import { wireNumber } from "./wireNumbers.js";
+import { numberFrom, wireNumber } from "./wireNumbers.js";
 
-const price = wireNumber(z.number().positive().max(MAX_PRICE));
-const qty = wireNumber(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY));
-const money = wireNumber(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL));
-const notional = wireNumber(z.number().min(0).max(MAX_ABS_NOTIONAL));
+/**
+ * A number or a decimal string (wireNumbers.ts `numberFrom`: anything else stays what it was and
+ * fails `inner`), then `inner`'s bounds. The Public Info API writes money as strings: reading the
+ * string first, rather than trying a number and then a string as `wireNumber` does, spares each of
+ * a page's thousands of rows a failed branch (half the schema's time).
+ */
+function decimal<T extends z.ZodType<number, number>>(inner: T) {
+  return z.preprocess((v) => (typeof v === "string" ? (numberFrom(v) ?? v) : v), inner);
+}
+
+const price = decimal(z.number().positive().max(MAX_PRICE));
+const qty = decimal(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY));
+const money = decimal(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL));
+const notional = decimal(z.number().min(0).max(MAX_ABS_NOTIONAL));
 
 /** One row of `platformPositions`: what the heatmap reads (PROTOCOL.md §10); other fields are dropped. */
 export const platformPositionSchema = z.object({
@@ -23,9 +33,9 @@ export const platformPositionSchema = z.object({
   notional: notional.optional(),
   mark_price: price.optional(),
   // "null on position-calc failure" (the venue's docs): a position whose liquidation price is unknown.
-  est_liq_price: wireNumber(z.number().min(0).max(MAX_PRICE)).nullable(),
+  est_liq_price: decimal(z.number().min(0).max(MAX_PRICE)).nullable(),
   margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
-  leverage: wireNumber(z.number().positive()).nullish(),
+  leverage: decimal(z.number().positive()).nullish(),
 });
 export type PlatformPosition = z.infer<typeof platformPositionSchema>;
 

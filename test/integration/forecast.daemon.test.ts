@@ -10,12 +10,14 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { FORECAST_BANDS, FORECAST_SIDES, heatmapOf } from "../../src/engine/forecast.js";
 import { readCapture } from "../../src/lab/captureReader.js";
-import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { platformPositionRows } from "../../src/sim/platformPositions.js";
+import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { metric, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
-test("the daemon's heatmap is the venue's positions by band; capacity follows the collateral; the capture keeps the polls", async ({ rig }) => {
+test("the daemon's heatmap is the venue's positions by band; capacity follows the collateral; the capture keeps the polls", async ({
+  rig,
+}) => {
   // The market still (marks not stepped): what the daemon polls is what the simulator holds now.
   const sim = await rig.sim({
     collateral: 200_000,
