@@ -14,6 +14,8 @@
  * 6. lab: the capture tap's cost per event and backtest replay speed (labBench.ts);
  * 7. shadow (not in the default list): tick-to-claim and one cascade run with no shadow variants and
  *    with `--shadows` of them (shadowBench.ts), and the shadows' CPU time.
+ * 8. forecast (not in the default list): tick-to-claim with the heatmap off and polling every 5 s,
+ *    on lanes holding traders' positions (forecastBench.ts).
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  *
@@ -32,6 +34,7 @@ import { RATE_LIMITED_CODE } from "../venue/failureTable.js";
 import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
+import { BENCH_FORECAST_INTERVAL_S, measureForecast } from "./forecastBench.js";
 import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { measureMarginCascade } from "./marginCascade.js";
@@ -138,14 +141,19 @@ async function latencyPhase(
   warmup: number,
   sparseFrames: number,
   shadows = 0,
+  /** The forecast phase: traders on the lanes, the daemon's heatmap as given (forecastBench.ts). */
+  heatmap?: { forecast: { enabled: boolean; intervalS: number } },
 ): Promise<{
   daemon: TickResult;
   floor: TickResult;
   tick: TickOptions;
   shadowCost: ShadowCost;
+  forecastPolls: number;
+  positions: number;
   sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions; daemonClaimConnections: DaemonScrape["claimConnections"] };
 }> {
   const { client: venue, lanes } = await startVenue({
+    ...(heatmap !== undefined ? { population: true } : {}),
     lanes: 2,
     seed: 11,
     claimsPerSecond: 10_000,
@@ -167,8 +175,9 @@ async function latencyPhase(
         capture: args.capture,
         shadows,
         ...rehearsal,
+        ...(heatmap !== undefined ? { forecast: heatmap.forecast } : {}),
       },
-      `latency-${shadows}`,
+      `latency-${shadows}${heatmap === undefined ? "" : `-heatmap-${heatmap.forecast.enabled}`}`,
     );
     floor = await startFloor(lanes[1]!);
     log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
@@ -187,9 +196,10 @@ async function latencyPhase(
       const daemonClaimConnections = { warm: after.warm - before.warm, fresh: after.fresh - before.fresh, pool: after.pool - before.pool };
       sparse = { daemon: sd!, floor: sf!, tick: st, daemonClaimConnections };
     }
-    const shadowCost = (await daemon.scrape()).shadow;
+    const { shadow: shadowCost, forecastPolls } = await daemon.scrape();
+    const positions = heatmap === undefined ? 0 : await platformPositionCount(lanes[0]!.baseUrl);
     await daemon.stop();
-    return { daemon: d!, floor: f!, tick, shadowCost, ...(sparse !== undefined ? { sparse } : {}) };
+    return { daemon: d!, floor: f!, tick, shadowCost, forecastPolls, positions, ...(sparse !== undefined ? { sparse } : {}) };
   } finally {
     if (floor !== undefined) await stopChild(floor, 2_000);
     await stopVenue(venue);
@@ -278,6 +288,16 @@ async function cascadePhase(total: number, run = 0, shadows = 0): Promise<Cascad
   }
 }
 
+/** How many positions a lane's platform positions hold (one page of one row says the total). */
+async function platformPositionCount(baseUrl: string): Promise<number> {
+  const res = await fetch(`${baseUrl}/v1/public/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "platformPositions", limit: 1 }),
+  });
+  return ((await res.json()) as { data?: { total_positions?: number } }).data?.total_positions ?? 0;
+}
+
 function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
 }
@@ -358,6 +378,26 @@ async function main(): Promise<void> {
   if (phases.has("throughput")) partial.throughput = measureThroughput();
   if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]), Number(args["lab-sweep-hours"]));
   if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
+  if (phases.has("forecast")) {
+    partial.forecast = await measureForecast({
+      latency: async (on) => {
+        const r = await latencyPhase(frames, warmup, sparseFrames, 0, { forecast: { enabled: on, intervalS: BENCH_FORECAST_INTERVAL_S } });
+        const d = summarize(r.daemon.samplesMs);
+        const f = summarize(r.floor.samplesMs);
+        return {
+          ratioP50: round2(d.p50Us / f.p50Us),
+          ratioP99: round2(d.p99Us / f.p99Us),
+          paired: paired(r.daemon.samplesMs, r.floor.samplesMs),
+          sparsePaired: r.sparse === undefined ? undefined : paired(r.sparse.daemon.samplesMs, r.sparse.floor.samplesMs),
+          sparseConnections: r.sparse?.daemonClaimConnections,
+          polls: r.forecastPolls,
+          daemonP50Us: d.p50Us,
+          positions: r.positions,
+        };
+      },
+    });
+    log(`forecast: ${JSON.stringify(partial.forecast)}`);
+  }
   if (phases.has("shadow")) {
     const none = { cpuSeconds: 0, events: 0 };
     partial.shadow = await measureShadows(

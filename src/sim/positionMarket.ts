@@ -107,11 +107,14 @@ export class PositionMarket {
     return this.#clock;
   }
 
-  /** One mark tick of `dtSec` seconds. The caller publishes the marks. */
-  step(dtSec: number): StepReport {
+  /**
+   * One mark tick of `dtSec` seconds; `volatility` scales the marks' moves (0: the marks stay where
+   * they are, traders still come and go). The caller publishes the marks.
+   */
+  step(dtSec: number, volatility = 1): StepReport {
     const core = this.#core;
     this.#clock += dtSec * 1000;
-    this.path.step(dtSec);
+    if (volatility > 0) this.path.step(dtSec, volatility);
     this.#publishPath();
     core.rewards.accrue(dtSec);
     if (this.#clock >= this.#nextSample) this.#sample();

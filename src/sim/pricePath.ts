@@ -137,8 +137,8 @@ export class PricePath {
     return p === undefined ? undefined : Math.exp(p.logPrice);
   }
 
-  /** Advance every price by `dtSec` seconds (one call per mark tick; 1 s in the simulator). */
-  step(dtSec: number): void {
+  /** Advance every price by `dtSec` seconds (one call per mark tick; 1 s in the simulator), every move × `scale`. */
+  step(dtSec: number, scale = 1): void {
     if (!(dtSec > 0)) return;
     const prng = this.#prng;
     this.#clockS += dtSec;
@@ -159,7 +159,7 @@ export class PricePath {
       let own = 0;
       for (const r of this.#ramps) if (r.symbol === p.spec.symbol) own += r.rate * dtSec;
       const shock = sigma * (p.beta * market + p.own * prng.normal());
-      p.logPrice += shock + p.beta * (this.#drift * dtSec + marketRamp) + own + pull * (p.logStart - p.logPrice);
+      p.logPrice += scale * (shock + p.beta * (this.#drift * dtSec + marketRamp) + own) + pull * (p.logStart - p.logPrice);
     }
     this.#ramps = this.#ramps.filter((r) => r.untilS > this.#clockS);
   }

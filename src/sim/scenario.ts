@@ -224,7 +224,7 @@ export class Scenario {
     const market = this.market;
     if (o.markIntervalMs > 0) {
       every(o.markIntervalMs, () => {
-        if (market !== undefined) market.step(o.markIntervalMs / 1000);
+        if (market !== undefined) market.step(o.markIntervalMs / 1000, o.volatilityScale);
         else core.stepMarket(o.markIntervalMs / 1000, o.volatilityScale);
         core.publishMarks();
       });
