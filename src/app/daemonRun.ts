@@ -4,6 +4,7 @@
  * pollers stop, and what the run opened is flushed and closed (not the journal or the venue), the
  * shadow variants' thread with it.
  */
+import { setMaxListeners } from "node:events";
 import type { Daemon } from "../daemon/daemon.js";
 import type { Drain } from "../daemon/drain.js";
 import type { KeyWatch } from "../daemon/keyWatch.js";
@@ -33,6 +34,9 @@ export function daemonRun(o: {
 }): (signal: AbortSignal) => Promise<void> {
   return async (outer) => {
     const signal = AbortSignal.any([outer, o.drained]);
+    // Every loop of the run (streams, REST reads, pollers, the heatmap) and its requests in flight
+    // wait on this one signal: more than Node's default 10 listeners is the design, not a leak.
+    setMaxListeners(32, signal);
     try {
       // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
       await o.keyWatch.check(signal);

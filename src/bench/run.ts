@@ -14,7 +14,7 @@
  * 6. lab: the capture tap's cost per event and backtest replay speed (labBench.ts);
  * 7. shadow (not in the default list): tick-to-claim and one cascade run with no shadow variants and
  *    with `--shadows` of them (shadowBench.ts), and the shadows' CPU time.
- * 8. forecast (not in the default list): tick-to-claim with the heatmap off and polling every 5 s,
+ * 8. forecast (not in the default list): tick-to-claim with the heatmap off and polling every 10 s,
  *    on lanes holding traders' positions (forecastBench.ts).
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.

@@ -2,7 +2,7 @@
  * `simulate --virtual-hours N --capture FILE`: the embedded venue's default market (the
  * position-driven one with the insurance fund, as `npm start` runs it for the same seed) in virtual
  * time, as fast as it computes, recorded as the daemon records what it sees: every `liquidation`
- * and `markprices` push, the symbol info at the start, the open list every 30 s and a heatmap poll
+ * and `markprices` push, the symbol info at the start, the open list every 5 minutes and a heatmap poll
  * every `forecast.interval_s` (30 s) — its platform positions paged and checked by the venue
  * client's schemas and summed by the daemon's own code (daemon/forecastPoller.ts `forecastPoll`).
  * Nobody claims: every liquidation goes to the insurance fund at its TTL. This is what the lab's
@@ -24,7 +24,7 @@ import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
 
 /** Monday 5 January 2026, 00:00 UTC: a virtual run's clock starts here, whatever the wall clock says. */
 export const VIRTUAL_START = Date.UTC(2026, 0, 5);
-const OPEN_LIST_EVERY_S = 30;
+const OPEN_LIST_EVERY_S = 300;
 
 export interface VirtualMarketOptions {
   file: string;

@@ -79,12 +79,22 @@ export class ForecastPoller {
   }
 
   /** Polls now and every interval until `signal` fires; never rejects. */
-  async run(signal: AbortSignal): Promise<void> {
-    await this.#learnBudget(signal);
-    while (!signal.aborted) {
-      const started = this.#now();
-      await this.pollOnce(signal);
-      await sleep(Math.max(0, this.#o.intervalMs - (this.#now() - started)), signal);
+  async run(outer: AbortSignal): Promise<void> {
+    // One listener on the daemon's run signal, whatever the poll waits for (the run's loops share it).
+    const own = new AbortController();
+    const stop = (): void => own.abort();
+    outer.addEventListener("abort", stop, { once: true });
+    if (outer.aborted) own.abort();
+    const signal = own.signal;
+    try {
+      await this.#learnBudget(signal);
+      while (!signal.aborted) {
+        const started = this.#now();
+        await this.pollOnce(signal);
+        await sleep(Math.max(0, this.#o.intervalMs - (this.#now() - started)), signal);
+      }
+    } finally {
+      outer.removeEventListener("abort", stop);
     }
   }
 
@@ -131,13 +141,13 @@ export class ForecastPoller {
       } catch (err) {
         if (!(err instanceof VenueError)) throw err;
         if (err.kind === "rate_limited" && this.#limited < 4) {
-          // The pool is smaller than the budget thought: wait, then ask for this page again.
+          // Over the pool (a smaller one than the budget thought): wait, then ask for this page again.
           const wait = fullJitterDelay(this.#limited++, 5_000, WINDOW_MS, this.#o.random ?? Math.random);
-          this.#o.logger.debug({ waitMs: wait }, "forecast: query pool exhausted (-1003), backing off");
+          this.#o.logger.debug({ waitMs: wait }, "forecast: query pool exhausted, backing off");
           await sleep(wait, signal);
           continue;
         }
-        if (err.venueCode === -1005 && cursor !== undefined && !restarted) {
+        if (err.kind === "bad_param" && cursor !== undefined && !restarted) {
           // The snapshot the cursor paged through is gone: start the query over, once.
           restarted = true;
           cursor = undefined;
