@@ -148,7 +148,7 @@ export class Scenario {
   readonly #logger: Logger | undefined;
   readonly #seen = new Set<number>();
 
-  /** `fund` takes the bankrupt accounts of the position-driven market (and, when attached, the expired liquidations). */
+  /** `fund`: with `insuranceFund` on, it takes the position-driven market's bankrupt accounts (the caller attaches it for the expired liquidations). */
   constructor(core: VenueCore, options: Partial<ScenarioOptions> = {}, logger?: Logger, fund?: InsuranceFund) {
     this.#core = core;
     this.options = resolveScenario(options);
@@ -156,7 +156,8 @@ export class Scenario {
     const o = this.options;
     if (o.market === "positions") {
       const population = { arrivalsPerSec: o.liquidationsPerSec / LIQUIDATIONS_PER_ARRIVAL, ...o.positions.population };
-      this.market = new PositionMarket(core, core.prng.fork(), fund, { ...o.positions, population });
+      // Without the fund, a bankrupt account is liquidated whole like any other.
+      this.market = new PositionMarket(core, core.prng.fork(), o.insuranceFund ? fund : undefined, { ...o.positions, population });
     }
   }
 
