@@ -14,6 +14,8 @@
  *   claim never waits for a mark, so there is nothing to measure but that.
  */
 import { safeLimitPrice } from "../engine/quantize.js";
+import { paired, summarize } from "./stats.js";
+import type { TickResult } from "./venueProtocol.js";
 
 export interface PairedRatio {
   pairs: number;
@@ -46,8 +48,13 @@ export interface ForecastBenchResult {
   limitPriceShareOfClaim: number;
 }
 
-export interface ForecastRuns {
-  latency(heatmap: boolean): Promise<Omit<ForecastSide, "heatmap"> & { positions: number }>;
+/** What one tick-to-claim run (run.ts `latencyPhase`) gives this phase. */
+export interface LatencyRun {
+  daemon: TickResult;
+  floor: TickResult;
+  sparse?: { daemon: TickResult; floor: TickResult; daemonClaimConnections: { warm: number; fresh: number; pool: number } };
+  forecastPolls: number;
+  positions: number;
 }
 
 /**
@@ -57,20 +64,45 @@ export interface ForecastRuns {
  */
 export const BENCH_FORECAST_INTERVAL_S = 10;
 
-export async function measureForecast(runs: ForecastRuns): Promise<ForecastBenchResult> {
-  const off = await runs.latency(false);
-  const on = await runs.latency(true);
+export async function measureForecast(latency: (heatmap: boolean) => Promise<LatencyRun>): Promise<ForecastBenchResult> {
+  const off = await latency(false);
+  const on = await latency(true);
   const limitPriceNs = limitPriceCost();
-  const { positions: _offPositions, ...offSide } = off;
-  const { positions, ...onSide } = on;
+  const onSide = side(true, on);
   return {
     intervalS: BENCH_FORECAST_INTERVAL_S,
-    positions,
-    off: { heatmap: false, ...offSide },
-    on: { heatmap: true, ...onSide },
+    positions: on.positions,
+    off: side(false, off),
+    on: onSide,
     limitPriceNs,
-    limitPriceShareOfClaim: Math.round((limitPriceNs / (on.daemonP50Us * 1000)) * 1e6) / 1e6,
+    limitPriceShareOfClaim: Math.round((limitPriceNs / (onSide.daemonP50Us * 1000)) * 1e6) / 1e6,
   };
+}
+
+function side(heatmap: boolean, r: LatencyRun): ForecastSide {
+  const d = summarize(r.daemon.samplesMs);
+  const f = summarize(r.floor.samplesMs);
+  const r2 = (x: number): number => Math.round(x * 100) / 100;
+  return {
+    heatmap,
+    ratioP50: r2(d.p50Us / f.p50Us),
+    ratioP99: r2(d.p99Us / f.p99Us),
+    paired: paired(r.daemon.samplesMs, r.floor.samplesMs),
+    sparsePaired: r.sparse === undefined ? undefined : paired(r.sparse.daemon.samplesMs, r.sparse.floor.samplesMs),
+    sparseConnections: r.sparse?.daemonClaimConnections,
+    polls: r.forecastPolls,
+    daemonP50Us: d.p50Us,
+  };
+}
+
+/** How many positions a lane's platform positions hold (one page of one row says the total). */
+export async function platformPositionCount(baseUrl: string): Promise<number> {
+  const res = await fetch(`${baseUrl}/v1/public/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "platformPositions", limit: 1 }),
+  });
+  return ((await res.json()) as { data?: { total_positions?: number } }).data?.total_positions ?? 0;
 }
 
 /** ns per `safeLimitPrice` (the decision's limit price of one leg), median of 7 rounds of 200,000. */

@@ -34,7 +34,7 @@ import { RATE_LIMITED_CODE } from "../venue/failureTable.js";
 import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
-import { BENCH_FORECAST_INTERVAL_S, measureForecast } from "./forecastBench.js";
+import { BENCH_FORECAST_INTERVAL_S, measureForecast, platformPositionCount } from "./forecastBench.js";
 import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { measureMarginCascade } from "./marginCascade.js";
@@ -288,16 +288,6 @@ async function cascadePhase(total: number, run = 0, shadows = 0): Promise<Cascad
   }
 }
 
-/** How many positions a lane's platform positions hold (one page of one row says the total). */
-async function platformPositionCount(baseUrl: string): Promise<number> {
-  const res = await fetch(`${baseUrl}/v1/public/query`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ type: "platformPositions", limit: 1 }),
-  });
-  return ((await res.json()) as { data?: { total_positions?: number } }).data?.total_positions ?? 0;
-}
-
 function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
 }
@@ -379,23 +369,9 @@ async function main(): Promise<void> {
   if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]), Number(args["lab-sweep-hours"]));
   if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
   if (phases.has("forecast")) {
-    partial.forecast = await measureForecast({
-      latency: async (on) => {
-        const r = await latencyPhase(frames, warmup, sparseFrames, 0, { forecast: { enabled: on, intervalS: BENCH_FORECAST_INTERVAL_S } });
-        const d = summarize(r.daemon.samplesMs);
-        const f = summarize(r.floor.samplesMs);
-        return {
-          ratioP50: round2(d.p50Us / f.p50Us),
-          ratioP99: round2(d.p99Us / f.p99Us),
-          paired: paired(r.daemon.samplesMs, r.floor.samplesMs),
-          sparsePaired: r.sparse === undefined ? undefined : paired(r.sparse.daemon.samplesMs, r.sparse.floor.samplesMs),
-          sparseConnections: r.sparse?.daemonClaimConnections,
-          polls: r.forecastPolls,
-          daemonP50Us: d.p50Us,
-          positions: r.positions,
-        };
-      },
-    });
+    partial.forecast = await measureForecast((on) =>
+      latencyPhase(frames, warmup, sparseFrames, 0, { forecast: { enabled: on, intervalS: BENCH_FORECAST_INTERVAL_S } }),
+    );
     log(`forecast: ${JSON.stringify(partial.forecast)}`);
   }
   if (phases.has("shadow")) {
