@@ -52,6 +52,14 @@ export function forecastParts(o: {
   });
 
   if (!config.forecast.enabled) return { run: async () => undefined };
+  metrics.setHeatmapSource(() => {
+    const poll = last;
+    if (poll === undefined) return undefined;
+    return {
+      symbols: [...policy.context.symbols.symbols()].filter(allowed),
+      cell: (symbol, side) => poll.heatmap.cells.get(symbol)?.[side],
+    };
+  });
   const maxAgeMs = config.policy.max_mark_age_ms;
   const poller = new ForecastPoller({
     supply: new SupplyApi(o.rest),
@@ -65,8 +73,6 @@ export function forecastParts(o: {
     },
     onPoll: (poll) => {
       last = poll;
-      const allowedSymbols = [...policy.context.symbols.symbols()].filter(allowed);
-      metrics.setHeatmap(allowedSymbols, (symbol, side) => poll.heatmap.cells.get(symbol)?.[side]);
       o.capture?.record({
         k: "forecast",
         at: poll.at,

@@ -59,7 +59,11 @@ test("the daemon's heatmap is the venue's positions by band; capacity follows th
   expect(capacity).toBeGreaterThan(500_000);
   expect(capacity).toBeLessThanOrEqual(1_000_000);
   sim.core.setCollateral(sim.accountId, 2_000);
-  await waitFor(async () => (await metric(d.metricsUrl, "liquidator_capacity_quote")) < 20_000, "capacity after the collateral fell");
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_capacity_quote")) < 20_000,
+    "capacity after the collateral fell",
+    60_000,
+  );
   // Now the fullest 2 % band is more than the account can take: the alert's condition.
   let fullest = 0;
   for (const cell of expected.cells.values()) for (const side of FORECAST_SIDES) fullest = Math.max(fullest, cell[side][1]);
