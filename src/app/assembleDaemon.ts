@@ -24,6 +24,7 @@ import type { StateStore } from "../store/stateStore.js";
 import { claimPath } from "./claimPath.js";
 import { daemonRun } from "./daemonRun.js";
 import type { DaemonTiming } from "./daemonTiming.js";
+import { forecastParts } from "./forecastParts.js";
 import { journalOwner } from "./journalOwner.js";
 import { Later } from "./later.js";
 import { markoutParts } from "./markoutParts.js";
@@ -142,6 +143,7 @@ export function assembleDaemon(o: {
     left,
   });
   later.guard.bind(guard);
+  const forecast = forecastParts({ config, metrics, logger, books, rest, guard, capture: stateCapture });
   const leadership = journalOwner({ store, replay, metrics, logger, claimer, core, unwinder, markouts, guard });
   metricSources({ config, metrics, books, limiters, core, unwinder, left });
   const { ingest, daemon, poller, keyWatch } = streamParts({
@@ -174,6 +176,7 @@ export function assembleDaemon(o: {
       daemon,
       keyWatch,
       poller,
+      forecast,
       guard,
       store,
       drain,

@@ -1,5 +1,5 @@
 /**
- * The assembled daemon's run: the key check first, then the pollers, the protections and the
+ * The assembled daemon's run: the key check first, then the pollers (rewards, heatmap), the protections and the
  * daemon until the signal (or a finished drain) aborts; then the drain, the unwinder and the
  * pollers stop, and what the run opened is flushed and closed (not the journal or the venue), the
  * shadow variants' thread with it.
@@ -23,6 +23,8 @@ export function daemonRun(o: {
   daemon: Daemon;
   keyWatch: KeyWatch;
   poller: RewardsPoller;
+  /** The heatmap's poller (forecastParts.ts). */
+  forecast: { run(signal: AbortSignal): Promise<void> };
   guard: ProtectionGuard;
   /** Where `liquidator rearm` leaves its requests (operatorRequestLoop.ts). */
   store: Pick<StateStore, "requests" | "requestDone" | "mayLead">;
@@ -41,13 +43,15 @@ export function daemonRun(o: {
 }): (signal: AbortSignal) => Promise<void> {
   return async (outer) => {
     const signal = AbortSignal.any([outer, o.drained]);
-    // Every loop of the run waits on it (pollers, watchers, the operator's requests): more than
-    // Node's default of 10 listeners is the design, not a leak.
+    // Every loop of the run (streams, REST reads, pollers, the heatmap, the operator's requests) and
+    // its requests in flight wait on this one signal: more than Node's default 10 listeners is the
+    // design, not a leak.
     setMaxListeners(32, signal);
     try {
       // Before anything is claimed: a key that cannot claim or unwind stops the start (exit 78).
       await o.keyWatch.check(signal);
       const polling = o.poller.start(signal);
+      const forecasting = o.forecast.run(signal);
       const keys = o.keyWatch.run(signal);
       const stopGuard = o.guard.start();
       const requests = operatorRequestLoop({ store: o.store, guard: o.guard, logger: o.logger, signal });
@@ -57,6 +61,7 @@ export function daemonRun(o: {
       if (o.drainResult() === undefined) logLeftAtShutdown(o.left(), o.logger);
       await o.unwinder.stop();
       await polling;
+      await forecasting;
       await keys;
       await requests;
     } finally {

@@ -38,15 +38,19 @@ export async function connectVenue(loaded: LoadedConfig, logger?: Pick<Logger, "
     };
   }
   const { startSimulator } = await import("../sim/startSimulator.js");
-  const { MARGIN_CASCADE_COLLATERAL, MARGIN_CASCADE_SCENARIO } = await import("../sim/scenario.js");
+  const { MARGIN_CASCADE_COLLATERAL, MARGIN_CASCADE_SCENARIO, POSITION_MARKET_SCENARIO } = await import("../sim/scenario.js");
+  // A market where a cascade can exhaust the account's collateral: margin decides what it is worth.
+  const market = simulator.market === "positions" ? POSITION_MARKET_SCENARIO : { ...MARGIN_CASCADE_SCENARIO, liquidationsPerSec: 2 };
   const sim = await startSimulator({
     host: "127.0.0.1",
     port: 0,
     seed: simulator.seed,
     headerPrefix: venue.header_prefix,
     flavor: simulator.flavor,
-    // A market where a cascade can exhaust the account's collateral: margin decides what it is worth.
-    scenario: { ...MARGIN_CASCADE_SCENARIO, liquidationsPerSec: simulator.liquidations_per_second },
+    scenario: {
+      ...market,
+      ...(simulator.liquidations_per_second !== null ? { liquidationsPerSec: simulator.liquidations_per_second } : {}),
+    },
     collateral: MARGIN_CASCADE_COLLATERAL,
     ...(logger !== undefined ? { logger: logger.child({ component: "simulator" }) as Logger } : {}),
   });

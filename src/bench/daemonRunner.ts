@@ -32,6 +32,8 @@ export interface DaemonRunOptions {
   maxMarginUsage?: number;
   /** `unwind.mode: off` (positions kept: one margin budget decides). */
   unwindOff?: boolean;
+  /** `forecast.enabled` and `forecast.interval_s`; none: the daemon's defaults (on, every 30 s). */
+  forecast?: { enabled: boolean; intervalS: number };
 }
 
 export interface RunningDaemon {
@@ -52,6 +54,8 @@ export interface DaemonScrape {
   claimConnections: { warm: number; fresh: number; pool: number };
   /** The shadows' CPU seconds and replayed events so far. */
   shadow: { cpuSeconds: number; events: number };
+  /** Heatmap polls that succeeded so far. */
+  forecastPolls: number;
 }
 
 /** A free TCP port on loopback (closed again at once; the daemon binds it right after). */
@@ -90,7 +94,7 @@ state:
   dir: ${JSON.stringify(stateDir)}
 log:
   level: warn
-${shadowSectionYaml(o.shadows ?? 0)}`;
+${o.forecast === undefined ? "" : `forecast:\n  enabled: ${o.forecast.enabled}\n  interval_s: ${o.forecast.intervalS}\n`}${shadowSectionYaml(o.shadows ?? 0)}`;
 }
 
 function procRssBytes(pid: number | undefined): number {
@@ -163,6 +167,7 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
           cpuSeconds: metricValue(text, "liquidator_shadow_cpu_seconds_total"),
           events: metricValue(text, "liquidator_shadow_events_total"),
         },
+        forecastPolls: metricValue(text, "liquidator_forecast_polls_total", { result: "ok" }),
       };
     },
     stop: async () => {

@@ -3,6 +3,7 @@
  * the performance issue, and the short table printed on stdout. Pure.
  */
 
+import type { ForecastBenchResult, ForecastSide } from "./forecastBench.js";
 import type { LabResult } from "./labBench.js";
 import type { MarginCascadeResult } from "./marginCascade.js";
 import type { ReconcileResult } from "./reconcile.js";
@@ -78,6 +79,7 @@ export interface BenchResults {
   lab?: LabResult;
   reconcile?: ReconcileResult;
   shadow?: ShadowResult;
+  forecast?: ForecastBenchResult;
   targets: Target[];
 }
 
@@ -109,6 +111,16 @@ export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
       (v) => v <= sh.off.ratioP50 * 1.1,
     );
     add(`cascade event-loop delay p99 during with ${sh.on.shadows} shadows (ms)`, sh.on.cascadeEventLoopP99MsDuring, "< 10", (v) => v < 10);
+  }
+  const fc = r.forecast;
+  if (fc !== undefined) {
+    // "No slower": the paired median within what two runs of the same daemon differ by (0.05).
+    add(
+      `tick-to-claim paired median daemon/floor with the heatmap polling every ${fc.intervalS} s`,
+      fc.on.paired.medianRatio,
+      `<= ${fmt(fc.off.paired.medianRatio + 0.05, 2)} (off + 0.05)`,
+      (v) => v <= fc.off.paired.medianRatio + 0.05,
+    );
   }
   add("cascade value ratio (first 20 / best 20)", r.cascade?.ratio, ">= 0.98", (v) => v >= 0.98);
   add("cascade 429s", r.cascade?.rateLimited, "= 0", (v) => v === 0);
@@ -288,6 +300,26 @@ export function table(r: BenchResults, markdown = false): string {
   if (th !== undefined) {
     rows.push(["policy decisions / s", fmt(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
     rows.push(["signatures / s node:crypto (noble)", `${fmt(th.signaturesPerSecond)} (${fmt(th.nobleSignaturesPerSecond)})`, "", "", ""]);
+  }
+  const fc = r.forecast;
+  if (fc !== undefined) {
+    const side = (x: ForecastSide): string =>
+      `${fmt(x.paired.medianRatio, 2)} (won ${fmt(x.paired.daemonWinShare * 100, 1)} %)${x.sparsePaired === undefined ? "" : `, quiet ${fmt(x.sparsePaired.medianRatio, 2)}`}`;
+    rows.push([
+      `tick-to-claim paired median daemon/floor, heatmap off → polling every ${fc.intervalS} s (${fmt(fc.positions)} positions, ${fmt(fc.on.polls)} polls)`,
+      "",
+      "",
+      `${side(fc.off)} → ${side(fc.on)}`,
+      target(`tick-to-claim paired median daemon/floor with the heatmap polling every ${fc.intervalS} s`),
+    ]);
+    const sc = fc.on.sparseConnections;
+    rows.push([
+      "make ready at band fill? claims after quiet spells warm / fresh / pool; one limit price (ns, share of a claim)",
+      `${sc === undefined ? "-" : `${fmt(sc.warm)} / ${fmt(sc.fresh)} / ${fmt(sc.pool)}`}; ${fmt(fc.limitPriceNs, 1)} (${fmt(fc.limitPriceShareOfClaim * 100, 4)} %)`,
+      "",
+      "",
+      "",
+    ]);
   }
   const sh = r.shadow;
   if (sh !== undefined) {

@@ -15,6 +15,8 @@
  * 6. lab: the capture tap's cost per event and backtest replay speed (labBench.ts);
  * 7. shadow (not in the default list): tick-to-claim and one cascade run with no shadow variants and
  *    with `--shadows` of them (shadowBench.ts), and the shadows' CPU time.
+ * 8. forecast (not in the default list): tick-to-claim with the heatmap off and polling every 10 s,
+ *    on lanes holding traders' positions (forecastBench.ts).
  * Writes bench/results/<date>.json and bench/results/latency.svg and prints a table. Every child is
  * killed when the bench ends or fails, and the whole run has a deadline.
  *
@@ -33,6 +35,7 @@ import { RATE_LIMITED_CODE } from "../venue/failureTable.js";
 import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
 import type { FloorConfig, FloorMessage } from "./floorClient.js";
+import { BENCH_FORECAST_INTERVAL_S, measureForecast, platformPositionCount } from "./forecastBench.js";
 import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { LEVERAGE_CASCADE, measureMarginCascade } from "./marginCascade.js";
@@ -139,14 +142,19 @@ async function latencyPhase(
   warmup: number,
   sparseFrames: number,
   shadows = 0,
+  /** The forecast phase: traders on the lanes, the daemon's heatmap as given (forecastBench.ts). */
+  heatmap?: { forecast: { enabled: boolean; intervalS: number } },
 ): Promise<{
   daemon: TickResult;
   floor: TickResult;
   tick: TickOptions;
   shadowCost: ShadowCost;
+  forecastPolls: number;
+  positions: number;
   sparse?: { daemon: TickResult; floor: TickResult; tick: TickOptions; daemonClaimConnections: DaemonScrape["claimConnections"] };
 }> {
   const { client: venue, lanes } = await startVenue({
+    ...(heatmap !== undefined ? { population: true } : {}),
     lanes: 2,
     seed: 11,
     claimsPerSecond: 10_000,
@@ -168,8 +176,9 @@ async function latencyPhase(
         capture: args.capture,
         shadows,
         ...rehearsal,
+        ...(heatmap !== undefined ? { forecast: heatmap.forecast } : {}),
       },
-      `latency-${shadows}`,
+      `latency-${shadows}${heatmap === undefined ? "" : `-heatmap-${heatmap.forecast.enabled}`}`,
     );
     floor = await startFloor(lanes[1]!);
     log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
@@ -188,9 +197,10 @@ async function latencyPhase(
       const daemonClaimConnections = { warm: after.warm - before.warm, fresh: after.fresh - before.fresh, pool: after.pool - before.pool };
       sparse = { daemon: sd!, floor: sf!, tick: st, daemonClaimConnections };
     }
-    const shadowCost = (await daemon.scrape()).shadow;
+    const { shadow: shadowCost, forecastPolls } = await daemon.scrape();
+    const positions = heatmap === undefined ? 0 : await platformPositionCount(lanes[0]!.baseUrl);
     await daemon.stop();
-    return { daemon: d!, floor: f!, tick, shadowCost, ...(sparse !== undefined ? { sparse } : {}) };
+    return { daemon: d!, floor: f!, tick, shadowCost, forecastPolls, positions, ...(sparse !== undefined ? { sparse } : {}) };
   } finally {
     if (floor !== undefined) await stopChild(floor, 2_000);
     await stopVenue(venue);
@@ -360,6 +370,12 @@ async function main(): Promise<void> {
   if (phases.has("throughput")) partial.throughput = measureThroughput();
   if (phases.has("lab")) partial.lab = await measureLab(work, Number(args["lab-hours"]), Number(args["lab-sweep-hours"]));
   if (phases.has("reconcile")) partial.reconcile = await measureReconcile();
+  if (phases.has("forecast")) {
+    partial.forecast = await measureForecast((on) =>
+      latencyPhase(frames, warmup, sparseFrames, 0, { forecast: { enabled: on, intervalS: BENCH_FORECAST_INTERVAL_S } }),
+    );
+    log(`forecast: ${JSON.stringify(partial.forecast)}`);
+  }
   if (phases.has("shadow")) {
     const none = { cpuSeconds: 0, events: 0 };
     partial.shadow = await measureShadows(

@@ -67,7 +67,13 @@ class Lane {
     const sim = await startSimulator({
       seed,
       // Marks are still but pushed every second (fresh for the policy); nothing happens by itself.
-      scenario: { ...QUIET_SCENARIO, markIntervalMs: 1000 },
+      // With a population: traders hold positions (and come and go) on the still marks, so the
+      // platform positions the heatmap polls are a market's, and nobody is liquidated.
+      scenario: {
+        ...QUIET_SCENARIO,
+        markIntervalMs: 1000,
+        ...(o.population === true ? { market: "positions" as const, liquidationsPerSec: 0.2 } : {}),
+      },
       rateLimits: { claimsPerAccount: o.claimsPerSecond },
       liquidationTtlMs: o.liquidationTtlMs,
       collateral: o.collateral,

@@ -13,6 +13,8 @@ export interface VenueStartOptions {
   /** Collateral of the liquidator's account (quote). */
   collateral: number;
   liquidationTtlMs: number;
+  /** Traders with positions on each lane (the position-driven market, marks still): what the heatmap polls. */
+  population?: boolean;
 }
 
 export interface VenueInfo {

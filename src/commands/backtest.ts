@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 import { backtestInJobs } from "../lab/backtestJobs.js";
+import { scoreForecastFiles } from "../lab/forecastScore.js";
 import { renderHtml } from "../lab/htmlReport.js";
 import { DEFAULT_LAB_COLLATERAL, type LabAccount } from "../lab/labMargin.js";
 import { preparedPath } from "../lab/preparedCapture.js";
@@ -20,7 +21,8 @@ import { OUTPUT_OPTIONS, outputFormat } from "./output.js";
 const USAGE = `usage: liquidator backtest [--capture] FILE… [--config FILE]… [--set KEY=V1,V2,…]… [--json [--ids]|--csv] [--html FILE]
   Replays captures (liquidator record, state.capture, simulate --capture) through the daemon's own
   decision code; one row per variant: each --config (default: built-in defaults) times the cross
-  product of every --set list.
+  product of every --set list. A capture holding heatmap polls also gets the heatmap's recall and
+  precision (docs/policy-lab.md).
   --lenient            skip lines that are not capture events (counted) instead of stopping
   --latency-ms N       send → answer latency when the capture has no claim answers (default 50)
   --slippage-bps N     assumed unwind fill distance from the mark, against us (default: measured
@@ -129,6 +131,8 @@ export const backtestCommand: Command = async (args, io) => {
       );
     }
   }
+  const forecast = await scoreForecastFiles(files, { lenient: values.lenient === true, prepare });
+  if (forecast.length > 0) report.forecast = forecast;
   if (values.html !== undefined) await writeFile(values.html, renderHtml(report));
   const out = renderBacktest(format, report);
   io.stdout.write(out.stdout);

@@ -5,6 +5,7 @@
  * totals. Variants identical in effect are listed once (the table above names them).
  */
 import type { BacktestReport, VariantReport } from "../lab/backtest.js";
+import type { ForecastFigure } from "../lab/forecastScore.js";
 import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/realityView.js";
 import type { ProtectionTripRow } from "../lab/replayVariant.js";
 import { capText, claimText, money, secondsText } from "../lab/reportText.js";
@@ -82,6 +83,21 @@ export function renderSections(report: BacktestReport): string {
       { key: "vs_recorded", value: (r) => (r.net_vs_recorded_pct === undefined ? "" : `${r.net_vs_recorded_pct} %`) },
     ];
     out.push(`reality check (${REALITY_NOTE}):\n${renderTable(cols, reality)}`);
+  }
+  if (report.forecast !== undefined && report.forecast.length > 0) {
+    const share = (x: number | null): string => (x === null ? "" : x.toFixed(3));
+    const cols: Column<ForecastFigure>[] = [
+      { key: "capture", value: (f) => f.capture },
+      { key: "polls", value: (f) => f.polls },
+      { key: "liquidations", value: (f) => f.liquidations },
+      { key: "recall", value: (f) => f.recall ?? "", text: (f) => share(f.recall) },
+      { key: "median_lead_s", value: (f) => f.median_lead_s ?? "" },
+      { key: "precision", value: (f) => f.precision ?? "", text: (f) => share(f.precision) },
+      { key: "band_notional", value: (f) => f.band_notional, text: (f) => money(f.band_notional) },
+    ];
+    out.push(
+      `heatmap (recall: liquidated notional inside the 2 % band ≥ 5 s before its first push; precision: the 2 % band liquidated within 10 min):\n${renderTable(cols, report.forecast)}`,
+    );
   }
   return out.join("\n");
 }

@@ -11,11 +11,13 @@ import { recordToFile } from "../lab/recordToFile.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
+import { SupplyApi } from "../venue/supplyApi.js";
 import type { Command } from "./command.js";
 
 const USAGE = `usage: liquidator record --out FILE [--minutes N] [--config FILE]
-  Records the venue's public stream (liquidation, markprices) and REST snapshots (open list, futures,
-  info) to FILE (gzip JSONL, a versioned header line first; its name ends in .gz), claiming nothing. Replay it with
+  Records the venue's public stream (liquidation, markprices), REST snapshots (open list, futures,
+  info) and, with forecast.enabled, the heatmap's polls of the venue's platform positions to FILE
+  (gzip JSONL, a versioned header line first; its name ends in .gz), claiming nothing. Replay it with
   liquidator backtest. With venue.mode simulator (the default) it records an embedded simulated venue.
 `;
 
@@ -70,6 +72,9 @@ export const record: Command = async (args, io) => {
           writer: "record",
           minutes,
           rest,
+          ...(loaded.config.forecast.enabled
+            ? { forecast: { supply: new SupplyApi(rest), intervalMs: loaded.config.forecast.interval_s * 1000 } }
+            : {}),
           publicUrl: `${connection.wsUrl}/ws/stream/${connection.accountId}`,
           onError: (_what, err) => io.stderr.write(`liquidator record: ${(err as Error).message}\n`),
         },

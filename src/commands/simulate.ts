@@ -16,6 +16,7 @@ import type { Command } from "./command.js";
 import { MARGIN_FLAG_OPTIONS, MARGIN_FLAGS_HELP, marginFlags } from "./marginFlags.js";
 import { captureFileOption, minutesOption } from "./record.js";
 import { captureSimulator } from "./simulateCapture.js";
+import { captureVirtualMarket } from "./virtualMarket.js";
 
 const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--header-prefix P] [--flavor spec|real] [--quiet]
   runs the simulated venue (REST + both streams) on one port until SIGINT/SIGTERM.
@@ -41,6 +42,10 @@ const USAGE = `usage: liquidator simulate [--port N] [--seed N] [--host H] [--he
 ${MARGIN_FLAGS_HELP}  --capture FILE     record the simulated market (as liquidator record does) to FILE (gzip JSONL:
                      its name ends in .gz), then exit
   --minutes N        with --capture: how long to record (default 5)
+  --virtual-hours N  with --capture: instead, run the embedded venue's default market (positions,
+                     insurance fund; --seed, default 1) for N hours of virtual time as fast as it
+                     computes, recorded as the daemon records it, heatmap polls included; nobody
+                     claims (docs/performance.md: the heatmap's recall and precision)
 `;
 
 /** The public key of the secret in `file`, after writing a new one there if it is absent. */
@@ -124,6 +129,7 @@ export const simulate: Command = async (args, io) => {
       minutes: { type: "string" },
       collateral: { type: "string" },
       ...MARGIN_FLAG_OPTIONS,
+      "virtual-hours": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -134,6 +140,17 @@ export const simulate: Command = async (args, io) => {
   if (values.capture !== undefined) captureFileOption("capture", values.capture);
   const port = intOption("port", values.port, 0, 65535);
   const seed = intOption("seed", values.seed, 0, 2 ** 32 - 1);
+  if (values["virtual-hours"] !== undefined) {
+    const hours = Number(values["virtual-hours"]);
+    if (values.capture === undefined) throw new UsageError("--virtual-hours needs --capture FILE");
+    if (!(Number.isFinite(hours) && hours > 0 && hours <= 24 * 31))
+      throw new UsageError("--virtual-hours must be a number of hours in (0, 744]");
+    const stats = await captureVirtualMarket({ file: values.capture, hours, seed: seed ?? 1 });
+    io.stderr.write(
+      `liquidator simulate: ${hours} virtual hours, ${stats.liquidations} liquidations, ${stats.polls} heatmap polls: ${stats.events} events captured to ${values.capture}\n`,
+    );
+    return 0;
+  }
   const flavor = flavorOption(values.flavor);
   // Lines like the daemon's (observe/logger.ts): level names, ISO times, one `component`.
   const logger = createLogger({ level: io.env.LIQUIDATOR_LOG_LEVEL ?? "info", destination: io.stderr }).child({ component: "simulator" });

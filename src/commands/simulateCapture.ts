@@ -4,6 +4,7 @@ import type { SimulatorHandle } from "../sim/startSimulator.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";
+import { SupplyApi } from "../venue/supplyApi.js";
 import type { CommandIO } from "./command.js";
 
 export async function captureSimulator(sim: SimulatorHandle, file: string, minutes: number, io: CommandIO): Promise<void> {
@@ -18,7 +19,15 @@ export async function captureSimulator(sim: SimulatorHandle, file: string, minut
   const rest = new RestClient({ baseUrl: sim.baseUrl, signer, timeoutMs: 5_000, limiters });
   try {
     const stats = await recordToFile(
-      { file, venue: sim.baseUrl, writer: "simulate", minutes, rest, publicUrl: `${sim.wsUrl}/ws/stream/${sim.accountId}` },
+      {
+        file,
+        venue: sim.baseUrl,
+        writer: "simulate",
+        minutes,
+        rest,
+        forecast: { supply: new SupplyApi(rest), intervalMs: 30_000 },
+        publicUrl: `${sim.wsUrl}/ws/stream/${sim.accountId}`,
+      },
       io.signal,
     );
     io.stderr.write(`liquidator simulate: ${stats.events} events captured to ${file}\n`);

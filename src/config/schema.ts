@@ -37,7 +37,15 @@ export const configSchema = strict({
   venue: venueSchema,
   simulator: section({
     seed: doc(z.number().int().default(1), "seed of the embedded simulated market"),
-    liquidations_per_second: doc(z.number().min(0).default(2), "liquidations the embedded simulated venue announces per second"),
+    market: doc(
+      z.enum(["positions", "generator"]).default("positions"),
+      "the embedded simulated market: `positions` (default: traders with positions and leverage, liquidated when their margin falls below maintenance as the marks move, the insurance fund taking what nobody claims) or `generator` (liquidations drawn at random, cascades on a timer: exact control for tests)",
+      "LIQUIDATOR_SIM_MARKET",
+    ),
+    liquidations_per_second: doc(
+      z.number().min(0).nullable().default(null),
+      "mean liquidations per second of the embedded simulated market (`positions`: the rate its traders are sized for; cascades and quiet spells come from positions and prices); null: the market's own, 0.2 for `positions`, 2 for `generator`",
+    ),
     flavor: doc(
       z.enum(["spec", "real"]).default("spec"),
       "how the embedded simulated venue answers: `spec` (default, as docs/protocol.md writes it) or `real`, as the real venue may (strings for the tier and the envelope time, `reduce_only: null`, 'data does not exist' (HTTP 500) for an unknown order, lean claim answers, `*_order` rewards names, an unknown code for a limit-price refusal)",
@@ -113,6 +121,17 @@ export const configSchema = strict({
         });
       }),
       "shadow variants: a list of `{name, set: {KEY: value, …}}`; each decides on the live events with those config keys changed (the keys `backtest --set` takes), through the backtest's code, sends nothing and is scored in `liquidator_shadow_*{variant}` (docs/policy-lab.md)",
+    ),
+  }),
+  forecast: section({
+    enabled: doc(
+      z.boolean().default(true),
+      "poll the venue's platform positions for the liquidation heatmap (`liquidator_forecast_notional_quote`; no key needed)",
+      "LIQUIDATOR_FORECAST",
+    ),
+    interval_s: doc(
+      z.number().int().min(5).max(3_600).default(30),
+      "seconds between heatmap polls (within the query API's own weight budget; the venue caches its answer 5 s)",
     ),
   }),
   rewards: section({

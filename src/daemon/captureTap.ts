@@ -5,6 +5,7 @@
  * Payloads are the validated wire data, so a replay maps them with the daemon's own code (ingest.ts).
  */
 
+import type { ForecastLevels } from "../engine/forecast.js";
 import type { Fill } from "../engine/types.js";
 import type { ClaimRequest, ClaimResult, Futures, Info, OpenLiquidation } from "../venue/restSchemas.js";
 import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
@@ -30,7 +31,12 @@ export type CaptureEvent =
    * One trade of the recording account's own unwind order (`qty` signed), and the mark that order was
    * priced on: the replay's unwind cost is measured from these.
    */
-  | { k: "fill"; at: number; symbol: string; qty: number; price: number; fee: number; mark: number };
+  | { k: "fill"; at: number; symbol: string; qty: number; price: number; fee: number; mark: number }
+  /**
+   * A heatmap poll (daemon/forecastPoller.ts), started at `requestedAt`: the marks it measured from
+   * and the positions within the widest band, by price level (engine/forecast.ts `levelsOf`).
+   */
+  | { k: "forecast"; at: number; requestedAt: number; marks: readonly MarkPrice[]; levels: readonly ForecastLevels[] };
 
 export interface CaptureTap {
   record(event: CaptureEvent): void;

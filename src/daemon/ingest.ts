@@ -25,6 +25,7 @@ import {
   marksFromFutures,
   rowHasPositions,
   symbolInfoFromRow,
+  withoutFundRows,
 } from "../venue/mapping.js";
 import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { Stamped } from "../venue/rest.js";
@@ -141,7 +142,8 @@ export class Ingest {
         const at = this.#now();
         const capture = this.#options.capture;
         if (capture !== undefined && capture.frames !== false) capture.record({ k: "liquidation", at, data: args[1] });
-        const changes = book.applyDelta(args[1].map(liquidationFromPush), at);
+        // The fund's rows are not claimed as liquidations (insurance_fund, issue 35: a supply of its own).
+        const changes = book.applyDelta(withoutFundRows(args[1]).map(liquidationFromPush), at);
         this.#cancel(changes.removed);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
         // The ledger's first-push records wait for the claims the frame sends (their time is the frame's).
@@ -199,7 +201,7 @@ export class Ingest {
     const r = book.beginReconcile(requestedAt);
     // Rows are cheap (a map lookup, a comparison): bigger slices than offers.
     this.#slices.run({
-      items: rows,
+      items: withoutFundRows(rows),
       size: RECONCILE_SLICE,
       each: (row) => {
         // Most rows are what the book holds: compared in place, so 10,000 of them allocate nothing.

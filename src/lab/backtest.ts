@@ -8,6 +8,7 @@
 import type { CaptureEvent } from "../daemon/captureTap.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { ReadStats } from "./captureReader.js";
+import type { ForecastFigure } from "./forecastScore.js";
 import { DEFAULT_LAB_COLLATERAL, describeLabAccount, type LabAccount } from "./labMargin.js";
 import { readPreparedBatches } from "./preparedCapture.js";
 import { type NetComponents, RecordedAccount } from "./recordedAccount.js";
@@ -89,6 +90,8 @@ export interface BacktestReport {
   started_at: number;
   ended_at: number;
   variants: VariantReport[];
+  /** The liquidation heatmap's recall and precision, per capture that holds its polls (forecastScore.ts). */
+  forecast?: ForecastFigure[];
 }
 
 /** The kinds the first pass reads: the recording account's own answers, assignments and trades. */

@@ -48,6 +48,7 @@ export function backtestJson(report: BacktestReport): string {
     recorded: report.recorded,
     assumptions: report.assumptions,
     variants,
+    forecast: report.forecast,
   });
   // As toJson: C1 controls escaped, so a terminal showing the file is safe.
   return `${text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;

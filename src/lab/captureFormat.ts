@@ -1,13 +1,14 @@
 /**
  * The capture file format (docs/policy-lab.md): gzip-compressed JSONL. Line 1 is the header,
- * `{"format":"liquidator-capture","version":2,...}`; every other line is one CaptureEvent
- * (daemon/captureTap.ts). Version 2 adds the recording account's own `assigned` and `fill` events;
- * version 1 files read as before. A reader refuses a version newer than it knows, naming it.
+ * `{"format":"liquidator-capture","version":3,...}`; every other line is one CaptureEvent
+ * (daemon/captureTap.ts). Version 2 adds the recording account's own `assigned` and `fill` events,
+ * version 3 the heatmap's `forecast` polls; older files read as before. A reader refuses a version
+ * newer than it knows, naming it.
  */
 import type { CaptureEvent } from "../daemon/captureTap.js";
 
 export const CAPTURE_FORMAT = "liquidator-capture";
-export const CAPTURE_VERSION = 2;
+export const CAPTURE_VERSION = 3;
 
 export interface CaptureHeader {
   format: typeof CAPTURE_FORMAT;
@@ -29,6 +30,7 @@ export const EVENT_KINDS: ReadonlySet<CaptureEvent["k"]> = new Set([
   "claim",
   "assigned",
   "fill",
+  "forecast",
 ]);
 
 export function headerLine(writer: string, venue: string, now: number): string {

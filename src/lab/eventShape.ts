@@ -27,6 +27,13 @@ const openRow = (e: Obj): boolean => num(e.liquidation_id) && arrayOf(e.position
 const futuresRow = (e: Obj): boolean => typeof e.symbol === "string" && typeof e.mark_price === "number";
 const fill = (e: Obj): boolean => typeof e.symbol === "string" && num(e.qty) && num(e.price) && num(e.fee);
 const infoRow = (e: Obj): boolean => typeof e.symbol === "string";
+const numbers = (v: unknown): boolean => Array.isArray(v) && v.every(num);
+const levels = (e: Obj): boolean =>
+  typeof e.symbol === "string" &&
+  (e.side === "long" || e.side === "short") &&
+  numbers(e.prices) &&
+  numbers(e.qty) &&
+  (e.prices as unknown[]).length === (e.qty as unknown[]).length;
 
 /** Whether `v` (already known to have a kind and a finite `at`) has the shape of its kind. */
 export function hasEventShape(v: Obj): v is CaptureEvent & Obj {
@@ -49,6 +56,8 @@ export function hasEventShape(v: Obj): v is CaptureEvent & Obj {
       return num(v.id) && arrayOf(v.fills, fill);
     case "fill":
       return fill(v) && num(v.mark);
+    case "forecast":
+      return num(v.requestedAt) && arrayOf(v.marks, mark) && arrayOf(v.levels, levels);
     default:
       return false;
   }

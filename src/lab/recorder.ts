@@ -1,16 +1,20 @@
 /**
  * `liquidator record`: what a liquidator sees, captured, claiming nothing: the public stream
  * (`liquidation`, `markprices`) and the REST snapshots the daemon reads (symbol info with marks at
- * start and every `infoEveryMs`, then the open list and the marks every `readEveryMs`). Frames are
- * validated by the daemon's own stream client; events go to a capture tap (captureQueue.ts).
+ * start and every `infoEveryMs`, then the open list and the marks every `readEveryMs`) and, when
+ * asked, the heatmap's polls (the daemon's own poller). Frames are validated by the daemon's own
+ * stream client; events go to a capture tap (captureQueue.ts).
  */
 import type { CaptureTap } from "../daemon/captureTap.js";
+import { ForecastPoller, type ForecastPollerOptions } from "../daemon/forecastPoller.js";
 import { sleep } from "../sleep.js";
 import type { RestClient } from "../venue/rest.js";
 import { StreamClient, type StreamLogger } from "../venue/stream.js";
 
 export interface RecorderOptions {
   rest: Pick<RestClient, "info" | "futures" | "futuresStamped" | "allOpenLiquidations">;
+  /** The liquidation heatmap's platform positions, polled every `intervalMs` as the daemon does (none: not recorded). */
+  forecast?: { supply: ForecastPollerOptions["supply"]; intervalMs: number };
   /** Full public stream URL (`…/ws/stream/{account_id}`). */
   publicUrl: string;
   tap: CaptureTap;
@@ -36,6 +40,30 @@ export async function runRecorder(o: RecorderOptions, signal: AbortSignal): Prom
     },
   });
   const streaming = stream.start(signal);
+  const f = o.forecast;
+  const forecasting =
+    f === undefined
+      ? Promise.resolve()
+      : new ForecastPoller({
+          supply: f.supply,
+          intervalMs: f.intervalMs,
+          allowList: () => [],
+          allowed: () => true,
+          mark: () => undefined,
+          onPoll: (poll) =>
+            tap.record({
+              k: "forecast",
+              at: poll.at,
+              requestedAt: poll.requestedAt,
+              marks: [...poll.marks].map(([symbol, price]) => ({ symbol, price })),
+              levels: poll.levels,
+            }),
+          onResult: (result) => {
+            if (result !== "ok") o.onError?.("forecast", new Error(`heatmap poll: ${result}`));
+          },
+          logger: { info: () => undefined, warn: () => undefined, debug: () => undefined },
+          now,
+        }).run(signal);
   const readEvery = o.readEveryMs ?? 1_000;
   const infoEvery = o.infoEveryMs ?? 60_000;
   let lastInfo = Number.NEGATIVE_INFINITY;
@@ -59,4 +87,5 @@ export async function runRecorder(o: RecorderOptions, signal: AbortSignal): Prom
     await sleep(readEvery, signal).catch(() => undefined);
   }
   await streaming;
+  await forecasting;
 }

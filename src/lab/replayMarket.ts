@@ -117,6 +117,8 @@ export class ReplayMarket {
       case "assigned":
       case "fill":
         break; // the recording account's own results feed the models (backtest.ts), not the replay
+      case "forecast":
+        break; // scored on its own (lab/forecastScore.ts), not an input of the daemon's decisions
     }
     const marksMoved = ev.k === "markprices";
     for (const r of all) r.after(at, marksMoved);

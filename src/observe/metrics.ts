@@ -2,8 +2,8 @@
  * The liquidator's Prometheus metrics: every family of docs/operations.md "HTTP endpoints and metrics" plus what the alert rules need,
  * in a fresh prom-client Registry per call (no global default registry, so tests build their own and
  * two daemons in one process never share counters). The families live by part: claimMetrics.ts,
- * venueMetrics.ts, sampledMetrics.ts, rewardsMetrics.ts, unwindMetrics.ts, shadowMetrics.ts; this file
- * holds the daemon's own state and puts them together.
+ * venueMetrics.ts, sampledMetrics.ts, rewardsMetrics.ts, unwindMetrics.ts, shadowMetrics.ts,
+ * forecastMetrics.ts; this file holds the daemon's own state and puts them together.
  *
  * Label values must come from bounded sets, or Prometheus memory grows without limit:
  * `symbol` from the venue's symbol list, `code` through `codeLabel` (unknown codes become "other"),
@@ -13,6 +13,7 @@
 
 import { type Counter, collectDefaultMetrics, type Gauge, Registry } from "prom-client";
 import { type ClaimMetrics, createClaimMetrics } from "./claimMetrics.js";
+import { createForecastMetrics, type ForecastMetrics } from "./forecastMetrics.js";
 import { metricMakers } from "./metricMakers.js";
 import { createRewardsMetrics, type RewardsMetrics } from "./rewardsMetrics.js";
 import { createSampledMetrics, type SampledMetrics } from "./sampledMetrics.js";
@@ -36,7 +37,7 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
 }
 
-export interface Metrics extends ClaimMetrics, VenueMetrics, SampledMetrics, RewardsMetrics {
+export interface Metrics extends ClaimMetrics, VenueMetrics, SampledMetrics, RewardsMetrics, ForecastMetrics {
   readonly registry: Registry;
   readonly buildInfo: Gauge<"version" | "commit" | "node">;
   readonly dryRun: Gauge;
@@ -73,6 +74,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     ...createSampledMetrics(registry, p),
     ...createVenueMetrics(registry, p),
     ...createRewardsMetrics(registry, p),
+    ...createForecastMetrics(registry, p),
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
     keyExpiry: gauge("key_expiry_timestamp_seconds", "When the venue says the API key expires (GET /v1/client/key_info, read hourly)"),

@@ -15,7 +15,8 @@ export type LimitScope =
   | "clientInfo"
   | "keyInfo"
   | "leverageOne"
-  | "leverageSet";
+  | "leverageSet"
+  | "query";
 
 export interface RequestContext {
   search: URLSearchParams;
@@ -25,6 +26,8 @@ export interface RequestContext {
   contentType: string | undefined;
   /** The path's last segment for a `{param}` route (decoded). */
   param: string | undefined;
+  /** The client's address (public limits count per IP). */
+  ip: string;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Checked<unknown>> | Checked<unknown>;

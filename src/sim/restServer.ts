@@ -8,14 +8,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { type SimFlavor, type WireFlavor, wireFlavor } from "./flavor.js";
+import { InsuranceFund } from "./insuranceFund.js";
 import { keyInfoRoute } from "./keyInfoRoute.js";
 import { leverageRoutes } from "./leverage.js";
 import { liquidatorRecordRoute } from "./liquidatorRecord.js";
 import { orderRoutes } from "./orderRoutes.js";
+import { PublicQuery } from "./publicQuery.js";
 import { SlidingWindowLimiter } from "./rateLimiter.js";
 import { type FaultAction, RestFaults } from "./restFaults.js";
 import type { Handler, LimitScope, Method, RequestContext, Route } from "./restRoute.js";
 import { checkSignedRequest, type Signatory } from "./signatureCheck.js";
+import { supplyRoutes } from "./supplyRoutes.js";
 import type { VenueCore } from "./venueCore.js";
 import { adminOrdersData, campaignUserData, futuresData, infoData, liquidationList, noParams } from "./venueReads.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
@@ -42,6 +45,9 @@ export interface RestServerOptions {
   maxBodyBytes?: number;
   /** How answers are spelled (flavor.ts); default `spec`. */
   flavor?: SimFlavor;
+  /** The insurance fund and the query API (PROTOCOL.md §10); default an idle fund and a query over the core's accounts. */
+  fund?: InsuranceFund;
+  query?: PublicQuery;
 }
 
 const HTML_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>";
@@ -92,6 +98,8 @@ export class RestServer {
         // PROTOCOL §10: one symbol's leverage 1/s; setting leverage 5 per 60 s.
         leverageOne: new SlidingWindowLimiter({ limit: 1, windowMs: 1_000, now }),
         leverageSet: new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, now }),
+        // PROTOCOL.md §10: the query API's own pool is its weights (publicQuery.ts); this only stops a flood.
+        query: new SlidingWindowLimiter({ limit: 20, windowMs: 1_000, now }),
       };
     }
     const core = this.#core;
@@ -112,6 +120,7 @@ export class RestServer {
       keyInfoRoute(core),
       liquidatorRecordRoute(core),
       ...leverageRoutes(core),
+      ...supplyRoutes(core, options.fund ?? new InsuranceFund(core), options.query ?? new PublicQuery(core, () => undefined), flavor),
     ];
     for (const [path, route] of routes) this.#routes.set(path, { ...this.#routes.get(path), [route.method]: route });
   }
@@ -159,7 +168,7 @@ export class RestServer {
     if (found === undefined) return this.#send(res, 404, { success: false, code: -1000, message: `no such endpoint ${path}` });
     const route = found.methods[method as Method];
     if (route === undefined) return this.#send(res, 405, { success: false, code: -1000, message: `${method} is not allowed on ${path}` });
-    const isClaim = path === "/v1/liquidation";
+    const isClaim = path === "/v1/liquidation" || path === "/v1/claim_insurance_fund";
 
     const plan = this.faults.plan(method, path);
     if (plan.delayBeforeMs > 0 && !(await this.#wait(plan.delayBeforeMs))) return void res.destroy();
@@ -200,6 +209,7 @@ export class RestServer {
       signatory,
       contentType: header(req, "content-type"),
       param: found.param,
+      ip: req.socket.remoteAddress ?? "?",
     });
     if (plan.delayAfterMs > 0 && !(await this.#wait(plan.delayAfterMs))) return void res.destroy();
     if (plan.resetAfter || (result.ok && route.dropAnswer?.() === true)) return void res.destroy();

@@ -2,12 +2,28 @@
  * The scripted market: marks walk and are pushed every second, liquidations arrive as a Poisson
  * process, cascades burst now and then, competing liquidators take some ids first, and rewards
  * epochs advance. All timers stop when the AbortSignal fires.
+ *
+ * `market: "positions"` replaces the walk, the Poisson arrivals and the cascades by the
+ * position-driven market (positionMarket.ts): liquidations follow from traders' positions and the
+ * marks' path. The generator stays the default here, for tests that need exact control.
  */
 import type { Logger } from "pino";
+import type { InsuranceFund } from "./insuranceFund.js";
+import { PositionMarket, type PositionMarketOptions } from "./positionMarket.js";
 import type { SimPush } from "./simPush.js";
-import type { VenueCore } from "./venueCore.js";
+import { CLAIM_ROW_TYPE, type VenueCore } from "./venueCore.js";
 
 export interface ScenarioOptions {
+  /**
+   * `generator` (default): marks walk and liquidations come from the seeded generator below (exact
+   * control for tests). `positions`: the position-driven market; `liquidationsPerSec` then sizes its
+   * population (the mean rate it is sized for), and the cascade settings are unused.
+   */
+  market: "generator" | "positions";
+  /** The position-driven market's population and path (positionMarket.ts). */
+  positions: Partial<PositionMarketOptions>;
+  /** Unclaimed liquidations move to the insurance fund at their TTL (insuranceFund.ts, PROTOCOL.md §10). */
+  insuranceFund: boolean;
   /** Mark pushes (`markprices` + `${symbol}@markprice`) every this many ms; 0 disables (docs/protocol.md §5: 1 s). */
   markIntervalMs: number;
   /** Multiplier of each symbol's volatility; 0 keeps marks still (they are still pushed). */
@@ -43,6 +59,9 @@ export interface ScenarioOptions {
 }
 
 const DEFAULT_SCENARIO: ScenarioOptions = {
+  market: "generator",
+  positions: {},
+  insuranceFund: false,
   markIntervalMs: 1000,
   volatilityScale: 1,
   liquidationsPerSec: 0.5,
@@ -71,8 +90,22 @@ export const MARGIN_CASCADE_SCENARIO: Partial<ScenarioOptions> = { cascadeInterv
 /** The liquidator account's collateral (quote) in the embedded simulator's margin-bound market. */
 export const MARGIN_CASCADE_COLLATERAL = 40_000;
 
+/**
+ * The default market of `npm start` (app/venueConnection.ts): the position-driven market with the
+ * insurance fund, competitors taking some liquidations first.
+ */
+export const POSITION_MARKET_SCENARIO: Partial<ScenarioOptions> = { market: "positions", insuranceFund: true, liquidationsPerSec: 0.2 };
+
+/**
+ * Liquidations (and fund takeovers) per arriving trader in the position-driven market, measured on
+ * seeds 1–3 over 12 simulated hours at one arrival a second (0.162, 0.187, 0.169): how `liquidationsPerSec`
+ * becomes an arrival rate.
+ */
+export const LIQUIDATIONS_PER_ARRIVAL = 0.18;
+
 /** Marks pushed but still; nothing else happens unless a test makes it happen. */
 export const QUIET_SCENARIO: Partial<ScenarioOptions> = {
+  market: "generator",
   volatilityScale: 0,
   liquidationsPerSec: 0,
   cascadeIntervalMs: 0,
@@ -103,19 +136,29 @@ export function resolveScenario(partial: Partial<ScenarioOptions> = {}): Scenari
   const [lo, hi] = o.competitorDelayMs;
   if (!(lo >= 0 && hi >= lo)) throw new RangeError("scenario.competitorDelayMs must be [min, max] with 0 ≤ min ≤ max");
   if (!(o.expirySweepMs > 0)) throw new RangeError("scenario.expirySweepMs must be positive");
+  if (o.market !== "generator" && o.market !== "positions") throw new RangeError("scenario.market must be generator or positions");
   return o;
 }
 
 export class Scenario {
   readonly options: ScenarioOptions;
+  /** The position-driven market, when `market` is `positions`. */
+  readonly market: PositionMarket | undefined;
   readonly #core: VenueCore;
   readonly #logger: Logger | undefined;
   readonly #seen = new Set<number>();
 
-  constructor(core: VenueCore, options: Partial<ScenarioOptions> = {}, logger?: Logger) {
+  /** `fund`: with `insuranceFund` on, it takes the position-driven market's bankrupt accounts (the caller attaches it for the expired liquidations). */
+  constructor(core: VenueCore, options: Partial<ScenarioOptions> = {}, logger?: Logger, fund?: InsuranceFund) {
     this.#core = core;
     this.options = resolveScenario(options);
     this.#logger = logger;
+    const o = this.options;
+    if (o.market === "positions") {
+      const population = { arrivalsPerSec: o.liquidationsPerSec / LIQUIDATIONS_PER_ARRIVAL, ...o.positions.population };
+      // Without the fund, a bankrupt account is liquidated whole like any other.
+      this.market = new PositionMarket(core, core.prng.fork(), o.insuranceFund ? fund : undefined, { ...o.positions, population });
+    }
   }
 
   /** The adverse market: the claimed symbols' marks move against the claimant, once its claim is applied. */
@@ -157,8 +200,9 @@ export class Scenario {
     const unsubscribeAdverse = o.adverseMoveBps > 0 ? core.onPush((push) => this.#adverse(push, after)) : () => undefined;
     const unsubscribe = core.onPush((push) => {
       if (push.scope !== "public" || push.topic !== "liquidation" || o.competitorProbability === 0) return;
-      for (const row of push.data as { liquidationId: number; positionsByPerp: unknown[] }[]) {
-        if (this.#seen.has(row.liquidationId) || row.positionsByPerp.length === 0) continue;
+      for (const row of push.data as { liquidationId: number; type: string; positionsByPerp: unknown[] }[]) {
+        // The fund's rows are a supply no competitor uses (the liquidators studied in issue 35 do not).
+        if (this.#seen.has(row.liquidationId) || row.positionsByPerp.length === 0 || row.type === CLAIM_ROW_TYPE) continue;
         this.#seen.add(row.liquidationId);
         if (this.#seen.size > 100_000) this.#seen.clear();
         if (!core.prng.chance(o.competitorProbability)) continue;
@@ -178,14 +222,16 @@ export class Scenario {
       { once: true },
     );
 
+    const market = this.market;
     if (o.markIntervalMs > 0) {
       every(o.markIntervalMs, () => {
-        core.stepMarket(o.markIntervalMs / 1000, o.volatilityScale);
+        if (market !== undefined) market.step(o.markIntervalMs / 1000, o.volatilityScale);
+        else core.stepMarket(o.markIntervalMs / 1000, o.volatilityScale);
         core.publishMarks();
       });
     }
     every(o.expirySweepMs, () => core.expireDue());
-    if (o.liquidationsPerSec > 0) {
+    if (market === undefined && o.liquidationsPerSec > 0) {
       const next = (): void => {
         after(core.prng.exponential(o.liquidationsPerSec) * 1000, () => {
           this.#guard(() => core.addRandomLiquidation());
@@ -194,7 +240,7 @@ export class Scenario {
       };
       next();
     }
-    if (o.cascadeIntervalMs > 0) {
+    if (market === undefined && o.cascadeIntervalMs > 0) {
       every(o.cascadeIntervalMs, () => {
         const ids = core.cascade(o.cascadeSize, { shock: core.prng.uniform(-0.02, 0.02) });
         this.#logger?.info({ count: ids.length, first: ids[0] }, "sim cascade");

@@ -10,9 +10,11 @@ import type { Logger } from "pino";
 import { generateKeyPair } from "../venue/signer.js";
 import type { SimKeyInfo } from "./accounts.js";
 import type { SimFlavor } from "./flavor.js";
+import { InsuranceFund } from "./insuranceFund.js";
 import type { SimAccountMargin } from "./leverage.js";
 import type { OrderFaults } from "./orderFaults.js";
 import { Prng } from "./prng.js";
+import { PublicQuery, type PublicQueryOptions } from "./publicQuery.js";
 import { RestFaults } from "./restFaults.js";
 import { type RateLimits, RestServer } from "./restServer.js";
 import { Scenario, type ScenarioOptions } from "./scenario.js";
@@ -57,6 +59,8 @@ export interface StartSimulatorOptions {
   /** What GET /v1/client/key_info reports of the liquidator's key (default `read,trading`, expiring in 300 days). */
   key?: Partial<SimKeyInfo>;
   streams?: Partial<Pick<SimStreamsOptions, "pingIntervalMs" | "maxFrameBytes" | "deadAfterMs" | "maxBufferedBytes" | "onPublicWrite">>;
+  /** `POST /v1/public/query`'s weight pool and cache (publicQuery.ts). */
+  query?: PublicQueryOptions;
 }
 
 export interface SimulatorHandle {
@@ -76,6 +80,8 @@ export interface SimulatorHandle {
   rest: RestServer;
   streams: SimStreams;
   scenario: Scenario;
+  /** The insurance fund (PROTOCOL.md §10): it takes unclaimed liquidations when the scenario says so. */
+  fund: InsuranceFund;
   /** Fault controls: REST (any route), streams, and the order side (refusals, lost answers, partial fills, empty books). */
   faults: { rest: RestFaults; streams: StreamFaults; orders: OrderFaults };
   close(): Promise<void>;
@@ -100,7 +106,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   if (options.takerFeeBps !== undefined) coreOptions.takerFeeBps = options.takerFeeBps;
   if (options.makerFeeBps !== undefined) coreOptions.makerFeeBps = options.makerFeeBps;
   const core = new VenueCore(coreOptions);
-  const scenario = new Scenario(core, options.scenario, options.logger);
+  const fund = new InsuranceFund(core);
+  const scenario = new Scenario(core, options.scenario, options.logger, fund);
+  if (scenario.options.insuranceFund) fund.attach();
+  const query = new PublicQuery(core, () => scenario.market?.population, options.query);
 
   // The liquidator: an id derived from the seed, a fresh key (never derived from the seed).
   const ids = new Prng(seed ^ 0x5eed);
@@ -117,7 +126,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   core.accounts.registerKey(accountId, key.publicKey);
   if (options.key !== undefined) core.accounts.setKeyInfo(accountId, key.publicKey, options.key);
 
-  const restOptions: ConstructorParameters<typeof RestServer>[0] = { core, faults: new RestFaults(core.now) };
+  const restOptions: ConstructorParameters<typeof RestServer>[0] = { core, faults: new RestFaults(core.now), fund, query };
   if (options.headerPrefix !== undefined) restOptions.headerPrefix = options.headerPrefix;
   if (options.logger !== undefined) restOptions.logger = options.logger;
   if (options.rateLimits !== undefined) restOptions.rateLimits = options.rateLimits;
@@ -179,6 +188,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     rest,
     streams,
     scenario,
+    fund,
     faults: { rest: rest.faults, streams: streams.faults, orders: core.trading.faults },
     close,
   };

@@ -35,6 +35,8 @@ export interface SymbolSpec {
   baseImr?: number;
   baseMmr?: number;
   imrFactor?: number;
+  /** `claim_insurance_fund_discount` (PROTOCOL.md §10); default half `liquidatorFee` (insuranceFund.ts). */
+  claimInsuranceFundDiscount?: number;
   /** The synthetic order book; default by symbol and tier (orderBook.ts `defaultBookSpec`). */
   book?: BookSpec;
 }
@@ -241,6 +243,7 @@ export class SymbolTable {
         ["quoteMax", s.quoteMax],
         ["priceRange", s.priceRange],
         ["imrFactor", s.imrFactor],
+        ["claimInsuranceFundDiscount", s.claimInsuranceFundDiscount],
       ] as const) {
         if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${s.symbol}: ${k} must be a number ≥ 0`);
       }

@@ -28,6 +28,9 @@ import { type ClaimResponseData, claimResponse, liquidationPushRow, liquidatorLi
 
 export type { ClaimResponseData } from "./wireShapes.js";
 
+/** The `type` of the open list's rows that are the insurance fund's positions (PROTOCOL.md §10). */
+export const CLAIM_ROW_TYPE = "claim";
+
 export interface VenueCoreOptions {
   seed: number;
   now?: () => number;
@@ -46,7 +49,8 @@ export interface VenueCoreOptions {
 }
 
 export interface AddLiquidationInput {
-  positions: readonly { symbol: string; position_qty: number }[];
+  /** `liquidator_fee` defaults to the symbol's (the insurance fund's rows carry its discount). */
+  positions: readonly { symbol: string; position_qty: number; liquidator_fee?: number }[];
   type?: string;
   ttlMs?: number;
 }
@@ -88,6 +92,11 @@ export class VenueCore {
   readonly #inProcess = new Set<number>();
   readonly #ttlMs: number;
   claimProcessingDelayMs: number;
+  /**
+   * Each liquidation the TTL took off the book, after its removal was pushed: the insurance fund
+   * takes it over (insuranceFund.ts, PROTOCOL.md §10). None: expired liquidations just go.
+   */
+  onExpire: ((liq: OpenLiquidation) => void) | undefined;
 
   constructor(options: VenueCoreOptions) {
     const clock = options.now ?? Date.now;
@@ -188,7 +197,7 @@ export class VenueCore {
       if (seen.has(p.symbol)) throw new RangeError(`symbol ${p.symbol} listed twice`);
       seen.add(p.symbol);
       if (!Number.isFinite(p.position_qty) || p.position_qty === 0) throw new RangeError("position_qty must be a non-zero number");
-      return { symbol: p.symbol, positionQty: p.position_qty, liquidatorFee: spec.liquidatorFee };
+      return { symbol: p.symbol, positionQty: p.position_qty, liquidatorFee: p.liquidator_fee ?? spec.liquidatorFee };
     });
     const now = this.now();
     const ttl = input.ttlMs ?? this.#ttlMs;
@@ -206,10 +215,18 @@ export class VenueCore {
 
   /** Open a liquidation (fees from the symbols) and push it; returns its id. */
   addLiquidation(input: AddLiquidationInput): number {
+    return this.addLiquidations([input])[0] as number;
+  }
+
+  /** Open several liquidations at once, pushed in one `liquidation` frame as the venue batches them; their ids. */
+  addLiquidations(inputs: readonly AddLiquidationInput[]): number[] {
     this.expireDue();
-    const liq = this.#openLiquidation(input);
-    this.#pushLiquidations([liquidationPushRow(liq)], [liq.liquidationId]);
-    return liq.liquidationId;
+    const opened = inputs.map((input) => this.#openLiquidation(input));
+    this.#pushLiquidations(
+      opened.map((l) => liquidationPushRow(l)),
+      opened.map((l) => l.liquidationId),
+    );
+    return opened.map((l) => l.liquidationId);
   }
 
   /** A closed liquidation id open again with new quantities (docs/protocol.md §5), pushed as an update. */
@@ -267,11 +284,16 @@ export class VenueCore {
   expireDue(): number[] {
     const ids = this.book.expiredAt(this.now());
     const rows: unknown[] = [];
+    const expired: OpenLiquidation[] = [];
     for (const id of ids) {
       const liq = this.book.get(id);
-      if (liq !== undefined && this.book.remove(id, "expired")) rows.push(liquidationPushRow(liq, true));
+      if (liq !== undefined && this.book.remove(id, "expired")) {
+        rows.push(liquidationPushRow(liq, true));
+        expired.push(liq);
+      }
     }
     this.#pushLiquidations(rows);
+    if (this.onExpire !== undefined) for (const liq of expired) this.onExpire(liq);
     return ids;
   }
 
@@ -306,6 +328,15 @@ export class VenueCore {
       if (account === undefined)
         return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, refused(-1002, "unknown account"));
       const liq = this.book.get(req.liquidationId);
+      // PROTOCOL.md §10 (the simulator's reading of an unsettled point): the fund's rows are claimed through its own endpoint.
+      if (liq?.type === CLAIM_ROW_TYPE)
+        return this.#logRefusal(
+          accountId,
+          req.liquidationId,
+          receivedAt,
+          source,
+          refused(-1005, "a type claim row is claimed through POST /v1/claim_insurance_fund"),
+        );
       const outcome = evaluateClaim(req, liq, {
         symbol: (s) => this.symbols.get(s),
         mark: (s) => this.market.mark(s),
@@ -319,7 +350,7 @@ export class VenueCore {
       if (!outcome.ok) return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, outcome);
       // evaluateClaim only succeeds on an open liquidation.
       return ok(
-        this.#apply(
+        this.applyClaim(
           account,
           liq as OpenLiquidation,
           outcome.value.transfers,
@@ -361,7 +392,12 @@ export class VenueCore {
     this.claimLog.record({ receivedAt, decidedAt: this.now(), accountId, liquidationId, code, message, transfers: [], source: "rest" });
   }
 
-  #apply(
+  /**
+   * A claim the rules accepted, applied: positions moved, the open liquidation updated, the claim
+   * logged, the `liquidation` and `liquidatorliquidations` pushes, the fee credited. Also the
+   * insurance fund's claims (insuranceFund.ts), decided by their own rules.
+   */
+  applyClaim(
     account: SimAccount,
     liq: OpenLiquidation,
     transfers: Transfer[],

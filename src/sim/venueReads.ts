@@ -3,6 +3,7 @@
  * -1006) and wire shapes (snake_case, docs/protocol.md §4). Pure with respect to I/O.
  */
 import { type CampaignFill, type CampaignStats, campaignStats, parseCampaignQuery } from "./campaigns.js";
+import { fundDiscountOf } from "./insuranceFund.js";
 import { marginOf } from "./margin.js";
 import { type Page, parseOrderQuery, queryOrders, type StoredOrder } from "./orderQuery.js";
 import { orderFilters } from "./orderRules.js";
@@ -97,6 +98,7 @@ export function infoRow(s: SymbolSpec): Record<string, unknown> {
     base_imr: m.baseImr,
     base_mmr: m.baseMmr,
     imr_factor: m.imrFactor,
+    claim_insurance_fund_discount: fundDiscountOf(s),
   };
 }
 

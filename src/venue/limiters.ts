@@ -30,8 +30,8 @@ import { AbortedError, ConfigError } from "../errors.js";
 
 const JITTER_BUDGET_MS = 50;
 
-export type LimiterName = "public" | "claims" | "admin_orders" | "account_reads" | "orders";
-export const LIMITER_NAMES: readonly LimiterName[] = ["public", "claims", "admin_orders", "account_reads", "orders"];
+export type LimiterName = "public" | "claims" | "fund_claims" | "admin_orders" | "account_reads" | "orders";
+export const LIMITER_NAMES: readonly LimiterName[] = ["public", "claims", "fund_claims", "admin_orders", "account_reads", "orders"];
 
 export interface VenueLimitsConfig {
   public_per_second: number;
@@ -171,6 +171,9 @@ export function createVenueLimiters(limits: VenueLimitsConfig): VenueLimiters {
   const scopes: Record<LimiterName, ScopeLimiter> = {
     public: new ScopeLimiter(checkRate("public_per_second", limits.public_per_second)),
     claims: new ScopeLimiter(checkRate("claims_per_second", limits.claims_per_second)),
+    // PROTOCOL.md §10: POST /v1/claim_insurance_fund is 5/s like claims, in a window of its own: a
+    // fund claim never takes a liquidation claim's permit.
+    fund_claims: new ScopeLimiter(checkRate("claims_per_second", limits.claims_per_second)),
     admin_orders: new ScopeLimiter(checkRate("admin_orders_per_second", limits.admin_orders_per_second)),
     account_reads: new ScopeLimiter(checkRate("account_reads_per_second", limits.account_reads_per_second)),
     orders: new ScopeLimiter(checkRate("orders_per_second", limits.orders_per_second)),

@@ -10,8 +10,59 @@ import type { ClaimDecision, Fill, Liquidation, LiquidationPosition, OrderFilter
 import type { LeverageRow } from "./leverageSchemas.js";
 import type { ClientInfo } from "./orderSchemas.js";
 import type { ClaimRequest, ClaimResult, FuturesRow, OpenLiquidation, PositionRow, Positions } from "./restSchemas.js";
+import type { FundClaimRequest } from "./supplySchemas.js";
 import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.js";
 import { integerFrom, numberFrom } from "./wireNumbers.js";
+
+/**
+ * The `type` of the open list's rows that are the insurance fund's positions (PROTOCOL.md §10),
+ * claimed through `POST /v1/claim_insurance_fund` at the fund's discount, not as liquidations.
+ */
+export const FUND_ROW_TYPE = "claim";
+
+/**
+ * The rows that are liquidations, not the fund's: the same array when none is the fund's (the
+ * usual frame allocates nothing).
+ */
+export function withoutFundRows<T extends { type?: string }>(rows: readonly T[]): readonly T[] {
+  for (const r of rows) if (r.type === FUND_ROW_TYPE) return rows.filter((x) => x.type !== FUND_ROW_TYPE);
+  return rows;
+}
+
+/** One symbol of an insurance fund row (PROTOCOL.md §10): claimable through `POST /v1/claim_insurance_fund`. */
+export interface FundOffer {
+  /** The row's `liquidation_id`: the `claim_id` of a fund claim. */
+  claimId: number;
+  symbol: string;
+  /** Signed, as held by the fund: a claim takes this side. */
+  positionQty: number;
+  /** The row's `liquidator_fee`: the symbol's `claim_insurance_fund_discount`. */
+  discount: number;
+}
+
+/** The open symbols of a `type: "claim"` row; none for any other row. */
+export function fundOffersFromRow(row: OpenLiquidation): FundOffer[] {
+  if (row.type !== FUND_ROW_TYPE) return [];
+  return row.positions_by_perp
+    .filter((p) => p.position_qty !== 0)
+    .map((p) => ({ claimId: row.liquidation_id, symbol: p.symbol, positionQty: p.position_qty, discount: p.liquidator_fee }));
+}
+
+/** The fee of claiming `qty` (base, unsigned) of an offer at `mark`: |qty| × mark × the fund's discount. */
+export function fundClaimFee(offer: FundOffer, qty: number, mark: number): number {
+  return Math.abs(qty) * mark * offer.discount;
+}
+
+/**
+ * The `POST /v1/claim_insurance_fund` body for `qty` (base, positive, already on the symbol's step)
+ * of an offer, with its limit price. Throws RangeError on what the venue must not receive.
+ */
+export function fundClaimRequestBody(offer: FundOffer, qty: number, limitPrice: number): FundClaimRequest {
+  if (!(qty > 0) || !Number.isFinite(qty) || qty > Math.abs(offer.positionQty))
+    throw new RangeError(`fund claim ${offer.claimId}: qty ${qty} is not in (0, ${Math.abs(offer.positionQty)}]`);
+  if (!(limitPrice > 0) || !Number.isFinite(limitPrice)) throw new RangeError(`fund claim ${offer.claimId}: limit price ${limitPrice}`);
+  return { claim_id: offer.claimId, symbol: offer.symbol, qty_request: qty, limit_price: { [offer.symbol]: limitPrice } };
+}
 
 /** A row of `GET /v1/public/liquidation`. */
 export function liquidationFromRow(row: OpenLiquidation): Liquidation {

@@ -157,6 +157,8 @@ export class RestCore {
   readonly #onRequest: RestClientOptions["onRequest"];
   readonly #onSkippedRows: RestClientOptions["onSkippedRows"];
   readonly #plainHeaders: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
+  /** An unsigned POST (the Public Info API's query, PROTOCOL.md §10) carries its JSON body's type. */
+  readonly #plainPostHeaders: Record<string, string> = { ...this.#plainHeaders, "content-type": "application/json" };
 
   constructor(options: RestClientOptions) {
     const v = validateOptions(options);
@@ -251,7 +253,11 @@ export class RestCore {
     lane: Lane = "read",
   ): Promise<Stamped<z.output<S>>> {
     if (this.#limiters && scope !== undefined) await this.#limiters.acquire(scope, signal);
-    const headers = signed ? this.#signedHeaders(method, pathWithQuery, body) : this.#plainHeaders;
+    const headers = signed
+      ? this.#signedHeaders(method, pathWithQuery, body)
+      : body !== undefined
+        ? this.#plainPostHeaders
+        : this.#plainHeaders;
     const started = performance.now();
     let res: HttpResponse;
     try {

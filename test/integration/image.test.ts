@@ -121,6 +121,8 @@ describeWithPodman("the image, built with podman and run from its own filesystem
       `HOME=${user.home}`,
       "LIQUIDATOR_METRICS_HOST=127.0.0.1",
       `LIQUIDATOR_METRICS_PORT=${await freePort()}`,
+      // The generator market: its steady arrivals make "a claim within 30 s" exact.
+      "LIQUIDATOR_SIM_MARKET=generator",
     ];
     // chroot and env exec in turn, so the child's pid ends as node's: SIGTERM reaches the daemon.
     const inImage = (argv: string[]): [string, string[]] => [

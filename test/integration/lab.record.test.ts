@@ -32,6 +32,8 @@ describe("record", () => {
     expect(kinds.get("open") ?? 0).toBeGreaterThan(1);
     expect(kinds.get("markprices") ?? 0).toBeGreaterThan(1);
     expect(kinds.get("liquidation") ?? 0).toBeGreaterThan(0);
+    // The heatmap is polled at the start (forecast.enabled): one poll of the venue's platform positions.
+    expect(kinds.get("forecast")).toBe(1);
     expect(kinds.has("claim")).toBe(false);
     expect(claimsBy(sim)).toEqual([]);
 

@@ -469,6 +469,8 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_UNWIND_SCOPE", value: "all", pick: (c) => c.unwind.scope, expected: "all" },
     { variable: "LIQUIDATOR_STATE_BACKEND", value: "file", pick: (c) => c.state.backend, expected: "file" },
     { variable: "LIQUIDATOR_SIM_FLAVOR", value: "real", pick: (c) => c.simulator.flavor, expected: "real" },
+    { variable: "LIQUIDATOR_SIM_MARKET", value: "generator", pick: (c) => c.simulator.market, expected: "generator" },
+    { variable: "LIQUIDATOR_FORECAST", value: "0", pick: (c) => c.forecast.enabled, expected: false },
     {
       variable: "LIQUIDATOR_POSTGRES_URL",
       value: "postgres://u:p@db:5432/liq",

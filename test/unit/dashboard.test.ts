@@ -39,6 +39,8 @@ function touchEverything(m: Metrics): void {
   m.setLimiterSource(() => [{ limiter: "claims", queued: 0 }]);
   m.setWatchdogSource(() => [{ loop: "claimer", ageSeconds: 0.1, limitSeconds: 30 }]);
   m.shadow.setSource(() => ({ scores: [{ variant: "fee20", claims: 1, net: 2 }], cpuSeconds: 0.01, events: 10, queued: 0 }));
+  m.setHeatmapSource(() => ({ symbols: ["PERP_BTC_USDC"], cell: () => [1, 2, 3] }));
+  m.setCapacitySource(() => 5);
 }
 
 describe("dashboard and alert rules vs. the metrics registry", () => {

@@ -106,6 +106,36 @@ describe("Ingest", () => {
     expect(feed.frames).toBe(false);
   });
 
+  test("the insurance fund's rows (type claim) are neither booked nor offered, from the stream or the open list; the capture keeps them", async () => {
+    const recorded: CaptureEvent[] = [];
+    const { ingest, offered, order, slices } = setup({ record: (e) => void recorded.push(e) });
+    const fund = { ...row(2, 1), type: "claim" };
+    ingest.openList([row(1, 1), fund], Date.now());
+    ingest.stream([
+      "liquidation",
+      [
+        {
+          liquidationId: 3,
+          timestamp: 3,
+          type: "claim",
+          positionsByPerp: [{ symbol: "PERP_ETH_USDC", positionQty: 1, liquidatorFee: 0.004 }],
+        },
+        {
+          liquidationId: 4,
+          timestamp: 4,
+          type: "liquidated",
+          positionsByPerp: [{ symbol: "PERP_ETH_USDC", positionQty: 1, liquidatorFee: 0.008 }],
+        },
+      ],
+      undefined,
+    ]);
+    await slices.idle();
+    expect(offered.sort()).toEqual([1, 4]);
+    expect(order.filter((e) => e.startsWith("seen"))).toEqual(["seen 1", "seen 4"]);
+    expect(recorded.map((e) => e.k)).toEqual(["open", "liquidation"]);
+    expect(recorded[0]?.k === "open" && recorded[0].rows).toHaveLength(2);
+  });
+
   test("a REST open list offers only new or changed ids; skipped ones are re-decided by the claimer", async () => {
     const { ingest, offered, retried, slices } = setup();
     const rows = Array.from({ length: 10_000 }, (_, i) => row(i + 1, 1 + i / 10_000));

@@ -9,6 +9,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/captureTap.js";
 import { CaptureFiles, capturesIn } from "../../src/lab/captureFiles.js";
+import { CAPTURE_VERSION } from "../../src/lab/captureFormat.js";
 import { CaptureQueue, type CaptureSink } from "../../src/lab/captureQueue.js";
 import { readCapture } from "../../src/lab/captureReader.js";
 import { header, marksEvent, T0, writeRawCapture } from "../support/captures.js";
@@ -79,7 +80,7 @@ describe("capture files", () => {
       const first = gunzipSync(await readFile(join(dir, n)))
         .toString()
         .split("\n")[0] as string;
-      expect(JSON.parse(first)).toMatchObject({ format: "liquidator-capture", version: 2, writer: "test" });
+      expect(JSON.parse(first)).toMatchObject({ format: "liquidator-capture", version: CAPTURE_VERSION, writer: "test" });
     }
     const back: number[][] = [];
     for (const n of names) {

@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { type ClaimDecision, decide } from "../../src/engine/policy.js";
-import { claimRequestBody, liquidationFromRow, symbolInfoFromRow } from "../../src/venue/mapping.js";
+import {
+  claimRequestBody,
+  fundClaimFee,
+  fundClaimRequestBody,
+  fundOffersFromRow,
+  liquidationFromRow,
+  symbolInfoFromRow,
+  withoutFundRows,
+} from "../../src/venue/mapping.js";
 import { liq, makeCtx, NOW } from "./engine.fixtures.js";
 
 const BTC = "PERP_BTC_USDC";
@@ -67,5 +75,45 @@ describe("claimRequestBody", () => {
     expect(() => claimRequestBody({ ...d, limitPrice: { [BTC]: Number.NaN } })).toThrow(RangeError);
     expect(() => claimRequestBody({ ...d, limitPrice: { [BTC]: -1 } })).toThrow(RangeError);
     expect(() => claimRequestBody({ ...d, symbols: [{ symbol: BTC, ratio: Number.POSITIVE_INFINITY }] })).toThrow(RangeError);
+  });
+});
+
+describe("the insurance fund's rows (PROTOCOL.md §10)", () => {
+  const row = {
+    liquidation_id: 77,
+    timestamp: 1,
+    type: "claim",
+    positions_by_perp: [
+      { symbol: "PERP_ETH_USDC", position_qty: -2, liquidator_fee: 0.004 },
+      { symbol: "PERP_BTC_USDC", position_qty: 0, liquidator_fee: 0.003 },
+    ],
+  };
+
+  it("a type claim row's open symbols are offers at the fund's discount; any other row has none, and is what the daemon books", () => {
+    expect(fundOffersFromRow(row)).toEqual([{ claimId: 77, symbol: "PERP_ETH_USDC", positionQty: -2, discount: 0.004 }]);
+    expect(fundOffersFromRow({ ...row, type: "liquidated" })).toEqual([]);
+    const liquidations = [{ ...row, type: "liquidated" }];
+    expect(withoutFundRows(liquidations)).toBe(liquidations);
+    expect(withoutFundRows([...liquidations, row])).toEqual(liquidations);
+  });
+
+  it("a claim's fee is the discount of its notional; the body names one symbol, a quantity within the offer and a limit price", () => {
+    const [offer] = fundOffersFromRow(row);
+    if (offer === undefined) throw new Error("no offer");
+    expect(fundClaimFee(offer, 1.5, 3_000)).toBeCloseTo(18, 12);
+    expect(fundClaimRequestBody(offer, 1.5, 2_990)).toEqual({
+      claim_id: 77,
+      symbol: "PERP_ETH_USDC",
+      qty_request: 1.5,
+      limit_price: { PERP_ETH_USDC: 2_990 },
+    });
+    for (const [qty, limit] of [
+      [0, 2_990],
+      [2.5, 2_990],
+      [Number.NaN, 2_990],
+      [1, 0],
+      [1, Number.POSITIVE_INFINITY],
+    ] as const)
+      expect(() => fundClaimRequestBody(offer, qty, limit)).toThrow(RangeError);
   });
 });

@@ -266,3 +266,28 @@ describe("bounded label helpers", () => {
     expect(httpStatusLabel(1000)).toBe("error");
   });
 });
+
+describe("the heatmap's families", () => {
+  it("forecast_notional_quote: no series before the first poll, then every allowed symbol's three bands per side (0 where nothing is near), rebuilt at each scrape", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    const lines = async (name: string) =>
+      (await m.registry.metrics()).split("\n").filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+    expect(await lines("liquidator_forecast_notional_quote")).toEqual([]);
+    let symbols = ["PERP_BTC_USDC", "PERP_ETH_USDC"];
+    m.setHeatmapSource(() => ({ symbols, cell: (s, side) => (s === "PERP_BTC_USDC" && side === "long" ? [1, 2, 3] : undefined) }));
+    const first = await lines("liquidator_forecast_notional_quote");
+    expect(first).toHaveLength(2 * 2 * 3);
+    expect(first).toContain('liquidator_forecast_notional_quote{symbol="PERP_BTC_USDC",side="long",band="2pct"} 2');
+    expect(first).toContain('liquidator_forecast_notional_quote{symbol="PERP_ETH_USDC",side="short",band="5pct"} 0');
+    symbols = ["PERP_ETH_USDC"];
+    expect(await lines("liquidator_forecast_notional_quote")).toHaveLength(6);
+    // Capacity: what its source says at the scrape; NaN (no alert compares true) while unknown, or when the source throws.
+    expect((await lines("liquidator_capacity_quote")).map((l) => l.toLowerCase())).toEqual(["liquidator_capacity_quote nan"]);
+    m.setCapacitySource(() => 1234.5);
+    expect(await lines("liquidator_capacity_quote")).toEqual(["liquidator_capacity_quote 1234.5"]);
+    m.setCapacitySource(() => {
+      throw new Error("bug");
+    });
+    expect((await lines("liquidator_capacity_quote")).map((l) => l.toLowerCase())).toEqual(["liquidator_capacity_quote nan"]);
+  });
+});

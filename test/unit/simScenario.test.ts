@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { InsuranceFund } from "../../src/sim/insuranceFund.js";
 import { resolveScenario, Scenario } from "../../src/sim/scenario.js";
 import type { SimPush } from "../../src/sim/simPush.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
@@ -110,6 +111,43 @@ describe("Scenario", () => {
     }
   });
 
+  it("market positions: its timers step the position-driven market (still at volatility 0), the fund takes what expires, competitors leave the fund's rows alone", async () => {
+    const core = new VenueCore({ seed: 5, orderCounts: [1], liquidationTtlMs: 200 });
+    const fund = new InsuranceFund(core);
+    const scenario = new Scenario(
+      core,
+      {
+        market: "positions",
+        insuranceFund: true,
+        liquidationsPerSec: 0.05,
+        markIntervalMs: 20,
+        volatilityScale: 0,
+        competitorProbability: 1,
+        competitorDelayMs: [0, 5],
+        expirySweepMs: 20,
+      },
+      undefined,
+      fund,
+    );
+    fund.attach();
+    expect(scenario.market).toBeDefined();
+    const btc = core.mark("PERP_BTC_USDC");
+    const clock = scenario.market?.clock as number;
+    const stop = new AbortController();
+    scenario.start(stop.signal);
+    try {
+      await until(() => (scenario.market?.clock ?? 0) >= clock + 200, "ten market steps of 20 ms");
+      expect(core.mark("PERP_BTC_USDC")).toBe(btc); // volatility 0: the marks stay
+      const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
+      await until(() => core.claims(id).length > 0, "a competitor's claim");
+      const row = fund.takeOver([{ symbol: "PERP_SOL_USDC", position_qty: 3 }]) as number;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(core.claimRequests().some((c) => c.liquidationId === row)).toBe(false);
+    } finally {
+      stop.abort();
+    }
+  });
+
   it.each([
     [{ markIntervalMs: -1 }],
     [{ liquidationsPerSec: Number.NaN }],
@@ -118,6 +156,7 @@ describe("Scenario", () => {
     [{ competitorDelayMs: [10, 5] as const }],
     [{ expirySweepMs: 0 }],
     [{ unwindIntervalMs: -5 }],
+    [{ market: "neither" as never }],
   ])("refuses invalid options %j", (opts) => {
     expect(() => resolveScenario(opts)).toThrow(RangeError);
   });
