@@ -8,15 +8,15 @@
 
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
-import type { CaptureTap } from "../daemon/captureTap.js";
+import type { DrainResult } from "../daemon/control/drain.js";
+import type { Leadership } from "../daemon/control/leadership.js";
+import type { ProtectionGuard } from "../daemon/control/protectionGuard.js";
+import type { TradingStateName } from "../daemon/control/tradingState.js";
 import type { Daemon } from "../daemon/daemon.js";
-import type { DrainResult } from "../daemon/drain.js";
-import type { Ingest } from "../daemon/ingest.js";
-import type { Leadership } from "../daemon/leadership.js";
-import { type LeftPosition, positionsLeft } from "../daemon/positionsLeft.js";
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
-import type { TradingStateName } from "../daemon/tradingState.js";
-import type { Unwinder } from "../daemon/unwinder.js";
+import type { Ingest } from "../daemon/feeds/ingest.js";
+import type { CaptureTap } from "../daemon/records/captureTap.js";
+import { type LeftPosition, positionsLeft } from "../daemon/unwind/positionsLeft.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Watchdog } from "../observe/watchdog.js";
 import type { JournalReplay } from "../store/journalReplay.js";

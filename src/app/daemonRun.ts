@@ -5,15 +5,15 @@
  * shadow variants' thread with it.
  */
 import { setMaxListeners } from "node:events";
+import type { Drain, DrainResult } from "../daemon/control/drain.js";
+import type { KeyWatch } from "../daemon/control/keyWatch.js";
+import type { ProtectionGuard } from "../daemon/control/protectionGuard.js";
 import type { Daemon } from "../daemon/daemon.js";
-import type { Drain, DrainResult } from "../daemon/drain.js";
-import type { KeyWatch } from "../daemon/keyWatch.js";
-import type { MarkoutSampler } from "../daemon/markoutSampler.js";
-import type { OpportunityLedger } from "../daemon/opportunityLedger.js";
-import { type LeftPosition, logLeftAtShutdown } from "../daemon/positionsLeft.js";
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
-import type { Unwinder } from "../daemon/unwinder.js";
-import type { RewardsPoller } from "../observe/rewardsPoller.js";
+import type { RewardsPoller } from "../daemon/feeds/rewardsPoller.js";
+import type { MarkoutSampler } from "../daemon/records/markoutSampler.js";
+import type { OpportunityLedger } from "../daemon/records/opportunityLedger.js";
+import { type LeftPosition, logLeftAtShutdown } from "../daemon/unwind/positionsLeft.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { StateStore } from "../store/stateStore.js";
 import type { VenueLimiters } from "../venue/limiters.js";
 import type { RestClient } from "../venue/rest.js";

@@ -1,5 +1,5 @@
 /**
- * SIGUSR2 asks the daemon to stop safely (daemon/drain.ts): no new claims, unwind what claims
+ * SIGUSR2 asks the daemon to stop safely (daemon/control/drain.ts): no new claims, unwind what claims
  * assigned until flat, then exit 0. Handled from the process's first moment (Node's default action
  * would kill it at once, positions open); one that arrives while starting is applied once started.
  */

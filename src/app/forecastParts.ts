@@ -1,15 +1,15 @@
 /**
  * The liquidation heatmap and the capacity beside it (issue 35, `forecast.*`): the poller of the
- * venue's platform positions (daemon/forecastPoller.ts) into `liquidator_forecast_notional_quote`
+ * venue's platform positions (daemon/feeds/forecastPoller.ts) into `liquidator_forecast_notional_quote`
  * and, with `state.capture` on, the capture; `liquidator_capacity_quote` read at scrape from the
  * decision's own books (engine/capacity.ts): for the symbol and side whose 2 % band holds the most,
  * else the least over the allowed symbols and sides. Protections that stop claiming make it 0.
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import type { CaptureTap } from "../daemon/captureTap.js";
-import { type ForecastPoll, ForecastPoller } from "../daemon/forecastPoller.js";
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
+import type { ProtectionGuard } from "../daemon/control/protectionGuard.js";
+import { type ForecastPoll, ForecastPoller } from "../daemon/feeds/forecastPoller.js";
+import type { CaptureTap } from "../daemon/records/captureTap.js";
 import { Capacity } from "../engine/capacity.js";
 import { FORECAST_SIDES, type ForecastSide, fullestTwoPercent } from "../engine/forecast.js";
 import type { Metrics } from "../observe/metrics.js";

@@ -5,11 +5,11 @@
 import type { Logger } from "pino";
 import { CoreFold } from "../core/coreFold.js";
 import type { TradingCore } from "../core/tradingCore.js";
-import type { Claimer } from "../daemon/claimer.js";
-import { adoptJournal, Leadership } from "../daemon/leadership.js";
-import type { MarkoutSampler } from "../daemon/markoutSampler.js";
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
-import type { Unwinder } from "../daemon/unwinder.js";
+import type { Claimer } from "../daemon/claim/claimer.js";
+import { adoptJournal, Leadership } from "../daemon/control/leadership.js";
+import type { ProtectionGuard } from "../daemon/control/protectionGuard.js";
+import type { MarkoutSampler } from "../daemon/records/markoutSampler.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { JournalReplay } from "../store/journalReplay.js";
 import type { StateStore } from "../store/stateStore.js";

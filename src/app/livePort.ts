@@ -4,7 +4,7 @@
  * venue's record of our claims, real timers.
  */
 import type { CorePort, RecordRead } from "../core/corePort.js";
-import type { ClaimSender } from "../daemon/claimSender.js";
+import type { ClaimSender } from "../daemon/claim/claimSender.js";
 import type { StateStore } from "../store/stateStore.js";
 import { VenueError } from "../venue/errors.js";
 import { readLiquidatorRecord } from "../venue/liquidatorRecord.js";

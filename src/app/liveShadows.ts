@@ -1,15 +1,15 @@
 /**
- * `shadow.variants` in the daemon: the shadow feed (lab/shadowFeed.ts) fed by the same inputs as the
+ * `shadow.variants` in the daemon: the shadow feed (lab/shadow/shadowFeed.ts) fed by the same inputs as the
  * capture and told of the live account's claims, scored in `liquidator_shadow_*`; its replay runs in
  * a worker thread, ended with the daemon's run. Built whether or
  * not variants are configured, so a SIGHUP can start (or change, or stop) them without a restart.
  */
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
-import type { CaptureEvent, CaptureTap } from "../daemon/captureTap.js";
-import type { ClaimTransport } from "../daemon/claimSender.js";
-import { ownClaimsTransport } from "../lab/ownClaimsTap.js";
-import { ShadowFeed } from "../lab/shadowFeed.js";
+import type { ClaimTransport } from "../daemon/claim/claimSender.js";
+import type { CaptureEvent, CaptureTap } from "../daemon/records/captureTap.js";
+import { ownClaimsTransport } from "../lab/shadow/ownClaimsTap.js";
+import { ShadowFeed } from "../lab/shadow/shadowFeed.js";
 import type { Metrics } from "../observe/metrics.js";
 
 /** The backtest's defaults (`backtest --latency-ms`, `--slippage-bps`, `--taker-fee-bps`). */

@@ -3,8 +3,8 @@
  * trading core's, core/coreFold.ts).
  */
 import type { Logger } from "pino";
-import { MarkoutSampler } from "../daemon/markoutSampler.js";
-import type { PolicyState } from "../daemon/policyState.js";
+import type { PolicyState } from "../daemon/claim/policyState.js";
+import { MarkoutSampler } from "../daemon/records/markoutSampler.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";

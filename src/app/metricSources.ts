@@ -4,8 +4,8 @@
  */
 import type { Config } from "../config/schema.js";
 import type { TradingCore } from "../core/tradingCore.js";
-import { dustBySymbol, type LeftPosition } from "../daemon/positionsLeft.js";
-import type { Unwinder } from "../daemon/unwinder.js";
+import { dustBySymbol, type LeftPosition } from "../daemon/unwind/positionsLeft.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import { marginParamsOf } from "../engine/margin.js";
 import type { Metrics } from "../observe/metrics.js";
 import { LIMITER_NAMES, type VenueLimiters } from "../venue/limiters.js";

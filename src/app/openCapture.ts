@@ -1,6 +1,6 @@
 /** `state.capture`: the daemon's capture folder, its rotating writer and the non-blocking queue in front of it. */
-import { CaptureFiles } from "../lab/captureFiles.js";
-import { CaptureQueue } from "../lab/captureQueue.js";
+import { CaptureFiles } from "../lab/capture/captureFiles.js";
+import { CaptureQueue } from "../lab/capture/captureQueue.js";
 
 export async function openDaemonCapture(o: {
   dir: string;

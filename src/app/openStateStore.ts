@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import type { Leadership } from "../daemon/leadership.js";
+import type { Leadership } from "../daemon/control/leadership.js";
 import { ConfigError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { JOURNAL_FILE } from "../store/fileJournal.js";

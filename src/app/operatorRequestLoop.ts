@@ -5,7 +5,7 @@
  * marks it done. A done that fails is tried again on the next turn without acting twice in this
  * process; a store that cannot be read now is tried again too (logged once per failure run).
  */
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
+import type { ProtectionGuard } from "../daemon/control/protectionGuard.js";
 import { sleep } from "../sleep.js";
 import type { StateStore } from "../store/stateStore.js";
 

@@ -11,12 +11,12 @@ import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import { LIVE_SECTIONS, reloadPolicy } from "../config/reloadPolicy.js";
 import type { Config } from "../config/schema.js";
-import type { Claimer } from "../daemon/claimer.js";
-import type { ClaimSender } from "../daemon/claimSender.js";
-import type { Ingest } from "../daemon/ingest.js";
-import type { PolicyState } from "../daemon/policyState.js";
-import { type ProtectionGuard, protectionLimits } from "../daemon/protectionGuard.js";
-import type { Unwinder } from "../daemon/unwinder.js";
+import type { Claimer } from "../daemon/claim/claimer.js";
+import type { ClaimSender } from "../daemon/claim/claimSender.js";
+import type { PolicyState } from "../daemon/claim/policyState.js";
+import { type ProtectionGuard, protectionLimits } from "../daemon/control/protectionGuard.js";
+import type { Ingest } from "../daemon/feeds/ingest.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { LiveShadows } from "./liveShadows.js";
 

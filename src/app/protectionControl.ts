@@ -1,11 +1,11 @@
 /**
- * The protections wired (daemon/protectionGuard.ts): fed by the P&L ledger and the marks, driving
+ * The protections wired (daemon/control/protectionGuard.ts): fed by the P&L ledger and the marks, driving
  * the trading state, gating the claimer, journaled in the store, counted in
  * `liquidator_protection_trips_total{protection}`.
  */
-import type { Claimer } from "../daemon/claimer.js";
-import { PROTECTIONS, ProtectionGuard, protectionLimits } from "../daemon/protectionGuard.js";
-import type { TradingState } from "../daemon/tradingState.js";
+import type { Claimer } from "../daemon/claim/claimer.js";
+import { PROTECTIONS, ProtectionGuard, protectionLimits } from "../daemon/control/protectionGuard.js";
+import type { TradingState } from "../daemon/control/tradingState.js";
 import type { MarkBook } from "../engine/marks.js";
 import type { PnlLedger } from "../engine/pnlLedger.js";
 import type { Metrics } from "../observe/metrics.js";

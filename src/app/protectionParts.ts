@@ -6,12 +6,12 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { TradingCore } from "../core/tradingCore.js";
-import type { Claimer } from "../daemon/claimer.js";
-import type { Drain, DrainResult } from "../daemon/drain.js";
-import type { LeftPosition } from "../daemon/positionsLeft.js";
-import type { ProtectionGuard } from "../daemon/protectionGuard.js";
-import type { TradingState } from "../daemon/tradingState.js";
-import type { Unwinder } from "../daemon/unwinder.js";
+import type { Claimer } from "../daemon/claim/claimer.js";
+import type { Drain, DrainResult } from "../daemon/control/drain.js";
+import type { ProtectionGuard } from "../daemon/control/protectionGuard.js";
+import type { TradingState } from "../daemon/control/tradingState.js";
+import type { LeftPosition } from "../daemon/unwind/positionsLeft.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import { protectionGuard } from "./protectionControl.js";

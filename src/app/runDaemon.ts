@@ -8,7 +8,7 @@ import { configErrorFrom } from "../config/issues.js";
 import { liveLimitProblems } from "../config/liveLimits.js";
 import type { LoadedConfig } from "../config/loadConfig.js";
 import { EXIT_POSITIONS_OPEN } from "../errors.js";
-import type { CaptureQueue } from "../lab/captureQueue.js";
+import type { CaptureQueue } from "../lab/capture/captureQueue.js";
 import { startObserveServer } from "../observe/httpServer.js";
 import { createLogger } from "../observe/logger.js";
 import { createMetrics } from "../observe/metrics.js";

@@ -4,12 +4,12 @@
  */
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
-import type { CaptureTap } from "../daemon/captureTap.js";
-import { ClaimSender } from "../daemon/claimSender.js";
+import { ClaimSender } from "../daemon/claim/claimSender.js";
+import type { CaptureTap } from "../daemon/records/captureTap.js";
 import type { AccountBook } from "../engine/accountBook.js";
 import type { LeastRatios } from "../engine/leastRatio.js";
 import type { MarkBook } from "../engine/marks.js";
-import { capturingTransport } from "../lab/claimTap.js";
+import { capturingTransport } from "../lab/capture/claimTap.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RestClient } from "../venue/rest.js";
 import { type LiveShadows, liveShadows } from "./liveShadows.js";

@@ -3,8 +3,8 @@
  * the policy over them, and the held positions. Every other part reads or feeds these.
  */
 import type { Config } from "../config/schema.js";
-import { OpenBook } from "../daemon/openBook.js";
-import { PolicyState } from "../daemon/policyState.js";
+import { PolicyState } from "../daemon/claim/policyState.js";
+import { OpenBook } from "../daemon/feeds/openBook.js";
 import { AccountBook } from "../engine/accountBook.js";
 import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";

@@ -1,14 +1,14 @@
 /**
- * The trading state (daemon/tradingState.ts) and the drain (daemon/drain.ts) wired: the state pauses
+ * The trading state (daemon/control/tradingState.ts) and the drain (daemon/control/drain.ts) wired: the state pauses
  * the claimer under its name and is exported as `liquidator_trading_state{state}`; a drain that is
  * done aborts `drained`, which ends the run as SIGTERM would; `drainResult` then says whether it
  * ended flat (dust aside: exit 0) or with positions above dust open (EXIT_POSITIONS_OPEN).
  */
-import type { Claimer } from "../daemon/claimer.js";
-import { Drain, type DrainResult } from "../daemon/drain.js";
-import type { LeftPosition } from "../daemon/positionsLeft.js";
-import { TRADING_STATES, TradingState } from "../daemon/tradingState.js";
-import type { Unwinder } from "../daemon/unwinder.js";
+import type { Claimer } from "../daemon/claim/claimer.js";
+import { Drain, type DrainResult } from "../daemon/control/drain.js";
+import { TRADING_STATES, TradingState } from "../daemon/control/tradingState.js";
+import type { LeftPosition } from "../daemon/unwind/positionsLeft.js";
+import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { PositionBook } from "../engine/positionBook.js";
 import type { Metrics } from "../observe/metrics.js";
 

@@ -6,10 +6,10 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { TradingCore } from "../core/tradingCore.js";
-import type { ClaimSender } from "../daemon/claimSender.js";
+import type { ClaimSender } from "../daemon/claim/claimSender.js";
 import type { Daemon } from "../daemon/daemon.js";
-import type { Ingest } from "../daemon/ingest.js";
-import { Unwinder } from "../daemon/unwinder.js";
+import type { Ingest } from "../daemon/feeds/ingest.js";
+import { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StateStore } from "../store/stateStore.js";
 import { OrderApi } from "../venue/orderApi.js";

@@ -1,7 +1,7 @@
 /** The venue's REST side: the signer, the rate limiters, the REST client and its health. */
 import type { Config } from "../config/schema.js";
-import type { PolicyState } from "../daemon/policyState.js";
-import { RestHealth } from "../daemon/restHealth.js";
+import type { PolicyState } from "../daemon/claim/policyState.js";
+import { RestHealth } from "../daemon/feeds/restHealth.js";
 import type { Metrics } from "../observe/metrics.js";
 import { skippedRowsReporter } from "../observe/skippedRowsLog.js";
 import { createVenueLimiters, type VenueLimiters } from "../venue/limiters.js";

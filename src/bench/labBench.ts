@@ -8,12 +8,12 @@
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import type { CaptureEvent } from "../daemon/captureTap.js";
-import { backtestInJobs } from "../lab/backtestJobs.js";
-import { backtestJson } from "../lab/backtestJson.js";
-import { CaptureFiles } from "../lab/captureFiles.js";
-import { CaptureQueue } from "../lab/captureQueue.js";
-import { buildVariants, type Variant } from "../lab/variants.js";
+import type { CaptureEvent } from "../daemon/records/captureTap.js";
+import { CaptureFiles } from "../lab/capture/captureFiles.js";
+import { CaptureQueue } from "../lab/capture/captureQueue.js";
+import { backtestInJobs } from "../lab/replay/backtestJobs.js";
+import { buildVariants, type Variant } from "../lab/replay/variants.js";
+import { backtestJson } from "../lab/report/backtestJson.js";
 import { writeLabMarket } from "./labMarket.js";
 
 export interface LabResult {

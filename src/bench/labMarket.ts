@@ -4,9 +4,9 @@
  * 5–60 s, a cascade of 8 in one frame every 45 s, the open list read every 5 s: the daemon's
  * reconcile interval), written with the production writer. Deterministic for a seed.
  */
-import type { CaptureEvent } from "../daemon/captureTap.js";
-import { CaptureFiles } from "../lab/captureFiles.js";
-import { CaptureQueue } from "../lab/captureQueue.js";
+import type { CaptureEvent } from "../daemon/records/captureTap.js";
+import { CaptureFiles } from "../lab/capture/captureFiles.js";
+import { CaptureQueue } from "../lab/capture/captureQueue.js";
 import { Prng } from "../sim/prng.js";
 
 const SYMBOLS: [symbol: string, mark: number, tick: number][] = [
@@ -27,7 +27,7 @@ interface Open {
   positions: { symbol: string; positionQty: number; liquidatorFee: number }[];
 }
 
-/** The daemon reads the open list every 5 s (daemon/restFeed.ts); the simulator cascades every 45 s. */
+/** The daemon reads the open list every 5 s (daemon/feeds/restFeed.ts); the simulator cascades every 45 s. */
 const OPEN_LIST_EVERY_S = 5;
 const CASCADE_EVERY_S = 45;
 const CASCADE_SIZE = 8;

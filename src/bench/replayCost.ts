@@ -15,11 +15,11 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
-import type { CaptureEvent } from "../daemon/captureTap.js";
-import { readCaptureBatches } from "../lab/captureReader.js";
-import { DEFAULT_LAB_COLLATERAL } from "../lab/labMargin.js";
-import { ReplayMarket } from "../lab/replayMarket.js";
-import { buildVariants, type Variant } from "../lab/variants.js";
+import type { CaptureEvent } from "../daemon/records/captureTap.js";
+import { readCaptureBatches } from "../lab/capture/captureReader.js";
+import { DEFAULT_LAB_COLLATERAL } from "../lab/replay/labMargin.js";
+import { ReplayMarket } from "../lab/replay/replayMarket.js";
+import { buildVariants, type Variant } from "../lab/replay/variants.js";
 import { writeLabMarket } from "./labMarket.js";
 
 const { values } = parseArgs({
@@ -113,7 +113,7 @@ interface Build {
 /** The replay of another build (its own variants too: its config schema may differ). */
 async function otherBuild(distDir: string, sets: string[]): Promise<Build> {
   const load = (path: string) => import(pathToFileURL(join(resolve(distDir), path)).href);
-  const market = await load("lab/replayMarket.js");
-  const variants = await load("lab/variants.js");
+  const market = await load("lab/replay/replayMarket.js");
+  const variants = await load("lab/replay/variants.js");
   return { name: distDir, Market: market.ReplayMarket, variants: await variants.buildVariants([], sets) };
 }

@@ -12,10 +12,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { CaptureEvent } from "../daemon/captureTap.js";
-import { readCapture } from "../lab/captureReader.js";
-import { ShadowFeed } from "../lab/shadowFeed.js";
-import { buildVariants, type Variant } from "../lab/variants.js";
+import type { CaptureEvent } from "../daemon/records/captureTap.js";
+import { readCapture } from "../lab/capture/captureReader.js";
+import { buildVariants, type Variant } from "../lab/replay/variants.js";
+import { ShadowFeed } from "../lab/shadow/shadowFeed.js";
 import { writeLabMarket } from "./labMarket.js";
 import { SHADOW_SETS } from "./shadowBench.js";
 

@@ -10,9 +10,9 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { backtestInJobs } from "../lab/backtestJobs.js";
-import { backtestJson } from "../lab/backtestJson.js";
-import { buildVariants } from "../lab/variants.js";
+import { backtestInJobs } from "../lab/replay/backtestJobs.js";
+import { buildVariants } from "../lab/replay/variants.js";
+import { backtestJson } from "../lab/report/backtestJson.js";
 import { SWEEP_SETS } from "./labBench.js";
 import { writeLabMarket } from "./labMarket.js";
 

@@ -4,11 +4,11 @@
  * assumptions under it), CSV (assumptions on stderr, so the file stays plain RFC 4180),
  * or JSON: the INTERFACE.md object `{"variants":[{name, settings, offered, claimed, claimed_ids,
  * expected_fee, claimed_notional, peak_exposure, skipped}]}` plus the unwind estimates, the report's
- * facts per variant and the model and assumptions (lab/backtestJson.ts).
+ * facts per variant and the model and assumptions (lab/report/backtestJson.ts).
  */
-import type { BacktestReport, VariantReport } from "../lab/backtest.js";
-import { backtestJson } from "../lab/backtestJson.js";
-import { claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "../lab/reportText.js";
+import type { BacktestReport, VariantReport } from "../lab/replay/backtest.js";
+import { backtestJson } from "../lab/report/backtestJson.js";
+import { claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "../lab/report/reportText.js";
 import { renderSections } from "./backtestSections.js";
 import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
 

@@ -4,13 +4,13 @@
  * per symbol and per UTC day of every variant, their amounts in cents adding up to the variant's
  * totals. Variants identical in effect are listed once (the table above names them).
  */
-import type { BacktestReport, VariantReport } from "../lab/backtest.js";
-import type { ForecastFigure } from "../lab/forecastScore.js";
-import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/realityView.js";
-import type { ProtectionTripRow } from "../lab/replayVariant.js";
-import { capText, claimText, money, secondsText } from "../lab/reportText.js";
-import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "../lab/sectionRows.js";
-import { sensitivityColumns, sensitivityVerdict } from "../lab/sensitivityView.js";
+import type { BacktestReport, VariantReport } from "../lab/replay/backtest.js";
+import type { ProtectionTripRow } from "../lab/replay/replayVariant.js";
+import type { ForecastFigure } from "../lab/report/forecastScore.js";
+import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/report/realityView.js";
+import { capText, claimText, money, secondsText } from "../lab/report/reportText.js";
+import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "../lab/report/sectionRows.js";
+import { sensitivityColumns, sensitivityVerdict } from "../lab/report/sensitivityView.js";
 import { type Column, isoTime, renderTable, sanitize } from "./output.js";
 
 type Row<T> = T & { variant: string };

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { connectVenue } from "../app/venueConnection.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { UsageError } from "../errors.js";
-import { recordToFile } from "../lab/recordToFile.js";
+import { recordToFile } from "../lab/capture/recordToFile.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";
 import { Signer } from "../venue/signer.js";

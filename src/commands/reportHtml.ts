@@ -1,14 +1,14 @@
 /**
  * `liquidator report --html FILE`: the opportunity ledger of a day as one self-contained page, in
- * the backtest report's frame and charts (lab/htmlPage.ts, lab/svgChart.ts): what was captured and
+ * the backtest report's frame and charts (lab/report/htmlPage.ts, lab/report/svgChart.ts): what was captured and
  * missed, the cumulative value of each through the day, the missed value by reason, per symbol and
  * per hour, markouts per symbol when known, and every liquidation. Every text is HTML-escaped.
  */
 import { type Bucket, type SplitBucket, sideOf } from "../engine/ledgerTotals.js";
 import type { OpportunityRow } from "../engine/opportunities.js";
-import { type Cell, page, table } from "../lab/htmlPage.js";
-import type { Point } from "../lab/series.js";
-import { chart, esc } from "../lab/svgChart.js";
+import type { Point } from "../lab/replay/series.js";
+import { type Cell, page, table } from "../lab/report/htmlPage.js";
+import { chart, esc } from "../lab/report/svgChart.js";
 import { isoTime } from "./output.js";
 import type { LedgerReport } from "./reportLedger.js";
 import { markoutsHtml } from "./reportMarkouts.js";

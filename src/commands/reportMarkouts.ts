@@ -6,8 +6,8 @@
  */
 import { type MarkoutPoint, markoutsBySymbol } from "../engine/markoutSummary.js";
 import { MARKOUT_HORIZONS, type MarkoutHorizon } from "../engine/markouts.js";
-import { type Cell, table } from "../lab/htmlPage.js";
-import { esc } from "../lab/svgChart.js";
+import { type Cell, table } from "../lab/report/htmlPage.js";
+import { esc } from "../lab/report/svgChart.js";
 import type { Column } from "./output.js";
 
 export { MARKOUT_HORIZONS, type MarkoutHorizon };

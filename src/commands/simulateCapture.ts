@@ -1,5 +1,5 @@
 /** `simulate --capture FILE --minutes N`: the recorder against the simulator just started, into FILE. */
-import { recordToFile } from "../lab/recordToFile.js";
+import { recordToFile } from "../lab/capture/recordToFile.js";
 import type { SimulatorHandle } from "../sim/startSimulator.js";
 import { createVenueLimiters } from "../venue/limiters.js";
 import { RestClient } from "../venue/rest.js";

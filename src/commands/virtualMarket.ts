@@ -4,14 +4,15 @@
  * time, as fast as it computes, recorded as the daemon records what it sees: every `liquidation`
  * and `markprices` push, the symbol info at the start, the open list every 5 minutes and a heatmap poll
  * every `forecast.interval_s` (30 s) — its platform positions paged and checked by the venue
- * client's schemas and summed by the daemon's own code (daemon/forecastPoller.ts `forecastPoll`).
+ * client's schemas and summed by the daemon's own code (daemon/feeds/forecastPoller.ts `forecastPoll`).
  * Nobody claims: every liquidation goes to the insurance fund at its TTL. This is what the lab's
  * forecast figure is measured on (docs/performance.md).
  */
-import type { CaptureEvent } from "../daemon/captureTap.js";
-import { forecastPoll, PAGE_LIMIT } from "../daemon/forecastPoller.js";
-import { CaptureFiles } from "../lab/captureFiles.js";
-import { CaptureQueue } from "../lab/captureQueue.js";
+
+import { forecastPoll, PAGE_LIMIT } from "../daemon/feeds/forecastPoller.js";
+import type { CaptureEvent } from "../daemon/records/captureTap.js";
+import { CaptureFiles } from "../lab/capture/captureFiles.js";
+import { CaptureQueue } from "../lab/capture/captureQueue.js";
 import { InsuranceFund } from "../sim/insuranceFund.js";
 import type { MarketLiquidation } from "../sim/positionMarket.js";
 import { PublicQuery } from "../sim/publicQuery.js";

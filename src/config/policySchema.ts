@@ -1,7 +1,7 @@
 /**
  * The `policy` section: the risk policy the engine compiles (engine/riskPolicy.ts). Every key but
  * `dry_run` and `symbols` can be overridden per symbol under `per_symbol.<SYMBOL>`. SIGHUP re-reads it.
- * The `unwind` section: how claimed positions are closed (daemon/unwinder.ts).
+ * The `unwind` section: how claimed positions are closed (daemon/unwind/unwinder.ts).
  */
 import { z } from "zod";
 import { SYMBOL_PATTERN } from "../engine/types.js";

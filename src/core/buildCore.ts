@@ -1,6 +1,6 @@
 /**
  * The one builder of the trading core and its claim desk: the live daemon (app/claimPath.ts), the
- * backtest's variants and the live shadows (lab/replayVariant.ts) build them here, with the port of
+ * backtest's variants and the live shadows (lab/replay/replayVariant.ts) build them here, with the port of
  * their world: the store, the REST client and real timers; or a modelled venue in virtual time.
  */
 import { ClaimDesk, type ClaimDeskOptions } from "./claimDesk.js";

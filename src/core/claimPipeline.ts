@@ -3,7 +3,7 @@
  * policy) → rank (claimQueue.ts) → body and journal line (claimLife.ts) → sign and request text (the
  * venue client, RestCore.claimText) → write. The trading core runs the steps after the rank with the
  * effects of its port (the live daemon: reserve, journal, write; the lab: reserve, the modelled
- * venue); the rehearsal (`rehearse` below, driven by daemon/claimRehearsal.ts) runs every step up
+ * venue); the rehearsal (`rehearse` below, driven by daemon/claim/claimRehearsal.ts) runs every step up
  * to the socket in a queue of its own, with nothing reserved, journaled, written or counted.
  */
 import type { ClaimDecision, Decision, SkipReason } from "../engine/policy.js";

@@ -1,7 +1,7 @@
 /**
  * The opportunity ledger's journal records (docs/report.md): what the daemon saw of each liquidation
  * and what its policy decided, beside the claim records. Written off the claim path in batches
- * (daemon/opportunityLedger.ts), and small: one `seen` per liquidation, one `skip` per change of
+ * (daemon/records/opportunityLedger.ts), and small: one `seen` per liquidation, one `skip` per change of
  * skip reason, one `gone` when it leaves the open list. A journal without them replays as before.
  */
 import { z } from "zod";

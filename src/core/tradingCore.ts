@@ -8,8 +8,8 @@
  * Parts: claimLife.ts (a claim from its permit to its answer), unknownClaims.ts (what the answer did
  * not say, settled in bounded time), ownOrders.ts (our orders and their trades), accountWatch.ts
  * (reports of the account against what is ours), journalOutbox.ts (writes that failed, retried in
- * order). The claimer's queue and pump (daemon/claimer.ts) and the unwinder's schedule
- * (daemon/unwinder.ts) drive it; the lab drives the same core in virtual time.
+ * order). The claimer's queue and pump (daemon/claim/claimer.ts) and the unwinder's schedule
+ * (daemon/unwind/unwinder.ts) drive it; the lab drives the same core in virtual time.
  */
 import type { Exposure, HeldPositionInput } from "../engine/exposure.js";
 import type { ClaimPnl } from "../engine/pnlLedger.js";

@@ -16,13 +16,13 @@ import type { RestClient } from "../venue/rest.js";
 import type { Signer } from "../venue/signer.js";
 import { StreamClient, type StreamKind, type StreamLogger } from "../venue/stream.js";
 import type { StreamData } from "../venue/wire.js";
-import type { Claimer } from "./claimer.js";
-import type { ClaimRehearsal } from "./claimRehearsal.js";
-import type { Housekeeping } from "./housekeeping.js";
-import type { Ingest } from "./ingest.js";
-import type { PolicyState } from "./policyState.js";
-import { RestFeed } from "./restFeed.js";
-import type { RestHealth } from "./restHealth.js";
+import type { Claimer } from "./claim/claimer.js";
+import type { ClaimRehearsal } from "./claim/claimRehearsal.js";
+import type { PolicyState } from "./claim/policyState.js";
+import type { Housekeeping } from "./control/housekeeping.js";
+import type { Ingest } from "./feeds/ingest.js";
+import { RestFeed } from "./feeds/restFeed.js";
+import type { RestHealth } from "./feeds/restHealth.js";
 
 export type DaemonLogger = StreamLogger & {
   info(obj: object, msg: string): void;

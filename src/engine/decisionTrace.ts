@@ -17,7 +17,7 @@
  * its room, computed the same way on the same exposure, is slack too; with the same caps, alike
  * whatever the room.
  *
- * The policy lab decides many variants at each decision of one (lab/decisionGroup.ts); most differ
+ * The policy lab decides many variants at each decision of one (lab/sweep/decisionGroup.ts); most differ
  * in these keys, and a trace answers for them at the cost of a few comparisons.
  */
 import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";

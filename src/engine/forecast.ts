@@ -19,7 +19,7 @@ export type ForecastBand = (typeof FORECAST_BANDS)[number]["label"];
 export type ForecastSide = "long" | "short";
 export const FORECAST_SIDES: readonly ForecastSide[] = ["long", "short"];
 
-/** The widest band: the positions the capture keeps (lab/forecastScore.ts). */
+/** The widest band: the positions the capture keeps (lab/report/forecastScore.ts). */
 export const WIDEST_BAND = 0.05;
 
 export interface ForecastPosition {
@@ -98,7 +98,7 @@ export function fullestTwoPercent(h: Heatmap): { symbol: string; side: ForecastS
   return best;
 }
 
-/** What a capture keeps of a heatmap (lab/forecastScore.ts): one symbol and side's positions by price level. */
+/** What a capture keeps of a heatmap (lab/report/forecastScore.ts): one symbol and side's positions by price level. */
 export interface ForecastLevels {
   symbol: string;
   side: ForecastSide;

@@ -3,7 +3,7 @@
  * was transferred at, in basis points of that price. Positive = against us: for a long assigned
  * (qty > 0) the mark falling, for a short the mark rising. This is the curve an operator reads to
  * set `limit_price_slippage_bps`, `min_fee` and `unwind.hold` (docs/unwinding.md). Pure: the daemon
- * samples the marks on timers (daemon/markoutSampler.ts), `liquidator pnl` and `report` aggregate.
+ * samples the marks on timers (daemon/records/markoutSampler.ts), `liquidator pnl` and `report` aggregate.
  */
 import type { Fill } from "./types.js";
 

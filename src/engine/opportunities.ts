@@ -1,7 +1,7 @@
 /**
  * The opportunity ledger's verdict on one liquidation (docs/report.md): what the daemon knew of it
  * (first seen, last skip, its own sends and their answers, when it left the open list) in, its rows
- * out. Pure, so the live metrics (daemon/opportunityLedger.ts) and `liquidator report` (read from
+ * out. Pure, so the live metrics (daemon/records/opportunityLedger.ts) and `liquidator report` (read from
  * the journal) give the same answer for the same records.
  *
  * A liquidation is one row with one outcome, except one we claimed part of: its claimed row counts

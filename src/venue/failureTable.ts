@@ -31,7 +31,7 @@ export type ClaimFailureAction =
   /** Any other refusal: record it and move on. */
   | "rejected";
 
-/** What an unwind order refused with a venue code does next (daemon/unwinder.ts acts on it). */
+/** What an unwind order refused with a venue code does next (daemon/unwind/unwinder.ts acts on it). */
 export type OrderFailureAction =
   /** The position is smaller than thought (or gone): re-read positions before the next slice. */
   | "reread_positions"
@@ -46,7 +46,7 @@ export type OrderFailureAction =
   /** Anything else: count it, retry the slice later. */
   | "rejected";
 
-/** What a lookup of an order by client order id answered with a venue code means (daemon/unwindOrderCalls.ts). */
+/** What a lookup of an order by client order id answered with a venue code means (daemon/unwind/unwindOrderCalls.ts). */
 export type LookupFailureAction =
   /** The venue says it has no such order: it never arrived. */
   | "absent"

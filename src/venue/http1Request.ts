@@ -1,6 +1,6 @@
 /**
  * The text of one HTTP/1.1 request as the claim connection writes it: request line, host, keep-alive,
- * the given headers, content-length and body. Pure, so the claim rehearsal (daemon/claimRehearsal.ts)
+ * the given headers, content-length and body. Pure, so the claim rehearsal (daemon/claim/claimRehearsal.ts)
  * runs the very function the send runs. Throws on a path or header that could split the request.
  */
 

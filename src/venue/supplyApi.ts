@@ -2,7 +2,7 @@
  * The venue's other supply (PROTOCOL.md §10), on the request machinery of restCore.ts: the insurance
  * fund's positions and claims, and the Public Info API's platform positions. The query API has a
  * rate-limit pool of its own, counted in weights per minute, which the caller budgets
- * (daemon/forecastPoller.ts): its requests take no permit of the venue's per-second limiters and are
+ * (daemon/feeds/forecastPoller.ts): its requests take no permit of the venue's per-second limiters and are
  * never retried here. Fund claims take the `fund_claims` limiter (5/s, apart from liquidation claims).
  */
 import { type CallOptions, type ClaimCallOptions, dataOf, type RestCore } from "./restCore.js";

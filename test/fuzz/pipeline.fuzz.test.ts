@@ -15,7 +15,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { OpenBook } from "../../src/daemon/openBook.js";
+import { OpenBook } from "../../src/daemon/feeds/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { type ClaimDecision, decide, type PolicyContext } from "../../src/engine/policy.js";

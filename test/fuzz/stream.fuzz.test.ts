@@ -16,7 +16,7 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { OpenBook } from "../../src/daemon/openBook.js";
+import { OpenBook } from "../../src/daemon/feeds/openBook.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { liquidationFromPush } from "../../src/venue/mapping.js";
 import { StreamClient } from "../../src/venue/stream.js";
@@ -153,7 +153,7 @@ beforeAll(async () => {
     topics: TOPICS,
     maxFrameBytes: MAX_FRAME_BYTES,
     backoff: { initialMs: 5, maxMs: 20 },
-    // The consumer does the daemon's work with the data (daemon/ingest.ts), so a throw would show.
+    // The consumer does the daemon's work with the data (daemon/feeds/ingest.ts), so a throw would show.
     onData: (args: StreamData) => {
       const now = Date.now();
       switch (args[0]) {

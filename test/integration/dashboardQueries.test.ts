@@ -13,7 +13,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { claimObserver } from "../../src/daemon/claimObserver.js";
+import { claimObserver } from "../../src/daemon/claim/claimObserver.js";
 import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import { allPanels, type DashboardPanel, loadDashboard } from "../support/dashboardNames.js";
 import { PROMETHEUS_BIN, startPrometheus } from "../support/promStack.js";

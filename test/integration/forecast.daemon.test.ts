@@ -9,7 +9,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { FORECAST_BANDS, FORECAST_SIDES, heatmapOf } from "../../src/engine/forecast.js";
-import { readCapture } from "../../src/lab/captureReader.js";
+import { readCapture } from "../../src/lab/capture/captureReader.js";
 import { platformPositionRows } from "../../src/sim/platformPositions.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { metric, waitFor } from "../support/daemonHarness.js";

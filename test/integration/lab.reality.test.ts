@@ -7,7 +7,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
-import type { BacktestReport } from "../../src/lab/backtest.js";
+import type { BacktestReport } from "../../src/lab/replay/backtest.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { roundToStep, type SymbolSpec } from "../../src/sim/symbols.js";
 import { runCli } from "../support/captures.js";

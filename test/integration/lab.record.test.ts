@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { readCapture } from "../../src/lab/captureReader.js";
+import { readCapture } from "../../src/lab/capture/captureReader.js";
 import { runCli } from "../support/captures.js";
 import { claimsBy, daemonEnv } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";

@@ -9,9 +9,9 @@
  */
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import type { CaptureEvent } from "../../src/daemon/captureTap.js";
-import type * as ShadowFeedModule from "../../src/lab/shadowFeed.js";
-import { buildVariants } from "../../src/lab/variants.js";
+import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
+import { buildVariants } from "../../src/lab/replay/variants.js";
+import type * as ShadowFeedModule from "../../src/lab/shadow/shadowFeed.js";
 import { liquidationEvent, market, T0 } from "../support/captures.js";
 import { claimsBy, countById, daemonEnv, metric, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
@@ -72,7 +72,7 @@ describe("the compiled shadow feed's worker", () => {
   const t = T0 + 2_500;
 
   test("sends and refusals in their place among the events; a throwing replay stops, the next list starts anew", async ({ build }) => {
-    const { ShadowFeed } = (await import(join(build.dir, "lab/shadowFeed.js"))) as typeof ShadowFeedModule;
+    const { ShadowFeed } = (await import(join(build.dir, "lab/shadow/shadowFeed.js"))) as typeof ShadowFeedModule;
     const variants = await buildVariants([], ["policy.min_fee=0"]);
     const ids: number[] = [];
     const errors: unknown[] = [];

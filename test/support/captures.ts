@@ -5,9 +5,9 @@
  */
 import { writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
-import type { CaptureEvent } from "../../src/daemon/captureTap.js";
-import { CaptureFiles } from "../../src/lab/captureFiles.js";
-import { CaptureQueue } from "../../src/lab/captureQueue.js";
+import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
+import { CaptureFiles } from "../../src/lab/capture/captureFiles.js";
+import { CaptureQueue } from "../../src/lab/capture/captureQueue.js";
 
 export const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 

@@ -4,7 +4,7 @@ import type { CoreFold } from "../../src/core/coreFold.js";
 import type { CorePort } from "../../src/core/corePort.js";
 import type { JournalRecord } from "../../src/core/journalRecords.js";
 import type { TradingCore } from "../../src/core/tradingCore.js";
-import { openOrders } from "../../src/daemon/leadership.js";
+import { openOrders } from "../../src/daemon/control/leadership.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import type { PnlLedger } from "../../src/engine/pnlLedger.js";
 import { PositionBook } from "../../src/engine/positionBook.js";

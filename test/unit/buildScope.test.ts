@@ -30,8 +30,8 @@ test("the production build leaves bench/ and soak/ out and keeps the simulator a
   expect(under(files, "sim").length).toBeGreaterThan(0);
   expect(under(files, "lab").length).toBeGreaterThan(0);
   // Worker threads' entry files, loaded by URL (no import pulls them in): the image's dist/ must hold them.
-  expect(files).toContain("src/lab/shadowWorker.ts");
-  expect(files).toContain("src/lab/backtestWorker.ts");
+  expect(files).toContain("src/lab/shadow/shadowWorker.ts");
+  expect(files).toContain("src/lab/replay/backtestWorker.ts");
 });
 
 test("the tools' build holds bench/ and soak/ as well", () => {

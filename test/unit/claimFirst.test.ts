@@ -5,7 +5,7 @@
  * pump sends it as before; a frame of several liquidations sends its best.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { SliceQueue } from "../../src/daemon/sliceQueue.js";
+import { SliceQueue } from "../../src/daemon/feeds/sliceQueue.js";
 import type { LiquidationEntry } from "../../src/venue/wire.js";
 import { type ClaimerRig, claimerRig, ingestFor, Permits } from "../support/daemonClaimerRig.js";
 import { waitFor } from "../support/wait.js";

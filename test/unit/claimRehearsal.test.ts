@@ -5,7 +5,7 @@
  * Claimer's test ("rehearsal").
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { ClaimRehearsal } from "../../src/daemon/claimRehearsal.js";
+import { ClaimRehearsal } from "../../src/daemon/claim/claimRehearsal.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { liquidationFromPush, liquidationFromRow } from "../../src/venue/mapping.js";
 import type { OpenLiquidation } from "../../src/venue/restSchemas.js";

@@ -4,7 +4,7 @@
  * settles is what that policy decides in full (limit prices aside), over random liquidations, books (claims in flight, isolated
  * positions, a holding with no mark), marks near coarse ticks or stale, deny lists, unwind costs
  * above the fee, accounts and per-symbol overrides; and it settles most of them. A family's
- * remembered agreements (lab/decisionFamily.ts) give the same answers.
+ * remembered agreements (lab/sweep/decisionFamily.ts) give the same answers.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import { type Decision, decide, type PolicyContext } from "../../src/engine/poli
 import { compileRiskPolicy, type RiskLimitsInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { SymbolInfo } from "../../src/engine/types.js";
-import { FamilyAgreement } from "../../src/lab/decisionFamily.js";
+import { FamilyAgreement } from "../../src/lab/sweep/decisionFamily.js";
 import { liq, makeCtx, NOW, policyInput, SYMBOLS } from "./engine.fixtures.js";
 
 /** Two coarse-tick symbols near 1, one per tier: whether a limit lands on its tick depends on the slippage. */

@@ -1,10 +1,10 @@
 /**
- * The heatmap's poller (src/daemon/forecastPoller.ts) and aggregation (src/engine/forecast.ts):
+ * The heatmap's poller (src/daemon/feeds/forecastPoller.ts) and aggregation (src/engine/forecast.ts):
  * bands per symbol and side, pages by cursor, the weight budget (fake timers), backing off on -1003,
  * a stale cursor, bad rows and failures logged once per kind.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type ForecastPoll, ForecastPoller, type ForecastPollerOptions } from "../../src/daemon/forecastPoller.js";
+import { type ForecastPoll, ForecastPoller, type ForecastPollerOptions } from "../../src/daemon/feeds/forecastPoller.js";
 import { bandNotional, distanceToLiquidation, fullestTwoPercent, heatmapOf, levelsOf } from "../../src/engine/forecast.js";
 import { VenueError } from "../../src/venue/errors.js";
 import type { PlatformPositionsPage } from "../../src/venue/supplyApi.js";

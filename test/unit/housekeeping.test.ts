@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { Housekeeping } from "../../src/daemon/housekeeping.js";
+import { Housekeeping } from "../../src/daemon/control/housekeeping.js";
 import type { PauseReason } from "../../src/engine/pauseReasons.js";
 
 /** The claimer's pause surface, recorded. */

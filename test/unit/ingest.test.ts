@@ -1,21 +1,21 @@
 /**
- * What each input does (daemon/ingest.ts): a REST open list offers the claimer only what is new or
+ * What each input does (daemon/feeds/ingest.ts): a REST open list offers the claimer only what is new or
  * changed, plus what was skipped; positions from the venue end the start-up wait.
  */
 
 import { describe, expect, test } from "vitest";
-import type { CaptureEvent, CaptureTap } from "../../src/daemon/captureTap.js";
-import { Ingest } from "../../src/daemon/ingest.js";
-import { OpenBook } from "../../src/daemon/openBook.js";
-import { PolicyState } from "../../src/daemon/policyState.js";
-import { SliceQueue } from "../../src/daemon/sliceQueue.js";
+import { PolicyState } from "../../src/daemon/claim/policyState.js";
+import { Ingest } from "../../src/daemon/feeds/ingest.js";
+import { OpenBook } from "../../src/daemon/feeds/openBook.js";
+import { SliceQueue } from "../../src/daemon/feeds/sliceQueue.js";
+import type { CaptureEvent, CaptureTap } from "../../src/daemon/records/captureTap.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
-import { ShadowFeed } from "../../src/lab/shadowFeed.js";
-import { buildVariants } from "../../src/lab/variants.js";
+import { buildVariants } from "../../src/lab/replay/variants.js";
+import { ShadowFeed } from "../../src/lab/shadow/shadowFeed.js";
 import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 

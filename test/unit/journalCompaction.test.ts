@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { JOURNAL_VERSION, type JournalRecord, recordSchema } from "../../src/core/journalRecords.js";
-import { openOrders } from "../../src/daemon/leadership.js";
+import { openOrders } from "../../src/daemon/control/leadership.js";
 import { ConfigError, exitStatusFor } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, HISTORY_DIR, listSegments, readHistory, SNAPSHOT_FILE } from "../../src/store/journalFiles.js";

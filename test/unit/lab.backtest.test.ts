@@ -10,9 +10,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
-import type { CaptureEvent } from "../../src/daemon/captureTap.js";
-import { backtest } from "../../src/lab/backtest.js";
-import { buildVariants } from "../../src/lab/variants.js";
+import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
+import { backtest } from "../../src/lab/replay/backtest.js";
+import { buildVariants } from "../../src/lab/replay/variants.js";
 import { spacingFor } from "../../src/venue/limiters.js";
 import { buildOnce } from "../support/buildOnce.js";
 import { claimEvent, liquidationEvent, market, runCli, T0, writeCapture } from "../support/captures.js";
@@ -214,7 +214,7 @@ describe("backtest model", () => {
   });
 
   test("--jobs: worker threads give the same bytes as one thread; their capture errors are the same errors", async ({ onTestFinished }) => {
-    const build = await buildOnce("lab-jobs", ["cli.js", "lab/backtestWorker.js"]);
+    const build = await buildOnce("lab-jobs", ["cli.js", "lab/replay/backtestWorker.js"]);
     onTestFinished(() => build.remove());
     const { file, config } = await scenario(true);
     const cli = (...args: string[]) =>

@@ -7,11 +7,11 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
-import type { CaptureEvent } from "../../src/daemon/captureTap.js";
-import { CaptureFiles, capturesIn } from "../../src/lab/captureFiles.js";
-import { CAPTURE_VERSION } from "../../src/lab/captureFormat.js";
-import { CaptureQueue, type CaptureSink } from "../../src/lab/captureQueue.js";
-import { readCapture } from "../../src/lab/captureReader.js";
+import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
+import { CaptureFiles, capturesIn } from "../../src/lab/capture/captureFiles.js";
+import { CAPTURE_VERSION } from "../../src/lab/capture/captureFormat.js";
+import { CaptureQueue, type CaptureSink } from "../../src/lab/capture/captureQueue.js";
+import { readCapture } from "../../src/lab/capture/captureReader.js";
 import { header, marksEvent, T0, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 
@@ -145,7 +145,7 @@ describe("capture files", () => {
 
 describe("claim answers", () => {
   test("applied and refused claims are recorded after the answer, with the venue's code; the claim's result is passed through", async () => {
-    const { capturingTransport } = await import("../../src/lab/claimTap.js");
+    const { capturingTransport } = await import("../../src/lab/capture/claimTap.js");
     const { VenueError } = await import("../../src/venue/errors.js");
     const seen: CaptureEvent[] = [];
     let clock = 1_000;

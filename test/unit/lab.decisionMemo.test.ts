@@ -1,5 +1,5 @@
 /**
- * A decision given back without deciding (lab/decisionMemo.ts) is the decision a fresh `decide`
+ * A decision given back without deciding (lab/sweep/decisionMemo.ts) is the decision a fresh `decide`
  * makes at that moment, over random sequences of decisions and of the changes a replay makes between
  * them: reservations and releases, held positions, marks, fees earned, a new symbol table, time.
  */
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { decide, type PolicyContext } from "../../src/engine/policy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
-import { DecisionMemo } from "../../src/lab/decisionMemo.js";
+import { DecisionMemo } from "../../src/lab/sweep/decisionMemo.js";
 import { liq, makeCtx, NOW, SYMBOLS, symbolsWithMargin } from "./engine.fixtures.js";
 
 const TEN_X = MarginSettings.uniform(10);

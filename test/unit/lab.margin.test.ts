@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { writeLabMarket } from "../../src/bench/labMarket.js";
-import { backtest } from "../../src/lab/backtest.js";
-import { buildVariants } from "../../src/lab/variants.js";
+import { backtest } from "../../src/lab/replay/backtest.js";
+import { buildVariants } from "../../src/lab/replay/variants.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 
 let dir: string;

@@ -4,7 +4,7 @@
  * for that one decision and makes a second -1201 on the same id final.
  */
 import { describe, expect, it } from "vitest";
-import { ClaimSender } from "../../src/daemon/claimSender.js";
+import { ClaimSender } from "../../src/daemon/claim/claimSender.js";
 import { LeastRatios, ratioNamedIn, withLeastRatio } from "../../src/engine/leastRatio.js";
 import type { ClaimDecision } from "../../src/engine/types.js";
 import { claimFailureAction, VenueError } from "../../src/venue/errors.js";

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CoreFold } from "../../src/core/coreFold.js";
 import type { MarkoutRecord } from "../../src/core/journalRecords.js";
-import { MarkoutSampler } from "../../src/daemon/markoutSampler.js";
+import { MarkoutSampler } from "../../src/daemon/records/markoutSampler.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { emptyReplay, replayRecord } from "../../src/store/journalReplay.js";
 

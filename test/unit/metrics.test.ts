@@ -1,7 +1,7 @@
 import { register as globalRegister } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { claimObserver } from "../../src/daemon/claimObserver.js";
-import { TRADING_STATES } from "../../src/daemon/tradingState.js";
+import { claimObserver } from "../../src/daemon/claim/claimObserver.js";
+import { TRADING_STATES } from "../../src/daemon/control/tradingState.js";
 import { MARKOUT_HORIZONS } from "../../src/engine/markouts.js";
 import { OPPORTUNITY_OUTCOMES } from "../../src/engine/opportunities.js";
 import { PAUSE_REASONS } from "../../src/engine/pauseReasons.js";

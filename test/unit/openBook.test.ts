@@ -3,7 +3,7 @@
  * snapshots (the truth, but possibly older than a push received while the snapshot was in flight).
  */
 import { describe, expect, test } from "vitest";
-import { OpenBook } from "../../src/daemon/openBook.js";
+import { OpenBook } from "../../src/daemon/feeds/openBook.js";
 import type { Liquidation } from "../../src/engine/types.js";
 
 /** A liquidation as either source reports it (venue/mapping.ts maps both to this). */

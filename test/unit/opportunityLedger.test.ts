@@ -1,7 +1,7 @@
 /**
  * The opportunity ledger's pieces: the fold and verdict of each liquidation (store/opportunityFold.ts,
  * engine/opportunities.ts) worked by hand, the totals adding up (engine/ledgerTotals.ts), the live
- * ledger (daemon/opportunityLedger.ts: batched writes, a fate counted once and only once sealed, an
+ * ledger (daemon/records/opportunityLedger.ts: batched writes, a fate counted once and only once sealed, an
  * intent in flight while the database writes it), the journal reading old and new records alike,
  * and the report's day and markouts slot.
  */
@@ -10,7 +10,7 @@ import { renderLedgerHtml } from "../../src/commands/reportHtml.js";
 import { buildLedgerReport, dayStart } from "../../src/commands/reportLedger.js";
 import { reportJson, reportTable } from "../../src/commands/reportOutput.js";
 import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
-import { OpportunityLedger } from "../../src/daemon/opportunityLedger.js";
+import { OpportunityLedger } from "../../src/daemon/records/opportunityLedger.js";
 import { ledgerTotals } from "../../src/engine/ledgerTotals.js";
 import { classifyOpportunity, type OpportunityRow, opportunityRows } from "../../src/engine/opportunities.js";
 import type { ClaimDecision } from "../../src/engine/types.js";

@@ -4,10 +4,10 @@
  * dust" (exit 0) or says that positions above dust stay open (exit 3); SIGTERM says what stays open.
  */
 import { describe, expect, test } from "vitest";
-import { Drain, type DrainResult } from "../../src/daemon/drain.js";
-import { PositionCloses } from "../../src/daemon/positionCloses.js";
-import { dustBySymbol, type LeftPosition, logLeftAtShutdown, positionsLeft } from "../../src/daemon/positionsLeft.js";
-import { UnwindSettings } from "../../src/daemon/unwindSettings.js";
+import { Drain, type DrainResult } from "../../src/daemon/control/drain.js";
+import { PositionCloses } from "../../src/daemon/unwind/positionCloses.js";
+import { dustBySymbol, type LeftPosition, logLeftAtShutdown, positionsLeft } from "../../src/daemon/unwind/positionsLeft.js";
+import { UnwindSettings } from "../../src/daemon/unwind/unwindSettings.js";
 import { isDust } from "../../src/engine/dust.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { PositionBook } from "../../src/engine/positionBook.js";

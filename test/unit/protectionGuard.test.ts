@@ -1,10 +1,10 @@
 /**
- * The protections as the daemon runs them (daemon/protectionGuard.ts): when the net is looked at,
+ * The protections as the daemon runs them (daemon/control/protectionGuard.ts): when the net is looked at,
  * what drives the trading state, what is journaled.
  */
 import { describe, expect, it } from "vitest";
 import type { ProtectionRecord } from "../../src/core/journalRecords.js";
-import { ProtectionGuard } from "../../src/daemon/protectionGuard.js";
+import { ProtectionGuard } from "../../src/daemon/control/protectionGuard.js";
 import { PROTECTIONS_OFF, type ProtectionLimits } from "../../src/engine/protections.js";
 
 const ETH = "PERP_ETH_USDC";

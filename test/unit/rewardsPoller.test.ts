@@ -1,8 +1,5 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { AbortedError, ConfigError } from "../../src/errors.js";
-import { createLogger } from "../../src/observe/logger.js";
-import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import {
   type CampaignQuery,
   type CampaignUserLike,
@@ -12,7 +9,10 @@ import {
   RewardsPoller,
   type RewardsSource,
   rewardStatusValue,
-} from "../../src/observe/rewardsPoller.js";
+} from "../../src/daemon/feeds/rewardsPoller.js";
+import { AbortedError, ConfigError } from "../../src/errors.js";
+import { createLogger } from "../../src/observe/logger.js";
+import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import { TransportError } from "../../src/venue/errors.js";
 import { waitFor } from "../support/wait.js";
 

@@ -1,11 +1,11 @@
 /**
- * Big inputs in bounded slices (daemon/sliceQueue.ts): small jobs run at once, big ones yield to the
+ * Big inputs in bounded slices (daemon/feeds/sliceQueue.ts): small jobs run at once, big ones yield to the
  * event loop between slices and keep their order; with a real claimer and the daemon's gated permit,
  * the first claim of a sliced 1,000-liquidation frame is the frame's best, even when its best entry
  * is in the last slice and a permit is granted while the frame is still being sliced.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { gatedPermit, SliceQueue } from "../../src/daemon/sliceQueue.js";
+import { gatedPermit, SliceQueue } from "../../src/daemon/feeds/sliceQueue.js";
 import type { LiquidationEntry } from "../../src/venue/wire.js";
 import { type ClaimerRig, claimerRig, ingestFor, Permits } from "../support/daemonClaimerRig.js";
 import { waitFor } from "../support/wait.js";

@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { CoreFold } from "../../src/core/coreFold.js";
 import type { JournalRecord, OrderFillRecord, OrderIntentRecord } from "../../src/core/journalRecords.js";
-import { Unwinder } from "../../src/daemon/unwinder.js";
-import { UnwindSettings, type UnwindSettingsInput } from "../../src/daemon/unwindSettings.js";
+import { Unwinder } from "../../src/daemon/unwind/unwinder.js";
+import { UnwindSettings, type UnwindSettingsInput } from "../../src/daemon/unwind/unwindSettings.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";

@@ -1,7 +1,7 @@
 /**
  * One process of the daemon in the core's model-based tests: its state store (file or PostgreSQL,
  * behind FaultyStore), the books, the trading core and its desk built by the daemon's one builder,
- * the real unwinder, and the journal adopted the daemon's way (daemon/leadership.ts adoptJournal) —
+ * the real unwinder, and the journal adopted the daemon's way (daemon/control/leadership.ts adoptJournal) —
  * everything on the model venue and virtual time. A restart builds a new one from the store alone.
  */
 import { buildTradingCore } from "../../../src/core/buildCore.js";
@@ -9,9 +9,9 @@ import type { ClaimDesk } from "../../../src/core/claimDesk.js";
 import { CoreFold } from "../../../src/core/coreFold.js";
 import type { CorePort } from "../../../src/core/corePort.js";
 import type { TradingCore } from "../../../src/core/tradingCore.js";
-import { adoptJournal } from "../../../src/daemon/leadership.js";
-import { Unwinder } from "../../../src/daemon/unwinder.js";
-import { UnwindSettings } from "../../../src/daemon/unwindSettings.js";
+import { adoptJournal } from "../../../src/daemon/control/leadership.js";
+import { Unwinder } from "../../../src/daemon/unwind/unwinder.js";
+import { UnwindSettings } from "../../../src/daemon/unwind/unwindSettings.js";
 import { Exposure } from "../../../src/engine/exposure.js";
 import { MarkBook } from "../../../src/engine/marks.js";
 import { PositionBook } from "../../../src/engine/positionBook.js";

@@ -20,7 +20,7 @@ export type Backend = () => Promise<{ store: StateStore; replay: JournalReplay }
 
 /** The venue answers a request at the latest this long after it was sent (it never sits on one past the claim's settle time). */
 const VENUE_ANSWERS_WITHIN_MS = 5_000;
-/** The REST feed reads positions and the open list this often (daemon/restFeed.ts). */
+/** The REST feed reads positions and the open list this often (daemon/feeds/restFeed.ts). */
 const POLL_MS = 30_000;
 
 export class ModelWorld implements ProcessWorld {
