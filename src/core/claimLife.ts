@@ -17,7 +17,6 @@ import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./cl
 import type { CoreContext } from "./coreContext.js";
 import type { ClaimAnswer, ClaimDriver } from "./corePort.js";
 import type { IntentRecord, OutcomeRecord } from "./journalRecords.js";
-import type { UnknownClaims } from "./unknownClaims.js";
 
 export interface ClaimTimings {
   /** The longest an insufficient-margin refusal holds claims while the account re-read has not answered. */
@@ -44,6 +43,16 @@ export interface SentClaim {
   assignment: LiquidatorLiquidation | undefined;
 }
 
+/**
+ * What a claim's life hands to the unknown claims (unknownClaims.ts `UnknownClaims`): a claim whose
+ * answer did not say (or said only lean) is tracked there, and a push confirms one. Named here, not
+ * imported, because unknownClaims.ts imports `SentClaim` from this file (no import circle).
+ */
+interface UnknownTracker {
+  track(st: SentClaim, kind: "unknown" | "lean"): void;
+  confirm(id: number, fills: Fill[], venueTs: number, source: "push" | "record"): void;
+}
+
 /** Re-decisions spent per id while it is open (the failure table's budgets). */
 interface Budget {
   retries: number;
@@ -59,7 +68,7 @@ export class ClaimLife {
   readonly #c: CoreContext;
   readonly #t: ClaimTimings;
   readonly #driver: ClaimDriver;
-  readonly #unknown: UnknownClaims;
+  readonly #unknown: UnknownTracker;
   readonly #inflight = new Map<number, SentClaim>();
   readonly #budgets = new Map<number, Budget>();
   readonly #unknownCodes = new Set<number>();
@@ -77,7 +86,7 @@ export class ClaimLife {
     c: CoreContext,
     timings: ClaimTimings,
     driver: ClaimDriver,
-    unknown: UnknownClaims,
+    unknown: UnknownTracker,
     notOurs: (symbol: string) => number,
     kick: (symbol: string) => void,
   ) {

@@ -7,13 +7,21 @@
  */
 import type { ClaimMargin, MarginLeg, MarginState } from "./claimMargin.js";
 import type { Leg } from "./decisionTrace.js";
-import { maxRatioWithinBudget } from "./exposure.js";
-import type { PolicyContext } from "./policy.js";
+import { type Exposure, maxRatioWithinBudget } from "./exposure.js";
+import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, roundQty } from "./quantize.js";
+import type { RiskPolicy } from "./riskPolicy.js";
 import type { ClaimDecision } from "./types.js";
 
+/** What the extra is sized against: the part of policy.ts's `PolicyContext` it reads (policy.ts imports this file). */
+export interface ExtraContext {
+  readonly policy: RiskPolicy;
+  readonly marks: MarkBook;
+  readonly exposure: Exposure;
+}
+
 /** The largest extra (thousandths, ≤ `wanted`) the caps leave a claim of these legs at ratio 1. */
-function extraByCaps(legs: readonly Leg[], ctx: PolicyContext, wanted: number): number {
+function extraByCaps(legs: readonly Leg[], ctx: ExtraContext, wanted: number): number {
   let claimWeight = 0;
   let r = Number.POSITIVE_INFINITY;
   const notional: number[] = [];
@@ -49,7 +57,7 @@ function extraByMargin(legs: readonly MarginLeg[], margin: ClaimMargin, upTo: nu
  * The claim with its extra, when the policy asks for one and the claim takes everything (ratio 1, no
  * `symbols`, every open leg whole); otherwise the claim as it is.
  */
-export function withExtraRatio(d: ClaimDecision, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): ClaimDecision {
+export function withExtraRatio(d: ClaimDecision, legs: Leg[], ctx: ExtraContext, margin: ClaimMargin, m: MarginState): ClaimDecision {
   const wanted = ctx.policy.extraThousandths;
   if (wanted === 0 || d.ratio !== 1 || d.symbols !== undefined) return d;
   for (const leg of legs) if (leg.k !== RATIO_QUANTA) return d;

@@ -5,20 +5,7 @@
  * **simulator**: the levels follow the mark (they are re-derived from it at every match), the depth
  * taken from level i stays missing at level i as the mark moves.
  */
-import { roundToStep } from "./symbols.js";
-
-export interface BookSpec {
-  /** Distance between the best bid and the best ask, bps of the mark. */
-  spreadBps: number;
-  /** Levels per side. */
-  levels: number;
-  /** Distance between two levels, bps of the mark. */
-  stepBps: number;
-  /** Notional (quote, at the mark) resting at each level when full. */
-  levelNotional: number;
-  /** Share of what is missing at a level that comes back each second. */
-  refillPerSec: number;
-}
+import { type BookSpec, roundToStep } from "./symbols.js";
 
 export interface BookLevel {
   price: number;

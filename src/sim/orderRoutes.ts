@@ -10,7 +10,7 @@ import type { SimAccount } from "./accounts.js";
 import type { WireFlavor } from "./flavor.js";
 import { clientMargin, leverageOf } from "./leverage.js";
 import { intParam, readParams, timeParam } from "./queryParams.js";
-import type { RequestContext, Route } from "./restRoute.js";
+import { jsonBody, type RequestContext, type Route } from "./restRoute.js";
 import type { Signatory } from "./signatureCheck.js";
 import type { SimOrder } from "./tradingShapes.js";
 import type { VenueCore } from "./venueCore.js";
@@ -24,16 +24,6 @@ const signedGet = (handler: Route["handler"], limit: Route["limit"] = "account")
   signed: true,
   handler,
 });
-
-export function jsonBody(ctx: RequestContext): Checked<unknown> {
-  if (ctx.search.size > 0) return refused(-1004, [...ctx.search.keys()][0] as string);
-  if (!/^application\/json\b/i.test(ctx.contentType ?? "")) return refused(-1005, "Content-Type must be application/json");
-  try {
-    return ok(JSON.parse(ctx.body.toString("utf8")) as unknown);
-  } catch {
-    return refused(-1005, "body is not valid JSON");
-  }
-}
 
 const withParams = <T>(search: URLSearchParams, allowed: readonly string[], f: (p: Map<string, string>) => Checked<T>): Checked<T> => {
   const p = readParams(search, allowed);

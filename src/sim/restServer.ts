@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { type SimFlavor, type WireFlavor, wireFlavor } from "./flavor.js";
 import { InsuranceFund } from "./insuranceFund.js";
 import { keyInfoRoute } from "./keyInfoRoute.js";
-import { leverageRoutes } from "./leverage.js";
+import { leverageRoutes } from "./leverageRoutes.js";
 import { liquidatorRecordRoute } from "./liquidatorRecord.js";
 import { orderRoutes } from "./orderRoutes.js";
 import { PublicQuery } from "./publicQuery.js";

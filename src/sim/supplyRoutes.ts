@@ -8,20 +8,10 @@ import type { WireFlavor } from "./flavor.js";
 import type { InsuranceFund } from "./insuranceFund.js";
 import type { PublicQuery } from "./publicQuery.js";
 import { readParams } from "./queryParams.js";
-import type { RequestContext, Route } from "./restRoute.js";
+import { jsonBody, type Route } from "./restRoute.js";
 import type { Signatory } from "./signatureCheck.js";
 import type { VenueCore } from "./venueCore.js";
-import { type Checked, ok, refused } from "./venueRefusal.js";
-
-function jsonBody(ctx: RequestContext): Checked<unknown> {
-  if (ctx.search.size > 0) return refused(-1004, [...ctx.search.keys()][0] as string);
-  if (!/^application\/json\b/i.test(ctx.contentType ?? "")) return refused(-1005, "Content-Type must be application/json");
-  try {
-    return ok(JSON.parse(ctx.body.toString("utf8")) as unknown);
-  } catch {
-    return refused(-1005, "body is not valid JSON");
-  }
-}
+import { ok } from "./venueRefusal.js";
 
 export function supplyRoutes(core: VenueCore, fund: InsuranceFund, query: PublicQuery, flavor: WireFlavor): [string, Route][] {
   return [

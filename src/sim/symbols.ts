@@ -4,7 +4,19 @@
  * per docs/protocol.md §4.2: `liquidator_fee` is a fraction, `baseTick` the price tick (served as `quote_tick`),
  * `qtyStep` the quantity step (served as `base_tick` and `base_min`), `min_notional` in quote.
  */
-import type { BookSpec } from "./orderBook.js";
+/** The synthetic order book of a symbol (orderBook.ts `SyntheticBook`). */
+export interface BookSpec {
+  /** Distance between the best bid and the best ask, bps of the mark. */
+  spreadBps: number;
+  /** Levels per side. */
+  levels: number;
+  /** Distance between two levels, bps of the mark. */
+  stepBps: number;
+  /** Notional (quote, at the mark) resting at each level when full. */
+  levelNotional: number;
+  /** Share of what is missing at a level that comes back each second. */
+  refillPerSec: number;
+}
 
 export type LiquidationTier = 1 | 2;
 

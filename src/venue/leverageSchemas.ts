@@ -6,8 +6,7 @@
  */
 import { z } from "zod";
 import { tolerantRows } from "./tolerantRows.js";
-import { MAX_LEVERAGE } from "./wire.js";
-import { numberFrom, wireNumber } from "./wireNumbers.js";
+import { MAX_LEVERAGE, numberFrom, wireNumber } from "./wireNumbers.js";
 
 const leverage = wireNumber(z.number().positive().max(MAX_LEVERAGE));
 

@@ -6,8 +6,7 @@
 import { z } from "zod";
 import type { MarginMode } from "../engine/types.js";
 import { symbolNumbers } from "./leverageSchemas.js";
-import { MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
-import { wireNumber } from "./wireNumbers.js";
+import { MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS, wireNumber } from "./wireNumbers.js";
 
 const amount = wireNumber(z.number());
 const qty = wireNumber(z.number().min(0).max(MAX_ABS_QTY));

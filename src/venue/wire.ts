@@ -23,17 +23,16 @@
  * Longer than most files: one hand-written validator per stream payload, side by side so that each follows the same rules.
  */
 import { type MarginMode, SYMBOL_PATTERN } from "../engine/types.js";
+import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_LEVERAGE, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wireNumbers.js";
 import type { BalancePush, ExecutionReport } from "./wireOrders.js";
 
 export const MAX_ITEMS = 10_000;
 export const MAX_PERPS = 1_000;
-export const MAX_ABS_QTY = 1e12;
-export const MAX_PRICE = 1e12;
-export const MAX_ABS_NOTIONAL = 1e18;
-export const MAX_TIMESTAMP_MS = 1e14; // year 5138: a timestamp in µs or ns is caught
 const MAX_TYPE_LENGTH = 64;
-/** A leverage setting beyond this is corrupt (the venue's are 1–100, PROTOCOL §10). */
-export const MAX_LEVERAGE = 1_000;
+
+// The bounds of a wire number live in wireNumbers.ts (the schema files use them without importing
+// this file, which imports theirs); named here too for the callers that read them with the frames.
+export { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_LEVERAGE, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wireNumbers.js";
 
 /**
  * Why a frame (or one entry of it) was dropped. A small closed set: it may become a metric label.

@@ -10,6 +10,14 @@
  */
 import { z } from "zod";
 
+/** What a wire number may be before it is corrupt: a timestamp in µs or ns is caught (year 5138). */
+export const MAX_ABS_QTY = 1e12;
+export const MAX_PRICE = 1e12;
+export const MAX_ABS_NOTIONAL = 1e18;
+export const MAX_TIMESTAMP_MS = 1e14;
+/** A leverage setting beyond this is corrupt (the venue's are 1–100, docs/protocol.md §10). */
+export const MAX_LEVERAGE = 1_000;
+
 /** Optional sign, digits with an optional fraction (or a bare fraction), optional exponent. */
 const DECIMAL = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 /** Far longer than any price, quantity or id the venue writes; bounds the regex work on junk. */

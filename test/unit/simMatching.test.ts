@@ -6,8 +6,8 @@
  * by hand.
  */
 import { describe, expect, test } from "vitest";
-import type { BookSpec } from "../../src/sim/orderBook.js";
 import type { SimPush } from "../../src/sim/simPush.js";
+import type { BookSpec } from "../../src/sim/symbols.js";
 import { DEFAULT_SYMBOLS } from "../../src/sim/symbols.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
 

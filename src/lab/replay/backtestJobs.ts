@@ -8,10 +8,8 @@
 import { Worker } from "node:worker_threads";
 import { CaptureError } from "../../errors.js";
 import { type BacktestOptions, type BacktestReport, backtest, markIdentical } from "./backtest.js";
+import type { WorkerAnswer } from "./backtestWorker.js";
 import type { Variant } from "./variants.js";
-
-/** What a worker posts back: its report, or the error that stopped it. */
-export type WorkerAnswer = { ok: true; report: BacktestReport } | { ok: false; error: { code?: string; message: string } };
 
 export async function backtestInJobs(o: BacktestOptions, jobs: number): Promise<BacktestReport> {
   if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError("jobs must be a positive integer");

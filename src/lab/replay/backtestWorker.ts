@@ -1,7 +1,9 @@
 /** One worker thread of a backtest on several cores (backtestJobs.ts): its share of the variants. */
 import { parentPort, workerData } from "node:worker_threads";
-import { type BacktestOptions, backtest } from "./backtest.js";
-import type { WorkerAnswer } from "./backtestJobs.js";
+import { type BacktestOptions, type BacktestReport, backtest } from "./backtest.js";
+
+/** What a worker posts back: its report, or the error that stopped it. */
+export type WorkerAnswer = { ok: true; report: BacktestReport } | { ok: false; error: { code?: string; message: string } };
 
 const port = parentPort;
 if (port === null) throw new Error("backtestWorker.js runs as a worker thread");

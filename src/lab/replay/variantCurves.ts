@@ -12,7 +12,6 @@ import type { ProtectionName, ProtectionTrip } from "../../engine/protections.js
 import type { Fill, Mark } from "../../engine/types.js";
 import { componentsOf, type NetComponents } from "../capture/recordedAccount.js";
 import { type Facts, round, VariantFacts } from "../report/variantFacts.js";
-import type { DecisionFollowers } from "../sweep/decisionGroup.js";
 import type { LabAccount, MarginFacts } from "./labMargin.js";
 import { Series } from "./series.js";
 import type { UnwindModel } from "./unwindModel.js";
@@ -79,7 +78,7 @@ export class VariantCurves {
   readonly #variant: Variant;
   readonly #model: ReplayModel;
   readonly #marks: MarkBook;
-  readonly #followers: DecisionFollowers | undefined;
+  readonly #followers: CurveFollowers | undefined;
   readonly #facts: VariantFacts;
   readonly #net = new Series();
   readonly #exposureSeries = new Series(1_000, 4_000, "max");
@@ -103,7 +102,7 @@ export class VariantCurves {
   /** Liquidator fees earned so far: what the account's collateral grows by in the margin check. */
   feesEarned = 0;
 
-  constructor(variant: Variant, model: ReplayModel, marks: MarkBook, followers: DecisionFollowers | undefined) {
+  constructor(variant: Variant, model: ReplayModel, marks: MarkBook, followers: CurveFollowers | undefined) {
     this.#variant = variant;
     this.#model = model;
     this.#marks = marks;
@@ -245,4 +244,13 @@ export class VariantCurves {
       protection_trips: this.#trips,
     };
   }
+}
+/**
+ * What the curves tell the variants that follow this one's decisions (sweep/decisionGroup.ts
+ * `DecisionFollowers`): a refusal and each exposure point. Named here so the two files do not import
+ * each other.
+ */
+export interface CurveFollowers {
+  refused(at: number): void;
+  point(at: number, exposure: number): void;
 }

@@ -18,7 +18,7 @@ import { type DecideTrace, derivedDecision, newDecideTrace } from "../../engine/
 import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../../engine/policy.js";
 import { compileRiskPolicy, type RiskPolicy } from "../../engine/riskPolicy.js";
 import type { Liquidation } from "../../engine/types.js";
-import type { VariantResult } from "../replay/replayVariant.js";
+import type { VariantResult } from "../replay/variantCurves.js";
 import type { Variant } from "../replay/variants.js";
 import { CapClock } from "../report/variantFacts.js";
 import { canonical } from "./canonical.js";
