@@ -18,7 +18,7 @@ import { type ProtectionGuard, protectionLimits } from "../daemon/control/protec
 import type { Ingest } from "../daemon/feeds/ingest.js";
 import type { Unwinder } from "../daemon/unwind/unwinder.js";
 import type { Metrics } from "../observe/metrics.js";
-import type { LiveShadows } from "./liveShadows.js";
+import type { LiveShadows } from "./shadowsAndCapture.js";
 
 export function policyReloader(o: {
   loaded: LoadedConfig;

@@ -16,12 +16,10 @@ import { Watchdog } from "../observe/watchdog.js";
 import type { StateStore } from "../store/stateStore.js";
 import { PACKAGE_VERSION } from "../venue/userAgent.js";
 import { assembleDaemon } from "./assembleDaemon.js";
-import { captureBudget } from "./captureBudget.js";
 import type { DaemonTiming } from "./daemonTiming.js";
-import { DrainSignal } from "./drainSignal.js";
-import { HupReloader } from "./hupReloader.js";
-import { openDaemonCapture } from "./openCapture.js";
+import { captureBudget, openDaemonCapture } from "./openCapture.js";
 import { type OpenedStore, openStateStore } from "./openStateStore.js";
+import { DrainSignal, HupReloader } from "./processSignals.js";
 import { connectVenue } from "./venueConnection.js";
 
 export type { DaemonTiming } from "./daemonTiming.js";

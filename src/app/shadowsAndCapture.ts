@@ -4,15 +4,16 @@
  */
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
-import { ClaimSender } from "../daemon/claim/claimSender.js";
-import type { CaptureTap } from "../daemon/records/captureTap.js";
+import { ClaimSender, type ClaimTransport } from "../daemon/claim/claimSender.js";
+import type { CaptureEvent, CaptureTap } from "../daemon/records/captureTap.js";
 import type { AccountBook } from "../engine/accountBook.js";
 import type { LeastRatios } from "../engine/leastRatio.js";
 import type { MarkBook } from "../engine/marks.js";
 import { capturingTransport } from "../lab/capture/claimTap.js";
+import { ownClaimsTransport } from "../lab/shadow/ownClaimsTap.js";
+import { ShadowFeed } from "../lab/shadow/shadowFeed.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RestClient } from "../venue/rest.js";
-import { type LiveShadows, liveShadows } from "./liveShadows.js";
 
 export interface ShadowsAndCapture {
   shadows: LiveShadows;
@@ -34,10 +35,70 @@ export function shadowsAndCapture(o: {
   leastRatios?: LeastRatios;
 }): ShadowsAndCapture {
   const { account, marks, rest } = o;
-  // Shadow variants see what the capture sees, and the live claims as they leave (liveShadows.ts).
+  // Shadow variants see what the capture sees, and the live claims as they leave (`liveShadows` below).
   const shadows = liveShadows({ loaded: o.loaded, metrics: o.metrics, logger: o.logger, collateral: () => account.totalCollateral(marks) });
   const capture = shadows.tap(o.capture);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
   const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios);
   return { shadows, capture, sender };
+}
+
+/**
+ * `shadow.variants` in the daemon: the shadow feed (lab/shadow/shadowFeed.ts) fed by the same inputs as the
+ * capture and told of the live account's claims, scored in `liquidator_shadow_*`; its replay runs in
+ * a worker thread, ended with the daemon's run. Built whether or
+ * not variants are configured, so a SIGHUP can start (or change, or stop) them without a restart.
+ */
+/** The backtest's defaults (`backtest --latency-ms`, `--slippage-bps`, `--taker-fee-bps`). */
+const MODEL = { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 };
+
+export interface LiveShadows {
+  /** What ingest records into: the capture (when on) and the shadows. */
+  tap(capture: CaptureTap | undefined): CaptureTap;
+  /** The claim transport that tells the shadows what the live account claimed. */
+  transport(inner: ClaimTransport): ClaimTransport;
+  /** SIGHUP: the reloaded config's variants (unchanged ones keep running as they are). */
+  apply(loaded: LoadedConfig): void;
+  /** Shutdown: the shadows' thread ends. */
+  close(): Promise<void>;
+}
+
+export function liveShadows(o: {
+  loaded: LoadedConfig;
+  metrics: Metrics;
+  logger: Logger;
+  /** The live account's total collateral now (the shadows' margin starts from it). */
+  collateral?: () => number | undefined;
+}): LiveShadows {
+  const log = o.logger.child({ component: "shadow" });
+  const feed = new ShadowFeed({
+    model: MODEL,
+    ...(o.collateral !== undefined ? { collateral: o.collateral } : {}),
+    // Each shadow claim crosses from the shadows' thread only when it is logged.
+    ...(log.isLevelEnabled("debug") ? { claimed: (variant: string, id: number) => log.debug({ variant, id }, "shadow claim") } : {}),
+    dropped: (n) => o.metrics.shadow.dropped.inc(n),
+    failed: (err) => log.error({ err }, "the shadow variants failed and stopped (claims are not affected); a SIGHUP starts them anew"),
+  });
+  o.metrics.shadow.setSource(() => ({ scores: feed.scores(), ...feed.cost(), queued: feed.queued }));
+  const apply = (loaded: LoadedConfig): void => {
+    const variants = loaded.shadows ?? [];
+    feed.setVariants(variants);
+    if (variants.length > 0)
+      log.info({ variants: variants.map((v) => v.name), thread: feed.thread }, "shadow variants running (nothing is sent for them)");
+  };
+  apply(o.loaded);
+  return {
+    tap: (capture) =>
+      capture === undefined
+        ? feed
+        : {
+            record: (event: CaptureEvent) => {
+              capture.record(event);
+              feed.record(event);
+            },
+          },
+    transport: (inner) => ownClaimsTransport(inner, feed),
+    apply,
+    close: () => feed.close(),
+  };
 }

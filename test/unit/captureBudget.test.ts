@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { captureBudget, JOURNAL_RESERVE } from "../../src/app/captureBudget.js";
+import { captureBudget, JOURNAL_RESERVE } from "../../src/app/openCapture.js";
 import { ConfigError } from "../../src/errors.js";
 
 const dirs: string[] = [];

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { JOURNAL_RESERVE } from "../../src/app/captureBudget.js";
+import { JOURNAL_RESERVE } from "../../src/app/openCapture.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 import { REPO_ROOT } from "../support/dashboardNames.js";

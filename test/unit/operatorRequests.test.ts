@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { operatorRequestLoop } from "../../src/app/operatorRequestLoop.js";
+import { operatorRequestLoop } from "../../src/app/daemonRun.js";
 import { fileRequestDone, fileRequests, requestsDir, writeFileRequest } from "../../src/store/operatorRequests.js";
 import { waitFor } from "../support/wait.js";
 
