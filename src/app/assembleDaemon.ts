@@ -77,7 +77,7 @@ export function assembleDaemon(o: {
 }): AssembledDaemon {
   const { loaded, venue, store, replay, metrics, watchdog, logger, timing } = o;
   const config = loaded.config;
-  // `state.capture` as configured; ingest records into `capture`, which also feeds the shadows.
+  // `state.capture` as configured; ingest records into `ingestTap`, which also feeds the shadows.
   const stateCapture = o.capture;
   // Called by parts built before them (core → guard, unwinder and daemon; unwinder → daemon and ingest).
   const later = {
@@ -90,7 +90,7 @@ export function assembleDaemon(o: {
   const books = tradingBooks(config.policy, config.unwind);
   const venueSide = venueParts({ config, venue, metrics, policy: books.policy, logger });
   const { rest, limiters } = venueSide;
-  const { shadows, capture, sender } = shadowsAndCapture({
+  const { shadows, ingestTap, sender } = shadowsAndCapture({
     loaded,
     metrics,
     logger,
@@ -162,7 +162,7 @@ export function assembleDaemon(o: {
     opportunities,
     slices,
     ingestLog,
-    capture,
+    ingestTap,
     daemon: later.daemon,
   });
   later.ingest.bind(ingest);

@@ -73,10 +73,10 @@ export function claimPath(o: {
   const claimLog = logger.child({ component: "claimer" });
   const counts = claimObserver(metrics);
   // The ledger reads the claim records as they are written (intents, outcomes).
-  const tapped = opportunities.tap(store);
+  const journal = opportunities.readingAlong(store);
   const badRows = { logged: false };
   const port = livePort({
-    store: tapped,
+    store: journal,
     sender: o.sender,
     rest: o.rest,
     orders: new OrderApi(o.rest),

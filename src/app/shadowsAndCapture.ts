@@ -18,7 +18,7 @@ import type { RestClient } from "../venue/rest.js";
 export interface ShadowsAndCapture {
   shadows: LiveShadows;
   /** What ingest records into: the capture (when on) and the shadows. */
-  capture: CaptureTap;
+  ingestTap: CaptureTap;
   sender: ClaimSender;
 }
 
@@ -37,10 +37,10 @@ export function shadowsAndCapture(o: {
   const { account, marks, rest } = o;
   // Shadow variants see what the capture sees, and the live claims as they leave (`liveShadows` below).
   const shadows = liveShadows({ loaded: o.loaded, metrics: o.metrics, logger: o.logger, collateral: () => account.totalCollateral(marks) });
-  const capture = shadows.tap(o.capture);
+  const ingestTap = shadows.ingestTap(o.capture);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
   const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios);
-  return { shadows, capture, sender };
+  return { shadows, ingestTap, sender };
 }
 
 /**
@@ -54,7 +54,7 @@ const MODEL = { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 };
 
 export interface LiveShadows {
   /** What ingest records into: the capture (when on) and the shadows. */
-  tap(capture: CaptureTap | undefined): CaptureTap;
+  ingestTap(capture: CaptureTap | undefined): CaptureTap;
   /** The claim transport that tells the shadows what the live account claimed. */
   transport(inner: ClaimTransport): ClaimTransport;
   /** SIGHUP: the reloaded config's variants (unchanged ones keep running as they are). */
@@ -88,7 +88,7 @@ export function liveShadows(o: {
   };
   apply(o.loaded);
   return {
-    tap: (capture) =>
+    ingestTap: (capture) =>
       capture === undefined
         ? feed
         : {

@@ -50,7 +50,7 @@ export function streamParts(o: {
   slices: SliceQueue;
   ingestLog: Logger;
   /** What ingest records into (the capture, when on, and the shadows). */
-  capture: CaptureTap;
+  ingestTap: CaptureTap;
   daemon: Later<Daemon>;
 }): StreamParts {
   const { config, venue, metrics, logger, timing, claimer, core } = o;
@@ -82,7 +82,7 @@ export function streamParts(o: {
       claimer.accountRead();
     },
     opportunities: o.opportunities,
-    capture: o.capture,
+    capture: o.ingestTap,
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
       logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");

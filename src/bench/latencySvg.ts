@@ -2,9 +2,9 @@
  * A hand-written SVG histogram of tick-to-claim latencies (log-scale x), one outlined series per
  * client, with p50/p99 markers and a legend. Pure: samples in, SVG text out.
  */
-import { percentile } from "./stats.js";
+import { latencyPercentile } from "./stats.js";
 
-export interface Series {
+export interface LatencySeries {
   label: string;
   color: string;
   /** Latencies in ms. */
@@ -34,7 +34,7 @@ function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-export function latencySvg(series: readonly Series[], title: string): string {
+export function latencySvg(series: readonly LatencySeries[], title: string): string {
   const all = series.flatMap((s) => s.samplesMs.filter((x) => x > 0 && Number.isFinite(x)));
   const lo = 10 ** Math.floor(Math.log10(all.length > 0 ? Math.min(...all) : 0.01));
   const hi = 10 ** Math.ceil(Math.log10(all.length > 0 ? Math.max(...all) : 10));
@@ -96,7 +96,7 @@ export function latencySvg(series: readonly Series[], title: string): string {
       [50, "5 3"],
       [99, "2 3"],
     ] as const) {
-      const v = percentile(s.samplesMs, p);
+      const v = latencyPercentile(s.samplesMs, p);
       if (!Number.isFinite(v) || v <= 0) continue;
       out.push(
         `<line x1="${x(v).toFixed(1)}" y1="${M.top}" x2="${x(v).toFixed(1)}" y2="${M.top + ph}" stroke="${s.color}" stroke-dasharray="${dash}" stroke-width="1.2"/>`,
@@ -104,7 +104,7 @@ export function latencySvg(series: readonly Series[], title: string): string {
     }
     const ly = M.top + 16 + k * 18;
     const lx = M.left + pw - 300;
-    const label = `${s.label}: p50 ${formatMs(percentile(s.samplesMs, 50))}, p99 ${formatMs(percentile(s.samplesMs, 99))}, n=${s.samplesMs.length}`;
+    const label = `${s.label}: p50 ${formatMs(latencyPercentile(s.samplesMs, 50))}, p99 ${formatMs(latencyPercentile(s.samplesMs, 99))}, n=${s.samplesMs.length}`;
     out.push(`<rect x="${lx}" y="${ly - 10}" width="14" height="10" fill="${s.color}" fill-opacity="0.35" stroke="${s.color}"/>`);
     out.push(`<text x="${lx + 20}" y="${ly}">${esc(label)}</text>`);
   });

@@ -166,7 +166,7 @@ function fmt(v: number | undefined, digits = 0): string {
 }
 
 /** The short table for stdout (and, as Markdown, for the README). */
-export function table(r: BenchResults, markdown = false): string {
+export function benchTable(r: BenchResults, markdown = false): string {
   const rows: string[][] = [["measure", "daemon", "floor", "daemon/floor", "target"]];
   const tc = r.tickToClaim;
   const target = (name: string): string => {

@@ -40,7 +40,7 @@ import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { LEVERAGE_CASCADE, measureMarginCascade } from "./marginCascade.js";
 import { measureReconcile } from "./reconcile.js";
-import { type BenchResults, type CascadeResult, type ClientLatency, checkTargets, table } from "./report.js";
+import { type BenchResults, benchTable, type CascadeResult, type ClientLatency, checkTargets } from "./report.js";
 import { measureShadows, type ShadowCost } from "./shadowBench.js";
 import { paired, summarize, valueRatio } from "./stats.js";
 import { measureThroughput } from "./throughput.js";
@@ -401,7 +401,7 @@ async function main(): Promise<void> {
   const file = join(args.out, `${results.date.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   if (svg !== undefined) writeFileSync(join(args.out, "latency.svg"), svg);
-  process.stdout.write(`\n${table(results)}\n\nresults: ${file}${svg !== undefined ? `, ${join(args.out, "latency.svg")}` : ""}\n`);
+  process.stdout.write(`\n${benchTable(results)}\n\nresults: ${file}${svg !== undefined ? `, ${join(args.out, "latency.svg")}` : ""}\n`);
 }
 
 function round4(x: number): number {

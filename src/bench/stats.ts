@@ -1,14 +1,12 @@
 /**
- * Pure numbers of the bench: percentiles, latency summaries and the cascade's value ratio.
+ * Pure numbers of the bench: latency summaries (percentiles from engine/percentile.ts) and the
+ * cascade's value ratio.
  */
+import { percentile } from "../engine/percentile.js";
 
-/** Nearest-rank percentile (p in (0, 100]) of unsorted samples; NaN when there are none. */
-export function percentile(samples: readonly number[], p: number): number {
-  if (samples.length === 0) return Number.NaN;
-  const sorted = [...samples].sort((a, b) => a - b);
-  // The epsilon keeps float noise (99.9 × 1000 / 100 = 999.0000000000001) from skipping a rank.
-  const rank = Math.ceil((p * sorted.length) / 100 - 1e-9);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+/** A latency percentile for the bench's tables and charts: NaN (printed "n/a") when there are none. */
+export function latencyPercentile(samples: readonly number[], p: number): number {
+  return percentile(samples, p) ?? Number.NaN;
 }
 
 export interface LatencySummary {
@@ -28,10 +26,10 @@ export function summarize(samplesMs: readonly number[]): LatencySummary {
   const mean = samplesMs.length === 0 ? Number.NaN : samplesMs.reduce((a, b) => a + b, 0) / samplesMs.length;
   return {
     count: samplesMs.length,
-    p50Us: us(percentile(samplesMs, 50)),
-    p90Us: us(percentile(samplesMs, 90)),
-    p99Us: us(percentile(samplesMs, 99)),
-    p999Us: us(percentile(samplesMs, 99.9)),
+    p50Us: us(latencyPercentile(samplesMs, 50)),
+    p90Us: us(latencyPercentile(samplesMs, 90)),
+    p99Us: us(latencyPercentile(samplesMs, 99)),
+    p999Us: us(latencyPercentile(samplesMs, 99.9)),
     maxUs: us(samplesMs.length === 0 ? Number.NaN : Math.max(...samplesMs)),
     meanUs: us(mean),
   };

@@ -14,7 +14,7 @@ import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
 import { generatePositions } from "../sim/liquidationGen.js";
 import { Prng } from "../sim/prng.js";
-import { DEFAULT_SYMBOLS, SymbolTable as SimSymbols } from "../sim/symbols.js";
+import { DEFAULT_SYMBOLS, ListedSymbols } from "../sim/symbols.js";
 import { generateKeyPair, parseSecret, Signer, signingMessage } from "../venue/signer.js";
 
 export interface ThroughputResult {
@@ -87,7 +87,7 @@ function realisticContext(now: number): PolicyContext {
 /** Liquidations as the simulator generates them (1 to 3 symbols, 1,000 to 60,000 of notional each). */
 function realisticLiquidations(n: number, seed: number, now: number): Liquidation[] {
   const prng = new Prng(seed);
-  const table = new SimSymbols();
+  const table = new ListedSymbols();
   const out: Liquidation[] = [];
   for (let i = 0; i < n; i++) {
     const positions = generatePositions(prng, table, (s) => table.get(s)?.startPrice).map((p) => ({

@@ -8,7 +8,7 @@
  */
 import type { BacktestReport, VariantReport } from "../lab/replay/backtest.js";
 import { backtestJson } from "../lab/report/backtestJson.js";
-import { claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "../lab/report/reportText.js";
+import { cents, claimRowText, identicalText, intervalText, SIGNS_NOTE, unwindText, verdictText } from "../lab/report/reportText.js";
 import { renderSections } from "./backtestSections.js";
 import { type Column, type OutputFormat, renderCsv, renderTable, sanitize } from "./output.js";
 
@@ -18,18 +18,18 @@ const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "sent", value: (r) => r.sent },
   { key: "claimed", value: (r) => r.claimed },
   { key: "lost_to_others", header: "lost", value: (r) => r.lost_to_others },
-  { key: "claimed_notional", header: "notional", value: (r) => r.claimed_notional, text: (r) => money(r.claimed_notional) },
+  { key: "claimed_notional", header: "notional", value: (r) => r.claimed_notional, text: (r) => cents(r.claimed_notional) },
   // The ledger's components (the words and signs of liquidator pnl; SIGNS_NOTE says them once).
-  { key: "liquidator_fee", value: (r) => r.components.liquidator_fee, text: (r) => money(r.components.liquidator_fee) },
-  { key: "trading", value: (r) => r.components.trading, text: (r) => money(r.components.trading) },
-  { key: "fees", value: (r) => r.components.fees, text: (r) => money(r.components.fees) },
-  { key: "open", value: (r) => r.components.open, text: (r) => money(r.components.open) },
-  { key: "net", value: (r) => r.estimated_net, text: (r) => money(r.estimated_net) },
+  { key: "liquidator_fee", value: (r) => r.components.liquidator_fee, text: (r) => cents(r.components.liquidator_fee) },
+  { key: "trading", value: (r) => r.components.trading, text: (r) => cents(r.components.trading) },
+  { key: "fees", value: (r) => r.components.fees, text: (r) => cents(r.components.fees) },
+  { key: "open", value: (r) => r.components.open, text: (r) => cents(r.components.open) },
+  { key: "net", value: (r) => r.estimated_net, text: (r) => cents(r.estimated_net) },
   { key: "net_interval", header: "net_90%", value: (r) => intervalText(r) },
   { key: "claims_for_interval", value: (r) => r.net_interval.claims, table: false },
   // What the policy expected when deciding (decision-time marks): not booked, not summed anywhere.
   { key: "expected_fee", value: (r) => r.expected_fee, table: false },
-  { key: "peak_exposure", header: "peak_exposure", value: (r) => r.peak_exposure, text: (r) => money(r.peak_exposure) },
+  { key: "peak_exposure", header: "peak_exposure", value: (r) => r.peak_exposure, text: (r) => cents(r.peak_exposure) },
   {
     key: "skipped",
     value: (r) =>
@@ -41,7 +41,7 @@ const COLUMNS: readonly Column<VariantReport>[] = [
   { key: "at_cap_seconds", value: (r) => r.at_cap_seconds, table: false },
   { key: "margin_skips", value: (r) => r.margin_skips, table: false },
   { key: "at_margin_limit_seconds", value: (r) => r.at_margin_limit_seconds, table: false },
-  { key: "worst_claim", value: (r) => claimText(r.worst_claims[0]), table: false },
+  { key: "worst_claim", value: (r) => claimRowText(r.worst_claims[0]), table: false },
   { key: "same_as", value: (r) => r.same_as ?? "", table: false },
 ];
 

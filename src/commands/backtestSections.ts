@@ -8,7 +8,7 @@ import type { BacktestReport, VariantReport } from "../lab/replay/backtest.js";
 import type { ProtectionTripRow } from "../lab/replay/replayVariant.js";
 import type { ForecastFigure } from "../lab/report/forecastScore.js";
 import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/report/realityView.js";
-import { capText, claimText, money, secondsText } from "../lab/report/reportText.js";
+import { capText, cents, claimRowText, secondsText } from "../lab/report/reportText.js";
 import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "../lab/report/sectionRows.js";
 import { sensitivityColumns, sensitivityVerdict } from "../lab/report/sensitivityView.js";
 import { type Column, isoTime, renderTable, sanitize } from "./output.js";
@@ -25,20 +25,20 @@ export function renderSections(report: BacktestReport): string {
   if (cols.length > 0) {
     const columns: Column<VariantReport>[] = [
       { key: "variant", value: (v) => v.name },
-      ...cols.map((c) => ({ key: c.label, value: (v: VariantReport) => c.net(v), text: (v: VariantReport) => money(c.net(v)) })),
+      ...cols.map((c) => ({ key: c.label, value: (v: VariantReport) => c.net(v), text: (v: VariantReport) => cents(c.net(v)) })),
     ];
     const verdict = sensitivityVerdict(report, cols);
     out.push(`net under the assumptions moved:\n${renderTable(columns, report.variants)}${verdict === "" ? "" : `${sanitize(verdict)}\n`}`);
   }
   const risk: Column<VariantReport>[] = [
     { key: "variant", value: (v) => v.name },
-    { key: "max_drawdown", value: (v) => v.max_drawdown.amount, text: (v) => money(v.max_drawdown.amount) },
+    { key: "max_drawdown", value: (v) => v.max_drawdown.amount, text: (v) => cents(v.max_drawdown.amount) },
     { key: "from", value: (v) => time(v.max_drawdown.peak_at) },
     { key: "to", value: (v) => time(v.max_drawdown.trough_at) },
     { key: "at_cap", value: (v) => capText(report, v) },
     { key: "at_margin_limit", value: (v) => secondsText(report, v.at_margin_limit_seconds) },
     { key: "margin_skips", value: (v) => v.margin_skips },
-    { key: "worst_claim", value: (v) => claimText(v.worst_claims[0]) },
+    { key: "worst_claim", value: (v) => claimRowText(v.worst_claims[0]) },
     { key: "same_as", value: (v) => v.same_as ?? "" },
   ];
   out.push(`risk:\n${renderTable(risk, report.variants)}`);
@@ -47,7 +47,7 @@ export function renderSections(report: BacktestReport): string {
     { key: "at", value: (r) => time(r.at) },
     { key: "protection", value: (r) => r.protection },
     { key: "symbol", value: (r) => r.symbol ?? "" },
-    { key: "net", value: (r) => r.value, text: (r) => money(r.value) },
+    { key: "net", value: (r) => r.value, text: (r) => cents(r.value) },
   ];
   const tripRows = rowsOf(report.variants, (v) => v.protection_trips);
   if (tripRows.length > 0) out.push(`protection trips:\n${renderTable(trips, tripRows)}`);
@@ -56,7 +56,7 @@ export function renderSections(report: BacktestReport): string {
     { key: "variant", value: (r) => r.variant },
     { key: "symbol", value: (r) => r.symbol },
     { key: "claims", value: (r) => r.claims },
-    { key: "notional", value: (r) => r.notional, text: (r) => money(r.notional) },
+    { key: "notional", value: (r) => r.notional, text: (r) => cents(r.notional) },
     ...SYMBOL_KEYS.map((k) => ({ key: k, value: (r: Sym) => r[k], text: (r: Sym) => r.cents[k] })),
   ];
   out.push(`per symbol (adds up to each variant's totals):\n${renderTable(symbols, symbolRows(report.variants))}`);
@@ -78,7 +78,7 @@ export function renderSections(report: BacktestReport): string {
       ...(["liquidator_fee", "trading", "fees", "open", "net"] as const).map((k) => ({
         key: k,
         value: (r: RealityRow) => r[k],
-        text: (r: RealityRow) => money(r[k]),
+        text: (r: RealityRow) => cents(r[k]),
       })),
       { key: "vs_recorded", value: (r) => (r.net_vs_recorded_pct === undefined ? "" : `${r.net_vs_recorded_pct} %`) },
     ];
@@ -93,7 +93,7 @@ export function renderSections(report: BacktestReport): string {
       { key: "recall", value: (f) => f.recall ?? "", text: (f) => share(f.recall) },
       { key: "median_lead_s", value: (f) => f.median_lead_s ?? "" },
       { key: "precision", value: (f) => f.precision ?? "", text: (f) => share(f.precision) },
-      { key: "band_notional", value: (f) => f.band_notional, text: (f) => money(f.band_notional) },
+      { key: "band_notional", value: (f) => f.band_notional, text: (f) => cents(f.band_notional) },
     ];
     out.push(
       `heatmap (recall: liquidated notional inside the 2 % band ≥ 5 s before its first push; precision: the 2 % band liquidated within 10 min):\n${renderTable(cols, report.forecast)}`,

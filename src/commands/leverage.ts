@@ -47,7 +47,7 @@ function jsonOf(state: LeverageState) {
   };
 }
 
-function table(state: LeverageState): string {
+function leverageTable(state: LeverageState): string {
   const head = ["symbol", "leverage", "max", "claim notional", "margin at setting", "margin at max", ""];
   const rows = state.lines.map((l) => [
     l.symbol,
@@ -101,7 +101,7 @@ export const leverage: Command = async (args, io: CommandIO) => {
     const before = await readLeverageState(venue.rest, policy, io.signal, symbol);
     if (symbol !== undefined && before.lines.length === 0) throw new UsageError(`--symbol ${symbol}: the venue lists no such symbol`);
     if (n === undefined && values["set-max"] !== true) {
-      io.stdout.write(values.json ? `${JSON.stringify(jsonOf(before))}\n` : table(before));
+      io.stdout.write(values.json ? `${JSON.stringify(jsonOf(before))}\n` : leverageTable(before));
       return 0;
     }
     const target = n ?? (symbol !== undefined ? (before.lines[0]?.max ?? setMaxLeverage(before)) : setMaxLeverage(before));
@@ -120,7 +120,7 @@ export const leverage: Command = async (args, io: CommandIO) => {
     }
     const after = await readLeverageState(venue.rest, policy, io.signal, symbol, before.clientInfo);
     if (values.json) io.stdout.write(`${JSON.stringify({ ...jsonOf(after), set: { request } })}\n`);
-    else io.stdout.write(`set ${JSON.stringify(request)}\n${table(after)}`);
+    else io.stdout.write(`set ${JSON.stringify(request)}\n${leverageTable(after)}`);
     return 0;
   });
 };

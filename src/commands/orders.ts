@@ -8,12 +8,12 @@ import { UsageError } from "../errors.js";
 import { collectPages, pageCount } from "../venue/rest.js";
 import {
   ADMIN_ORDER_STATUSES,
+  ADMIN_ORDER_TYPES,
   ADMIN_ORDERS_MAX_SIZE,
   type AdminOrderRow,
   type AdminOrdersQuery,
   ORDER_SIDES,
   ORDER_SORTS,
-  ORDER_TYPES,
 } from "../venue/restSchemas.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";
@@ -27,7 +27,7 @@ Orders of one user, newest first unless --sort-by says otherwise (admin listing,
   --user-address ADDR    target user address    } the default is its first seeded user
   --symbol SYMBOL        PERP_<BASE>_<QUOTE>
   --side SIDE            ${ORDER_SIDES.join(" | ")}
-  --order-type TYPE      ${ORDER_TYPES.join(" | ")}
+  --order-type TYPE      ${ADMIN_ORDER_TYPES.join(" | ")}
   --status STATUS        ${ADMIN_ORDER_STATUSES.join(" | ")}
   --order-tag TAG
   --start-t MS --end-t MS                 created between (13-digit ms timestamps)
@@ -109,7 +109,7 @@ function ordersQuery(flags: Flags): { query: AdminOrdersQuery; all: boolean } {
     throw new UsageError(`--symbol must look like PERP_<BASE>_<QUOTE>, got '${symbol}'`);
   set("symbol", symbol);
   set("side", oneOf("side", flags.side, ORDER_SIDES));
-  set("order_type", oneOf("order-type", flags["order-type"], ORDER_TYPES));
+  set("order_type", oneOf("order-type", flags["order-type"], ADMIN_ORDER_TYPES));
   set("status", oneOf("status", flags.status, ADMIN_ORDER_STATUSES));
   set("order_tag", text("order-tag", flags["order-tag"]));
   set("start_t", msTime("start-t", flags["start-t"]));

@@ -42,6 +42,9 @@ export function sanitize(text: string): string {
 }
 
 /** ISO-8601 UTC for a ms timestamp; the raw value when it is not a plausible time. */
+/** Quote amounts in the command tables: four decimals (JSON and CSV keep more). */
+export const money = (x: number): string => x.toFixed(4);
+
 export function isoTime(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "";
   if (!Number.isFinite(ms) || ms <= 0 || ms > 8.64e15) return String(ms);

@@ -19,7 +19,7 @@ import type { JournalReplay } from "../store/journalReplay.js";
 import { PgStore } from "../store/postgres/pgStore.js";
 import type { Command } from "./command.js";
 import { journalPath } from "./journalPath.js";
-import { type Column, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
+import { type Column, money, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
 
 const USAGE = `usage: liquidator pnl [--config FILE] [--by claim|symbol|day] [--since ISO] [--json | --csv]
 
@@ -54,7 +54,6 @@ interface Row extends PnlTotals {
   markouts?: Partial<Record<MarkoutHorizon, number>>;
 }
 
-const money = (x: number): string => x.toFixed(4);
 /** JSON and CSV: quote to 1e-6, never float noise (the journal keeps the exact values). */
 const exact = (x: number | undefined): number | undefined => (x === undefined ? undefined : logMoney(x));
 

@@ -7,19 +7,19 @@
 import { type Bucket, type SplitBucket, sideOf } from "../engine/ledgerTotals.js";
 import type { OpportunityRow } from "../engine/opportunities.js";
 import type { Point } from "../lab/replay/series.js";
-import { type Cell, page, table } from "../lab/report/htmlPage.js";
+import { type HtmlCell, htmlTable, page } from "../lab/report/htmlPage.js";
 import { chart, esc } from "../lab/report/svgChart.js";
-import { isoTime } from "./output.js";
+import { isoTime, money } from "./output.js";
 import type { LedgerReport } from "./reportLedger.js";
 import { markoutsHtml } from "./reportMarkouts.js";
-import { byKey, money } from "./reportOutput.js";
+import { byKey } from "./reportOutput.js";
 
 /** Liquidations listed open by default up to this many (the rest stay one click away). */
 const OPEN_ROWS = 500;
 
-const num = (x: number | null | undefined): Cell => ({ html: x === null || x === undefined ? "" : esc(money(x)) });
-const bucketCells = (b: Bucket): Cell[] => [b.count, num(b.value)];
-const splitCells = (s: SplitBucket): Cell[] => [...bucketCells(s.captured), ...bucketCells(s.missed), ...bucketCells(s.dry_run)];
+const num = (x: number | null | undefined): HtmlCell => ({ html: x === null || x === undefined ? "" : esc(money(x)) });
+const bucketCells = (b: Bucket): HtmlCell[] => [b.count, num(b.value)];
+const splitCells = (s: SplitBucket): HtmlCell[] => [...bucketCells(s.captured), ...bucketCells(s.missed), ...bucketCells(s.dry_run)];
 
 /** Cumulative value captured and missed (dry run apart) at each row's end (its first push while unresolved). */
 function cumulative(rows: readonly OpportunityRow[]): { captured: Point[]; missed: Point[] } {
@@ -39,7 +39,7 @@ function cumulative(rows: readonly OpportunityRow[]): { captured: Point[]; misse
 }
 
 function liquidationsSection(rows: readonly OpportunityRow[]): string {
-  const body = table(
+  const body = htmlTable(
     [
       "liquidation",
       "first seen (UTC)",
@@ -53,7 +53,7 @@ function liquidationsSection(rows: readonly OpportunityRow[]): string {
       "lost after (ms)",
       "after our send (ms)",
     ],
-    rows.map((r): Cell[] => [
+    rows.map((r): HtmlCell[] => [
       r.liquidation_id,
       isoTime(r.first_seen).slice(11, 23),
       r.outcome,
@@ -75,30 +75,30 @@ export function renderLedgerHtml(r: LedgerReport): string {
   const t = r.totals;
   const dry = t.dry_run.count > 0 ? `, decided in dry run ${t.dry_run.count} for ${esc(money(t.dry_run.value))} (never sent)` : "";
   const summary = `<p>${t.liquidations} liquidations first seen on ${esc(r.day)} (UTC), ${esc(money(t.value))} of liquidator fees at stake: captured ${t.captured.count} for ${esc(money(t.captured.value))} (the fee of what the venue assigned us), missed ${t.missed.count} for ${esc(money(t.missed.value))}${dry}. Missed value is at the first push's marks.</p>`;
-  const outcomes = `<h2 id="outcomes">Outcomes</h2><p>claimed: assigned to us (its value is the fee of what we got; the rest of a partly claimed liquidation is a row of its own); lost: taken by someone else first (our claim refused as taken, the liquidation left while our claim waited its turn, or a rival took part of it before our claim); skipped: the policy passed on it, or cut part of it (the reason is its skip reason or the cap that cut it); expired: it left with no claim of ours pending, or the venue assigned less than we asked and the rest stayed on the list (<code>left</code>); dry_run: decided in dry run, never sent.</p>${table(
+  const outcomes = `<h2 id="outcomes">Outcomes</h2><p>claimed: assigned to us (its value is the fee of what we got; the rest of a partly claimed liquidation is a row of its own); lost: taken by someone else first (our claim refused as taken, the liquidation left while our claim waited its turn, or a rival took part of it before our claim); skipped: the policy passed on it, or cut part of it (the reason is its skip reason or the cap that cut it); expired: it left with no claim of ours pending, or the venue assigned less than we asked and the rest stayed on the list (<code>left</code>); dry_run: decided in dry run, never sent.</p>${htmlTable(
     ["outcome", "rows", "value"],
-    Object.entries(t.by_outcome).map(([o, b]): Cell[] => [o, ...bucketCells(b)]),
+    Object.entries(t.by_outcome).map(([o, b]): HtmlCell[] => [o, ...bucketCells(b)]),
   )}`;
   const series = cumulative(r.liquidations);
   const value = chart("Cumulative value captured and missed", [
     { name: "captured", points: series.captured },
     { name: "missed", points: series.missed },
   ]);
-  const reasons = `<h2 id="missed-by-reason">Missed value by reason</h2>${table(
+  const reasons = `<h2 id="missed-by-reason">Missed value by reason</h2>${htmlTable(
     ["outcome", "reason", "rows", "value"],
-    t.missed_by_reason.map((b): Cell[] => [b.outcome, b.reason, ...bucketCells(b)]),
-  )}<h2 id="policy-cost">What the policy cost, by reason</h2><p>The value the policy passed on: liquidations skipped whole, and the parts of claimed ones a cap cut (or a symbol it left out).</p>${table(
+    t.missed_by_reason.map((b): HtmlCell[] => [b.outcome, b.reason, ...bucketCells(b)]),
+  )}<h2 id="policy-cost">What the policy cost, by reason</h2><p>The value the policy passed on: liquidations skipped whole, and the parts of claimed ones a cap cut (or a symbol it left out).</p>${htmlTable(
     ["reason", "rows", "value"],
-    t.policy_cost.map((b): Cell[] => [b.reason, ...bucketCells(b)]),
+    t.policy_cost.map((b): HtmlCell[] => [b.reason, ...bucketCells(b)]),
   )}`;
   const head = ["captured", "captured value", "missed", "missed value", "dry run", "dry run value"];
-  const symbols = `<h2 id="per-symbol">Per symbol</h2><p>A liquidation of several symbols counts under each, with that symbol's share of its value.</p>${table(
+  const symbols = `<h2 id="per-symbol">Per symbol</h2><p>A liquidation of several symbols counts under each, with that symbol's share of its value.</p>${htmlTable(
     ["symbol", ...head],
-    byKey(t.by_symbol).map(([s, b]): Cell[] => [s, ...splitCells(b)]),
+    byKey(t.by_symbol).map(([s, b]): HtmlCell[] => [s, ...splitCells(b)]),
   )}`;
-  const hours = `<h2 id="per-hour">Per hour (UTC)</h2>${table(
+  const hours = `<h2 id="per-hour">Per hour (UTC)</h2>${htmlTable(
     ["hour", ...head],
-    byKey(t.by_hour).map(([h, b]): Cell[] => [`${h}:00`, ...splitCells(b)]),
+    byKey(t.by_hour).map(([h, b]): HtmlCell[] => [`${h}:00`, ...splitCells(b)]),
   )}`;
   return page(
     `liquidator report ${r.day}`,

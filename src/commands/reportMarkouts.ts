@@ -6,7 +6,7 @@
  */
 import { type MarkoutPoint, markoutsBySymbol } from "../engine/markoutSummary.js";
 import { MARKOUT_HORIZONS, type MarkoutHorizon } from "../engine/markouts.js";
-import { type Cell, table } from "../lab/report/htmlPage.js";
+import { type HtmlCell, htmlTable } from "../lab/report/htmlPage.js";
 import { esc } from "../lab/report/svgChart.js";
 import type { Column } from "./output.js";
 
@@ -55,6 +55,9 @@ export const MARKOUT_COLUMNS: Column<MarkoutRow>[] = [
 
 export function markoutsHtml(markouts: MarkoutsBySymbol | undefined): string {
   if (markouts === undefined) return "";
-  const rows = markoutRows(markouts).map((r): Cell[] => [r.symbol, ...MARKOUT_HORIZONS.map((h) => ({ html: esc(cellText(r.cells[h])) }))]);
-  return `<h2 id="markouts">Markouts per symbol</h2><p>The mark after each claim against its transfer price, in basis points (positive = against us): mean (claims).</p>${table(["symbol", ...MARKOUT_HORIZONS], rows)}`;
+  const rows = markoutRows(markouts).map((r): HtmlCell[] => [
+    r.symbol,
+    ...MARKOUT_HORIZONS.map((h) => ({ html: esc(cellText(r.cells[h])) })),
+  ]);
+  return `<h2 id="markouts">Markouts per symbol</h2><p>The mark after each claim against its transfer price, in basis points (positive = against us): mean (claims).</p>${htmlTable(["symbol", ...MARKOUT_HORIZONS], rows)}`;
 }

@@ -5,13 +5,11 @@
  */
 import type { Bucket, SplitBucket } from "../engine/ledgerTotals.js";
 import type { OpportunityRow } from "../engine/opportunities.js";
-import { type Column, isoTime, renderCsv, renderTable, toJson } from "./output.js";
+import { type Column, isoTime, money, renderCsv, renderTable, toJson } from "./output.js";
 import type { LedgerReport } from "./reportLedger.js";
 import { MARKOUT_COLUMNS, markoutRows } from "./reportMarkouts.js";
 
-export const money = (x: number): string => x.toFixed(4);
-
-/** JSON and CSV: quote to 1e-6, never float noise. */
+export /** JSON and CSV: quote to 1e-6, never float noise. */
 const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 export const LIQUIDATION_COLUMNS: Column<OpportunityRow>[] = [

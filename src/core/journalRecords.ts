@@ -271,7 +271,6 @@ export type OursRecord = z.infer<typeof oursSchema>;
 export type MarkoutRecord = z.infer<typeof markoutSchema>;
 export type ProtectionRecord = z.infer<typeof protectionSchema>;
 export type OrderResult = OrderOutcomeRecord["result"];
-export type Fill = z.infer<typeof fillSchema>;
 export type JournalRecord = z.infer<typeof recordSchema>;
 
 /** One line of a journal as a record, or undefined when it is not a valid one. */

@@ -24,7 +24,7 @@ export interface CampaignFill {
   orderTag: string | null;
 }
 
-export interface CampaignQuery {
+export interface CampaignFilter {
   campaignId: number;
   accountId: string | undefined;
   address: string | undefined;
@@ -48,7 +48,7 @@ export interface CampaignStats {
   total_staked_esnative: number;
 }
 
-export function parseCampaignQuery(search: URLSearchParams): Checked<CampaignQuery> {
+export function parseCampaignQuery(search: URLSearchParams): Checked<CampaignFilter> {
   const p = readParams(search, CAMPAIGN_PARAMS);
   if (!p.ok) return p;
   const params = p.value;
@@ -87,7 +87,7 @@ export function campaignStats(
   campaign: Campaign,
   accountId: string,
   fills: readonly CampaignFill[],
-  q: CampaignQuery,
+  q: CampaignFilter,
   now: number,
 ): CampaignStats {
   const end = Math.min(now, campaign.endTime);

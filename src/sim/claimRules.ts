@@ -3,7 +3,7 @@
  * body's shape (-1004 / -1005), `evaluateClaim` applies the venue's rules to one open liquidation
  * and computes the transfer (or the refusal). No clock, no I/O, no state: the core supplies them.
  */
-import type { OpenLiquidation } from "./liquidationBook.js";
+import type { BookedLiquidation } from "./liquidationBook.js";
 import { type AccountMargin, initialMarginOfHeld } from "./margin.js";
 import { floorToStep, roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
@@ -18,7 +18,7 @@ export interface SymbolClaim {
   ratioThousandths: number;
 }
 
-export interface ClaimRequest {
+export interface ClaimBody {
   liquidationId: number;
   ratioThousandths: number;
   limitPrice: ReadonlyMap<string, number>;
@@ -46,7 +46,7 @@ export function quantiseRatio(value: unknown, name: string): Checked<number> {
 }
 
 /** Shape of the POST /v1/liquidation body (docs/protocol.md §4). */
-export function parseClaimBody(body: unknown): Checked<ClaimRequest> {
+export function parseClaimBody(body: unknown): Checked<ClaimBody> {
   if (!isPlainObject(body)) return refused(-1005, "body must be a JSON object");
   for (const key of Object.keys(body)) if (!BODY_KEYS.has(key)) return refused(-1004, key);
 
@@ -166,7 +166,7 @@ function wholeQty(pos: { positionQty: number; grownBy?: number }, extra: number 
 }
 
 /** Apply docs/protocol.md §4.1 + §7 to one claim. `liq` undefined means gone / unknown (-1202). */
-export function evaluateClaim(req: ClaimRequest, liq: OpenLiquidation | undefined, ctx: ClaimContext): Checked<ClaimOutcome> {
+export function evaluateClaim(req: ClaimBody, liq: BookedLiquidation | undefined, ctx: ClaimContext): Checked<ClaimOutcome> {
   if (liq === undefined) return refused(-1202, `liquidation ${req.liquidationId} is unknown, fully claimed or expired`);
   const open = liq.positions.filter((p) => p.positionQty !== 0);
   if (open.length === 0) return refused(-1202, `liquidation ${req.liquidationId} is fully claimed`);

@@ -16,7 +16,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimLogEntry } from "./claimLog.js";
 import { addToPosition, type HeldPosition, type Transfer } from "./claimRules.js";
-import type { OpenLiquidation } from "./liquidationBook.js";
+import type { BookedLiquidation } from "./liquidationBook.js";
 import { initialMarginOfHeld } from "./margin.js";
 import { roundQty, type SymbolSpec } from "./symbols.js";
 import { CLAIM_ROW_TYPE, type ClaimResponseData, type VenueCore } from "./venueCore.js";
@@ -116,7 +116,7 @@ export class InsuranceFund {
     return id;
   }
 
-  #expired(liq: OpenLiquidation): void {
+  #expired(liq: BookedLiquidation): void {
     if (liq.type === CLAIM_ROW_TYPE) {
       // Nobody wanted it: the fund closes what is left at the mark.
       const row = this.#rows.get(liq.liquidationId);
@@ -216,7 +216,7 @@ export class InsuranceFund {
 
   #decide(
     req: FundClaimRequest,
-    liq: OpenLiquidation,
+    liq: BookedLiquidation,
     positions: ReadonlyMap<string, HeldPosition>,
     accountId: string,
     maxLeverage: number,

@@ -15,7 +15,7 @@ export interface OpenPosition {
   grownBy?: number;
 }
 
-export interface OpenLiquidation {
+export interface BookedLiquidation {
   liquidationId: number;
   /** When the venue opened it, ms. */
   timestamp: number;
@@ -27,7 +27,7 @@ export interface OpenLiquidation {
 export type RemovalReason = "claimed" | "expired" | "removed";
 
 export class LiquidationBook {
-  readonly #open = new Map<number, OpenLiquidation>();
+  readonly #open = new Map<number, BookedLiquidation>();
   readonly #closed = new Map<number, RemovalReason>();
   #nextId: number;
 
@@ -39,7 +39,7 @@ export class LiquidationBook {
     return this.#nextId++;
   }
 
-  add(liq: OpenLiquidation): void {
+  add(liq: BookedLiquidation): void {
     if (this.#open.has(liq.liquidationId) || this.#closed.has(liq.liquidationId)) {
       throw new RangeError(`liquidation id ${liq.liquidationId} already used`);
     }
@@ -51,14 +51,14 @@ export class LiquidationBook {
    * A closed id opened again with new quantities (docs/protocol.md §5: an id may reappear): the
    * venue's liquidation of the same account continues under its old id.
    */
-  reopen(liq: OpenLiquidation): void {
+  reopen(liq: BookedLiquidation): void {
     if (this.#open.has(liq.liquidationId)) throw new RangeError(`liquidation id ${liq.liquidationId} is open`);
     if (!this.#closed.delete(liq.liquidationId)) throw new RangeError(`liquidation id ${liq.liquidationId} was never closed`);
     this.#open.set(liq.liquidationId, liq);
   }
 
   /** The open liquidation, or undefined when unknown, claimed, expired or removed. */
-  get(id: number): OpenLiquidation | undefined {
+  get(id: number): BookedLiquidation | undefined {
     return this.#open.get(id);
   }
 
@@ -111,7 +111,7 @@ export class LiquidationBook {
   }
 
   /** Open liquidations in id order. */
-  list(): OpenLiquidation[] {
+  list(): BookedLiquidation[] {
     return [...this.#open.values()];
   }
 

@@ -3,7 +3,7 @@
  * notional so that both sides of the full-take thresholds (10,000 / 5,000, docs/protocol.md §7) occur often.
  */
 import type { Prng } from "./prng.js";
-import { roundToStep, type SymbolTable } from "./symbols.js";
+import { type ListedSymbols, roundToStep } from "./symbols.js";
 
 export interface GeneratedPosition {
   symbol: string;
@@ -23,7 +23,7 @@ export interface GenerateOptions {
 
 export function generatePositions(
   prng: Prng,
-  table: SymbolTable,
+  table: ListedSymbols,
   mark: (symbol: string) => number | undefined,
   options: GenerateOptions = {},
 ): GeneratedPosition[] {

@@ -3,7 +3,7 @@
  * faint pull back to the start price so a long run does not drift a market to zero or to the moon.
  */
 import type { Prng } from "./prng.js";
-import { roundToStep, type SymbolTable } from "./symbols.js";
+import { type ListedSymbols, roundToStep } from "./symbols.js";
 
 export interface MarkRow {
   symbol: string;
@@ -13,10 +13,10 @@ export interface MarkRow {
 }
 
 export class MarketState {
-  readonly #symbols: SymbolTable;
+  readonly #symbols: ListedSymbols;
   readonly #marks = new Map<string, MarkRow>();
 
-  constructor(symbols: SymbolTable, now: number) {
+  constructor(symbols: ListedSymbols, now: number) {
     this.#symbols = symbols;
     for (const s of symbols.all()) {
       this.#marks.set(s.symbol, { symbol: s.symbol, markPrice: s.startPrice, indexPrice: s.startPrice, updatedAt: now });

@@ -5,7 +5,7 @@
  */
 import type { AdminOrderStatus, StoredOrder } from "./orderQuery.js";
 import type { Prng } from "./prng.js";
-import { roundToStep, type SymbolTable } from "./symbols.js";
+import { type ListedSymbols, roundToStep } from "./symbols.js";
 
 export interface OrderUser {
   accountId: string;
@@ -37,7 +37,7 @@ function weighted<T>(prng: Prng, table: readonly [T, number][]): T {
 }
 
 /** Orders per user account id, spread over the 30 days before `now`. */
-export function seedOrderHistory(prng: Prng, symbols: SymbolTable, users: readonly OrderUser[], now: number): Map<string, StoredOrder[]> {
+export function seedOrderHistory(prng: Prng, symbols: ListedSymbols, users: readonly OrderUser[], now: number): Map<string, StoredOrder[]> {
   const total = users.reduce((s, u) => s + u.orderCount, 0);
   // Order ids: a shuffled block, so id order and time order disagree.
   const ids = Array.from({ length: total }, (_, i) => 100_000_000 + i * 7 + prng.int(0, 6));

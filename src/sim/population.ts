@@ -7,7 +7,7 @@ import type { Campaign } from "./campaigns.js";
 import type { StoredOrder } from "./orderQuery.js";
 import { type OrderUser, seedOrderHistory } from "./orderSeed.js";
 import type { Prng } from "./prng.js";
-import type { SymbolTable } from "./symbols.js";
+import type { ListedSymbols } from "./symbols.js";
 
 /** Competitors must never be stopped by the margin rule. */
 const COMPETITOR_COLLATERAL = 1e12;
@@ -21,7 +21,7 @@ export interface Population {
 
 export function seedPopulation(
   prng: Prng,
-  symbols: SymbolTable,
+  symbols: ListedSymbols,
   accounts: Accounts,
   orderCounts: readonly number[],
   start: number,

@@ -232,7 +232,7 @@ export function roundQty(value: number): number {
 }
 
 /** Lookup by symbol name, validated at construction (no duplicates, sane numbers). */
-export class SymbolTable {
+export class ListedSymbols {
   readonly #bySymbol = new Map<string, SymbolSpec>();
 
   constructor(specs: readonly SymbolSpec[] = DEFAULT_SYMBOLS) {

@@ -9,7 +9,7 @@
  */
 import { Calendar } from "./calendar.js";
 import type { Prng } from "./prng.js";
-import { roundToStep, type SymbolTable } from "./symbols.js";
+import { type ListedSymbols, roundToStep } from "./symbols.js";
 import { isLiquidatable, type MarginPool, type MarkOf, type TraderPosition } from "./traderMargin.js";
 
 export type TraderMarginMode = "CROSS" | "ISOLATED";
@@ -100,7 +100,7 @@ export interface MarketView {
 export class TraderPopulation {
   readonly options: PopulationOptions;
   readonly #prng: Prng;
-  readonly #symbols: SymbolTable;
+  readonly #symbols: ListedSymbols;
   readonly #traders = new Map<string, Trader>();
   /** Each position at its trader's closing time (ten-second buckets: a close is a few seconds late at worst). */
   readonly #closes = new Calendar<{ pool: TraderPool; position: TraderPosition }>(10_000);
@@ -109,7 +109,7 @@ export class TraderPopulation {
   readonly #index: Map<string, number>;
   #nextPositionId = 1;
 
-  constructor(prng: Prng, symbols: SymbolTable, options: Partial<PopulationOptions> = {}) {
+  constructor(prng: Prng, symbols: ListedSymbols, options: Partial<PopulationOptions> = {}) {
     this.options = { ...DEFAULT_POPULATION, ...options };
     const o = this.options;
     if (!(o.arrivalsPerSec >= 0 && o.meanHoldS > 0 && o.isolatedShare >= 0 && o.isolatedShare <= 1)) {

@@ -23,7 +23,7 @@ import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
 import { OrderFaults } from "./orderFaults.js";
 import { checkOrder, type MarginMode, orderFilters, parseOrder } from "./orderRules.js";
 import type { SimPush } from "./simPush.js";
-import { roundToStep, type SymbolTable } from "./symbols.js";
+import { type ListedSymbols, roundToStep } from "./symbols.js";
 import { executionReportData, isOpen, positionRow, type ReportFill, type SimOrder } from "./tradingShapes.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 
@@ -42,7 +42,7 @@ interface AccountTrading {
 }
 
 export interface TradingOptions {
-  symbols: SymbolTable;
+  symbols: ListedSymbols;
   market: MarketState;
   accounts: Accounts;
   now: () => number;

@@ -12,7 +12,7 @@ import type { Campaign } from "./campaigns.js";
 import { ClaimLog, type ClaimLogEntry } from "./claimLog.js";
 import { evaluateClaim, type HeldPosition, parseClaimBody, type Transfer } from "./claimRules.js";
 import { accountMargin, growsPastMaxNotional, symbolMaxLeverage } from "./leverage.js";
-import { LiquidationBook, type OpenLiquidation } from "./liquidationBook.js";
+import { type BookedLiquidation, LiquidationBook } from "./liquidationBook.js";
 import { type GenerateOptions, generatePositions } from "./liquidationGen.js";
 import { MarketState } from "./marketState.js";
 import type { StoredOrder } from "./orderQuery.js";
@@ -21,7 +21,7 @@ import { seedPopulation } from "./population.js";
 import { Prng } from "./prng.js";
 import { Rewards, type RewardsOptions } from "./rewards.js";
 import type { SimPush, SimPushListener } from "./simPush.js";
-import { type SymbolSpec, SymbolTable } from "./symbols.js";
+import { ListedSymbols, type SymbolSpec } from "./symbols.js";
 import { Trading } from "./trading.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 import { type ClaimResponseData, claimResponse, liquidationPushRow, liquidatorLiquidationsData } from "./wireShapes.js";
@@ -72,7 +72,7 @@ const DEFAULT_ORDER_COUNTS = [1234, 320, 75, 12];
 
 export class VenueCore {
   readonly now: () => number;
-  readonly symbols: SymbolTable;
+  readonly symbols: ListedSymbols;
   readonly market: MarketState;
   readonly book: LiquidationBook;
   readonly accounts = new Accounts((symbol) => {
@@ -96,7 +96,7 @@ export class VenueCore {
    * Each liquidation the TTL took off the book, after its removal was pushed: the insurance fund
    * takes it over (insuranceFund.ts, PROTOCOL.md §10). None: expired liquidations just go.
    */
-  onExpire: ((liq: OpenLiquidation) => void) | undefined;
+  onExpire: ((liq: BookedLiquidation) => void) | undefined;
 
   constructor(options: VenueCoreOptions) {
     const clock = options.now ?? Date.now;
@@ -108,7 +108,7 @@ export class VenueCore {
     this.claimProcessingDelayMs = options.claimProcessingDelayMs ?? 0;
     if (!(this.claimProcessingDelayMs >= 0)) throw new RangeError("claimProcessingDelayMs must be ≥ 0");
     const start = this.now();
-    this.symbols = new SymbolTable(options.symbols);
+    this.symbols = new ListedSymbols(options.symbols);
     this.market = new MarketState(this.symbols, start);
     this.book = new LiquidationBook(1001);
     this.claimLog = new ClaimLog(options.claimLogSize);
@@ -188,7 +188,7 @@ export class VenueCore {
 
   // ---- liquidations -------------------------------------------------------------------------
 
-  #openLiquidation(input: AddLiquidationInput, reuseId?: number): OpenLiquidation {
+  #openLiquidation(input: AddLiquidationInput, reuseId?: number): BookedLiquidation {
     if (input.positions.length === 0) throw new RangeError("a liquidation needs at least one position");
     const seen = new Set<string>();
     const positions = input.positions.map((p) => {
@@ -201,7 +201,7 @@ export class VenueCore {
     });
     const now = this.now();
     const ttl = input.ttlMs ?? this.#ttlMs;
-    const liq: OpenLiquidation = {
+    const liq: BookedLiquidation = {
       liquidationId: reuseId ?? this.book.nextId(),
       timestamp: now,
       type: input.type ?? "liquidated",
@@ -258,7 +258,7 @@ export class VenueCore {
       }
       this.publishMarks();
     }
-    const opened: OpenLiquidation[] = [];
+    const opened: BookedLiquidation[] = [];
     for (let i = 0; i < n; i++) {
       const gen: GenerateOptions = { symbols, side, count: this.prng.int(1, Math.min(2, symbols.length)) };
       if (options.notional !== undefined) gen.notional = options.notional;
@@ -284,7 +284,7 @@ export class VenueCore {
   expireDue(): number[] {
     const ids = this.book.expiredAt(this.now());
     const rows: unknown[] = [];
-    const expired: OpenLiquidation[] = [];
+    const expired: BookedLiquidation[] = [];
     for (const id of ids) {
       const liq = this.book.get(id);
       if (liq !== undefined && this.book.remove(id, "expired")) {
@@ -297,7 +297,7 @@ export class VenueCore {
     return ids;
   }
 
-  openLiquidations(): OpenLiquidation[] {
+  openLiquidations(): BookedLiquidation[] {
     this.expireDue();
     return this.book.list().map((l) => ({ ...l, positions: l.positions.map((p) => ({ ...p })) }));
   }
@@ -352,7 +352,7 @@ export class VenueCore {
       return ok(
         this.applyClaim(
           account,
-          liq as OpenLiquidation,
+          liq as BookedLiquidation,
           outcome.value.transfers,
           outcome.value.remaining,
           outcome.value.positionsAfter,
@@ -399,7 +399,7 @@ export class VenueCore {
    */
   applyClaim(
     account: SimAccount,
-    liq: OpenLiquidation,
+    liq: BookedLiquidation,
     transfers: Transfer[],
     remaining: Map<string, number>,
     positionsAfter: Map<string, HeldPosition>,

@@ -3,7 +3,7 @@
  * snake_case (docs/protocol.md §A.2.6). Pure functions of the core's state.
  */
 import type { Transfer } from "./claimRules.js";
-import type { OpenLiquidation } from "./liquidationBook.js";
+import type { BookedLiquidation } from "./liquidationBook.js";
 
 /** data of a successful POST /v1/liquidation (docs/protocol.md §A.2.6). */
 export interface ClaimResponseData {
@@ -21,7 +21,7 @@ export interface ClaimResponseData {
 }
 
 /** One row of the public `liquidation` topic; `gone` pushes the id with an empty positionsByPerp. */
-export function liquidationPushRow(liq: OpenLiquidation, gone = false): unknown {
+export function liquidationPushRow(liq: BookedLiquidation, gone = false): unknown {
   return {
     liquidationId: liq.liquidationId,
     timestamp: liq.timestamp,
@@ -38,7 +38,7 @@ export function liquidationPushRow(liq: OpenLiquidation, gone = false): unknown 
  * data of the private `liquidatorliquidations` topic: what this account was assigned. `assigned`
  * is 1 as on the real venue's stream.
  */
-export function liquidatorLiquidationsData(liq: OpenLiquidation, transfers: readonly Transfer[], now: number): unknown {
+export function liquidatorLiquidationsData(liq: BookedLiquidation, transfers: readonly Transfer[], now: number): unknown {
   return {
     liquidationId: liq.liquidationId,
     timestamp: now,
@@ -55,7 +55,7 @@ export function liquidatorLiquidationsData(liq: OpenLiquidation, transfers: read
   };
 }
 
-export function claimResponse(liq: OpenLiquidation, transfers: readonly Transfer[], now: number): ClaimResponseData {
+export function claimResponse(liq: BookedLiquidation, transfers: readonly Transfer[], now: number): ClaimResponseData {
   return {
     liquidation_id: liq.liquidationId,
     timestamp: now,

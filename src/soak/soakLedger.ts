@@ -158,9 +158,3 @@ export function countOutcomes(list: readonly IdOutcome[]): OutcomeCounts {
   }
   return c;
 }
-
-export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}

@@ -4,7 +4,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { countOutcomes, type IdOutcome, percentile } from "./soakLedger.js";
+import { percentile } from "../engine/percentile.js";
+import { countOutcomes, type IdOutcome } from "./soakLedger.js";
 import type { DaemonSample } from "./soakMetrics.js";
 import { formatCodes, markdownTable, tableHeader, tableRow } from "./soakReport.js";
 import { GRACE_MS, SOAK_POLICY, type Soak } from "./soakRun.js";

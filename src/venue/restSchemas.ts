@@ -189,7 +189,8 @@ export const adminOrdersSchema = z.object({
 export type AdminOrdersPage = z.infer<typeof adminOrdersSchema>;
 
 export const ORDER_SIDES = ["BUY", "SELL"] as const;
-export const ORDER_TYPES = ["LIMIT", "MARKET"] as const;
+/** docs/protocol.md §A.4.4: the order types the admin order list's `order_type` filter accepts (the venue has more). */
+export const ADMIN_ORDER_TYPES = ["LIMIT", "MARKET"] as const;
 /** docs/protocol.md §A.3: statuses of the admin order list, the values its status filter accepts (a superset of ORDER_STATUSES). */
 export const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
 /** docs/protocol.md §A.4.4 sort rules 3–6. */
@@ -201,7 +202,7 @@ export const ADMIN_ORDERS_MAX_SIZE = 500;
 export interface AdminOrdersQuery {
   symbol?: string;
   side?: (typeof ORDER_SIDES)[number];
-  order_type?: (typeof ORDER_TYPES)[number];
+  order_type?: (typeof ADMIN_ORDER_TYPES)[number];
   status?: (typeof ADMIN_ORDER_STATUSES)[number];
   order_tag?: string;
   start_t?: number;

@@ -13,7 +13,7 @@ import { type BacktestReport, backtest } from "../../src/lab/replay/backtest.js"
 import { backtestInJobs } from "../../src/lab/replay/backtestJobs.js";
 import { buildVariants } from "../../src/lab/replay/variants.js";
 import { renderHtml } from "../../src/lab/report/htmlReport.js";
-import { money, SIGNS_NOTE, verdictText } from "../../src/lab/report/reportText.js";
+import { cents, SIGNS_NOTE, verdictText } from "../../src/lab/report/reportText.js";
 import { dayRows, SYMBOL_KEYS, symbolRows } from "../../src/lab/report/sectionRows.js";
 import { sensitivityColumns } from "../../src/lab/report/sensitivityView.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
@@ -120,7 +120,7 @@ describe("backtest report", () => {
 });
 
 describe("the page a liquidator decides from", () => {
-  const cents = (x: number) => Math.round(x * 100);
+  const toCents = (x: number) => Math.round(x * 100);
   const distinctVariants = () => report.variants.filter((v) => v.same_as === null);
 
   test("every section adds up to the variant's totals to the cent, exactly as printed", () => {
@@ -136,11 +136,11 @@ describe("the page a liquidator decides from", () => {
     for (const v of distinctVariants()) {
       const rows = symbolRows([v]);
       for (const k of SYMBOL_KEYS) {
-        const printed = rows.reduce((s, r) => s + cents(Number(r.cents[k])), 0);
-        expect(printed, `${v.name} ${k}`).toBe(cents(Number(money(k === "net" ? v.estimated_net : v.components[k]))));
+        const printed = rows.reduce((s, r) => s + toCents(Number(r.cents[k])), 0);
+        expect(printed, `${v.name} ${k}`).toBe(toCents(Number(cents(k === "net" ? v.estimated_net : v.components[k]))));
       }
       const days = dayRows([v]);
-      expect(days.reduce((s, r) => s + cents(Number(r.cents.net)), 0)).toBe(cents(Number(money(v.estimated_net))));
+      expect(days.reduce((s, r) => s + toCents(Number(r.cents.net)), 0)).toBe(toCents(Number(cents(v.estimated_net))));
     }
   });
 

@@ -257,7 +257,7 @@ describe("the live ledger", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
     const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
-    const journal = ledger.tap(s.store);
+    const journal = ledger.readingAlong(s.store);
     ledger.seen(liq(1, 4), T0); // 4 ETH at 3,000, 1 %: 120 at stake
     ledger.decided({ action: "claim", liquidationId: 1, cut: "max_claim_notional" } as ClaimDecision);
     void journal.intent({
@@ -333,7 +333,7 @@ describe("the live ledger", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
     const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
-    const store = ledger.tap(s.store);
+    const store = ledger.readingAlong(s.store);
     ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
     ledger.left(1, false); // in flight: not "queued", and not settled either
@@ -349,7 +349,7 @@ describe("the live ledger", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
     const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
-    const store = ledger.tap(s.store);
+    const store = ledger.readingAlong(s.store);
     ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
     s.answer()?.reject(new Error("database away"));

@@ -1,7 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
-  type CampaignQuery,
   type CampaignUserLike,
   type EpochDataLike,
   type EpochInfoLike,
@@ -14,6 +13,7 @@ import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createLogger } from "../../src/observe/logger.js";
 import { createMetrics, type Metrics } from "../../src/observe/metrics.js";
 import { TransportError } from "../../src/venue/errors.js";
+import type { CampaignUserQuery } from "../../src/venue/restSchemas.js";
 import { waitFor } from "../support/wait.js";
 
 const DAY = 86_400_000;
@@ -73,7 +73,7 @@ const campaignStats: CampaignUserLike = {
 /** A fake RestClient: each operation answers from a replaceable function and counts its calls. */
 class FakeSource implements RewardsSource {
   calls = { epochInfo: 0, epochData: 0, campaignUser: 0 };
-  campaignQueries: CampaignQuery[] = [];
+  campaignQueries: CampaignUserQuery[] = [];
   info: (o: RequestOptions) => Promise<EpochInfoLike> = async () => epochInfo(5);
   data: (o: RequestOptions) => Promise<EpochDataLike> = async () => epochData(5);
   campaign: (o: RequestOptions) => Promise<CampaignUserLike> = async () => campaignStats;
@@ -85,7 +85,7 @@ class FakeSource implements RewardsSource {
     this.calls.epochData++;
     return this.data(o);
   }
-  campaignUser(q: CampaignQuery, o: RequestOptions) {
+  campaignUser(q: CampaignUserQuery, o: RequestOptions) {
     this.calls.campaignUser++;
     this.campaignQueries.push(q);
     return this.campaign(o);
@@ -109,7 +109,7 @@ async function seriesCount(m: Metrics, name: string): Promise<number> {
   return (await m.registry.getSingleMetric(name)!.get()).values.length;
 }
 
-const campaign: CampaignQuery = { campaign_id: 7, account_id: "0xabc" };
+const campaign: CampaignUserQuery = { campaign_id: 7, account_id: "0xabc" };
 
 function setup(extra: Partial<ConstructorParameters<typeof RewardsPoller>[0]> = {}) {
   const metrics = createMetrics({ defaultMetrics: false });

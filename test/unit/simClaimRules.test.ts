@@ -9,9 +9,9 @@ import {
   parseClaimBody,
   quantiseRatio,
 } from "../../src/sim/claimRules.js";
-import type { OpenLiquidation } from "../../src/sim/liquidationBook.js";
+import type { BookedLiquidation } from "../../src/sim/liquidationBook.js";
 import type { AccountMargin } from "../../src/sim/margin.js";
-import { type SymbolSpec, SymbolTable } from "../../src/sim/symbols.js";
+import { ListedSymbols, type SymbolSpec } from "../../src/sim/symbols.js";
 
 // A small table of our own, so the numbers in these tests do not depend on the simulator's defaults.
 const SPECS: SymbolSpec[] = [
@@ -56,10 +56,10 @@ const SPECS: SymbolSpec[] = [
     volatilityPerSec: 0,
   },
 ];
-const table = new SymbolTable(SPECS);
+const table = new ListedSymbols(SPECS);
 const MARKS: Record<string, number> = { PERP_LOW_USDC: 100, PERP_LOWB_USDC: 50, PERP_HIGH_USDC: 2, PERP_HIGHB_USDC: 4 };
 
-function liq(positions: [string, number][], id = 7): OpenLiquidation {
+function liq(positions: [string, number][], id = 7): BookedLiquidation {
   return {
     liquidationId: id,
     timestamp: 1_700_000_000_000,
@@ -97,7 +97,7 @@ function body(id: number, ratio: number, extra: Record<string, unknown> = {}): R
   return { liquidation_id: id, ratio_qty_request: ratio, limit_price: "generous", ...extra };
 }
 
-function run(b: unknown, l: OpenLiquidation | undefined, c: ClaimContext = ctx()) {
+function run(b: unknown, l: BookedLiquidation | undefined, c: ClaimContext = ctx()) {
   if (typeof b === "object" && b !== null && (b as Record<string, unknown>).limit_price === "generous") {
     // Longs: a limit far above mark; shorts: far below.
     const limits = Object.fromEntries(

@@ -9,7 +9,7 @@ import {
 } from "../../src/sim/orderQuery.js";
 import { seedOrderHistory } from "../../src/sim/orderSeed.js";
 import { Prng } from "../../src/sim/prng.js";
-import { SymbolTable } from "../../src/sim/symbols.js";
+import { ListedSymbols } from "../../src/sim/symbols.js";
 
 const NOW = 1_760_000_000_000;
 
@@ -82,7 +82,7 @@ describe("the six sort rules of docs/protocol.md §A.4.4, with ties by order_id"
 });
 
 describe("seeded history", () => {
-  const table = new SymbolTable();
+  const table = new ListedSymbols();
   const users = [
     { accountId: "0xa", address: "0x1", userId: 1, orderCount: 1234 },
     { accountId: "0xb", address: "0x2", userId: 2, orderCount: 40 },

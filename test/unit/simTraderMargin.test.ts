@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SYMBOLS, SymbolTable } from "../../src/sim/symbols.js";
+import { DEFAULT_SYMBOLS, ListedSymbols } from "../../src/sim/symbols.js";
 import {
   estimatedLiquidationPrice,
   initialMargin,
@@ -19,7 +19,7 @@ import {
   totalCollateral,
 } from "../../src/sim/traderMargin.js";
 
-const table = new SymbolTable();
+const table = new ListedSymbols();
 const names = table.names();
 const spec = (s: string) => table.get(s);
 

@@ -19,6 +19,7 @@ import {
   type PollTarget,
   REWARD_STATUS_VALUES,
 } from "../../observe/rewardsMetrics.js";
+import type { CampaignUserQuery } from "../../venue/restSchemas.js";
 
 // Minimal shapes of the payloads (snake_case, as the RestClient returns them after validation).
 export interface EpochInfoRowLike {
@@ -55,14 +56,6 @@ export interface EpochDataLike {
 }
 export type CampaignUserLike = Record<CampaignField, number>;
 
-/** docs/protocol.md §4: campaign_id and exactly one of account_id / address. */
-export interface CampaignQuery {
-  campaign_id: number;
-  account_id?: string;
-  address?: string;
-  order_tag?: string;
-}
-
 export interface RequestOptions {
   signal?: AbortSignal;
 }
@@ -71,7 +64,7 @@ export interface RequestOptions {
 export interface RewardsSource {
   epochInfo(options: RequestOptions): Promise<EpochInfoLike>;
   epochData(options: RequestOptions): Promise<EpochDataLike>;
-  campaignUser(query: CampaignQuery, options: RequestOptions): Promise<CampaignUserLike>;
+  campaignUser(query: CampaignUserQuery, options: RequestOptions): Promise<CampaignUserLike>;
 }
 
 type RewardsMetrics = Pick<
@@ -84,7 +77,7 @@ export interface RewardsPollerOptions {
   metrics: RewardsMetrics;
   /** rewards.poll_interval_ms, >= 1000. */
   intervalMs: number;
-  campaign?: CampaignQuery | null;
+  campaign?: CampaignUserQuery | null;
   logger?: Pick<Logger, "info" | "warn" | "debug">;
   /** Epochs exposed: the current one, the next if listed, and `epochsKept - 1` before it. Default 3. */
   epochsKept?: number;

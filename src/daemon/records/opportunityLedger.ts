@@ -95,7 +95,9 @@ export class OpportunityLedger {
    * (a departure that comes while the database writes it must find the claim in flight), and
    * unfolded again when it could not be written (nothing was sent).
    */
-  tap(store: Pick<StateStore, "intent" | "append" | "mayLead" | "recover">): Pick<StateStore, "intent" | "append" | "mayLead" | "recover"> {
+  readingAlong(
+    store: Pick<StateStore, "intent" | "append" | "mayLead" | "recover">,
+  ): Pick<StateStore, "intent" | "append" | "mayLead" | "recover"> {
     const unsent = (id: number): void => {
       const f = this.#fold.facts.get(id);
       if (f === undefined) return;

@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { constants, createGzip, type Gzip } from "node:zlib";
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
+import { utcDay } from "../../engine/pnlLedger.js";
 import { preparedPath } from "../prepared/preparedSource.js";
-import { headerLine, utcDay } from "./captureFormat.js";
+import { headerLine } from "./captureFormat.js";
 import type { CaptureSink } from "./captureQueue.js";
 
 type CaptureTarget = { mode: "single"; path: string } | { mode: "daily"; dir: string; maxBytes: number };

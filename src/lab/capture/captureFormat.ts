@@ -37,8 +37,3 @@ export function headerLine(writer: string, venue: string, now: number): string {
   const h: CaptureHeader = { format: CAPTURE_FORMAT, version: CAPTURE_VERSION, created_at: new Date(now).toISOString(), writer, venue };
   return `${JSON.stringify(h)}\n`;
 }
-
-/** `YYYY-MM-DD` of a ms time, UTC: the day a capture event's file is named after. */
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}

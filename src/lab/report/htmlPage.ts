@@ -5,10 +5,10 @@
  */
 import { esc } from "./svgChart.js";
 
-export type Cell = string | number | { html: string; cls?: string };
+export type HtmlCell = string | number | { html: string; cls?: string };
 
-export function table(head: readonly string[], rows: readonly (readonly Cell[])[], cls = ""): string {
-  const td = (c: Cell): string => {
+export function htmlTable(head: readonly string[], rows: readonly (readonly HtmlCell[])[], cls = ""): string {
+  const td = (c: HtmlCell): string => {
     if (typeof c === "number") return `<td class="n">${c}</td>`;
     if (typeof c === "string") return `<td>${esc(c)}</td>`;
     return `<td class="${c.cls ?? "n"}">${c.html}</td>`;

@@ -10,14 +10,14 @@
  * in effect are said to be so. Every text from a capture or a config is HTML-escaped.
  */
 import type { BacktestReport, VariantReport } from "../replay/backtest.js";
-import { type Cell, page, table } from "./htmlPage.js";
+import { type HtmlCell, htmlTable, page } from "./htmlPage.js";
 import { REALITY_NOTE, realityRows } from "./realityView.js";
-import { capText, claimText, identicalText, intervalText, money, SIGNS_NOTE, unwindText, verdictText } from "./reportText.js";
+import { capText, cents, claimRowText, identicalText, intervalText, SIGNS_NOTE, unwindText, verdictText } from "./reportText.js";
 import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "./sectionRows.js";
 import { bestPerColumn, sensitivityColumns, sensitivityVerdict } from "./sensitivityView.js";
 import { amount, chart, esc } from "./svgChart.js";
 
-const num = (x: number | undefined): Cell => ({ html: esc(money(x)) });
+const num = (x: number | undefined): HtmlCell => ({ html: esc(cents(x)) });
 
 function variantsTable(r: BacktestReport): string {
   const row = new Map(r.variants.map((v, i) => [v.name, i + 1]));
@@ -38,7 +38,7 @@ function variantsTable(r: BacktestReport): string {
     "peak exposure",
     "skipped",
   ];
-  const rows = r.variants.map((v, i): Cell[] => [
+  const rows = r.variants.map((v, i): HtmlCell[] => [
     i + 1,
     v.same_as === null
       ? v.name
@@ -66,13 +66,13 @@ function variantsTable(r: BacktestReport): string {
       : "";
   const verdict = verdictText(r);
   const identical = identicalText(r);
-  return `<h2 id="variants">Variants</h2><p class="signs">${esc(SIGNS_NOTE)}</p><p id="unwind-cost">${esc(unwindText(r))}</p>${note}${table(head, rows)}<p>Net 90 % interval: a bootstrap over the variant's claims (each claim's net resampled); a difference between variants inside it is not a finding.</p>${verdict === "" ? "" : `<p class="verdict" id="verdict">${esc(verdict)}</p>`}${identical === "" ? "" : `<p>${esc(identical)}</p>`}`;
+  return `<h2 id="variants">Variants</h2><p class="signs">${esc(SIGNS_NOTE)}</p><p id="unwind-cost">${esc(unwindText(r))}</p>${note}${htmlTable(head, rows)}<p>Net 90 % interval: a bootstrap over the variant's claims (each claim's net resampled); a difference between variants inside it is not a finding.</p>${verdict === "" ? "" : `<p class="verdict" id="verdict">${esc(verdict)}</p>`}${identical === "" ? "" : `<p>${esc(identical)}</p>`}`;
 }
 
 function realitySection(r: BacktestReport): string {
   const rows = realityRows(r);
   if (rows.length === 0) return "";
-  const cells = rows.map((x): Cell[] => [
+  const cells = rows.map((x): HtmlCell[] => [
     x.name,
     x.claims,
     num(x.liquidator_fee),
@@ -82,24 +82,24 @@ function realitySection(r: BacktestReport): string {
     num(x.net),
     { html: x.net_vs_recorded_pct === undefined ? "" : `${x.net_vs_recorded_pct} %` },
   ]);
-  return `<h2 id="reality">Reality check</h2><p>${esc(REALITY_NOTE)}</p>${table(["account", "claims", "liquidator_fee", "trading", "fees", "open", "net", "net vs recorded"], cells)}`;
+  return `<h2 id="reality">Reality check</h2><p>${esc(REALITY_NOTE)}</p>${htmlTable(["account", "claims", "liquidator_fee", "trading", "fees", "open", "net", "net vs recorded"], cells)}`;
 }
 
 function sensitivitySection(r: BacktestReport): string {
   const cols = sensitivityColumns(r);
   if (cols.length === 0) return "";
   const best = bestPerColumn(r, cols);
-  const rows = r.variants.map((v, i): Cell[] => [
+  const rows = r.variants.map((v, i): HtmlCell[] => [
     i + 1,
     v.name,
     ...cols.map((c, i) => {
       const n = c.net(v);
-      return { html: esc(money(n)), cls: best[i] === v.name ? "n best" : "n" };
+      return { html: esc(cents(n)), cls: best[i] === v.name ? "n best" : "n" };
     }),
   ]);
   const verdict = sensitivityVerdict(r, cols);
   const more = r.variants[0]?.sensitivity.net[0] === null ? " Latency columns: run with <code>--sensitivity</code>." : "";
-  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; "worst of these" is each variant's lowest net over them; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${table(["#", "variant", ...cols.map((c) => c.label)], rows)}`;
+  return `<h2 id="sensitivity">Net under the assumptions moved</h2><p>Each column moves one assumption of the model (below) to half or twice the chosen value; "worst of these" is each variant's lowest net over them; the best variant of each column is marked.${more}</p>${verdict === "" ? "" : `<p class="verdict">${esc(verdict)}</p>`}${htmlTable(["#", "variant", ...cols.map((c) => c.label)], rows)}`;
 }
 
 function when(ms: number): string {
@@ -107,24 +107,24 @@ function when(ms: number): string {
 }
 
 function riskSection(r: BacktestReport): string {
-  const rows = r.variants.map((v, i): Cell[] => [
+  const rows = r.variants.map((v, i): HtmlCell[] => [
     i + 1,
     v.name,
     num(v.max_drawdown.amount),
     when(v.max_drawdown.peak_at),
     when(v.max_drawdown.trough_at),
     { html: esc(capText(r, v)) },
-    claimText(v.worst_claims[0]),
+    claimRowText(v.worst_claims[0]),
   ]);
-  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${table(["#", "variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
+  return `<h2 id="risk">Risk</h2><p>Maximum drawdown: the largest fall of the net curve from a running peak. At cap: time the exposure stood within 1 % of <code>max_total_exposure</code> (a claim is cut to the room left or refused), or from a claim refused for it until exposure next fell.</p>${htmlTable(["#", "variant", "max drawdown", "from (UTC)", "to (UTC)", "at cap", "worst claim"], rows)}`;
 }
 
 function tripsSection(r: BacktestReport): string {
   const rows = distinct(r).flatMap((v) =>
-    v.protection_trips.map((t): Cell[] => [v.name, when(t.at), t.protection, t.symbol ?? "", num(t.value)]),
+    v.protection_trips.map((t): HtmlCell[] => [v.name, when(t.at), t.protection, t.symbol ?? "", num(t.value)]),
   );
   if (rows.length === 0) return "";
-  return `<h2 id="protections">Protection trips</h2><p>Where the configured <code>protections.*</code> would have stopped new claims (daily_loss: halted; drawdown: reducing) or cooled a symbol (loss_streak), replayed through the daemon's own rules. Net: of the day, from the peak, or of the last claim.</p>${table(["variant", "at (UTC)", "protection", "symbol", "net"], rows)}`;
+  return `<h2 id="protections">Protection trips</h2><p>Where the configured <code>protections.*</code> would have stopped new claims (daily_loss: halted; drawdown: reducing) or cooled a symbol (loss_streak), replayed through the daemon's own rules. Net: of the day, from the peak, or of the last claim.</p>${htmlTable(["variant", "at (UTC)", "protection", "symbol", "net"], rows)}`;
 }
 
 function details(title: string, id: string, open: boolean, body: string): string {
@@ -137,36 +137,36 @@ function distinct(r: BacktestReport): VariantReport[] {
 
 function rowsSections(r: BacktestReport): string {
   const open = distinct(r).length <= 12;
-  const cents = (text: string): Cell => ({ html: esc(text) });
-  const sym = symbolRows(r.variants).map((s): Cell[] => [
+  const centsCell = (text: string): HtmlCell => ({ html: esc(text) });
+  const sym = symbolRows(r.variants).map((s): HtmlCell[] => [
     s.variant,
     s.symbol,
     s.claims,
     num(s.notional),
-    ...SYMBOL_KEYS.map((k) => cents(s.cents[k])),
+    ...SYMBOL_KEYS.map((k) => centsCell(s.cents[k])),
   ]);
-  const day = dayRows(r.variants).map((d): Cell[] => [d.variant, d.day, d.claims, ...DAY_KEYS.map((k) => cents(d.cents[k]))]);
+  const day = dayRows(r.variants).map((d): HtmlCell[] => [d.variant, d.day, d.claims, ...DAY_KEYS.map((k) => centsCell(d.cents[k]))]);
   const worst = distinct(r).flatMap((v) =>
-    v.worst_claims.map((c): Cell[] => [v.name, c.id, c.day, c.symbols.join(", "), num(c.liquidator_fee), num(c.net)]),
+    v.worst_claims.map((c): HtmlCell[] => [v.name, c.id, c.day, c.symbols.join(", "), num(c.liquidator_fee), num(c.net)]),
   );
   return [
     details(
       "Per symbol",
       "per-symbol",
       open,
-      `<p>Each variant's rows add up to its totals in the table above (to the cent).</p>${table(["variant", "symbol", "claims", "notional", ...SYMBOL_KEYS], sym)}`,
+      `<p>Each variant's rows add up to its totals in the table above (to the cent).</p>${htmlTable(["variant", "symbol", "claims", "notional", ...SYMBOL_KEYS], sym)}`,
     ),
     details(
       "Per day (UTC)",
       "per-day",
       open,
-      `<p>Net marked to market at the day's end: the days add up to the variant's liquidator_fee and net (to the cent).</p>${table(["variant", "day", "claims", ...DAY_KEYS], day)}`,
+      `<p>Net marked to market at the day's end: the days add up to the variant's liquidator_fee and net (to the cent).</p>${htmlTable(["variant", "day", "claims", ...DAY_KEYS], day)}`,
     ),
     details(
       "Worst claims",
       "worst-claims",
       open,
-      `<p>Net of a claim: its liquidator_fee, plus the trading P&amp;L of the unwind of what it brought, less that unwind's fees (still held: at the last mark).</p>${table(["variant", "claim", "day", "symbols", "liquidator_fee", "net"], worst)}`,
+      `<p>Net of a claim: its liquidator_fee, plus the trading P&amp;L of the unwind of what it brought, less that unwind's fees (still held: at the last mark).</p>${htmlTable(["variant", "claim", "day", "symbols", "liquidator_fee", "net"], worst)}`,
     ),
   ].join("");
 }

@@ -9,7 +9,7 @@ import { FEW_CLAIMS, INTERVAL_LEVEL } from "./netInterval.js";
 import type { ClaimRow } from "./variantFacts.js";
 
 /** Cents; a float residue of zero prints 0.00, not −0.00. */
-export const money = (x: number | undefined): string => (x === undefined ? "" : (Math.abs(x) < 0.005 ? 0 : x).toFixed(2));
+export const cents = (x: number | undefined): string => (x === undefined ? "" : (Math.abs(x) < 0.005 ? 0 : x).toFixed(2));
 
 /** The words and signs of every amount below, said once (the same as `liquidator pnl`). */
 export const SIGNS_NOTE =
@@ -21,12 +21,12 @@ export const SIGNS_NOTE =
  */
 export function centsAddingUp(values: readonly number[], total: number): string[] {
   if (values.length === 0) return [];
-  const cents = values.map((v) => v * 100);
-  const floors = cents.map((c) => Math.floor(c + 1e-9));
+  const hundredths = values.map((v) => v * 100);
+  const floors = hundredths.map((c) => Math.floor(c + 1e-9));
   let missing = Math.round(total * 100) - floors.reduce((a, b) => a + b, 0);
-  const order = cents.map((c, i) => ({ i, rest: c - (floors[i] as number) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  const order = hundredths.map((c, i) => ({ i, rest: c - (floors[i] as number) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
   // A section that does not add up exactly (it should within float noise) keeps its own rounding.
-  if (Math.abs(missing) > values.length) return values.map((v) => money(v));
+  if (Math.abs(missing) > values.length) return values.map((v) => cents(v));
   for (let k = 0; missing > 0; k = (k + 1) % order.length, missing--) {
     const i = (order[k] as { i: number }).i;
     floors[i] = (floors[i] as number) + 1;
@@ -35,7 +35,7 @@ export function centsAddingUp(values: readonly number[], total: number): string[
     const i = (order[k] as { i: number }).i;
     floors[i] = (floors[i] as number) - 1;
   }
-  return floors.map((c) => money(c / 100));
+  return floors.map((c) => cents(c / 100));
 }
 
 /** Time at the exposure cap, and its share of the replayed span. */
@@ -51,14 +51,14 @@ export function secondsText(report: BacktestReport, s: number): string {
 }
 
 /** A claim in a few words: id, symbols, net. */
-export function claimText(c: ClaimRow | undefined): string {
-  return c === undefined ? "" : `#${c.id} ${c.symbols.join("+")} ${money(c.net)}`;
+export function claimRowText(c: ClaimRow | undefined): string {
+  return c === undefined ? "" : `#${c.id} ${c.symbols.join("+")} ${cents(c.net)}`;
 }
 
 /** The variant's 90 % interval on its net (bootstrap over its claims), as text. */
 export function intervalText(v: VariantReport): string {
   const i = v.net_interval;
-  return i.method === "none" ? "" : `${money(i.low)} … ${money(i.high)}`;
+  return i.method === "none" ? "" : `${cents(i.low)} … ${cents(i.high)}`;
 }
 
 /**
@@ -74,7 +74,7 @@ export function verdictText(report: BacktestReport): string {
   const diff = best.estimated_net - second.estimated_net;
   const pct = second.estimated_net !== 0 ? ` (${((100 * diff) / Math.abs(second.estimated_net)).toFixed(1)} %)` : "";
   const level = `${Math.round(INTERVAL_LEVEL * 100)} %`;
-  const head = `Highest net: ${best.name}, ${money(diff)}${pct} above ${second.name}.`;
+  const head = `Highest net: ${best.name}, ${cents(diff)}${pct} above ${second.name}.`;
   if (best.net_interval.claims < FEW_CLAIMS)
     return `${head} Only ${best.net_interval.claims} claims: too few to choose a variant on; replay a longer capture.`;
   if (second.estimated_net >= best.net_interval.low)
