@@ -145,7 +145,7 @@ describe("capture files", () => {
 
 describe("claim answers", () => {
   test("applied and refused claims are recorded after the answer, with the venue's code; the claim's result is passed through", async () => {
-    const { capturingTransport } = await import("../../src/lab/capture/claimTap.js");
+    const { capturingTransport } = await import("../../src/lab/capture/capturingTransport.js");
     const { VenueError } = await import("../../src/venue/errors.js");
     const seen: CaptureEvent[] = [];
     let clock = 1_000;
