@@ -61,7 +61,7 @@ if (show("docs")) {
   const cite = (re) => srcFiles.filter((f) => re.test(text.get(f)));
   const proto = cite(/PROTOCOL\.md/);
   const iface = cite(/\bINTERFACE\b/);
-  console.log(`## src files citing PROTOCOL.md: ${proto.length}; citing INTERFACE: ${iface.length}`);
+  console.log(`## src files citing docs/protocol.md: ${proto.length}; citing INTERFACE: ${iface.length}`);
   const docRefs = new Map();
   for (const f of srcFiles)
     for (const m of text.get(f).matchAll(/\b((?:docs\/)?[\w-]+\.md)\b/g)) docRefs.set(m[1], [...(docRefs.get(m[1]) ?? []), rel(f)]);

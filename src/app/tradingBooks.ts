@@ -14,7 +14,7 @@ export interface TradingBooks {
   marks: MarkBook;
   exposure: Exposure;
   book: OpenBook;
-  /** The account's collateral and margin inputs (PROTOCOL §7), fed by ingest. */
+  /** The account's collateral and margin inputs (docs/protocol.md §7), fed by ingest. */
   account: AccountBook;
   policy: PolicyState;
   positions: PositionBook;

@@ -12,8 +12,8 @@ import type { CaptureEvent } from "../daemon/records/captureTap.js";
 import { CaptureFiles } from "../lab/capture/captureFiles.js";
 import { CaptureQueue } from "../lab/capture/captureQueue.js";
 import { backtestInJobs } from "../lab/replay/backtestJobs.js";
-import { buildVariants, type Variant } from "../lab/replay/variants.js";
 import { backtestJson } from "../lab/report/backtestJson.js";
+import { buildVariants, type Variant } from "../lab/sweep/variants.js";
 import { writeLabMarket } from "./labMarket.js";
 
 export interface LabResult {

@@ -84,7 +84,7 @@ export function bestFeeThatFits(items: readonly MarginItem[], budget: number, fe
 
 /**
  * The items of the venue's open liquidations `ids`, at its marks, for an account whose margin is
- * `account` (its leverage per symbol and own imr_factor, PROTOCOL §10; a number: every symbol at it).
+ * `account` (its leverage per symbol and own imr_factor, docs/protocol.md §10; a number: every symbol at it).
  */
 export function marginItems(
   core: VenueCore,

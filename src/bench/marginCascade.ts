@@ -9,7 +9,7 @@
  *
  * - `margin`: 20,000 of collateral at 10× on every symbol; liquidations as whole items (the daemon
  *   claims every eligible symbol of one).
- * - `leverage`: issue #34's account (PROTOCOL §10): ETH at 4×, NEAR at 5×, 10× elsewhere, its own
+ * - `leverage`: issue #34's account (docs/protocol.md §10): ETH at 4×, NEAR at 5×, 10× elsewhere, its own
  *   imr_factor on NEAR and ARB (leverage.ts LEVERAGE_CASCADE_ACCOUNT), 2,000 of collateral, 30
  *   liquidations; the best per symbol (a high-risk liquidation's symbols may be claimed apart).
  */

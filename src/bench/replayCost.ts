@@ -19,7 +19,7 @@ import type { CaptureEvent } from "../daemon/records/captureTap.js";
 import { readCaptureBatches } from "../lab/capture/captureReader.js";
 import { DEFAULT_LAB_COLLATERAL } from "../lab/replay/labMargin.js";
 import { ReplayMarket } from "../lab/replay/replayMarket.js";
-import { buildVariants, type Variant } from "../lab/replay/variants.js";
+import { buildVariants, type Variant } from "../lab/sweep/variants.js";
 import { writeLabMarket } from "./labMarket.js";
 
 const { values } = parseArgs({
@@ -114,6 +114,6 @@ interface Build {
 async function otherBuild(distDir: string, sets: string[]): Promise<Build> {
   const load = (path: string) => import(pathToFileURL(join(resolve(distDir), path)).href);
   const market = await load("lab/replay/replayMarket.js");
-  const variants = await load("lab/replay/variants.js");
+  const variants = await load("lab/sweep/variants.js");
   return { name: distDir, Market: market.ReplayMarket, variants: await variants.buildVariants([], sets) };
 }

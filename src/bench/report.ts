@@ -73,7 +73,7 @@ export interface BenchResults {
   };
   cascade?: CascadeResult;
   marginCascade?: MarginCascadeResult;
-  /** Issue #34's cascade: leverage per symbol, the account's own imr_factor (PROTOCOL §10). */
+  /** Issue #34's cascade: leverage per symbol, the account's own imr_factor (docs/protocol.md §10). */
   leverageCascade?: MarginCascadeResult;
   throughput?: ThroughputResult;
   lab?: LabResult;

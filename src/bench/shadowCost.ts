@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { CaptureEvent } from "../daemon/records/captureTap.js";
 import { readCapture } from "../lab/capture/captureReader.js";
-import { buildVariants, type Variant } from "../lab/replay/variants.js";
 import { ShadowFeed } from "../lab/shadow/shadowFeed.js";
+import { buildVariants, type Variant } from "../lab/sweep/variants.js";
 import { writeLabMarket } from "./labMarket.js";
 import { SHADOW_SETS } from "./shadowBench.js";
 

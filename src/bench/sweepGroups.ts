@@ -11,8 +11,8 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backtestInJobs } from "../lab/replay/backtestJobs.js";
-import { buildVariants } from "../lab/replay/variants.js";
 import { backtestJson } from "../lab/report/backtestJson.js";
+import { buildVariants } from "../lab/sweep/variants.js";
 import { SWEEP_SETS } from "./labBench.js";
 import { writeLabMarket } from "./labMarket.js";
 

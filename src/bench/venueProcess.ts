@@ -192,7 +192,7 @@ class Lane {
       for (const id of core.cascade(Math.min(per, o.total - ids), { symbols: names, notional: o.notional })) {
         const liq = core.book.get(id);
         let fee = 0;
-        // docs/protocol.md §7: expected fee = Σ |q| × mark × liquidator_fee (marks stay still in this scenario).
+        // docs/protocol.md §11: expected fee = Σ |q| × mark × liquidator_fee (marks stay still in this scenario).
         for (const p of liq?.positions ?? []) fee += Math.abs(p.positionQty) * (core.mark(p.symbol) ?? 0) * p.liquidatorFee;
         this.#fees.push({ id, fee, pushedAt });
         ids++;

@@ -2,7 +2,7 @@
  * `backtest` output: one row per variant as a table (with the verdict on the best variant, the
  * variants identical in effect named, the sections of backtestSections.ts and the model's
  * assumptions under it), CSV (assumptions on stderr, so the file stays plain RFC 4180),
- * or JSON: the INTERFACE.md object `{"variants":[{name, settings, offered, claimed, claimed_ids,
+ * or JSON: the object of docs/policy-lab.md `{"variants":[{name, settings, offered, claimed, claimed_ids,
  * expected_fee, claimed_notional, peak_exposure, skipped}]}` plus the unwind estimates, the report's
  * facts per variant and the model and assumptions (lab/report/backtestJson.ts).
  */

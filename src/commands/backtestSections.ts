@@ -5,8 +5,8 @@
  * totals. Variants identical in effect are listed once (the table above names them).
  */
 import type { BacktestReport, VariantReport } from "../lab/replay/backtest.js";
+import type { ForecastFigure } from "../lab/replay/forecastScore.js";
 import type { ProtectionTripRow } from "../lab/replay/replayVariant.js";
-import type { ForecastFigure } from "../lab/report/forecastScore.js";
 import { REALITY_NOTE, type RealityRow, realityRows } from "../lab/report/realityView.js";
 import { capText, cents, claimRowText, secondsText } from "../lab/report/reportText.js";
 import { DAY_KEYS, dayRows, SYMBOL_KEYS, symbolRows } from "../lab/report/sectionRows.js";

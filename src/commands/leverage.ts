@@ -1,6 +1,6 @@
 /**
- * `liquidator leverage [--config FILE] [--json] [--set-max | --set N] [--symbol S]` (INTERFACE "Fourth
- * wave", PROTOCOL §10): each allowed symbol's leverage setting, the venue's maximum, and the initial
+ * `liquidator leverage [--config FILE] [--json] [--set-max | --set N] [--symbol S]` (README "Commands",
+ * docs/margin.md, docs/protocol.md §10.1): each allowed symbol's leverage setting, the venue's maximum, and the initial
  * margin one `max_claim_notional` claim needs at each; `--set-max` / `--set N` change it, in one
  * `POST /v1/client/leverages` (the venue allows 5 per 60 s): without `--symbol` every symbol at once
  * (each to min(N, its maximum)), with it that symbol alone. Exit 0; 1 when the venue refuses the
@@ -16,7 +16,7 @@ import { withVenue } from "./openVenue.js";
 
 const USAGE = `usage: liquidator leverage [--config FILE] [--json] [--set-max | --set N] [--symbol S]
 
-The account's leverage per allowed symbol (PROTOCOL §10: leverage is set per symbol), the venue's
+The account's leverage per allowed symbol (docs/protocol.md §10: leverage is set per symbol), the venue's
 maximum for it, and the initial margin one max_claim_notional claim needs at each. A symbol below
 its maximum needs more margin per claim than it must: a cascade fills the margin budget sooner.
 

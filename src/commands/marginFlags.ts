@@ -1,5 +1,5 @@
 /**
- * The account's margin settings as `simulate` and `backtest` take them (PROTOCOL §10):
+ * The account's margin settings as `simulate` and `backtest` take them (docs/protocol.md §10):
  * `--leverage N` (every symbol) or `--leverage SYMBOL=N` (one), `--imr-factor SYMBOL=F` (the account's
  * own) and `--max-notional SYMBOL=Q`, each repeatable. A malformed value is a usage error (exit 64).
  */
@@ -21,7 +21,7 @@ export const MARGIN_FLAG_OPTIONS = {
   "max-notional": { type: "string", multiple: true },
 } as const;
 
-export const MARGIN_FLAGS_HELP = `  --leverage N | SYMBOL=N   the account's leverage: of every symbol, or of one (repeatable; PROTOCOL §10)
+export const MARGIN_FLAGS_HELP = `  --leverage N | SYMBOL=N   the account's leverage: of every symbol, or of one (repeatable; docs/protocol.md §10)
   --imr-factor SYMBOL=F     the account's own imr_factor of a symbol (repeatable)
   --max-notional SYMBOL=Q   the account's max_notional of a symbol, quote (repeatable)
 `;

@@ -1,5 +1,5 @@
 /**
- * `liquidator preflight [--config FILE] [--json] [--probe-orders]` (INTERFACE "Third wave"): asks
+ * `liquidator preflight [--config FILE] [--json] [--probe-orders]` (README "Commands", "Going live"): asks
  * the configured venue everything the daemon will rely on, moves no money, one line per check.
  * Exit 0 when no check failed, 1 when one did, 78 on an invalid config (thrown before any I/O).
  */

@@ -47,7 +47,7 @@ export const policySchema = section({
   ),
   extra_liquidation_ratio: doc(
     z.number().min(0).max(1).default(0),
-    "account-wide (not per symbol): when a claim takes the whole liquidation (ratio 1), also ask for up to this fraction more if the venue's live quantity has grown since the push (`extra_liquidation_ratio`, PROTOCOL §10); max_claim_notional, the exposure caps and margin are sized for the extra too; 0: never",
+    "account-wide (not per symbol): when a claim takes the whole liquidation (ratio 1), also ask for up to this fraction more if the venue's live quantity has grown since the push (`extra_liquidation_ratio`, docs/protocol.md §10.2); max_claim_notional, the exposure caps and margin are sized for the extra too; 0: never",
   ),
   symbols: section({
     allow: doc(list(symbol), "symbols to claim (empty = every symbol)"),

@@ -7,7 +7,7 @@ import { withOverrides } from "./configOverrides.js";
 import type { Problem } from "./issues.js";
 import type { Config } from "./schema.js";
 
-/** The shape of a backtest variant (lab/replay/variants.ts `Variant`): a shadow is one. */
+/** The shape of a backtest variant (lab/sweep/variants.ts `Variant`): a shadow is one. */
 export interface ShadowVariant {
   name: string;
   /** The variant's `set`, as given. */

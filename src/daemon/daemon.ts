@@ -86,7 +86,7 @@ export class Daemon {
     this.#streams = {
       public: this.#stream("public", options.publicUrl, ["liquidation", "markprices"]),
       // `balance`: a deposit is seen at once (margin skips are decided again), not at the next positions
-      // read; a withdrawal or a settlement moves the collateral claims are sized by (PROTOCOL §10).
+      // read; a withdrawal or a settlement moves the collateral claims are sized by (docs/protocol.md §10).
       private: this.#stream("private", options.privateUrl, ["liquidatorliquidations", "position", "executionreport", "balance"]),
     };
     const { ingest } = options;

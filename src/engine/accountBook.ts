@@ -1,5 +1,5 @@
 /**
- * The account as margin sees it (PROTOCOL.md §7, §10): the USDC holding, every position's quantity
+ * The account as margin sees it (docs/protocol.md §7, §10): the USDC holding, every position's quantity
  * and cost (its unsettled P&L follows the marks), the margin open orders hold (`frozen`) and the
  * account's margin settings (marginSettings.ts: leverage per symbol, its own `imr_factor` and
  * `max_notional`). Total collateral = holding + unsettled P&L; free collateral = total − initial
@@ -25,7 +25,7 @@ export interface AccountPositionInput {
   /** What the venue said the unsettled P&L was (used when the cost is not given). */
   readonly unsettledPnl?: number | undefined;
   readonly markPrice?: number | undefined;
-  /** The symbol's leverage setting in this margin mode, when the row carries it (PROTOCOL §10). */
+  /** The symbol's leverage setting in this margin mode, when the row carries it (docs/protocol.md §10). */
   readonly leverage?: number | undefined;
 }
 
@@ -36,7 +36,7 @@ export interface LeverageSetting {
   readonly leverage: number;
 }
 
-/** What `GET /v1/client/info` says of the account's margin (PROTOCOL §7, §10); absent parts are kept as they were. */
+/** What `GET /v1/client/info` says of the account's margin (docs/protocol.md §7, §10); absent parts are kept as they were. */
 export interface ClientMargin {
   readonly maxLeverage?: number | undefined;
   readonly imrFactor?: ReadonlyMap<string, number> | undefined;

@@ -3,7 +3,7 @@
  * symbol, beside the heatmap of what may soon be offered. Read-only, from the decision's own
  * pieces: the exposure caps' room (`roomForClaim`, the global cap less what is held and in flight,
  * as `decide` cuts a claim) and the margin budget's room (the ClaimMargin fit of a claim on that
- * side, PROTOCOL.md §7 and policy.max_margin_usage / min_free_collateral). A symbol the policy does
+ * side, docs/protocol.md §7 and policy.max_margin_usage / min_free_collateral). A symbol the policy does
  * not allow, or without its info or a mark, has none; so does everything while protections stop
  * claiming (the caller says so). `max_claim_notional` is not a limit here: it caps one claim, not
  * what a cascade of claims may add up to.

@@ -1,5 +1,5 @@
 /**
- * The margin step of the decision (policy.ts, INTERFACE "Third wave"): the initial margin of
+ * The margin step of the decision (policy.ts; docs/operations.md "Margin: what the account can carry"): the initial margin of
  * everything held plus claims in flight, after the claim, must stay within `max_margin_usage` of the
  * account's total collateral and leave `min_free_collateral` free (marginFit.ts turns both into one
  * budget). What is held and in flight is the exposure book (exposure.ts): a claim reserves its
@@ -17,7 +17,7 @@
  * synchronous), its MarginFit refilled for each question.
  *
  * Each symbol's margin is the account's (marginSettings.ts: its leverage setting, own `imr_factor`
- * and `max_notional`, PROTOCOL §10).
+ * and `max_notional`, docs/protocol.md §10).
  *
  * The held + in-flight lines are the same for every question of a decision, and for every decision
  * on the same book, prices, symbol table and account settings whose claim adds to the same sides: many

@@ -1,5 +1,5 @@
 /**
- * `policy.extra_liquidation_ratio` (PROTOCOL §10): a claim that takes the whole liquidation (ratio 1,
+ * `policy.extra_liquidation_ratio` (docs/protocol.md §10): a claim that takes the whole liquidation (ratio 1,
  * no `symbols`) may also ask for up to that fraction more, which the venue transfers only if the live
  * quantity has grown since the push. The extra is sized like the ratio: no more than every cap
  * (max_claim_notional, each symbol's and the global exposure cap) and the margin limits allow at

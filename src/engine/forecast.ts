@@ -1,6 +1,6 @@
 /**
- * The liquidation heatmap (issue 35, INTERFACE "Fourth wave"), pure: every open position on the
- * venue with its estimated liquidation price (`platformPositions`, PROTOCOL.md §10) becomes the
+ * The liquidation heatmap (issue 35, docs/operations.md "The liquidation heatmap"), pure: every open position on the
+ * venue with its estimated liquidation price (`platformPositions`, docs/protocol.md §10) becomes the
  * notional that would be liquidated if the mark moved 1, 2 or 5 % against it, per symbol and side.
  *
  * A long is liquidated as the mark falls to its estimated price, a short as it rises: a position is
@@ -19,7 +19,7 @@ export type ForecastBand = (typeof FORECAST_BANDS)[number]["label"];
 export type ForecastSide = "long" | "short";
 export const FORECAST_SIDES: readonly ForecastSide[] = ["long", "short"];
 
-/** The widest band: the positions the capture keeps (lab/report/forecastScore.ts). */
+/** The widest band: the positions the capture keeps (lab/replay/forecastScore.ts). */
 export const WIDEST_BAND = 0.05;
 
 export interface ForecastPosition {
@@ -98,7 +98,7 @@ export function fullestTwoPercent(h: Heatmap): { symbol: string; side: ForecastS
   return best;
 }
 
-/** What a capture keeps of a heatmap (lab/report/forecastScore.ts): one symbol and side's positions by price level. */
+/** What a capture keeps of a heatmap (lab/replay/forecastScore.ts): one symbol and side's positions by price level. */
 export interface ForecastLevels {
   symbol: string;
   side: ForecastSide;

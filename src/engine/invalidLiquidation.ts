@@ -18,7 +18,7 @@ export function invalidLiquidation(liq: Liquidation): string | undefined {
     if (typeof p !== "object" || p === null || typeof p.symbol !== "string") return "position";
     const q = p.positionQty;
     if (typeof q !== "number" || !Number.isFinite(q)) return p.symbol;
-    // docs/protocol.md §7: the fee is a fraction of the notional; ≥ 1 is not a fee.
+    // docs/protocol.md §11: the fee is a fraction of the notional; ≥ 1 is not a fee.
     const f = p.liquidatorFee;
     if (typeof f !== "number" || !Number.isFinite(f) || f < 0 || f >= 1) return p.symbol;
     if (seen !== undefined) {

@@ -1,5 +1,5 @@
 /**
- * What the account's leverage settings cost (PROTOCOL §10), pure: each allowed symbol's setting, the
+ * What the account's leverage settings cost (docs/protocol.md §10), pure: each allowed symbol's setting, the
  * venue's maximum for it, and the initial margin one `max_claim_notional` claim needs at each. A
  * symbol below its maximum needs more margin per claim than it must (`liquidator leverage`, the
  * preflight `leverage` check).

@@ -1,5 +1,5 @@
 /**
- * The venue's margin formulas (PROTOCOL.md §7, §10), pure: notional, initial and maintenance margin
+ * The venue's margin formulas (docs/protocol.md §7, §10), pure: notional, initial and maintenance margin
  * ratios per symbol (the 4/5 power of the notional included), the account's margin ratio and free
  * collateral. The leverage in the IMR is the account's setting for that symbol (§10: leverage is
  * set per symbol since 2025-09), and the `imr_factor` the account's own where client info gives one
@@ -19,7 +19,7 @@ export interface MarginParams {
 }
 
 /**
- * A symbol's margin as it applies to this account (PROTOCOL §10): the public parameters with the
+ * A symbol's margin as it applies to this account (docs/protocol.md §10): the public parameters with the
  * account's own `imr_factor` where it has one, the account's leverage setting for the symbol, and
  * `max_notional`, the largest position (quote, at mark) the account may hold in it (Infinity: none given).
  */
@@ -55,7 +55,7 @@ export function notionalOf(qty: number, mark: number): number {
 }
 
 /**
- * `IMR_i = max(1 / leverage_i, base_imr_i, imr_factor_i × |notional_i|^(4/5))` (PROTOCOL §7, §10:
+ * `IMR_i = max(1 / leverage_i, base_imr_i, imr_factor_i × |notional_i|^(4/5))` (docs/protocol.md §7, §10:
  * `leverage_i` is the account's setting for symbol i). A `leverage` that is not a positive number
  * drops its term (the caller decides whether margin can be checked without it: accountBook.ts says not).
  */

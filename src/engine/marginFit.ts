@@ -1,9 +1,9 @@
 /**
- * What a claim may add under the policy's margin limits (INTERFACE "Third wave"): the initial margin
+ * What a claim may add under the policy's margin limits (docs/operations.md "Margin: what the account can carry"): the initial margin
  * of everything held plus claims in flight, after the claim, at most `max_margin_usage` × total
  * collateral, and the free collateral left at least `min_free_collateral`. Both limits are one
  * bound on the initial margin after the claim (free after = total − IM after − orders' margin).
- * Each symbol's margin is the account's (PROTOCOL §10: its leverage setting and own `imr_factor`),
+ * Each symbol's margin is the account's (docs/protocol.md §10: its leverage setting and own `imr_factor`),
  * and a symbol the claim adds to may not pass the account's `max_notional` for it (a position the
  * claim grows past it is what the venue refuses with -1101; one already past it may only shrink).
  *
@@ -25,7 +25,7 @@ import { RATIO_QUANTA, roundQty } from "./quantize.js";
 export interface MarginAccount {
   /** USDC holding + unsettled P&L (quote). */
   readonly totalCollateral: number;
-  /** Leverage per symbol, the account's own `imr_factor` and `max_notional` (PROTOCOL §10). */
+  /** Leverage per symbol, the account's own `imr_factor` and `max_notional` (docs/protocol.md §10). */
   readonly settings: MarginSettings;
   /** Margin held by open orders (`frozen` of the balance), quote. */
   readonly ordersMargin: number;

@@ -1,5 +1,5 @@
 /**
- * The account's own margin settings (PROTOCOL §10), one immutable snapshot: the leverage set per
+ * The account's own margin settings (docs/protocol.md §10), one immutable snapshot: the leverage set per
  * symbol (`GET /v1/client/leverages`, position rows and pushes), the account-wide `max_leverage` of
  * client info (the leverage of a symbol with no setting of its own), and the account's own
  * `imr_factor` and `max_notional` per symbol (client info). A change makes a new snapshot, so a

@@ -14,7 +14,7 @@
 export const OPPORTUNITY_OUTCOMES = ["claimed", "lost", "skipped", "expired", "dry_run"] as const;
 export type OpportunityOutcome = (typeof OPPORTUNITY_OUTCOMES)[number];
 
-/** Where the offer came from; the insurance fund's positions are another supply (PROTOCOL §10). */
+/** Where the offer came from; the insurance fund's positions are another supply (docs/protocol.md §10). */
 export type Supply = "liquidation" | "insurance_fund";
 
 /** Lost reasons: our claim was refused because the id was already taken, or the id left while our claim waited its turn. */

@@ -21,12 +21,12 @@
  *   Not checked while the account's collateral or leverage is unknown (no `account`).
  * - extra_liquidation_ratio: a whole claim (ratio 1, no `symbols`) asks for up to it more if the
  *   live quantity grew, as far as the caps and margin allow at (1 + extra) (extraRatio.ts).
- * - min_fee: the claim's expected fee (docs/protocol.md §7: Σ |q| × mark × liquidator_fee), net of each
+ * - min_fee: the claim's expected fee (docs/protocol.md §11: Σ |q| × mark × liquidator_fee), net of each
  *   symbol's expected unwind cost (Σ |q| × mark × expected_unwind_cost_bps / 10⁴, 0 by default), must be at
  *   least the largest min_fee of the symbols it claims: with a cost set, a claim that would lose money
  *   getting flat is skipped even at min_fee 0.
  *
- * Claim forms (docs/protocol.md §7): a liquidation with any low-tier open symbol is claimed as one proportional
+ * Claim forms (docs/protocol.md §11): a liquidation with any low-tier open symbol is claimed as one proportional
  * share of all open symbols (no `symbols` field): every one must be claimable, and below 10,000 of
  * total notional the ratio must be 1 — if our caps cut it, the whole is over our caps (`over_caps`).
  * A liquidation of only high-tier symbols is claimed per symbol through `symbols`: ineligible symbols
@@ -42,7 +42,7 @@
  * below_min_fee at full size (proportional), the caps (margin when margin is the binding cap, else
  * exposure_cap when exposure is, else over_caps / ratio_zero), and below_min_fee at the final ratio.
  *
- * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (docs/protocol.md §7,
+ * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (docs/protocol.md §11,
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
@@ -69,7 +69,7 @@ export interface PolicyContext {
   readonly symbols: SymbolTable;
   readonly marks: MarkBook;
   readonly exposure: Exposure;
-  /** The account's collateral (PROTOCOL.md §7); none, or not yet known: margin is not checked. */
+  /** The account's collateral (docs/protocol.md §7); none, or not yet known: margin is not checked. */
   readonly account?: MarginSource | undefined;
 }
 
@@ -315,7 +315,7 @@ function decidePerSymbol(
 }
 
 /**
- * Whether `symbols` changes what a per-symbol claim means (PROTOCOL §10): only when some open symbol
+ * Whether `symbols` changes what a per-symbol claim means (docs/protocol.md §10): only when some open symbol
  * is left out or two get different ratios. Every open symbol at one ratio is the top-level ratio
  * alone, the form every official client sends (the venue's answer to `symbols` is unsettled), and
  * the venue's rule for it is met: each symbol at ≥ 5,000 when the ratio is below 1 makes the total so.
@@ -346,7 +346,7 @@ function buildClaim(
   for (const leg of legs) {
     if (leg.k === 0) continue;
     const qty = leg.pos.positionQty;
-    // Same arithmetic as the venue (docs/protocol.md §7): q = position_qty × ratio, rounded to 1e-9.
+    // Same arithmetic as the venue (docs/protocol.md §11): q = position_qty × ratio, rounded to 1e-9.
     const q = leg.k === RATIO_QUANTA ? qty : roundQty((qty * leg.k) / RATIO_QUANTA);
     const n = Math.abs(q) * leg.mark;
     limitPrice[leg.pos.symbol] = leg.limit;

@@ -1,5 +1,5 @@
 /**
- * Protections (INTERFACE "Third wave"): pure rules over the net P&L (realized + unrealized since the
+ * Protections (docs/operations.md "Protections"): pure rules over the net P&L (realized + unrealized since the
  * journal began, from the P&L ledger and marks) that say whether new claims may be made. No clock:
  * every call is given the time; the snapshot is plain data so the daemon can journal it and a
  * restart, a takeover or the lab can carry on from it.

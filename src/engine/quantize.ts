@@ -108,7 +108,7 @@ export function ceilToTick(price: number, tick: number, decimals: number): numbe
   return v;
 }
 
-/** docs/protocol.md §7: transferred quantities are rounded to 1e-9 (float dust); never -0. */
+/** docs/protocol.md §11: transferred quantities are rounded to 1e-9 (float dust); never -0. */
 export function roundQty(q: number): number {
   const r = Math.round(q * 1e9) / 1e9;
   return r === 0 ? 0 : r;

@@ -1,5 +1,5 @@
 /**
- * Ordering of pending claims: a binary max-heap keyed by expected fee (docs/protocol.md §7: Σ |q| × mark ×
+ * Ordering of pending claims: a binary max-heap keyed by expected fee (docs/protocol.md §11: Σ |q| × mark ×
  * liquidator_fee), so under the venue's 5 claims/s (docs/protocol.md §4) the most valuable claim leaves
  * first. Ties go to the earlier liquidation (it expires first: TTL), then to the lower id, so the
  * order never depends on insertion order. push / pop / remove / update are O(log n); lookup by

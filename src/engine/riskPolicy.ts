@@ -26,11 +26,11 @@ export interface RiskLimitsInput {
  */
 export interface RiskPolicyInput extends RiskLimitsInput {
   dry_run?: boolean;
-  /** Absent = 0.5 (INTERFACE "Third wave"): initial margin after a claim as a share of total collateral. */
+  /** Absent = 0.5 (docs/operations.md "Margin"): initial margin after a claim as a share of total collateral. */
   max_margin_usage?: number;
   /** Absent = 0: free collateral (quote) that must remain after a claim. */
   min_free_collateral?: number;
-  /** Absent = 0 (PROTOCOL §10): with ratio 1, ask for up to this fraction more if the live quantity grew. */
+  /** Absent = 0 (docs/protocol.md §10): with ratio 1, ask for up to this fraction more if the live quantity grew. */
   extra_liquidation_ratio?: number;
   symbols: { allow: readonly string[]; deny: readonly string[] };
   per_symbol?: Readonly<Record<string, Partial<RiskLimitsInput>>> | null;
@@ -61,7 +61,7 @@ export type SymbolAccess = "allowed" | "denied" | "not_allowed";
 
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** `policy.max_margin_usage` [0.5] and `policy.min_free_collateral` [0] (INTERFACE "Third wave"). */
+/** `policy.max_margin_usage` [0.5] and `policy.min_free_collateral` [0] (docs/operations.md "Margin"). */
 export const DEFAULT_MARGIN_LIMITS: MarginLimits = { maxMarginUsage: 0.5, minFreeCollateral: 0 };
 
 export class RiskPolicy {

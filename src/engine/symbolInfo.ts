@@ -24,7 +24,7 @@ function checkSymbolInfo(info: SymbolInfo): SymbolInfoCheck {
   const bad = (problem: string): SymbolInfoCheck => ({ ok: false, symbol, problem });
   if (typeof info.symbol !== "string" || !SYMBOL_PATTERN.test(info.symbol)) return bad("symbol is not PERP_<BASE>_<QUOTE>");
   if (info.tier !== 1 && info.tier !== 2) return bad("liquidation_tier is not 1 or 2");
-  // A fee ≥ 1 would make the expected fee exceed the notional claimed (docs/protocol.md §7).
+  // A fee ≥ 1 would make the expected fee exceed the notional claimed (docs/protocol.md §11).
   if (!Number.isFinite(info.liquidatorFee) || info.liquidatorFee < 0 || info.liquidatorFee >= 1) {
     return bad("liquidator_fee is not a fraction in [0, 1)");
   }

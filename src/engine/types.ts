@@ -25,7 +25,7 @@ export interface LiquidationPosition {
   readonly symbol: string;
   /** Signed quantity the liquidator takes over (same sign) when it claims; 0 = already fully claimed. */
   readonly positionQty: number;
-  /** Fraction, e.g. 0.006 (docs/protocol.md §7). */
+  /** Fraction, e.g. 0.006 (docs/protocol.md §11). */
   readonly liquidatorFee: number;
 }
 
@@ -36,7 +36,7 @@ export interface Liquidation {
   readonly timestamp: number;
   readonly positions: readonly LiquidationPosition[];
   /**
-   * The venue's `type` of the row or push as sent (`liquidated`, `claim`: PROTOCOL §9, §10), kept so
+   * The venue's `type` of the row or push as sent (`liquidated`, `claim`: docs/protocol.md §9, §10), kept so
    * that what is claimed where can follow it; absent when the venue sent none.
    */
   readonly type?: string | undefined;
@@ -68,7 +68,7 @@ export interface PriceSource {
 /** One row of `GET /v1/public/info` (docs/protocol.md §4) in domain form. */
 export interface SymbolInfo {
   readonly symbol: string;
-  /** docs/protocol.md §7: 1 = low risk (proportional claims only), 2 = high risk (per-symbol claims allowed). */
+  /** docs/protocol.md §11: 1 = low risk (proportional claims only), 2 = high risk (per-symbol claims allowed). */
   readonly tier: 1 | 2;
   readonly liquidatorFee: number;
   /** Price tick; every limit price sent is a whole number of ticks. */
@@ -77,7 +77,7 @@ export interface SymbolInfo {
   /** Order filters (docs/protocol.md §4.2); absent when the venue's row does not carry them. */
   readonly orderFilters?: OrderFilters | undefined;
   /**
-   * Margin parameters (PROTOCOL.md §7: `base_imr`, `base_mmr`, `imr_factor`); absent when the row
+   * Margin parameters (docs/protocol.md §7: `base_imr`, `base_mmr`, `imr_factor`); absent when the row
    * does not carry all three usable: then margin charges the symbol its whole notional (margin.ts `UNKNOWN_MARGIN`).
    */
   readonly margin?: MarginParams | undefined;
@@ -140,7 +140,7 @@ export interface ClaimDecision {
   readonly symbols: readonly SymbolRatio[] | undefined;
   /** `limit_price` for every claimed symbol, already on the symbol's tick. */
   readonly limitPrice: Readonly<Record<string, number>>;
-  /** docs/protocol.md §7: Σ |q| × mark × liquidator_fee over the claimed symbols (the ranking key). */
+  /** docs/protocol.md §11: Σ |q| × mark × liquidator_fee over the claimed symbols (the ranking key). */
   readonly expectedFee: number;
   /** Σ |q| × mark over the claimed symbols. */
   readonly notional: number;
@@ -149,7 +149,7 @@ export interface ClaimDecision {
    * With `extraRatio`, the most the claim may take (the quantity × (1 + extra)).
    */
   readonly perSymbolQty: Readonly<Record<string, number>>;
-  /** `extra_liquidation_ratio` sent with a ratio-1 claim (PROTOCOL §10; extraRatio.ts); absent: none. */
+  /** `extra_liquidation_ratio` sent with a ratio-1 claim (docs/protocol.md §10; extraRatio.ts); absent: none. */
   readonly extraRatio?: number;
   /** Initial margin the claim adds to held + in flight (quote, claimMargin.ts); absent when margin is not checked. */
   readonly marginNeed?: number;

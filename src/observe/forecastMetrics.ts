@@ -1,5 +1,5 @@
 /**
- * The heatmap's families (INTERFACE "Fourth wave", issue 35): the notional that would be liquidated
+ * The heatmap's families (docs/operations.md "The liquidation heatmap", issue 35): the notional that would be liquidated
  * within 1, 2 and 5 % of the mark per symbol and side (the last poll's, for the symbols allowed at
  * the scrape), the capacity the account has to claim it (read at scrape: it moves with every claim
  * and unwind), and the poller's health.

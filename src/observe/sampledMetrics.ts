@@ -44,7 +44,7 @@ export interface SampledMetrics {
   setExposureSource(source: (() => Iterable<SymbolValue>) | undefined): void;
   setLimiterSource(source: (() => Iterable<LimiterSample>) | undefined): void;
   setWatchdogSource(source: (() => Iterable<WatchdogSample>) | undefined): void;
-  /** The account's collateral and margin usage (PROTOCOL.md §7), read at scrape time. */
+  /** The account's collateral and margin usage (docs/protocol.md §7), read at scrape time. */
   setAccountSource(source: (() => AccountSample) | undefined): void;
 }
 
@@ -96,7 +96,12 @@ export function createSampledMetrics(registry: Registry, prefix: string): Sample
     ["kind"],
     collectAccount,
   );
-  const marginUsage = gauge("margin_usage_ratio", "Initial margin of everything held ÷ total collateral (PROTOCOL §7)", [], collectAccount);
+  const marginUsage = gauge(
+    "margin_usage_ratio",
+    "Initial margin of everything held ÷ total collateral (docs/protocol.md §7)",
+    [],
+    collectAccount,
+  );
 
   const markPrice = gauge("mark_price", "Latest mark price per symbol (quote currency)", ["symbol"], collectMarks);
   const markPriceAge = gauge("mark_price_age_seconds", "Age of the latest mark price per symbol", ["symbol"], collectMarks);

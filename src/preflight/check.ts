@@ -1,5 +1,5 @@
 /**
- * What a preflight check is (INTERFACE "Third wave": `liquidator preflight`): a small function that
+ * What a preflight check is (`liquidator preflight`, README "Commands" and "Going live"): a small function that
  * asks the venue one thing the daemon will rely on and says `pass`, `warn` or `fail`, what it saw
  * and how to fix it. What it observed (types, codes, latencies) goes to `observed` for `--json`.
  */

@@ -1,6 +1,6 @@
 /**
- * The preflight `leverage` check (INTERFACE "Fourth wave"), between `account` and `claim_probe`:
- * every allowed symbol's leverage setting against the venue's maximum for it (PROTOCOL §10). A symbol
+ * The preflight `leverage` check (docs/margin.md "Leverage: step 0.5 of going live"), between `account` and `claim_probe`:
+ * every allowed symbol's leverage setting against the venue's maximum for it (docs/protocol.md §10). A symbol
  * below its maximum is a `warn`, not a failure: the daemon sizes its claims to the setting it reads,
  * so it is safe to go on, but each claim there needs more margin than it must, and a cascade fills
  * the margin budget sooner. The hint is the command that fixes it.

@@ -1,5 +1,5 @@
 /**
- * The account's leverage as the venue states it (PROTOCOL §10), read for `liquidator leverage` and
+ * The account's leverage as the venue states it (docs/protocol.md §10), read for `liquidator leverage` and
  * the preflight `leverage` check: the symbol table (`GET /v1/public/info`), every symbol's setting
  * (`GET /v1/client/leverages`), client info (`max_leverage`, the account's own `imr_factor` and
  * `max_notional`) and the venue's maximum (`GET /v1/public/leverage`), turned into one line per
@@ -75,7 +75,7 @@ export async function readLeverageState(
 
 /**
  * The leverage `--set-max` asks for in one call without `symbol` (every symbol to min(it, its
- * maximum)): the venue's maximum, else the largest symbol maximum known, else 100 (PROTOCOL §10's range).
+ * maximum)): the venue's maximum, else the largest symbol maximum known, else 100 (docs/protocol.md §10's range).
  */
 export function setMaxLeverage(state: LeverageState): number {
   if (state.venueMax !== undefined) return Math.min(100, Math.floor(state.venueMax));

@@ -33,7 +33,7 @@ const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err
 export const IMPOSSIBLE_LIQUIDATION_ID = 2_147_483_647;
 
 /**
- * The claim forms the daemon sends (PROTOCOL §10): the top-level ratio alone (every claim of a
+ * The claim forms the daemon sends (docs/protocol.md §10): the top-level ratio alone (every claim of a
  * liquidation with a low-risk symbol, and of one whose symbols are all claimed at one ratio), and
  * `symbols` as an array (a high-risk liquidation with a symbol left out or ratios that differ). The
  * OpenAPI's single-object `symbols` is tried too, so the first testnet run says which the venue takes.

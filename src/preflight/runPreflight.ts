@@ -1,5 +1,5 @@
 /**
- * Runs the preflight checks in INTERFACE's order against the configured venue, with the daemon's
+ * Runs the preflight checks in the order README "Commands" lists them against the configured venue, with the daemon's
  * own signer, REST client, readers and stream client. A check that throws fails with the error's
  * message; every check runs (an earlier failure is named, later ones still say what they can).
  */

@@ -1,6 +1,6 @@
 /**
  * Accounts of the simulated venue: registered keys (signed REST and private stream auth), admin
- * rights (GET /v1/admin/orders), collateral and positions (the -1101 margin rule of docs/protocol.md §7).
+ * rights (GET /v1/admin/orders), collateral and positions (the -1101 margin rule of docs/protocol.md §7, §11).
  */
 import { formatPublicKey, parsePublicKey } from "../venue/signer.js";
 import type { HeldPosition } from "./claimRules.js";
@@ -15,7 +15,7 @@ export interface SimAccount {
   collateral: number;
   /**
    * The account's `max_leverage` (GET /v1/client/info): the leverage of a symbol with no setting of
-   * its own in `leverage` (PROTOCOL §10: leverage is set per symbol; IMR is at least 1 / it).
+   * its own in `leverage` (docs/protocol.md §10: leverage is set per symbol; IMR is at least 1 / it).
    */
   maxLeverage: number;
   /** Leverage set per symbol (cross), `POST /v1/client/leverages` (leverage.ts). */
@@ -38,7 +38,7 @@ export interface SimKeyInfo {
   scope: string;
   /** ms since the epoch; undefined: a year after the answer. */
   expiresAt: number | undefined;
-  /** PROTOCOL §10: `ip_restriction_status` / `ip_restriction_list` as reported (not enforced); none: absent. */
+  /** docs/protocol.md §10: `ip_restriction_status` / `ip_restriction_list` as reported (not enforced); none: absent. */
   ipRestriction?: { status: string; list: string };
 }
 

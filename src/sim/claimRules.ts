@@ -8,7 +8,7 @@ import { type AccountMargin, initialMarginOfHeld } from "./margin.js";
 import { floorToStep, roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-/** docs/protocol.md §7: full take-over below these notionals (quote, at mark). */
+/** docs/protocol.md §11: full take-over below these notionals (quote, at mark). */
 export const FULL_TAKE_LOW_TIER = 10_000;
 export const FULL_TAKE_HIGH_TIER = 5_000;
 
@@ -110,11 +110,11 @@ export interface ClaimContext {
   mark(name: string): number | undefined;
   /** The claimant's positions before the claim. */
   positions: ReadonlyMap<string, HeldPosition>;
-  /** Total collateral: USDC holding + unsettled P&L (PROTOCOL.md §7). */
+  /** Total collateral: USDC holding + unsettled P&L (docs/protocol.md §7). */
   collateral: number;
-  /** The account's leverage per symbol and own imr_factor (PROTOCOL §10); a number: every symbol at that leverage. */
+  /** The account's leverage per symbol and own imr_factor (docs/protocol.md §10); a number: every symbol at that leverage. */
   margin: AccountMargin | number;
-  /** Whether a position of a symbol going from one quantity to another passes the account's max_notional (PROTOCOL §10). */
+  /** Whether a position of a symbol going from one quantity to another passes the account's max_notional (docs/protocol.md §10). */
   growsPastMaxNotional?: (symbol: string, before: number, after: number, mark: number) => boolean;
   /** Initial margin of what the claim does not touch: isolated positions and open orders. */
   otherMargin?: number;
@@ -140,7 +140,7 @@ export interface ClaimOutcome {
   fullyClaimed: boolean;
 }
 
-/** docs/protocol.md §7: the position after adding `q` at `price`; the average moves only when the position grows. */
+/** docs/protocol.md §11: the position after adding `q` at `price`; the average moves only when the position grows. */
 export function addToPosition(held: HeldPosition | undefined, q: number, price: number): HeldPosition {
   const old = held ?? { qty: 0, averageOpenPrice: 0 };
   const qty = roundQty(old.qty + q);
@@ -154,7 +154,7 @@ export function addToPosition(held: HeldPosition | undefined, q: number, price: 
 }
 
 /**
- * What a ratio-1 claim takes of a position (PROTOCOL §10): all of it as published, and of what it grew
+ * What a ratio-1 claim takes of a position (docs/protocol.md §10): all of it as published, and of what it grew
  * by since then only up to `extra` of the published quantity (`extra_liquidation_ratio`; none: nothing).
  */
 function wholeQty(pos: { positionQty: number; grownBy?: number }, extra: number | undefined): number {
@@ -198,7 +198,7 @@ export function evaluateClaim(req: ClaimBody, liq: BookedLiquidation | undefined
     if (!req.limitPrice.has(c.pos.symbol)) return refused(-1005, `limit_price has no price for ${c.pos.symbol}`);
   }
 
-  // Full take-over thresholds (docs/protocol.md §7).
+  // Full take-over thresholds (docs/protocol.md §11).
   if (req.symbols === undefined) {
     const total = open.reduce((sum, p) => sum + notional(p), 0);
     const threshold = open.some((p) => ctx.symbol(p.symbol)?.tier !== 2) ? FULL_TAKE_LOW_TIER : FULL_TAKE_HIGH_TIER;
@@ -230,7 +230,7 @@ export function evaluateClaim(req: ClaimBody, liq: BookedLiquidation | undefined
     // The venue's docs do not say how a ratio's quantity is rounded; its positions live on the
     // symbol's quantity grid (orders must, docs/protocol.md §6), so the simulator assigns the share
     // rounded toward zero to the step: never more than asked, and what stays open stays on the grid
-    // (docs/protocol.md §7). A share below one step transfers nothing of that symbol.
+    // (docs/protocol.md §11). A share below one step transfers nothing of that symbol.
     const step = ctx.symbol(c.pos.symbol)?.qtyStep;
     const share = (c.pos.positionQty * c.thousandths) / 1000;
     const q =
@@ -256,7 +256,7 @@ export function evaluateClaim(req: ClaimBody, liq: BookedLiquidation | undefined
   }
   if (transfers.length === 0) return refused(-1201, "the requested ratio transfers no quantity");
 
-  // PROTOCOL.md §7, §10: the initial margin of everything held after the claim (per-symbol IMR at the
+  // docs/protocol.md §7, §10: the initial margin of everything held after the claim (per-symbol IMR at the
   // symbol's leverage, the 4/5 term included) must fit in the total collateral, as for a new order.
   const held = [...positionsAfter].map(([symbol, h]) => ({ symbol, qty: h.qty }));
   const required =
@@ -265,7 +265,7 @@ export function evaluateClaim(req: ClaimBody, liq: BookedLiquidation | undefined
   if (required > ctx.collateral) {
     return refused(-1101, `initial margin ${required.toFixed(2)} after the claim exceeds collateral ${ctx.collateral.toFixed(2)}`);
   }
-  // PROTOCOL §10: no symbol may grow past the account's max_notional ("risk exposure too high").
+  // docs/protocol.md §10: no symbol may grow past the account's max_notional ("risk exposure too high").
   for (const t of transfers) {
     const after = positionsAfter.get(t.symbol)?.qty ?? 0;
     if (ctx.growsPastMaxNotional?.(t.symbol, ctx.positions.get(t.symbol)?.qty ?? 0, after, t.markPrice) === true) {

@@ -1,7 +1,7 @@
 /**
  * How the simulated venue spells its answers, in one place. `spec` (the default) answers as
  * docs/protocol.md writes them. `real` answers the way the real venue may where no public source
- * settles it (PROTOCOL.md §9), so the daemon can be run against every variant it must tolerate:
+ * settles it (docs/protocol.md §9), so the daemon can be run against every variant it must tolerate:
  *
  * - `/v1/public/info` rows carry `liquidation_tier` as a string (`"1"`), as the venue's docs did until 2024;
  * - the success envelope's `timestamp` is a decimal string, as a public client's recorded answers show;
@@ -73,7 +73,7 @@ const SPEC: WireFlavor = {
   campaignUser: same,
 };
 
-/** The real venue's rewards names for the spec's (PROTOCOL.md §9, verified). */
+/** The real venue's rewards names for the spec's (docs/protocol.md §9, verified). */
 const REAL_REWARDS_NAMES: Readonly<Record<string, string>> = {
   total_released_trading_rewards_native: "total_released_trading_rewards_order",
   total_staked_native: "total_staked_order",

@@ -1,5 +1,5 @@
 /**
- * The insurance fund as PROTOCOL.md §10 models it (the simulator's reading of an unsettled point):
+ * The insurance fund as docs/protocol.md §10 models it (the simulator's reading of an unsettled point):
  * a liquidation no liquidator claimed within its TTL (`takeover_ms`, the core's
  * `liquidationTtlMs`), and every position of a bankrupt account, moves to the fund; the fund offers
  * what it holds as rows of the open list with `type: "claim"`, whose `liquidation_id` is the
@@ -10,7 +10,7 @@
  *
  * Claims (one symbol at a time, `qty_request` of it): unknown or fully claimed id -1202, a row that
  * is not the fund's -1202, a race on one id -1012, a bad body -1004 / -1005, a mark past
- * `limit_price` -1203, the margin rule of PROTOCOL.md §7 -1101. A request above what remains takes
+ * `limit_price` -1203, the margin rule of docs/protocol.md §7 -1101. A request above what remains takes
  * what remains (simulator's choice: a competitor's partial take is no reason to refuse).
  */
 import { setTimeout as sleep } from "node:timers/promises";

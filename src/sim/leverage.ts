@@ -1,5 +1,5 @@
 /**
- * Leverage per symbol (PROTOCOL §10), as the simulated venue keeps and serves it: an account's setting
+ * Leverage per symbol (docs/protocol.md §10), as the simulated venue keeps and serves it: an account's setting
  * of each symbol (its `maxLeverage` for a symbol it never set), the venue's maximum of each symbol, and
  * the routes that read and change them (leverageRoutes.ts):
  *
@@ -27,7 +27,7 @@ export interface SimAccountMargin {
 }
 
 /**
- * The account of the issue's cascade (PROTOCOL §10): ETH at 4×, NEAR at 5×, every other symbol at 10×,
+ * The account of the issue's cascade (docs/protocol.md §10): ETH at 4×, NEAR at 5×, every other symbol at 10×,
  * its own `imr_factor` larger than the public one on NEAR and ARB. A test or the bench sets it with
  * `startSimulator({ maxLeverage: 10, accountMargin: LEVERAGE_CASCADE_ACCOUNT })`.
  */
@@ -71,7 +71,7 @@ export const LEVERAGE_CASCADE_SYMBOLS: readonly SymbolSpec[] = [
 /** The venue's maximum leverage setting (`GET /v1/public/leverage`). */
 export const SIM_MAX_FUTURES_LEVERAGE = 50;
 
-/** PROTOCOL §10: a leverage setting is an integer in [1, 100]. */
+/** docs/protocol.md §10: a leverage setting is an integer in [1, 100]. */
 export const LEVERAGE_RANGE = [1, 100] as const;
 
 /** A symbol's maximum leverage: `min(max_futures_leverage, ⌊1 / base_imr⌋)`. */
@@ -94,7 +94,7 @@ export function accountMargin(account: SimAccount): AccountMargin {
 
 /**
  * What `GET /v1/client/info` says of the account's margin: `max_leverage` (its leverage where it set
- * none of a symbol's own), and its own `imr_factor` and `max_notional` per symbol (PROTOCOL §10).
+ * none of a symbol's own), and its own `imr_factor` and `max_notional` per symbol (docs/protocol.md §10).
  */
 export function clientMargin(account: SimAccount): {
   max_leverage: number;
@@ -110,7 +110,7 @@ export function clientMargin(account: SimAccount): {
 
 /**
  * Whether a position going from `before` to `after` (signed quantities) grows past the account's
- * `max_notional` of `symbol` at `mark` (PROTOCOL §10: refused with -1101; one already past may shrink).
+ * `max_notional` of `symbol` at `mark` (docs/protocol.md §10: refused with -1101; one already past may shrink).
  */
 export function growsPastMaxNotional(
   account: SimAccount,

@@ -1,16 +1,16 @@
 /**
  * Liquidations open for claims: their remaining quantities and their deadline. A liquidation leaves
  * the book when every symbol is fully claimed, when its TTL passes (the insurance fund takes it,
- * docs/protocol.md §7) or when removed by hand; after that every claim on its id gets -1202.
+ * docs/protocol.md §11) or when removed by hand; after that every claim on its id gets -1202.
  */
 export interface OpenPosition {
   symbol: string;
-  /** Remaining signed quantity a claimant would take over (docs/protocol.md §7). */
+  /** Remaining signed quantity a claimant would take over (docs/protocol.md §11). */
   positionQty: number;
   liquidatorFee: number;
   /**
    * Quantity added since the position was last published (`grow`): a ratio-1 claim takes what was
-   * published, and of this only what its `extra_liquidation_ratio` asks for (PROTOCOL §10).
+   * published, and of this only what its `extra_liquidation_ratio` asks for (docs/protocol.md §10).
    */
   grownBy?: number;
 }
@@ -87,7 +87,7 @@ export class LiquidationBook {
 
   /**
    * The liquidated account's position grew by `qty` (same sign) in `symbol` before the venue
-   * published it (a test's hook: PROTOCOL §10 `extra_liquidation_ratio`); false if not open.
+   * published it (a test's hook: docs/protocol.md §10 `extra_liquidation_ratio`); false if not open.
    */
   grow(id: number, symbol: string, qty: number): boolean {
     const p = this.#open.get(id)?.positions.find((x) => x.symbol === symbol);

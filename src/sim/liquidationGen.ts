@@ -1,6 +1,6 @@
 /**
  * Seeded shapes of liquidations: which symbols, which side, how big. Sizes are log-uniform in
- * notional so that both sides of the full-take thresholds (10,000 / 5,000, docs/protocol.md §7) occur often.
+ * notional so that both sides of the full-take thresholds (10,000 / 5,000, docs/protocol.md §11) occur often.
  */
 import type { Prng } from "./prng.js";
 import { type ListedSymbols, roundToStep } from "./symbols.js";

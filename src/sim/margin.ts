@@ -1,5 +1,5 @@
 /**
- * The simulated venue's margin (PROTOCOL.md §7, §10), its own implementation of the venue's published
+ * The simulated venue's margin (docs/protocol.md §7, §10), its own implementation of the venue's published
  * formulas (the venue does not share code with a client; test/unit/marginParity.test.ts holds the
  * engine's to it): a symbol's initial margin ratio `max(1 / leverage, base_imr, imr_factor ×
  * |notional|^(4/5))` at the account's leverage setting for that symbol and with the account's own
@@ -15,7 +15,7 @@ export interface SymbolMargin {
   imrFactor: number;
 }
 
-/** What an account's own settings make of margin (PROTOCOL §10). */
+/** What an account's own settings make of margin (docs/protocol.md §10). */
 export interface AccountMargin {
   /** The account's leverage setting of `symbol` (cross). */
   leverage(symbol: string): number;

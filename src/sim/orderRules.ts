@@ -36,7 +36,7 @@ export interface OrderContext {
   /** The account's signed position in the symbol, in one margin mode. */
   position(symbol: string, mode: MarginMode): number;
   clientIdOpen(clientOrderId: string): boolean;
-  /** Whether the account's margin carries `qty` (signed: + buy) more of `symbol` in `mode` (PROTOCOL.md §7). */
+  /** Whether the account's margin carries `qty` (signed: + buy) more of `symbol` in `mode` (docs/protocol.md §7). */
   marginFor(symbol: string, mode: MarginMode, qty: number): boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Every open position on the simulated venue as `platformPositions` (PROTOCOL.md §10) lists it: the
+ * Every open position on the simulated venue as `platformPositions` (docs/protocol.md §10) lists it: the
  * market's traders (traderPopulation.ts) and the venue's own accounts (the liquidators, the
  * competitors), each with its estimated liquidation price (traderMargin.ts: the mark at which its
  * margin pool meets its maintenance margin, the other marks fixed) and money as decimal strings.

@@ -3,7 +3,7 @@
  * positions and prices instead of falling from a random generator. Each step (one mark tick) the
  * marks move along a seeded path (pricePath.ts), traders close what they meant to and new ones
  * open positions (traderPopulation.ts), and every account whose margin ratio fell below maintenance
- * is liquidated by the venue's rules (traderMargin.ts, PROTOCOL.md §7): the same share of each of
+ * is liquidated by the venue's rules (traderMargin.ts, docs/protocol.md §7): the same share of each of
  * its positions, the smallest that brings it back to its initial margin with the liquidator fees
  * paid, offered in one liquidation with each symbol's `liquidator_fee`; a bankrupt account (it
  * cannot pay even a whole liquidation's fees) goes to the insurance fund whole (insuranceFund.ts).

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/public/query` (PROTOCOL.md §10, the venue's Public Info API): no key, a JSON body
+ * `POST /v1/public/query` (docs/protocol.md §10, the venue's Public Info API): no key, a JSON body
  * `{type, …}`, a rate-limit pool of its own counted in weights per minute per IP. The simulator
  * answers two types:
  *

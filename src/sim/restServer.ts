@@ -45,7 +45,7 @@ export interface RestServerOptions {
   maxBodyBytes?: number;
   /** How answers are spelled (flavor.ts); default `spec`. */
   flavor?: SimFlavor;
-  /** The insurance fund and the query API (PROTOCOL.md §10); default an idle fund and a query over the core's accounts. */
+  /** The insurance fund and the query API (docs/protocol.md §10); default an idle fund and a query over the core's accounts. */
   fund?: InsuranceFund;
   query?: PublicQuery;
 }
@@ -95,10 +95,10 @@ export class RestServer {
         clientInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
         // docs/protocol.md §8: key info 10 per 60 s.
         keyInfo: new SlidingWindowLimiter({ limit: 10, windowMs: 60_000, now }),
-        // PROTOCOL §10: one symbol's leverage 1/s; setting leverage 5 per 60 s.
+        // docs/protocol.md §10: one symbol's leverage 1/s; setting leverage 5 per 60 s.
         leverageOne: new SlidingWindowLimiter({ limit: 1, windowMs: 1_000, now }),
         leverageSet: new SlidingWindowLimiter({ limit: 5, windowMs: 60_000, now }),
-        // PROTOCOL.md §10: the query API's own pool is its weights (publicQuery.ts); this only stops a flood.
+        // docs/protocol.md §10: the query API's own pool is its weights (publicQuery.ts); this only stops a flood.
         query: new SlidingWindowLimiter({ limit: 20, windowMs: 1_000, now }),
       };
     }

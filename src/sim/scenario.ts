@@ -22,7 +22,7 @@ export interface ScenarioOptions {
   market: "generator" | "positions";
   /** The position-driven market's population and path (positionMarket.ts). */
   positions: Partial<PositionMarketOptions>;
-  /** Unclaimed liquidations move to the insurance fund at their TTL (insuranceFund.ts, PROTOCOL.md §10). */
+  /** Unclaimed liquidations move to the insurance fund at their TTL (insuranceFund.ts, docs/protocol.md §10). */
   insuranceFund: boolean;
   /** Mark pushes (`markprices` + `${symbol}@markprice`) every this many ms; 0 disables (docs/protocol.md §5: 1 s). */
   markIntervalMs: number;

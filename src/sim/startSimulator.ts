@@ -49,7 +49,7 @@ export interface StartSimulatorOptions {
   collateral?: number;
   /** The liquidator account's max leverage (`GET /v1/client/info`), default 10: every symbol's unless set below. */
   maxLeverage?: number;
-  /** The liquidator account's margin settings of its own (PROTOCOL §10; leverage.ts): leverage, imr_factor, max_notional per symbol. */
+  /** The liquidator account's margin settings of its own (docs/protocol.md §10; leverage.ts): leverage, imr_factor, max_notional per symbol. */
   accountMargin?: SimAccountMargin;
   /** Trading fee rates, bps (default 5 taker, 2 maker). */
   takerFeeBps?: number;
@@ -80,7 +80,7 @@ export interface SimulatorHandle {
   rest: RestServer;
   streams: SimStreams;
   scenario: Scenario;
-  /** The insurance fund (PROTOCOL.md §10): it takes unclaimed liquidations when the scenario says so. */
+  /** The insurance fund (docs/protocol.md §10): it takes unclaimed liquidations when the scenario says so. */
   fund: InsuranceFund;
   /** Fault controls: REST (any route), streams, and the order side (refusals, lost answers, partial fills, empty books). */
   faults: { rest: RestFaults; streams: StreamFaults; orders: OrderFaults };

@@ -1,5 +1,5 @@
 /**
- * The REST routes of PROTOCOL.md §10's other supply: `GET /v1/public/insurancefund` (public, 10/s per
+ * The REST routes of docs/protocol.md §10's other supply: `GET /v1/public/insurancefund` (public, 10/s per
  * IP), `POST /v1/claim_insurance_fund` (signed, 5/s per account in a window of its own) and `POST
  * /v1/public/query` (public, its own weight pool: publicQuery.ts). Rules live in insuranceFund.ts
  * and publicQuery.ts; restServer.ts counts the limits.

@@ -43,11 +43,11 @@ export interface SymbolSpec {
   quoteMax?: number;
   /** An order price must lie within mark × (1 ± priceRange) (`price_range`); default 0.03. */
   priceRange?: number;
-  /** Margin parameters (PROTOCOL.md §7, `base_imr`, `base_mmr`, `imr_factor`); default by tier (margin.ts `marginOf`). */
+  /** Margin parameters (docs/protocol.md §7, `base_imr`, `base_mmr`, `imr_factor`); default by tier (margin.ts `marginOf`). */
   baseImr?: number;
   baseMmr?: number;
   imrFactor?: number;
-  /** `claim_insurance_fund_discount` (PROTOCOL.md §10); default half `liquidatorFee` (insuranceFund.ts). */
+  /** `claim_insurance_fund_discount` (docs/protocol.md §10); default half `liquidatorFee` (insuranceFund.ts). */
   claimInsuranceFundDiscount?: number;
   /** The synthetic order book; default by symbol and tier (orderBook.ts `defaultBookSpec`). */
   book?: BookSpec;
@@ -213,7 +213,7 @@ export function roundToStep(value: number, step: number): number {
 
 /**
  * `value` rounded toward zero to the quantity grid `k × step` (no float dust): a claimed share of a
- * position, as the simulator assigns it (docs/protocol.md §7). Values within 1e-9 of a step below
+ * position, as the simulator assigns it (docs/protocol.md §11). Values within 1e-9 of a step below
  * it count as on it (0.3 = 2.9999999… steps of 0.1).
  */
 export function floorToStep(value: number, step: number): number {
@@ -225,7 +225,7 @@ export function floorToStep(value: number, step: number): number {
   return q === 0 ? 0 : Math.sign(value) * q;
 }
 
-/** Round to 1e-9: the precision at which the venue cuts quantities (docs/protocol.md §7) to avoid float dust. */
+/** Round to 1e-9: the precision at which the venue cuts quantities (docs/protocol.md §11) to avoid float dust. */
 export function roundQty(value: number): number {
   const r = Math.round(value * 1e9) / 1e9;
   return r === 0 ? 0 : r; // no -0 on the wire

@@ -1,5 +1,5 @@
 /**
- * The margin of the simulated market's traders (PROTOCOL.md §7, §10), pure: an account's total
+ * The margin of the simulated market's traders (docs/protocol.md §7, §10), pure: an account's total
  * collateral and its maintenance and initial margin at given marks; when it is liquidated (total
  * collateral below the maintenance margin: the margin ratio below the maintenance ratio); how much
  * of it a liquidation takes (the smallest share, the same for every position, after which the
@@ -23,7 +23,7 @@ export interface TraderPosition {
   qty: number;
   /** Average open price. */
   entry: number;
-  /** The account's leverage setting for the symbol (PROTOCOL.md §10): IMR is at least 1 / this. */
+  /** The account's leverage setting for the symbol (docs/protocol.md §10): IMR is at least 1 / this. */
   leverage: number;
   openedAt: number;
   /** When its trader closes it (market clock, ms). */
@@ -106,7 +106,7 @@ export function initialMargin(pool: MarginPool, spec: SpecOf, mark: MarkOf, scal
   return sum;
 }
 
-/** PROTOCOL.md §7: the margin ratio is below the maintenance ratio, i.e. collateral below the maintenance margin. */
+/** docs/protocol.md §7: the margin ratio is below the maintenance ratio, i.e. collateral below the maintenance margin. */
 export function isLiquidatable(pool: MarginPool, spec: SpecOf, mark: MarkOf): boolean {
   return pool.positions.length > 0 && totalCollateral(pool, mark) < maintenanceMargin(pool, spec, mark);
 }
@@ -124,7 +124,7 @@ export type LiquidationShare = { kind: "share"; share: number } | { kind: "bankr
  * The share of every position a liquidation takes: the smallest (in thousandths) after which the
  * collateral, less the liquidator fees the account pays, covers the initial margin of what is left;
  * all of it when no share does (the fees of the whole exceed what is left: the account pays what it
- * has). `bankrupt` when the total collateral is gone (PROTOCOL.md §10: the fund takes the account
+ * has). `bankrupt` when the total collateral is gone (docs/protocol.md §10: the fund takes the account
  * over). The initial margin of what is left is convex and falls with the share, the fees grow
  * linearly: the shares that restore the margin form one interval ending at 1, found by bisection.
  */

@@ -5,7 +5,7 @@
  * that changed, `balance`. Claims move the same books (`onClaim`). **simulator** choices: an order is
  * matched as it is accepted, so its reports go out before the REST answer; a POST_ONLY that would
  * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the
- * mark reaches it; margin (PROTOCOL.md §7, margin.ts) is the per-symbol initial margin of the
+ * mark reaches it; margin (docs/protocol.md §7, margin.ts) is the per-symbol initial margin of the
  * positions held and of the open orders, against the holding plus all unsettled P&L. Positions are per symbol and margin mode (docs/protocol.md §9): an order trades
  * the position of its `margin_mode`; a claim lands in cross unless the `assignIsolated` fault says
  * isolated (claimRules' margin check sees the cross positions only).
@@ -367,7 +367,7 @@ export class Trading {
   }
 
   /**
-   * PROTOCOL.md §7: whether the account carries `qty` (signed) more of `symbol` in `mode`: the
+   * docs/protocol.md §7: whether the account carries `qty` (signed) more of `symbol` in `mode`: the
    * initial margin of everything held after it, open orders included, within the total collateral.
    */
   #marginFor(account: SimAccount, t: AccountTrading, symbol: string, mode: MarginMode, qty: number): boolean {

@@ -64,7 +64,7 @@ export function executionReportData(o: SimOrder, fill: ReportFill | undefined): 
   };
 }
 
-/** One row of a `position` push (a delta per symbol), with the symbol's leverage setting (PROTOCOL §10). */
+/** One row of a `position` push (a delta per symbol), with the symbol's leverage setting (docs/protocol.md §10). */
 export function positionRow(
   symbol: string,
   mode: MarginMode,

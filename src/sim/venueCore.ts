@@ -28,14 +28,14 @@ import { type ClaimResponseData, claimResponse, liquidationPushRow, liquidatorLi
 
 export type { ClaimResponseData } from "./wireShapes.js";
 
-/** The `type` of the open list's rows that are the insurance fund's positions (PROTOCOL.md §10). */
+/** The `type` of the open list's rows that are the insurance fund's positions (docs/protocol.md §10). */
 export const CLAIM_ROW_TYPE = "claim";
 
 export interface VenueCoreOptions {
   seed: number;
   now?: () => number;
   symbols?: readonly SymbolSpec[];
-  /** docs/protocol.md §7: an unclaimed liquidation goes to the insurance fund after this (default 60 s). */
+  /** docs/protocol.md §11: an unclaimed liquidation goes to the insurance fund after this (default 60 s). */
   liquidationTtlMs?: number;
   /** Time a claim holds its id before being decided: lets tests provoke -1012 (default 0). */
   claimProcessingDelayMs?: number;
@@ -94,7 +94,7 @@ export class VenueCore {
   claimProcessingDelayMs: number;
   /**
    * Each liquidation the TTL took off the book, after its removal was pushed: the insurance fund
-   * takes it over (insuranceFund.ts, PROTOCOL.md §10). None: expired liquidations just go.
+   * takes it over (insuranceFund.ts, docs/protocol.md §10). None: expired liquidations just go.
    */
   onExpire: ((liq: BookedLiquidation) => void) | undefined;
 
@@ -280,7 +280,7 @@ export class VenueCore {
     return true;
   }
 
-  /** Hand expired liquidations to the insurance fund (docs/protocol.md §7) and push their removal. */
+  /** Hand expired liquidations to the insurance fund (docs/protocol.md §11) and push their removal. */
   expireDue(): number[] {
     const ids = this.book.expiredAt(this.now());
     const rows: unknown[] = [];
@@ -328,7 +328,7 @@ export class VenueCore {
       if (account === undefined)
         return this.#logRefusal(accountId, req.liquidationId, receivedAt, source, refused(-1002, "unknown account"));
       const liq = this.book.get(req.liquidationId);
-      // PROTOCOL.md §10 (the simulator's reading of an unsettled point): the fund's rows are claimed through its own endpoint.
+      // docs/protocol.md §10 (the simulator's reading of an unsettled point): the fund's rows are claimed through its own endpoint.
       if (liq?.type === CLAIM_ROW_TYPE)
         return this.#logRefusal(
           accountId,

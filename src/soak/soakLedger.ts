@@ -24,7 +24,7 @@ interface Offered {
   id: number;
   firstPushAt: number;
   goneAt: number | undefined;
-  /** the expected fee (docs/protocol.md §7) at the marks of the first push: Σ |qty| × mark × liquidator_fee. */
+  /** the expected fee (docs/protocol.md §11) at the marks of the first push: Σ |qty| × mark × liquidator_fee. */
   expectedFee: number;
 }
 

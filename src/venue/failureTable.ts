@@ -3,7 +3,7 @@
  * an order lookup and a read, which `claims_result_total{result}` label it counts under, how often a
  * claim refused with it is re-decided, and whether the liquidation id stays claimable in the journal.
  * One row per code, plus `UNKNOWN_CODE` for any code the table does not list (the real venue's
- * `limit_price` and unknown-order codes are not published, PROTOCOL §9). Every caller asks this
+ * `limit_price` and unknown-order codes are not published, docs/protocol.md §9). Every caller asks this
  * table; nobody else compares venue codes. Pure data and arithmetic: errors.ts reads errors with it.
  */
 

@@ -25,7 +25,7 @@ export interface KeyInfoRow {
   /** JSON types of the fields as received (preflight reports them). */
   types: { scope: string; expiration: string; key_status: string };
   /**
-   * PROTOCOL §10: `ip_restriction_status` and `ip_restriction_list`, when the row carries them: a key
+   * docs/protocol.md §10: `ip_restriction_status` and `ip_restriction_list`, when the row carries them: a key
    * limited to other addresses is refused with -1002 on every signed call.
    */
   ipRestriction?: { status: string | undefined; addresses: string[] } | undefined;

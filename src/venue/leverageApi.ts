@@ -1,5 +1,5 @@
 /**
- * The account's leverage (PROTOCOL §10), on the request machinery of restCore.ts: every symbol's
+ * The account's leverage (docs/protocol.md §10), on the request machinery of restCore.ts: every symbol's
  * setting (`GET /v1/client/leverages`, 10/s), the venue's maximum (`GET /v1/public/leverage`), and a
  * change (`POST /v1/client/leverages`, 5 per 60 s: one attempt, never retried; without `symbol` it
  * sets every symbol at once, which is how `liquidator leverage --set-max` stays within the limit).

@@ -1,5 +1,5 @@
 /**
- * The account's margin settings on the wire (PROTOCOL §10): `GET /v1/client/leverages` rows (read row
+ * The account's margin settings on the wire (docs/protocol.md §10): `GET /v1/client/leverages` rows (read row
  * by row: a row left out leaves that symbol at the account-wide leverage, never at a guess above it),
  * `GET /v1/public/leverage` (the venue's maximum, a string in the OpenAPI), and the per-symbol maps of
  * `GET /v1/client/info` (`imr_factor`, `max_notional`), whose entries are read one by one too.

@@ -171,7 +171,7 @@ export function createVenueLimiters(limits: VenueLimitsConfig): VenueLimiters {
   const scopes: Record<LimiterName, ScopeLimiter> = {
     public: new ScopeLimiter(checkRate("public_per_second", limits.public_per_second)),
     claims: new ScopeLimiter(checkRate("claims_per_second", limits.claims_per_second)),
-    // PROTOCOL.md §10: POST /v1/claim_insurance_fund is 5/s like claims, in a window of its own: a
+    // docs/protocol.md §10: POST /v1/claim_insurance_fund is 5/s like claims, in a window of its own: a
     // fund claim never takes a liquidation claim's permit.
     fund_claims: new ScopeLimiter(checkRate("claims_per_second", limits.claims_per_second)),
     admin_orders: new ScopeLimiter(checkRate("admin_orders_per_second", limits.admin_orders_per_second)),

@@ -15,7 +15,7 @@ import type { LiquidationEntry, LiquidatorLiquidation, Position } from "./wire.j
 import { integerFrom, numberFrom } from "./wireNumbers.js";
 
 /**
- * The `type` of the open list's rows that are the insurance fund's positions (PROTOCOL.md §10),
+ * The `type` of the open list's rows that are the insurance fund's positions (docs/protocol.md §10),
  * claimed through `POST /v1/claim_insurance_fund` at the fund's discount, not as liquidations.
  */
 export const FUND_ROW_TYPE = "claim";
@@ -29,7 +29,7 @@ export function withoutFundRows<T extends { type?: string }>(rows: readonly T[])
   return rows;
 }
 
-/** One symbol of an insurance fund row (PROTOCOL.md §10): claimable through `POST /v1/claim_insurance_fund`. */
+/** One symbol of an insurance fund row (docs/protocol.md §10): claimable through `POST /v1/claim_insurance_fund`. */
 export interface FundOffer {
   /** The row's `liquidation_id`: the `claim_id` of a fund claim. */
   claimId: number;
@@ -95,7 +95,7 @@ export function liquidationFromPush(e: LiquidationEntry): Liquidation {
 /**
  * A row of `GET /v1/public/info`, not yet validated (engine/symbolInfo.ts checks the numbers). The
  * price step is `quote_tick`; `base_tick` is the quantity step (docs/protocol.md §4.2). Numbers may
- * be written as decimal strings (PROTOCOL §9: `liquidation_tier` was `"1"` in the venue's docs until
+ * be written as decimal strings (docs/protocol.md §9: `liquidation_tier` was `"1"` in the venue's docs until
  * 2024); a value that spells no finite number becomes NaN here, which the engine refuses.
  */
 export function symbolInfoFromRow(row: unknown): SymbolInfo {
@@ -114,7 +114,7 @@ export function symbolInfoFromRow(row: unknown): SymbolInfo {
   };
 }
 
-/** PROTOCOL.md §7: `base_imr`, `base_mmr`, `imr_factor`, when the row carries all three as numbers (or decimal strings). */
+/** docs/protocol.md §7: `base_imr`, `base_mmr`, `imr_factor`, when the row carries all three as numbers (or decimal strings). */
 function marginFromRow(r: Record<string, unknown>): MarginParams | undefined {
   const baseImr = numberFrom(r.base_imr);
   const baseMmr = numberFrom(r.base_mmr);
@@ -160,7 +160,7 @@ export function heldFromRows(rows: readonly PositionRow[]): HeldPositionInput[] 
   }));
 }
 
-/** The account-level figures of `GET /v1/positions` (PROTOCOL.md §6, §7). */
+/** The account-level figures of `GET /v1/positions` (docs/protocol.md §6, §7). */
 export function accountFiguresFrom(p: Positions): AccountFigures {
   return { totalCollateral: p.total_collateral_value, freeCollateral: p.free_collateral, marginRatio: p.margin_ratio };
 }
@@ -190,12 +190,12 @@ export function accountRowsFromPush(positions: readonly Position[]): AccountPosi
   }));
 }
 
-/** Rows of `GET /v1/client/leverages` (PROTOCOL §10); absent margin mode = CROSS. */
+/** Rows of `GET /v1/client/leverages` (docs/protocol.md §10); absent margin mode = CROSS. */
 export function leverageSettingsFrom(rows: readonly LeverageRow[]): LeverageSetting[] {
   return rows.map((r) => ({ symbol: r.symbol, marginMode: r.margin_mode ?? "CROSS", leverage: r.leverage }));
 }
 
-/** What `GET /v1/client/info` says of the account's margin (PROTOCOL §7, §10). */
+/** What `GET /v1/client/info` says of the account's margin (docs/protocol.md §7, §10). */
 export function clientMarginFrom(info: ClientInfo): ClientMargin {
   const map = (r: Record<string, number> | undefined) => (r === undefined ? undefined : new Map(Object.entries(r)));
   return { maxLeverage: info.max_leverage, imrFactor: map(info.imr_factor), maxNotional: map(info.max_notional) };
@@ -252,7 +252,7 @@ export function claimRequestBody(d: ClaimDecision): ClaimRequest {
     limit[symbol] = p;
   }
   const body: ClaimRequest = { liquidation_id: d.liquidationId, ratio_qty_request: d.ratio, limit_price: limit };
-  // PROTOCOL §10: only with ratio 1 (the venue refuses it otherwise).
+  // docs/protocol.md §10: only with ratio 1 (the venue refuses it otherwise).
   if (d.extraRatio !== undefined && d.extraRatio > 0 && d.ratio === 1 && okRatio(d.extraRatio)) body.extra_liquidation_ratio = d.extraRatio;
   if (d.symbols !== undefined) {
     body.symbols = d.symbols.map((s) => {

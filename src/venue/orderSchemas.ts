@@ -17,7 +17,7 @@ const id = wireNumber(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER
 
 /**
  * `client_order_id` as the domain reads it: a string, or undefined when absent, null or empty. The
- * venue may echo it as a number (PROTOCOL §9); a safe integer is read as its decimal text (the daemon's
+ * venue may echo it as a number (docs/protocol.md §9); a safe integer is read as its decimal text (the daemon's
  * ids compare as strings), anything else is an error.
  */
 const clientOrderId = z
@@ -26,7 +26,7 @@ const clientOrderId = z
   .optional()
   .transform((v) => (v === null || v === undefined || v === "" ? undefined : String(v)));
 
-/** `reduce_only` may be null (PROTOCOL §9): null reads as absent. */
+/** `reduce_only` may be null (docs/protocol.md §9): null reads as absent. */
 const reduceOnly = z
   .boolean()
   .nullable()
@@ -100,13 +100,13 @@ export const clientInfoSchema = z.object({
   futures_taker_fee_rate: wireNumber(z.number().min(0).max(10_000)),
   futures_maker_fee_rate: wireNumber(z.number().min(-10_000).max(10_000)),
   /**
-   * PROTOCOL.md §7, §10: the account-wide leverage (a symbol with no setting of its own is at it);
+   * docs/protocol.md §7, §10: the account-wide leverage (a symbol with no setting of its own is at it);
    * a value that is no positive number reads as absent.
    */
   max_leverage: wireNumber(z.number().positive().max(10_000)).optional().catch(undefined),
-  /** PROTOCOL §10: the account's own imr_factor per symbol (preferred to the public row's). */
+  /** docs/protocol.md §10: the account's own imr_factor per symbol (preferred to the public row's). */
   imr_factor: symbolNumbers,
-  /** PROTOCOL §10: the largest position (quote) the account may hold per symbol. */
+  /** docs/protocol.md §10: the largest position (quote) the account may hold per symbol. */
   max_notional: symbolNumbers,
 });
 export type ClientInfo = z.infer<typeof clientInfoSchema>;

@@ -68,7 +68,7 @@ const ENDPOINTS = {
 export class RestClient extends RestCore {
   /** Built once: the claim is the hot path. */
   readonly #claimPath: string;
-  /** The account's leverage (PROTOCOL §10). */
+  /** The account's leverage (docs/protocol.md §10). */
   readonly leverage: LeverageApi;
 
   constructor(options: RestClientOptions) {
@@ -163,12 +163,12 @@ export class RestClient extends RestCore {
     return this.get(ENDPOINTS.futures, "public", "", futuresSchema, false, opts);
   }
 
-  /** GET /v1/client/info (PROTOCOL.md §6): fee rates and the account's max leverage. */
+  /** GET /v1/client/info (docs/protocol.md §6): fee rates and the account's max leverage. */
   clientInfo(opts: CallOptions = {}): Promise<Stamped<ClientInfo>> {
     return this.get("/v1/client/info", "account_reads", "", clientInfoSchema, true, opts);
   }
 
-  /** GET /v1/client/leverages (PROTOCOL §10): every symbol's leverage setting, read row by row. */
+  /** GET /v1/client/leverages (docs/protocol.md §10): every symbol's leverage setting, read row by row. */
   leverages(opts: CallOptions = {}): Promise<Stamped<Leverages>> {
     return this.leverage.leverages(opts);
   }

@@ -157,7 +157,7 @@ export class RestCore {
   readonly #onRequest: RestClientOptions["onRequest"];
   readonly #onSkippedRows: RestClientOptions["onSkippedRows"];
   readonly #plainHeaders: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
-  /** An unsigned POST (the Public Info API's query, PROTOCOL.md §10) carries its JSON body's type. */
+  /** An unsigned POST (the Public Info API's query, docs/protocol.md §10) carries its JSON body's type. */
   readonly #plainPostHeaders: Record<string, string> = { ...this.#plainHeaders, "content-type": "application/json" };
 
   constructor(options: RestClientOptions) {
@@ -326,7 +326,7 @@ export class RestCore {
       });
     }
     const envelope = env.data;
-    // A number or a numeric string (PROTOCOL §9: a recorded sample of the venue has a string): read
+    // A number or a numeric string (docs/protocol.md §9: a recorded sample of the venue has a string): read
     // only as a number, a string timestamp left the ServerClock without a sample and claiming paused.
     const venueTs = envelopeTimestamp(envelope.timestamp);
     if (this.#signer && venueTs !== undefined) this.#signer.clock.observe(venueTs, res.sentAt, res.receivedAt);

@@ -16,7 +16,7 @@ import { wireFinite, wireInt, wireNumber } from "./wireNumbers.js";
 
 /**
  * An integer (ids, counts, ms timestamps) and a finite number, each as a JSON number or a decimal
- * string: the venue has written both (PROTOCOL §9). Anything else is still an error.
+ * string: the venue has written both (docs/protocol.md §9). Anything else is still an error.
  */
 const int = wireInt;
 const num = wireFinite;
@@ -83,8 +83,8 @@ const epochDataRowSchema = z.object({
 export type EpochDataRow = z.infer<typeof epochDataRowSchema>;
 
 /**
- * The real venue spells three trading-rewards fields `*_order` / `*_esorder` where SPEC.md has
- * `*_native` / `*_esnative` (PROTOCOL §9). Both are read (under every preset: a spec venue never
+ * The real venue spells three trading-rewards fields `*_order` / `*_esorder` where the published interface (docs/protocol.md §A) has
+ * `*_native` / `*_esnative` (docs/protocol.md §9). Both are read (under every preset: a spec venue never
  * sends the real names, so accepting them costs nothing); the spec name wins when both are present,
  * and everything past this schema (the poller, the metrics, `epochs`, `campaign`) reads spec names only.
  */
@@ -245,7 +245,7 @@ export interface ClaimRequest {
  * and a fee amount that is not negative (a Prometheus counter cannot go down: a negative one threw
  * inside the claim's settlement, an unhandled rejection that ended the process).
  *
- * Every field is optional in the venue's OpenAPI (PROTOCOL §9), so each may be absent; one that is
+ * Every field is optional in the venue's OpenAPI (docs/protocol.md §9), so each may be absent; one that is
  * present must be within its bounds (a number or a decimal string). `claimFills` (mapping.ts) uses
  * the answer's fills only when they are complete.
  */
@@ -259,7 +259,7 @@ const positionTransferSchema = z.object({
 });
 
 /**
- * The answer of an accepted claim. Lean answers are accepted (PROTOCOL §9: every field optional in
+ * The answer of an accepted claim. Lean answers are accepted (docs/protocol.md §9: every field optional in
  * the OpenAPI): the HTTP success is what says the claim was applied, and what it transferred comes
  * from these fields when complete, else from the private stream or the positions reconcile
  * (daemon/claimOutcomes.ts).
@@ -277,7 +277,7 @@ export type ClaimResult = z.infer<typeof claimResultSchema>;
 // ── docs/protocol.md §4: open liquidations, futures, info ──────────────────────────────────────────────
 
 /**
- * One row of the open list. Every field is optional in the OpenAPI (PROTOCOL §9): what a claim needs
+ * One row of the open list. Every field is optional in the OpenAPI (docs/protocol.md §9): what a claim needs
  * (the id, and each position's symbol, quantity and fee, within the stream's bounds, wire.ts) is
  * required and a row without it is left out of the page (tolerantRows.ts); `timestamp` only orders
  * ties, so an absent one reads as 0; `type` is kept as sent (`liquidated`, `claim`, …), or absent.
@@ -340,11 +340,11 @@ export const positionRowSchema = z.object({
   timestamp: wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS)).optional().catch(undefined),
   /** docs/protocol.md §9: a symbol has a row per margin mode; absent or null = CROSS. */
   margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
-  /** PROTOCOL §10: the symbol's leverage setting in this margin mode. */
+  /** docs/protocol.md §10: the symbol's leverage setting in this margin mode. */
   leverage: wireNumber(z.number().positive().max(MAX_LEVERAGE)).optional().catch(undefined),
 });
 export type PositionRow = z.infer<typeof positionRowSchema>;
-/** PROTOCOL.md §6/§7: the account's figures ride along; read when present, never required. */
+/** docs/protocol.md §6/§7: the account's figures ride along; read when present, never required. */
 export const positionsSchema = z.object({
   total_collateral_value: num.optional().catch(undefined),
   free_collateral: num.optional().catch(undefined),

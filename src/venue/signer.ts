@@ -14,7 +14,7 @@ const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "he
 
 /**
  * Parse a secret: base58 of the 32-byte seed, with an optional `ed25519:` prefix. Never echoes it.
- * Some clients write a 64-byte secret, the seed followed by its public key (PROTOCOL §9): the seed
+ * Some clients write a 64-byte secret, the seed followed by its public key (docs/protocol.md §9): the seed
  * is used, once its second half is checked to be the seed's public key (a pasted pair of two
  * different keys would otherwise sign with a key the venue does not know).
  */

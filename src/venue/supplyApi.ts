@@ -1,5 +1,5 @@
 /**
- * The venue's other supply (PROTOCOL.md §10), on the request machinery of restCore.ts: the insurance
+ * The venue's other supply (docs/protocol.md §10), on the request machinery of restCore.ts: the insurance
  * fund's positions and claims, and the Public Info API's platform positions. The query API has a
  * rate-limit pool of its own, counted in weights per minute, which the caller budgets
  * (daemon/feeds/forecastPoller.ts): its requests take no permit of the venue's per-second limiters and are

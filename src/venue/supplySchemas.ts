@@ -1,5 +1,5 @@
 /**
- * What the venue answers on PROTOCOL.md §10's other supply: the insurance fund
+ * What the venue answers on docs/protocol.md §10's other supply: the insurance fund
  * (`GET /v1/public/insurancefund`, `POST /v1/claim_insurance_fund`) and the Public Info API's
  * `platformPositions` and `rateLimitStatus` (`POST /v1/public/query`). Money comes as decimal
  * strings or numbers (wireNumbers.ts). Rows are checked one at a time (`checkRows`): a bad row is
@@ -25,7 +25,7 @@ const qty = decimal(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY));
 const money = decimal(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL));
 const notional = decimal(z.number().min(0).max(MAX_ABS_NOTIONAL));
 
-/** One row of `platformPositions`: what the heatmap reads (PROTOCOL.md §10); other fields are dropped. */
+/** One row of `platformPositions`: what the heatmap reads (docs/protocol.md §10); other fields are dropped. */
 export const platformPositionSchema = z.object({
   symbol: z.string().regex(SYMBOL_PATTERN),
   side: z.enum(["LONG", "SHORT"]),
@@ -48,7 +48,7 @@ export const platformPositionsPageSchema = z.object({
   next_cursor: z.string().min(1).max(256).nullish(),
 });
 
-/** `{"type":"platformPositions", …}` (PROTOCOL.md §10): every filter optional, `limit` 1–5000. */
+/** `{"type":"platformPositions", …}` (docs/protocol.md §10): every filter optional, `limit` 1–5000. */
 export interface PlatformPositionsQuery {
   symbol?: string;
   min_notional?: string;
@@ -87,7 +87,7 @@ export const insuranceFundSchema = z.object({
   rows: z.array(z.unknown()),
 });
 
-/** Body of `POST /v1/claim_insurance_fund` (PROTOCOL.md §10): one symbol of a fund row, a base quantity. */
+/** Body of `POST /v1/claim_insurance_fund` (docs/protocol.md §10): one symbol of a fund row, a base quantity. */
 export interface FundClaimRequest {
   claim_id: number;
   symbol: string;

@@ -1,5 +1,5 @@
 /**
- * Lists read row by row (PROTOCOL §9, §10: every field of a row is optional in the venue's OpenAPI):
+ * Lists read row by row (docs/protocol.md §9, §10: every field of a row is optional in the venue's OpenAPI):
  * a row that does not parse is left out and the rest of the page is used, so one odd row never hides
  * a whole page (with the public stream down, a failed open-list page was no claim at all). Each left-
  * out row is described by its shape (its keys and their JSON types, never its values) so the REST

@@ -1,5 +1,5 @@
 /**
- * The `User-Agent` every venue request and stream upgrade carries (PROTOCOL §9: whether requests
+ * The `User-Agent` every venue request and stream upgrade carries (docs/protocol.md §9: whether requests
  * without one pass the venue's edge is unknown): `liquidator/<version>`, the version from
  * package.json (as `build_info` has it), read once when the module loads.
  */

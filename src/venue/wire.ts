@@ -73,7 +73,7 @@ export const BAD_MESSAGE_REASONS: readonly BadMessageReason[] = [
   "protocol_error",
 ];
 
-/** One symbol of an open liquidation: the signed quantity a claimer takes over (docs/protocol.md §7). */
+/** One symbol of an open liquidation: the signed quantity a claimer takes over (docs/protocol.md §11). */
 export interface OfferedPosition {
   symbol: string;
   positionQty: number;
@@ -82,7 +82,7 @@ export interface OfferedPosition {
 
 /**
  * One entry of a `liquidation` push (a delta). Empty `positionsByPerp` = the liquidation was removed
- * (docs/protocol.md §7); for such removals a missing `timestamp` / `type` is tolerated (0 / "").
+ * (docs/protocol.md §11); for such removals a missing `timestamp` / `type` is tolerated (0 / "").
  */
 export interface LiquidationEntry {
   liquidationId: number;
@@ -125,7 +125,7 @@ export interface Position {
   costPosition: number | undefined;
   /** `marginMode`; absent or null on the wire = CROSS (docs/protocol.md §9). */
   marginMode: MarginMode;
-  /** The symbol's leverage setting (PROTOCOL §10); undefined when absent or not a usable number (it is informational). */
+  /** The symbol's leverage setting (docs/protocol.md §10); undefined when absent or not a usable number (it is informational). */
   leverage?: number | undefined;
 }
 
@@ -252,7 +252,7 @@ export function parseLiquidationEntry(v: unknown): LiquidationEntry | undefined 
   let timestamp = v.timestamp;
   let type = v.type;
   if (raw.length === 0) {
-    // A removal (docs/protocol.md §7): only the id matters; tolerate the rest being absent.
+    // A removal (docs/protocol.md §11): only the id matters; tolerate the rest being absent.
     if (timestamp === undefined) timestamp = 0;
     if (type === undefined) type = "";
     else if (!isType(type)) return undefined;

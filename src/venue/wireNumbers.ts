@@ -1,5 +1,5 @@
 /**
- * Numbers as the venue writes them in REST answers (PROTOCOL §9): a JSON number, or the same number
+ * Numbers as the venue writes them in REST answers (docs/protocol.md §9): a JSON number, or the same number
  * in a decimal string, since the venue has used both for ids, timestamps and the numeric fields of
  * rows. Tolerant of the spelling only: a value that is not a finite decimal number (an empty or
  * blank string, hex, `NaN`, `Infinity`, `null`, a boolean, an overflow like `1e999`) is refused,

@@ -41,7 +41,7 @@ const num = (v: unknown, min: number): v is number => typeof v === "number" && v
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The client order id of a push: a string, or a number the venue echoed for it (PROTOCOL §9), read as
+ * The client order id of a push: a string, or a number the venue echoed for it (docs/protocol.md §9), read as
  * its decimal text since the daemon's ids compare as strings; undefined when absent, null or empty;
  * null when it is anything else (the frame is then bad).
  */

@@ -18,7 +18,7 @@
 import fc from "fast-check";
 
 export const SYMBOLS = ["PERP_BTC_USDC", "PERP_ETH_USDC", "PERP_SOL_USDC", "PERP_DOGE_USDC"] as const;
-/** The symbol grammar the parsers promise (wire.ts, docs/protocol.md §7). */
+/** The symbol grammar the parsers promise (wire.ts, docs/protocol.md §11). */
 export const SYMBOL_RE = /^PERP_[A-Z0-9]+_[A-Z0-9]+$/;
 
 // ── hostile values ───────────────────────────────────────────────────────────────────────────────

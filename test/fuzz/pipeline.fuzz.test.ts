@@ -265,7 +265,7 @@ function apply(w: World, s: Step): void {
       const raw = (s.data as { rows: unknown[] }).rows;
       for (const row of raw) {
         const r = rawRow(row);
-        // A mark written as a decimal string is read too (PROTOCOL §9); the oracle reads it on its own.
+        // A mark written as a decimal string is read too (docs/protocol.md §9); the oracle reads it on its own.
         const spelled = r?.mark_price;
         const price =
           typeof spelled === "string" && spelled.length <= 64 && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(spelled)
@@ -315,7 +315,7 @@ function checkClaim(w: World, d: ClaimDecision, liq: Liquidation): void {
       check(Math.sign(q) === Math.sign(pos.positionQty), () => `claimed quantity ${q} has the sign of ${pos.positionQty}`);
       nonZero++;
     } else {
-      // Only dust rounds to nothing (docs/protocol.md §7: quantities are cut to 1e-9): a proportional claim
+      // Only dust rounds to nothing (docs/protocol.md §11: quantities are cut to 1e-9): a proportional claim
       // still names that symbol, because the venue applies the ratio to every open symbol.
       const r = d.symbols?.find((x) => x.symbol === symbol)?.ratio ?? d.ratio;
       check(Math.abs(pos.positionQty) * r < 1e-9, () => `claimed quantity 0 of ${pos.positionQty} at ratio ${r}`);

@@ -32,7 +32,7 @@ const TICKS = [5, 1, 0.5, 0.1, 0.01, 0.001, 0.0001, 0.00025, 0.000001, 1e-8];
 /** Relative slack for float sums compared with caps (the engine's arithmetic vs the test's). */
 const EPS = 1e-9;
 /**
- * The venue rounds quantities to 1e-9 (docs/protocol.md §7) and the engine reserves what the venue will
+ * The venue rounds quantities to 1e-9 (docs/protocol.md §11) and the engine reserves what the venue will
  * transfer, so a part may exceed r × |position| by up to 5e-10 units: at most 5e-10 × mark of
  * notional per symbol — dust, but a strict float comparison would see it.
  */
@@ -202,7 +202,7 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
   const claimed = Object.keys(d.limitPrice).sort();
   expect(Object.keys(d.perSymbolQty).sort()).toEqual(claimed);
 
-  // Form and full-take rules (docs/protocol.md §7).
+  // Form and full-take rules (docs/protocol.md §11).
   const ratioOf = new Map<string, number>();
   if (anyLow) {
     expect(d.symbols).toBeUndefined();
@@ -211,7 +211,7 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
     const total = open.reduce((s, p) => s + Math.abs(p.positionQty) * (marks.price(p.symbol) as number), 0);
     if (total < FULL_TAKE_LOW_TIER) expect(d.ratio).toBe(1);
   } else if (d.symbols === undefined) {
-    // PROTOCOL §10: every open symbol at one ratio is the top-level ratio alone.
+    // docs/protocol.md §10: every open symbol at one ratio is the top-level ratio alone.
     expect(claimed).toEqual(open.map((p) => p.symbol).sort());
     for (const p of open) ratioOf.set(p.symbol, d.ratio);
   } else {

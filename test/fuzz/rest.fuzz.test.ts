@@ -375,7 +375,7 @@ function checkAccepted(op: OpName, data: unknown): void {
   const d = data as Record<string, unknown>;
   switch (op) {
     case "claim": {
-      // Every field is optional (PROTOCOL §9: a lean answer is an accepted claim); one present is in bounds.
+      // Every field is optional (docs/protocol.md §9: a lean answer is an accepted claim); one present is in bounds.
       if (d.liquidation_id !== undefined) checkId(d.liquidation_id, "liquidation_id");
       if (d.positions_by_perp === undefined) return;
       for (const p of d.positions_by_perp as Record<string, unknown>[]) {
@@ -411,7 +411,7 @@ function checkAccepted(op: OpName, data: unknown): void {
 }
 
 /**
- * The oracle's own reading of a wire number (PROTOCOL §9): a JSON number, or a plain decimal string
+ * The oracle's own reading of a wire number (docs/protocol.md §9): a JSON number, or a plain decimal string
  * read as the number it spells; any other value is left as it is (and fails the checks).
  */
 function wireValue(v: unknown): unknown {

@@ -177,7 +177,7 @@ export function checkPositionPush(out: PositionPush, input: unknown): void {
   out.positions.forEach((p, i) => {
     const w = `positions[${i}]`;
     checkKeys(p, ["symbol", "positionQty", "averageOpenPrice", "markPrice", "costPosition", "marginMode", "leverage"], w);
-    // PROTOCOL §10: the leverage is informational; one that is no usable number reads as absent, never refuses the push.
+    // docs/protocol.md §10: the leverage is informational; one that is no usable number reads as absent, never refuses the push.
     const lev = field(raw[i], "leverage");
     checkSame(p.leverage, typeof lev === "number" && lev > 0 && lev <= MAX_LEVERAGE ? lev : undefined, `${w}.leverage`);
     // docs/protocol.md §9: absent or null is CROSS; anything else but the two modes refuses the push.

@@ -1,5 +1,5 @@
 /**
- * Margin per PROTOCOL §10 against the simulated venue, over real sockets: the account of issue #34's
+ * Margin per docs/protocol.md §10 against the simulated venue, over real sockets: the account of issue #34's
  * cascade (ETH at 4×, NEAR at 5×, every other symbol at 10×, its own imr_factor larger than the public
  * one on NEAR and ARB, 2,000 of collateral, max_margin_usage 0.9) and a cascade of 30 liquidations:
  * no claim refused for margin, the venue's initial margin (its own formula, per symbol) within the

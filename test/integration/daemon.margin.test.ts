@@ -1,5 +1,5 @@
 /**
- * Margin against the simulated venue (PROTOCOL.md §7), over real sockets: a cascade worth about three
+ * Margin against the simulated venue (docs/protocol.md §7), over real sockets: a cascade worth about three
  * times what the account's margin can carry is claimed by fee per unit of margin, each claim cut to
  * fit, without one -1101; the venue's initial margin never passes max_margin_usage; claims resume as
  * soon as getting flat frees margin; and a -1101 (injected) is followed by an account re-read and

@@ -48,7 +48,7 @@ test("two runs of the default config in one checkout: the second claims within s
   expect(await metric(url, "liquidator_claims_skipped_total", { reason: "exposure_cap" })).toBe(0);
   // The embedded venue says so on /metrics (the "dry run left on in live mode" alert reads it).
   expect(await metric(url, "liquidator_venue_simulated")).toBe(1);
-  // ...and so do /readyz and the log, at warn so it shows at every level (INTERFACE third wave).
+  // ...and so do /readyz and the log, at warn so it shows at every level (docs/operations.md "HTTP endpoints and metrics").
   const ready = (await (await fetch(new URL("/readyz", url))).json()) as { venue?: string };
   expect(ready.venue).toBe("simulator");
   expect(second.logs.lines.some((l) => l.level === "warn" && /SIMULATED venue/.test(l.msg))).toBe(true);

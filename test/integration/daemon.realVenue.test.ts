@@ -1,6 +1,6 @@
 /**
  * The daemon against the simulated venue in each flavor (src/sim/flavor.ts): `spec` answers as
- * docs/protocol.md writes it, `real` the way the real venue may (PROTOCOL.md §9: tier and envelope
+ * docs/protocol.md writes it, `real` the way the real venue may (docs/protocol.md §9: tier and envelope
  * timestamp as strings, `reduce_only: null`, -1000 / HTTP 500 for an order it does not know, lean
  * claim answers, the `*_order` rewards names, an unknown code for a claim refused by its limit
  * price). The same tests run against both, configured as for the real venue (an `orderly-*` preset,

@@ -93,7 +93,7 @@ describe("unwind.scope against the simulated venue", () => {
     }, "ready")) as Readyz;
     const body = r.body as { venue?: string; trading_state?: string; unexplained_positions?: { symbol: string; qty: number }[] };
     expect(body.trading_state).toBe("active");
-    expect(body.venue).toBe("live"); // INTERFACE third wave: a live venue says so (the simulator's: daemon.ownership)
+    expect(body.venue).toBe("live"); // docs/operations.md "HTTP endpoints and metrics": a live venue says so (the simulator's: daemon.ownership)
     expect(body.unexplained_positions?.map((p) => p.symbol).sort()).toEqual([ETH, SOL]);
 
     // Claims on both sides of ETH; each claimed quantity is closed, nothing of the operator's.

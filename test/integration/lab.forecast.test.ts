@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { expect } from "vitest";
 import { captureVirtualMarket } from "../../src/commands/virtualMarket.js";
-import { scoreForecastFiles } from "../../src/lab/report/forecastScore.js";
+import { scoreForecastFiles } from "../../src/lab/replay/forecastScore.js";
 import { test } from "../support/rig.js";
 
 interface Band {

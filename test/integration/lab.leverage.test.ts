@@ -17,7 +17,7 @@ import { CaptureQueue } from "../../src/lab/capture/captureQueue.js";
 import { runRecorder } from "../../src/lab/capture/recorder.js";
 import { backtest } from "../../src/lab/replay/backtest.js";
 import type { LabAccount } from "../../src/lab/replay/labMargin.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import type { SimAccount } from "../../src/sim/accounts.js";
 import { accountMargin, LEVERAGE_CASCADE_ACCOUNT, LEVERAGE_CASCADE_SYMBOLS } from "../../src/sim/leverage.js";
 import { marginOf, positionInitialMargin } from "../../src/sim/margin.js";
@@ -114,7 +114,7 @@ test("the issue's cascade in the lab: within 0.9 by the venue's own formula, ≥
   expect(usage).toBeLessThanOrEqual(USAGE * (1 + 1e-6));
   expect(fees).toBeGreaterThanOrEqual(0.85 * best);
 
-  // The lab's assumption before PROTOCOL §10 (10× on every symbol, the public imr_factor), on the
+  // The lab's assumption before docs/protocol.md §10 (10× on every symbol, the public imr_factor), on the
   // symbols where the account differs: what it claims passes the limit by the venue's formula.
   const config = join(await rig.dir("lab-leverage-config"), "config.yaml");
   await writeFile(config, `policy:\n  symbols:\n    allow: [PERP_ETH_USDC, PERP_NEAR_USDC, PERP_ARB_USDC]\n`);

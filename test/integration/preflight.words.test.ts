@@ -2,7 +2,7 @@
  * What preflight says where a new operator stumbles (issue #34): a venue that cannot be reached is
  * named by host and port and not blamed on the key; a refused key's hint names the variable the
  * secret came from (LIQUIDATOR_SECRET or LIQUIDATOR_SECRET_FILE); a key limited to some addresses
- * shows them (PROTOCOL §10); every warn says whether it is safe to go on.
+ * shows them (docs/protocol.md §10); every warn says whether it is safe to go on.
  */
 import { chmod, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";

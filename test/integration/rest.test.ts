@@ -126,7 +126,7 @@ describe("envelopes", () => {
       },
       { reply: () => ({ status: 200, json: [1, 2] }), check: (e) => expect(e).toBeInstanceOf(BadResponseError) },
       {
-        // A numeric string is read (PROTOCOL §9); a string that spells no number is not.
+        // A numeric string is read (docs/protocol.md §9); a string that spells no number is not.
         reply: () => ok({ current_epoch: "two", rows: [] }),
         check: (e) => expect((e as BadResponseError).message).toContain("current_epoch"),
       },

@@ -10,8 +10,8 @@
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
 import type * as ShadowFeedModule from "../../src/lab/shadow/shadowFeed.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { liquidationEvent, market, T0 } from "../support/captures.js";
 import { claimsBy, countById, daemonEnv, metric, sleep, waitFor, writePolicyFile } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";

@@ -1,6 +1,6 @@
 /**
  * The simulator's `real` flavor (src/sim/flavor.ts) over real HTTP: each variant the real venue may
- * answer with (PROTOCOL.md §9), checked against a `spec` simulator of the same seed and clock, so each
+ * answer with (docs/protocol.md §9), checked against a `spec` simulator of the same seed and clock, so each
  * test shows both what changed and that nothing else did.
  */
 

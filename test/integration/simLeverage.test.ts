@@ -1,5 +1,5 @@
 /**
- * The simulated venue's leverage (PROTOCOL §10) over real HTTP: every symbol's setting (the account's
+ * The simulated venue's leverage (docs/protocol.md §10) over real HTTP: every symbol's setting (the account's
  * `maxLeverage` up to each symbol's maximum), a change for all symbols at once or one, the venue's
  * refusals (-1005 over a maximum or out of 1..100, -1101 for positions the new leverage cannot carry,
  * -1003 past 5 changes per 60 s), the venue's maximum as a string, client info's own imr_factor and

@@ -89,7 +89,7 @@ describe("answers the daemon's parsers read", () => {
     const page = ordersPageSchema.parse((await call("GET", `/v1/orders?status=FILLED&symbol=${ETH}&size=500`)).json.data);
     expect(page.rows.map((r) => r.order_id)).toContain(ack.order_id);
     expect((await call("GET", "/v1/orders?size=501")).json.code).toBe(-1005);
-    // The creation-time window the unwinder settles a lost order with (PROTOCOL §9).
+    // The creation-time window the unwinder settles a lost order with (docs/protocol.md §9).
     const created = record.created_time as number;
     const since = ordersPageSchema.parse((await call("GET", `/v1/orders?symbol=${ETH}&start_t=${created}&size=500`)).json.data);
     expect(since.rows.map((r) => r.client_order_id)).toContain("p-1");
@@ -184,7 +184,7 @@ describe("private pushes over a real socket", () => {
           markPrice: 2_000,
           costPosition: costBefore + 2_000,
           marginMode: "CROSS",
-          leverage: 10, // PROTOCOL §10: the symbol's leverage rides on the push
+          leverage: 10, // docs/protocol.md §10: the symbol's leverage rides on the push
         },
       ]);
       const balance = await c.waitFor((f) => f.topic === "balance", "balance after the claim");

@@ -1,5 +1,5 @@
 /**
- * PROTOCOL.md §10's other supply on the simulated venue, through the project's own client over real
+ * docs/protocol.md §10's other supply on the simulated venue, through the project's own client over real
  * HTTP: platform positions (paging by cursor, the 5 s cache, the weight pool, rateLimitStatus, the
  * estimated liquidation price), the insurance fund (an unclaimed liquidation becomes a `type:
  * "claim"` row and a fund position, claimed at the discount through its own endpoint, refused

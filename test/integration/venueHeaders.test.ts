@@ -1,6 +1,6 @@
 /**
  * What reaches a real port-0 server: `User-Agent: liquidator/<version>` on every REST request (the
- * read pool, a signed claim on its own connection) and on the stream's upgrade (PROTOCOL §9); and
+ * read pool, a signed claim on its own connection) and on the stream's upgrade (docs/protocol.md §9); and
  * the server time learnt from an envelope whose `timestamp` is a string.
  */
 import { readFileSync } from "node:fs";
@@ -35,7 +35,7 @@ describe("User-Agent", () => {
     const lanes: ClaimLaneKind[] = [];
     venue.route("GET", "/v1/public/futures", () => ({ status: 200, json: { success: true, data: { rows: [] }, timestamp: Date.now() } }));
     venue.route("GET", "/v1/positions", () => ({ status: 200, json: { success: true, data: { rows: [] }, timestamp: Date.now() } }));
-    // A lean claim answer (PROTOCOL §9): accepted as is.
+    // A lean claim answer (docs/protocol.md §9): accepted as is.
     venue.route("POST", "/v1/liquidation", () => ({ status: 200, json: { success: true, data: {}, timestamp: Date.now() } }));
     const signer = new Signer({ secret: generateKeyPair().secret, accountId: "0xabc" });
     client = new RestClient({ baseUrl: venue.baseUrl, signer, retry: NO_RETRY, onClaimLane: (k) => void lanes.push(k) });

@@ -152,7 +152,7 @@ export interface ClaimerRig {
   add(l: Liquidation): void;
   /** Every mark set to its price now (fresh). */
   refreshMarks(prices?: Record<string, number>): void;
-  /** The venue's answer for a call: what the claim rules (docs/protocol.md §7) would transfer at the current marks. */
+  /** The venue's answer for a call: what the claim rules (docs/protocol.md §11) would transfer at the current marks. */
   resultFor(call: VenueCall, timestamp?: number): ClaimResult;
   /** The private push for a call, as the venue would send it. */
   assignmentFor(call: VenueCall, timestamp?: number): LiquidatorLiquidation;

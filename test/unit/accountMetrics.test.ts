@@ -5,7 +5,7 @@ import { MarkBook } from "../../src/engine/marks.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { parseBalance } from "../../src/venue/wireOrders.js";
 
-describe("account metrics (INTERFACE third wave)", () => {
+describe("account metrics (docs/operations.md)", () => {
   it("account_collateral_quote{kind} and margin_usage_ratio follow the account book; nothing before it is known", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const account = new AccountBook();

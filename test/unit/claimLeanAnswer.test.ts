@@ -1,5 +1,5 @@
 /**
- * A claim accepted by a lean answer (PROTOCOL §9: every field of the claim answer is optional): a
+ * A claim accepted by a lean answer (docs/protocol.md §9: every field of the claim answer is optional): a
  * success, never a failure; held at the requested quantities as pending until the venue's next
  * position report says what is held; its fills come from the private `liquidatorliquidations` push
  * (before or after the answer) or the venue's record of our claims. Never claimed again, never

@@ -1,5 +1,5 @@
 /**
- * A claim refused with a code the failure table does not know (PROTOCOL §9: the real venue's
+ * A claim refused with a code the failure table does not know (docs/protocol.md §9: the real venue's
  * limit_price code is unpublished) is not final: re-decided while the id is open, at once and then
  * less and less often, a bounded number of times; one claim in flight at a time; every attempt
  * journaled; one warn line per unknown code. Same rig and fake time as claimer.test.ts.

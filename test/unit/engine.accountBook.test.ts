@@ -65,7 +65,7 @@ describe("AccountBook", () => {
     expect(a.totalCollateral(m)).toBe(11_100);
   });
 
-  it("PROTOCOL §10: each symbol at its own leverage, the account's own imr_factor and max_notional", () => {
+  it("docs/protocol.md §10: each symbol at its own leverage, the account's own imr_factor and max_notional", () => {
     const a = new AccountBook();
     const m = marks(100_000, 2_000);
     a.applySnapshot({ totalCollateral: 50_000 }, [

@@ -1,5 +1,5 @@
 /**
- * The venue's margin formulas (PROTOCOL.md §7) against values worked by hand from the published
+ * The venue's margin formulas (docs/protocol.md §7) against values worked by hand from the published
  * parameters: BTC/ETH base IMR 1 %, base MMR 0.6 %, imr_factor 3.8e-7; ARB/OP base IMR 10 %, base
  * MMR 5 %, imr_factor 2.1e-6. Powers of ten make the 4/5 term exact by hand: (10^k)^(4/5) = 10^(0.8k).
  */
@@ -21,7 +21,7 @@ import {
 const BTC_MARGIN = { baseImr: 0.01, baseMmr: 0.006, imrFactor: 3.8e-7 };
 const ARB_MARGIN = { baseImr: 0.1, baseMmr: 0.05, imrFactor: 2.1e-6 };
 
-describe("IMR and MMR (PROTOCOL §7)", () => {
+describe("IMR and MMR (docs/protocol.md §7)", () => {
   it("BTC at 10,000 of notional: the base ratios bind (10^3.2 × 3.8e-7 = 0.000602)", () => {
     expect(imrRate(BTC_MARGIN, 10_000, 100)).toBe(0.01);
     expect(initialMargin(BTC_MARGIN, 10_000, 100)).toBeCloseTo(100, 9);
@@ -86,7 +86,7 @@ describe("IMR and MMR (PROTOCOL §7)", () => {
   });
 });
 
-describe("the account (PROTOCOL §7)", () => {
+describe("the account (docs/protocol.md §7)", () => {
   // 5 BTC long at 100,000 (notional 500,000: 10^5.69897^0.8 = 36,238.98 × 3.8e-7 = 1.3771 %)
   // and 20 ETH short at 2,500 (notional 50,000: 1 %), max leverage 100, total collateral 50,000.
   const held = [
@@ -112,7 +112,7 @@ describe("the account (PROTOCOL §7)", () => {
     expect(freeCollateral(50_000, initialMarginOf(at(10)))).toBeCloseTo(-5_000, 6);
   });
 
-  it("each symbol at its own leverage (PROTOCOL §10): BTC at 100× and ETH at 4×", () => {
+  it("each symbol at its own leverage (docs/protocol.md §10): BTC at 100× and ETH at 4×", () => {
     const mixed = [
       { params: { ...BTC_MARGIN, leverage: 100, maxNotional: Number.POSITIVE_INFINITY }, qty: 5, mark: 100_000 },
       { params: { ...BTC_MARGIN, leverage: 4, maxNotional: Number.POSITIVE_INFINITY }, qty: -20, mark: 2_500 },

@@ -85,7 +85,7 @@ describe("MarginFit, worked by hand", () => {
   });
 });
 
-describe("MarginFit, the account's own settings (PROTOCOL §10)", () => {
+describe("MarginFit, the account's own settings (docs/protocol.md §10)", () => {
   const fit = new MarginFit();
 
   it("each symbol at its own leverage: 4× on ETH needs 25 %, 10× on BTC 10 %", () => {
@@ -137,7 +137,7 @@ const lineArb = fc.record({
   held: fc.double({ min: -50, max: 50, noNaN: true }),
   reserved: fc.double({ min: -20, max: 20, noNaN: true }),
   add: fc.double({ min: -100, max: 100, noNaN: true }),
-  /** PROTOCOL §10: leverage is set per symbol; undefined: the state's one. */
+  /** docs/protocol.md §10: leverage is set per symbol; undefined: the state's one. */
   lev: fc.option(fc.constantFrom(1, 2, 4, 5, 10, 20, 50, 100), { nil: undefined }),
   /** The account's max_notional of the symbol (quote), often none. */
   cap: fc.option(fc.double({ min: 1, max: 5e6, noNaN: true }), { nil: undefined, freq: 2 }),

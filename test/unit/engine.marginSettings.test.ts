@@ -1,5 +1,5 @@
 /**
- * MarginSettings (PROTOCOL §10): a symbol's own leverage over the account-wide one, isolated over
+ * MarginSettings (docs/protocol.md §10): a symbol's own leverage over the account-wide one, isolated over
  * cross, the account's imr_factor over the public one, max_notional; one object per symbol while
  * nothing changes (decisions keep what they computed by identity); unusable values read as absent.
  */

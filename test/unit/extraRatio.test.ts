@@ -1,5 +1,5 @@
 /**
- * policy.extra_liquidation_ratio (PROTOCOL §10): a whole claim (ratio 1, no `symbols`) asks for up to
+ * policy.extra_liquidation_ratio (docs/protocol.md §10): a whole claim (ratio 1, no `symbols`) asks for up to
  * that fraction more, as far as max_claim_notional, the exposure caps and margin allow at (1 + extra);
  * it reserves the most it may take; a cut claim, a per-symbol claim and the default 0 ask for nothing;
  * the body carries it only with ratio 1.

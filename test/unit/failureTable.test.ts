@@ -61,7 +61,7 @@ const venue = (code: number, status = venueCodeMeaning(code).status): VenueError
   new VenueError({ venueCode: code, status, venueMessage: "x", endpoint: "/v1/x" });
 
 describe("the failure table", () => {
-  test("lists exactly the codes of PROTOCOL §3 (and -1102..-1106 of §6)", () => {
+  test("lists exactly the codes of docs/protocol.md §3 (and -1102..-1106 of §6)", () => {
     expect([...VENUE_CODES.keys()].sort((a, b) => b - a)).toEqual(ROWS.map((r) => r[0]));
   });
 

@@ -14,8 +14,8 @@ import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
 import { ShadowFeed } from "../../src/lab/shadow/shadowFeed.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 

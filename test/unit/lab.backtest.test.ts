@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
 import { backtest } from "../../src/lab/replay/backtest.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { spacingFor } from "../../src/venue/limiters.js";
 import { buildOnce } from "../support/buildOnce.js";
 import { claimEvent, liquidationEvent, market, runCli, T0, writeCapture } from "../support/captures.js";

@@ -10,10 +10,10 @@ import { readCaptureBatches } from "../../src/lab/capture/captureReader.js";
 import { backtest, markIdentical } from "../../src/lab/replay/backtest.js";
 import { replayInPasses } from "../../src/lab/replay/replayPasses.js";
 import type { ReplayModel } from "../../src/lab/replay/replayVariant.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
 import { backtestJson } from "../../src/lab/report/backtestJson.js";
 import { familyKey } from "../../src/lab/sweep/decisionFamily.js";
 import { groupKey } from "../../src/lab/sweep/decisionGroup.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { liquidationEvent, market, T0, writeCapture } from "../support/captures.js";
 import { OPEN_POLICY, removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
 

@@ -1,12 +1,12 @@
 /**
- * The heatmap's figure (src/lab/report/forecastScore.ts) on events made by hand: recall needs 5 s of lead
+ * The heatmap's figure (src/lab/replay/forecastScore.ts) on events made by hand: recall needs 5 s of lead
  * and a band level the mark reached; precision is the share of each poll's 2 % band liquidated
  * within 10 minutes; each level's quantity is matched once per use; a liquidation is judged at the
  * mark that follows its push.
  */
 import { describe, expect, it } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
-import { ForecastScore } from "../../src/lab/report/forecastScore.js";
+import { ForecastScore } from "../../src/lab/replay/forecastScore.js";
 
 const BTC = "PERP_BTC_USDC";
 const T = Date.UTC(2026, 0, 5);

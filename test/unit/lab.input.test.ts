@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { buildVariants, parseSet } from "../../src/lab/replay/variants.js";
+import { buildVariants, parseSet } from "../../src/lab/sweep/variants.js";
 import { header, market, runCli, writeCapture, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
 

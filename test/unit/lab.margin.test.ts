@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { writeLabMarket } from "../../src/bench/labMarket.js";
 import { backtest } from "../../src/lab/replay/backtest.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 
 let dir: string;

@@ -14,8 +14,8 @@ import { namesKind, type ReadOptions, type ReadStats, readCaptureBatches } from 
 import { preparedPath, readPreparedBatches, validPrepared } from "../../src/lab/prepared/preparedCapture.js";
 import { decodeHeader, encodeHeader, HEADER_BYTES, type PreparedHeader } from "../../src/lab/prepared/preparedFormat.js";
 import { backtest, markIdentical } from "../../src/lab/replay/backtest.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
 import { backtestJson } from "../../src/lab/report/backtestJson.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { header, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 

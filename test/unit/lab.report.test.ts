@@ -11,11 +11,11 @@ import { writeLabMarket } from "../../src/bench/labMarket.js";
 import { renderBacktest } from "../../src/commands/backtestOutput.js";
 import { type BacktestReport, backtest } from "../../src/lab/replay/backtest.js";
 import { backtestInJobs } from "../../src/lab/replay/backtestJobs.js";
-import { buildVariants } from "../../src/lab/replay/variants.js";
 import { renderHtml } from "../../src/lab/report/htmlReport.js";
 import { cents, SIGNS_NOTE, verdictText } from "../../src/lab/report/reportText.js";
 import { dayRows, SYMBOL_KEYS, symbolRows } from "../../src/lab/report/sectionRows.js";
 import { sensitivityColumns } from "../../src/lab/report/sensitivityView.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 import { chromiumAvailable, renderPage } from "../support/headlessChromium.js";
 

@@ -78,7 +78,7 @@ describe("claimRequestBody", () => {
   });
 });
 
-describe("the insurance fund's rows (PROTOCOL.md §10)", () => {
+describe("the insurance fund's rows (docs/protocol.md §10)", () => {
   const row = {
     liquidation_id: 77,
     timestamp: 1,

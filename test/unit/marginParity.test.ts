@@ -1,6 +1,6 @@
 /**
  * The simulator (the venue's implementation, src/sim/margin.ts) and the engine (src/engine/margin.ts)
- * apply PROTOCOL.md §7 independently; they must agree on every state. And the simulated venue's
+ * apply docs/protocol.md §7 independently; they must agree on every state. And the simulated venue's
  * `GET /v1/positions` figures are what the engine's AccountBook computes from the same answer and
  * the `/v1/public/info` rows.
  */
@@ -36,7 +36,7 @@ describe("simulator and engine margin parity", () => {
             spec,
             qty: fc.double({ min: -1e4, max: 1e4, noNaN: true }),
             mark: fc.double({ min: 1e-4, max: 2e5, noNaN: true }),
-            // PROTOCOL §10: the account's leverage of the symbol (none: the account-wide one) and its own imr_factor.
+            // docs/protocol.md §10: the account's leverage of the symbol (none: the account-wide one) and its own imr_factor.
             lev: fc.option(fc.constantFrom(1, 2, 4, 5, 10, 20, 50, 100), { nil: undefined }),
             factor: fc.option(fc.double({ min: 0, max: 1e-4, noNaN: true }), { nil: undefined }),
           }),

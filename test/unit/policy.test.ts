@@ -513,7 +513,7 @@ const claimCases: ClaimCase[] = [
     ctx: { policy: { limit_price_slippage_bps: 10_000 } },
     liq: liq(5, [DOGE, -100_000]),
     ratio: 1,
-    // One symbol: the top-level ratio alone (PROTOCOL §10: `symbols` only where it changes the meaning).
+    // One symbol: the top-level ratio alone (docs/protocol.md §10: `symbols` only where it changes the meaning).
     symbols: undefined,
     limitPrice: { [DOGE]: 0.00001 },
     perSymbolQty: { [DOGE]: -100_000 },

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, test } from "vitest";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
 import { backtest } from "../../src/lab/replay/backtest.js";
-import { buildVariants, type Variant } from "../../src/lab/replay/variants.js";
 import { ShadowFeed } from "../../src/lab/shadow/shadowFeed.js";
+import { buildVariants, type Variant } from "../../src/lab/sweep/variants.js";
 import { liquidationEvent, market, T0, writeCapture } from "../support/captures.js";
 import { OPEN_POLICY, removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
 

@@ -295,7 +295,7 @@ describe("tier rules", () => {
 });
 
 describe("full-take thresholds (10,000 with any low tier, else 5,000)", () => {
-  it("the constants are the claim rules' numbers (docs/protocol.md §7)", () => {
+  it("the constants are the claim rules' numbers (docs/protocol.md §11)", () => {
     expect([FULL_TAKE_LOW_TIER, FULL_TAKE_HIGH_TIER]).toEqual([10_000, 5_000]);
   });
 
@@ -374,7 +374,7 @@ describe("-1202 and -1101", () => {
     expect(run(body(7, 1), l, ctx({ collateral: 2000, positions: held, otherMargin: 1 })).code).toBe(-1101);
   });
 
-  it("per-symbol IMR (PROTOCOL §7): at 100× a tier-1 symbol needs its base 1 %", () => {
+  it("per-symbol IMR (docs/protocol.md §7): at 100× a tier-1 symbol needs its base 1 %", () => {
     const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark
     expect(run(body(7, 1), l, ctx({ collateral: 99.99, maxLeverage: 100 })).code).toBe(-1101);
     expect(run(body(7, 1), l, ctx({ collateral: 100, maxLeverage: 100 })).code).toBe(0);
@@ -386,7 +386,7 @@ describe("-1202 and -1101", () => {
     expect(run(body(7, 1), l, ctx({ collateral: 132_502, maxLeverage: 100 })).code).toBe(0);
   });
 
-  it("PROTOCOL §10: each symbol at the account's leverage for it, with the account's own imr_factor", () => {
+  it("docs/protocol.md §10: each symbol at the account's leverage for it, with the account's own imr_factor", () => {
     const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark
     const at = (lev: Record<string, number>, factor: Record<string, number> = {}): AccountMargin => ({
       leverage: (s) => lev[s] ?? 10,
@@ -400,7 +400,7 @@ describe("-1202 and -1101", () => {
     expect(run(body(7, 1), l, ctx({ collateral: 15_850, margin: at({}, { PERP_LOW_USDC: 1e-3 }) })).code).toBe(0);
   });
 
-  it("PROTOCOL §10: a claim that would grow a symbol past the account's max_notional is refused with -1101", () => {
+  it("docs/protocol.md §10: a claim that would grow a symbol past the account's max_notional is refused with -1101", () => {
     const l = liq([["PERP_LOW_USDC", 100]]); // 10,000 at mark
     const cap = (n: number) => (_s: string, before: number, after: number, mark: number) =>
       Math.abs(after) * mark > n && Math.abs(after) > Math.abs(before);
@@ -409,7 +409,7 @@ describe("-1202 and -1101", () => {
   });
 });
 
-describe("extra_liquidation_ratio (PROTOCOL §10): a position grown since it was published", () => {
+describe("extra_liquidation_ratio (docs/protocol.md §10): a position grown since it was published", () => {
   const grown = () => {
     const l = liq([["PERP_LOW_USDC", 130]]);
     const p = l.positions[0] as (typeof l.positions)[number];
@@ -429,7 +429,7 @@ describe("extra_liquidation_ratio (PROTOCOL §10): a position grown since it was
   });
 });
 
-describe("response arithmetic (docs/protocol.md §7)", () => {
+describe("response arithmetic (docs/protocol.md §11)", () => {
   it.each([
     ["long, partial", "PERP_LOW_USDC", 123.456, 0.333, 100],
     ["short, partial", "PERP_LOWB_USDC", -321.5, 0.25, 50],
@@ -440,7 +440,7 @@ describe("response arithmetic (docs/protocol.md §7)", () => {
     expect(r.code).toBe(0);
     if (r.code !== 0 || r.value === undefined) return;
     const fee = table.get(symbol)!.liquidatorFee;
-    // Rounded toward zero to the symbol's quantity step (docs/protocol.md §7).
+    // Rounded toward zero to the symbol's quantity step (docs/protocol.md §11).
     const step = table.get(symbol)!.qtyStep;
     const q = ratio === 1 ? qty : Math.sign(qty) * Math.floor(Math.abs(qty * ratio) / step + 1e-9) * step;
     const t = r.value.transfers[0]!;

@@ -1,5 +1,5 @@
 /**
- * The simulated insurance fund's rules (src/sim/insuranceFund.ts, PROTOCOL.md §10): body checks,
+ * The simulated insurance fund's rules (src/sim/insuranceFund.ts, docs/protocol.md §10): body checks,
  * the limit price, the margin rule, a race on one id, the fund closing what nobody claims, and its
  * balance across a takeover and a claim.
  */

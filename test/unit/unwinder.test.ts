@@ -510,7 +510,7 @@ const unknownCode = (): VenueError =>
 const orderResults = (journal: JournalRecord[]): string[] =>
   journal.filter((x) => x.t === "order_outcome").map((x) => (x as { result: string }).result);
 
-describe("an order lookup the failure table says cannot settle (PROTOCOL §9)", () => {
+describe("an order lookup the failure table says cannot settle (docs/protocol.md §9)", () => {
   test.each([
     ["-1000 / HTTP 500", dataDoesNotExist],
     ["an unknown code", unknownCode],

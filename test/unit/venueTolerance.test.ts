@@ -1,5 +1,5 @@
 /**
- * The tolerant reader of PROTOCOL §9, table by table: every spelling the venue has used is accepted
+ * The tolerant reader of docs/protocol.md §9, table by table: every spelling the venue has used is accepted
  * and read into the domain's type; money fields (prices, quantities, fees) stay strict — a value that
  * is not a finite number in range (nor a decimal string of one) is refused, never coerced.
  */
@@ -109,7 +109,7 @@ describe("liquidation_tier: number or string", () => {
   });
 });
 
-describe('`type: "claim"` rows (PROTOCOL §9: /v1/liquidation or claim_insurance_fund is unsettled)', () => {
+describe('`type: "claim"` rows (docs/protocol.md §9: /v1/liquidation or claim_insurance_fund is unsettled)', () => {
   // Read like any other liquidation: the daemon claims them through /v1/liquidation, and a refusal
   // with a code it does not know is re-decided a bounded number of times (claimUnknownCode.test.ts).
   test.each(["liquidated", "claim", "CLAIM"])("type %j is read and kept", (type) => {
@@ -323,7 +323,7 @@ describe("rows: numbers as strings, money still bounded", () => {
     for (const p of [{ position_qty: "" }, { position_qty: null }, { position_qty: 1e13 }]) {
       expect(positionRowSchema.safeParse({ symbol: BTC, ...p }).success, JSON.stringify(p)).toBe(false);
     }
-    // An optional field that is malformed reads as absent; the row is kept (PROTOCOL §9: all optional).
+    // An optional field that is malformed reads as absent; the row is kept (docs/protocol.md §9: all optional).
     for (const p of [{ mark_price: -1 }, { mark_price: "Infinity" }]) {
       const r = positionRowSchema.safeParse({ symbol: BTC, position_qty: 1, ...p });
       expect(r.success && r.data.mark_price === undefined, JSON.stringify(p)).toBe(true);

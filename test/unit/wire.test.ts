@@ -160,7 +160,7 @@ describe("valid frames for every topic", () => {
     expect(parsePositions({ positions: [] })).toEqual({ positions: [] });
   });
 
-  test("position: its leverage setting is read (PROTOCOL §10); one that is no usable number reads as absent, the row kept", () => {
+  test("position: its leverage setting is read (docs/protocol.md §10); one that is no usable number reads as absent, the row kept", () => {
     const p = parsePositions(
       json(
         '{"positions":[{"symbol":"PERP_ETH_USDC","positionQty":1,"leverage":4},{"symbol":"PERP_BTC_USDC","positionQty":1,"leverage":"x"},' +

@@ -1,5 +1,5 @@
 /**
- * The daemon's trading state (INTERFACE "Third wave", protections): `active` claims as usual;
+ * The daemon's trading state (docs/operations.md "Protections", "Stopping safely"): `active` claims as usual;
  * `reducing` and `halted` claim nothing new while unwinding goes on — reducing risk is never
  * blocked. Whoever sets the state gives the reason (`drain` for SIGUSR2; the protections later).
  * Claiming is paused under the state's name (`claiming_paused{reason="reducing"}`).

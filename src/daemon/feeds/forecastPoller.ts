@@ -1,6 +1,6 @@
 /**
  * The heatmap's poller (issue 35, `forecast.*`): every `forecast.interval_s` it reads every open
- * position on the venue with its estimated liquidation price (`platformPositions`, PROTOCOL.md §10)
+ * position on the venue with its estimated liquidation price (`platformPositions`, docs/protocol.md §10)
  * and hands the heatmap and its price levels on (metrics, capture). No key is needed.
  *
  * The Public Info API has a rate-limit pool of its own, in weights per minute: a page costs 20. The
@@ -21,7 +21,7 @@ import type { SupplyApi } from "../../venue/supplyApi.js";
 import type { PlatformPosition } from "../../venue/supplySchemas.js";
 
 /**
- * PROTOCOL.md §10: `platformPositions` weighs 20 and a page holds up to 5,000 positions. Pages of
+ * docs/protocol.md §10: `platformPositions` weighs 20 and a page holds up to 5,000 positions. Pages of
  * 2,000 keep each answer's one-piece JSON parse near a millisecond or two (the claim path shares the
  * event loop) for 2.5× the weight of the largest pages.
  */

@@ -53,7 +53,7 @@ export interface IngestOptions {
   core: Pick<TradingCore, "assignment" | "openList" | "positionsPush" | "positionsSnapshot">;
   /** The venue's held positions (pushes and REST snapshots go through the core into it). */
   positions: PositionBook;
-  /** The account's collateral and margin inputs (PROTOCOL.md §7), fed from the same reads and pushes. */
+  /** The account's collateral and margin inputs (docs/protocol.md §7), fed from the same reads and pushes. */
   account?: AccountBook;
   policy: Pick<PolicyState, "symbolsLoaded" | "applySymbols">;
   metrics: { liquidationsSeen: { inc(n?: number): void } };
@@ -255,12 +255,12 @@ export class Ingest {
     }
   }
 
-  /** `GET /v1/client/info`: the account-wide leverage, its own imr_factor and max_notional (PROTOCOL §10). */
+  /** `GET /v1/client/info`: the account-wide leverage, its own imr_factor and max_notional (docs/protocol.md §10). */
   clientInfo(info: ClientInfo): void {
     this.#marginSettingsMay(() => this.#options.account?.setClientMargin(clientMarginFrom(info)));
   }
 
-  /** `GET /v1/client/leverages`: every symbol's leverage setting (PROTOCOL §10). */
+  /** `GET /v1/client/leverages`: every symbol's leverage setting (docs/protocol.md §10). */
   leverages(rows: Leverages["rows"]): void {
     this.#marginSettingsMay(() => this.#options.account?.setLeverages(leverageSettingsFrom(rows)));
   }

@@ -7,7 +7,7 @@
  * - Mark prices (`GET /v1/public/futures`): only while the public stream is degraded, once per round.
  * - The account's positions (`GET /v1/positions`): at start, every `positionsIntervalMs` (30 s), and
  *   every `degradedPositionsMs` (3 s) while the private stream is degraded.
- * - The account's margin settings (PROTOCOL §10): client info (`max_leverage`, its own `imr_factor`
+ * - The account's margin settings (docs/protocol.md §10): client info (`max_leverage`, its own `imr_factor`
  *   and `max_notional`) every `clientInfoIntervalMs` (10 min), and every symbol's leverage
  *   (`GET /v1/client/leverages`) every `leveragesIntervalMs` (5 min) and whenever asked (after a
  *   -1101: the venue counted margin otherwise than the model), each before the positions read.
@@ -33,9 +33,9 @@ interface RestFeedSource {
   allOpenLiquidations(opts: { signal: AbortSignal }): Promise<OpenLiquidation[]>;
   futuresStamped(opts: { signal: AbortSignal }): Promise<Stamped<Futures>>;
   positions(opts: { signal: AbortSignal }): Promise<Stamped<Positions>>;
-  /** GET /v1/client/info (the account's max leverage, PROTOCOL.md §7); optional. */
+  /** GET /v1/client/info (the account's max leverage, docs/protocol.md §7); optional. */
   clientInfo?(opts: { signal: AbortSignal }): Promise<Stamped<ClientInfo>>;
-  /** GET /v1/client/leverages (every symbol's leverage, PROTOCOL §10); optional. */
+  /** GET /v1/client/leverages (every symbol's leverage, docs/protocol.md §10); optional. */
   leverages?(opts: { signal: AbortSignal }): Promise<Stamped<Leverages>>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Settling an unwind order whose lookup by client order id gave no usable answer (the real venue
- * documents -1000 "data does not exist" with HTTP 500 for an order it does not know, PROTOCOL §9): the
+ * documents -1000 "data does not exist" with HTTP 500 for an order it does not know, docs/protocol.md §9): the
  * account's orders of the symbol, from shortly before the order was sent, are listed through
  * `GET /v1/orders` and matched by client order id. Pure reading of pages; the unwinder acts on it.
  */
@@ -31,7 +31,7 @@ export async function findInOrderList(page: (n: number) => Promise<OrdersPage>, 
     } catch (err) {
       return { kind: "unreadable", reason: err instanceof Error ? err.message : String(err) };
     }
-    // A numeric client order id (PROTOCOL §9) compares by its text.
+    // A numeric client order id (docs/protocol.md §9) compares by its text.
     const record = data.rows.find(
       (r) => r.client_order_id !== null && r.client_order_id !== undefined && String(r.client_order_id) === clientOrderId,
     );

@@ -10,11 +10,11 @@ import type { MarkBook } from "../../engine/marks.js";
 import type { ReadStats } from "../capture/captureReader.js";
 import { type NetComponents, RecordedAccount } from "../capture/recordedAccount.js";
 import { readPreparedBatches } from "../prepared/preparedCapture.js";
-import type { ForecastFigure } from "../report/forecastScore.js";
+import type { Variant } from "../sweep/variants.js";
+import type { ForecastFigure } from "./forecastScore.js";
 import { DEFAULT_LAB_COLLATERAL, describeLabAccount, type LabAccount } from "./labMargin.js";
 import { replayInPasses } from "./replayPasses.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
-import type { Variant } from "./variants.js";
 
 export interface BacktestOptions {
   files: readonly string[];
@@ -77,7 +77,7 @@ export interface BacktestReport {
     unwind_samples: number;
     /** Starting collateral the margin limits are checked against (quote). */
     collateral?: number;
-    /** The account's margin settings (PROTOCOL §10). */
+    /** The account's margin settings (docs/protocol.md §10). */
     account?: LabAccount;
   };
   /**

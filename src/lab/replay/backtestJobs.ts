@@ -7,9 +7,9 @@
  */
 import { Worker } from "node:worker_threads";
 import { CaptureError } from "../../errors.js";
+import type { Variant } from "../sweep/variants.js";
 import { type BacktestOptions, type BacktestReport, backtest, markIdentical } from "./backtest.js";
 import type { WorkerAnswer } from "./backtestWorker.js";
-import type { Variant } from "./variants.js";
 
 export async function backtestInJobs(o: BacktestOptions, jobs: number): Promise<BacktestReport> {
   if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError("jobs must be a positive integer");

@@ -4,7 +4,7 @@
  * backtest's `--collateral` and grows by the liquidator fees the variant earns. The unwinds' P&L is
  * left out: it rests on the assumed slippage, and the report's slippage columns must stay one replay
  * with the same claims (docs/policy-lab.md). A capture does not hold the account's margin settings
- * (PROTOCOL §10), so the lab takes them from the backtest (`--leverage`, `--imr-factor`,
+ * (docs/protocol.md §10), so the lab takes them from the backtest (`--leverage`, `--imr-factor`,
  * `--max-notional`: labAccount.ts) and otherwise assumes the venue's usual 10× on every symbol.
  * Also the report's facts: how many claims margin skipped, and how long the variant stood at its
  * margin limit (from a margin skip until a position shrank, as the daemon re-decides margin skips then).
@@ -21,7 +21,7 @@ export const LAB_MAX_LEVERAGE = 10;
 /**
  * The account's margin settings as a backtest gives them (plain data: it crosses to worker threads):
  * `leverage` of every symbol not named in `leverages` (default 10), and per symbol its leverage, the
- * account's own `imr_factor` and `max_notional` (PROTOCOL §10).
+ * account's own `imr_factor` and `max_notional` (docs/protocol.md §10).
  */
 export interface LabAccount {
   leverage?: number;
@@ -67,7 +67,7 @@ export class LabMargin implements MarginSource {
   #ms = 0;
   #skips = 0;
 
-  /** `earned`: the liquidator fees the variant has earned so far; `account`: its margin settings (PROTOCOL §10). */
+  /** `earned`: the liquidator fees the variant has earned so far; `account`: its margin settings (docs/protocol.md §10). */
   constructor(collateral: number, earned: () => number, account?: LabAccount) {
     this.#collateral = collateral;
     this.#earned = earned;

@@ -18,8 +18,8 @@ import type { SymbolTable } from "../../engine/symbolInfo.js";
 import type { Liquidation } from "../../engine/types.js";
 import type { LiquidationEntry, MarkPrice } from "../../venue/wire.js";
 import type { Fork } from "../sweep/decisionGroup.js";
+import type { Variant } from "../sweep/variants.js";
 import { type ReplayModel, ReplayVariant, type VariantResult } from "./replayVariant.js";
-import type { Variant } from "./variants.js";
 
 export class ReplayMarket {
   readonly #variants: ReplayVariant[];
@@ -119,7 +119,7 @@ export class ReplayMarket {
       case "fill":
         break; // the recording account's own results feed the models (backtest.ts), not the replay
       case "forecast":
-        break; // scored on its own (lab/report/forecastScore.ts), not an input of the daemon's decisions
+        break; // scored on its own (lab/replay/forecastScore.ts), not an input of the daemon's decisions
     }
     const marksMoved = ev.k === "markprices";
     for (const r of all) r.after(at, marksMoved);

@@ -9,9 +9,9 @@
  */
 import { canonical } from "../sweep/canonical.js";
 import { groupKey, replayed } from "../sweep/decisionGroup.js";
+import type { Variant } from "../sweep/variants.js";
 import { ReplayMarket } from "./replayMarket.js";
 import type { ReplayModel, VariantResult } from "./replayVariant.js";
-import type { Variant } from "./variants.js";
 
 interface Pending {
   /** Which model (latency) of the backtest's. */

@@ -23,12 +23,12 @@ import type { Liquidation } from "../../engine/types.js";
 import { spacingFor } from "../../venue/limiters.js";
 import { DecisionFollowers, type Fork } from "../sweep/decisionGroup.js";
 import { DecisionMemo } from "../sweep/decisionMemo.js";
+import type { Variant } from "../sweep/variants.js";
 import { LabMargin } from "./labMargin.js";
 import { ModelledVenue } from "./modelledVenue.js";
 import { Timeline } from "./timeline.js";
 import { UnwindModel } from "./unwindModel.js";
 import { type ReplayModel, VariantCurves, type VariantResult } from "./variantCurves.js";
-import type { Variant } from "./variants.js";
 
 export type { ProtectionTripRow, ReplayModel, VariantResult } from "./variantCurves.js";
 

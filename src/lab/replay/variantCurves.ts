@@ -11,11 +11,11 @@ import type { ClaimDecision } from "../../engine/policy.js";
 import type { ProtectionName, ProtectionTrip } from "../../engine/protections.js";
 import type { Fill, Mark } from "../../engine/types.js";
 import { componentsOf, type NetComponents } from "../capture/recordedAccount.js";
-import { type Facts, round, VariantFacts } from "../report/variantFacts.js";
+import type { Variant } from "../sweep/variants.js";
 import type { LabAccount, MarginFacts } from "./labMargin.js";
 import { Series } from "./series.js";
 import type { UnwindModel } from "./unwindModel.js";
-import type { Variant } from "./variants.js";
+import { type Facts, round, VariantFacts } from "./variantFacts.js";
 
 export interface ReplayModel {
   latencyMs: number;

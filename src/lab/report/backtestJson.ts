@@ -3,7 +3,7 @@
  * with `--ids` (a week's sweep holds millions); a list of plain values is printed on one line, so
  * the file stays a size a person's tools open. Each variant's money is in `liquidator pnl`'s words
  * and signs (`liquidator_fee`, `trading`, `fees`, `open`, `net`: the report's SIGNS_NOTE);
- * `estimated_net` is `net` under the name earlier readers know, and `expected_fee` (INTERFACE.md) is
+ * `estimated_net` is `net` under the name earlier readers know, and `expected_fee` (docs/policy-lab.md, the `--json` object) is
  * what the policy expected when deciding, not what was booked.
  */
 import type { BacktestReport } from "../replay/backtest.js";
@@ -23,7 +23,7 @@ function compactJson(value: unknown, indent = ""): string {
   return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${compactJson(v, inner)}`).join(",\n")}\n${indent}}`;
 }
 
-/** INTERFACE.md's fields first, in its order; the ledger's words follow `expected_fee`. */
+/** The fields docs/policy-lab.md lists for `--json` first, in its order; the ledger's words follow `expected_fee`. */
 const HEAD = ["name", "settings", "offered", "claimed", "claimed_ids"] as const;
 
 function pick<T extends object>(o: T, keys: readonly string[]): Partial<T> {

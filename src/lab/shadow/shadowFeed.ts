@@ -13,7 +13,7 @@
  */
 import type { CaptureEvent, CaptureTap } from "../../daemon/records/captureTap.js";
 import { DEFAULT_LAB_COLLATERAL } from "../replay/labMargin.js";
-import type { Variant } from "../replay/variants.js";
+import type { Variant } from "../sweep/variants.js";
 import { openShadowPort, type ShadowPort } from "./shadowPort.js";
 import type { OwnOp, ShadowReport } from "./shadowReplay.js";
 

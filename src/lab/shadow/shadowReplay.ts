@@ -12,7 +12,7 @@
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
 import { ReplayMarket } from "../replay/replayMarket.js";
 import type { ReplayModel } from "../replay/replayVariant.js";
-import type { Variant } from "../replay/variants.js";
+import type { Variant } from "../sweep/variants.js";
 
 /** The live account's claim for `id` was sent at `sentAt` (or, without it, refused), before `events[at]`. */
 export type OwnOp = [at: number, id: number, sentAt?: number];

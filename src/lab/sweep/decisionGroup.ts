@@ -19,10 +19,10 @@ import { type ClaimDecision, type Decision, decide, type PolicyContext } from ".
 import { compileRiskPolicy, type RiskPolicy } from "../../engine/riskPolicy.js";
 import type { Liquidation } from "../../engine/types.js";
 import type { VariantResult } from "../replay/variantCurves.js";
-import type { Variant } from "../replay/variants.js";
-import { CapClock } from "../report/variantFacts.js";
+import { CapClock } from "../replay/variantFacts.js";
 import { canonical } from "./canonical.js";
 import { FamilyAgreement, familyKey } from "./decisionFamily.js";
+import type { Variant } from "./variants.js";
 
 /** Where a follower left its leader: the leader's `call`-th decision (0-based), which it made otherwise. */
 export interface Fork {

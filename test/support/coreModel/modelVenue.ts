@@ -3,7 +3,7 @@
  * claims of ours it applied (and with what), what our orders traded, what the account holds and how
  * much of it is the operator's own. It answers claims and orders as the commands say (in full, lean,
  * lost, refused), queues what it pushes (assignments, positions, execution reports) for the test to
- * deliver in any order or drop, and keeps the record of our claims (PROTOCOL §10) that settles what
+ * deliver in any order or drop, and keeps the record of our claims (docs/protocol.md §10) that settles what
  * the answers did not say.
  *
  * Kept small on purpose: one margin mode (cross), each symbol's liquidations of one side — the side
@@ -83,7 +83,7 @@ export class ModelVenue {
     );
   }
 
-  /** Someone else claimed one step of an open liquidation (its quantities shrink; PROTOCOL §5: the id is pushed again). */
+  /** Someone else claimed one step of an open liquidation (its quantities shrink; docs/protocol.md §5: the id is pushed again). */
   rivalTakes(id: number): boolean {
     const p = this.open.get(id)?.[0];
     if (p === undefined || Math.abs(p.qty) <= MARKET[p.symbol].step + 1e-12) return false;

@@ -11,7 +11,7 @@
  * held at the last mark (signed); net = liquidator_fee + trading − fees + open.
  */
 import type { ClaimPnl, PnlLedger } from "../../engine/pnlLedger.js";
-import { type NetInterval, netInterval } from "./netInterval.js";
+import { type NetInterval, netInterval } from "../report/netInterval.js";
 
 export interface DayRow {
   day: string;
