@@ -13,9 +13,13 @@ import { finished } from "node:stream/promises";
 import { constants, createGzip, type Gzip } from "node:zlib";
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
 import { utcDay } from "../../engine/pnlLedger.js";
-import { preparedPath } from "../prepared/preparedSource.js";
 import { headerLine } from "./captureFormat.js";
 import type { CaptureSink } from "./captureQueue.js";
+
+/** A capture file's prepared form (lab/prepared/) sits beside it, named after it; deleted with it. */
+export function preparedPath(file: string): string {
+  return `${file}.prepared`;
+}
 
 type CaptureTarget = { mode: "single"; path: string } | { mode: "daily"; dir: string; maxBytes: number };
 

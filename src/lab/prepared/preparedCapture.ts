@@ -10,13 +10,14 @@ import { type FileHandle, open } from "node:fs/promises";
 import { debuglog } from "node:util";
 import { crc32 } from "node:zlib";
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
+import { preparedPath } from "../capture/captureFiles.js";
 import { type ReadOptions, readCaptureBatches } from "../capture/captureReader.js";
 import { PreparedDecoder } from "./preparedDecoder.js";
 import { decodeHeader, HEADER_BYTES, PREPARED_VERSION } from "./preparedFormat.js";
-import { preparedPath, type SourceKey, sameSource, sourceKey } from "./preparedSource.js";
+import { type SourceKey, sameSource, sourceKey } from "./preparedSource.js";
 import { PreparedWriter } from "./preparedWriter.js";
 
-export { preparedPath } from "./preparedSource.js";
+export { preparedPath } from "../capture/captureFiles.js";
 
 /** NODE_DEBUG=liquidator shows why a prepared file was not used or not written. */
 const debug = debuglog("liquidator");

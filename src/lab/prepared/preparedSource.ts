@@ -6,11 +6,7 @@
  */
 import { type FileHandle, open, readFile } from "node:fs/promises";
 import { crc32 } from "node:zlib";
-import { PREPARED_SUFFIX, TAIL_BYTES } from "./preparedFormat.js";
-
-export function preparedPath(file: string): string {
-  return `${file}${PREPARED_SUFFIX}`;
-}
+import { TAIL_BYTES } from "./preparedFormat.js";
 
 /** What identifies the source a prepared file was made from. */
 export interface SourceKey {

@@ -11,10 +11,11 @@ import { debuglog } from "node:util";
 import { threadId } from "node:worker_threads";
 import { crc32 } from "node:zlib";
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
+import { preparedPath } from "../capture/captureFiles.js";
 import type { LineSink } from "../capture/captureReader.js";
 import { PreparedEncoder } from "./preparedEncoder.js";
 import { encodeHeader, HEADER_BYTES, PREPARED_VERSION } from "./preparedFormat.js";
-import { preparedPath, type SourceKey, sameSource, sourceKey } from "./preparedSource.js";
+import { type SourceKey, sameSource, sourceKey } from "./preparedSource.js";
 
 const debug = debuglog("liquidator");
 

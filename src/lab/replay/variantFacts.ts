@@ -12,6 +12,7 @@
  */
 import type { ClaimPnl, PnlLedger } from "../../engine/pnlLedger.js";
 import { type NetInterval, netInterval } from "../report/netInterval.js";
+import { CapClock } from "../sweep/capClock.js";
 
 export interface DayRow {
   day: string;
@@ -51,7 +52,6 @@ export interface Drawdown {
 
 const DAY_MS = 86_400_000;
 /** Exposure this close to the cap leaves no room for a claim of any size: the policy cuts or refuses. */
-const AT_CAP = 0.99;
 const WORST_KEPT = 5;
 
 export class VariantFacts {
@@ -186,53 +186,6 @@ export class VariantFacts {
 }
 
 export type Facts = ReturnType<VariantFacts["finish"]>;
-
-/**
- * Time at the exposure cap, the one fact that reads a policy key besides the decision: variants
- * replayed as one (decisionGroup.ts) each keep their own, fed the same exposure and refusals.
- */
-export class CapClock {
-  readonly #cap: number;
-  /** A claim was refused for the cap and exposure has not fallen since. */
-  #refused = false;
-  #since: number | undefined;
-  #ms = 0;
-  #lastExposure = 0;
-
-  /** `cap`: the variant's `policy.max_total_exposure`. */
-  constructor(cap: number) {
-    this.#cap = cap;
-  }
-
-  /** The exposure at the instant `at` ends. */
-  point(at: number, exposure: number): void {
-    // At the cap: exposure within 1 % of it, or from a claim refused for it until exposure next falls.
-    if (exposure < this.#lastExposure) this.#refused = false;
-    this.#lastExposure = exposure;
-    this.#atCap(at, this.#refused || exposure >= this.#cap * AT_CAP);
-  }
-
-  /** A claim was refused for the exposure cap at `at`. */
-  refused(at: number): void {
-    this.#refused = true;
-    this.#atCap(at, true);
-  }
-
-  /** Seconds at the cap up to `now` (the end of the replay). */
-  finish(now: number): number {
-    if (this.#since !== undefined) this.#ms += now - this.#since;
-    this.#since = undefined;
-    return Math.round(this.#ms) / 1000;
-  }
-
-  #atCap(at: number, now: boolean): void {
-    if (now) this.#since ??= at;
-    else if (this.#since !== undefined) {
-      this.#ms += at - this.#since;
-      this.#since = undefined;
-    }
-  }
-}
 
 /** Money to 1e-6, as the variant's totals. */
 export function round(x: number): number {

@@ -2,7 +2,7 @@
  * Variants replayed as one, proven identical rather than guessed. Two variants whose configs differ
  * only under `policy` run the same replay as long as the policy decides the same: the policy is read
  * by the decision alone (PolicyState → engine/policy.ts, its margin step included) and by the time at
- * the exposure cap (variantFacts.ts CapClock). So one variant of such a group (the leader) replays in
+ * the exposure cap (capClock.ts). So one variant of such a group (the leader) replays in
  * full, and at every decision it makes each other one (a follower) decides with its own policy on the
  * leader's state of that moment (the same liquidation, marks, exposure, symbols and margin account).
  * While every decision is equal in what the replay reads of it (`replayed`), the follower's replay
@@ -18,9 +18,8 @@ import { type DecideTrace, derivedDecision, newDecideTrace } from "../../engine/
 import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../../engine/policy.js";
 import { compileRiskPolicy, type RiskPolicy } from "../../engine/riskPolicy.js";
 import type { Liquidation } from "../../engine/types.js";
-import type { VariantResult } from "../replay/variantCurves.js";
-import { CapClock } from "../replay/variantFacts.js";
 import { canonical } from "./canonical.js";
+import { CapClock } from "./capClock.js";
 import { FamilyAgreement, familyKey } from "./decisionFamily.js";
 import type { Variant } from "./variants.js";
 
@@ -227,7 +226,10 @@ export class DecisionFollowers {
   }
 
   /** After the leader's `result`: each follower's result (the leader's, with its own name, settings and time at cap), or its fork. */
-  results(leader: VariantResult, now: number): ({ result: VariantResult } | { fork: Fork })[] {
+  results<R extends { name: string; settings: Variant["settings"]; at_cap_seconds: number }>(
+    leader: R,
+    now: number,
+  ): ({ result: R } | { fork: Fork })[] {
     return this.#all.map((f) =>
       f.fork !== undefined
         ? { fork: f.fork }
