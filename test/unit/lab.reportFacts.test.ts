@@ -6,9 +6,9 @@
 import { describe, expect, test } from "vitest";
 import { PnlLedger } from "../../src/engine/pnlLedger.js";
 import type { BacktestReport, VariantReport } from "../../src/lab/replay/backtest.js";
+import { netInterval } from "../../src/lab/replay/netInterval.js";
 import { Series } from "../../src/lab/replay/series.js";
 import { VariantFacts } from "../../src/lab/replay/variantFacts.js";
-import { netInterval } from "../../src/lab/report/netInterval.js";
 import { centsAddingUp, unwindText, verdictText } from "../../src/lab/report/reportText.js";
 import { timeTicks, valueTicks } from "../../src/lab/report/svgChart.js";
 

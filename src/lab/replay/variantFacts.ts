@@ -11,8 +11,8 @@
  * held at the last mark (signed); net = liquidator_fee + trading − fees + open.
  */
 import type { ClaimPnl, PnlLedger } from "../../engine/pnlLedger.js";
-import { type NetInterval, netInterval } from "../report/netInterval.js";
 import { CapClock } from "../sweep/capClock.js";
+import { type NetInterval, netInterval } from "./netInterval.js";
 
 export interface DayRow {
   day: string;

@@ -5,8 +5,8 @@
  * unwind cost was measured or assumed.
  */
 import type { BacktestReport, VariantReport } from "../replay/backtest.js";
+import { FEW_CLAIMS, INTERVAL_LEVEL } from "../replay/netInterval.js";
 import type { ClaimRow } from "../replay/variantFacts.js";
-import { FEW_CLAIMS, INTERVAL_LEVEL } from "./netInterval.js";
 
 /** Cents; a float residue of zero prints 0.00, not −0.00. */
 export const cents = (x: number | undefined): string => (x === undefined ? "" : (Math.abs(x) < 0.005 ? 0 : x).toFixed(2));
