@@ -6,7 +6,7 @@
  * type-position `import("…")`, `import type`, and a worker's `new Worker(new URL("./x.js", import.meta.url))` —
  * and resolved against its file, so `./../app/x.js`, `../engine/../app/x.js` or a subfolder's
  * `../../sim/x.js` are judged by the file they reach, not by how they are spelled. A folder may import
- * only the folders below it (LAYERS); a circle of imports inside src/ is an error whether its edges
+ * only the folders below it (LAYERS), a room of daemon/ or lab/ only the rooms below it (ROOMS); a circle of imports inside src/ is an error whether its edges
  * carry values or only types (a type circle is a design circle too, and the next value import makes
  * it a load-order bug). test/unit/layers.test.ts runs this on scratch trees, escaping forms included.
  *
@@ -61,6 +61,50 @@ export const LAYERS = {
   sleep: { may: LEAVES, why: "the root leaves import only each other" },
   redaction: { may: LEAVES, why: "the root leaves import only each other" },
 };
+
+/**
+ * Rooms inside a folder (its README says what each owns): a subfolder may import only the rooms
+ * listed for it (and anything its folder may import); a file at the folder's top (daemon/daemon.ts)
+ * may import every room, and no room imports it. Folders not listed here have no rooms.
+ */
+export const ROOMS = {
+  daemon: {
+    records: [],
+    unwind: [],
+    claim: ["unwind"],
+    feeds: ["claim", "records"],
+    control: ["claim", "records", "unwind"],
+  },
+  lab: {
+    capture: [],
+    sweep: [],
+    prepared: ["capture"],
+    replay: ["capture", "prepared", "sweep"],
+    report: ["capture", "prepared", "replay", "sweep"],
+    shadow: ["capture", "replay", "sweep"],
+  },
+};
+
+/** `daemon/claim/x.ts` → "claim"; a file at its folder's top → undefined. */
+function roomOf(srcRel) {
+  const parts = srcRel.split("/");
+  return parts.length >= 3 ? parts[1] : undefined;
+}
+
+/** Why an import between two rooms of one folder is not allowed, or undefined when it is. */
+function roomFinding(from, to) {
+  const rooms = ROOMS[layerOf(from)];
+  if (rooms === undefined) return undefined;
+  const a = roomOf(from);
+  const b = roomOf(to);
+  if (a === b) return undefined;
+  if (a === undefined) return undefined;
+  if (b === undefined) return `a room of ${layerOf(from)}/ does not import its folder's top`;
+  if (rooms[a] === undefined) return `${layerOf(from)}/${a}/ is not a room of ROOMS in scripts/layers.mjs`;
+  return rooms[a].includes(b)
+    ? undefined
+    : `${layerOf(from)}/${a}/ may import only ${rooms[a].map((r) => `${r}/`).join(", ") || "no other room"} of ${layerOf(from)}/`;
+}
 
 /** Tools load built files by computed paths; anywhere else an import must name its file. */
 const COMPUTED_IMPORTS_ALLOWED = new Set(["bench", "soak"]);
@@ -160,7 +204,11 @@ export function checkTree(root) {
         continue;
       }
       out.add(to);
-      if (layerOf(to) === layer) continue;
+      if (layerOf(to) === layer) {
+        const why = roomFinding(from, to);
+        if (why !== undefined) findings.push(`src/${from}: imports "${spec}" (src/${to}): ${why}`);
+        continue;
+      }
       if (rule === undefined)
         findings.push(`src/${from}: its folder "${layer}" has no layer rule (add it to LAYERS in scripts/layers.mjs)`);
       else if (!allowed(rule, to)) findings.push(`src/${from}: imports "${spec}" (src/${to}): ${rule.why}`);
