@@ -10,7 +10,7 @@ import { loadConfig } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { type JournalRecord, type MarkoutRecord, recordSchema } from "../core/journalRecords.js";
 import { REPORT_KINDS } from "../core/opportunityRecords.js";
-import { utcDay } from "../engine/pnlLedger.js";
+import { utcDay } from "../engine/utcDay.js";
 import { UsageError } from "../errors.js";
 import { listSegments } from "../store/journalFiles.js";
 import { PgStore } from "../store/postgres/pgStore.js";

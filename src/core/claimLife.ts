@@ -5,7 +5,7 @@
  * handed to unknownClaims.ts; one applied by a lean answer waits there for its fills.
  */
 import type { ClaimDecision } from "../engine/policy.js";
-import type { Fill, Liquidation, LiquidationPosition } from "../engine/types.js";
+import type { Fill, Liquidation } from "../engine/types.js";
 import { DuplicateClaimError, FencedError } from "../errors.js";
 import { logFills, logMoney } from "../observe/logMoney.js";
 import { VenueError } from "../venue/errors.js";
@@ -17,6 +17,9 @@ import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./cl
 import type { CoreContext } from "./coreContext.js";
 import type { ClaimAnswer, ClaimDriver } from "./corePort.js";
 import type { IntentRecord, OutcomeRecord } from "./journalRecords.js";
+import { intentRecord, type SentClaim } from "./sentClaim.js";
+
+export type { SentClaim } from "./sentClaim.js";
 
 export interface ClaimTimings {
   /** The longest an insufficient-margin refusal holds claims while the account re-read has not answered. */
@@ -27,20 +30,6 @@ export interface ClaimTimings {
   rateLimitHoldMs: number;
   /** Refused by the limit price (or an unknown code) again: re-decided after this, doubling up to 8×. */
   repriceBackoffMs: number;
-}
-
-/** A claim that left (or is about to): what its answer is matched against. */
-export interface SentClaim {
-  readonly id: number;
-  attempt: number;
-  readonly decision: ClaimDecision;
-  /** Monotonic ms at which the frame that made us want it arrived. */
-  readonly receivedAt: number;
-  /** Wall ms the intent was written. */
-  sentAt: number;
-  readonly sentPositions: readonly LiquidationPosition[];
-  /** A `liquidatorliquidations` push that beat the answer (the venue pushes as it applies). */
-  assignment: LiquidatorLiquidation | undefined;
 }
 
 /**
@@ -402,28 +391,4 @@ export class ClaimLife {
       "claim refused with a venue code the failure table does not know: re-deciding the id while it is open, a bounded number of times",
     );
   }
-}
-
-/** The journal intent: what is about to be sent. Copies, not references: the database writes it after the send call returned. */
-export function intentRecord(
-  d: ClaimDecision,
-  body: ReturnType<typeof claimRequestBody>,
-  at: number,
-  dryRun: boolean,
-  open: readonly LiquidationPosition[] | undefined,
-  attempt: number,
-): IntentRecord {
-  return {
-    t: "intent",
-    id: d.liquidationId,
-    at,
-    ratio: d.ratio,
-    ...(body.symbols ? { symbols: body.symbols } : {}),
-    limitPrice: { ...d.limitPrice },
-    expectedFee: d.expectedFee,
-    perSymbolQty: { ...d.perSymbolQty },
-    ...(dryRun ? { dryRun } : {}),
-    attempt,
-    ...(open !== undefined ? { open: open.map((p) => ({ ...p })) } : {}),
-  };
 }

@@ -10,8 +10,8 @@ import type { ClaimDecision, Decision, SkipReason } from "../engine/policy.js";
 import type { Liquidation } from "../engine/types.js";
 import { claimRequestBody } from "../venue/mapping.js";
 import type { ClaimRequest } from "../venue/restSchemas.js";
-import { intentRecord } from "./claimLife.js";
 import { ClaimQueue } from "./claimQueue.js";
+import { intentRecord } from "./sentClaim.js";
 
 /**
  * The protection gate, asked before deciding: the reason no new claim may be made now (a trading

@@ -9,7 +9,7 @@
  * what a cascade of claims may add up to.
  */
 import { ClaimMargin } from "./claimMargin.js";
-import { roomForClaim } from "./exposure.js";
+import { roomForClaim } from "./claimRoom.js";
 import type { ForecastSide } from "./forecast.js";
 import type { PolicyContext } from "./policy.js";
 import { RATIO_QUANTA } from "./quantize.js";

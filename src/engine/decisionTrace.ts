@@ -20,7 +20,8 @@
  * The policy lab decides many variants at each decision of one (lab/sweep/decisionGroup.ts); most differ
  * in these keys, and a trace answers for them at the cost of a few comparisons.
  */
-import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
+import { maxRatioWithinBudget, roomForClaim } from "./claimRoom.js";
+import type { Exposure } from "./exposure.js";
 import { RATIO_QUANTA, safeLimitPrice } from "./quantize.js";
 import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";

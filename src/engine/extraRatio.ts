@@ -6,8 +6,9 @@
  * (1 + extra) of the quantity, in whole thousandths; the claim reserves that most it may take.
  */
 import type { ClaimMargin, MarginLeg, MarginState } from "./claimMargin.js";
+import { maxRatioWithinBudget } from "./claimRoom.js";
 import type { Leg } from "./decisionTrace.js";
-import { type Exposure, maxRatioWithinBudget } from "./exposure.js";
+import type { Exposure } from "./exposure.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, roundQty } from "./quantize.js";
 import type { RiskPolicy } from "./riskPolicy.js";

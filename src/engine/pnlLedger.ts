@@ -15,6 +15,10 @@
  * operator's own position under `unwind.scope: all`) pays its fee and opens nothing, so the open
  * lots are always what is ours (core/holdings.ts) and the protections never value a phantom.
  */
+import { bump, type PnlTotals, symbolOfKey } from "./pnlTotals.js";
+import { utcDay } from "./utcDay.js";
+
+export type { PnlTotals } from "./pnlTotals.js";
 
 export interface ClaimPnl {
   claimId: number;
@@ -35,13 +39,6 @@ export interface ClaimPnl {
   drift: number;
   /** Quantity still held from this claim, per symbol (signed). */
   open: Map<string, number>;
-}
-
-export interface PnlTotals {
-  liquidatorFee: number;
-  trading: number;
-  fees: number;
-  net: number;
 }
 
 interface Lot {
@@ -75,18 +72,6 @@ export interface LedgerSnapshot {
   folded: PnlTotals;
   byDay: [string, PnlTotals][];
   bySymbol: [string, PnlTotals][];
-}
-
-const DAY_MS = 86_400_000;
-/** The last day formatted: consecutive events fall on the same day, and toISOString is slow. */
-let lastDay = { start: 0, end: 0, text: "" };
-
-export function utcDay(ms: number): string {
-  if (ms >= lastDay.start && ms < lastDay.end) return lastDay.text;
-  const start = Math.floor(ms / DAY_MS) * DAY_MS;
-  const text = new Date(ms).toISOString().slice(0, 10);
-  if (Number.isFinite(start)) lastDay = { start, end: start + DAY_MS, text };
-  return text;
 }
 
 export interface PnlLedgerOptions {
@@ -403,22 +388,4 @@ export class PnlLedger {
     bump(this.#byDay, day, liquidatorFee, trading, fees);
     bump(this.#bySymbol, symbol, liquidatorFee, trading, fees);
   }
-}
-
-function bump(map: Map<string, PnlTotals>, key: string, liquidatorFee: number, trading: number, fees: number): void {
-  let t = map.get(key);
-  if (t === undefined) {
-    t = { liquidatorFee: 0, trading: 0, fees: 0, net: 0 };
-    map.set(key, t);
-  }
-  t.liquidatorFee += liquidatorFee;
-  t.trading += trading;
-  t.fees += fees;
-  t.net = t.liquidatorFee + t.trading - t.fees;
-}
-
-/** The symbol of a lot key (`SYMBOL` or `SYMBOL MODE`). */
-function symbolOfKey(key: string): string {
-  const space = key.indexOf(" ");
-  return space < 0 ? key : key.slice(0, space);
 }

@@ -46,8 +46,9 @@
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
 import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
+import { maxRatioWithinBudget, roomForClaim } from "./claimRoom.js";
 import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, traceProportionalCaps } from "./decisionTrace.js";
-import { type Exposure, maxRatioWithinBudget, roomForClaim } from "./exposure.js";
+import type { Exposure } from "./exposure.js";
 import { withExtraRatio } from "./extraRatio.js";
 import { invalidLiquidation } from "./invalidLiquidation.js";
 import type { MarkBook } from "./marks.js";

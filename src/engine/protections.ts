@@ -12,7 +12,7 @@
  *   liquidator fee and trading fees included → that symbol is not claimed for `cooldownS`.
  * Halted wins over reducing. Nothing here ever limits unwinding: only new claims ask the gate.
  */
-import { utcDay } from "./pnlLedger.js";
+import { utcDay } from "./utcDay.js";
 
 export const PROTECTIONS = ["daily_loss", "drawdown", "loss_streak"] as const;
 export type ProtectionName = (typeof PROTECTIONS)[number];

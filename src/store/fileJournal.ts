@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { CoreFold } from "../core/coreFold.js";
 import { fromSnapshot, toSnapshot } from "../core/coreSnapshot.js";
 import { JOURNAL_VERSION, type JournalRecord, parseRecord, type VenueRecord } from "../core/journalRecords.js";
-import { utcDay } from "../engine/pnlLedger.js";
+import { utcDay } from "../engine/utcDay.js";
 import { ConfigError, InvalidArgumentError, JournalError } from "../errors.js";
 import {
   checkVersion,

@@ -27,7 +27,7 @@ import { join } from "node:path";
 import { CoreFold } from "../core/coreFold.js";
 import { type CoreSnapshot, fromSnapshot, toSnapshot } from "../core/coreSnapshot.js";
 import { JOURNAL_VERSION, parseRecord } from "../core/journalRecords.js";
-import { utcDay } from "../engine/pnlLedger.js";
+import { utcDay } from "../engine/utcDay.js";
 import { ConfigError } from "../errors.js";
 import { emptyReplay, type JournalReplay, replayRecord } from "./journalReplay.js";
 import { scanLines, scanLinesSync } from "./scanLines.js";

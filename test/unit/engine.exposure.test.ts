@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Exposure, maxRatioWithinBudget, roomForClaim, worstQty } from "../../src/engine/exposure.js";
+import { maxRatioWithinBudget, roomForClaim } from "../../src/engine/claimRoom.js";
+import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 
 const BTC = "PERP_BTC_USDC";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { constants, createGzip, type Gzip } from "node:zlib";
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
-import { utcDay } from "../../engine/pnlLedger.js";
+import { utcDay } from "../../engine/utcDay.js";
 import { headerLine } from "./captureFormat.js";
 import type { CaptureSink } from "./captureQueue.js";
 
