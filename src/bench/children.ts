@@ -4,7 +4,8 @@
  * venue child live here too.
  */
 import { type ChildProcess, fork, type SpawnOptions, spawn } from "node:child_process";
-import type { VenueReply, VenueRequest } from "./venueProtocol.js";
+import type { FloorConfig, FloorMessage } from "./floorClient.js";
+import type { VenueInfo, VenueReply, VenueRequest } from "./venueProtocol.js";
 
 type Distribute<T> = T extends unknown ? Omit<T, "id"> : never;
 export type VenueCommand = Distribute<VenueRequest>;
@@ -113,4 +114,23 @@ export async function poll<T>(
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** The floor client (floorClient.ts) forked against one lane, resolved once it says it is ready. */
+export async function startFloor(group: ProcessGroup, script: string, nodeArgs: string[], info: VenueInfo): Promise<ChildProcess> {
+  const child = group.fork(script, [], nodeArgs);
+  const ready = new Promise<void>((resolveReady, reject) => {
+    child.on("message", (m: FloorMessage) => (m.type === "ready" ? resolveReady() : reject(new Error(`floor: ${m.error}`))));
+    child.once("exit", (code) => reject(new Error(`floor exited with ${code}`)));
+    setTimeout(() => reject(new Error("floor not ready within 15 s")), 15_000).unref();
+  });
+  child.send({
+    baseUrl: info.baseUrl,
+    wsUrl: info.wsUrl,
+    accountId: info.accountId,
+    secret: info.secret,
+    headerPrefix: "service",
+  } satisfies FloorConfig);
+  await ready;
+  return child;
 }

@@ -24,6 +24,7 @@ import { INSUFFICIENT_MARGIN_CODE } from "../venue/failureTable.js";
 import type { ProcessGroup } from "./children.js";
 import { startDaemon } from "./daemonRunner.js";
 import { bestFeeThatFits, marginItems } from "./marginBest.js";
+import { round2, round4 } from "./stats.js";
 
 const USAGE = 0.9;
 /** The claims have settled once none came for this long. */
@@ -167,12 +168,4 @@ export async function measureMarginCascade(
   } finally {
     await sim.close();
   }
-}
-
-function round2(x: number): number {
-  return Math.round(x * 100) / 100;
-}
-
-function round4(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
 }

@@ -24,6 +24,7 @@ import { DEFAULT_SYMBOLS } from "../sim/symbols.js";
 import { Journal } from "../store/fileJournal.js";
 import { FileStore } from "../store/fileStore.js";
 import type { OpenLiquidation } from "../venue/restSchemas.js";
+import { round2 } from "./stats.js";
 import { simulatorSymbolTable } from "./throughput.js";
 
 export interface ReconcileResult {
@@ -43,7 +44,6 @@ export interface ReconcileResult {
 }
 
 const noop = (): undefined => undefined;
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 function rows(n: number, qtyScale: (i: number) => number): OpenLiquidation[] {
   return Array.from({ length: n }, (_, i) => {

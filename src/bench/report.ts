@@ -8,8 +8,9 @@ import type { LabResult } from "./labBench.js";
 import type { MarginCascadeResult } from "./marginCascade.js";
 import type { ReconcileResult } from "./reconcile.js";
 import type { ShadowResult } from "./shadowBench.js";
-import type { LatencySummary, ValueResult } from "./stats.js";
+import { formatNumber, type LatencySummary, summarize, type ValueResult } from "./stats.js";
 import type { ThroughputResult } from "./throughput.js";
+import type { TickResult } from "./venueProtocol.js";
 
 export interface ClientLatency extends LatencySummary {
   missed: number;
@@ -90,79 +91,10 @@ export interface Target {
   met: boolean;
 }
 
-export function checkTargets(r: Omit<BenchResults, "targets">): Target[] {
-  const t: Target[] = [];
-  const add = (name: string, value: number | undefined, target: string, ok: (v: number) => boolean): void => {
-    if (value === undefined) return;
-    t.push({ name, value, target, met: Number.isFinite(value) && ok(value) });
-  };
-  add("tick-to-claim p50 daemon/floor", r.tickToClaim?.ratioP50, "<= 1.1", (v) => v <= 1.1);
-  add("tick-to-claim p99 daemon/floor", r.tickToClaim?.ratioP99, "<= 1.5", (v) => v <= 1.5);
-  add("frames won by the daemon", r.tickToClaim?.paired?.daemonWinShare, ">= 0.45", (v) => v >= 0.45);
-  add("after a quiet spell, paired median daemon/floor", r.tickToClaim?.sparse?.paired?.medianRatio, "<= 1.0", (v) => v <= 1.0);
-  const sc = r.tickToClaim?.sparse?.daemonClaimConnections;
-  add("after a quiet spell, claims on a new connection", sc === undefined ? undefined : sc.fresh + sc.pool, "= 0", (v) => v === 0);
-  const sh = r.shadow;
-  if (sh !== undefined) {
-    add(
-      `tick-to-claim p50 daemon/floor with ${sh.on.shadows} shadows`,
-      sh.on.ratioP50,
-      `<= ${fmt(sh.off.ratioP50 * 1.1, 2)} (1.1 × none)`,
-      (v) => v <= sh.off.ratioP50 * 1.1,
-    );
-    add(`cascade event-loop delay p99 during with ${sh.on.shadows} shadows (ms)`, sh.on.cascadeEventLoopP99MsDuring, "< 10", (v) => v < 10);
-  }
-  const fc = r.forecast;
-  if (fc !== undefined) {
-    // "No slower": the paired median within what two runs of the same daemon differ by (0.05).
-    add(
-      `tick-to-claim paired median daemon/floor with the heatmap polling every ${fc.intervalS} s`,
-      fc.on.paired.medianRatio,
-      `<= ${fmt(fc.off.paired.medianRatio + 0.05, 2)} (off + 0.05)`,
-      (v) => v <= fc.off.paired.medianRatio + 0.05,
-    );
-  }
-  add("cascade value ratio (first 20 / best 20)", r.cascade?.ratio, ">= 0.98", (v) => v >= 0.98);
-  add("cascade 429s", r.cascade?.rateLimited, "= 0", (v) => v === 0);
-  add("cascade event-loop delay p99 during (ms)", r.cascade?.eventLoopP99MsDuring, "< 10", (v) => v < 10);
-  const runs = r.cascade?.runs;
-  add(
-    `cascade event-loop delay p99 during, worst of ${runs?.length ?? 0} runs (ms)`,
-    runs === undefined || runs.length < 2 ? undefined : Math.max(...runs.map((x) => x.eventLoopP99MsDuring)),
-    "< 10",
-    (v) => v < 10,
-  );
-  add("cascade event-loop delay p99 after (ms)", r.cascade?.eventLoopP99MsAfter, "< 10", (v) => v < 10);
-  add("cascade RSS during, max (MB)", r.cascade?.rssMbDuringMax, "< 150", (v) => v < 150);
-  add("cascade RSS after (MB)", r.cascade?.rssMbAfter, "< 150", (v) => v < 150);
-  add("margin cascade fee / best that fits", r.marginCascade?.ratio, ">= 0.95", (v) => v >= 0.95);
-  add("margin cascade refusals for insufficient margin", r.marginCascade?.marginRefusals, "= 0", (v) => v === 0);
-  add("leverage cascade fee / best that fits", r.leverageCascade?.ratio, ">= 0.85", (v) => v >= 0.85);
-  add("leverage cascade refusals for insufficient margin", r.leverageCascade?.marginRefusals, "= 0", (v) => v === 0);
-  add("leverage cascade margin usage", r.leverageCascade?.usage, "<= 0.9", (v) => v <= 0.9);
-  add("policy decisions per second", r.throughput?.decisionsPerSecond, ">= 1000000", (v) => v >= 1_000_000);
-  const sweep = r.lab?.sweep !== undefined && r.lab.sweep.captureHours >= 168 && r.lab.sweep.variants >= 48 ? r.lab.sweep : undefined;
-  add("week x 48 variants sweep (s)", sweep?.wallSeconds, "<= 30", (v) => v <= 30);
-  add("week x 48 variants sweep RSS (MB)", sweep?.rssMbMax, "<= 1000", (v) => v <= 1000);
-  add(
-    "24 h capture x 12 variants (s)",
-    r.lab !== undefined && r.lab.captureHours >= 24 && r.lab.variants >= 12 ? r.lab.replaySeconds : undefined,
-    "< 60",
-    (v) => v < 60,
-  );
-  add("reconcile of 10,000 open ids, longest block, median of rounds (ms)", r.reconcile?.unchangedBlockMsP50, "< 5", (v) => v < 5);
-  return t;
-}
-
 /** The longest the loop was held by a reconcile: a synchronous call or a turn while its offers were sliced. */
 function reconcileLongestMs(r: ReconcileResult | undefined): number | undefined {
   if (r === undefined) return undefined;
   return Math.max(r.firstBlockMs, r.unchangedBlockMsMax, r.changedBlockMs);
-}
-
-function fmt(v: number | undefined, digits = 0): string {
-  if (v === undefined || !Number.isFinite(v)) return "n/a";
-  return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** The short table for stdout (and, as Markdown, for the README). */
@@ -174,22 +106,28 @@ export function benchTable(r: BenchResults, markdown = false): string {
     return x === undefined ? "" : `${x.target} ${x.met ? "met" : "NOT met"}`;
   };
   if (tc !== undefined) {
-    const ratio = (a: number, b: number | undefined): string => (b === undefined ? "" : fmt(a / b, 2));
+    const ratio = (a: number, b: number | undefined): string => (b === undefined ? "" : formatNumber(a / b, 2));
     rows.push([
       "tick-to-claim p50 (µs)",
-      fmt(tc.daemon.p50Us),
-      fmt(tc.floor?.p50Us),
+      formatNumber(tc.daemon.p50Us),
+      formatNumber(tc.floor?.p50Us),
       ratio(tc.daemon.p50Us, tc.floor?.p50Us),
       target("tick-to-claim p50 daemon/floor"),
     ]);
     rows.push([
       "tick-to-claim p99 (µs)",
-      fmt(tc.daemon.p99Us),
-      fmt(tc.floor?.p99Us),
+      formatNumber(tc.daemon.p99Us),
+      formatNumber(tc.floor?.p99Us),
       ratio(tc.daemon.p99Us, tc.floor?.p99Us),
       target("tick-to-claim p99 daemon/floor"),
     ]);
-    rows.push(["tick-to-claim p99.9 (µs)", fmt(tc.daemon.p999Us), fmt(tc.floor?.p999Us), ratio(tc.daemon.p999Us, tc.floor?.p999Us), ""]);
+    rows.push([
+      "tick-to-claim p99.9 (µs)",
+      formatNumber(tc.daemon.p999Us),
+      formatNumber(tc.floor?.p999Us),
+      ratio(tc.daemon.p999Us, tc.floor?.p999Us),
+      "",
+    ]);
     rows.push([
       "frames measured / missed",
       `${tc.daemon.count} / ${tc.daemon.missed}`,
@@ -198,15 +136,21 @@ export function benchTable(r: BenchResults, markdown = false): string {
       "",
     ]);
     if (tc.paired !== undefined) {
-      rows.push(["per-frame ratio, median (pairs)", "", "", `${fmt(tc.paired.medianRatio, 2)} (${fmt(tc.paired.pairs)})`, ""]);
-      rows.push(["frames won", `${fmt(tc.paired.daemonWinShare * 100, 1)} %`, "", "", target("frames won by the daemon")]);
+      rows.push([
+        "per-frame ratio, median (pairs)",
+        "",
+        "",
+        `${formatNumber(tc.paired.medianRatio, 2)} (${formatNumber(tc.paired.pairs)})`,
+        "",
+      ]);
+      rows.push(["frames won", `${formatNumber(tc.paired.daemonWinShare * 100, 1)} %`, "", "", target("frames won by the daemon")]);
     }
     const sp = tc.sparse;
     if (sp !== undefined) {
       rows.push([
         `after a quiet spell, p50 (µs, n=${sp.daemon.count})`,
-        fmt(sp.daemon.p50Us),
-        fmt(sp.floor.p50Us),
+        formatNumber(sp.daemon.p50Us),
+        formatNumber(sp.floor.p50Us),
         ratio(sp.daemon.p50Us, sp.floor.p50Us),
         "",
       ]);
@@ -215,15 +159,15 @@ export function benchTable(r: BenchResults, markdown = false): string {
           "  per-frame ratio, median",
           "",
           "",
-          fmt(sp.paired.medianRatio, 2),
+          formatNumber(sp.paired.medianRatio, 2),
           target("after a quiet spell, paired median daemon/floor"),
         ]);
       if (sp.daemonClaimConnections !== undefined && sp.connectionsOpened !== undefined) {
         const k = sp.daemonClaimConnections;
         rows.push([
           "  claims on a new connection / connections opened",
-          `${fmt(k.fresh + k.pool)} / ${fmt(sp.connectionsOpened.daemon)}`,
-          `– / ${fmt(sp.connectionsOpened.floor)}`,
+          `${formatNumber(k.fresh + k.pool)} / ${formatNumber(sp.connectionsOpened.daemon)}`,
+          `– / ${formatNumber(sp.connectionsOpened.floor)}`,
           "",
           target("after a quiet spell, claims on a new connection"),
         ]);
@@ -232,12 +176,12 @@ export function benchTable(r: BenchResults, markdown = false): string {
   }
   const c = r.cascade;
   if (c !== undefined) {
-    rows.push(["cascade value, first 20 / best 20", fmt(c.ratio, 3), "", "", target("cascade value ratio (first 20 / best 20)")]);
-    rows.push(["  (vs best possible at the same times)", fmt(c.ratioOnline, 3), "", "", ""]);
-    rows.push(["cascade 429s", fmt(c.rateLimited), "", "", target("cascade 429s")]);
+    rows.push(["cascade value, first 20 / best 20", formatNumber(c.ratio, 3), "", "", target("cascade value ratio (first 20 / best 20)")]);
+    rows.push(["  (vs best possible at the same times)", formatNumber(c.ratioOnline, 3), "", "", ""]);
+    rows.push(["cascade 429s", formatNumber(c.rateLimited), "", "", target("cascade 429s")]);
     rows.push([
       "event-loop delay p99 during / after (ms)",
-      `${fmt(c.eventLoopP99MsDuring, 1)} / ${fmt(c.eventLoopP99MsAfter, 1)}`,
+      `${formatNumber(c.eventLoopP99MsDuring, 1)} / ${formatNumber(c.eventLoopP99MsAfter, 1)}`,
       "",
       "",
       `< 10 ${r.targets.filter((t) => t.name.startsWith("cascade event-loop")).every((t) => t.met) ? "met" : "NOT met"}`,
@@ -246,7 +190,7 @@ export function benchTable(r: BenchResults, markdown = false): string {
       const worst = Math.max(...c.runs.map((x) => x.eventLoopP99MsDuring));
       rows.push([
         `  worst of ${c.runs.length} consecutive runs, during (ms)`,
-        fmt(worst, 1),
+        formatNumber(worst, 1),
         "",
         "",
         target(`cascade event-loop delay p99 during, worst of ${c.runs.length} runs (ms)`),
@@ -254,7 +198,7 @@ export function benchTable(r: BenchResults, markdown = false): string {
     }
     rows.push([
       "RSS during (max) / after (MB)",
-      `${fmt(c.rssMbDuringMax)} / ${fmt(c.rssMbAfter)}`,
+      `${formatNumber(c.rssMbDuringMax)} / ${formatNumber(c.rssMbAfter)}`,
       "",
       "",
       `< 150 ${r.targets.filter((t) => t.name.startsWith("cascade RSS")).every((t) => t.met) ? "met" : "NOT met"}`,
@@ -264,49 +208,55 @@ export function benchTable(r: BenchResults, markdown = false): string {
   if (mc !== undefined) {
     rows.push([
       `margin cascade (${mc.budgets} budgets), fee / best that fits`,
-      fmt(mc.ratio, 3),
+      formatNumber(mc.ratio, 3),
       "",
       "",
       target("margin cascade fee / best that fits"),
     ]);
     rows.push([
       "margin cascade refusals for insufficient margin",
-      fmt(mc.marginRefusals),
+      formatNumber(mc.marginRefusals),
       "",
       "",
       target("margin cascade refusals for insufficient margin"),
     ]);
-    rows.push(["margin cascade, push to last claim that fits (ms)", fmt(mc.pushToLastClaimMs), "", "", ""]);
+    rows.push(["margin cascade, push to last claim that fits (ms)", formatNumber(mc.pushToLastClaimMs), "", "", ""]);
   }
   const lc = r.leverageCascade;
   if (lc !== undefined) {
     rows.push([
       `leverage cascade (${lc.budgets} budgets), fee / best that fits`,
-      fmt(lc.ratio, 3),
+      formatNumber(lc.ratio, 3),
       "",
       "",
       target("leverage cascade fee / best that fits"),
     ]);
     rows.push([
       "leverage cascade refusals for insufficient margin",
-      fmt(lc.marginRefusals),
+      formatNumber(lc.marginRefusals),
       "",
       "",
       target("leverage cascade refusals for insufficient margin"),
     ]);
-    rows.push(["leverage cascade margin usage", fmt(lc.usage, 4), "", "", target("leverage cascade margin usage")]);
+    rows.push(["leverage cascade margin usage", formatNumber(lc.usage, 4), "", "", target("leverage cascade margin usage")]);
   }
   const th = r.throughput;
   if (th !== undefined) {
-    rows.push(["policy decisions / s", fmt(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
-    rows.push(["signatures / s node:crypto (noble)", `${fmt(th.signaturesPerSecond)} (${fmt(th.nobleSignaturesPerSecond)})`, "", "", ""]);
+    rows.push(["policy decisions / s", formatNumber(th.decisionsPerSecond), "", "", target("policy decisions per second")]);
+    rows.push([
+      "signatures / s node:crypto (noble)",
+      `${formatNumber(th.signaturesPerSecond)} (${formatNumber(th.nobleSignaturesPerSecond)})`,
+      "",
+      "",
+      "",
+    ]);
   }
   const fc = r.forecast;
   if (fc !== undefined) {
     const side = (x: ForecastSide): string =>
-      `${fmt(x.paired.medianRatio, 2)} (won ${fmt(x.paired.daemonWinShare * 100, 1)} %)${x.sparsePaired === undefined ? "" : `, quiet ${fmt(x.sparsePaired.medianRatio, 2)}`}`;
+      `${formatNumber(x.paired.medianRatio, 2)} (won ${formatNumber(x.paired.daemonWinShare * 100, 1)} %)${x.sparsePaired === undefined ? "" : `, quiet ${formatNumber(x.sparsePaired.medianRatio, 2)}`}`;
     rows.push([
-      `tick-to-claim paired median daemon/floor, heatmap off → polling every ${fc.intervalS} s (${fmt(fc.positions)} positions, ${fmt(fc.on.polls)} polls)`,
+      `tick-to-claim paired median daemon/floor, heatmap off → polling every ${fc.intervalS} s (${formatNumber(fc.positions)} positions, ${formatNumber(fc.on.polls)} polls)`,
       "",
       "",
       `${side(fc.off)} → ${side(fc.on)}`,
@@ -315,7 +265,7 @@ export function benchTable(r: BenchResults, markdown = false): string {
     const sc = fc.on.sparseConnections;
     rows.push([
       "make ready at band fill? claims after quiet spells warm / fresh / pool; one limit price (ns, share of a claim)",
-      `${sc === undefined ? "-" : `${fmt(sc.warm)} / ${fmt(sc.fresh)} / ${fmt(sc.pool)}`}; ${fmt(fc.limitPriceNs, 1)} (${fmt(fc.limitPriceShareOfClaim * 100, 4)} %)`,
+      `${sc === undefined ? "-" : `${formatNumber(sc.warm)} / ${formatNumber(sc.fresh)} / ${formatNumber(sc.pool)}`}; ${formatNumber(fc.limitPriceNs, 1)} (${formatNumber(fc.limitPriceShareOfClaim * 100, 4)} %)`,
       "",
       "",
       "",
@@ -328,19 +278,19 @@ export function benchTable(r: BenchResults, markdown = false): string {
       `tick-to-claim p50 / p99 daemon/floor, 0 → ${n} shadows`,
       "",
       "",
-      `${fmt(sh.off.ratioP50, 2)} / ${fmt(sh.off.ratioP99, 2)} → ${fmt(sh.on.ratioP50, 2)} / ${fmt(sh.on.ratioP99, 2)}`,
+      `${formatNumber(sh.off.ratioP50, 2)} / ${formatNumber(sh.off.ratioP99, 2)} → ${formatNumber(sh.on.ratioP50, 2)} / ${formatNumber(sh.on.ratioP99, 2)}`,
       target(`tick-to-claim p50 daemon/floor with ${n} shadows`),
     ]);
     rows.push([
       `cascade event-loop delay p99 during (ms), 0 → ${n} shadows`,
-      `${fmt(sh.off.cascadeEventLoopP99MsDuring, 1)} → ${fmt(sh.on.cascadeEventLoopP99MsDuring, 1)}`,
+      `${formatNumber(sh.off.cascadeEventLoopP99MsDuring, 1)} → ${formatNumber(sh.on.cascadeEventLoopP99MsDuring, 1)}`,
       "",
       "",
       target(`cascade event-loop delay p99 during with ${n} shadows (ms)`),
     ]);
     rows.push([
       "shadow CPU: µs per event per shadow / cascade ms per shadow",
-      `${fmt(sh.cpuUsPerEventPerShadow, 1)} / ${fmt(sh.cascadeCpuMsPerShadow, 1)}`,
+      `${formatNumber(sh.cpuUsPerEventPerShadow, 1)} / ${formatNumber(sh.cascadeCpuMsPerShadow, 1)}`,
       "",
       "",
       "",
@@ -348,17 +298,17 @@ export function benchTable(r: BenchResults, markdown = false): string {
   }
   const lab = r.lab;
   if (lab !== undefined) {
-    rows.push(["capture tap, ns per event (dropped)", `${fmt(lab.tapNsPerEvent)} (${fmt(lab.tapDropped)})`, "", "", ""]);
+    rows.push(["capture tap, ns per event (dropped)", `${formatNumber(lab.tapNsPerEvent)} (${formatNumber(lab.tapDropped)})`, "", "", ""]);
     rows.push([
-      `replay ${lab.captureHours} h (${fmt(lab.captureEvents)} events) x ${lab.variants} variants, 1 thread: s / events per s per variant / RSS MB`,
-      `${fmt(lab.oneThread.replaySeconds, 1)} / ${fmt(lab.oneThread.eventsPerSecondPerVariant)} / ${fmt(lab.oneThread.rssMbMax)}`,
+      `replay ${lab.captureHours} h (${formatNumber(lab.captureEvents)} events) x ${lab.variants} variants, 1 thread: s / events per s per variant / RSS MB`,
+      `${formatNumber(lab.oneThread.replaySeconds, 1)} / ${formatNumber(lab.oneThread.eventsPerSecondPerVariant)} / ${formatNumber(lab.oneThread.rssMbMax)}`,
       "",
       "",
       "",
     ]);
     rows.push([
       `  the same on ${lab.jobs} threads (backtest's default --jobs)`,
-      `${fmt(lab.replaySeconds, 1)} / ${fmt(lab.eventsPerSecondPerVariant)} / ${fmt(lab.rssMbMax)}`,
+      `${formatNumber(lab.replaySeconds, 1)} / ${formatNumber(lab.eventsPerSecondPerVariant)} / ${formatNumber(lab.rssMbMax)}`,
       "",
       "",
       `< 60 s: ${target("24 h capture x 12 variants (s)")}`,
@@ -366,15 +316,15 @@ export function benchTable(r: BenchResults, markdown = false): string {
     const sw = lab.sweep;
     if (sw !== undefined) {
       rows.push([
-        `sweep ${sw.captureHours} h (${fmt(sw.captureEvents)} events) x ${sw.variants} variants, ${sw.jobs} threads: wall s (CPU s) / RSS MB / --json MB`,
-        `${fmt(sw.wallSeconds, 1)} (${fmt(sw.cpuSeconds, 1)}) / ${fmt(sw.rssMbMax)} / ${fmt(sw.jsonMb, 2)}`,
+        `sweep ${sw.captureHours} h (${formatNumber(sw.captureEvents)} events) x ${sw.variants} variants, ${sw.jobs} threads: wall s (CPU s) / RSS MB / --json MB`,
+        `${formatNumber(sw.wallSeconds, 1)} (${formatNumber(sw.cpuSeconds, 1)}) / ${formatNumber(sw.rssMbMax)} / ${formatNumber(sw.jsonMb, 2)}`,
         "",
         "",
         `<= 30 s: ${target("week x 48 variants sweep (s)")}; <= 1000 MB: ${target("week x 48 variants sweep RSS (MB)")}`,
       ]);
       rows.push([
         "  the capture's first sweep (it also writes the prepared form): wall s (CPU s) / RSS MB",
-        `${fmt(sw.firstRun.wallSeconds, 1)} (${fmt(sw.firstRun.cpuSeconds, 1)}) / ${fmt(sw.firstRun.rssMbMax)}`,
+        `${formatNumber(sw.firstRun.wallSeconds, 1)} (${formatNumber(sw.firstRun.cpuSeconds, 1)}) / ${formatNumber(sw.firstRun.rssMbMax)}`,
         "",
         "",
         "",
@@ -384,8 +334,8 @@ export function benchTable(r: BenchResults, markdown = false): string {
   const rc = r.reconcile;
   if (rc !== undefined) {
     rows.push([
-      `reconcile of ${fmt(rc.openIds)} open ids: longest block, median of ${rc.rounds} rounds / worst (ms)`,
-      `${fmt(rc.unchangedBlockMsP50, 2)} / ${fmt(reconcileLongestMs(rc), 2)} (CPU ${fmt(rc.unchangedBlockCpuMsP50, 2)} / ${fmt(rc.unchangedBlockCpuMsMax, 2)})`,
+      `reconcile of ${formatNumber(rc.openIds)} open ids: longest block, median of ${rc.rounds} rounds / worst (ms)`,
+      `${formatNumber(rc.unchangedBlockMsP50, 2)} / ${formatNumber(reconcileLongestMs(rc), 2)} (CPU ${formatNumber(rc.unchangedBlockCpuMsP50, 2)} / ${formatNumber(rc.unchangedBlockCpuMsMax, 2)})`,
       "",
       "",
       target("reconcile of 10,000 open ids, longest block, median of rounds (ms)"),
@@ -404,4 +354,14 @@ export function benchTable(r: BenchResults, markdown = false): string {
         .trimEnd(),
     )
     .join("\n");
+}
+
+/** A client's latencies as the results keep them: the summary, what it missed, the samples in µs. */
+export function clientLatency(r: TickResult): ClientLatency {
+  return {
+    ...summarize(r.samplesMs),
+    missed: r.missed,
+    refusedByCode: r.refusedByCode,
+    samplesUs: r.samplesMs.map((ms) => Math.round(ms * 1000)),
+  };
 }

@@ -32,17 +32,17 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { EVENT_LOOP_RESOLUTION_MS } from "../observe/metrics.js";
 import { RATE_LIMITED_CODE } from "../venue/failureTable.js";
-import { ProcessGroup, poll, stopChild, VenueClient } from "./children.js";
+import { ProcessGroup, poll, startFloor, stopChild, VenueClient } from "./children.js";
 import { type DaemonScrape, startDaemon } from "./daemonRunner.js";
-import type { FloorConfig, FloorMessage } from "./floorClient.js";
 import { BENCH_FORECAST_INTERVAL_S, measureForecast, platformPositionCount } from "./forecastBench.js";
 import { measureLab } from "./labBench.js";
 import { latencySvg } from "./latencySvg.js";
 import { LEVERAGE_CASCADE, measureMarginCascade } from "./marginCascade.js";
 import { measureReconcile } from "./reconcile.js";
-import { type BenchResults, benchTable, type CascadeResult, type ClientLatency, checkTargets } from "./report.js";
+import { type BenchResults, benchTable, type CascadeResult, clientLatency } from "./report.js";
 import { measureShadows, type ShadowCost } from "./shadowBench.js";
-import { paired, summarize, valueRatio } from "./stats.js";
+import { paired, round1, round2, round4, summarize, valueRatio } from "./stats.js";
+import { checkTargets } from "./targets.js";
 import { measureThroughput } from "./throughput.js";
 import type { CascadeReport, CascadeStarted, TickOptions, TickResult, VenueInfo, VenueStartOptions } from "./venueProtocol.js";
 
@@ -105,33 +105,6 @@ async function stopVenue(v: VenueClient): Promise<void> {
   await stopChild(v.child, 3_000);
 }
 
-function clientLatency(r: TickResult): ClientLatency {
-  return {
-    ...summarize(r.samplesMs),
-    missed: r.missed,
-    refusedByCode: r.refusedByCode,
-    samplesUs: r.samplesMs.map((ms) => Math.round(ms * 1000)),
-  };
-}
-
-async function startFloor(info: VenueInfo): Promise<ChildProcess> {
-  const child = group.fork(join(here, "floorClient.js"), [], clientNodeArgs);
-  const ready = new Promise<void>((resolveReady, reject) => {
-    child.on("message", (m: FloorMessage) => (m.type === "ready" ? resolveReady() : reject(new Error(`floor: ${m.error}`))));
-    child.once("exit", (code) => reject(new Error(`floor exited with ${code}`)));
-    setTimeout(() => reject(new Error("floor not ready within 15 s")), 15_000).unref();
-  });
-  child.send({
-    baseUrl: info.baseUrl,
-    wsUrl: info.wsUrl,
-    accountId: info.accountId,
-    secret: info.secret,
-    headerPrefix: "service",
-  } satisfies FloorConfig);
-  await ready;
-  return child;
-}
-
 /**
  * Daemon and floor run at the same time, each against its own simulated venue (a "lane") in the one
  * venue process; frames alternate between the lanes, one at a time, each after the previous claim
@@ -180,7 +153,7 @@ async function latencyPhase(
       },
       `latency-${shadows}${heatmap === undefined ? "" : `-heatmap-${heatmap.forecast.enabled}`}`,
     );
-    floor = await startFloor(lanes[1]!);
+    floor = await startFloor(group, join(here, "floorClient.js"), clientNodeArgs, lanes[1]!);
     log(`latency: daemon (pid ${daemon.child.pid}) and floor (pid ${floor.pid}) ready; ${warmup} + ${frames} frames each, alternating`);
     const [d, f] = await venue.request<TickResult[]>({ cmd: "tick", options: tick }, timeout);
     let sparse:
@@ -404,20 +377,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${benchTable(results)}\n\nresults: ${file}${svg !== undefined ? `, ${join(args.out, "latency.svg")}` : ""}\n`);
 }
 
-function round4(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
-}
-
-function round1(x: number): number {
-  return Math.round(x * 10) / 10;
-}
-
 function delayMs(p99Seconds: number): number {
   return round1(Math.max(0, p99Seconds * 1000 - EVENT_LOOP_RESOLUTION_MS));
-}
-
-function round2(x: number): number {
-  return Math.round(x * 100) / 100;
 }
 
 try {

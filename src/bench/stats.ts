@@ -121,3 +121,21 @@ export function paired(
     daemonWinShare: n === 0 ? Number.NaN : Math.round((wins / n) * 1000) / 1000,
   };
 }
+
+/** A number for the bench's tables: grouped, `digits` decimals; "n/a" when absent or not finite. */
+export function formatNumber(v: number | undefined, digits = 0): string {
+  if (v === undefined || !Number.isFinite(v)) return "n/a";
+  return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+export function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+export function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { formatMs, latencySvg, tickLabel } from "../../src/bench/latencySvg.js";
-import { type BenchResults, benchTable, checkTargets } from "../../src/bench/report.js";
+import { type BenchResults, benchTable } from "../../src/bench/report.js";
 import { paired, summarize, valueRatio } from "../../src/bench/stats.js";
+import { checkTargets } from "../../src/bench/targets.js";
 import { percentile } from "../../src/engine/percentile.js";
 import { metricValue } from "../../src/observe/promText.js";
 
