@@ -2,7 +2,7 @@
  * One resilient venue stream connection (docs/protocol.md §5): connect, authenticate (private), subscribe,
  * heartbeat both ways, declare the socket dead after `deadAfterMs` of silence, and reconnect with
  * full-jitter exponential backoff, re-authenticating and re-subscribing every time. Every frame is
- * validated (wire.ts); a bad one is counted, logged once per reason per connection, and dropped.
+ * validated (wire.ts); a bad one is counted, logged once per reason per connection (badFrames.ts), and dropped.
  *
  * Hot path: one JSON.parse per frame, a Map lookup and a switch on the topic kind, a hand-written
  * validator, the callback. Socket handlers are bound once per connection, never per frame.
@@ -14,6 +14,7 @@ import type { RawData } from "ws";
 import WebSocket from "ws";
 import { InvalidArgumentError } from "../errors.js";
 import { sleep } from "../sleep.js";
+import { BadFrames } from "./badFrames.js";
 import { decodeFrame } from "./frameDecoder.js";
 import { type ConnectionEnd, ReconnectPolicy } from "./reconnectPolicy.js";
 import type { Signer } from "./signer.js";
@@ -31,7 +32,7 @@ import {
 } from "./streamOptions.js";
 import { USER_AGENT } from "./userAgent.js";
 
-import type { BadMessageReason, StreamData, TopicRoute } from "./wire.js";
+import type { StreamData, TopicRoute } from "./wire.js";
 
 export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState, StreamStatus };
 
@@ -52,7 +53,6 @@ export class StreamClient {
   readonly #restHealthy: () => boolean;
   readonly #onData: (data: StreamData) => void;
   readonly #onStateChange: ((state: StreamState) => void) | undefined;
-  readonly #onBadMessage: ((reason: BadMessageReason) => void) | undefined;
   readonly #onReconnect: (() => void) | undefined;
   readonly #log: StreamLogger;
   readonly #now: () => number;
@@ -60,8 +60,6 @@ export class StreamClient {
   #started = false;
   #state: StreamState = "stopped";
   #reconnects = 0;
-  #badMessages = 0;
-  #droppedEntries = 0;
   #lastFailure: FailureReason | undefined;
   #consecutiveFailures = 0;
   /** How the last connection ended, for the reconnect policy. */
@@ -77,7 +75,7 @@ export class StreamClient {
   /** Set once the connection is being torn down: ws may still hand over frames it had buffered. */
   #closing = false;
   #handshake: StreamHandshake | undefined;
-  readonly #loggedReasons = new Set<string>();
+  readonly #dropped: BadFrames;
   #pingTimer: NodeJS.Timeout | undefined;
   #deadTimer: NodeJS.Timeout | undefined;
   #closeGuard: NodeJS.Timeout | undefined;
@@ -97,9 +95,9 @@ export class StreamClient {
     this.#restHealthy = o.restHealthy;
     this.#onData = options.onData;
     this.#onStateChange = options.onStateChange;
-    this.#onBadMessage = options.onBadMessage;
     this.#onReconnect = options.onReconnect;
     this.#log = options.logger ?? noopLogger;
+    this.#dropped = new BadFrames(o.stream, this.#log, options.onBadMessage);
     this.#now = o.now;
   }
 
@@ -109,33 +107,17 @@ export class StreamClient {
   isReady(): boolean {
     return this.#state === "ready";
   }
-  /** Local time the current socket opened; undefined while not connected. */
-  get connectedAt(): number | undefined {
-    return this.#connectedAt;
-  }
-  /** Local time of the last inbound frame of any kind on the current socket. */
-  get lastFrameAt(): number | undefined {
-    return this.#lastFrameAt;
-  }
   /** Times a connection ended (or failed to open) and another one was scheduled. */
   get reconnects(): number {
     return this.#reconnects;
   }
   /** Frames counted bad (one per frame, whatever the reason). */
   get badMessages(): number {
-    return this.#badMessages;
-  }
-  /** Rows dropped from liquidation / mark-price arrays whose other rows were kept. */
-  get droppedEntries(): number {
-    return this.#droppedEntries;
+    return this.#dropped.messages;
   }
   /** Why the last connection ended; stays set until the next failure (a readiness reason). */
   get lastFailure(): FailureReason | undefined {
     return this.#lastFailure;
-  }
-  /** Connections in a row that ended without reaching `ready` (plus the drop of a ready one). */
-  get consecutiveFailures(): number {
-    return this.#consecutiveFailures;
   }
 
   /** Everything readiness needs, as one plain object (safe to log or serialise). */
@@ -147,8 +129,8 @@ export class StreamClient {
       readyAt: this.#readyAt,
       lastFrameAt: this.#lastFrameAt,
       reconnects: this.#reconnects,
-      badMessages: this.#badMessages,
-      droppedEntries: this.#droppedEntries,
+      badMessages: this.#dropped.messages,
+      droppedEntries: this.#dropped.entries,
       lastFailure: this.#lastFailure,
       consecutiveFailures: this.#consecutiveFailures,
     };
@@ -187,7 +169,7 @@ export class StreamClient {
       this.#failure = undefined;
       this.#closing = false;
       this.#handshake = new StreamHandshake(this.#connSeq, this.topics, this.#signer);
-      this.#loggedReasons.clear();
+      this.#dropped.newConnection();
       this.#setState("connecting");
       let ws: WebSocket;
       try {
@@ -242,7 +224,7 @@ export class StreamClient {
       this.#handleFrame(raw, isBinary);
     } catch (err) {
       // Only a consumer callback can get here (validators do not throw): log it, keep the socket.
-      this.#logOnce("callback_error", "error", { err: shortText((err as Error)?.message) }, "stream data callback threw");
+      this.#dropped.logOnce("callback_error", "error", { err: shortText((err as Error)?.message) }, "stream data callback threw");
     }
   }
 
@@ -250,14 +232,14 @@ export class StreamClient {
     const d = decodeFrame(raw as Buffer, isBinary, this.#routes);
     switch (d.kind) {
       case "data":
-        if (d.dropped > 0) this.#badEntries(d.dropped);
+        if (d.dropped > 0) this.#dropped.entriesDropped(d.dropped);
         return this.#onData(d.data);
       case "event":
         return this.#step(this.#handshake?.onEvent(d.event, d.frame, this.#now()) ?? { kind: "none" });
       case "empty":
-        return this.#badEntries(d.dropped);
+        return this.#dropped.entriesDropped(d.dropped);
       case "bad":
-        return this.#bad(d.reason);
+        return this.#dropped.frame(d.reason);
     }
   }
 
@@ -282,7 +264,7 @@ export class StreamClient {
         );
         return this.#fail(step.reason);
       case "bad":
-        return this.#bad(step.reason);
+        return this.#dropped.frame(step.reason);
       case "none":
         return;
     }
@@ -292,14 +274,14 @@ export class StreamClient {
     if (ws !== this.#ws || this.#closing) return; // errors of a socket we are tearing down are expected
     const code = (err as { code?: unknown }).code;
     if (typeof code === "string" && OVERSIZED_CODES.has(code)) {
-      this.#bad("oversized");
+      this.#dropped.frame("oversized");
       this.#failure ??= "oversized";
     } else if (typeof code === "string" && code.startsWith("WS_ERR_")) {
-      this.#bad("protocol_error");
+      this.#dropped.frame("protocol_error");
       this.#failure ??= "protocol_error";
     } else {
       this.#failure ??= this.#connectedAt === undefined ? "connect_error" : "socket_error";
-      this.#logOnce("socket_error", "warn", { err: shortText(err.message) }, "stream socket error");
+      this.#dropped.logOnce("socket_error", "warn", { err: shortText(err.message) }, "stream socket error");
     }
     // ws follows every error with 'close'; the reconnect happens there.
     this.#closing = true;
@@ -335,7 +317,7 @@ export class StreamClient {
     if (ws === undefined || ws.readyState !== WebSocket.OPEN) return;
     ws.send(JSON.stringify(frame), (err) => {
       if (err !== undefined && err !== null) {
-        this.#logOnce("send_error", "warn", { err: shortText(err.message) }, "stream send failed");
+        this.#dropped.logOnce("send_error", "warn", { err: shortText(err.message) }, "stream send failed");
       }
     });
   }
@@ -392,25 +374,6 @@ export class StreamClient {
     this.#deadTimer = undefined;
   }
 
-  /** A frame with `dropped` bad rows counts once (it is one bad message); the rows are tallied apart. */
-  #badEntries(dropped: number): void {
-    this.#droppedEntries += dropped;
-    this.#bad("bad_entry");
-  }
-
-  #bad(reason: BadMessageReason): void {
-    this.#badMessages++;
-    this.#safeCall(this.#onBadMessage, reason);
-    this.#logOnce(reason, "warn", undefined, "stream frame dropped");
-  }
-
-  /** Log at most once per key per connection: 1,000 bad frames must not become 1,000 log lines. */
-  #logOnce(key: string, level: "warn" | "error", extra: object | undefined, msg: string): void {
-    if (this.#loggedReasons.has(key)) return;
-    this.#loggedReasons.add(key);
-    this.#log[level]({ stream: this.stream, reason: key, ...extra }, msg);
-  }
-
   #setState(state: StreamState): void {
     if (this.#state === state) return;
     this.#state = state;
@@ -422,7 +385,7 @@ export class StreamClient {
     try {
       fn(...args);
     } catch (err) {
-      this.#logOnce("callback_error", "error", { err: shortText((err as Error)?.message) }, "stream callback threw");
+      this.#dropped.logOnce("callback_error", "error", { err: shortText((err as Error)?.message) }, "stream callback threw");
     }
   }
 }

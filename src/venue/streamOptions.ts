@@ -78,16 +78,24 @@ export interface StreamClientOptions {
   now?: () => number;
 }
 
+/** Everything readiness needs of a stream connection (StreamClient.status()), one plain object. */
 export interface StreamStatus {
   stream: StreamKind;
   state: StreamState;
+  /** Local time the current socket opened; undefined while not connected. */
   connectedAt: number | undefined;
   readyAt: number | undefined;
+  /** Local time of the last inbound frame of any kind on the current socket. */
   lastFrameAt: number | undefined;
+  /** Times a connection ended (or failed to open) and another one was scheduled. */
   reconnects: number;
+  /** Frames counted bad (one per frame, whatever the reason). */
   badMessages: number;
+  /** Rows dropped from liquidation / mark-price arrays whose other rows were kept. */
   droppedEntries: number;
+  /** Why the last connection ended; stays set until the next failure (a readiness reason). */
   lastFailure: FailureReason | undefined;
+  /** Connections in a row that ended without reaching `ready` (plus the drop of a ready one). */
   consecutiveFailures: number;
 }
 

@@ -17,7 +17,7 @@
  * Bad entries: in `liquidation` and `markprices` arrays, a bad entry is dropped and the good ones
  * are kept: one corrupt row must not hide the others (a missed liquidation is reconciled from REST
  * anyway). The frame then counts ONCE as `bad_entry` (the metric counts messages, not rows); the
- * number of dropped rows is kept apart (StreamClient.droppedEntries). `position` and `liquidatorliquidations` are rejected
+ * number of dropped rows is kept apart (StreamClient.status().droppedEntries). `position` and `liquidatorliquidations` are rejected
  * whole: a partially trusted position snapshot or assignment would mis-state exposure.
  *
  * Longer than most files: one hand-written validator per stream payload, side by side so that each follows the same rules.

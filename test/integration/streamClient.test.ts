@@ -112,7 +112,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(conn.path).toBe("/ws/stream/acc-1");
     expect([...conn.subscribed].sort()).toEqual([...PUBLIC_TOPICS].sort());
     expect(h.server.receivedEvents("auth")).toHaveLength(0);
-    expect(h.client.connectedAt).toBeTypeOf("number");
+    expect(h.client.status().connectedAt).toBeTypeOf("number");
 
     h.server.push("liquidation", LIQ_WIRE);
     h.server.push("markprices", [{ symbol: "PERP_BTC_USDC", price: 64000.5 }]);
@@ -125,7 +125,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(marks?.slice(0, 2)).toEqual(["markprices", [{ symbol: "PERP_BTC_USDC", price: 64000.5 }]]);
     expect(mark?.slice(0, 2)).toEqual(["markprice", { symbol: "PERP_BTC_USDC", price: 64001 }]);
     expect(h.bad).toEqual([]);
-    expect(h.client.lastFrameAt).toBeGreaterThanOrEqual(h.client.connectedAt!);
+    expect(h.client.status().lastFrameAt).toBeGreaterThanOrEqual(h.client.status().connectedAt!);
   });
 
   test("private: auth frame verified by the fake with @noble/ed25519 → ready, then subscribe", async () => {
@@ -206,7 +206,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     await waitFor(() => h.server.authAttempts.length >= 4, "four auth attempts");
     expect(h.client.isReady()).toBe(false);
     expect(h.client.lastFailure).toBe("auth_failed");
-    expect(h.client.consecutiveFailures).toBeGreaterThanOrEqual(3);
+    expect(h.client.status().consecutiveFailures).toBeGreaterThanOrEqual(3);
     expect(h.client.status()).toMatchObject({ lastFailure: "auth_failed" });
     expect(h.states).toContain("backoff");
     expect(h.states).not.toContain("ready");
@@ -222,7 +222,7 @@ describe("StreamClient against a real port-0 ws server", () => {
 
     h.server.failAuth = false;
     await waitFor(() => h.client.isReady(), "ready after auth is accepted again");
-    expect(h.client.consecutiveFailures).toBe(0);
+    expect(h.client.status().consecutiveFailures).toBe(0);
   });
 
   test("a refused subscribe closes and retries with backoff until accepted", async () => {
@@ -380,7 +380,7 @@ describe("StreamClient against a real port-0 ws server", () => {
     expect(h.data[0]?.slice(0, 2)).toEqual(["markprices", [{ symbol: "PERP_ETH_USDC", price: 3100 }]]);
     expect(h.bad).toHaveLength(1_000);
     expect(h.client.badMessages).toBe(1_000);
-    expect(h.client.droppedEntries).toBe(expectedRows);
+    expect(h.client.status().droppedEntries).toBe(expectedRows);
     const counted = new Map<BadMessageReason, number>();
     for (const r of h.bad) counted.set(r, (counted.get(r) ?? 0) + 1);
     expect(counted).toEqual(expected);
