@@ -17,92 +17,21 @@
  * their symbol. Refusals by venue code (venue/errors.ts): re-read positions, re-price, retry with
  * backoff, or — for an error that must not happen to a reduce-only order — halt the symbol.
  *
- * Longer than most files: one state machine per position (plan, send, refusals, restart); its
- * transitions are easier to check in one place; how an order whose answer was lost is settled is
- * orderLookupSettlement.ts.
+ * Longer than most files: one state machine per position (plan, send, restart); its transitions
+ * are easier to check in one place. How an order ends (refusals, the final report, a lost answer
+ * settled by lookup) is orderEnds.ts; the options and per-position state are unwinderOptions.ts.
  */
 
-import type { Cancel } from "../../core/corePort.js";
-import type { OrderFillRecord, OrderIntentRecord, OrderOutcomeRecord } from "../../core/journalRecords.js";
-import type { OwnOrders, Placed } from "../../core/ownOrders.js";
-import type { MarkBook } from "../../engine/marks.js";
-import type { PositionBook } from "../../engine/positionBook.js";
-import type { SymbolTable } from "../../engine/symbolInfo.js";
+import type { OrderFillRecord, OrderIntentRecord } from "../../core/journalRecords.js";
 import { MARGIN_MODES, type MarginMode } from "../../engine/types.js";
 import { planUnwind } from "../../engine/unwindPlan.js";
-import type { ORDER_RESULTS } from "../../observe/unwindMetrics.js";
-import type { OrderApi } from "../../venue/orderApi.js";
-import type { OrderRecord } from "../../venue/orderSchemas.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../../venue/wireOrders.js";
+import { OrderEnds } from "./orderEnds.js";
 import { type HeldOrder, OrderLookupSettlement } from "./orderLookupSettlement.js";
 import { PositionCloses } from "./positionCloses.js";
-import type { UnwindSettings } from "./unwindSettings.js";
+import type { SymbolState, UnwinderOptions } from "./unwinderOptions.js";
 
-/** `orders_total{result}` (observe/unwindMetrics.ts): the metric's list is the one source. */
-type OrderResultLabel = (typeof ORDER_RESULTS)[number];
-
-interface UnwinderObserver {
-  order(result: OrderResultLabel): void;
-  timeToFlat(seconds: number): void;
-  halted(symbol: string, on: boolean): void;
-  /** An order neither its lookup nor the order list could settle: given up, positions re-read (an alert). */
-  unsettled(symbol: string): void;
-}
-
-export interface UnwinderOptions {
-  /** Lookups of an order whose answer or final report did not come. */
-  orders: Pick<OrderApi, "orderByClientId" | "ordersOf">;
-  /** The core's orders: intent, placement, trades, end (core/ownOrders.ts). */
-  own: Pick<OwnOrders, "place" | "outcome" | "trade" | "complete" | "remember" | "nextSeq">;
-  positions: PositionBook;
-  marks: MarkBook;
-  symbols: () => SymbolTable;
-  settings: UnwindSettings;
-  dryRun: () => boolean;
-  /** Whether this replica may send now. */
-  mayLead: () => boolean;
-  observer: UnwinderObserver;
-  logger: {
-    debug(o: object, m: string): void;
-    info(o: object, m: string): void;
-    warn(o: object, m: string): void;
-    error(o: object, m: string): void;
-  };
-  /** The part of a position's held quantity to close (signed like it, no larger): the core's `target`. */
-  target: (symbol: string, mode: MarginMode, held: number) => number;
-  /** Ask the REST feed for a positions read now (after a refusal that says ours are wrong). */
-  requestPositions: () => void;
-  /** Read `GET /v1/positions` now and apply it; resolves once applied (an unsettled order is decided on it). */
-  readPositions: (signal: AbortSignal) => Promise<void>;
-  /** Client order ids are `${prefix}-${seq}` (≤ 36 chars). */
-  clientOrderIdPrefix: string;
-  now?: () => number;
-  /** Run `f` after `ms` (real timers by default; a model in virtual time passes its own). */
-  schedule?: (ms: number, f: () => void) => Cancel;
-  /** Pause after an order that traded; doubles from `noFillMs` to `maxBackoffMs` after one that did not. */
-  afterFillMs?: number;
-  noFillMs?: number;
-  maxBackoffMs?: number;
-  /** An accepted order with no final report this long after its answer is looked up. */
-  settleAfterMs?: number;
-  /** Between lookups of an order not yet settled, doubling up to 8× (the first of them). */
-  lookupRetryMs?: number;
-  /** Lookups (each with the order list once the lookup cannot say) before the order is given up. */
-  maxSettleRounds?: number;
-}
-
-interface SymbolState {
-  readonly symbol: string;
-  readonly mode: MarginMode;
-  order: HeldOrder | undefined;
-  busy: boolean;
-  timer: Cancel | undefined;
-  backoffMs: number;
-  halted: boolean;
-  /** Local ms since which the position is not flat (time to flat). */
-  openSince: number | undefined;
-  lastNote: string | undefined;
-}
+export type { UnwinderOptions } from "./unwinderOptions.js";
 
 export class Unwinder {
   readonly #options: Required<UnwinderOptions>;
@@ -114,6 +43,7 @@ export class Unwinder {
   readonly #settlement: OrderLookupSettlement;
   /** The info line of each position closed, and of dust (positionCloses.ts). */
   readonly #closes: PositionCloses;
+  readonly #ends: OrderEnds;
 
   constructor(options: UnwinderOptions) {
     this.#options = {
@@ -145,6 +75,14 @@ export class Unwinder {
       qtyDecimals: (symbol) => this.#options.symbols().get(symbol)?.qtyDecimals,
       timeToFlat: (seconds) => this.#options.observer.timeToFlat(seconds),
       now: this.#options.now,
+    });
+    this.#ends = new OrderEnds({
+      options: this.#options,
+      settlement: this.#settlement,
+      closes: this.#closes,
+      later: (st, ms) => this.#later(st, ms),
+      track: (st, p) => this.#track(st, p),
+      stopped: () => this.#stopped,
     });
     options.positions.onChange((symbol, qty, before, mode) => this.#onPosition(symbol, mode, qty, before));
   }
@@ -193,7 +131,7 @@ export class Unwinder {
         rounds: 0,
       };
       st.busy = true;
-      this.#track(st, this.#settle(st));
+      this.#track(st, this.#ends.settle(st));
     }
     this.kickAll();
   }
@@ -267,7 +205,8 @@ export class Unwinder {
       const order = st?.order;
       if (st === undefined || order === undefined || (r.clientOrderId !== order.clientOrderId && r.orderId !== order.orderId)) continue;
       if (r.executedQuantity > 0) this.#options.own.trade(order, r.tradeId, r.executedQuantity, r.executedPrice, r.fee, r.timestamp);
-      if (TERMINAL_STATUSES.has(r.status)) this.#finish(st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
+      if (TERMINAL_STATUSES.has(r.status))
+        this.#ends.finish(st, r.status, r.totalExecutedQuantity, r.avgExecutedPrice, r.totalFee, r.timestamp);
       return;
     }
   }
@@ -341,7 +280,7 @@ export class Unwinder {
     const tracked = p.catch((err: unknown) => {
       this.#options.logger.error({ symbol: st.symbol, marginMode: st.mode, err: (err as Error).message }, "unwinder step failed");
       if (this.#stopped) return;
-      if (st.order !== undefined) return this.#settleIn(st, 1_000);
+      if (st.order !== undefined) return this.#ends.settleIn(st, 1_000);
       st.busy = false;
       this.#later(st, 1_000);
     });
@@ -433,139 +372,11 @@ export class Unwinder {
     }
     if (placed.kind === "accepted") {
       order.orderId = placed.orderId;
-      this.#outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: placed.orderId });
+      this.#ends.outcome({ t: "order_outcome", clientOrderId, at: now(), result: "accepted", orderId: placed.orderId });
       // The final report normally follows at once; without it, the order is looked up.
-      return this.#settleIn(st, settleAfterMs);
+      return this.#ends.settleIn(st, settleAfterMs);
     }
-    this.#refused(st, placed);
-  }
-
-  #refused(st: SymbolState, failure: Exclude<Placed, { kind: "accepted" | "not_sent" }>): void {
-    const { logger, now, observer, requestPositions, maxBackoffMs, noFillMs } = this.#options;
-    const { symbol, mode } = st;
-    const order = st.order as HeldOrder;
-    if (failure.kind === "unknown") {
-      logger.warn({ symbol, marginMode: mode, clientOrderId: order.clientOrderId }, "unwind order outcome unknown; looking it up");
-      this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: now(), result: "unknown" });
-      observer.order("unknown");
-      return this.#settleIn(st, 500);
-    }
-    const { code, action } = failure;
-    logger.warn({ symbol, marginMode: mode, clientOrderId: order.clientOrderId, code, action }, "unwind order refused");
-    this.#outcome({
-      t: "order_outcome",
-      clientOrderId: order.clientOrderId,
-      at: now(),
-      result: "rejected",
-      ...(code !== undefined ? { code } : {}),
-    });
-    observer.order("rejected");
-    st.order = undefined;
-    st.busy = false;
-    switch (action) {
-      case "reread_positions":
-        requestPositions();
-        return this.#later(st, 1_000);
-      case "reprice":
-        return this.#later(st, 200);
-      case "backoff":
-        return this.#later(st, 1_000);
-      case "halt_symbol":
-        st.halted = true;
-        observer.halted(symbol, true);
-        logger.error(
-          { symbol, marginMode: mode, code },
-          "a reduce-only order was refused for margin: unwinding of this symbol halted (check the account)",
-        );
-        return;
-      default:
-        st.backoffMs = Math.min(maxBackoffMs, Math.max(noFillMs, st.backoffMs * 2));
-        return this.#later(st, st.backoffMs);
-    }
-  }
-
-  /** The order is over: record what the reports missed, then plan the next slice. */
-  #finish(st: SymbolState, status: string, totalQty: number, avgPrice: number, totalFee: number, venueTs: number): void {
-    const order = st.order;
-    if (order === undefined) return;
-    st.timer?.();
-    st.timer = undefined;
-    this.#options.own.complete(order, totalQty, avgPrice, totalFee, venueTs);
-    const traded = order.filled;
-    this.#closes.traded(st.symbol, st.mode, order.side, traded, order.notional, order.mark);
-    const result = status === "REJECTED" ? "rejected" : status === "FILLED" ? "filled" : "cancelled";
-    this.#outcome({
-      t: "order_outcome",
-      clientOrderId: order.clientOrderId,
-      at: this.#options.now(),
-      result,
-      ...(order.orderId !== undefined ? { orderId: order.orderId } : {}),
-      filledQty: order.side === "BUY" ? traded : -traded,
-      ...(traded > 0 ? { avgPrice: order.notional / traded } : {}),
-      fee: order.fee,
-      venueTs,
-    });
-    this.#options.observer.order(status === "FILLED" ? "filled" : traded > 0 ? "partial" : status === "REJECTED" ? "rejected" : "unfilled");
-    st.order = undefined;
-    st.busy = false;
-    // An IOC that found no liquidity: the book needs time to refill; back off, re-price on a fresh mark.
-    if (traded > 0) st.backoffMs = 0;
-    else st.backoffMs = Math.min(this.#options.maxBackoffMs, Math.max(this.#options.noFillMs, st.backoffMs * 2));
-    this.#later(st, traded > 0 ? this.#options.afterFillMs : st.backoffMs);
-  }
-
-  /** Settle the order in hand by lookup (orderLookupSettlement.ts), then act on the verdict. */
-  async #settle(st: SymbolState): Promise<void> {
-    const order = st.order;
-    if (order === undefined || this.#stopped) return;
-    const verdict = await this.#settlement.settle(order, () => st.order === order);
-    if (st.order !== order) return; // settled meanwhile by a report
-    switch (verdict.kind) {
-      case "final":
-        return this.#finishFrom(st, verdict.record);
-      case "not_placed":
-        return this.#notAccepted(st, order);
-      case "again":
-        return this.#settleIn(st, verdict.ms);
-      case "given_up":
-        st.order = undefined;
-        st.busy = false;
-        return this.#later(st, this.#options.noFillMs);
-      case "moot":
-        return;
-    }
-  }
-
-  #finishFrom(st: SymbolState, r: OrderRecord): void {
-    (st.order as HeldOrder).orderId = r.order_id;
-    this.#finish(
-      st,
-      r.status,
-      r.total_executed_quantity,
-      r.average_executed_price ?? 0,
-      r.total_fee,
-      r.updated_time ?? this.#options.now(),
-    );
-  }
-
-  #notAccepted(st: SymbolState, order: HeldOrder): void {
-    this.#outcome({ t: "order_outcome", clientOrderId: order.clientOrderId, at: this.#options.now(), result: "not_accepted" });
-    this.#options.observer.order("not_accepted");
-    st.order = undefined;
-    st.busy = false;
-    this.#later(st, 200);
-  }
-
-  #settleIn(st: SymbolState, ms: number): void {
-    st.timer?.();
-    st.timer = this.#options.schedule(ms, () => {
-      st.timer = undefined;
-      this.#track(st, this.#settle(st));
-    });
-  }
-
-  #outcome(record: OrderOutcomeRecord): void {
-    this.#options.own.outcome(record);
+    this.#ends.refused(st, placed);
   }
 }
 
