@@ -1,6 +1,9 @@
 /**
  * The bench's results: the JSON document written to bench/results/<date>.json, the target checks of
  * the performance issue, and the short table printed on stdout. Pure.
+ *
+ * Longer than most files: the results' shapes and the one table that prints them side by side; the
+ * targets are targets.ts.
  */
 
 import type { ForecastBenchResult, ForecastSide } from "./forecastBench.js";

@@ -3,6 +3,10 @@
  * before anything leaves: never twice), send it, and turn the venue's answer into records — by
  * venue code, through the failure table. A claim that may have been applied and said nothing is
  * handed to unknownClaims.ts; one applied by a lean answer waits there for its fills.
+ *
+ * Longer than most files: a claim's life from its permit to its answer is one sequence of states;
+ * what an answer did not say (unknownClaims.ts), the failure table and the records (sentClaim.ts)
+ * are apart.
  */
 import type { ClaimDecision } from "../engine/policy.js";
 import type { Fill, Liquidation } from "../engine/types.js";

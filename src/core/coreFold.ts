@@ -12,6 +12,9 @@
  * - `orders`: unwind orders not over yet, with their trades so far; the next order number;
  * - the protections' last state, the venue header, and the claims settled in the last minutes (the
  *   markout sampler's restart).
+ *
+ * Longer than most files: the one function from records to state: every record kind's effect side
+ * by side, so a reader checks the fold in one place.
  */
 import { type ClaimPnl, PnlLedger } from "../engine/pnlLedger.js";
 import type { Fill } from "../engine/types.js";

@@ -17,6 +17,10 @@
  * (cross, and isolated while one is held), the others counted at their absolute size. A claim
  * landing in isolated with nothing isolated held yet is not foreseen: the venue's default mode is
  * cross, and the report that follows the claim puts it right.
+ *
+ * Longer than most files: the book of held and reserved quantity per symbol and margin mode; its
+ * operations keep one invariant (the worst case is never undercounted); what a claim may add is
+ * claimRoom.ts.
  */
 import type { MarginMode, PriceSource } from "./types.js";
 

@@ -14,6 +14,9 @@
  * Only claims open lots: a fill beyond the lots (it closed something no claim brought, e.g. the
  * operator's own position under `unwind.scope: all`) pays its fee and opens nothing, so the open
  * lots are always what is ours (core/holdings.ts) and the protections never value a phantom.
+ *
+ * Longer than most files: lots, their closes and the attribution of each close to the claim that
+ * opened it are one book with one invariant (lots equal what is ours); its sums are pnlTotals.ts.
  */
 import { bump, type PnlTotals, symbolOfKey } from "./pnlTotals.js";
 import { utcDay } from "./utcDay.js";

@@ -2,6 +2,9 @@
  * The simulated venue's REST API over node:http: routing, envelopes and error bodies with the HTTP
  * status of docs/protocol.md §3, sliding-window rate limits (docs/protocol.md §4), signature checks on the
  * signed endpoints, and the REST faults. State and rules live in VenueCore and venueReads.
+ *
+ * Longer than most files: the simulated REST server: routing, limits per scope and the fault hooks
+ * in one place, the routes themselves apart.
  */
 import { setMaxListeners } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -8,6 +8,9 @@
  * The tail is rotated into a dated history segment once it passes `segmentBytes` or a UTC day ends,
  * and the segments are folded into a snapshot in the background (journalFiles.ts): start-up reads
  * the snapshot, the few segments newer than it and the tail, streamed, never the whole history.
+ *
+ * Longer than most files: the append path of one file — group commit, rotation, the failure states
+ * — is one state machine.
  */
 import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";

@@ -3,6 +3,9 @@
  * scope's rate-limiter permit, signing, one HTTP attempt (httpTransport.ts), envelope and payload
  * validation, error mapping by venue code, and retries for reads (never for writes). The operations
  * live in rest.ts (reads and claims) and orderApi.ts (orders and the account).
+ *
+ * Longer than most files: the one request path every REST call shares (envelope, retries, limiter,
+ * signing, the claim lanes); split, the retry rules would be spread over files.
  */
 import pRetry from "p-retry";
 import type { z } from "zod";

@@ -6,6 +6,9 @@
  *
  * Request shapes are plain types: the client builds them, so they are not validated at runtime on the
  * hot path.
+ *
+ * Longer than most files: the schemas of the REST answers side by side, one short block per
+ * endpoint, sharing the bounds of wireNumbers.ts.
  */
 
 import { z } from "zod";

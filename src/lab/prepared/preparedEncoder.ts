@@ -4,6 +4,9 @@
  * order, with the expected value types, and its line names no other kind than its own (a read that
  * wants some kinds picks lines by `"k":"…"` in their text); anything else keeps its line's text, so
  * the decoded events are what JSON.parse gave, key order included.
+ *
+ * Longer than most files: one encoder per event kind, side by side with the decoder's
+ * (preparedDecoder.ts) order, so the two are checked against each other.
  */
 import type { CaptureEvent } from "../../daemon/records/captureTap.js";
 import { KEYS, TAG, VAL } from "./preparedFormat.js";

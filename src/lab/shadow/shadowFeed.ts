@@ -10,6 +10,9 @@
  * backtest's: an id is the account's own from its send until the venue refuses it, so its leaving the
  * open list is not a rival's take for a shadow that claimed it too. Sends and refusals travel in the
  * batches at their place among the events, so the replay meets them in the order the daemon did.
+ *
+ * Longer than most files: the live side of the shadows — batching, back-pressure, the worker's
+ * lifecycle and the claims told to it — shares one queue.
  */
 import type { CaptureEvent, CaptureTap } from "../../daemon/records/captureTap.js";
 import { DEFAULT_LAB_COLLATERAL } from "../replay/labMargin.js";
