@@ -29,7 +29,7 @@ import {
   type StreamData,
 } from "../../src/venue/wire.js";
 import { FakeStreamServer } from "../support/fakeStreamServer.js";
-import { sleep } from "../support/wait.js";
+import { waitFor } from "../support/wait.js";
 import {
   arbitraryText,
   check,
@@ -191,11 +191,7 @@ afterAll(async () => {
 });
 
 async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
+  await waitFor(cond, what, WAIT_MS, 2);
 }
 
 /** Ready from both sides: the client says so and the server holds one socket subscribed to every topic. */

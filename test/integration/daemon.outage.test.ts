@@ -50,11 +50,11 @@ test("five drops 10 s apart, reconnects refused 1.5 s each: liquidations created
     expect(sim.faults.streams.dropAll()).toBe(2);
     // Created while every socket is down: their pushes reach nobody; only REST lists them. The sleeps
     // place them early and late in the 1.5 s of refused reconnects (the scenario, not a wait for an event).
-    await sleep(200);
+    await sleep(200); // early in the refused reconnects (the scenario)
     ids.push(sim.core.addLiquidation(ethLong(0.1 + drop / 50)));
-    await sleep(700);
+    await sleep(700); // late in them
     ids.push(sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: -(5 + drop) }] }));
-    await sleep(600);
+    await sleep(600); // until the 1.5 s of refusals are over
     sim.faults.streams.refuseConnections(false);
     await waitFor(() => ids.every((id) => claimsBy(sim).some((c) => c.liquidationId === id)), `claims of drop ${drop + 1}`, 10_000);
     if (drop < 4) await sleep(10_000 - 1_500); // the scenario: drops 10 s apart

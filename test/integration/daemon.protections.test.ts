@@ -108,7 +108,7 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
     expect.objectContaining({ key: "policy.min_fee", from: OPEN_POLICY.min_fee, to: 0.5, applies: "now" }),
   ]);
   expect(await metric(url2, "liquidator_config_reloads_total", { result: "applied" })).toBe(1);
-  await sleep(1_200);
+  await sleep(1_200); // one periodic observation, which must not re-arm on a reload
   expect(second.logs.has("protections re-armed")).toBe(false);
   expect((await state(url2)).trading_state).toBe("halted");
 
@@ -121,7 +121,7 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
   await waitFor(async () => (await state(url2)).trading_state === "active", "active after liquidator rearm");
   await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === held), "the held liquidation claimed after the re-arm", 20_000);
   await waitFor(() => openQty(sim, ETH) === 0, "flat", 30_000);
-  await sleep(1_200);
+  await sleep(1_200); // one periodic observation of the net after the losing claim
   // One more losing claim (about 430) is far from a fresh 1,000: still active.
   expect((await state(url2)).trading_state).toBe("active");
   second.child.kill("SIGTERM");

@@ -146,7 +146,7 @@ describe("unwind.scope against the simulated venue", () => {
     expect(close(Number(line?.qty), own, step)).toBe(true);
     sim.core.trading.faults.clear();
     await waitFor(() => close(unwound(sim, ETH), -assigned(sim, ETH), step), "the claim sold after the restart", 30_000);
-    await sleep(1_500);
+    await sleep(1_500); // time for a wrong order on the operator's own to go out
     expect(close(openQty(sim, ETH, true), own, step)).toBe(true);
   }, 120_000);
 });
@@ -174,7 +174,7 @@ describe("stopping safely (SIGUSR2)", () => {
     // New liquidations after the signal: none is claimed.
     liquidate(sim, SOL, 2_000, -1);
     liquidate(sim, ETH, 2_000, -1);
-    await sleep(2_000);
+    await sleep(2_000); // time in which a claim on them would have been sent
     expect(requestsFrom(sim).length).toBe(requestsBefore);
     expect(p.exited()).toBe(false); // a claimed position is still open: no exit yet
     sim.core.trading.faults.clear();
@@ -232,7 +232,7 @@ describe("stopping safely (SIGUSR2)", () => {
     await waitFor(() => claimsBy(sim).length === 1 && openQty(sim, ETH) > 0, "the claim held");
     p.child.kill("SIGUSR2");
     await waitFor(() => p.logs.has("drain: waiting"), "draining");
-    await sleep(2_000);
+    await sleep(2_000); // time in which a drain that ignored the open position would have exited
     expect(p.exited()).toBe(false);
     expect(openQty(sim, ETH)).toBeGreaterThan(0);
     await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { unwind: { max_slippage_bps: 300 } });

@@ -84,7 +84,7 @@ describe("daemon child process", () => {
     const denied2 = s.core.addLiquidation(ethLong(0.4));
     const allowed2 = s.core.addLiquidation(sol(-6));
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === allowed2), "SOL claimed after the refused reload");
-    await sleep(1_000);
+    await sleep(1_000); // reconcile rounds in which the denied ETH would have been claimed
     expect(requestsFrom(s).some((r) => r.liquidationId === denied || r.liquidationId === denied2)).toBe(false);
     expect(p.exited()).toBe(false);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);

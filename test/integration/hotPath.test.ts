@@ -11,7 +11,7 @@ import { AbortedError } from "../../src/errors.js";
 import { TimeoutError, TransportError } from "../../src/venue/errors.js";
 import { HttpTransport } from "../../src/venue/httpTransport.js";
 import { generateKeyPair, parsePublicKey, Signer, signingMessage } from "../../src/venue/signer.js";
-import { sleep } from "../support/wait.js";
+import { sleep, waitFor } from "../support/wait.js";
 
 interface Seen {
   method: string;
@@ -146,7 +146,7 @@ describe("HttpTransport (dispatch)", () => {
     await expect(p).rejects.toBeInstanceOf(AbortedError);
     for (const res of held) res.end("done");
     await Promise.all(busy);
-    await sleep(100);
+    await sleep(100); // time in which an aborted request still queued would have gone out
     expect(seen.some((s) => s.url === "/queued")).toBe(false);
   });
 
@@ -195,9 +195,5 @@ describe("claim lane", () => {
 });
 
 async function waitUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error("condition not met in time");
-    await sleep(10);
-  }
+  await waitFor(cond, "the condition", timeoutMs, 10);
 }

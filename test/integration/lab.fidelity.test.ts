@@ -38,15 +38,14 @@ describe("policy lab fidelity", () => {
   test("no competitor: the replay claims exactly the ids the daemon claimed", async ({ rig }) => {
     const sim = await rig.sim({ scenario: { volatilityScale: 1 } });
     const stateDir = await rig.dir("fidelity");
-    const daemon = await rig.daemon({ sim, stateDir, policy: POLICY, env: { LIQUIDATOR_CAPTURE: "1" } });
-    await sleep(1_500); // streams up, symbols read
+    const daemon = await rig.daemon({ sim, stateDir, policy: POLICY, env: { LIQUIDATOR_CAPTURE: "1" }, until: "ready" });
     for (let round = 0; round < 3; round++) {
       for (const [symbol, qty] of SIZES) {
         sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
-        await sleep(120);
+        await sleep(120); // paces the load: one liquidation at a time, as a market brings them
       }
     }
-    await sleep(2_500);
+    await sleep(2_500); // the last liquidations are seen, decided and claimed before the stop (which drains what is in flight)
     await daemon.stop();
     const daemonIds = claimsBy(sim)
       .filter((c) => c.code === 0 && c.liquidationId !== undefined)
@@ -60,8 +59,7 @@ describe("policy lab fidelity", () => {
   test("a competitor takes some first: the sets differ only on ids the competitor took", async ({ rig }) => {
     const sim = await rig.sim({ scenario: { volatilityScale: 1 } });
     const stateDir = await rig.dir("fidelity-rival");
-    const daemon = await rig.daemon({ sim, stateDir, policy: POLICY, env: { LIQUIDATOR_CAPTURE: "1" } });
-    await sleep(1_500);
+    const daemon = await rig.daemon({ sim, stateDir, policy: POLICY, env: { LIQUIDATOR_CAPTURE: "1" }, until: "ready" });
     const rival = new Set<number>();
     for (let round = 0; round < 2; round++) {
       for (const [i, [symbol, qty]] of SIZES.entries()) {
@@ -70,10 +68,10 @@ describe("policy lab fidelity", () => {
           await sim.core.competitorClaim(id);
           rival.add(id);
         }
-        await sleep(120);
+        await sleep(120); // paces the load: one liquidation at a time, as a market brings them
       }
     }
-    await sleep(2_500);
+    await sleep(2_500); // the last liquidations are seen, decided and claimed before the stop (which drains what is in flight)
     await daemon.stop();
     const daemonIds = new Set(
       claimsBy(sim)

@@ -53,7 +53,7 @@ test("the replay of the daemon's own capture predicts its live net within 10 %",
   for (let i = 0; i < CLAIMS; i++) {
     // Sizes from 2,000 to 74,000: the larger ones walk the simulated book (real slippage).
     open(sim, FOUR[i % 4] as string, 2_000 + ((i * 7) % 9) * 9_000, i % 3 === 0 ? -1 : 1);
-    await sleep(150);
+    await sleep(150); // paces the load: claims and unwinds overlap rather than come as one burst
   }
   await waitFor(() => claimsBy(sim).filter((c) => c.code === 0).length === CLAIMS, `${CLAIMS} claims`, 60_000);
   await waitFor(() => FOUR.every((x) => openQty(sim, x) === 0), "flat", 90_000);

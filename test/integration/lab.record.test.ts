@@ -19,7 +19,7 @@ describe("record", () => {
     const env = daemonEnv(sim, dir);
     const adding = (async () => {
       for (let i = 0; i < 5; i++) {
-        await new Promise((r) => setTimeout(r, 300));
+        await new Promise((r) => setTimeout(r, 300)); // paces the liquidations over the recording
         sim.core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 + i }] });
       }
     })();

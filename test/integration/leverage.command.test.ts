@@ -10,6 +10,7 @@ import { PassThrough, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
 import { cleanEnv } from "../support/daemonHarness.js";
+import { waitFor } from "../support/wait.js";
 
 interface SimInfo {
   base_url: string;
@@ -32,11 +33,7 @@ beforeAll(async () => {
     env: { LIQUIDATOR_LOG_LEVEL: "silent" },
     signal: controller.signal,
   });
-  const deadline = Date.now() + 30_000;
-  while (!buf.includes("\n")) {
-    if (Date.now() > deadline) throw new Error("simulate printed no line");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => buf.includes("\n"), "simulate's first line", 30_000, 20);
   sim = { info: JSON.parse(buf.slice(0, buf.indexOf("\n"))) as SimInfo, stop: () => controller.abort(), status };
 });
 

@@ -103,7 +103,7 @@ describeWithPostgres("protections across a takeover", () => {
     // new leader through PostgreSQL's operator_requests.
     standby.proc.child.kill("SIGHUP");
     await waitFor(() => standby.proc.logs.has("policy reloaded"), "reloaded");
-    await sleep(1_200);
+    await sleep(1_200); // one periodic observation, which must not re-arm on a reload
     expect((await role(standby))?.trading_state).toBe("halted");
     const rearmed = await runCli(["rearm", "--config", standby.config], standby.env);
     expect(rearmed.code).toBe(0);

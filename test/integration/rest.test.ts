@@ -235,7 +235,7 @@ describe("retries", () => {
     const body = { liquidation_id: 9, ratio_qty_request: 1, limit_price: { PERP_BTC_USDC: 1 } };
     const before = venue.requests.length;
     const sizes = Array.from({ length: 20 }, () => c.claimText(body));
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50)); // time in which a written request would have reached the venue
     expect(venue.requests.length).toBe(before);
     venue.route("POST", CLAIM, () => ok(claimAnswer));
     await c.claimLiquidation(body);

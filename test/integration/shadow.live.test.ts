@@ -16,7 +16,7 @@ async function offerRounds(sim: SimulatorHandle, rounds: number): Promise<void> 
   for (let round = 0; round < rounds; round++) {
     for (const [symbol, qty] of SHADOW_SIZES) {
       sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
-      await sleep(120);
+      await sleep(120); // paces the load: one liquidation at a time, as a market brings them
     }
   }
 }

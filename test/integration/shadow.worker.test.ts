@@ -35,7 +35,7 @@ describe("shadow variants in the compiled daemon", () => {
     for (let round = 0; round < 2; round++) {
       for (const [symbol, qty] of SHADOW_SIZES) {
         sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
-        await sleep(120);
+        await sleep(120); // paces the load: one liquidation at a time, as a market brings them
       }
     }
     // Every claim answered and every shadow claim landed (the next mark frame runs what is due).

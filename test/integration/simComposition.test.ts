@@ -9,6 +9,7 @@ import WebSocket from "ws";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
 import { Signer } from "../../src/venue/signer.js";
+import { waitFor } from "../support/wait.js";
 
 let sim: SimulatorHandle;
 let signer: Signer;
@@ -43,15 +44,8 @@ async function open(
     ws.once("open", () => resolve());
     ws.once("error", reject);
   });
-  const next = async (pred: (f: Frame) => boolean, what: string): Promise<Frame> => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const f = frames.find(pred);
-      if (f !== undefined) return f;
-      if (Date.now() > deadline) throw new Error(`no frame: ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  const next = (pred: (f: Frame) => boolean, what: string): Promise<Frame> =>
+    waitFor(() => frames.find(pred), `a frame: ${what}`, 20_000, 10);
   return { ws, frames, next };
 }
 

@@ -4,6 +4,7 @@ import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
 import { Signer } from "../../src/venue/signer.js";
+import { waitFor } from "../support/wait.js";
 
 function capture(stream: PassThrough): { text: () => string; firstLine: () => Promise<string> } {
   let buf = "";
@@ -11,11 +12,7 @@ function capture(stream: PassThrough): { text: () => string; firstLine: () => Pr
   return {
     text: () => buf,
     firstLine: async () => {
-      const deadline = Date.now() + 30_000;
-      while (!buf.includes("\n")) {
-        if (Date.now() > deadline) throw new Error("no stdout line within 30 s");
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(() => buf.includes("\n"), "a stdout line", 30_000, 20);
       return buf.slice(0, buf.indexOf("\n"));
     },
   };

@@ -4,14 +4,12 @@
  * it without reaching the event loop. What a rehearsal does not do (send, journal, reserve) is the
  * Claimer's test ("rehearsal").
  */
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ClaimRehearsal } from "../../src/daemon/claim/claimRehearsal.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { liquidationFromPush, liquidationFromRow } from "../../src/venue/mapping.js";
 import type { OpenLiquidation } from "../../src/venue/restSchemas.js";
 import type { LiquidationEntry } from "../../src/venue/wire.js";
-import { waitFor } from "../support/daemonHarness.js";
-import { sleep } from "../support/wait.js";
 
 function entry(id: number): LiquidationEntry {
   return {
@@ -49,8 +47,13 @@ function rig(intervalMs = 0, now?: () => number, idle?: () => boolean) {
 }
 
 const stops: Array<() => void> = [];
+// The rehearsal is a timer: every test drives it (and the clock it reads) by hand.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "performance", "Date"] });
+});
 afterEach(() => {
   for (const stop of stops.splice(0)) stop();
+  vi.useRealTimers();
 });
 
 describe("ClaimRehearsal", () => {
@@ -102,57 +105,62 @@ describe("ClaimRehearsal", () => {
     expect(r.seen.at(-1)?.liquidationId).toBe(10);
   });
 
-  test("no rehearsal while real frames keep the path warm (one within the interval)", async () => {
+  test("no rehearsal while real frames keep the path warm (one within the interval)", () => {
     let t = 0;
     const r = rig(1, () => t);
     r.rehearsal.sample([entry(1)], 1);
     r.rehearsal.start();
-    await sleep(30);
+    vi.advanceTimersByTime(30);
     expect(r.counted.runs).toBe(0);
     t = 10;
-    await waitFor(() => r.counted.runs >= 3, "rehearsals once the path went quiet", 5_000);
+    vi.advanceTimersByTime(3);
+    expect(r.counted.runs).toBe(3);
   });
 
-  test("runs on its interval once started, and not after stop", async () => {
+  test("runs on its interval once started, and not after stop", () => {
     const r = rig(1);
     r.rehearsal.sample([entry(1)], 1);
     r.rehearsal.start();
-    await waitFor(() => r.counted.runs >= 5, "five rehearsals", 5_000);
+    vi.advanceTimersByTime(5);
+    expect(r.counted.runs).toBe(5);
     r.rehearsal.stop();
-    const runs = r.counted.runs;
-    await sleep(30);
-    expect(r.counted.runs).toBe(runs);
+    vi.advanceTimersByTime(30);
+    expect(r.counted.runs).toBe(5);
   });
 
-  test("no rehearsal while the claim path is busy (claims waiting for permits)", async () => {
+  test("no rehearsal while the claim path is busy (claims waiting for permits)", () => {
     let busy = true;
     const r = rig(1, undefined, () => !busy);
     r.rehearsal.sample([entry(1)], 1);
     r.rehearsal.start();
-    await sleep(30);
+    vi.advanceTimersByTime(30);
     expect(r.counted.runs).toBe(0);
     busy = false;
-    await waitFor(() => r.counted.runs >= 3, "rehearsals once idle", 5_000);
+    vi.advanceTimersByTime(3);
+    expect(r.counted.runs).toBe(3);
   });
 
-  test("interval 0 never starts a timer", async () => {
+  test("interval 0 never starts a timer", () => {
     const r = rig(0);
     r.rehearsal.sample([entry(1)], 1);
     r.rehearsal.start();
-    await sleep(30);
+    vi.advanceTimersByTime(30);
     expect(r.counted.runs).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
-  test("a rehearsal that throws stops the rehearsals and is reported, never thrown to the loop", async () => {
+  test("a rehearsal that throws stops the rehearsals and is reported, never thrown to the loop", () => {
     const r = rig(1);
     r.rehearsal.sample([entry(1)], 1);
     r.failWith(new Error("boom"));
     r.rehearsal.start();
-    await waitFor(() => r.errors.length > 0, "the failure reported", 5_000);
+    vi.advanceTimersByTime(1);
+    expect(r.errors.map((e) => e.message)).toEqual(["boom"]);
     const runs = r.counted.runs;
-    await sleep(30);
+    vi.advanceTimersByTime(30);
     expect(r.errors.map((e) => e.message)).toEqual(["boom"]);
     expect(r.counted.runs).toBe(runs);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   test("the interval is checked", () => {

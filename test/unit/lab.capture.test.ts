@@ -14,6 +14,7 @@ import { CaptureQueue, type CaptureSink } from "../../src/lab/capture/captureQue
 import { readCapture } from "../../src/lab/capture/captureReader.js";
 import { header, marksEvent, T0, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
+import { waitFor } from "../support/wait.js";
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -35,7 +36,7 @@ describe("capture queue", () => {
     // Not even in the next turn (where the claim a frame triggered is still on its way), but a batch later.
     await new Promise((r) => setImmediate(r));
     expect(batches).toEqual([]);
-    await new Promise((r) => setTimeout(r, 40));
+    await waitFor(() => batches.length > 0, "the batch written");
     expect(batches).toEqual([100]);
     q.record(marksEvent(T0, { PERP_ETH_USDC: 1 }));
     await q.close();
@@ -106,7 +107,7 @@ describe("capture files", () => {
       const marks: Record<string, number> = {};
       for (let i = 0; i < 600; i++) marks[`S${i}`] = noise();
       files.write([marksEvent(T0 + day * DAY, marks)]);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // paces the days: each file's gzip reaches the disk before the cap is measured
     }
     await files.close();
     const left = await capturesIn(dir);
@@ -133,7 +134,7 @@ describe("capture files", () => {
         marks[`S${i}`] = seed / 2 ** 31;
       }
       files.write([marksEvent(T0 + b * 1000, marks)]);
-      await new Promise((r) => setTimeout(r, 30));
+      await new Promise((r) => setTimeout(r, 30)); // paces the writes: each reaches the disk before the cap is measured
     }
     await files.close();
     const names = (await capturesIn(dir)).map((f) => f.path.split("/").at(-1));
@@ -222,7 +223,7 @@ describe("the capture folder's cap counts the backtest's prepared files", () => 
     const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 40_000 }, writer: "test", venue: "v" });
     await files.open();
     files.write([marksEvent(T0, { S: 1 })]);
-    await new Promise((r) => setTimeout(r, 30));
+    await new Promise((r) => setTimeout(r, 30)); // lets the write reach the disk before the cap is measured at close
     await files.close();
     const left = (await readdir(dir)).sort();
     expect(left).not.toContain("capture-2026-01-04.jsonl.gz");

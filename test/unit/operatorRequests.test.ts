@@ -66,11 +66,11 @@ describe("operator requests (file store)", () => {
       everyMs: 5,
     });
     await writeFileRequest(dir, { kind: "rearm", at: Date.now(), by: "op" });
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50)); // ten turns of the loop in which a leader would have acted
     expect(rearms).toEqual([]); // a standby leaves it for the leader
     mayLead = true;
     await waitFor(async () => (await fileRequests(dir)).length === 0, "done", 5_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50)); // ten more turns: a done request is not acted on twice
     expect(rearms).toEqual([[undefined, "command"]]);
     stop.abort();
     await loop;

@@ -16,6 +16,7 @@ import { classifyOpportunity, type OpportunityRow, opportunityRows } from "../..
 import type { ClaimDecision } from "../../src/engine/types.js";
 import { parseJournal } from "../../src/store/journalReplay.js";
 import { OpportunityFold } from "../../src/store/opportunityFold.js";
+import { waitFor } from "../support/wait.js";
 
 const T0 = Date.parse("2026-11-26T10:00:00Z");
 const seen = (id: number, at: number, fees: Record<string, number> = { PERP_ETH_USDC: 10 }): JournalRecord => ({ t: "seen", id, at, fees });
@@ -322,8 +323,7 @@ describe("the live ledger", () => {
     };
     const ledger = new OpportunityLedger({ store, price: () => 3000, settled: () => undefined, flushMs: 1 });
     for (let id = 1; id <= 12; id++) ledger.seen(liq(id), T0);
-    const deadline = Date.now() + 20_000;
-    while (written.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => written.length >= 12, "twelve writes", 20_000, 5);
     expect(written).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     // 2 ms are up after the second write of a turn, however slow the machine: never 3 in one turn.
     expect(Math.max(...perTurn)).toBeLessThanOrEqual(2);

@@ -3,14 +3,9 @@ import { InsuranceFund } from "../../src/sim/insuranceFund.js";
 import { resolveScenario, Scenario } from "../../src/sim/scenario.js";
 import type { SimPush } from "../../src/sim/simPush.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
+import { waitFor } from "../support/wait.js";
 
-async function until(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (cond: () => boolean, what: string): Promise<unknown> => waitFor(cond, what, 20_000, 10);
 
 describe("Scenario", () => {
   it("drives marks, liquidations, cascades, competitors, expiry and epochs, and stops on abort", async () => {
@@ -42,7 +37,7 @@ describe("Scenario", () => {
       stop.abort();
     }
     const count = pushes.length;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // ten market steps in which a running scenario would have pushed
     expect(pushes.length).toBe(count);
   });
 
@@ -141,7 +136,7 @@ describe("Scenario", () => {
       const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
       await until(() => core.claims(id).length > 0, "a competitor's claim");
       const row = fund.takeOver([{ symbol: "PERP_SOL_USDC", position_qty: 3 }]) as number;
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 100)); // five market steps in which a competitor would have claimed it
       expect(core.claimRequests().some((c) => c.liquidationId === row)).toBe(false);
     } finally {
       stop.abort();

@@ -57,7 +57,7 @@ export class ModelWorld implements ProcessWorld {
     await turns(2);
     while (this.p.store.pending > 0) {
       if (Date.now() > deadline) throw new Error("the store's intents did not answer within 20 s");
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await new Promise((resolve) => setTimeout(resolve, 1)); // a timer turn for the store's I/O between two looks
       await turns(2);
     }
   }
