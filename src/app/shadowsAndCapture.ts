@@ -63,7 +63,7 @@ export interface LiveShadows {
   close(): Promise<void>;
 }
 
-export function liveShadows(o: {
+function liveShadows(o: {
   loaded: LoadedConfig;
   metrics: Metrics;
   logger: Logger;

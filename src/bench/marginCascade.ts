@@ -41,7 +41,7 @@ interface CascadeSetup {
   perSymbolBest: boolean;
 }
 
-export const MARGIN_CASCADE: CascadeSetup = {
+const MARGIN_CASCADE: CascadeSetup = {
   collateral: 20_000,
   leverage: 10,
   cascade: {

@@ -86,7 +86,7 @@ function claimColumns(): Column<Row>[] {
   ];
 }
 
-export function pnlRows(
+function pnlRows(
   ledger: PnlLedger,
   by: "claim" | "symbol" | "day",
   since: number | undefined,

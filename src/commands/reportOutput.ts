@@ -12,7 +12,7 @@ import { MARKOUT_COLUMNS, markoutRows } from "./reportMarkouts.js";
 export /** JSON and CSV: quote to 1e-6, never float noise. */
 const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
-export const LIQUIDATION_COLUMNS: Column<OpportunityRow>[] = [
+const LIQUIDATION_COLUMNS: Column<OpportunityRow>[] = [
   { key: "liquidation_id", value: (r) => r.liquidation_id },
   { key: "supply", value: (r) => r.supply, table: false },
   { key: "first_seen", value: (r) => isoTime(r.first_seen) },

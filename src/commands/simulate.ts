@@ -98,7 +98,7 @@ function keyOptions(scope: string | undefined, days: string | undefined): Partia
  * node:util parseArgs reads a value that starts with `-` as an option ("ambiguous"): a negative
  * number after an option that takes one (`--key-expiry-days -1`, as --help allows) is joined to it.
  */
-export function joinNegativeValues(args: readonly string[], options: readonly string[]): string[] {
+function joinNegativeValues(args: readonly string[], options: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;

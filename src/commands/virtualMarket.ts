@@ -24,7 +24,7 @@ import { checkRows, platformPositionSchema, platformPositionsPageSchema } from "
 import type { LiquidationEntry, MarkPrice } from "../venue/wire.js";
 
 /** Monday 5 January 2026, 00:00 UTC: a virtual run's clock starts here, whatever the wall clock says. */
-export const VIRTUAL_START = Date.UTC(2026, 0, 5);
+const VIRTUAL_START = Date.UTC(2026, 0, 5);
 const OPEN_LIST_EVERY_S = 300;
 
 export interface VirtualMarketOptions {

@@ -31,7 +31,7 @@ export type ReloadResult =
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Leaves whose values differ between `a` and `b`, with both values (lists and absent keys compared whole). */
-export function configChanges(a: unknown, b: unknown, prefix = ""): { key: string; from: unknown; to: unknown }[] {
+function configChanges(a: unknown, b: unknown, prefix = ""): { key: string; from: unknown; to: unknown }[] {
   if (isObj(a) && isObj(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((k) => configChanges(a[k], b[k], prefix === "" ? k : `${prefix}.${k}`));

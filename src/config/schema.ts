@@ -145,7 +145,6 @@ export const configSchema = strict({
 
 export type Config = z.output<typeof configSchema>;
 export type PolicyConfig = Config["policy"];
-export type ProtectionsConfig = Config["protections"];
 
 /** The built-in defaults (what an empty or absent config file means). */
 export function defaultConfig(): Config {

@@ -18,7 +18,7 @@ import type { TradingCore } from "./tradingCore.js";
 export const MARGIN_SKIPS: ReadonlySet<string> = new Set(["margin"]);
 
 /** Skips that a claim released or a position that shrank can undo: margin and the exposure cap. */
-export const FREED_SKIPS: ReadonlySet<string> = new Set(["margin", "exposure_cap"]);
+const FREED_SKIPS: ReadonlySet<string> = new Set(["margin", "exposure_cap"]);
 
 export interface ClaimDeskOptions {
   decide: (liquidation: Liquidation, now: number) => Decision;

@@ -19,15 +19,6 @@ import { intentRecord } from "./sentClaim.js";
  */
 export type ClaimGate = (liquidation: Liquidation) => SkipReason | undefined;
 
-/**
- * What a claim holds while it is out, reserved when it leaves and released when it is refused or
- * dropped (Exposure satisfies it). Margin in flight is one more hold beside exposure.
- */
-export interface ClaimHold {
-  reserve(liquidationId: number, perSymbolQty: Readonly<Record<string, number>>): void;
-  release(liquidationId: number): boolean;
-}
-
 export interface ClaimPipelineOptions {
   /** The policy (PolicyState.decide). */
   decide: (liquidation: Liquidation, now: number) => Decision;

@@ -35,7 +35,7 @@ export type GoneRecord = z.infer<typeof goneSchema>;
 export type OpportunityRecord = SeenRecord | SkipRecord | GoneRecord;
 
 /** Their `journal_events.kind` in PostgreSQL (migration 7). */
-export const OPPORTUNITY_KINDS: readonly OpportunityRecord["t"][] = ["seen", "skip", "gone"];
+const OPPORTUNITY_KINDS: readonly OpportunityRecord["t"][] = ["seen", "skip", "gone"];
 
 /**
  * Every record kind `liquidator report` reads, from the file journal or `journal_events`: the

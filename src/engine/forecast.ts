@@ -20,7 +20,7 @@ export type ForecastSide = "long" | "short";
 export const FORECAST_SIDES: readonly ForecastSide[] = ["long", "short"];
 
 /** The widest band: the positions the capture keeps (lab/replay/forecastScore.ts). */
-export const WIDEST_BAND = 0.05;
+const WIDEST_BAND = 0.05;
 
 export interface ForecastPosition {
   symbol: string;

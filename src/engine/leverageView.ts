@@ -11,7 +11,7 @@ import { initialMargin, type MarginParams } from "./margin.js";
 import type { MarginSettings } from "./marginSettings.js";
 
 /** The largest leverage a symbol may be set to, or undefined when neither source says. */
-export function symbolMaxLeverage(pub: MarginParams | undefined, venueMax: number | undefined, rowMax?: number): number | undefined {
+function symbolMaxLeverage(pub: MarginParams | undefined, venueMax: number | undefined, rowMax?: number): number | undefined {
   if (rowMax !== undefined && rowMax > 0) return rowMax;
   const byImr = pub !== undefined && pub.baseImr > 0 && pub.baseImr < 1 ? Math.floor(1 / pub.baseImr + 1e-9) : undefined;
   if (byImr === undefined) return venueMax;

@@ -18,13 +18,13 @@ export type OpportunityOutcome = (typeof OPPORTUNITY_OUTCOMES)[number];
 export type Supply = "liquidation" | "insurance_fund";
 
 /** Lost reasons: our claim was refused because the id was already taken, or the id left while our claim waited its turn. */
-export const LOST_TAKEN = "taken";
-export const LOST_WHILE_QUEUED = "left_while_queued";
+const LOST_TAKEN = "taken";
+const LOST_WHILE_QUEUED = "left_while_queued";
 /** Expired reasons: it left with no verdict of ours pending, or no end of it was ever seen. */
-export const EXPIRED_LEFT = "left";
-export const EXPIRED_NO_END = "no_end_seen";
+const EXPIRED_LEFT = "left";
+const EXPIRED_NO_END = "no_end_seen";
 /** A claim cut below the whole whose reason the journal does not hold (written before it did). */
-export const CUT_UNKNOWN = "not_requested";
+const CUT_UNKNOWN = "not_requested";
 
 /** Everything the journal says about one liquidation id (store/opportunityFold.ts builds it). */
 export interface OpportunityFacts {
@@ -120,7 +120,7 @@ export interface OpportunityRow {
   ended_at: number | null;
 }
 
-export function expectedFeeOf(f: OpportunityFacts): number {
+function expectedFeeOf(f: OpportunityFacts): number {
   let sum = 0;
   for (const v of Object.values(f.fees)) sum += v;
   return sum;

@@ -63,7 +63,7 @@ export interface ProtectionStep {
   changed: boolean;
 }
 
-export function freshProtections(): ProtectionSnapshot {
+function freshProtections(): ProtectionSnapshot {
   return { halted: false, reducing: false, day: "", dayBaseline: 0, peak: null, streaks: {}, cooldowns: {} };
 }
 
@@ -72,7 +72,7 @@ export function protectionState(s: ProtectionSnapshot): ProtectionState {
 }
 
 /** Why the state is not active: the protection that holds it there. */
-export function protectionReason(s: ProtectionSnapshot): ProtectionName | undefined {
+function protectionReason(s: ProtectionSnapshot): ProtectionName | undefined {
   return s.halted ? "daily_loss" : s.reducing ? "drawdown" : undefined;
 }
 

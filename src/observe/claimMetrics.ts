@@ -12,7 +12,7 @@ import { CLAIM_RESULTS } from "./failureLabels.js";
 import { metricMakers, oneOf } from "./metricMakers.js";
 
 /** Markouts, bps of the transfer price (positive = against us): symmetric, a few bps to a few %. */
-export const MARKOUT_BUCKETS_BPS: readonly number[] = [-500, -200, -100, -50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 50, 100, 200, 500];
+const MARKOUT_BUCKETS_BPS: readonly number[] = [-500, -200, -100, -50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 50, 100, 200, 500];
 
 /** `claim_connections_total{kind}`: warm (kept open), fresh (had to connect first), pool (every claim lane busy). */
 export const CLAIM_CONNECTION_KINDS = ["warm", "fresh", "pool"] as const;

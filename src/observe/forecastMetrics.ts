@@ -9,7 +9,7 @@ import type { Counter, Gauge, Registry } from "prom-client";
 import { FORECAST_BANDS, FORECAST_SIDES, type ForecastSide } from "../engine/forecast.js";
 import { metricMakers, oneOf } from "./metricMakers.js";
 
-export const FORECAST_RESULTS = ["ok", "rate_limited", "error"] as const;
+const FORECAST_RESULTS = ["ok", "rate_limited", "error"] as const;
 
 export interface HeatmapSample {
   symbols: Iterable<string>;

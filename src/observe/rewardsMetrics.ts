@@ -5,7 +5,7 @@
 import type { Counter, Gauge, Registry } from "prom-client";
 import { metricMakers } from "./metricMakers.js";
 
-export const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
+const POLL_TARGETS = ["epoch_info", "epoch_data", "campaign"] as const;
 export type PollTarget = (typeof POLL_TARGETS)[number];
 
 /** docs/protocol.md §A.2.2 numeric fields, as `epoch_info{field}`; times are converted to seconds. */

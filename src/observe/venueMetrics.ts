@@ -6,8 +6,7 @@ import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { BAD_MESSAGE_REASONS } from "../venue/wire.js";
 import { metricMakers, oneOf } from "./metricMakers.js";
 
-export const STREAMS = ["public", "private"] as const;
-export type StreamName = (typeof STREAMS)[number];
+const STREAMS = ["public", "private"] as const;
 
 export interface VenueMetrics {
   readonly wsConnected: Gauge<"stream">;

@@ -30,7 +30,7 @@ const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err
  * it can only be refused as gone, never for its format (the old probe's 999,999,999,999 could be
  * refused with -1005 for that alone, and a -1005 is also what a refused claim form gets).
  */
-export const IMPOSSIBLE_LIQUIDATION_ID = 2_147_483_647;
+const IMPOSSIBLE_LIQUIDATION_ID = 2_147_483_647;
 
 /**
  * The claim forms the daemon sends (docs/protocol.md §10): the top-level ratio alone (every claim of a

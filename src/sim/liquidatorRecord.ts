@@ -12,7 +12,7 @@ import type { Signatory } from "./signatureCheck.js";
 import type { VenueCore } from "./venueCore.js";
 import { type Checked, ok } from "./venueRefusal.js";
 
-export const LIQUIDATOR_RECORD_PATH = "/v1/client/liquidator_liquidations";
+const LIQUIDATOR_RECORD_PATH = "/v1/client/liquidator_liquidations";
 
 const DEFAULT_PAGE_SIZE = 60;
 const MAX_PAGE_SIZE = 500;

@@ -37,7 +37,7 @@ export interface StoredOrder {
  * The venue's side of docs/protocol.md §A.3 (the client's is venue/restSchemas.ts: the simulator shares
  * no protocol code with the daemon, so a misreading on one side is not copied into the other).
  */
-export const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
+const ADMIN_ORDER_STATUSES = ["NEW", "CANCELLED", "PARTIAL_FILLED", "FILLED", "REJECTED", "INCOMPLETE", "COMPLETED"] as const;
 export type AdminOrderStatus = (typeof ADMIN_ORDER_STATUSES)[number];
 const SORT_BY = ["CREATED_TIME_DESC", "CREATED_TIME_ASC", "UPDATED_TIME_DESC", "UPDATED_TIME_ASC"] as const;
 export type SortBy = (typeof SORT_BY)[number];

@@ -10,10 +10,10 @@
 import type { SymbolSpec } from "./symbols.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
 
-export const ORDER_TYPES = ["LIMIT", "IOC", "FOK", "POST_ONLY", "MARKET"] as const;
+const ORDER_TYPES = ["LIMIT", "IOC", "FOK", "POST_ONLY", "MARKET"] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
 export type Side = "BUY" | "SELL";
-export const MARGIN_MODES = ["CROSS", "ISOLATED"] as const;
+const MARGIN_MODES = ["CROSS", "ISOLATED"] as const;
 export type MarginMode = (typeof MARGIN_MODES)[number];
 
 export interface OrderInput {

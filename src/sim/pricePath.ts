@@ -73,7 +73,7 @@ export interface PricePathOptions {
  * the beta follows the tier and the volatility: tier 1 (the majors) and volatile tier 2 (memecoins)
  * follow the market factor, calm tier 2 (FX, stocks) barely.
  */
-export function defaultBeta(spec: SymbolSpec): number {
+function defaultBeta(spec: SymbolSpec): number {
   if (spec.tier === 1) return 0.9;
   return spec.volatilityPerSec >= 0.0005 ? 0.8 : 0.1;
 }

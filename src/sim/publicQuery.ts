@@ -19,8 +19,8 @@ import type { VenueCore } from "./venueCore.js";
 import { SIM_BROKER_ID } from "./venueReads.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
-export const PLATFORM_POSITIONS_WEIGHT = 20;
-export const RATE_LIMIT_STATUS_WEIGHT = 1;
+const PLATFORM_POSITIONS_WEIGHT = 20;
+const RATE_LIMIT_STATUS_WEIGHT = 1;
 
 export interface PublicQueryOptions {
   /** Weight each IP may spend in any minute (default 1,200). */

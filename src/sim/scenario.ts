@@ -101,7 +101,7 @@ export const POSITION_MARKET_SCENARIO: Partial<ScenarioOptions> = { market: "pos
  * seeds 1–3 over 12 simulated hours at one arrival a second (0.162, 0.187, 0.169): how `liquidationsPerSec`
  * becomes an arrival rate.
  */
-export const LIQUIDATIONS_PER_ARRIVAL = 0.18;
+const LIQUIDATIONS_PER_ARRIVAL = 0.18;
 
 /** Marks pushed but still; nothing else happens unless a test makes it happen. */
 export const QUIET_SCENARIO: Partial<ScenarioOptions> = {

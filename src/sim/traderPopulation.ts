@@ -42,7 +42,7 @@ export interface PopulationOptions {
   whaleShare: number;
 }
 
-export const DEFAULT_POPULATION: PopulationOptions = {
+const DEFAULT_POPULATION: PopulationOptions = {
   arrivalsPerSec: 0.5,
   meanHoldS: 3 * 3600,
   isolatedShare: 0.15,

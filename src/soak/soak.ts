@@ -18,7 +18,7 @@ import { parseSoakArgs, SOAK_USAGE, type SoakOptions, SoakUsageError } from "./s
 import { GRACE_MS, Soak } from "./soakRun.js";
 import { fmtClock, writeSummary } from "./soakSummary.js";
 
-export async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
   let o: SoakOptions | "help";
   try {
     o = parseSoakArgs(argv);

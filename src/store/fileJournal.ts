@@ -43,7 +43,7 @@ export { JOURNAL_FILE };
  * Default size past which the tail becomes a history segment: what a restart reads beyond the
  * snapshot (a busy market writes about 50 MB an hour, mostly the opportunity ledger's records).
  */
-export const SEGMENT_BYTES = 16 * 1024 * 1024;
+const SEGMENT_BYTES = 16 * 1024 * 1024;
 const ROTATE_CHECK_MS = 60_000;
 /** A tail no larger than this holds its header only: nothing to fold at a stop. */
 const HEADER_BYTES = 1_024;

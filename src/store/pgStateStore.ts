@@ -24,7 +24,7 @@ export interface LeadershipEvents {
 }
 
 /** How often the leader folds the journal's settled events into the snapshot. */
-export const PG_COMPACT_EVERY_MS = 3_600_000;
+const PG_COMPACT_EVERY_MS = 3_600_000;
 
 export class PgStateStore implements StateStore {
   readonly kind = "postgres";

@@ -63,7 +63,7 @@ function errorCode(err: unknown): string {
 }
 
 /** Maps a failed request to one typed error. Caller abort wins over the deadline, both over causes. */
-export function mapTransportError(
+function mapTransportError(
   err: unknown,
   endpoint: string,
   timedOut: boolean,

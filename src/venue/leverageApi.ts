@@ -14,7 +14,7 @@ import {
 } from "./leverageSchemas.js";
 import { type CallOptions, dataOf, type RestCore, type Stamped } from "./restCore.js";
 
-export const LEVERAGE_ENDPOINTS = {
+const LEVERAGE_ENDPOINTS = {
   leverages: "/v1/client/leverages",
   publicLeverage: "/v1/public/leverage",
 } as const;

@@ -11,7 +11,7 @@ import { MAX_LEVERAGE, numberFrom, wireNumber } from "./wireNumbers.js";
 const leverage = wireNumber(z.number().positive().max(MAX_LEVERAGE));
 
 /** One row of `GET /v1/client/leverages`. `max_leverage` is read where a venue adds it (not in the OpenAPI). */
-export const leverageRowSchema = z.object({
+const leverageRowSchema = z.object({
   symbol: z.string(),
   margin_mode: z.enum(["CROSS", "ISOLATED"]).nullish(),
   leverage,

@@ -13,7 +13,7 @@ import { buildQuery, type CallOptions, type RestCore } from "./restCore.js";
 import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 import { wireInt, wireNumber } from "./wireNumbers.js";
 
-export const LIQUIDATOR_RECORD_ENDPOINT = "/v1/client/liquidator_liquidations";
+const LIQUIDATOR_RECORD_ENDPOINT = "/v1/client/liquidator_liquidations";
 
 /** The venue's page size cap for this list. */
 const PAGE_SIZE = 500;

@@ -25,7 +25,7 @@ const ORDER_ENDPOINTS = {
 } as const;
 
 /** docs/protocol.md §6.1: letters, digits and `-` (not first), at most 36. */
-export const CLIENT_ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,35}$/;
+const CLIENT_ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,35}$/;
 
 export class OrderApi {
   readonly #rest: RestCore;

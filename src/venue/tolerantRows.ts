@@ -33,7 +33,7 @@ function jsonType(v: unknown): string {
 const MAX_SHAPE_KEYS = 24;
 
 /** A row's shape: top-level keys with their JSON types (an array's first element's keys too). */
-export function shapeOf(row: unknown): string {
+function shapeOf(row: unknown): string {
   if (typeof row !== "object" || row === null || Array.isArray(row)) return jsonType(row);
   const parts: string[] = [];
   for (const [k, v] of Object.entries(row as Record<string, unknown>).slice(0, MAX_SHAPE_KEYS)) {

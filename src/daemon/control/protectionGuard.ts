@@ -23,7 +23,7 @@ import { logMoney } from "../../observe/logMoney.js";
 import type { TradingState } from "./tradingState.js";
 
 /** Skip reasons the gate gives: liquidations skipped for them are re-decided when it opens. */
-export const PROTECTION_SKIPS: ReadonlySet<string> = new Set(["protection", "cooldown"]);
+const PROTECTION_SKIPS: ReadonlySet<string> = new Set(["protection", "cooldown"]);
 
 export interface ProtectionGuardOptions {
   limits: ProtectionLimits;

@@ -25,10 +25,10 @@ import type { PlatformPosition } from "../../venue/supplySchemas.js";
  * 2,000 keep each answer's one-piece JSON parse near a millisecond or two (the claim path shares the
  * event loop) for 2.5× the weight of the largest pages.
  */
-export const PAGE_WEIGHT = 20;
+const PAGE_WEIGHT = 20;
 export const PAGE_LIMIT = 2000;
 /** Half of what the simulator's pool allows, when the venue does not say its own. */
-export const DEFAULT_WEIGHT_BUDGET = 600;
+const DEFAULT_WEIGHT_BUDGET = 600;
 const WINDOW_MS = 60_000;
 /** Up to this many allowed symbols are asked for one by one; more, and one query serves them all. */
 const PER_SYMBOL_QUERIES_UP_TO = 3;

@@ -13,7 +13,7 @@
 
 /** Bumped whenever the layout or a tag's meaning changes: an older file is then rebuilt. */
 export const PREPARED_VERSION = 1;
-export const PREPARED_MAGIC = "LIQPREP\0";
+const PREPARED_MAGIC = "LIQPREP\0";
 
 /** Record tags. A tag per common event shape; the rest keep their capture line's text. */
 export const TAG = {

@@ -23,7 +23,7 @@ export interface SourceKey {
  * to bump PREPARED_VERSION. Undefined when they cannot be read (then nothing is prepared).
  */
 let fingerprint: Promise<number | undefined> | undefined;
-export function readerFingerprint(): Promise<number | undefined> {
+function readerFingerprint(): Promise<number | undefined> {
   const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
   fingerprint ??= Promise.all(
     ["captureReader", "eventShape", "captureFormat"].map((m) => readFile(new URL(`../capture/${m}.${ext}`, import.meta.url))),

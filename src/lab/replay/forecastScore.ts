@@ -20,9 +20,9 @@ import { FORECAST_BANDS, LEVEL_STEP } from "../../engine/forecast.js";
 import { readPreparedBatches } from "../prepared/preparedCapture.js";
 
 /** The heatmap's band scored and the lead a forecast must have had. */
-export const SCORED_BAND = (FORECAST_BANDS[1] as { width: number }).width;
-export const RECALL_LEAD_MS = 5_000;
-export const PRECISION_WINDOW_MS = 10 * 60_000;
+const SCORED_BAND = (FORECAST_BANDS[1] as { width: number }).width;
+const RECALL_LEAD_MS = 5_000;
+const PRECISION_WINDOW_MS = 10 * 60_000;
 
 export interface ForecastFigure {
   capture: string;

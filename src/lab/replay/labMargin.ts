@@ -16,7 +16,7 @@ import { MarginSettings } from "../../engine/marginSettings.js";
 /** The backtest's starting collateral when `--collateral` is not given (quote). */
 export const DEFAULT_LAB_COLLATERAL = 100_000;
 /** The leverage the lab assumes of a symbol the backtest gives none for (the capture does not record the account's). */
-export const LAB_MAX_LEVERAGE = 10;
+const LAB_MAX_LEVERAGE = 10;
 
 /**
  * The account's margin settings as a backtest gives them (plain data: it crosses to worker threads):
@@ -31,7 +31,7 @@ export interface LabAccount {
 }
 
 /** The margin settings of a backtest's account. */
-export function labSettings(a: LabAccount | undefined): MarginSettings {
+function labSettings(a: LabAccount | undefined): MarginSettings {
   const map = (r: Readonly<Record<string, number>> | undefined) => new Map(Object.entries(r ?? {}));
   return new MarginSettings({
     defaultLeverage: a?.leverage ?? LAB_MAX_LEVERAGE,

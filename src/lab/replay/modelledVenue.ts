@@ -24,7 +24,7 @@ import type { ClaimRequest } from "../../venue/restSchemas.js";
 import type { Timeline } from "./timeline.js";
 
 /** The liquidator fee rate of `symbol` in the liquidation as sent (the last position of it, 0 when none). */
-export function feeRate(liquidation: Liquidation, symbol: string): number {
+function feeRate(liquidation: Liquidation, symbol: string): number {
   const ps = liquidation.positions;
   for (let i = ps.length - 1; i >= 0; i--) {
     const p = ps[i] as Liquidation["positions"][number];

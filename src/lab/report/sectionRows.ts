@@ -10,7 +10,7 @@ import { centsAddingUp } from "./reportText.js";
  * A variant's rows with the named amounts as cents that add up to its totals (`total` per key), the
  * text each column prints.
  */
-export function centsRows<T extends Record<K, number>, K extends string>(
+function centsRows<T extends Record<K, number>, K extends string>(
   rows: readonly T[],
   keys: readonly K[],
   total: (key: K) => number,

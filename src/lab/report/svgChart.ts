@@ -12,7 +12,7 @@ import type { Point } from "../replay/series.js";
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 const DASHES = ["", "6,3", "2,2", "8,3,2,3"];
 /** Marker shapes, in order of the lines (a shape per line up to eight, then with colour and dash). */
-export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus", "ring", "box"] as const;
+const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "plus", "ring", "box"] as const;
 /** Markers along each line. */
 const MARKS_PER_LINE = 8;
 const LEGEND_W = 420;
@@ -158,7 +158,7 @@ export function chart(title: string, series: readonly ChartSeries[], mark?: { va
 type Marker = (typeof MARKERS)[number];
 
 /** One marker centred on (cx, cy). */
-export function markerSvg(m: Marker, cx: number, cy: number, color: string): string {
+function markerSvg(m: Marker, cx: number, cy: number, color: string): string {
   const x = cx.toFixed(1);
   const y = cy.toFixed(1);
   const p = (pts: [number, number][]) =>

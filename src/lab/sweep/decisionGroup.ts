@@ -52,7 +52,7 @@ export function replayed(d: Decision): unknown[] {
 }
 
 /** Equal in what the replay reads (`replayed`), numbers by Object.is. */
-export function sameDecision(a: Decision, b: Decision): boolean {
+function sameDecision(a: Decision, b: Decision): boolean {
   if (a.liquidationId !== b.liquidationId || a.action !== b.action) return false;
   if (a.action === "skip") return a.reason === (b as typeof a).reason;
   const c = b as ClaimDecision;
