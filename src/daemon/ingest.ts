@@ -32,6 +32,7 @@ import type { Stamped } from "../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import type { StreamData } from "../venue/wire.js";
 import type { ExecutionReport } from "../venue/wireOrders.js";
+import { AccountGate } from "./accountGate.js";
 import type { CaptureTap } from "./captureTap.js";
 import type { Claimer } from "./claimer.js";
 import type { OpenBook } from "./openBook.js";
@@ -81,12 +82,15 @@ export interface IngestOptions {
 
 export class Ingest {
   readonly #options: IngestOptions;
+  /** No claim until the account can be margin-checked (accountGate.ts). */
+  readonly #gate: AccountGate | undefined;
   readonly #now: () => number;
   readonly #monotonic: () => number;
   readonly #slices: Slicer;
 
   constructor(options: IngestOptions) {
     this.#options = options;
+    this.#gate = options.account === undefined ? undefined : new AccountGate({ account: options.account, ...options });
     this.#now = options.now ?? Date.now;
     this.#monotonic = options.monotonic ?? (() => performance.now());
     this.#slices = options.slices ?? new SliceQueue();
@@ -175,10 +179,12 @@ export class Ingest {
         account?.applyBalance(args[1].holding, args[1].frozen);
         const after = account?.holding;
         if (after !== undefined && (before === undefined || after > before)) claimer.retrySkipped(MARGIN_SKIPS);
+        this.#gate?.check();
         return;
       }
       case "position":
         this.#options.account?.applyPush(accountRowsFromPush(args[1].positions));
+        this.#gate?.check();
         // A delta per symbol (docs/protocol.md §5), as of the frame's venue time.
         this.#options.core.positionsPush(
           heldFromPush(args[1].positions),
@@ -244,6 +250,7 @@ export class Ingest {
     const held = heldFromRows(snapshot.data.rows);
     const first = !this.#options.positions.known;
     this.#options.account?.applySnapshot(accountFiguresFrom(snapshot.data), accountRowsFrom(snapshot.data.rows));
+    this.#gate?.check();
     for (const c of this.#options.core.positionsSnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
     this.#options.positionsRead?.(first);
     if (this.#options.claimer.pausedReasons().includes("positions")) {
@@ -270,6 +277,7 @@ export class Ingest {
     const account = this.#options.account;
     const before = account?.settings;
     change();
+    this.#gate?.check();
     if (account !== undefined && account.settings !== before && this.#options.policy.symbolsLoaded)
       this.#options.claimer.retrySkipped(MARGIN_SKIPS);
   }
