@@ -48,6 +48,8 @@ interface Pending {
   notOurs: Readonly<Record<string, number>> | undefined;
   checks: number;
   dueAt: number;
+  /** Wall ms this process took it over (a restart, an election): a give-up waits for positions from then on too. */
+  adoptedAt?: number;
 }
 
 export interface SettleHook {
@@ -135,6 +137,7 @@ export class UnknownClaims {
         notOurs: c.intent.notOurs,
         checks: 0,
         dueAt: port.now(),
+        adoptedAt: port.now(),
       });
     }
   }
@@ -268,11 +271,11 @@ export class UnknownClaims {
         if (row !== undefined) this.confirm(p.id, row.fills, row.timestamp, "record");
         else if (rows !== undefined && p.kind === "unknown" && (read as { asOf: number }).asOf - p.sentAt >= this.#t.settleMs)
           this.#notApplied(p, "the venue's record");
-        else if (now - p.sentAt >= this.#t.boundMs && (this.#readable(p) || now - p.sentAt >= this.#graceEnd())) this.#giveUp(p);
+        else if (now - p.sentAt >= this.#t.boundMs && (this.#readable(p) || now >= this.#graceEnd(p))) this.#giveUp(p);
         else if (now - p.sentAt >= this.#t.boundMs) {
           // What the account holds is about to move or be told: inferred from it then, not now.
           port.requestPositions();
-          p.dueAt = Math.min(now + this.#t.firstCheckMs, p.sentAt + this.#graceEnd());
+          p.dueAt = Math.min(now + this.#t.firstCheckMs, this.#graceEnd(p));
         } else {
           p.checks++;
           p.dueAt = now + Math.min(this.#t.maxCheckMs, this.#t.firstCheckMs * 2 ** p.checks);
@@ -313,9 +316,12 @@ export class UnknownClaims {
     );
   }
 
-  /** Past the bound, how long a give-up waits for positions it can infer from (well within the next check's slack). */
-  #graceEnd(): number {
-    return this.#t.boundMs + this.#t.maxCheckMs / 2;
+  /**
+   * Until when a give-up waits for positions it can infer from: half a check interval past the bound,
+   * or past this process's start when it began past the bound (its first reports are owed then).
+   */
+  #graceEnd(p: Pending): number {
+    return Math.max(p.sentAt + this.#t.boundMs, p.adoptedAt ?? Number.NEGATIVE_INFINITY) + this.#t.maxCheckMs / 2;
   }
 
   /**
