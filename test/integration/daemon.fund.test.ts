@@ -11,7 +11,19 @@ import { PassThrough } from "node:stream";
 import { expect } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
-import { claimsBy, daemonEnv, metric, reconcileRounds, requestsFrom, waitFor } from "../support/daemonHarness.js";
+import {
+  claimsBy,
+  countById,
+  daemonEnv,
+  metric,
+  OPEN_POLICY,
+  readJournal,
+  reconcileRounds,
+  requestsFrom,
+  untilReady,
+  waitFor,
+  writePolicyFile,
+} from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 const COLLATERAL = 20_000;
@@ -95,3 +107,35 @@ test("insurance_fund off (the default): the fund's rows are never claimed", asyn
   expect(requestsFrom(sim).filter((r) => r.liquidationId === fundId)).toEqual([]);
   expect(sim.core.book.get(fundId)?.positions[0]?.positionQty).toBe(1);
 }, 60_000);
+
+test("kill -9 mid fund claim: no fund id claimed twice after the restart, and what was claimed is unwound", async ({ rig, build }) => {
+  // Each claim is held 300 ms at the venue, so the kill very likely lands with one in flight.
+  const sim = await rig.sim({ claimProcessingDelayMs: 300, scenario: { insuranceFund: true } });
+  const dir = await rig.dir("fund-restart");
+  const config = await writePolicyFile(dir, OPEN_POLICY, "config.yaml", FUND_ON);
+  const stateDir = `${dir}/state`;
+  const env = daemonEnv(sim, stateDir, { LIQUIDATOR_CONFIG: config });
+
+  const first = rig.spawn(build.cli, [], env, dir);
+  await untilReady(await first.metricsUrl(), "first daemon ready", 30_000);
+  const ids: number[] = [];
+  for (let i = 0; i < 8; i++) ids.push(sim.fund.takeOver([{ symbol: "PERP_ETH_USDC", position_qty: 0.2 + i / 100 }]) as number);
+  await waitFor(() => requestsFrom(sim).length >= 2, "the first fund claims", 30_000);
+  first.child.kill("SIGKILL");
+  expect((await first.exit).signal).toBe("SIGKILL");
+  const intended = [...readJournal(stateDir).intents.values()];
+  expect(intended.length).toBeGreaterThanOrEqual(2);
+  for (const i of intended) expect(i.supply).toBe("insurance_fund");
+
+  const second = rig.spawn(build.cli, [], env, dir);
+  const url2 = await second.metricsUrl();
+  await untilReady(url2, "second daemon ready", 30_000);
+  await waitFor(() => ids.every((id) => claimsBy(sim).some((c) => c.liquidationId === id)), "every fund row claimed", 30_000);
+  await reconcileRounds(url2, 1, 15_000);
+  // Venue truth: at most one claim request per fund id, across both processes.
+  expect([...countById(requestsFrom(sim))].filter(([, n]) => n > 1)).toEqual([]);
+  // What both processes claimed from the fund is unwound (unwind.scope: claimed covers the fund's claims).
+  await waitFor(() => (sim.core.positionsOf(sim.accountId).find((p) => p.symbol === "PERP_ETH_USDC")?.qty ?? 0) === 0, "flat again", 30_000);
+  second.child.kill("SIGTERM");
+  expect((await second.exit).code).toBe(0);
+}, 120_000);
