@@ -49,7 +49,8 @@ export function claimBodyOf(d: ClaimDecision, liquidation: Liquidation, route: F
   if (liquidation.type !== FUND_ROW_TYPE || route === "liquidation") return claimRequestBody(d);
   const symbols = Object.keys(d.perSymbolQty);
   const p = liquidation.positions.find((x) => x.symbol === symbols[0]);
-  if (symbols.length !== 1 || p === undefined) throw new RangeError(`fund claim ${d.liquidationId}: one symbol per claim, got ${symbols.length}`);
+  if (symbols.length !== 1 || p === undefined)
+    throw new RangeError(`fund claim ${d.liquidationId}: one symbol per claim, got ${symbols.length}`);
   const symbol = p.symbol;
   const offer = { claimId: d.liquidationId, symbol, positionQty: p.positionQty, discount: p.liquidatorFee };
   return fundClaimRequestBody(offer, Math.abs(d.perSymbolQty[symbol] as number), d.limitPrice[symbol] as number);

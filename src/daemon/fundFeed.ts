@@ -13,8 +13,9 @@
  *   next one once it is taken whole. The claim id is then the core's: never claimed twice, so the
  *   other symbols of a row of several are left to others.
  */
-import type { Liquidation, LiquidationPosition } from "../engine/types.js";
+
 import type { FundRoute } from "../core/fundSupply.js";
+import type { Liquidation, LiquidationPosition } from "../engine/types.js";
 
 export class FundFeed {
   readonly #route: FundRoute;

@@ -11,12 +11,14 @@ import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
+import { fundDiscountsFromInfo } from "../venue/fundRows.js";
 import type { Leverages } from "../venue/leverageSchemas.js";
 import {
   accountFiguresFrom,
   accountRowsFrom,
   accountRowsFromPush,
   clientMarginFrom,
+  FUND_ROW_TYPE,
   heldFromPush,
   heldFromRows,
   leverageSettingsFrom,
@@ -24,19 +26,17 @@ import {
   liquidationFromRow,
   marksFromFutures,
   rowHasPositions,
-  FUND_ROW_TYPE,
   symbolInfoFromRow,
   withoutFundRows,
 } from "../venue/mapping.js";
-import { fundDiscountsFromInfo } from "../venue/fundRows.js";
 import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
 import type { LiquidationEntry, StreamData } from "../venue/wire.js";
 import type { ExecutionReport } from "../venue/wireOrders.js";
 import type { CaptureTap } from "./captureTap.js";
-import type { FundFeed } from "./fundFeed.js";
 import type { Claimer } from "./claimer.js";
+import type { FundFeed } from "./fundFeed.js";
 import type { OpenBook } from "./openBook.js";
 import type { OpportunityLedger } from "./opportunityLedger.js";
 import type { PolicyState } from "./policyState.js";

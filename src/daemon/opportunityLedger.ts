@@ -7,8 +7,9 @@
  * records it needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`),
  * never twice.
  */
-import type { JournalRecord } from "../core/journalRecords.js";
+
 import { supplyOf } from "../core/fundSupply.js";
+import type { JournalRecord } from "../core/journalRecords.js";
 import type { OpportunityRecord } from "../core/opportunityRecords.js";
 import { isSettled, type OpportunityFacts, type OpportunityOutcome, opportunityRows } from "../engine/opportunities.js";
 import type { Decision, Liquidation } from "../engine/types.js";
@@ -59,7 +60,15 @@ export class OpportunityLedger {
       qty[p.symbol] = Math.abs(p.positionQty);
     }
     const fund = supplyOf(liq) === "insurance_fund";
-    this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees, qty, ...(fund ? { supply: "insurance_fund" as const } : {}) });
+    this.#record({
+      t: "seen",
+      id: liq.liquidationId,
+      at,
+      venueTs: liq.timestamp,
+      fees,
+      qty,
+      ...(fund ? { supply: "insurance_fund" as const } : {}),
+    });
   }
 
   /** The policy skipped the id for a reason new to it (SkipVerdicts dedups repeats). */

@@ -32,7 +32,8 @@ const OFF = { LIQUIDATOR_UNWIND_MODE: "off" };
 const FUND_ON = { insurance_fund: { enabled: true } };
 
 /** The fund's open claim rows on the venue now. */
-const fundRows = (s: SimulatorHandle) => s.core.book.list().filter((l) => l.type === "claim" && l.positions.some((p) => p.positionQty !== 0));
+const fundRows = (s: SimulatorHandle) =>
+  s.core.book.list().filter((l) => l.type === "claim" && l.positions.some((p) => p.positionQty !== 0));
 const applied = (s: SimulatorHandle) => claimsBy(s).filter((c) => c.code === 0);
 
 interface ReportJson {
@@ -74,7 +75,11 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
 
   // Flat again (what the unwinder does): the margin is free, and the fund's rows are claimed.
   sim.core.closePositions(sim.accountId);
-  await waitFor(() => applied(sim).some((c) => c.liquidationId !== undefined && fundIds.has(c.liquidationId)), "a fund row claimed", 30_000);
+  await waitFor(
+    () => applied(sim).some((c) => c.liquidationId !== undefined && fundIds.has(c.liquidationId)),
+    "a fund row claimed",
+    30_000,
+  );
   await reconcileRounds(d.metricsUrl, 2);
   const fundClaims = applied(sim).filter((c) => c.liquidationId !== undefined && fundIds.has(c.liquidationId));
   // One claim per id (never twice), each at the fund's discount (half ETH's 0.008 fee).
@@ -88,9 +93,12 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
   const r = await report(daemonEnv(sim, d.stateDir, {}));
   const claimed = r.liquidations.filter((l) => l.outcome === "claimed");
   expect(claimed.some((l) => l.supply === "liquidation")).toBe(true);
-  expect(claimed.filter((l) => l.supply === "insurance_fund").map((l) => l.liquidation_id).sort()).toEqual(
-    [...new Set(fundClaims.map((c) => c.liquidationId as number))].sort(),
-  );
+  expect(
+    claimed
+      .filter((l) => l.supply === "insurance_fund")
+      .map((l) => l.liquidation_id)
+      .sort(),
+  ).toEqual([...new Set(fundClaims.map((c) => c.liquidationId as number))].sort());
   const fundValue = fundClaims.reduce((s, c) => s + c.transfers.reduce((a, t) => a + t.absLiquidatorFee, 0), 0);
   expect(r.totals.by_supply.insurance_fund?.captured.value).toBeCloseTo(fundValue, 4);
   expect(r.totals.by_supply.liquidation?.captured.value).toBeCloseTo(liquidationFee, 4);
@@ -135,7 +143,11 @@ test("kill -9 mid fund claim: no fund id claimed twice after the restart, and wh
   // Venue truth: at most one claim request per fund id, across both processes.
   expect([...countById(requestsFrom(sim))].filter(([, n]) => n > 1)).toEqual([]);
   // What both processes claimed from the fund is unwound (unwind.scope: claimed covers the fund's claims).
-  await waitFor(() => (sim.core.positionsOf(sim.accountId).find((p) => p.symbol === "PERP_ETH_USDC")?.qty ?? 0) === 0, "flat again", 30_000);
+  await waitFor(
+    () => (sim.core.positionsOf(sim.accountId).find((p) => p.symbol === "PERP_ETH_USDC")?.qty ?? 0) === 0,
+    "flat again",
+    30_000,
+  );
   second.child.kill("SIGTERM");
   expect((await second.exit).code).toBe(0);
 }, 120_000);
