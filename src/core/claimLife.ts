@@ -245,13 +245,15 @@ export class ClaimLife {
     }
     // Its reservation becomes what is held (pending its mode until a report of the symbol says it).
     const mode = port.marginMode;
+    const fund = this.#c.fold.claims.get(st.id)?.intent.supply === "insurance_fund";
     positions.settleClaim(st.id, actual, venueTs, mode);
     this.#outcome({ t: "outcome", id: st.id, at: port.now(), result, fills, venueTs, attempt: st.attempt });
     // A venue of one margin mode: the claim's place is known now.
     if (mode !== undefined)
       for (const symbol of Object.keys(actual)) this.#c.record({ t: "claim_mode", id: st.id, symbol, marginMode: mode, at: port.now() });
     observer.settled(st.id, fills, venueTs);
-    logger.info({ id: st.id, fee: logMoney(fee), fills: logFills(fills) }, result === "accepted" ? "claim accepted" : "claim confirmed");
+    const fields = { id: st.id, fee: logMoney(fee), fills: logFills(fills), ...(fund ? { supply: "insurance_fund" } : {}) };
+    logger.info(fields, result === "accepted" ? "claim accepted" : "claim confirmed");
     for (const symbol of Object.keys(actual)) this.#kick(symbol);
   }
 
