@@ -141,6 +141,7 @@ export function claimPath(o: {
       changed: () => queueMicrotask(() => guard.get().check()),
     },
     logger: claimLog,
+    fundRoute: o.config.insurance_fund.route,
     timings: { ...(o.timing?.journalRetryMs !== undefined ? { journalRetryMs: o.timing.journalRetryMs } : {}) },
   });
   claimer = new Claimer({

@@ -12,6 +12,7 @@ import type { MarkBook } from "../engine/marks.js";
 import { capturingTransport } from "../lab/claimTap.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RestClient } from "../venue/rest.js";
+import { SupplyApi } from "../venue/supplyApi.js";
 import { type LiveShadows, liveShadows } from "./liveShadows.js";
 
 export interface ShadowsAndCapture {
@@ -38,6 +39,8 @@ export function shadowsAndCapture(o: {
   const shadows = liveShadows({ loaded: o.loaded, metrics: o.metrics, logger: o.logger, collateral: () => account.totalCollateral(marks) });
   const capture = shadows.tap(o.capture);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
-  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios);
+  // The insurance fund's claims take their own endpoint and limiter (PROTOCOL §10).
+  const fund = new SupplyApi(rest);
+  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios, fund);
   return { shadows, capture, sender };
 }

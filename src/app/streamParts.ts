@@ -9,6 +9,7 @@ import type { CaptureTap } from "../daemon/captureTap.js";
 import type { Claimer } from "../daemon/claimer.js";
 import { ClaimRehearsal } from "../daemon/claimRehearsal.js";
 import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
+import { FundFeed } from "../daemon/fundFeed.js";
 import { Housekeeping } from "../daemon/housekeeping.js";
 import { Ingest } from "../daemon/ingest.js";
 import { KeyWatch } from "../daemon/keyWatch.js";
@@ -83,6 +84,8 @@ export function streamParts(o: {
     },
     opportunities: o.opportunities,
     capture: o.capture,
+    // insurance_fund.enabled: the fund's rows are offered too (daemon/fundFeed.ts).
+    ...(config.insurance_fund.enabled ? { fund: new FundFeed({ route: config.insurance_fund.route, price: (s) => marks.price(s) }) } : {}),
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
       logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");

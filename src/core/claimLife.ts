@@ -10,12 +10,12 @@ import { DuplicateClaimError, FencedError } from "../errors.js";
 import { logFills, logMoney } from "../observe/logMoney.js";
 import { VenueError } from "../venue/errors.js";
 import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue/failureTable.js";
-import { assignmentFills, claimFills, claimRequestBody } from "../venue/mapping.js";
-import type { ClaimRequest } from "../venue/restSchemas.js";
+import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
 import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
 import type { CoreContext } from "./coreContext.js";
 import type { ClaimAnswer, ClaimDriver } from "./corePort.js";
+import { claimBodyOf, type FundRoute, isFundBody, type SendBody, supplyOf } from "./fundSupply.js";
 import type { IntentRecord, OutcomeRecord } from "./journalRecords.js";
 import type { UnknownClaims } from "./unknownClaims.js";
 
@@ -67,6 +67,7 @@ export class ClaimLife {
 
   readonly #notOurs: (symbol: string) => number;
   readonly #kick: (symbol: string) => void;
+  readonly #fundRoute: FundRoute;
 
   /**
    * `notOurs`: the operator's own of a symbol as last seen (accountWatch.ts `notOurs`), journaled with
@@ -80,6 +81,7 @@ export class ClaimLife {
     unknown: UnknownClaims,
     notOurs: (symbol: string) => number,
     kick: (symbol: string) => void,
+    fundRoute: FundRoute = "claim_insurance_fund",
   ) {
     this.#c = c;
     this.#t = timings;
@@ -87,6 +89,7 @@ export class ClaimLife {
     this.#unknown = unknown;
     this.#notOurs = notOurs;
     this.#kick = kick;
+    this.#fundRoute = fundRoute;
   }
 
   /** Sent and not answered. */
@@ -123,8 +126,12 @@ export class ClaimLife {
     };
     this.#inflight.set(id, st);
     exposure.reserve(id, d.perSymbolQty);
-    const body = claimRequestBody(d);
+    const body = claimBodyOf(d, liquidation, this.#fundRoute);
+    // A world without the fund's endpoint never sends a fund claim anywhere (dropped before its intent).
+    if (isFundBody(body) && port.sendFundClaim === undefined) throw new Error("this port has no insurance fund route");
     const intent = intentRecord(d, body, st.sentAt, dryRun, liquidation.positions, st.attempt);
+    // The insurance fund's rows (fundSupply.ts): an intent without `supply` is a liquidation's.
+    if (supplyOf(liquidation) === "insurance_fund") intent.supply = "insurance_fund";
     // The operator's own: what a give-up may infer is only what grows past it.
     if (this.#c.positions.known) {
       const notOurs: Record<string, number> = {};
@@ -178,7 +185,7 @@ export class ClaimLife {
     this.#driver.pause(err instanceof FencedError ? "standby" : "journal", true);
   }
 
-  #written(st: SentClaim, intent: IntentRecord, body: ClaimRequest, attempt: number | undefined, dryRun: boolean): void {
+  #written(st: SentClaim, intent: IntentRecord, body: SendBody, attempt: number | undefined, dryRun: boolean): void {
     const { port, fold, observer } = this.#c;
     if (typeof attempt === "number") st.attempt = intent.attempt = attempt;
     fold.add(intent);
@@ -192,7 +199,9 @@ export class ClaimLife {
       return;
     }
     // The request is written inside sendClaim() (on a warm connection); the metrics follow.
-    port.sendClaim(body, dryRun, (answer) => this.#guarded(st.id, () => this.#answered(st, answer)));
+    const answered = (answer: ClaimAnswer): void => this.#guarded(st.id, () => this.#answered(st, answer));
+    if (!isFundBody(body)) port.sendClaim(body, dryRun, answered);
+    else port.sendFundClaim?.(body, dryRun, answered);
     observer.decisionLatency((port.monotonic() - st.receivedAt) / 1000);
     if (!dryRun) observer.submitted();
   }
@@ -236,13 +245,15 @@ export class ClaimLife {
     }
     // Its reservation becomes what is held (pending its mode until a report of the symbol says it).
     const mode = port.marginMode;
+    const fund = this.#c.fold.claims.get(st.id)?.intent.supply === "insurance_fund";
     positions.settleClaim(st.id, actual, venueTs, mode);
     this.#outcome({ t: "outcome", id: st.id, at: port.now(), result, fills, venueTs, attempt: st.attempt });
     // A venue of one margin mode: the claim's place is known now.
     if (mode !== undefined)
       for (const symbol of Object.keys(actual)) this.#c.record({ t: "claim_mode", id: st.id, symbol, marginMode: mode, at: port.now() });
     observer.settled(st.id, fills, venueTs);
-    logger.info({ id: st.id, fee: logMoney(fee), fills: logFills(fills) }, result === "accepted" ? "claim accepted" : "claim confirmed");
+    const fields = { id: st.id, fee: logMoney(fee), fills: logFills(fills), ...(fund ? { supply: "insurance_fund" } : {}) };
+    logger.info(fields, result === "accepted" ? "claim accepted" : "claim confirmed");
     for (const symbol of Object.keys(actual)) this.#kick(symbol);
   }
 
@@ -398,7 +409,7 @@ export class ClaimLife {
 /** The journal intent: what is about to be sent. Copies, not references: the database writes it after the send call returned. */
 export function intentRecord(
   d: ClaimDecision,
-  body: ReturnType<typeof claimRequestBody>,
+  body: SendBody,
   at: number,
   dryRun: boolean,
   open: readonly LiquidationPosition[] | undefined,
@@ -409,7 +420,7 @@ export function intentRecord(
     id: d.liquidationId,
     at,
     ratio: d.ratio,
-    ...(body.symbols ? { symbols: body.symbols } : {}),
+    ...(!isFundBody(body) && body.symbols ? { symbols: body.symbols } : {}),
     limitPrice: { ...d.limitPrice },
     expectedFee: d.expectedFee,
     perSymbolQty: { ...d.perSymbolQty },

@@ -11,12 +11,14 @@ import type { MarkBook } from "../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../engine/positionBook.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
+import { fundDiscountsFromInfo } from "../venue/fundRows.js";
 import type { Leverages } from "../venue/leverageSchemas.js";
 import {
   accountFiguresFrom,
   accountRowsFrom,
   accountRowsFromPush,
   clientMarginFrom,
+  FUND_ROW_TYPE,
   heldFromPush,
   heldFromRows,
   leverageSettingsFrom,
@@ -30,11 +32,12 @@ import {
 import type { ClientInfo } from "../venue/orderSchemas.js";
 import type { Stamped } from "../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../venue/restSchemas.js";
-import type { StreamData } from "../venue/wire.js";
+import type { LiquidationEntry, StreamData } from "../venue/wire.js";
 import type { ExecutionReport } from "../venue/wireOrders.js";
 import { AccountGate } from "./accountGate.js";
 import type { CaptureTap } from "./captureTap.js";
 import type { Claimer } from "./claimer.js";
+import type { FundFeed } from "./fundFeed.js";
 import type { OpenBook } from "./openBook.js";
 import type { OpportunityLedger } from "./opportunityLedger.js";
 import type { PolicyState } from "./policyState.js";
@@ -78,6 +81,8 @@ export interface IngestOptions {
    * of 100. A replay passes `inlineSlices`: virtual time has no event loop to yield to.
    */
   slices?: Slicer;
+  /** `insurance_fund.enabled`: the fund's `type: "claim"` rows are offered too (fundFeed.ts); none: they are left out. */
+  fund?: FundFeed;
 }
 
 export class Ingest {
@@ -146,8 +151,12 @@ export class Ingest {
         const at = this.#now();
         const capture = this.#options.capture;
         if (capture !== undefined && capture.frames !== false) capture.record({ k: "liquidation", at, data: args[1] });
-        // The fund's rows are not claimed as liquidations (insurance_fund, issue 35: a supply of its own).
-        const changes = book.applyDelta(withoutFundRows(args[1]).map(liquidationFromPush), at);
+        // The fund's rows are a supply of their own (issue 35): offered only with insurance_fund on.
+        const fund = this.#options.fund;
+        const changes = book.applyDelta(
+          fund === undefined ? withoutFundRows(args[1]).map(liquidationFromPush) : args[1].map((e) => this.#fromPush(fund, e)),
+          at,
+        );
         this.#cancel(changes.removed);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
         // The ledger's first-push records wait for the claims the frame sends (their time is the frame's).
@@ -194,6 +203,11 @@ export class Ingest {
     }
   }
 
+  #fromPush(fund: FundFeed, e: LiquidationEntry): Liquidation {
+    const liq = liquidationFromPush(e);
+    return e.type === FUND_ROW_TYPE ? fund.view(liq) : liq;
+  }
+
   /**
    * A full open list from REST, requested at `requestedAt`. Only new or changed liquidations are
    * offered (with 10,000 open ids a full re-decide would block the loop for tens of ms), plus those
@@ -205,11 +219,13 @@ export class Ingest {
     const receivedAt = this.#monotonic();
     this.#options.capture?.record({ k: "open", at: this.#now(), requestedAt, rows });
     const r = book.beginReconcile(requestedAt);
+    const fund = this.#options.fund;
     // Rows are cheap (a map lookup, a comparison): bigger slices than offers.
     this.#slices.run({
-      items: withoutFundRows(rows),
+      items: fund === undefined ? withoutFundRows(rows) : rows,
       size: RECONCILE_SLICE,
       each: (row) => {
+        if (fund !== undefined && row.type === FUND_ROW_TYPE) return book.reconcileRow(r, fund.view(liquidationFromRow(row)), this.#now());
         // Most rows are what the book holds: compared in place, so 10,000 of them allocate nothing.
         const current = book.get(row.liquidation_id);
         if (current !== undefined && row.type === current.type && rowHasPositions(row, current.positions))
@@ -222,7 +238,10 @@ export class Ingest {
         this.#seen(changes.upserted, this.#now());
         this.#cancel(changes.removed, () => {
           this.#options.core.openList((id) => book.get(id), requestedAt);
-          const sweep = (): void => claimer.sweep((id) => book.has(id));
+          const sweep = (): void => {
+            claimer.sweep((id) => book.has(id));
+            fund?.sweep((id) => book.has(id));
+          };
           if (!policy.symbolsLoaded) return sweep();
           this.#offer(changes.upserted, receivedAt, () => {
             claimer.retrySkipped();
@@ -287,6 +306,7 @@ export class Ingest {
     this.#options.capture?.record({ k: "info", at: this.#now(), requestedAt, info, futures });
     const { table, rejected } = SymbolTable.fromUntrusted(info.rows.map(symbolInfoFromRow));
     this.#options.policy.applySymbols(table);
+    this.#options.fund?.setDiscounts(fundDiscountsFromInfo(info.rows));
     this.#options.marks.setMany(marksFromFutures(futures.rows), requestedAt);
     this.offerAll();
     // Positions held before the table was known (a restart mid-unwind) can be closed now.

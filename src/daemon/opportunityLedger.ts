@@ -7,6 +7,8 @@
  * records it needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`),
  * never twice.
  */
+
+import { supplyOf } from "../core/fundSupply.js";
 import type { JournalRecord } from "../core/journalRecords.js";
 import type { OpportunityRecord } from "../core/opportunityRecords.js";
 import { isSettled, type OpportunityFacts, type OpportunityOutcome, opportunityRows } from "../engine/opportunities.js";
@@ -57,7 +59,16 @@ export class OpportunityLedger {
       fees[p.symbol] = mark === undefined ? 0 : Math.abs(p.positionQty) * mark * p.liquidatorFee;
       qty[p.symbol] = Math.abs(p.positionQty);
     }
-    this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees, qty });
+    const fund = supplyOf(liq) === "insurance_fund";
+    this.#record({
+      t: "seen",
+      id: liq.liquidationId,
+      at,
+      venueTs: liq.timestamp,
+      fees,
+      qty,
+      ...(fund ? { supply: "insurance_fund" as const } : {}),
+    });
   }
 
   /** The policy skipped the id for a reason new to it (SkipVerdicts dedups repeats). */
