@@ -203,7 +203,7 @@ export class ClaimLife {
     if (!isFundBody(body)) port.sendClaim(body, dryRun, answered);
     else port.sendFundClaim?.(body, dryRun, answered);
     observer.decisionLatency((port.monotonic() - st.receivedAt) / 1000);
-    if (!dryRun) observer.submitted();
+    if (!dryRun) observer.submitted(intent.supply ?? "liquidation");
   }
 
   #answered(st: SentClaim, answer: ClaimAnswer): void {

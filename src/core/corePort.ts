@@ -4,7 +4,9 @@
  * reports (metrics, logs). The live daemon passes the store, the REST client and real timers; the
  * lab a modelled venue and its virtual timeline; the claim rehearsal builds nothing of this at all.
  */
+
 import type { PauseReason } from "../engine/pauseReasons.js";
+import type { Supply } from "../engine/supply.js";
 import type { Fill, Liquidation, MarginMode } from "../engine/types.js";
 import type { RecordedClaim } from "../venue/liquidatorRecord.js";
 import type { OrderAck, OrderRequest } from "../venue/orderSchemas.js";
@@ -92,7 +94,8 @@ export interface ClaimDriver {
 
 /** Metrics and logs of the core (no prom-client here). */
 export interface CoreObserver {
-  submitted(): void;
+  /** A claim left (not a dry run), of this supply. */
+  submitted(supply: Supply): void;
   decisionLatency(seconds: number): void;
   result(result: string, code: string, latencySeconds: number | undefined): void;
   feeEarned(symbol: string, amount: number): void;

@@ -13,13 +13,13 @@
  * written before) is a liquidation's.
  */
 import type { ClaimDecision } from "../engine/policy.js";
+import type { Supply } from "../engine/supply.js";
 import type { Liquidation } from "../engine/types.js";
 import { claimRequestBody, FUND_ROW_TYPE, fundClaimRequestBody } from "../venue/mapping.js";
 import type { ClaimRequest } from "../venue/restSchemas.js";
 import type { FundClaimRequest } from "../venue/supplySchemas.js";
 
-/** Where an offer came from (the opportunity ledger's and the report's `supply`). */
-export type Supply = "liquidation" | "insurance_fund";
+export type { Supply } from "../engine/supply.js";
 
 /** The endpoint a fund row is claimed through (`insurance_fund.route`). */
 export type FundRoute = "claim_insurance_fund" | "liquidation";

@@ -12,6 +12,7 @@ import { supplyOf } from "../core/fundSupply.js";
 import type { JournalRecord } from "../core/journalRecords.js";
 import type { OpportunityRecord } from "../core/opportunityRecords.js";
 import { isSettled, type OpportunityFacts, type OpportunityOutcome, opportunityRows } from "../engine/opportunities.js";
+import type { Supply } from "../engine/supply.js";
 import type { Decision, Liquidation } from "../engine/types.js";
 import { OpportunityFold } from "../store/opportunityFold.js";
 import type { StateStore } from "../store/stateStore.js";
@@ -24,7 +25,7 @@ export interface OpportunityLedgerOptions {
   /** The current mark of a symbol (the value at stake is priced at the first push's marks). */
   price: (symbol: string) => number | undefined;
   /** A liquidation's fate was sealed (each id once): each of its rows (a claimed part and its rest are rows of their own). */
-  settled: (outcome: OpportunityOutcome, reason: string, value: number) => void;
+  settled: (outcome: OpportunityOutcome, reason: string, value: number, supply: Supply) => void;
   /** The store refused a batch (the journal's own failure path stops claiming; this only reports). */
   failed?: (err: unknown) => void;
   now?: () => number;
@@ -202,7 +203,7 @@ export class OpportunityLedger {
   #settle(f: OpportunityFacts): void {
     if (!this.#counted.has(f.id) && f.firstSeen !== undefined && isSettled(f)) {
       this.#counted.add(f.id);
-      for (const row of opportunityRows(f)) this.#o.settled(row.outcome, row.reason, row.value);
+      for (const row of opportunityRows(f)) this.#o.settled(row.outcome, row.reason, row.value, row.supply);
     }
     // Gone with nothing of ours awaiting an answer: nothing more can happen to it.
     if (f.goneAt !== undefined && !f.inFlight) {
