@@ -256,7 +256,12 @@ describe("the live ledger", () => {
   it("a claim the policy cut is recorded with what cut it, and its rows are counted apart once assigned", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (o, r, v) => void settled.push([o, r, v]), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (o, r, v) => void settled.push([o, r, v]),
+      flushMs: 60_000,
+    });
     const journal = ledger.tap(s.store);
     ledger.seen(liq(1, 4), T0); // 4 ETH at 3,000, 1 %: 120 at stake
     ledger.decided({ action: "claim", liquidationId: 1, cut: "max_claim_notional" } as ClaimDecision);
@@ -278,7 +283,12 @@ describe("the live ledger", () => {
   it("each fate is counted with its supply (the insurance fund's rows apart from liquidations)", () => {
     const s = fakeStore();
     const supplies: string[] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void supplies.push(a[3]), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (...a) => void supplies.push(a[3]),
+      flushMs: 60_000,
+    });
     ledger.seen(liq(1), T0);
     ledger.seen({ ...liq(2), type: "claim" }, T0);
     ledger.skipped(1, "min_fee");
@@ -345,7 +355,12 @@ describe("the live ledger", () => {
   it("an id that leaves while its intent is being written waits for the answer: lost when the venue says taken", async () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (o, r, v) => void settled.push([o, r, v]), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (o, r, v) => void settled.push([o, r, v]),
+      flushMs: 60_000,
+    });
     const store = ledger.tap(s.store);
     ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
@@ -361,7 +376,12 @@ describe("the live ledger", () => {
   it("an intent the store refused sent nothing: the departure settles it", async () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (o, r, v) => void settled.push([o, r, v]), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (o, r, v) => void settled.push([o, r, v]),
+      flushMs: 60_000,
+    });
     const store = ledger.tap(s.store);
     ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
