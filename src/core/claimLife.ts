@@ -9,10 +9,10 @@ import type { Fill, Liquidation, LiquidationPosition } from "../engine/types.js"
 import { DuplicateClaimError, FencedError } from "../errors.js";
 import { logFills, logMoney } from "../observe/logMoney.js";
 import { VenueError } from "../venue/errors.js";
-import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue/failureTable.js";
 import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
-import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
+import { classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
+import { ClaimRefusals } from "./claimRefusals.js";
 import type { CoreContext } from "./coreContext.js";
 import type { ClaimAnswer, ClaimDriver } from "./corePort.js";
 import { claimBodyOf, type FundRoute, isFundBody, type SendBody, supplyOf } from "./fundSupply.js";
@@ -44,25 +44,13 @@ export interface SentClaim {
   assignment: LiquidatorLiquidation | undefined;
 }
 
-/** Re-decisions spent per id while it is open (the failure table's budgets). */
-interface Budget {
-  retries: number;
-  repriced: number;
-  redecided: number;
-  rereads: number;
-}
-
-/** Codes warned about once each; beyond this many distinct ones (a venue answering noise) only info lines. */
-const MAX_UNKNOWN_CODES_LOGGED = 32;
-
 export class ClaimLife {
   readonly #c: CoreContext;
   readonly #t: ClaimTimings;
   readonly #driver: ClaimDriver;
   readonly #unknown: UnknownClaims;
   readonly #inflight = new Map<number, SentClaim>();
-  readonly #budgets = new Map<number, Budget>();
-  readonly #unknownCodes = new Set<number>();
+  readonly #refusals: ClaimRefusals;
   readonly #idleWaiters: (() => void)[] = [];
 
   readonly #notOurs: (symbol: string) => number;
@@ -90,6 +78,7 @@ export class ClaimLife {
     this.#notOurs = notOurs;
     this.#kick = kick;
     this.#fundRoute = fundRoute;
+    this.#refusals = new ClaimRefusals({ retryMs: timings.retryDelayMs, repriceMs: timings.repriceBackoffMs });
   }
 
   /** Sent and not answered. */
@@ -103,7 +92,7 @@ export class ClaimLife {
 
   /** The failure budgets of ids that left the open list are forgotten (the sweep). */
   forget(isOpen: (id: number) => boolean): void {
-    for (const id of this.#budgets.keys()) if (!isOpen(id) && !this.#inflight.has(id)) this.#budgets.delete(id);
+    this.#refusals.forget((id) => isOpen(id) || this.#inflight.has(id));
   }
 
   /**
@@ -290,7 +279,7 @@ export class ClaimLife {
     const f = classifyClaimFailure(err);
     observer.result(f.result, f.code, (port.monotonic() - st.receivedAt) / 1000);
     const code = err instanceof VenueError ? err.venueCode : undefined;
-    this.#logRefusal(id, f, err);
+    this.#refusals.log(this.#c.logger, id, f, err);
     const record: OutcomeRecord = {
       t: "outcome",
       id,
@@ -310,7 +299,7 @@ export class ClaimLife {
       return this.#unknown.track(st, "unknown");
     }
     this.#release(id);
-    const next = this.#next(id, f.action);
+    const next = this.#refusals.next(id, f.action);
     // A refusal whose re-decisions are spent is final: the journal says so, so a restart keeps it.
     if (next.kind === "spent" && record.result === "rejected") record.final = true;
     this.#outcome(record);
@@ -335,47 +324,6 @@ export class ClaimLife {
     }
   }
 
-  /**
-   * What a refusal means for the id: gone; decided again after `ms` (the failure table's schedule
-   * for its attempt `n`); put back at once (margin, after the account re-read); or its budget spent.
-   */
-  #next(
-    id: number,
-    action: ClaimFailureAction,
-  ): { kind: "gone" } | { kind: "later"; ms: number } | { kind: "requeue" } | { kind: "spent" } {
-    if (action === "gone") return { kind: "gone" };
-    const b = this.#budget(id);
-    const n =
-      action === "backoff"
-        ? b.retries
-        : action === "retry_racing" || action === "retry_transient"
-          ? b.retries++
-          : action === "reevaluate"
-            ? b.repriced++
-            : action === "redecide"
-              ? b.redecided++
-              : action === "reread_account"
-                ? b.rereads++
-                : Number.POSITIVE_INFINITY;
-    const schedule = claimRetryOf(action);
-    const ms = schedule === undefined || n === Number.POSITIVE_INFINITY ? undefined : claimRetryDelay(schedule, n, this.#bases());
-    if (ms === undefined) return { kind: "spent" };
-    return action === "reread_account" ? { kind: "requeue" } : { kind: "later", ms };
-  }
-
-  #bases(): { retryMs: number; repriceMs: number } {
-    return { retryMs: this.#t.retryDelayMs, repriceMs: this.#t.repriceBackoffMs };
-  }
-
-  #budget(id: number): Budget {
-    let b = this.#budgets.get(id);
-    if (b === undefined) {
-      b = { retries: 0, repriced: 0, redecided: 0, rereads: 0 };
-      this.#budgets.set(id, b);
-    }
-    return b;
-  }
-
   #reread(): void {
     const { port } = this.#c;
     if (port.rereadAccount !== undefined) port.rereadAccount();
@@ -389,20 +337,6 @@ export class ClaimLife {
 
   #outcome(rec: OutcomeRecord): void {
     this.#c.record(rec);
-  }
-
-  /** One warn line per code the failure table does not know (not one per claim); later ones at info. */
-  #logRefusal(id: number, f: ClaimFailure, err: unknown): void {
-    const { logger } = this.#c;
-    const fields = { id, code: f.code, action: f.action, err: (err as Error).message };
-    if (f.action !== "redecide" || !(err instanceof VenueError)) return logger.warn(fields, "claim not accepted");
-    if (this.#unknownCodes.has(err.venueCode) || this.#unknownCodes.size >= MAX_UNKNOWN_CODES_LOGGED)
-      return logger.info(fields, "claim not accepted");
-    this.#unknownCodes.add(err.venueCode);
-    logger.warn(
-      { id, code: err.venueCode, status: err.status, message: err.venueMessage },
-      "claim refused with a venue code the failure table does not know: re-deciding the id while it is open, a bounded number of times",
-    );
   }
 }
 
