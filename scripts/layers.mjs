@@ -281,7 +281,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   for (const c of circles) console.error(`import circle: ${c.map((f) => `src/${f}`).join(" → ")}`);
   if (findings.length + circles.length > 0) {
     console.error(`layers: ${findings.length} layer findings, ${circles.length} import circles in ${files} files`);
-    process.exit(1);
-  }
-  console.log(`layers: ${files} files, every import inside its layer rules, no import circle`);
+    // exitCode, not exit(): a piped stderr is written asynchronously and exit() would cut it short.
+    process.exitCode = 1;
+  } else console.log(`layers: ${files} files, every import inside its layer rules, no import circle`);
 }

@@ -64,8 +64,8 @@ export function claimPath(o: {
   const opportunities = new OpportunityLedger({
     store,
     price: (symbol) => marks.price(symbol),
-    settled: (outcome, reason, value) => {
-      metrics.opportunities.inc({ outcome, reason });
+    settled: (outcome, reason, value, supply) => {
+      metrics.opportunities.inc({ outcome, reason, supply });
       metrics.opportunityValue.inc({ outcome, reason }, value);
     },
     failed: (err) => ingestLog.warn({ err: (err as Error).message }, "opportunity ledger records not written"),
@@ -141,6 +141,7 @@ export function claimPath(o: {
       changed: () => queueMicrotask(() => guard.get().check()),
     },
     logger: claimLog,
+    fundRoute: o.config.insurance_fund.route,
     timings: { ...(o.timing?.journalRetryMs !== undefined ? { journalRetryMs: o.timing.journalRetryMs } : {}) },
   });
   claimer = new Claimer({

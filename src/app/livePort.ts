@@ -35,6 +35,9 @@ export function livePort(o: {
     sendClaim: (body, dryRun, answered) => {
       sender.send(body, dryRun).then(answered, (error: unknown) => answered({ error }));
     },
+    sendFundClaim: (body, dryRun, answered) => {
+      sender.sendFund(body, dryRun, o.signal).then(answered, (error: unknown) => answered({ error }));
+    },
     placeOrder: (body) => o.orders.placeOrder(body),
     readRecord: (startT, endT) => readRecord(rest, startT, endT, o.signal, o.badRecordRow),
     requestPositions: () => o.requestPositions(),

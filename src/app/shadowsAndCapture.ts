@@ -14,6 +14,7 @@ import { ownClaimsTransport } from "../lab/shadow/ownClaimsTransport.js";
 import { ShadowFeed } from "../lab/shadow/shadowFeed.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RestClient } from "../venue/rest.js";
+import { SupplyApi } from "../venue/supplyApi.js";
 
 export interface ShadowsAndCapture {
   shadows: LiveShadows;
@@ -39,7 +40,9 @@ export function shadowsAndCapture(o: {
   const shadows = liveShadows({ loaded: o.loaded, metrics: o.metrics, logger: o.logger, collateral: () => account.totalCollateral(marks) });
   const ingestTap = shadows.ingestTap(o.capture);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
-  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios);
+  // The insurance fund's claims take their own endpoint and limiter (docs/protocol.md §10.3).
+  const fund = new SupplyApi(rest);
+  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios, fund);
   return { shadows, ingestTap, sender };
 }
 

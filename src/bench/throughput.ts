@@ -6,10 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import * as ed from "@noble/ed25519";
+import { compileRiskPolicy } from "../config/riskPolicyOf.js";
 import { Exposure } from "../engine/exposure.js";
 import { MarkBook } from "../engine/marks.js";
 import { decide, type PolicyContext } from "../engine/policy.js";
-import { compileRiskPolicy } from "../engine/riskPolicy.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import type { Liquidation } from "../engine/types.js";
 import { generatePositions } from "../sim/liquidationGen.js";

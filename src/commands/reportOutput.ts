@@ -94,6 +94,8 @@ export function reportTable(r: LedgerReport): string {
       BUCKET_COLUMNS.filter((c) => c.key !== "outcome"),
       t.policy_cost.map((b) => ({ key: b.outcome, reason: b.reason, bucket: b })),
     ),
+    "\nPer supply\n",
+    renderTable(splitColumns("supply"), splitLines(t.by_supply)),
     "\nPer symbol\n",
     renderTable(splitColumns("symbol"), splitLines(t.by_symbol)),
     "\nPer hour (UTC, of the first push)\n",

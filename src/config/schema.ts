@@ -134,6 +134,18 @@ export const configSchema = strict({
       "seconds between heatmap polls (within the query API's own weight budget; the venue caches its answer 5 s)",
     ),
   }),
+  insurance_fund: section({
+    enabled: doc(
+      z.boolean().default(false),
+      "claim the insurance fund's positions (the open list's `type: \"claim\"` rows, docs/protocol.md §10) under the same policy, the fee at each symbol's `claim_insurance_fund_discount`; off: those rows are ignored",
+      "LIQUIDATOR_INSURANCE_FUND",
+    ),
+    route: doc(
+      z.enum(["claim_insurance_fund", "liquidation"]).default("claim_insurance_fund"),
+      "the endpoint a fund row is claimed through: `claim_insurance_fund` (`POST /v1/claim_insurance_fund`, one symbol of the row per claim, its own 5/s limiter) or `liquidation` (`POST /v1/liquidation`, the row as a liquidation); unsettled on the venue, `preflight` probes it",
+      "LIQUIDATOR_INSURANCE_FUND_ROUTE",
+    ),
+  }),
   rewards: section({
     poll_interval_ms: doc(
       z.number().int().min(1000).max(MAX_TIMER_MS).default(60_000),

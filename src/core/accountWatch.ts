@@ -137,7 +137,7 @@ export class AccountWatch {
   /**
    * The operator's own of `symbol` (signed, all modes): what the account holds beyond what is ours,
    * measured while nothing of ours moves on it — now if so, else when last so, else (a start with
-   * claims unsettled) as the oldest of them recorded it. A claim given up is inferred from what grew
+   * claims unsettled) as the oldest of them recorded it, else as the newest intent did. A claim given up is inferred from what grew
    * past it (unknownClaims.ts), so that a claim not settled when another was sent is never counted
    * twice, and the operator's position never as ours.
    */
@@ -149,7 +149,7 @@ export class AccountWatch {
       const v = c.intent.notOurs?.[symbol];
       if (v !== undefined) return v;
     }
-    return heldBeyondOurs(this.#c, symbol);
+    return this.#c.fold.notOurs.get(symbol) ?? heldBeyondOurs(this.#c, symbol);
   }
 
   #measure(symbol: string): number {

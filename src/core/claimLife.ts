@@ -13,13 +13,13 @@ import type { Fill, Liquidation } from "../engine/types.js";
 import { DuplicateClaimError, FencedError } from "../errors.js";
 import { logFills, logMoney } from "../observe/logMoney.js";
 import { VenueError } from "../venue/errors.js";
-import { type ClaimFailureAction, claimRetryDelay, claimRetryOf } from "../venue/failureTable.js";
-import { assignmentFills, claimFills, claimRequestBody } from "../venue/mapping.js";
-import type { ClaimRequest } from "../venue/restSchemas.js";
+import { assignmentFills, claimFills } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
-import { type ClaimFailure, classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
+import { classifyClaimFailure, JOURNAL_RESULT_OF } from "./claimFailure.js";
+import { ClaimRefusals } from "./claimRefusals.js";
 import type { CoreContext } from "./coreContext.js";
 import type { ClaimAnswer, ClaimDriver } from "./corePort.js";
+import { claimBodyOf, type FundRoute, isFundBody, type SendBody, supplyOf } from "./fundSupply.js";
 import type { IntentRecord, OutcomeRecord } from "./journalRecords.js";
 import { intentRecord, type SentClaim } from "./sentClaim.js";
 
@@ -46,29 +46,18 @@ interface UnknownTracker {
   confirm(id: number, fills: Fill[], venueTs: number, source: "push" | "record"): void;
 }
 
-/** Re-decisions spent per id while it is open (the failure table's budgets). */
-interface Budget {
-  retries: number;
-  repriced: number;
-  redecided: number;
-  rereads: number;
-}
-
-/** Codes warned about once each; beyond this many distinct ones (a venue answering noise) only info lines. */
-const MAX_UNKNOWN_CODES_LOGGED = 32;
-
 export class ClaimLife {
   readonly #c: CoreContext;
   readonly #t: ClaimTimings;
   readonly #driver: ClaimDriver;
   readonly #unknown: UnknownTracker;
   readonly #inflight = new Map<number, SentClaim>();
-  readonly #budgets = new Map<number, Budget>();
-  readonly #unknownCodes = new Set<number>();
+  readonly #refusals: ClaimRefusals;
   readonly #idleWaiters: (() => void)[] = [];
 
   readonly #notOurs: (symbol: string) => number;
   readonly #kick: (symbol: string) => void;
+  readonly #fundRoute: FundRoute;
 
   /**
    * `notOurs`: the operator's own of a symbol as last seen (accountWatch.ts `notOurs`), journaled with
@@ -82,6 +71,7 @@ export class ClaimLife {
     unknown: UnknownTracker,
     notOurs: (symbol: string) => number,
     kick: (symbol: string) => void,
+    fundRoute: FundRoute = "claim_insurance_fund",
   ) {
     this.#c = c;
     this.#t = timings;
@@ -89,6 +79,8 @@ export class ClaimLife {
     this.#unknown = unknown;
     this.#notOurs = notOurs;
     this.#kick = kick;
+    this.#fundRoute = fundRoute;
+    this.#refusals = new ClaimRefusals({ retryMs: timings.retryDelayMs, repriceMs: timings.repriceBackoffMs });
   }
 
   /** Sent and not answered. */
@@ -102,7 +94,7 @@ export class ClaimLife {
 
   /** The failure budgets of ids that left the open list are forgotten (the sweep). */
   forget(isOpen: (id: number) => boolean): void {
-    for (const id of this.#budgets.keys()) if (!isOpen(id) && !this.#inflight.has(id)) this.#budgets.delete(id);
+    this.#refusals.forget((id) => isOpen(id) || this.#inflight.has(id));
   }
 
   /**
@@ -125,8 +117,12 @@ export class ClaimLife {
     };
     this.#inflight.set(id, st);
     exposure.reserve(id, d.perSymbolQty);
-    const body = claimRequestBody(d);
+    const body = claimBodyOf(d, liquidation, this.#fundRoute);
+    // A world without the fund's endpoint never sends a fund claim anywhere (dropped before its intent).
+    if (isFundBody(body) && port.sendFundClaim === undefined) throw new Error("this port has no insurance fund route");
     const intent = intentRecord(d, body, st.sentAt, dryRun, liquidation.positions, st.attempt);
+    // The insurance fund's rows (fundSupply.ts): an intent without `supply` is a liquidation's.
+    if (supplyOf(liquidation) === "insurance_fund") intent.supply = "insurance_fund";
     // The operator's own: what a give-up may infer is only what grows past it.
     if (this.#c.positions.known) {
       const notOurs: Record<string, number> = {};
@@ -180,7 +176,7 @@ export class ClaimLife {
     this.#driver.pause(err instanceof FencedError ? "standby" : "journal", true);
   }
 
-  #written(st: SentClaim, intent: IntentRecord, body: ClaimRequest, attempt: number | undefined, dryRun: boolean): void {
+  #written(st: SentClaim, intent: IntentRecord, body: SendBody, attempt: number | undefined, dryRun: boolean): void {
     const { port, fold, observer } = this.#c;
     if (typeof attempt === "number") st.attempt = intent.attempt = attempt;
     fold.add(intent);
@@ -194,9 +190,11 @@ export class ClaimLife {
       return;
     }
     // The request is written inside sendClaim() (on a warm connection); the metrics follow.
-    port.sendClaim(body, dryRun, (answer) => this.#guarded(st.id, () => this.#answered(st, answer)));
+    const answered = (answer: ClaimAnswer): void => this.#guarded(st.id, () => this.#answered(st, answer));
+    if (!isFundBody(body)) port.sendClaim(body, dryRun, answered);
+    else port.sendFundClaim?.(body, dryRun, answered);
     observer.decisionLatency((port.monotonic() - st.receivedAt) / 1000);
-    if (!dryRun) observer.submitted();
+    if (!dryRun) observer.submitted(intent.supply ?? "liquidation");
   }
 
   #answered(st: SentClaim, answer: ClaimAnswer): void {
@@ -238,13 +236,15 @@ export class ClaimLife {
     }
     // Its reservation becomes what is held (pending its mode until a report of the symbol says it).
     const mode = port.marginMode;
+    const fund = this.#c.fold.claims.get(st.id)?.intent.supply === "insurance_fund";
     positions.settleClaim(st.id, actual, venueTs, mode);
     this.#outcome({ t: "outcome", id: st.id, at: port.now(), result, fills, venueTs, attempt: st.attempt });
     // A venue of one margin mode: the claim's place is known now.
     if (mode !== undefined)
       for (const symbol of Object.keys(actual)) this.#c.record({ t: "claim_mode", id: st.id, symbol, marginMode: mode, at: port.now() });
     observer.settled(st.id, fills, venueTs);
-    logger.info({ id: st.id, fee: logMoney(fee), fills: logFills(fills) }, result === "accepted" ? "claim accepted" : "claim confirmed");
+    const fields = { id: st.id, fee: logMoney(fee), fills: logFills(fills), ...(fund ? { supply: "insurance_fund" } : {}) };
+    logger.info(fields, result === "accepted" ? "claim accepted" : "claim confirmed");
     for (const symbol of Object.keys(actual)) this.#kick(symbol);
   }
 
@@ -281,7 +281,7 @@ export class ClaimLife {
     const f = classifyClaimFailure(err);
     observer.result(f.result, f.code, (port.monotonic() - st.receivedAt) / 1000);
     const code = err instanceof VenueError ? err.venueCode : undefined;
-    this.#logRefusal(id, f, err);
+    this.#refusals.log(this.#c.logger, id, f, err);
     const record: OutcomeRecord = {
       t: "outcome",
       id,
@@ -301,7 +301,7 @@ export class ClaimLife {
       return this.#unknown.track(st, "unknown");
     }
     this.#release(id);
-    const next = this.#next(id, f.action);
+    const next = this.#refusals.next(id, f.action);
     // A refusal whose re-decisions are spent is final: the journal says so, so a restart keeps it.
     if (next.kind === "spent" && record.result === "rejected") record.final = true;
     this.#outcome(record);
@@ -326,47 +326,6 @@ export class ClaimLife {
     }
   }
 
-  /**
-   * What a refusal means for the id: gone; decided again after `ms` (the failure table's schedule
-   * for its attempt `n`); put back at once (margin, after the account re-read); or its budget spent.
-   */
-  #next(
-    id: number,
-    action: ClaimFailureAction,
-  ): { kind: "gone" } | { kind: "later"; ms: number } | { kind: "requeue" } | { kind: "spent" } {
-    if (action === "gone") return { kind: "gone" };
-    const b = this.#budget(id);
-    const n =
-      action === "backoff"
-        ? b.retries
-        : action === "retry_racing" || action === "retry_transient"
-          ? b.retries++
-          : action === "reevaluate"
-            ? b.repriced++
-            : action === "redecide"
-              ? b.redecided++
-              : action === "reread_account"
-                ? b.rereads++
-                : Number.POSITIVE_INFINITY;
-    const schedule = claimRetryOf(action);
-    const ms = schedule === undefined || n === Number.POSITIVE_INFINITY ? undefined : claimRetryDelay(schedule, n, this.#bases());
-    if (ms === undefined) return { kind: "spent" };
-    return action === "reread_account" ? { kind: "requeue" } : { kind: "later", ms };
-  }
-
-  #bases(): { retryMs: number; repriceMs: number } {
-    return { retryMs: this.#t.retryDelayMs, repriceMs: this.#t.repriceBackoffMs };
-  }
-
-  #budget(id: number): Budget {
-    let b = this.#budgets.get(id);
-    if (b === undefined) {
-      b = { retries: 0, repriced: 0, redecided: 0, rereads: 0 };
-      this.#budgets.set(id, b);
-    }
-    return b;
-  }
-
   #reread(): void {
     const { port } = this.#c;
     if (port.rereadAccount !== undefined) port.rereadAccount();
@@ -380,19 +339,5 @@ export class ClaimLife {
 
   #outcome(rec: OutcomeRecord): void {
     this.#c.record(rec);
-  }
-
-  /** One warn line per code the failure table does not know (not one per claim); later ones at info. */
-  #logRefusal(id: number, f: ClaimFailure, err: unknown): void {
-    const { logger } = this.#c;
-    const fields = { id, code: f.code, action: f.action, err: (err as Error).message };
-    if (f.action !== "redecide" || !(err instanceof VenueError)) return logger.warn(fields, "claim not accepted");
-    if (this.#unknownCodes.has(err.venueCode) || this.#unknownCodes.size >= MAX_UNKNOWN_CODES_LOGGED)
-      return logger.info(fields, "claim not accepted");
-    this.#unknownCodes.add(err.venueCode);
-    logger.warn(
-      { id, code: err.venueCode, status: err.status, message: err.venueMessage },
-      "claim refused with a venue code the failure table does not know: re-deciding the id while it is open, a bounded number of times",
-    );
   }
 }

@@ -86,6 +86,11 @@ export class CoreFold {
   /** Records folded (snapshot contents excluded). */
   records = 0;
   readonly recent = new Map<number, RecentClaim>();
+  /**
+   * The operator's own per symbol as the newest intent measured it (its `notOurs`): what a restart
+   * knows of it before a quiet moment measures it again (accountWatch.ts `notOurs`).
+   */
+  readonly notOurs = new Map<string, number>();
   /** A claim's last lot closed (the protections' loss streak); set by the live core. */
   onClaimClosed: ((claim: ClaimPnl) => void) | undefined;
 
@@ -145,6 +150,7 @@ export class CoreFold {
   #intent(rec: IntentRecord): void {
     // A dry-run decision sent nothing: it changes nothing here (its outcome neither).
     if (rec.dryRun === true) return;
+    for (const symbol in rec.notOurs) this.notOurs.set(symbol, rec.notOurs[symbol] as number);
     const prev = this.claims.get(rec.id);
     this.claims.set(rec.id, { intent: rec, outcomes: prev?.outcomes ?? [] });
   }

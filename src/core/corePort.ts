@@ -4,11 +4,14 @@
  * reports (metrics, logs). The live daemon passes the store, the REST client and real timers; the
  * lab a modelled venue and its virtual timeline; the claim rehearsal builds nothing of this at all.
  */
+
 import type { PauseReason } from "../engine/pauseReasons.js";
+import type { Supply } from "../engine/supply.js";
 import type { Fill, Liquidation, MarginMode } from "../engine/types.js";
 import type { RecordedClaim } from "../venue/liquidatorRecord.js";
 import type { OrderAck, OrderRequest } from "../venue/orderSchemas.js";
 import type { ClaimRequest, ClaimResult } from "../venue/restSchemas.js";
+import type { FundClaimRequest } from "../venue/supplySchemas.js";
 import type { IntentRecord, JournalRecord, OrderIntentRecord } from "./journalRecords.js";
 
 /** A scheduled callback that can be called off. */
@@ -39,6 +42,12 @@ export interface CorePort {
    * modelled venue's moment in virtual time).
    */
   sendClaim(body: ClaimRequest, dryRun: boolean, answered: (answer: ClaimAnswer) => void): void;
+  /**
+   * The same for a claim of the insurance fund's row on its own endpoint (core/fundSupply.ts,
+   * `POST /v1/claim_insurance_fund`). Absent: a world without the fund's route (such a claim is
+   * answered with an error, never sent elsewhere).
+   */
+  sendFundClaim?(body: FundClaimRequest, dryRun: boolean, answered: (answer: ClaimAnswer) => void): void;
   /** Place an order (reduce-only unwinds). */
   placeOrder(body: OrderRequest): Promise<OrderAck>;
   /** The venue's record of our claims applied in [startT, endT] (venue ms). */
@@ -85,7 +94,8 @@ export interface ClaimDriver {
 
 /** Metrics and logs of the core (no prom-client here). */
 export interface CoreObserver {
-  submitted(): void;
+  /** A claim left (not a dry run), of this supply. */
+  submitted(supply: Supply): void;
   decisionLatency(seconds: number): void;
   result(result: string, code: string, latencySeconds: number | undefined): void;
   feeEarned(symbol: string, amount: number): void;

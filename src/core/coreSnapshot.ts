@@ -38,6 +38,8 @@ export interface CoreSnapshot {
   orders?: OpenOrder[];
   holdings?: HoldingsSnapshot;
   recent?: RecentClaim[];
+  /** The operator's own per symbol as the last intent measured it (coreFold.ts `notOurs`). */
+  notOurs?: [string, number][];
   /** Format 2: intents and orders still open with their outcomes, not booked yet. */
   open?: JournalRecord[];
   /** Format 2: the trades of the orders in `open` (booked already). */
@@ -69,6 +71,7 @@ export function toSnapshot(fold: CoreFold, at: number): CoreSnapshot {
     orders: [...fold.orders.values()],
     holdings: fold.holdings.snapshot(),
     recent: [...fold.recent.values()],
+    notOurs: [...fold.notOurs],
   };
 }
 
@@ -81,6 +84,7 @@ export function fromSnapshot(s: CoreSnapshot, options: CoreFoldOptions = {}): Co
   fold.protection = s.protection;
   fold.version = s.version;
   fold.through = s.through;
+  for (const [symbol, qty] of s.notOurs ?? []) fold.notOurs.set(symbol, qty);
   if (s.holdings !== undefined) {
     fold.ledger.restore(s.ledger);
     fold.holdings = Holdings.fromSnapshot(s.holdings);

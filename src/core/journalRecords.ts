@@ -42,6 +42,11 @@ const intentSchema = z.object({
    * inferred from what grew past it, never from the operator's position.
    */
   notOurs: z.record(z.string(), finite).optional(),
+  /**
+   * Where the claimed row came from (core/fundSupply.ts): `insurance_fund` for the fund's rows
+   * (docs/protocol.md §10), claimed under the same id space; absent (every older journal): a liquidation.
+   */
+  supply: z.enum(["liquidation", "insurance_fund"]).optional(),
 });
 const fillSchema = z.object({ symbol: z.string(), qty: finite, price: finite, fee: finite });
 /**

@@ -20,6 +20,8 @@ export const seenSchema = z.object({
   fees: z.record(z.string(), finite),
   /** |position_qty| per symbol (the report values a claimed part's rest per unit; absent in older journals). */
   qty: z.record(z.string(), finite).optional(),
+  /** `insurance_fund`: a row of the fund (docs/protocol.md §10, its fee at the fund's discount); absent: a liquidation. */
+  supply: z.enum(["liquidation", "insurance_fund"]).optional(),
 });
 /**
  * The policy skipped the id for a new reason (`claims_skipped_total{reason}`); with `cut`, it claimed

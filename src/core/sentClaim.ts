@@ -5,8 +5,8 @@
  */
 import type { ClaimDecision } from "../engine/policy.js";
 import type { LiquidationPosition } from "../engine/types.js";
-import type { claimRequestBody } from "../venue/mapping.js";
 import type { LiquidatorLiquidation } from "../venue/wire.js";
+import { isFundBody, type SendBody } from "./fundSupply.js";
 import type { IntentRecord } from "./journalRecords.js";
 
 /** A claim that left (or is about to): what its answer is matched against. */
@@ -26,7 +26,7 @@ export interface SentClaim {
 /** The journal intent: what is about to be sent. Copies, not references: the database writes it after the send call returned. */
 export function intentRecord(
   d: ClaimDecision,
-  body: ReturnType<typeof claimRequestBody>,
+  body: SendBody,
   at: number,
   dryRun: boolean,
   open: readonly LiquidationPosition[] | undefined,
@@ -37,7 +37,7 @@ export function intentRecord(
     id: d.liquidationId,
     at,
     ratio: d.ratio,
-    ...(body.symbols ? { symbols: body.symbols } : {}),
+    ...(!isFundBody(body) && body.symbols ? { symbols: body.symbols } : {}),
     limitPrice: { ...d.limitPrice },
     expectedFee: d.expectedFee,
     perSymbolQty: { ...d.perSymbolQty },

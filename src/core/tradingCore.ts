@@ -22,6 +22,7 @@ import { ClaimLife, type ClaimTimings } from "./claimLife.js";
 import { type CoreContext, coreContext } from "./coreContext.js";
 import type { CoreFold } from "./coreFold.js";
 import type { ClaimDriver, CoreLogger, CoreObserver, CorePort } from "./corePort.js";
+import type { FundRoute } from "./fundSupply.js";
 import { JournalOutbox } from "./journalOutbox.js";
 import { OwnOrders } from "./ownOrders.js";
 import { UnknownClaims, type UnknownTimings } from "./unknownClaims.js";
@@ -56,6 +57,8 @@ export interface TradingCoreOptions {
   /** What may be closed of a position changed (the unwinder's kick). */
   changed(symbol: string, mode: MarginMode): void;
   timings?: Partial<CoreTimings>;
+  /** `insurance_fund.route`: how the fund's rows are claimed (core/fundSupply.ts); default its endpoint. */
+  fundRoute?: FundRoute;
 }
 
 export class TradingCore {
@@ -96,7 +99,7 @@ export class TradingCore {
       for (const mode of MARGIN_MODES) o.changed(symbol, mode);
     };
     this.#unknown = new UnknownClaims(this.#c, t, o.driver, kick, (symbol) => MARGIN_MODES.some((m) => o.orderWorking(symbol, m)));
-    this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown, (symbol) => this.account.notOurs(symbol), kick);
+    this.#claims = new ClaimLife(this.#c, t, o.driver, this.#unknown, (symbol) => this.account.notOurs(symbol), kick, o.fundRoute);
     this.#unknown.bind(this.#claims);
     this.orders = new OwnOrders(this.#c);
     this.account = new AccountWatch(this.#c, {

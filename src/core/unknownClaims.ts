@@ -14,16 +14,17 @@
  *    nothing the venue assigned is left for nobody to close.
  *
  * Not applied, and still open: offered again (the venue's word allows a new claim). Applied: the
- * claim is settled as if its answer had come.
+ * claim is settled as if its answer had come. What a give-up books is givenUpBookings.ts's.
+ * (A little over 300 lines: the four ways to settle share one set of pending claims and one timer.)
  */
 import { samePositions } from "../engine/liquidationPositions.js";
 import type { Fill, LiquidationPosition } from "../engine/types.js";
 import type { RecordedClaim } from "../venue/liquidatorRecord.js";
-import { heldBeyondOurs } from "./accountWatch.js";
 import type { SentClaim } from "./claimLife.js";
 import type { CoreContext } from "./coreContext.js";
 import { requested } from "./coreFold.js";
 import type { Cancel, ClaimDriver } from "./corePort.js";
+import { inferredFills, rebookBeside } from "./givenUpBookings.js";
 
 export interface UnknownTimings {
   /** After the request, how long the venue may still be working on it: absence from its record (or an unchanged open list) before this says nothing. */
@@ -48,6 +49,8 @@ interface Pending {
   notOurs: Readonly<Record<string, number>> | undefined;
   checks: number;
   dueAt: number;
+  /** Wall ms this process took it over (a restart, an election): a give-up waits for positions from then on too. */
+  adoptedAt?: number;
 }
 
 export interface SettleHook {
@@ -135,6 +138,7 @@ export class UnknownClaims {
         notOurs: c.intent.notOurs,
         checks: 0,
         dueAt: port.now(),
+        adoptedAt: port.now(),
       });
     }
   }
@@ -154,7 +158,7 @@ export class UnknownClaims {
     // Booked at its request already: the fills correct the booking (and what a give-up beside it inferred).
     const was = this.#c.fold.claims.get(id)?.provisional ?? [];
     this.#c.record({ t: "outcome", id, at: port.now(), result: "confirmed", fills, venueTs, attempt: p.attempt });
-    this.#unshare(id, was, fills);
+    rebookBeside(this.#c, id, was, fills);
     for (const f of fills) observer.feeEarned(f.symbol, f.fee);
     observer.settled(id, fills, venueTs);
     logger.info({ id, source }, "lean claim's fills known");
@@ -169,47 +173,12 @@ export class UnknownClaims {
     const attempt = c.intent.attempt ?? 1;
     const was = c.provisional ?? [];
     this.#c.record({ t: "outcome", id, at: port.now(), result: "confirmed", fills, venueTs, attempt });
-    this.#unshare(id, was, fills);
+    rebookBeside(this.#c, id, was, fills);
     for (const f of fills) observer.feeEarned(f.symbol, f.fee);
     observer.settled(id, fills, venueTs);
     observer.changed();
     logger.warn({ id, source }, "a claim given up is confirmed after all: its booking follows the venue");
     for (const symbol of new Set([...Object.keys(c.intent.perSymbolQty), ...fills.map((f) => f.symbol)])) this.#kick(symbol);
-  }
-
-  /**
-   * A claim booked on inference (given up) or at its request (lean) was confirmed with other than
-   * that: what the positions showed was one growth shared with the claims given up on the symbol. Confirmed with more, the
-   * others give it back; with less, the rest goes to others booked below their request (oldest
-   * first, never past it): together they still book what the positions showed.
-   */
-  #unshare(id: number, was: readonly Fill[], fills: readonly Fill[]): void {
-    const { fold, port, logger } = this.#c;
-    for (const symbol of new Set([...was, ...fills].map((f) => f.symbol))) {
-      let extra = 0;
-      for (const f of fills) if (f.symbol === symbol) extra += f.qty;
-      for (const b of was) if (b.symbol === symbol) extra -= b.qty;
-      for (const [other, c] of fold.claims) {
-        if (Math.abs(extra) < 1e-12) break;
-        const booked = c.givenUp === true && other !== id && !c.outcomes.some((o) => o.result === "confirmed") ? c.provisional : undefined;
-        const asked = c.intent.perSymbolQty[symbol];
-        if (booked === undefined || asked === undefined) continue;
-        const now = booked.find((b) => b.symbol === symbol)?.qty ?? 0;
-        // More confirmed: take back from what the other holds; less: give up to what it asked.
-        const room = Math.sign(extra) === Math.sign(asked) ? now : now - asked;
-        if (Math.sign(room) !== Math.sign(extra)) continue;
-        const move = Math.sign(extra) * Math.min(Math.abs(extra), Math.abs(room));
-        extra -= move;
-        const qty = Math.round((now - move) * 1e9) / 1e9;
-        const price = c.intent.limitPrice[symbol] ?? 0;
-        const rebooked = [...booked.filter((b) => b.symbol !== symbol).map((b) => ({ ...b })), { symbol, qty, price, fee: 0 }];
-        this.#c.record({ t: "outcome", id: other, at: port.now(), result: "given_up", fills: rebooked, attempt: c.intent.attempt ?? 1 });
-        logger.warn(
-          { id: other, symbol, was: now, qty, confirmed: id },
-          "a claim given up is rebooked: another given up beside it was confirmed",
-        );
-      }
-    }
   }
 
   /** After an open-list snapshot requested at `requestedAt` (the fallback where the record cannot be read). */
@@ -268,11 +237,11 @@ export class UnknownClaims {
         if (row !== undefined) this.confirm(p.id, row.fills, row.timestamp, "record");
         else if (rows !== undefined && p.kind === "unknown" && (read as { asOf: number }).asOf - p.sentAt >= this.#t.settleMs)
           this.#notApplied(p, "the venue's record");
-        else if (now - p.sentAt >= this.#t.boundMs && (this.#readable(p) || now - p.sentAt >= this.#graceEnd())) this.#giveUp(p);
+        else if (now - p.sentAt >= this.#t.boundMs && (this.#readable(p) || now >= this.#graceEnd(p))) this.#giveUp(p);
         else if (now - p.sentAt >= this.#t.boundMs) {
           // What the account holds is about to move or be told: inferred from it then, not now.
           port.requestPositions();
-          p.dueAt = Math.min(now + this.#t.firstCheckMs, p.sentAt + this.#graceEnd());
+          p.dueAt = Math.min(now + this.#t.firstCheckMs, this.#graceEnd(p));
         } else {
           p.checks++;
           p.dueAt = now + Math.min(this.#t.maxCheckMs, this.#t.firstCheckMs * 2 ** p.checks);
@@ -301,7 +270,7 @@ export class UnknownClaims {
     this.#pending.delete(p.id);
     this.#gauge();
     // Applied, booked at its request: the booking follows what the positions show (never more than asked).
-    const fills = this.#inferred(p, p.kind === "lean");
+    const fills = inferredFills(this.#c, p, p.kind === "lean");
     exposure.release(p.id);
     this.#c.record({ t: "outcome", id: p.id, at: port.now(), result: "given_up", fills, attempt: p.attempt });
     observer.givenUp();
@@ -313,9 +282,12 @@ export class UnknownClaims {
     );
   }
 
-  /** Past the bound, how long a give-up waits for positions it can infer from (well within the next check's slack). */
-  #graceEnd(): number {
-    return this.#t.boundMs + this.#t.maxCheckMs / 2;
+  /**
+   * Until when a give-up waits for positions it can infer from: half a check interval past the bound,
+   * or past this process's start when it began past the bound (its first reports are owed then).
+   */
+  #graceEnd(p: Pending): number {
+    return Math.max(p.sentAt + this.#t.boundMs, p.adoptedAt ?? Number.NEGATIVE_INFINITY) + this.#t.maxCheckMs / 2;
   }
 
   /**
@@ -333,28 +305,6 @@ export class UnknownClaims {
       if (exposure.reservationsOn(symbol) > unknowns) return false;
     }
     return true;
-  }
-
-  /**
-   * Of each symbol requested, what the account now holds beyond what is ours and beyond the
-   * operator's own when the claim was sent (its `notOurs`), up to the request, in its direction.
-   * `booked`: the claim is booked at its request already (a lean answer), so what is ours holds it:
-   * the booking corrected by what the account does not show of it.
-   */
-  #inferred(p: Pending, booked: boolean): Fill[] {
-    const out: Fill[] = [];
-    for (const r of p.requested) {
-      // Unknown positions: nothing inferred (a lean booking stays as it was).
-      if (!this.#c.positions.known) {
-        if (booked) out.push({ ...r });
-        continue;
-      }
-      const grown = heldBeyondOurs(this.#c, r.symbol) - (p.notOurs?.[r.symbol] ?? 0) + (booked ? r.qty : 0);
-      const dir = Math.sign(r.qty);
-      const qty = dir * Math.min(Math.abs(r.qty), Math.max(0, dir * grown));
-      if (qty !== 0 || booked) out.push({ symbol: r.symbol, qty, price: r.price, fee: 0 });
-    }
-    return out;
   }
 }
 

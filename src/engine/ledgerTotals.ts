@@ -2,8 +2,8 @@
  * Totals of the opportunity ledger (engine/opportunities.ts): value captured (what the venue
  * assigned us: claimed rows), missed (lost, skipped, expired, and the rest of a partly claimed
  * liquidation) and decided in dry run (never sent: its own bucket, neither captured nor missed), by
- * outcome, by outcome and reason, what the policy cost by reason, per symbol and per UTC hour of the
- * first push. Each row counts its `value`, so every breakdown adds up to the total at stake.
+ * outcome, by outcome and reason, what the policy cost by reason, per supply (the liquidations, the
+ * insurance fund's rows: docs/protocol.md §10), per symbol and per UTC hour of the first push. Each row counts its `value`, so every breakdown adds up to the total at stake.
  */
 import { OPPORTUNITY_OUTCOMES, type OpportunityOutcome, type OpportunityRow } from "./opportunities.js";
 
@@ -37,6 +37,8 @@ export interface LedgerTotals {
   missed_by_reason: ReasonBucket[];
   /** What the policy cost: the skipped value by reason (whole skips, and the parts a cap cut), largest first. */
   policy_cost: ReasonBucket[];
+  /** Per supply: `liquidation`, and `insurance_fund` when the fund's rows were offered. */
+  by_supply: Record<string, SplitBucket>;
   /** Per symbol (a liquidation of two symbols counts in both, with each symbol's share of the value). */
   by_symbol: Record<string, SplitBucket>;
   /** Per UTC hour of the first push, "00" to "23". */
@@ -60,6 +62,7 @@ export function ledgerTotals(rows: readonly OpportunityRow[]): LedgerTotals {
   const reasons = new Map<string, ReasonBucket>();
   const bySymbol = new Map<string, SplitBucket>();
   const byHour = new Map<string, SplitBucket>();
+  const bySupply = new Map<string, SplitBucket>();
   const ids = new Set<number>();
   const t = { value: 0, captured: bucket(), missed: bucket(), dry_run: bucket() };
   for (const r of rows) {
@@ -79,6 +82,9 @@ export function ledgerTotals(rows: readonly OpportunityRow[]): LedgerTotals {
       bySymbol.set(symbol, s);
       add(s[side], v);
     }
+    const sp = bySupply.get(r.supply) ?? split();
+    bySupply.set(r.supply, sp);
+    add(sp[side], r.value);
     const hour = new Date(r.first_seen).toISOString().slice(11, 13);
     const h = byHour.get(hour) ?? split();
     byHour.set(hour, h);
@@ -93,6 +99,7 @@ export function ledgerTotals(rows: readonly OpportunityRow[]): LedgerTotals {
     by_outcome: byOutcome,
     missed_by_reason: missedByReason,
     policy_cost: missedByReason.filter((b) => b.outcome === "skipped"),
+    by_supply: sorted(bySupply),
     by_symbol: sorted(bySymbol),
     by_hour: sorted(byHour),
   };

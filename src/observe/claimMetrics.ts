@@ -3,10 +3,12 @@
  * what became of each opportunity, latencies, the connection a claim left on, fees earned and the
  * markouts after a claim. Each label list in a help text comes from the array its values come from.
  */
+
 import { type Counter, type Gauge, Histogram, type Registry } from "prom-client";
 import { MARKOUT_HORIZONS } from "../engine/markouts.js";
 import { OPPORTUNITY_OUTCOMES } from "../engine/opportunities.js";
 import { PAUSE_REASONS } from "../engine/pauseReasons.js";
+import { SUPPLIES } from "../engine/supply.js";
 import { SKIP_REASONS } from "../engine/types.js";
 import { CLAIM_RESULTS } from "./failureLabels.js";
 import { metricMakers, oneOf } from "./metricMakers.js";
@@ -19,11 +21,11 @@ export const CLAIM_CONNECTION_KINDS = ["warm", "fresh", "pool"] as const;
 
 export interface ClaimMetrics {
   readonly liquidationsSeen: Counter;
-  readonly claimsSubmitted: Counter;
+  readonly claimsSubmitted: Counter<"supply">;
   readonly claimsResult: Counter<"result" | "code">;
   readonly claimsSkipped: Counter<"reason">;
   /** Liquidations by the fate the opportunity ledger settled (claimed, lost, skipped, expired) and its reason. */
-  readonly opportunities: Counter<"outcome" | "reason">;
+  readonly opportunities: Counter<"outcome" | "reason" | "supply">;
   /** Expected liquidator fee at stake of those liquidations since the start, quote (only grows; not `_total`, a sum of money). */
   readonly opportunityValue: Gauge<"outcome" | "reason">;
   /** Seconds, frame received → claim response. */
@@ -47,7 +49,7 @@ export function createClaimMetrics(registry: Registry, prefix: string): ClaimMet
   const { counter, gauge, histogram } = metricMakers(registry, prefix);
   const metrics: ClaimMetrics = {
     liquidationsSeen: counter("liquidations_seen_total", "Liquidations heard on the streams or the REST reconcile (each id once)"),
-    claimsSubmitted: counter("claims_submitted_total", "Claims sent to the venue"),
+    claimsSubmitted: counter("claims_submitted_total", `Claims sent to the venue, by supply (${oneOf(SUPPLIES)})`, ["supply"]),
     claimsResult: counter("claims_result_total", `Claim outcomes by result (${oneOf(CLAIM_RESULTS)}) and venue/local code`, [
       "result",
       "code",
@@ -57,10 +59,11 @@ export function createClaimMetrics(registry: Registry, prefix: string): ClaimMet
       `Liquidations (or claims) not sent, by policy reason (${oneOf(SKIP_REASONS)}) or gone (left the open list while queued)`,
       ["reason"],
     ),
-    opportunities: counter("opportunities_total", `Liquidations seen, by what became of them (${oneOf(OPPORTUNITY_OUTCOMES)}) and why`, [
-      "outcome",
-      "reason",
-    ]),
+    opportunities: counter(
+      "opportunities_total",
+      `Liquidations seen, by what became of them (${oneOf(OPPORTUNITY_OUTCOMES)}), why, and their supply (${oneOf(SUPPLIES)})`,
+      ["outcome", "reason", "supply"],
+    ),
     opportunityValue: gauge(
       "opportunity_value_quote",
       "Expected liquidator fee at stake of the liquidations seen since the start, by what became of them and why (quote)",
@@ -101,10 +104,10 @@ export function createClaimMetrics(registry: Registry, prefix: string): ClaimMet
   metrics.liquidationsSeen.inc(0);
   for (const outcome of OPPORTUNITY_OUTCOMES) {
     // One zero series per outcome (reason empty) so that a sum by outcome exists from the start.
-    metrics.opportunities.inc({ outcome, reason: "" }, 0);
+    for (const supply of SUPPLIES) metrics.opportunities.inc({ outcome, reason: "", supply }, 0);
     metrics.opportunityValue.set({ outcome, reason: "" }, 0);
   }
-  metrics.claimsSubmitted.inc(0);
+  for (const supply of SUPPLIES) metrics.claimsSubmitted.inc({ supply }, 0);
   metrics.claimRehearsals.inc(0);
   return metrics;
 }

@@ -59,11 +59,11 @@ export function createUnwindMetrics(registry: Registry, prefix: string): UnwindM
     ...reg,
     collect() {
       if (dust === undefined) return;
-      setEverySeen(
-        this,
-        dustSeen,
-        [...dust()].map((d) => [d.symbol, d.notional] as const),
-      );
+      // A series from a symbol's first position on (0 while none of it is dust), as liquidator_position.
+      const values = new Map<string, number>();
+      for (const p of positions?.() ?? []) values.set(p.symbol, 0);
+      for (const d of dust()) values.set(d.symbol, d.notional);
+      setEverySeen(this, dustSeen, [...values]);
     },
   });
   new Gauge({

@@ -6,12 +6,12 @@
  * allowed symbol by the engine (engine/leverageView.ts). Read-only; `setLeverage` is the one change.
  */
 
+import type { RiskPolicyInput } from "../config/riskPolicyOf.js";
+import { compileRiskPolicy } from "../config/riskPolicyOf.js";
 import { AccountBook } from "../engine/accountBook.js";
 import { type LeverageLine, leverageLines } from "../engine/leverageView.js";
 import { marginParamsOf } from "../engine/margin.js";
 import type { MarginSettings } from "../engine/marginSettings.js";
-import type { RiskPolicyInput } from "../engine/riskPolicy.js";
-import { compileRiskPolicy } from "../engine/riskPolicy.js";
 import { SymbolTable } from "../engine/symbolInfo.js";
 import { isMissingRoute } from "../venue/keyInfo.js";
 import { clientMarginFrom, leverageSettingsFrom, symbolInfoFromRow } from "../venue/mapping.js";

@@ -21,6 +21,7 @@ import {
   unreachable,
   warn,
 } from "./check.js";
+import { tryFundRoute } from "./fundProbe.js";
 
 /** The venue refused the key or the signature (the failure table's kinds): nothing signed gets through. */
 const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err.kind === "bad_signature" || err.kind === "unauthorized");
@@ -41,7 +42,7 @@ const IMPOSSIBLE_LIQUIDATION_ID = 2_147_483_647;
 type Form = "ratio" | "symbols_array" | "symbols_object";
 
 interface FormAnswer {
-  form: Form;
+  form: Form | "insurance_fund";
   symbol: string;
   code: number | string;
   message: string;
@@ -83,6 +84,8 @@ export const claimProbeCheck: Check = async (ctx) => {
   if (high !== undefined && first.code !== "accepted") {
     answers.push(await tryForm(ctx, "symbols_array", high), await tryForm(ctx, "symbols_object", high));
   }
+  const fund = first.code === "accepted" ? undefined : await tryFundRoute(ctx, IMPOSSIBLE_LIQUIDATION_ID, low);
+  if (fund !== undefined) answers.push(fund);
   ctx.observed.claim_probe = {
     liquidation_id: IMPOSSIBLE_LIQUIDATION_ID,
     forms: answers.map(({ form, symbol, code, message }) => ({ form, symbol, code, message })),
@@ -109,6 +112,12 @@ export const claimProbeCheck: Check = async (ctx) => {
   const array = answers.find((a) => a.form === "symbols_array");
   const object = answers.find((a) => a.form === "symbols_object");
   const forms = answers.map((a) => `${a.form} ${a.code}`).join(", ");
+  if (fund !== undefined && !fund.gone)
+    return warn(
+      `claim forms on id ${id}: ${forms}: the insurance fund's route does not answer "gone"`,
+      "fund claims (insurance_fund.route: claim_insurance_fund) may be refused: try `route: liquidation`, or attach --json to a bug report",
+      true,
+    );
   if (array !== undefined && !array.gone)
     return warn(
       `claim forms on id ${id}: ${forms}: the venue refuses \`symbols\` as an array${object?.gone === true ? " and takes the single object" : ""}`,

@@ -22,6 +22,7 @@ export class OpportunityFold {
           f.fees = rec.fees;
           f.firstQty = rec.qty;
         }
+        if (rec.supply !== undefined) f.supply = rec.supply;
         return f;
       }
       case "skip": {
@@ -43,6 +44,7 @@ export class OpportunityFold {
       case "intent": {
         const f = this.#of(rec.id);
         f.firstSentAt ??= rec.at;
+        if (rec.supply !== undefined) f.supply = rec.supply;
         f.inFlight = true;
         f.sentFee = rec.expectedFee;
         f.sentQty = absOf(rec.perSymbolQty);

@@ -18,7 +18,7 @@ import { integerFrom, numberFrom } from "./wireNumbers.js";
  * The `type` of the open list's rows that are the insurance fund's positions (docs/protocol.md §10),
  * claimed through `POST /v1/claim_insurance_fund` at the fund's discount, not as liquidations.
  */
-const FUND_ROW_TYPE = "claim";
+export const FUND_ROW_TYPE = "claim";
 
 /**
  * The rows that are liquidations, not the fund's: the same array when none is the fund's (the

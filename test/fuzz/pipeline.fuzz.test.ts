@@ -15,12 +15,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { OpenBook } from "../../src/daemon/feeds/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { type ClaimDecision, decide, type PolicyContext } from "../../src/engine/policy.js";
 import { tickDecimals } from "../../src/engine/quantize.js";
-import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation } from "../../src/engine/types.js";
 import { DEFAULT_SYMBOLS } from "../../src/sim/symbols.js";

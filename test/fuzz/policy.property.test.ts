@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import {
@@ -16,7 +17,6 @@ import {
   SKIP_REASONS,
 } from "../../src/engine/policy.js";
 import { rawLimitPrice, roundQty } from "../../src/engine/quantize.js";
-import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { evaluateClaim, parseClaimBody } from "../../src/sim/claimRules.js";

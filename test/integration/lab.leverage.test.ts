@@ -99,7 +99,7 @@ test("the issue's cascade in the lab: within 0.9 by the venue's own formula, ≥
       const spec = sim.core.symbols.get(s.symbol);
       if (spec === undefined) throw new Error(`unknown ${s.symbol}`);
       im += positionInitialMargin(marginOf(spec, account), s.notional, account.leverage(s.symbol));
-      fees += s.fees;
+      fees += s.liquidator_fee;
     }
     return { usage: im / (COLLATERAL + fees), fees };
   };

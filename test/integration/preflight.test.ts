@@ -148,6 +148,14 @@ describe("liquidator preflight", () => {
     expect(report.venue.rest?.read_latency_ms).toHaveLength(3);
   });
 
+  test("insurance_fund on: claim_probe also sends the fund's route a claim on the impossible id and records its answer", async () => {
+    const r = await preflight(await sim(), ["--json"], undefined, { ...LIMITS, LIQUIDATOR_INSURANCE_FUND: "1" });
+    expect(r.code, r.out + r.err).toBe(0);
+    const report = JSON.parse(r.out) as { venue: Record<string, Record<string, unknown>>; checks: { name: string; status: string }[] };
+    expect(report.venue.claim_probe?.forms).toContainEqual(expect.objectContaining({ form: "insurance_fund", code: -1202 }));
+    expect(report.checks.find((c) => c.name === "claim_probe")?.status).toBe("pass");
+  });
+
   test("a wrong key fails private_stream and key, names them, exit 1", async () => {
     const r = await preflight(await sim(), [], generateKeyPair().secret);
     expect(r.code).toBe(1);

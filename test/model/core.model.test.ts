@@ -252,6 +252,40 @@ const FOUND: [string, (w: ModelWorld) => Promise<void>][] = [
       await w.advance(600_000);
     },
   ],
+  [
+    "after a restart, an unwind filled in the millisecond of the start's report: the operator's own as the last intent measured it",
+    async (w) => {
+      await w.offer(1, "PERP_ETH_USDC", 1, true);
+      await w.permit();
+      await w.answer(0, "lean", false);
+      await w.restart();
+      await w.advance(5_000);
+      await w.offer(2, "PERP_ETH_USDC", 2, false);
+      await w.repush(2);
+      await w.permit();
+      await w.answer(0, "lost_after", true);
+      w.venue.recordDown = true;
+      await w.advance(600_000);
+      await w.advance(30_000);
+    },
+  ],
+  [
+    "a restart past the bound: the give-up waits for the report owed by a claim answered in the millisecond of the start's",
+    async (w) => {
+      await w.offer(1, "PERP_BTC_USDC", 1, false);
+      await w.restart();
+      await w.permit();
+      await w.diskFails(true);
+      await w.advance(120_000);
+      await w.advance(600_000);
+      await w.offer(2, "PERP_BTC_USDC", 1, false);
+      await w.restart();
+      w.venue.recordDown = true;
+      await w.permit();
+      await w.advance(120_000);
+      await w.answer(0, "full", false);
+    },
+  ],
 ];
 
 describe("the trading core against a model venue: what the model found", () => {

@@ -471,6 +471,13 @@ describe("environment over YAML", () => {
     { variable: "LIQUIDATOR_SIM_FLAVOR", value: "real", pick: (c) => c.simulator.flavor, expected: "real" },
     { variable: "LIQUIDATOR_SIM_MARKET", value: "generator", pick: (c) => c.simulator.market, expected: "generator" },
     { variable: "LIQUIDATOR_FORECAST", value: "0", pick: (c) => c.forecast.enabled, expected: false },
+    { variable: "LIQUIDATOR_INSURANCE_FUND", value: "1", pick: (c) => c.insurance_fund.enabled, expected: true },
+    {
+      variable: "LIQUIDATOR_INSURANCE_FUND_ROUTE",
+      value: "liquidation",
+      pick: (c) => c.insurance_fund.route,
+      expected: "liquidation",
+    },
     {
       variable: "LIQUIDATOR_POSTGRES_URL",
       value: "postgres://u:p@db:5432/liq",

@@ -8,9 +8,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compileRiskPolicy, type RiskLimitsInput } from "../../src/config/riskPolicyOf.js";
 import { derivedDecision, newDecideTrace } from "../../src/engine/decisionTrace.js";
 import { type Decision, decide, type PolicyContext } from "../../src/engine/policy.js";
-import { compileRiskPolicy, type RiskLimitsInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { SymbolInfo } from "../../src/engine/types.js";
 import { FamilyAgreement } from "../../src/lab/sweep/decisionFamily.js";

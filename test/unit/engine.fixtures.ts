@@ -1,9 +1,10 @@
 /** Shared builders for the engine's tests (not a test file itself). */
+
+import { compileRiskPolicy, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import type { PolicyContext } from "../../src/engine/policy.js";
-import { compileRiskPolicy, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 

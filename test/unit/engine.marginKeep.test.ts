@@ -6,12 +6,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compileRiskPolicy } from "../../src/config/riskPolicyOf.js";
 import { ClaimMargin } from "../../src/engine/claimMargin.js";
 import { flatImrRate, initialMargin, type MarginParams } from "../../src/engine/margin.js";
 import { MarginFit } from "../../src/engine/marginFit.js";
 import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { decide, type PolicyContext } from "../../src/engine/policy.js";
-import { compileRiskPolicy } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { liq, makeCtx, NOW, policyInput, symbolsWithMargin } from "./engine.fixtures.js";
 

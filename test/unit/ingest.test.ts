@@ -9,6 +9,7 @@ import { Ingest } from "../../src/daemon/feeds/ingest.js";
 import { OpenBook } from "../../src/daemon/feeds/openBook.js";
 import { SliceQueue } from "../../src/daemon/feeds/sliceQueue.js";
 import type { CaptureEvent, CaptureTap } from "../../src/daemon/records/captureTap.js";
+import { AccountBook } from "../../src/engine/accountBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
@@ -28,7 +29,7 @@ function row(id: number, qty: number): OpenLiquidation {
   };
 }
 
-function setup(capture?: CaptureTap) {
+function setup(capture?: CaptureTap, account?: AccountBook) {
   const offered: number[] = [];
   const cancelled: number[] = [];
   /** The ledger's first pushes and the claimer's cancels, in the order they came. */
@@ -64,6 +65,7 @@ function setup(capture?: CaptureTap) {
       pausedReasons: () => [...paused] as never,
     },
     core: coreOf(positions),
+    ...(account !== undefined ? { account } : {}),
   });
   return { ingest, offered, cancelled, order, retried, paused, exposure, slices };
 }
@@ -217,5 +219,22 @@ describe("Ingest", () => {
     });
     cold.openList([row(1, 1)], 1);
     expect(offered).toEqual([]);
+  });
+
+  test("the margin check fails closed: nothing is claimed until the collateral and a leverage are known (issue #33)", () => {
+    const { ingest, paused } = setup(undefined, new AccountBook());
+    expect(paused.has("account")).toBe(true);
+    // The positions read gives the collateral, and its rows carry no leverage: still not checkable.
+    ingest.restPositions({ data: { rows: [], total_collateral_value: 2_000 }, venueTs: 5 });
+    expect(paused.has("positions")).toBe(false);
+    expect(paused.has("account")).toBe(true);
+    ingest.leverages([{ symbol: "PERP_ETH_USDC", leverage: 10 }]);
+    expect(paused.has("account")).toBe(false);
+  });
+
+  test("without an account book (the lab's ingest, a test's) the account never pauses claiming", () => {
+    const { ingest, paused } = setup();
+    ingest.restPositions({ data: { rows: [] }, venueTs: 5 });
+    expect(paused.has("account")).toBe(false);
   });
 });

@@ -175,6 +175,10 @@ describe("layer rules on resolved paths", () => {
   });
   const { out } = layers(tree(files));
 
+  test("the scratch tree's run reported in full (its summary line is there)", () => {
+    expect(out).toMatch(/layers: \d+ layer findings, 0 import circles/);
+  });
+
   test.each(named)("$c.file importing $c.from ($form): allowed=$c.allowed", ({ c, rel, alone }) => {
     const flagged = new Set((alone ?? out).split("\n").map((l) => l.split(":")[0]));
     expect(flagged.has(`src/${rel}`)).toBe(!c.allowed);

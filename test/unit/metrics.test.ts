@@ -188,6 +188,18 @@ describe("createMetrics", () => {
     for (const reason of PAUSE_REASONS) expect(sample(text, "liquidator_claiming_paused", `{reason="${reason}"}`)).toBe(0);
   });
 
+  it("dust_notional_quote: a series from a symbol's first position on, 0 while none of it is dust", async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    let dust: { symbol: string; notional: number }[] = [];
+    m.unwind.setPositionSource(() => [{ symbol: "PERP_ETH_USDC", qty: 0.5 }]);
+    m.unwind.setDustSource(() => dust);
+    let text = await m.registry.metrics();
+    expect(sample(text, "liquidator_dust_notional_quote", '{symbol="PERP_ETH_USDC"}')).toBe(0);
+    dust = [{ symbol: "PERP_ETH_USDC", notional: 0.21 }];
+    text = await m.registry.metrics();
+    expect(sample(text, "liquidator_dust_notional_quote", '{symbol="PERP_ETH_USDC"}')).toBe(0.21);
+  });
+
   it("reads sampled gauges from their sources at scrape time", async () => {
     const m = createMetrics({ defaultMetrics: false });
     let marks = [

@@ -257,7 +257,12 @@ describe("the live ledger", () => {
   it("a claim the policy cut is recorded with what cut it, and its rows are counted apart once assigned", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (o, r, v) => void settled.push([o, r, v]),
+      flushMs: 60_000,
+    });
     const journal = ledger.readingAlong(s.store);
     ledger.seen(liq(1, 4), T0); // 4 ETH at 3,000, 1 %: 120 at stake
     ledger.decided({ action: "claim", liquidationId: 1, cut: "max_claim_notional" } as ClaimDecision);
@@ -276,13 +281,31 @@ describe("the live ledger", () => {
     expect(s.written.filter((r) => r.t === "skip")).toEqual([{ t: "skip", id: 1, at: T0 + 5, reason: "max_claim_notional", cut: true }]);
   });
 
+  it("each fate is counted with its supply (the insurance fund's rows apart from liquidations)", () => {
+    const s = fakeStore();
+    const supplies: string[] = [];
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (...a) => void supplies.push(a[3]),
+      flushMs: 60_000,
+    });
+    ledger.seen(liq(1), T0);
+    ledger.seen({ ...liq(2), type: "claim" }, T0);
+    ledger.skipped(1, "min_fee");
+    ledger.skipped(2, "min_fee");
+    ledger.left(1, false);
+    ledger.left(2, false);
+    expect(supplies).toEqual(["liquidation", "insurance_fund"]);
+  });
+
   it("writes in one batch off the call, values the first push at its marks, and counts a fate once it is sealed", () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
     const ledger = new OpportunityLedger({
       store: s.store,
       price: () => 3000,
-      settled: (...a) => void settled.push(a),
+      settled: (o, r, v) => void settled.push([o, r, v]),
       now: () => T0 + 50,
       flushMs: 60_000,
     });
@@ -332,7 +355,12 @@ describe("the live ledger", () => {
   it("an id that leaves while its intent is being written waits for the answer: lost when the venue says taken", async () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (o, r, v) => void settled.push([o, r, v]),
+      flushMs: 60_000,
+    });
     const store = ledger.readingAlong(s.store);
     ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
@@ -348,7 +376,12 @@ describe("the live ledger", () => {
   it("an intent the store refused sent nothing: the departure settles it", async () => {
     const s = fakeStore();
     const settled: [string, string, number][] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a), flushMs: 60_000 });
+    const ledger = new OpportunityLedger({
+      store: s.store,
+      price: () => 3000,
+      settled: (o, r, v) => void settled.push([o, r, v]),
+      flushMs: 60_000,
+    });
     const store = ledger.readingAlong(s.store);
     ledger.seen(liq(1), T0);
     const written = store.intent(intent(1, T0 + 5));
@@ -361,7 +394,7 @@ describe("the live ledger", () => {
   it("a standby writes and counts nothing", () => {
     const s = fakeStore(false);
     const settled: unknown[] = [];
-    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (...a) => void settled.push(a) });
+    const ledger = new OpportunityLedger({ store: s.store, price: () => 3000, settled: (o, r, v) => void settled.push([o, r, v]) });
     ledger.seen(liq(1), T0);
     ledger.skipped(1, "mark_stale");
     ledger.left(1, false);

@@ -1,11 +1,11 @@
 /** The claim path's counts on the Prometheus metrics: the desk and the core never see prom-client. */
-import type { PauseReason } from "../../engine/pauseReasons.js";
-import { PAUSE_REASONS } from "../../engine/pauseReasons.js";
+import { PAUSE_REASONS, type PauseReason } from "../../engine/pauseReasons.js";
+import type { Supply } from "../../engine/supply.js";
 import type { Metrics } from "../../observe/metrics.js";
 
 export interface ClaimCounts {
   skipped(reason: string): void;
-  submitted(): void;
+  submitted(supply: Supply): void;
   result(result: string, code: string, claimLatencySeconds: number | undefined): void;
   decisionLatency(seconds: number): void;
   feeEarned(symbol: string, amount: number): void;
@@ -17,7 +17,7 @@ export function claimObserver(metrics: Metrics): ClaimCounts {
   for (const reason of PAUSE_REASONS) metrics.claimingPaused.set({ reason }, 0);
   return {
     skipped: (reason) => metrics.claimsSkipped.inc({ reason }),
-    submitted: () => metrics.claimsSubmitted.inc(),
+    submitted: (supply) => metrics.claimsSubmitted.inc({ supply }),
     result: (result, code, latency) => {
       metrics.claimsResult.inc({ result, code });
       if (latency !== undefined) metrics.claimLatency.observe(latency);

@@ -6,10 +6,19 @@
 import type { LeastRatios } from "../../engine/leastRatio.js";
 import { VenueError } from "../../venue/errors.js";
 import type { ClaimRequest, ClaimResult } from "../../venue/restSchemas.js";
+import type { FundClaimRequest } from "../../venue/supplySchemas.js";
 
 /** The narrow transport a sender needs (RestClient satisfies it). */
 export interface ClaimTransport {
   claimLiquidation(body: ClaimRequest, opts?: { signal?: AbortSignal; permitHeld?: boolean }): Promise<ClaimResult>;
+}
+
+/**
+ * The insurance fund's claim endpoint (SupplyApi satisfies it): it takes a permit of the fund's own
+ * `fund_claims` limiter itself (5/s, docs/protocol.md §10), apart from the liquidation claims' lane.
+ */
+export interface FundClaimTransport {
+  claimInsuranceFund(body: FundClaimRequest, opts?: { signal?: AbortSignal }): Promise<ClaimResult>;
 }
 
 export type SendOutcome = { sent: true; result: ClaimResult } | { sent: false; dryRun: true };
@@ -18,13 +27,15 @@ export class ClaimSender {
   readonly #transport: ClaimTransport;
   #dryRun: boolean;
   readonly #leastRatios: LeastRatios | undefined;
+  readonly #fund: FundClaimTransport | undefined;
 
   /**
    * `leastRatios`: where a -1201's least ratio is kept for the decision made once more
    * (engine/leastRatio.ts; PolicyState reads it); none: every -1201 is final.
    */
-  constructor(transport: ClaimTransport, dryRun: boolean, leastRatios?: LeastRatios) {
+  constructor(transport: ClaimTransport, dryRun: boolean, leastRatios?: LeastRatios, fund?: FundClaimTransport) {
     this.#transport = transport;
+    this.#fund = fund;
     this.#dryRun = dryRun;
     this.#leastRatios = leastRatios;
   }
@@ -55,6 +66,17 @@ export class ClaimSender {
       if (err instanceof VenueError && err.leastRatio !== undefined) this.#learn(body.liquidation_id, err);
       throw err;
     }
+  }
+
+  /**
+   * A claim of the insurance fund's row (`insurance_fund.route: claim_insurance_fund`): dry run is
+   * decided here too; the request waits for a `fund_claims` permit, never for the claims lane's.
+   */
+  async sendFund(body: FundClaimRequest, dryRun = this.#dryRun, signal?: AbortSignal): Promise<SendOutcome> {
+    if (dryRun) return { sent: false, dryRun: true };
+    if (this.#fund === undefined) throw new Error("no insurance fund transport: the fund's rows cannot be claimed here");
+    const result = await this.#fund.claimInsuranceFund(body, signal === undefined ? {} : { signal });
+    return { sent: true, result };
   }
 
   /** A -1201 naming its least ratio: kept for the one decision made again, or final the second time. */

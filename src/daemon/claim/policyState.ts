@@ -5,12 +5,13 @@
  * through `decide`, always on the current context. The `unwind` section is reloadable state too: the
  * unwinder reads `unwind` on every step, so SIGHUP applies it with the policy.
  */
+
+import { compileRiskPolicy, type RiskPolicyInput } from "../../config/riskPolicyOf.js";
 import type { MarginSource } from "../../engine/claimMargin.js";
 import type { Exposure } from "../../engine/exposure.js";
 import { LeastRatios, withLeastRatio } from "../../engine/leastRatio.js";
 import type { MarkBook } from "../../engine/marks.js";
 import { type Decision, decide, type PolicyContext } from "../../engine/policy.js";
-import { compileRiskPolicy, type RiskPolicyInput } from "../../engine/riskPolicy.js";
 import { SymbolTable } from "../../engine/symbolInfo.js";
 import type { Liquidation } from "../../engine/types.js";
 import { UnwindSettings, type UnwindSettingsInput } from "../unwind/unwindSettings.js";
@@ -40,8 +41,9 @@ export class PolicyState {
     account?: MarginSource,
     unwind: UnwindSettingsInput = DEFAULT_UNWIND,
   ) {
-    this.#context = { policy: compileRiskPolicy(policy), symbols: new SymbolTable(), marks, exposure, account };
-    this.#maxMarkAgeMs = policy.max_mark_age_ms;
+    const compiled = compileRiskPolicy(policy);
+    this.#context = { policy: compiled, symbols: new SymbolTable(), marks, exposure, account };
+    this.#maxMarkAgeMs = compiled.defaults.maxMarkAgeMs;
     this.unwind = new UnwindSettings(unwind);
   }
 
@@ -67,8 +69,9 @@ export class PolicyState {
 
   /** A new, already validated policy (throws ConfigError on an invalid one, leaving the old in place). */
   applyPolicy(policy: RiskPolicyInput): void {
-    this.#context = { ...this.#context, policy: compileRiskPolicy(policy) };
-    this.#maxMarkAgeMs = policy.max_mark_age_ms;
+    const compiled = compileRiskPolicy(policy);
+    this.#context = { ...this.#context, policy: compiled };
+    this.#maxMarkAgeMs = compiled.defaults.maxMarkAgeMs;
   }
 
   /** A new, already validated `unwind` section (SIGHUP). */

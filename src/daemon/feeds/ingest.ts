@@ -11,12 +11,14 @@ import type { MarkBook } from "../../engine/marks.js";
 import type { PositionBook, PositionCorrection } from "../../engine/positionBook.js";
 import { SymbolTable } from "../../engine/symbolInfo.js";
 import type { Liquidation } from "../../engine/types.js";
+import { fundDiscountsFromInfo } from "../../venue/fundRows.js";
 import type { Leverages } from "../../venue/leverageSchemas.js";
 import {
   accountFiguresFrom,
   accountRowsFrom,
   accountRowsFromPush,
   clientMarginFrom,
+  FUND_ROW_TYPE,
   heldFromPush,
   heldFromRows,
   leverageSettingsFrom,
@@ -30,12 +32,14 @@ import {
 import type { ClientInfo } from "../../venue/orderSchemas.js";
 import type { Stamped } from "../../venue/rest.js";
 import type { Futures, Info, OpenLiquidation, Positions } from "../../venue/restSchemas.js";
-import type { StreamData } from "../../venue/wire.js";
+import type { LiquidationEntry, StreamData } from "../../venue/wire.js";
 import type { ExecutionReport } from "../../venue/wireOrders.js";
 import type { Claimer } from "../claim/claimer.js";
 import type { PolicyState } from "../claim/policyState.js";
 import type { CaptureTap } from "../records/captureTap.js";
 import type { OpportunityLedger } from "../records/opportunityLedger.js";
+import { AccountGate } from "./accountGate.js";
+import type { FundFeed } from "./fundFeed.js";
 import type { OpenBook } from "./openBook.js";
 import { SliceQueue, type Slicer } from "./sliceQueue.js";
 
@@ -77,16 +81,21 @@ export interface IngestOptions {
    * of 100. A replay passes `inlineSlices`: virtual time has no event loop to yield to.
    */
   slices?: Slicer;
+  /** `insurance_fund.enabled`: the fund's `type: "claim"` rows are offered too (fundFeed.ts); none: they are left out. */
+  fund?: FundFeed;
 }
 
 export class Ingest {
   readonly #options: IngestOptions;
+  /** No claim until the account can be margin-checked (accountGate.ts). */
+  readonly #gate: AccountGate | undefined;
   readonly #now: () => number;
   readonly #monotonic: () => number;
   readonly #slices: Slicer;
 
   constructor(options: IngestOptions) {
     this.#options = options;
+    this.#gate = options.account === undefined ? undefined : new AccountGate({ account: options.account, ...options });
     this.#now = options.now ?? Date.now;
     this.#monotonic = options.monotonic ?? (() => performance.now());
     this.#slices = options.slices ?? new SliceQueue();
@@ -142,8 +151,12 @@ export class Ingest {
         const at = this.#now();
         const capture = this.#options.capture;
         if (capture !== undefined && capture.frames !== false) capture.record({ k: "liquidation", at, data: args[1] });
-        // The fund's rows are not claimed as liquidations (insurance_fund, issue 35: a supply of its own).
-        const changes = book.applyDelta(withoutFundRows(args[1]).map(liquidationFromPush), at);
+        // The fund's rows are a supply of their own (issue 35): offered only with insurance_fund on.
+        const fund = this.#options.fund;
+        const changes = book.applyDelta(
+          fund === undefined ? withoutFundRows(args[1]).map(liquidationFromPush) : args[1].map((e) => this.#fromPush(fund, e)),
+          at,
+        );
         this.#cancel(changes.removed);
         // Claim first: a single liquidation is offered (and its claim leaves) before the counting.
         // The ledger's first-push records wait for the claims the frame sends (their time is the frame's).
@@ -175,10 +188,12 @@ export class Ingest {
         account?.applyBalance(args[1].holding, args[1].frozen);
         const after = account?.holding;
         if (after !== undefined && (before === undefined || after > before)) claimer.retrySkipped(MARGIN_SKIPS);
+        this.#gate?.check();
         return;
       }
       case "position":
         this.#options.account?.applyPush(accountRowsFromPush(args[1].positions));
+        this.#gate?.check();
         // A delta per symbol (docs/protocol.md §5), as of the frame's venue time.
         this.#options.core.positionsPush(
           heldFromPush(args[1].positions),
@@ -186,6 +201,11 @@ export class Ingest {
         );
         return;
     }
+  }
+
+  #fromPush(fund: FundFeed, e: LiquidationEntry): Liquidation {
+    const liq = liquidationFromPush(e);
+    return e.type === FUND_ROW_TYPE ? fund.view(liq) : liq;
   }
 
   /**
@@ -199,11 +219,13 @@ export class Ingest {
     const receivedAt = this.#monotonic();
     this.#options.capture?.record({ k: "open", at: this.#now(), requestedAt, rows });
     const r = book.beginReconcile(requestedAt);
+    const fund = this.#options.fund;
     // Rows are cheap (a map lookup, a comparison): bigger slices than offers.
     this.#slices.run({
-      items: withoutFundRows(rows),
+      items: fund === undefined ? withoutFundRows(rows) : rows,
       size: RECONCILE_SLICE,
       each: (row) => {
+        if (fund !== undefined && row.type === FUND_ROW_TYPE) return book.reconcileRow(r, fund.view(liquidationFromRow(row)), this.#now());
         // Most rows are what the book holds: compared in place, so 10,000 of them allocate nothing.
         const current = book.get(row.liquidation_id);
         if (current !== undefined && row.type === current.type && rowHasPositions(row, current.positions))
@@ -216,7 +238,10 @@ export class Ingest {
         this.#seen(changes.upserted, this.#now());
         this.#cancel(changes.removed, () => {
           this.#options.core.openList((id) => book.get(id), requestedAt);
-          const sweep = (): void => claimer.sweep((id) => book.has(id));
+          const sweep = (): void => {
+            claimer.sweep((id) => book.has(id));
+            fund?.sweep((id) => book.has(id));
+          };
           if (!policy.symbolsLoaded) return sweep();
           this.#offer(changes.upserted, receivedAt, () => {
             claimer.retrySkipped();
@@ -244,6 +269,7 @@ export class Ingest {
     const held = heldFromRows(snapshot.data.rows);
     const first = !this.#options.positions.known;
     this.#options.account?.applySnapshot(accountFiguresFrom(snapshot.data), accountRowsFrom(snapshot.data.rows));
+    this.#gate?.check();
     for (const c of this.#options.core.positionsSnapshot(held, snapshot.venueTs)) this.#options.corrected?.(c);
     this.#options.positionsRead?.(first);
     if (this.#options.claimer.pausedReasons().includes("positions")) {
@@ -270,6 +296,7 @@ export class Ingest {
     const account = this.#options.account;
     const before = account?.settings;
     change();
+    this.#gate?.check();
     if (account !== undefined && account.settings !== before && this.#options.policy.symbolsLoaded)
       this.#options.claimer.retrySkipped(MARGIN_SKIPS);
   }
@@ -279,6 +306,7 @@ export class Ingest {
     this.#options.capture?.record({ k: "info", at: this.#now(), requestedAt, info, futures });
     const { table, rejected } = SymbolTable.fromUntrusted(info.rows.map(symbolInfoFromRow));
     this.#options.policy.applySymbols(table);
+    this.#options.fund?.setDiscounts(fundDiscountsFromInfo(info.rows));
     this.#options.marks.setMany(marksFromFutures(futures.rows), requestedAt);
     this.offerAll();
     // Positions held before the table was known (a restart mid-unwind) can be closed now.

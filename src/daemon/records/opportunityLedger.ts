@@ -7,9 +7,12 @@
  * records it needs (intents, outcomes) it reads from the claimer's journal writes (`journaled`),
  * never twice.
  */
+
+import { supplyOf } from "../../core/fundSupply.js";
 import type { JournalRecord } from "../../core/journalRecords.js";
 import type { OpportunityRecord } from "../../core/opportunityRecords.js";
 import { isSettled, type OpportunityFacts, type OpportunityOutcome, opportunityRows } from "../../engine/opportunities.js";
+import type { Supply } from "../../engine/supply.js";
 import type { Decision, Liquidation } from "../../engine/types.js";
 import { OpportunityFold } from "../../store/opportunityFold.js";
 import type { StateStore } from "../../store/stateStore.js";
@@ -22,7 +25,7 @@ export interface OpportunityLedgerOptions {
   /** The current mark of a symbol (the value at stake is priced at the first push's marks). */
   price: (symbol: string) => number | undefined;
   /** A liquidation's fate was sealed (each id once): each of its rows (a claimed part and its rest are rows of their own). */
-  settled: (outcome: OpportunityOutcome, reason: string, value: number) => void;
+  settled: (outcome: OpportunityOutcome, reason: string, value: number, supply: Supply) => void;
   /** The store refused a batch (the journal's own failure path stops claiming; this only reports). */
   failed?: (err: unknown) => void;
   now?: () => number;
@@ -57,7 +60,16 @@ export class OpportunityLedger {
       fees[p.symbol] = mark === undefined ? 0 : Math.abs(p.positionQty) * mark * p.liquidatorFee;
       qty[p.symbol] = Math.abs(p.positionQty);
     }
-    this.#record({ t: "seen", id: liq.liquidationId, at, venueTs: liq.timestamp, fees, qty });
+    const fund = supplyOf(liq) === "insurance_fund";
+    this.#record({
+      t: "seen",
+      id: liq.liquidationId,
+      at,
+      venueTs: liq.timestamp,
+      fees,
+      qty,
+      ...(fund ? { supply: "insurance_fund" as const } : {}),
+    });
   }
 
   /** The policy skipped the id for a reason new to it (SkipVerdicts dedups repeats). */
@@ -193,7 +205,7 @@ export class OpportunityLedger {
   #settle(f: OpportunityFacts): void {
     if (!this.#counted.has(f.id) && f.firstSeen !== undefined && isSettled(f)) {
       this.#counted.add(f.id);
-      for (const row of opportunityRows(f)) this.#o.settled(row.outcome, row.reason, row.value);
+      for (const row of opportunityRows(f)) this.#o.settled(row.outcome, row.reason, row.value, row.supply);
     }
     // Gone with nothing of ours awaiting an answer: nothing more can happen to it.
     if (f.goneAt !== undefined && !f.inFlight) {

@@ -20,7 +20,6 @@ import type { ClaimDecision } from "../../engine/policy.js";
 import type { Liquidation } from "../../engine/types.js";
 import { VENUE_CODES, VenueError } from "../../venue/errors.js";
 import { GONE_CODE } from "../../venue/failureTable.js";
-import type { ClaimRequest } from "../../venue/restSchemas.js";
 import type { Timeline } from "./timeline.js";
 
 /** The liquidator fee rate of `symbol` in the liquidation as sent (the last position of it, 0 when none). */
@@ -76,7 +75,9 @@ export class ModelledVenue {
       append: () => undefined,
       recover: () => true,
       mayLead: () => true,
-      sendClaim: (body, _dryRun, answered) => this.#send(body, answered),
+      sendClaim: (body, _dryRun, answered) => this.#send(body.liquidation_id, answered),
+      // The insurance fund's claims are modelled alike: the answer after the latency, at the fund's discount.
+      sendFundClaim: (body, _dryRun, answered) => this.#send(body.claim_id, answered),
       placeOrder: () => Promise.reject(new Error("the lab fills its unwinds itself (unwindModel.ts)")),
       readRecord: () => Promise.resolve({ ok: false, reason: "a replay has no venue record", permanent: true }),
       requestPositions: () => undefined,
@@ -149,8 +150,7 @@ export class ModelledVenue {
     if (!this.#takenAt.has(id)) this.#takenAt.set(id, now);
   }
 
-  #send(body: ClaimRequest, answered: (a: ClaimAnswer) => void): void {
-    const id = body.liquidation_id;
+  #send(id: number, answered: (a: ClaimAnswer) => void): void {
     const out = this.#out.get(id);
     const t = this.#o.timeline;
     if (out === undefined) return answered({ error: new Error(`the lab did not see claim ${id} taken`) });

@@ -7,6 +7,7 @@
  * kept alone. Mapping, reconciling and storing an event cost once, not once per variant.
  */
 
+import { FundFeed } from "../../daemon/feeds/fundFeed.js";
 import { Ingest } from "../../daemon/feeds/ingest.js";
 import { OpenBook } from "../../daemon/feeds/openBook.js";
 import { inlineSlices } from "../../daemon/feeds/sliceQueue.js";
@@ -86,6 +87,9 @@ export class ReplayMarket {
       now: clock,
       monotonic: clock,
       slices: inlineSlices,
+      // The insurance fund's rows are on the shared book, as the first variant's route offers them
+      // (variants share one route); a variant with the fund off is never offered them (ReplayVariant.offer).
+      fund: new FundFeed({ route: variants[0]?.config.insurance_fund.route ?? "claim_insurance_fund", price: (s) => marks.price(s) }),
     });
   }
 

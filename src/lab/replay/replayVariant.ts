@@ -21,6 +21,7 @@ import type { ClaimDecision } from "../../engine/policy.js";
 import { PositionBook } from "../../engine/positionBook.js";
 import type { Liquidation } from "../../engine/types.js";
 import { spacingFor } from "../../venue/limiters.js";
+import { FUND_ROW_TYPE } from "../../venue/mapping.js";
 import { DecisionFollowers, type Fork } from "../sweep/decisionGroup.js";
 import { DecisionMemo } from "../sweep/decisionMemo.js";
 import type { Variant } from "../sweep/variants.js";
@@ -97,6 +98,7 @@ export class ReplayVariant {
       exposure: this.#exposure,
       positions,
       port: venue.port,
+      fundRoute: config.insurance_fund.route,
       scope: () => "all",
       mark: (symbol) => marks.price(symbol),
       orderWorking: () => false,
@@ -180,8 +182,9 @@ export class ReplayVariant {
     });
   }
 
-  /** A liquidation new or changed on the shared book. */
+  /** A liquidation new or changed on the shared book; the insurance fund's rows only with `insurance_fund.enabled`. */
   offer(liquidation: Liquidation): void {
+    if (liquidation.type === FUND_ROW_TYPE && !this.#variant.config.insurance_fund.enabled) return;
     this.#venue.offered(liquidation);
     this.#desk.offer(liquidation, this.#timeline.now);
   }

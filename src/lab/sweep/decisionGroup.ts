@@ -13,10 +13,12 @@
  * family whose decisions one traced decision settles (engine/decisionTrace.ts): a sweep's followers
  * mostly cost a comparison, not a decision.
  */
+
+import { compileRiskPolicy } from "../../config/riskPolicyOf.js";
 import type { Config } from "../../config/schema.js";
 import { type DecideTrace, derivedDecision, newDecideTrace } from "../../engine/decisionTrace.js";
 import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../../engine/policy.js";
-import { compileRiskPolicy, type RiskPolicy } from "../../engine/riskPolicy.js";
+import type { RiskPolicy } from "../../engine/riskPolicy.js";
 import type { Liquidation } from "../../engine/types.js";
 import { canonical } from "./canonical.js";
 import { CapClock } from "./capClock.js";

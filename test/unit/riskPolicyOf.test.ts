@@ -1,12 +1,24 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { compileRiskPolicy, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { defaultConfig, type PolicyConfig } from "../../src/config/schema.js";
-import { compileRiskPolicy, type RiskPolicyInput } from "../../src/engine/riskPolicy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { ConfigError } from "../../src/errors.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 
+/**
+ * The `policy` section declared once (config/policySchema.ts) and compiled into the engine's
+ * RiskPolicy by config/riskPolicyOf.ts: the schema's types, defaults and checks, no second validator.
+ */
 describe("compileRiskPolicy", () => {
+  it("an empty section is the schema's defaults, exactly what the loaded default config compiles to", () => {
+    const fromNothing = compileRiskPolicy({});
+    const loaded = compileRiskPolicy(defaultConfig().policy);
+    expect(fromNothing).toEqual(loaded);
+    expect(fromNothing.margin).toEqual({ maxMarginUsage: 0.5, minFreeCollateral: 0 });
+    expect(fromNothing.extraThousandths).toBe(0);
+  });
+
   it("the config's zod-inferred policy type is assignable to the engine's input", () => {
     expectTypeOf<PolicyConfig>().toExtend<RiskPolicyInput>();
     const input: RiskPolicyInput = defaultConfig().policy;

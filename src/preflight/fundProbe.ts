@@ -1,0 +1,37 @@
+/**
+ * The insurance fund's route in `claim_probe` (docs/protocol.md §10, unsettled): with
+ * `insurance_fund.enabled` and `route: claim_insurance_fund`, a fund claim on an id that cannot
+ * exist is sent to `POST /v1/claim_insurance_fund` and its answer recorded beside the claim forms;
+ * the daemon expects it refused as gone, like a liquidation claim on that id. (`route: liquidation`
+ * sends what the ratio form already probed.) Nothing else is sent; no money moves.
+ */
+import { VenueError } from "../venue/errors.js";
+import { SupplyApi } from "../venue/supplyApi.js";
+import { errorCode, errorText, isUnreachable, type PreflightContext } from "./check.js";
+
+export interface FundAnswer {
+  form: "insurance_fund";
+  symbol: string;
+  code: number | string;
+  message: string;
+  gone: boolean;
+  auth: boolean;
+  unreachable?: unknown;
+}
+
+/** The fund route's answer on `id`, or undefined when the configuration does not claim through it. */
+export async function tryFundRoute(ctx: PreflightContext, id: number, symbol: string): Promise<FundAnswer | undefined> {
+  const fund = ctx.loaded.config.insurance_fund;
+  if (!fund.enabled || fund.route !== "claim_insurance_fund") return undefined;
+  const body = { claim_id: id, symbol, qty_request: 1, limit_price: { [symbol]: ctx.marks?.get(symbol) ?? 1 } };
+  try {
+    await new SupplyApi(ctx.rest).claimInsuranceFund(body, { signal: ctx.signal });
+    return { form: "insurance_fund", symbol, code: "accepted", message: "", gone: false, auth: false };
+  } catch (err) {
+    const gone = err instanceof VenueError && err.meaning.claim === "gone";
+    const auth = err instanceof VenueError && (err.kind === "bad_signature" || err.kind === "unauthorized");
+    const a: FundAnswer = { form: "insurance_fund", symbol, code: errorCode(err), message: errorText(err), gone, auth };
+    if (isUnreachable(err)) a.unreachable = err;
+    return a;
+  }
+}
