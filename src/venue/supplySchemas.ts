@@ -22,7 +22,8 @@ function decimal<T extends z.ZodType<number, number>>(inner: T) {
 
 const price = decimal(z.number().positive().max(MAX_PRICE));
 const qty = decimal(z.number().min(-MAX_ABS_QTY).max(MAX_ABS_QTY));
-const money = decimal(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL));
+/** A signed quote amount, read from a number or a decimal string. */
+const signedQuote = decimal(z.number().min(-MAX_ABS_NOTIONAL).max(MAX_ABS_NOTIONAL));
 const notional = decimal(z.number().min(0).max(MAX_ABS_NOTIONAL));
 
 /** One row of `platformPositions`: what the heatmap reads (docs/protocol.md §10); other fields are dropped. */
@@ -71,7 +72,7 @@ export type RateLimitStatus = z.infer<typeof rateLimitStatusSchema>;
 export const fundPositionSchema = z.object({
   symbol: z.string().regex(SYMBOL_PATTERN),
   position_qty: qty,
-  cost_position: money.optional(),
+  cost_position: signedQuote.optional(),
   average_open_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional(),
   mark_price: wireNumber(z.number().min(0).max(MAX_PRICE)).optional(),
   timestamp: wireNumber(z.number().int().min(0).max(MAX_TIMESTAMP_MS)).optional(),
@@ -80,9 +81,9 @@ export type FundPosition = z.infer<typeof fundPositionSchema>;
 
 /** `GET /v1/public/insurancefund`: the fund's figures (each optional, a malformed one ignored) and its positions. */
 export const insuranceFundSchema = z.object({
-  balance: money.optional().catch(undefined),
-  total_collateral_value: money.optional().catch(undefined),
-  free_collateral: money.optional().catch(undefined),
+  balance: signedQuote.optional().catch(undefined),
+  total_collateral_value: signedQuote.optional().catch(undefined),
+  free_collateral: signedQuote.optional().catch(undefined),
   margin_ratio: wireNumber(z.number()).optional().catch(undefined),
   rows: z.array(z.unknown()),
 });

@@ -3,6 +3,9 @@
  * liquidations go to the open book and the new or changed ones to the claimer, marks to the mark
  * book, positions and assignments to the claimer. No I/O and no timers: the daemon (streams) and the
  * REST feed call in; wire payloads are mapped to domain types here, at the edge (venue/mapping.ts).
+ *
+ * Longer than most files: every input kind's effect on the books side by side, so an input read from
+ * REST and the same one pushed are checked to do the same; the account gate and the fund's rows are apart.
  */
 import { MARGIN_SKIPS } from "../../core/claimDesk.js";
 import type { TradingCore } from "../../core/tradingCore.js";
