@@ -1,7 +1,9 @@
 /**
  * The decision: liquidation + marks + exposure + risk policy → claim (with its guards) or skip (with
  * a reason from a closed set, the `reason` label of `claims_skipped_total`). Pure: no I/O, no clock
- * (`now` is passed in), no randomness; the same inputs always give the same decision.
+ * (`now` is passed in), no randomness; the same inputs always give the same decision. (Near 400
+ * lines: the two claim forms share their legs, budgets and guards here; the lab's decision trace
+ * still rides along, decisionTrace.ts.)
  *
  * Semantics of each policy key (README.md "Configuration"; `lim` = the symbol's limits, overrides merged in):
  * - allow / deny: deny wins; an empty allow list allows every symbol.

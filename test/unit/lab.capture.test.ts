@@ -44,24 +44,30 @@ describe("capture queue", () => {
     expect(q.written).toBe(101);
   });
 
-  test("a sink that blocks for long does not slow record (each call stays sub-millisecond)", async () => {
+  test("record never waits on the sink: it writes on a later turn, and a full queue drops", async () => {
+    // What makes a blocking sink harmless to the daemon's hot path: the sink is never called inside
+    // record() (a timing figure for it belongs in the bench, not here).
+    let inRecord = false;
+    let writesInRecord = 0;
+    let writes = 0;
     const sink: CaptureSink = {
       write: () => {
-        const until = performance.now() + 30;
-        while (performance.now() < until) {}
+        writes++;
+        if (inRecord) writesInRecord++;
       },
       close: async () => undefined,
     };
     const q = new CaptureQueue(sink, { maxQueued: 10 });
-    let worst = 0;
     for (let i = 0; i < 50; i++) {
-      const t = performance.now();
+      inRecord = true;
       q.record(marksEvent(T0 + i, { PERP_ETH_USDC: 1 }));
-      worst = Math.max(worst, performance.now() - t);
+      inRecord = false;
     }
-    expect(worst).toBeLessThan(5);
+    expect(writesInRecord).toBe(0);
     expect(q.dropped).toBe(40);
     await q.close();
+    expect(writes).toBeGreaterThan(0);
+    expect(writesInRecord).toBe(0);
   });
 });
 
