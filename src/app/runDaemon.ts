@@ -3,6 +3,7 @@
  * nothing is claimed yet), SIGHUP is handled from the first moment, then the venue, the journal and
  * the parts (assembleDaemon.ts) start; on abort everything stops in the reverse order.
  */
+
 import { join } from "node:path";
 import { configErrorFrom } from "../config/issues.js";
 import { liveLimitProblems } from "../config/liveLimits.js";
@@ -17,6 +18,7 @@ import type { StateStore } from "../store/stateStore.js";
 import { PACKAGE_VERSION } from "../venue/userAgent.js";
 import { assembleDaemon } from "./assembleDaemon.js";
 import type { DaemonTiming } from "./daemonTiming.js";
+import { fundOnEmbedded } from "./embeddedFund.js";
 import { captureBudget, openDaemonCapture } from "./openCapture.js";
 import { type OpenedStore, openStateStore } from "./openStateStore.js";
 import { DrainSignal, HupReloader } from "./processSignals.js";
@@ -72,6 +74,11 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const drainSignal = new DrainSignal(logger);
   try {
     const venue = await connectVenue(loaded, logger);
+    if (fundOnEmbedded(config, loaded.given ?? new Set(), venue.simulated))
+      logger.info(
+        { key: "insurance_fund.enabled" },
+        "embedded simulated venue: the insurance fund's supply is on (set the key to turn it off)",
+      );
     let opened: OpenedStore | undefined;
     let capture: CaptureQueue | undefined;
     try {
