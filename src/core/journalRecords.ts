@@ -289,3 +289,29 @@ export function parseRecord(line: string): JournalRecord | undefined {
   const result = recordSchema.safeParse(parsed);
   return result.success ? result.data : undefined;
 }
+
+/** An unwind order's intent: IOC and reduce-only, as the unwinder sends it and the lab models it. */
+export function unwindIntent(o: {
+  clientOrderId: string;
+  at: number;
+  symbol: string;
+  order: { side: "BUY" | "SELL"; qty: number; price: number };
+  marginMode: OrderIntentRecord["marginMode"];
+  mark: number;
+  seq: number;
+}): OrderIntentRecord {
+  return {
+    t: "order_intent",
+    clientOrderId: o.clientOrderId,
+    at: o.at,
+    symbol: o.symbol,
+    side: o.order.side,
+    orderType: "IOC",
+    price: o.order.price,
+    quantity: o.order.qty,
+    reduceOnly: true,
+    marginMode: o.marginMode,
+    mark: o.mark,
+    seq: o.seq,
+  };
+}

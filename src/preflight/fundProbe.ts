@@ -9,15 +9,21 @@ import { VenueError } from "../venue/errors.js";
 import { SupplyApi } from "../venue/supplyApi.js";
 import { errorCode, errorText, isUnreachable, type PreflightContext } from "./check.js";
 
-export interface FundAnswer {
-  form: "insurance_fund";
+/** One claim form's answer on the impossible id (probeChecks.ts records one per form tried). */
+export interface RouteAnswer<F extends string> {
+  form: F;
   symbol: string;
   code: number | string;
   message: string;
+  /** The daemon reads the answer as "gone": the form passed the venue's shape checks. */
   gone: boolean;
+  /** The key or the signature was refused. */
   auth: boolean;
+  /** No answer came: the network failed (the error), not the claim. */
   unreachable?: unknown;
 }
+
+export type FundAnswer = RouteAnswer<"insurance_fund">;
 
 /** The fund route's answer on `id`, or undefined when the configuration does not claim through it. */
 export async function tryFundRoute(ctx: PreflightContext, id: number, symbol: string): Promise<FundAnswer | undefined> {

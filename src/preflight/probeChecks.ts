@@ -21,7 +21,7 @@ import {
   unreachable,
   warn,
 } from "./check.js";
-import { tryFundRoute } from "./fundProbe.js";
+import { type RouteAnswer, tryFundRoute } from "./fundProbe.js";
 
 /** The venue refused the key or the signature (the failure table's kinds): nothing signed gets through. */
 const refusedAuth = (err: unknown): boolean => err instanceof VenueError && (err.kind === "bad_signature" || err.kind === "unauthorized");
@@ -41,18 +41,7 @@ const IMPOSSIBLE_LIQUIDATION_ID = 2_147_483_647;
  */
 type Form = "ratio" | "symbols_array" | "symbols_object";
 
-interface FormAnswer {
-  form: Form | "insurance_fund";
-  symbol: string;
-  code: number | string;
-  message: string;
-  /** The daemon reads the answer as "gone": the form passed the venue's shape checks. */
-  gone: boolean;
-  /** The key or the signature was refused. */
-  auth: boolean;
-  /** No answer came: the network failed (the error), not the claim. */
-  unreachable?: unknown;
-}
+type FormAnswer = RouteAnswer<Form | "insurance_fund">;
 
 function body(form: Form, symbol: string, price: number): ClaimRequest {
   const base = { liquidation_id: IMPOSSIBLE_LIQUIDATION_ID, ratio_qty_request: 1, limit_price: { [symbol]: price } };

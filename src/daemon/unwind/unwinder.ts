@@ -22,7 +22,7 @@
  * settled by lookup) is orderEnds.ts; the options and per-position state are unwinderOptions.ts.
  */
 
-import type { OrderFillRecord, OrderIntentRecord } from "../../core/journalRecords.js";
+import { type OrderFillRecord, type OrderIntentRecord, unwindIntent } from "../../core/journalRecords.js";
 import { MARGIN_MODES, type MarginMode } from "../../engine/types.js";
 import { planUnwind } from "../../engine/unwindPlan.js";
 import { type ExecutionReport, TERMINAL_STATUSES } from "../../venue/wireOrders.js";
@@ -334,20 +334,7 @@ export class Unwinder {
       rounds: 0,
     };
     st.order = order;
-    const intent: OrderIntentRecord = {
-      t: "order_intent",
-      clientOrderId,
-      at: now(),
-      symbol,
-      side: plan.side,
-      orderType: "IOC",
-      price: plan.price,
-      quantity: plan.qty,
-      reduceOnly: true,
-      marginMode: mode,
-      mark,
-      seq,
-    };
+    const intent = unwindIntent({ clientOrderId, at: now(), symbol, order: plan, marginMode: mode, mark, seq });
     const placed = await own.place(
       intent,
       {

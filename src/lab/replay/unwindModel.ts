@@ -7,6 +7,7 @@
  * notional (docs/policy-lab.md). Each slice is booked by the trading core as a live order is
  * (core/ownOrders.ts `modelled`: intent, trade, end): the P&L, what is ours, the held position.
  */
+import { unwindIntent } from "../../core/journalRecords.js";
 import type { OwnOrders } from "../../core/ownOrders.js";
 import type { MarkBook } from "../../engine/marks.js";
 import type { PositionBook } from "../../engine/positionBook.js";
@@ -104,20 +105,7 @@ export class UnwindModel {
     const now = o.timeline.now;
     this.orders++;
     o.own.modelled(
-      {
-        t: "order_intent",
-        clientOrderId: `lab-${this.orders}`,
-        at: now,
-        symbol,
-        side: plan.side,
-        orderType: "IOC",
-        price: plan.price,
-        quantity: plan.qty,
-        reduceOnly: true,
-        marginMode: "CROSS",
-        mark,
-        seq: this.orders,
-      },
+      unwindIntent({ clientOrderId: `lab-${this.orders}`, at: now, symbol, order: plan, marginMode: "CROSS", mark, seq: this.orders }),
       price,
       fee,
     );
