@@ -19,34 +19,24 @@
  *
  * The policy lab decides many variants at each decision of one (lab/sweep/decisionGroup.ts); most differ
  * in these keys, and a trace answers for them at the cost of a few comparisons.
+ *
+ * The trace is read after the fact: `decideTraced` makes the decision exactly as `decide` does (the
+ * same two steps, decisionLegs.ts and policy.ts `decideLegs`), then reads the trace from the legs
+ * it left and the checks' own helpers (the same sums in the same order), so the live policy carries
+ * nothing for the lab. The lab's "grouped or not, the same bytes" tests hold the two readings together.
  */
+
+import type { ClaimMargin } from "./claimMargin.js";
 import { maxRatioWithinBudget, roomForClaim } from "./claimRoom.js";
+import { type DecisionLegs, decisionLegs, type Leg, legChecked, newDecisionLegs, type PolicyContext } from "./decisionLegs.js";
 import type { Exposure } from "./exposure.js";
+import { byFeeRate, claimedQty, decideLegs, legNetFee } from "./policy.js";
 import { RATIO_QUANTA, safeLimitPrice } from "./quantize.js";
-import type { RiskPolicy, SymbolLimits } from "./riskPolicy.js";
+import type { RiskPolicy } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
-import type { Decision, LiquidationPosition, SkipDecision, SkipReason } from "./types.js";
+import type { Decision, Liquidation, SkipDecision } from "./types.js";
 
-/** Per open symbol, what the decision needs (one small object per symbol, no closures). */
-export interface Leg {
-  readonly pos: LiquidationPosition;
-  reason: SkipReason | undefined;
-  lim: SymbolLimits;
-  /** The mark decided at; 0 until the leg passed its access and mark checks (its limit price is then computed). */
-  mark: number;
-  notional: number;
-  limit: number;
-  /** Largest |q| the symbol's own exposure cap allows. */
-  maxQty: number;
-  /** Notional of |q| that does not raise the worst-case exposure (see roomForClaim). */
-  freeNotional: number;
-  /** Ratio given to this leg, in thousandths (0 = not claimed). */
-  k: number;
-  /** A per-symbol claim gave this leg its turn at the budgets (traced only). */
-  turn: boolean;
-}
-
-/** Filled by `decide` when given one; read before the next decision with it. */
+/** What settles other policies' decisions at one decision; filled by `decideTraced`, read before the next. */
 export interface DecideTrace {
   /** The legs, once the decision got past building them (undefined: it stopped before, whatever the three keys). */
   legs: readonly Leg[] | undefined;
@@ -62,7 +52,7 @@ export interface DecideTrace {
   capsReached: boolean;
   cap: number;
   exposed: number;
-  /** Every ratio cut to exposure so far was slack (see the file comment). */
+  /** Every ratio cut to exposure was slack (see the file comment). */
   capsSlack: boolean;
   /** Proportional: the legs' notionals and free room, as the budget was cut. */
   notional: readonly number[] | undefined;
@@ -90,7 +80,7 @@ export function newDecideTrace(): DecideTrace {
   };
 }
 
-export function resetDecideTrace(t: DecideTrace): void {
+function resetDecideTrace(t: DecideTrace): void {
   t.legs = undefined;
   t.fullReached = false;
   t.feeReached = false;
@@ -101,15 +91,97 @@ export function resetDecideTrace(t: DecideTrace): void {
   t.order = undefined;
 }
 
+/** The traced decisions' legs object (they are synchronous); each decision's legs array is its own. */
+const tracedLegs = newDecisionLegs();
+
+/** `decide` (policy.ts), with `t` filled from the legs and the decision afterwards. */
+export function decideTraced(liq: Liquidation, ctx: PolicyContext, now: number, t: DecideTrace, margin?: ClaimMargin): Decision {
+  resetDecideTrace(t);
+  const skipped = decisionLegs(liq, ctx, now, tracedLegs);
+  if (skipped !== undefined) return skipped;
+  const d = decideLegs(liq.liquidationId, tracedLegs, ctx, margin);
+  traceLegs(t, tracedLegs, ctx);
+  return d;
+}
+
+/** Which checks the decision on `built` reached, and with what (the order policy.ts makes them in). */
+function traceLegs(t: DecideTrace, built: DecisionLegs, ctx: PolicyContext): void {
+  const legs = built.legs;
+  t.legs = legs;
+  if (built.anyLow) {
+    // The proportional form: every leg must pass its own checks, then the whole must pay min_fee.
+    for (const leg of legs) if (leg.reason !== undefined) return;
+    t.fullReached = true;
+    let net = 0;
+    let minFee = 0;
+    for (const leg of legs) {
+      net += legNetFee(leg, leg.notional);
+      if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
+    }
+    t.netAtFull = net;
+    t.fullPassed = !(net < minFee);
+    if (!t.fullPassed) return;
+    t.notional = legs.map((leg) => leg.notional);
+    t.free = legs.map((leg) => leg.freeNotional);
+  } else {
+    let checked = 0;
+    for (const leg of legs) if (legChecked(leg)) checked++;
+    if (checked === 0) return;
+    t.order = checked > 1 ? byFeeRate(legs) : legs;
+  }
+  t.capsReached = true;
+  t.cap = ctx.policy.maxTotalExposure;
+  t.exposed = ctx.exposure.totalNotional(ctx.marks);
+  t.capsSlack = slackUnder(t, t.cap - t.exposed, (leg) => leg.maxQty);
+  // buildClaim: reached by any leg given a ratio, unless 1e-9 rounding left the claim no quantity.
+  let claimed = 0;
+  let net = 0;
+  let minFee = 0;
+  for (const leg of legs) {
+    if (leg.k === 0) continue;
+    const n = Math.abs(claimedQty(leg)) * leg.mark;
+    claimed += n;
+    net += legNetFee(leg, n);
+    if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
+  }
+  if (claimed === 0) return;
+  t.feeReached = true;
+  t.netFee = net;
+  t.feePassed = !(net < minFee);
+}
+
 /** Neither the ratio nor a skip's reason came from the exposure room `rExp` (see the file comment). */
-export function capsSlack(rExp: number): boolean {
+function capsSlack(rExp: number): boolean {
   return rExp >= 1;
 }
 
-export function traceProportionalCaps(t: DecideTrace, rExp: number, notional: number[], free: number[]): void {
-  t.capsSlack = capsSlack(rExp);
-  t.notional = notional;
-  t.free = free;
+/**
+ * Whether every ratio the traced decision cut to exposure would be slack with `budget` of global
+ * room and each leg's own room `maxQtyOf` (the traced policy's: what its decision saw; another's:
+ * what that policy's decision would see), replaying the budget as policy.ts spends it.
+ */
+function slackUnder(t: DecideTrace, budget: number, maxQtyOf: (leg: Leg) => number): boolean {
+  const legs = t.legs ?? [];
+  if (t.order === undefined) {
+    let rExp = Number.POSITIVE_INFINITY;
+    for (const leg of legs) {
+      const r = maxQtyOf(leg) / Math.abs(leg.pos.positionQty);
+      if (r < rExp) rExp = r;
+    }
+    const rTotal = maxRatioWithinBudget(budget, t.notional ?? [], t.free ?? []);
+    if (rTotal < rExp) rExp = rTotal;
+    return capsSlack(rExp);
+  }
+  let left = budget;
+  for (const leg of t.order) {
+    if (!legChecked(leg)) continue;
+    let rExp = maxQtyOf(leg) / Math.abs(leg.pos.positionQty);
+    const rTotal = left >= 0 ? (left + leg.freeNotional) / leg.notional : 0;
+    if (rTotal < rExp) rExp = rTotal;
+    if (!capsSlack(rExp)) return false;
+    if (leg.k > 0) left -= Math.max(0, (leg.notional * leg.k) / RATIO_QUANTA - leg.freeNotional);
+  }
+  return true;
 }
 
 /**
@@ -181,32 +253,12 @@ export function limitsAgree(t: DecideTrace, policy: RiskPolicy, ctx: TracedConte
  */
 export function capsAgree(t: DecideTrace, policy: RiskPolicy, ctx: TracedContext): boolean {
   const legs = t.legs ?? [];
-  const exposure = ctx.exposure;
   let same = policy.maxTotalExposure === t.cap;
   for (const leg of legs) if (same && leg.mark !== 0) same = policy.limitsFor(leg.pos.symbol).maxTotalExposure === leg.lim.maxTotalExposure;
   if (same) return true;
   // An extra_liquidation_ratio is sized by the exposure room past ratio 1 (extraRatio.ts): another cap may size it otherwise.
   if (!t.capsSlack || policy.extraThousandths > 0) return false;
-  let budget = policy.maxTotalExposure - t.exposed;
-  if (t.order === undefined) {
-    let rExp = Number.POSITIVE_INFINITY;
-    for (const leg of legs) {
-      const r = ownMaxQty(leg, policy, exposure) / Math.abs(leg.pos.positionQty);
-      if (r < rExp) rExp = r;
-    }
-    const rTotal = maxRatioWithinBudget(budget, t.notional ?? [], t.free ?? []);
-    if (rTotal < rExp) rExp = rTotal;
-    return capsSlack(rExp);
-  }
-  for (const leg of t.order) {
-    if (!leg.turn) continue;
-    let rExp = ownMaxQty(leg, policy, exposure) / Math.abs(leg.pos.positionQty);
-    const rTotal = budget >= 0 ? (budget + leg.freeNotional) / leg.notional : 0;
-    if (rTotal < rExp) rExp = rTotal;
-    if (!capsSlack(rExp)) return false;
-    if (leg.k > 0) budget -= Math.max(0, (leg.notional * leg.k) / RATIO_QUANTA - leg.freeNotional);
-  }
-  return true;
+  return slackUnder(t, policy.maxTotalExposure - t.exposed, (leg) => ownMaxQty(leg, policy, ctx.exposure));
 }
 
 /** The largest |q| the leg's symbol cap allows under `policy` (the traced one's when the caps are equal). */

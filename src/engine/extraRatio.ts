@@ -7,7 +7,7 @@
  */
 import type { ClaimMargin, MarginLeg, MarginState } from "./claimMargin.js";
 import { maxRatioWithinBudget } from "./claimRoom.js";
-import type { Leg } from "./decisionTrace.js";
+import type { Leg } from "./decisionLegs.js";
 import type { Exposure } from "./exposure.js";
 import type { MarkBook } from "./marks.js";
 import { RATIO_QUANTA, roundQty } from "./quantize.js";

@@ -1,9 +1,10 @@
 /**
  * The decision: liquidation + marks + exposure + risk policy → claim (with its guards) or skip (with
  * a reason from a closed set, the `reason` label of `claims_skipped_total`). Pure: no I/O, no clock
- * (`now` is passed in), no randomness; the same inputs always give the same decision. (Near 400
- * lines: the two claim forms share their legs, budgets and guards here; the lab's decision trace
- * still rides along, decisionTrace.ts.)
+ * (`now` is passed in), no randomness; the same inputs always give the same decision. Its first
+ * step, the legs, is decisionLegs.ts; the lab's trace (decisionTrace.ts) is read from the legs and
+ * the decision after the fact and has no part here. (Over 300 lines: the two claim forms share their
+ * budgets and guards, and one reading of them is safer than two files that must agree.)
  *
  * Semantics of each policy key (README.md "Configuration"; `lim` = the symbol's limits, overrides merged in):
  * - allow / deny: deny wins; an empty allow list allows every symbol.
@@ -47,18 +48,14 @@
  * Caps hold up to the venue's quantity rounding: q is position_qty × ratio rounded to 1e-9 (docs/protocol.md §11,
  * and what Exposure reserves), so a part may exceed its exact share by 5e-10 × mark — dust.
  */
-import { ClaimMargin, type MarginSource, type MarginState } from "./claimMargin.js";
-import { maxRatioWithinBudget, roomForClaim } from "./claimRoom.js";
-import { capsSlack, type DecideTrace, type Leg, resetDecideTrace, traceProportionalCaps } from "./decisionTrace.js";
-import type { Exposure } from "./exposure.js";
+import { ClaimMargin, type MarginState } from "./claimMargin.js";
+import { maxRatioWithinBudget } from "./claimRoom.js";
+import { type DecisionLegs, decisionLegs, type Leg, newDecisionLegs, type PolicyContext, skip } from "./decisionLegs.js";
 import { withExtraRatio } from "./extraRatio.js";
-import { invalidLiquidation } from "./invalidLiquidation.js";
-import type { MarkBook } from "./marks.js";
-import { RATIO_QUANTA, ratioThousandthsDown, roundQty, safeLimitPrice, thousandthsToRatio } from "./quantize.js";
-import type { RiskPolicy } from "./riskPolicy.js";
-import type { SymbolTable } from "./symbolInfo.js";
-import type { CutReason, Decision, Liquidation, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
+import { RATIO_QUANTA, ratioThousandthsDown, roundQty, thousandthsToRatio } from "./quantize.js";
+import type { CutReason, Decision, Liquidation, SymbolRatio } from "./types.js";
 
+export type { PolicyContext } from "./decisionLegs.js";
 export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } from "./types.js";
 export { GATE_SKIP_REASONS, SKIP_REASONS } from "./types.js";
 
@@ -66,113 +63,42 @@ export { GATE_SKIP_REASONS, SKIP_REASONS } from "./types.js";
 export const FULL_TAKE_LOW_TIER = 10_000;
 export const FULL_TAKE_HIGH_TIER = 5_000;
 
-/** Everything a decision reads besides the liquidation and the time. */
-export interface PolicyContext {
-  readonly policy: RiskPolicy;
-  readonly symbols: SymbolTable;
-  readonly marks: MarkBook;
-  readonly exposure: Exposure;
-  /** The account's collateral (docs/protocol.md §7); none, or not yet known: margin is not checked. */
-  readonly account?: MarginSource | undefined;
-}
-
 /** The margin step, reused by every decision (they are synchronous): see claimMargin.ts. */
 const sharedMargin = new ClaimMargin();
+/** Where each decision's legs are put, reused likewise. */
+const sharedLegs = newDecisionLegs();
 
-function skip(liquidationId: number, reason: SkipReason, detail: string | undefined): SkipDecision {
-  return { action: "skip", liquidationId, reason, detail };
+/** `margin`: the margin step to decide with (a test passes one that keeps nothing, to compare). */
+export function decide(liq: Liquidation, ctx: PolicyContext, now: number, margin: ClaimMargin = sharedMargin): Decision {
+  return decisionLegs(liq, ctx, now, sharedLegs) ?? decideLegs(liq.liquidationId, sharedLegs, ctx, margin);
+}
+
+/** The decision on legs already built (decisionLegs.ts): the claim form, the budgets, the fee. */
+export function decideLegs(id: number, built: DecisionLegs, ctx: PolicyContext, margin: ClaimMargin = sharedMargin): Decision {
+  const m = margin.begin(ctx.account, ctx.policy.margin, ctx.symbols, ctx.exposure, ctx.marks);
+  return built.anyLow ? decideProportional(id, built.legs, ctx, margin, m) : decidePerSymbol(id, built.legs, ctx, margin, m);
 }
 
 /**
- * `margin`: the margin step to decide with (a test passes one that keeps nothing, to compare).
- * `trace`: filled with what settles other policies' decisions here (decisionTrace.ts).
+ * A leg's fee on `notional` net of its symbol's expected unwind cost: the one term of both fee checks
+ * (the proportional form's at full size, buildClaim's on the claimed parts), here and in the trace.
  */
-export function decide(
-  liq: Liquidation,
-  ctx: PolicyContext,
-  now: number,
-  margin: ClaimMargin = sharedMargin,
-  trace?: DecideTrace,
-): Decision {
-  if (trace !== undefined) resetDecideTrace(trace);
-  const id = liq.liquidationId;
-  const bad = invalidLiquidation(liq);
-  if (bad !== undefined) return skip(id, "invalid_liquidation", bad);
-  const { policy, symbols, marks, exposure } = ctx;
-
-  const legs: Leg[] = [];
-  let anyLow = false;
-  for (const pos of liq.positions) {
-    if (pos.positionQty === 0) continue;
-    const info = symbols.get(pos.symbol);
-    // Without its tier the claim form cannot be chosen, whatever the other symbols are.
-    if (info === undefined) return skip(id, "unknown_symbol", pos.symbol);
-    if (info.tier === 1) anyLow = true;
-    const lim = policy.limitsFor(pos.symbol);
-    const leg: Leg = { pos, reason: undefined, lim, mark: 0, notional: 0, limit: 0, maxQty: 0, freeNotional: 0, k: 0, turn: false };
-    legs.push(leg);
-
-    const access = policy.access(pos.symbol);
-    if (access !== "allowed") {
-      leg.reason = access === "denied" ? "symbol_denied" : "symbol_not_allowed";
-      continue;
-    }
-    const m = marks.get(pos.symbol);
-    if (m === undefined || !(m.price > 0) || m.price === Number.POSITIVE_INFINITY) {
-      leg.reason = "mark_missing";
-      continue;
-    }
-    // `!(≤)` so a NaN age (bad clock input) counts as stale.
-    if (!(now - m.receivedAt <= lim.maxMarkAgeMs)) {
-      leg.reason = "mark_stale";
-      continue;
-    }
-    leg.mark = m.price;
-    leg.notional = Math.abs(pos.positionQty) * m.price;
-    if (!Number.isFinite(leg.notional)) return skip(id, "invalid_liquidation", pos.symbol);
-    leg.limit = safeLimitPrice(
-      pos.positionQty,
-      m.price,
-      pos.positionQty > 0 ? lim.upNumerator : lim.downNumerator,
-      info.priceTick,
-      info.priceDecimals,
-    );
-    if (Number.isNaN(leg.limit)) {
-      leg.reason = "limit_tick";
-      continue;
-    }
-    const room = roomForClaim(exposure.get(pos.symbol), pos.positionQty, lim.maxTotalExposure / m.price);
-    leg.maxQty = room.maxQty;
-    leg.freeNotional = room.free * m.price;
-  }
-
-  if (trace !== undefined) trace.legs = legs;
-  const m = margin.begin(ctx.account, ctx.policy.margin, symbols, exposure, marks);
-  return anyLow ? decideProportional(id, legs, ctx, margin, m, trace) : decidePerSymbol(id, legs, ctx, margin, m, trace);
+export function legNetFee(leg: Leg, notional: number): number {
+  return notional * (leg.pos.liquidatorFee - leg.lim.unwindCostRate);
 }
 
-/**
- * Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). The
- * exposure is traced: another cap's budget is that cap minus the same sum.
- */
-function exposureBudget(ctx: PolicyContext, trace: DecideTrace | undefined): number {
-  const exposed = ctx.exposure.totalNotional(ctx.marks);
-  if (trace !== undefined) {
-    trace.capsReached = true;
-    trace.cap = ctx.policy.maxTotalExposure;
-    trace.exposed = exposed;
-  }
-  return ctx.policy.maxTotalExposure - exposed;
+/** Same arithmetic as the venue (docs/protocol.md §11): q = position_qty × ratio, rounded to 1e-9. */
+export function claimedQty(leg: Leg): number {
+  const qty = leg.pos.positionQty;
+  return leg.k === RATIO_QUANTA ? qty : roundQty((qty * leg.k) / RATIO_QUANTA);
 }
 
-function decideProportional(
-  id: number,
-  legs: Leg[],
-  ctx: PolicyContext,
-  margin: ClaimMargin,
-  m: MarginState,
-  trace: DecideTrace | undefined,
-): Decision {
+/** Global exposure budget left: cap − Σ worst-case exposure now (−Infinity when unpriceable). */
+function exposureBudget(ctx: PolicyContext): number {
+  return ctx.policy.maxTotalExposure - ctx.exposure.totalNotional(ctx.marks);
+}
+
+function decideProportional(id: number, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
   for (const leg of legs) if (leg.reason !== undefined) return skip(id, leg.reason, leg.pos.symbol);
 
   let total = 0;
@@ -184,7 +110,7 @@ function decideProportional(
   const free: number[] = [];
   for (const leg of legs) {
     total += leg.notional;
-    netAtFull += leg.notional * (leg.pos.liquidatorFee - leg.lim.unwindCostRate);
+    netAtFull += legNetFee(leg, leg.notional);
     if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
     claimWeight += leg.notional / leg.lim.maxClaimNotional;
     const r = leg.maxQty / Math.abs(leg.pos.positionQty);
@@ -192,20 +118,14 @@ function decideProportional(
     notional.push(leg.notional);
     free.push(leg.freeNotional);
   }
-  if (trace !== undefined) {
-    trace.fullReached = true;
-    trace.netAtFull = netAtFull;
-    trace.fullPassed = !(netAtFull < minFee);
-  }
   // Even the whole liquidation pays too little: that is the reason, whatever the caps say.
   if (netAtFull < minFee) return skip(id, "below_min_fee", undefined);
 
   const rClaim = claimWeight > 0 ? 1 / claimWeight : Number.POSITIVE_INFINITY;
-  const rTotal = maxRatioWithinBudget(exposureBudget(ctx, trace), notional, free);
+  const rTotal = maxRatioWithinBudget(exposureBudget(ctx), notional, free);
   if (rTotal < rExp) rExp = rTotal;
   let k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
   const byExposure = rExp < rClaim;
-  if (trace !== undefined) traceProportionalCaps(trace, rExp, notional, free);
   let byMargin = m === "unpriced";
   if (m === "ready" && k > 0) {
     const fits = margin.fitAll(legs);
@@ -221,14 +141,14 @@ function decideProportional(
 
   for (const leg of legs) leg.k = k;
   const cut = k >= RATIO_QUANTA ? undefined : byMargin ? "margin" : byExposure ? "exposure_cap" : "max_claim_notional";
-  const d = buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, trace, cut);
+  const d = buildClaim(id, legs, undefined, thousandthsToRatio(k), margin, cut);
   // policy.extra_liquidation_ratio: a whole claim asks for the extra its caps and margin leave (extraRatio.ts).
   if (ctx.policy.extraThousandths === 0 || d.action !== "claim") return d;
   return withExtraRatio(d, legs, ctx, margin, m);
 }
 
 /** Highest fee rate first (the shared budgets go where they earn most), then liquidation order. */
-function byFeeRate(legs: Leg[]): Leg[] {
+export function byFeeRate(legs: readonly Leg[]): Leg[] {
   const out = legs.slice();
   for (let i = 1; i < out.length; i++) {
     const x = out[i] as Leg;
@@ -242,14 +162,7 @@ function byFeeRate(legs: Leg[]): Leg[] {
   return out;
 }
 
-function decidePerSymbol(
-  id: number,
-  legs: Leg[],
-  ctx: PolicyContext,
-  margin: ClaimMargin,
-  m: MarginState,
-  trace: DecideTrace | undefined,
-): Decision {
+function decidePerSymbol(id: number, legs: Leg[], ctx: PolicyContext, margin: ClaimMargin, m: MarginState): Decision {
   let claimBudget = 1; // fraction of "one claim" left (see max_claim_notional above)
   let expBudget = Number.NaN; // computed on first use: most liquidations fail earlier
   let eligible = 0;
@@ -258,9 +171,8 @@ function decidePerSymbol(
   let capCut: CutReason | undefined;
 
   if (eligible > 0) {
-    expBudget = exposureBudget(ctx, trace);
+    expBudget = exposureBudget(ctx);
     const order = eligible > 1 ? byFeeRate(legs) : legs;
-    if (trace !== undefined) trace.order = order;
     for (const leg of order) {
       if (leg.reason !== undefined) continue;
       const rClaim = (claimBudget * leg.lim.maxClaimNotional) / leg.notional;
@@ -269,10 +181,6 @@ function decidePerSymbol(
       if (rTotal < rExp) rExp = rTotal;
       let k = ratioThousandthsDown(Math.min(1, rClaim, rExp));
       const byExposure = rExp < rClaim;
-      if (trace !== undefined) {
-        leg.turn = true;
-        if (!capsSlack(rExp)) trace.capsSlack = false;
-      }
       let byMargin = m === "unpriced";
       if (byMargin) k = 0;
       else if (m === "ready" && k > 0) {
@@ -312,7 +220,7 @@ function decidePerSymbol(
   // A symbol left out (the first, in the liquidation's order) cuts more than a cap on a ratio.
   let cut: CutReason | undefined = legs.find((leg) => leg.k === 0 && leg.reason !== undefined)?.reason;
   cut ??= capCut;
-  const d = buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, trace, cut);
+  const d = buildClaim(id, legs, symbolsNeeded(legs, claimed) ? claimed : undefined, thousandthsToRatio(top), margin, cut);
   if (ctx.policy.extraThousandths === 0 || d.action !== "claim") return d;
   return withExtraRatio(d, legs, ctx, margin, m);
 }
@@ -337,7 +245,6 @@ function buildClaim(
   symbols: SymbolRatio[] | undefined,
   ratio: number,
   margin: ClaimMargin,
-  trace: DecideTrace | undefined,
   cut: CutReason | undefined,
 ): Decision {
   const limitPrice: Record<string, number> = {};
@@ -348,24 +255,17 @@ function buildClaim(
   let minFee = 0;
   for (const leg of legs) {
     if (leg.k === 0) continue;
-    const qty = leg.pos.positionQty;
-    // Same arithmetic as the venue (docs/protocol.md §11): q = position_qty × ratio, rounded to 1e-9.
-    const q = leg.k === RATIO_QUANTA ? qty : roundQty((qty * leg.k) / RATIO_QUANTA);
+    const q = claimedQty(leg);
     const n = Math.abs(q) * leg.mark;
     limitPrice[leg.pos.symbol] = leg.limit;
     perSymbolQty[leg.pos.symbol] = q;
     notional += n;
     expectedFee += n * leg.pos.liquidatorFee;
-    netFee += n * (leg.pos.liquidatorFee - leg.lim.unwindCostRate);
+    netFee += legNetFee(leg, n);
     if (leg.lim.minFee > minFee) minFee = leg.lim.minFee;
   }
   // Quantities so small that 1e-9 rounding leaves nothing: the venue would transfer nothing (-1201).
   if (notional === 0) return skip(id, "ratio_zero", undefined);
-  if (trace !== undefined) {
-    trace.feeReached = true;
-    trace.netFee = netFee;
-    trace.feePassed = !(netFee < minFee);
-  }
   if (netFee < minFee) return skip(id, "below_min_fee", undefined);
   margin.measure(legs);
   // Margin need and room are absent when margin is not checked (account unknown): a decision carries

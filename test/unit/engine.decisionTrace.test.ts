@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileRiskPolicy, type RiskLimitsInput } from "../../src/config/riskPolicyOf.js";
-import { derivedDecision, newDecideTrace } from "../../src/engine/decisionTrace.js";
+import { decideTraced, derivedDecision, newDecideTrace } from "../../src/engine/decisionTrace.js";
 import { type Decision, decide, type PolicyContext } from "../../src/engine/policy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { SymbolInfo } from "../../src/engine/types.js";
@@ -74,12 +74,38 @@ function withoutLimits(d: Decision): unknown {
 }
 
 describe("a decision's trace", () => {
+  it("leaves a leg its own checks excluded out of the exposure budget's replay", () => {
+    // DOGE is denied: it never reaches the budgets, so a roomier or tighter-but-slack cap settles alike.
+    const ctx = makeCtx({ policy: { min_fee: 0, max_total_exposure: 1_000_000, symbols: { allow: [], deny: ["PERP_DOGE_USDC"] } } });
+    const l = liq(4, ["PERP_SOL_USDC", 80], ["PERP_DOGE_USDC", 50_000]);
+    const trace = newDecideTrace();
+    const d = decideTraced(l, ctx, NOW, trace);
+    expect(d).toMatchObject({ action: "claim", perSymbolQty: { PERP_SOL_USDC: 80 } });
+    const other = compileRiskPolicy(
+      policyInput({ min_fee: 0, max_total_exposure: 500_000, symbols: { allow: [], deny: ["PERP_DOGE_USDC"] } }),
+    );
+    expect(derivedDecision(d, trace, other, ctx)).toBe(d);
+    expect(withoutLimits(decide(l, { ...ctx, policy: other }, NOW))).toStrictEqual(withoutLimits(d));
+  });
+
+  it("does not count a claim that 1e-9 rounding left without quantity as checked against min_fee", () => {
+    // 1e-9 SOL at 1e13: 10,000 of notional, cut to 0.4 by max_claim_notional, rounds to no quantity.
+    const ctx = makeCtx({ policy: { min_fee: 0, max_claim_notional: 4_000 }, marks: { PERP_SOL_USDC: 1e13 } });
+    const l = liq(5, ["PERP_SOL_USDC", 1e-9]);
+    const trace = newDecideTrace();
+    const d = decideTraced(l, ctx, NOW, trace);
+    expect(d).toMatchObject({ action: "skip", reason: "ratio_zero" });
+    const stricter = compileRiskPolicy(policyInput({ min_fee: 1, max_claim_notional: 4_000 }));
+    expect(decide(l, { ...ctx, policy: stricter }, NOW)).toMatchObject({ action: "skip", reason: "ratio_zero" });
+    expect(derivedDecision(d, trace, stricter, ctx)).toBe(d);
+  });
+
   it("follows a per-symbol claim's exposure budget from leg to leg", () => {
     // Two 8,000 legs: a 12,000 cap has room for the first whole, then 4,000 for the second.
     const ctx = makeCtx({ policy: { min_fee: 0, max_total_exposure: 1_000_000 } });
     const l = liq(3, ["PERP_SOL_USDC", 80], ["PERP_AVAX_USDC", 400]);
     const trace = newDecideTrace();
-    const d = decide(l, ctx, NOW, undefined, trace);
+    const d = decideTraced(l, ctx, NOW, trace);
     expect(d.action).toBe("claim");
     const tight = compileRiskPolicy(policyInput({ min_fee: 0, max_total_exposure: 12_000 }));
     const own = decide(l, { ...ctx, policy: tight }, NOW);
@@ -137,7 +163,9 @@ describe("a decision's trace", () => {
           }
           const l = liq(7, ...[...bySymbol].map(([s, q]): [string, number] => [s, q]));
           if ([...bySymbol.values()].every((q) => q === 0)) return;
-          const d = decide(l, ctx, NOW, undefined, trace);
+          const d = decideTraced(l, ctx, NOW, trace);
+          // The trace is read after the fact: the traced decision is the live one.
+          expect(d).toStrictEqual(decide(l, ctx, NOW));
           const policies = others.map((keys) => compileRiskPolicy({ ...policyOf(keys, r), symbols: { allow: [], deny } }));
           // A family remembers each slippage's and cap's agreement at this decision: the same answers.
           const family = new FamilyAgreement(policies);

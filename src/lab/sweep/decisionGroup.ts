@@ -16,7 +16,7 @@
 
 import { compileRiskPolicy } from "../../config/riskPolicyOf.js";
 import type { Config } from "../../config/schema.js";
-import { type DecideTrace, derivedDecision, newDecideTrace } from "../../engine/decisionTrace.js";
+import { type DecideTrace, decideTraced, derivedDecision, newDecideTrace } from "../../engine/decisionTrace.js";
 import { type ClaimDecision, type Decision, decide, type PolicyContext } from "../../engine/policy.js";
 import type { RiskPolicy } from "../../engine/riskPolicy.js";
 import type { Liquidation } from "../../engine/types.js";
@@ -163,7 +163,7 @@ export class DecisionFollowers {
    * leader's decision.
    */
   lead(liquidation: Liquidation, now: number, context: PolicyContext): Decision {
-    const d = decide(liquidation, context, now, undefined, this.#trace);
+    const d = decideTraced(liquidation, context, now, this.#trace);
     this.#check(liquidation, now, context, d);
     return d;
   }
@@ -180,7 +180,7 @@ export class DecisionFollowers {
           family.context = { ...context, policy: family.policy };
         }
         trace = family.trace;
-        base = decide(liquidation, family.context as PolicyContext, now, undefined, trace);
+        base = decideTraced(liquidation, family.context as PolicyContext, now, trace);
       }
       family.agree.at(trace, context);
       for (const f of family.live) {
