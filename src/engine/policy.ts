@@ -3,8 +3,7 @@
  * a reason from a closed set, the `reason` label of `claims_skipped_total`). Pure: no I/O, no clock
  * (`now` is passed in), no randomness; the same inputs always give the same decision. Its first
  * step, the legs, is decisionLegs.ts; the lab's trace (decisionTrace.ts) is read from the legs and
- * the decision after the fact and has no part here. (Over 300 lines: the two claim forms share their
- * budgets and guards, and one reading of them is safer than two files that must agree.)
+ * the decision after the fact and has no part here.
  *
  * Semantics of each policy key (README.md "Configuration"; `lim` = the symbol's limits, overrides merged in):
  * - allow / deny: deny wins; an empty allow list allows every symbol.
