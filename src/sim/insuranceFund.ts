@@ -16,10 +16,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimLogEntry } from "./claimLog.js";
 import { addToPosition, type HeldPosition, type Transfer } from "./claimRules.js";
-import type { BookedLiquidation } from "./liquidationBook.js";
+import { type BookedLiquidation, CLAIM_ROW_TYPE } from "./liquidationBook.js";
 import { initialMarginOfHeld } from "./margin.js";
 import { roundQty, type SymbolSpec } from "./symbols.js";
-import { CLAIM_ROW_TYPE, type ClaimResponseData, type VenueCore } from "./venueCore.js";
+import type { ClaimResponseData, VenueCore } from "./venueCore.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** A symbol's discount for claims on the fund's positions: its own, else half its liquidator fee. */

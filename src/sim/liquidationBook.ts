@@ -15,6 +15,9 @@ export interface OpenPosition {
   grownBy?: number;
 }
 
+/** The `type` of the open list's rows that are the insurance fund's positions (docs/protocol.md §10). */
+export const CLAIM_ROW_TYPE = "claim";
+
 export interface BookedLiquidation {
   liquidationId: number;
   /** When the venue opened it, ms. */

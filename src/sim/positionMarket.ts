@@ -15,12 +15,13 @@
  */
 import { Calendar } from "./calendar.js";
 import type { InsuranceFund } from "./insuranceFund.js";
+import type { AddLiquidationInput } from "./liquidations.js";
 import { PricePath, type PricePathOptions } from "./pricePath.js";
 import type { Prng } from "./prng.js";
 import { roundQty, roundToStep } from "./symbols.js";
 import { liquidationShare, MaintenanceCheck, type MarkOf, type TraderPosition, totalCollateral } from "./traderMargin.js";
 import { type MarketView, type PopulationOptions, type Trader, type TraderPool, TraderPopulation } from "./traderPopulation.js";
-import type { AddLiquidationInput, VenueCore } from "./venueCore.js";
+import type { VenueCore } from "./venueCore.js";
 
 export interface PositionMarketOptions {
   population: Partial<PopulationOptions>;

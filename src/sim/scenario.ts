@@ -9,9 +9,10 @@
  */
 import type { Logger } from "pino";
 import type { InsuranceFund } from "./insuranceFund.js";
+import { CLAIM_ROW_TYPE } from "./liquidationBook.js";
 import { PositionMarket, type PositionMarketOptions } from "./positionMarket.js";
 import type { SimPush } from "./simPush.js";
-import { CLAIM_ROW_TYPE, type VenueCore } from "./venueCore.js";
+import type { VenueCore } from "./venueCore.js";
 
 export interface ScenarioOptions {
   /**

@@ -1,45 +1,30 @@
 /**
- * The simulated venue's order engine (docs/protocol.md §6): orders checked by orderRules.ts, matched at
- * once against the synthetic books (orderBook.ts), the account's books kept by accounting.ts, and
+ * The simulated venue's order engine (docs/protocol.md §6): orders checked by orderRules.ts, matched
+ * at once against the synthetic books (orderBook.ts), the account's books kept by accounting.ts, and
  * the private pushes: `executionreport` per state change and per fill, a `position` delta per symbol
- * that changed, `balance`. Claims move the same books (`onClaim`). **simulator** choices: an order is
- * matched as it is accepted, so its reports go out before the REST answer; a POST_ONLY that would
- * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the
- * mark reaches it; margin (docs/protocol.md §7, margin.ts) is the per-symbol initial margin of the
- * positions held and of the open orders, against the holding plus all unsettled P&L. Positions are per symbol and margin mode (docs/protocol.md §9): an order trades
- * the position of its `margin_mode`; a claim lands in cross unless the `assignIsolated` fault says
- * isolated (claimRules' margin check sees the cross positions only).
- *
- * Longer than most files: the order engine's steps (check, match, fill, close, report) share the account's books.
+ * that changed, `balance`. Claims move the same books (`onClaim`). **simulator** choices: an order
+ * is matched as it is accepted, so its reports go out before the REST answer; a POST_ONLY that would
+ * cross is cancelled unfilled; a resting LIMIT fills in full at its own price, as maker, once the mark
+ * reaches it; margin (docs/protocol.md §7, margin.ts) is the per-symbol initial margin of the
+ * positions held and of the open orders, against the holding plus all unsettled P&L. Positions are
+ * per symbol and margin mode (docs/protocol.md §9): an order trades the position of its
+ * `margin_mode`; a claim lands in cross unless the `assignIsolated` fault says isolated (claimRules'
+ * margin check sees the cross positions only). Each account's books, the margin they hold and their
+ * `position` and `balance` pushes are kept by tradingAccounts.ts.
  */
 
-import { applyClaim, applyFill, emptyBooks, type SymbolBooks, unsettledPnl } from "./accounting.js";
+import { applyClaim, applyFill, type SymbolBooks } from "./accounting.js";
 import type { Accounts, SimAccount } from "./accounts.js";
 import type { Transfer } from "./claimRules.js";
-import { accountMargin, growsPastMaxNotional, leverageOf } from "./leverage.js";
-import { initialMarginOfHeld, marginOf, positionInitialMargin, uniformMargin } from "./margin.js";
 import type { MarketState } from "./marketState.js";
 import { type BookSide, defaultBookSpec, SyntheticBook } from "./orderBook.js";
 import { OrderFaults } from "./orderFaults.js";
 import { checkOrder, type MarginMode, orderFilters, parseOrder } from "./orderRules.js";
 import type { SimPush } from "./simPush.js";
 import { type ListedSymbols, roundToStep } from "./symbols.js";
-import { executionReportData, isOpen, positionRow, type ReportFill, type SimOrder } from "./tradingShapes.js";
+import { type AccountTrading, modeBooks, type PositionView, TradingAccounts } from "./tradingAccounts.js";
+import { executionReportData, isOpen, newSimOrder, type ReportFill, type SimOrder } from "./tradingShapes.js";
 import { type Checked, ok, VenueRefusal } from "./venueRefusal.js";
-
-interface AccountTrading {
-  /** Cross positions by symbol. */
-  books: Map<string, SymbolBooks>;
-  /** Isolated positions by symbol. */
-  isolated: Map<string, SymbolBooks>;
-  orders: Map<number, SimOrder>;
-  /** Open orders by client id (unique among open orders only). */
-  openByClientId: Map<string, number>;
-  /** The open orders (NEW or PARTIAL_FILLED): what a mark move and `frozen` look at. */
-  open: Set<SimOrder>;
-  byClientId: Map<string, number>;
-  lastBalance?: { holding: number; frozen: number };
-}
 
 export interface TradingOptions {
   symbols: ListedSymbols;
@@ -56,7 +41,7 @@ export class Trading {
   takerFeeBps: number;
   makerFeeBps: number;
   readonly #options: TradingOptions;
-  readonly #accounts = new Map<string, AccountTrading>();
+  readonly #accounts: TradingAccounts;
   readonly #books = new Map<string, SyntheticBook>();
   #nextOrderId = 1;
   #nextTradeId = 1;
@@ -66,6 +51,7 @@ export class Trading {
     this.takerFeeBps = options.takerFeeBps ?? 5;
     this.makerFeeBps = options.makerFeeBps ?? 2;
     this.faults = new OrderFaults(options.now, (symbol) => this.#books.get(symbol));
+    this.#accounts = new TradingAccounts(options);
     for (const s of options.symbols.all())
       this.#books.set(s.symbol, new SyntheticBook(s.book ?? defaultBookSpec(s.symbol, s.tier), s.baseTick, options.now()));
   }
@@ -82,7 +68,7 @@ export class Trading {
     const refused = this.faults.takeRefusal();
     if (refused !== undefined) return { ok: false, refusal: new VenueRefusal(refused, "fault injected") };
     const account = this.#options.accounts.get(accountId) as SimAccount;
-    const t = this.#trading(accountId);
+    const t = this.#accounts.of(accountId);
     const parsed = parseOrder(body, { spec: (s) => this.#options.symbols.get(s) });
     if (!parsed.ok) return parsed;
     const checked = checkOrder(parsed.value, {
@@ -90,30 +76,12 @@ export class Trading {
       mark: (s) => this.#options.market.mark(s),
       position: (s, mode) => modeBooks(t, mode).get(s)?.qty ?? 0,
       clientIdOpen: (id) => t.openByClientId.has(id),
-      marginFor: (symbol, mode, qty) => this.#marginFor(account, t, symbol, mode, qty),
+      marginFor: (symbol, mode, qty) => this.#accounts.marginFor(account, t, symbol, mode, qty),
     });
     if (!checked.ok) return checked;
     const o = checked.value;
     const now = this.#options.now();
-    const order: SimOrder = {
-      order_id: this.#nextOrderId++,
-      client_order_id: o.clientOrderId ?? null,
-      symbol: o.symbol,
-      side: o.side,
-      type: o.type,
-      price: o.price ?? null,
-      quantity: o.qty,
-      total_executed_quantity: 0,
-      average_executed_price: 0,
-      total_fee: 0,
-      fee_asset: "USDC",
-      status: "NEW",
-      reduce_only: o.reduceOnly,
-      margin_mode: o.marginMode,
-      created_time: now,
-      updated_time: now,
-      realized_pnl: 0,
-    };
+    const order = newSimOrder(this.#nextOrderId++, o, now);
     t.orders.set(order.order_id, order);
     t.open.add(order);
     if (o.clientOrderId !== undefined) {
@@ -134,7 +102,7 @@ export class Trading {
 
   /** DELETE /v1/order: -1006 unless the order is open. */
   cancel(accountId: string, orderId: number, symbol: string): Checked<{ status: "CANCEL_SENT" }> {
-    const t = this.#trading(accountId);
+    const t = this.#accounts.of(accountId);
     const order = t.orders.get(orderId);
     if (order === undefined || order.symbol !== symbol || !isOpen(order))
       return { ok: false, refusal: new VenueRefusal(-1006, `no open order ${orderId}`) };
@@ -144,78 +112,63 @@ export class Trading {
   }
 
   order(accountId: string, orderId: number): SimOrder | undefined {
-    const o = this.#trading(accountId).orders.get(orderId);
+    const o = this.#accounts.of(accountId).orders.get(orderId);
     return o === undefined ? undefined : { ...o };
   }
 
   orderByClientId(accountId: string, clientOrderId: string): SimOrder | undefined {
-    const t = this.#trading(accountId);
+    const t = this.#accounts.of(accountId);
     const id = t.byClientId.get(clientOrderId);
     return id === undefined ? undefined : this.order(accountId, id);
   }
 
   /** Every order of the account, newest first. */
   ordersOf(accountId: string): SimOrder[] {
-    return [...this.#trading(accountId).orders.values()].reverse().map((o) => ({ ...o }));
+    return [...this.#accounts.of(accountId).orders.values()].reverse().map((o) => ({ ...o }));
   }
 
   /** The account's books of one margin mode (cross by default), by symbol. */
   booksOf(accountId: string, mode: MarginMode = "CROSS"): Map<string, SymbolBooks> {
-    return new Map([...modeBooks(this.#trading(accountId), mode)].map(([s, b]) => [s, { ...b }]));
+    return this.#accounts.booksOf(accountId, mode);
+  }
+
+  /** The account's positions: the cross ones, then the isolated ones held or once held. */
+  positionsOf(accountId: string): PositionView[] {
+    return this.#accounts.positionsOf(accountId);
   }
 
   /** Margin held by the account's open orders (`frozen`): each order's notional at its symbol's IMR. */
   frozen(accountId: string): number {
-    const account = this.#options.accounts.get(accountId);
-    const margin = account === undefined ? uniformMargin(10) : accountMargin(account);
-    let sum = 0;
-    for (const o of this.#trading(accountId).open) {
-      if (!isOpen(o)) continue;
-      const spec = this.#options.symbols.get(o.symbol);
-      const notional = (o.quantity - o.total_executed_quantity) * (o.price ?? 0);
-      sum += spec === undefined ? notional : positionInitialMargin(marginOf(spec, margin), notional, margin.leverage(o.symbol));
-    }
-    return sum;
+    return this.#accounts.frozen(accountId);
   }
 
   /** Holding + the unsettled P&L of every position (cross and isolated) at the marks: total collateral. */
   totalCollateral(accountId: string): number {
-    const account = this.#options.accounts.get(accountId);
-    if (account === undefined) return 0;
-    const t = this.#trading(accountId);
-    let total = account.collateral;
-    for (const books of [t.books, t.isolated])
-      for (const [symbol, b] of books) total += unsettledPnl(b, this.#options.market.mark(symbol) ?? b.averageOpenPrice);
-    return total;
+    return this.#accounts.totalCollateral(accountId);
   }
 
   /** Initial margin of the account's positions of one margin mode, or of both. */
   initialMargin(accountId: string, mode?: MarginMode): number {
-    const account = this.#options.accounts.get(accountId);
-    if (account === undefined) return 0;
-    const t = this.#trading(accountId);
-    const held: { symbol: string; qty: number }[] = [];
-    for (const m of mode === undefined ? (["CROSS", "ISOLATED"] as const) : [mode])
-      for (const [symbol, b] of modeBooks(t, m)) held.push({ symbol, qty: b.qty });
-    return initialMarginOfHeld(
-      held,
-      (s) => this.#options.symbols.get(s),
-      (s) => this.#options.market.mark(s),
-      accountMargin(account),
-    );
+    return this.#accounts.initialMargin(accountId, mode);
+  }
+
+  /** `balance` on change only (tradingAccounts.ts): a deposit (VenueCore.setCollateral) calls it too. */
+  balanceChanged(accountId: string): void {
+    this.#accounts.balanceChanged(accountId);
   }
 
   /** A claim applied: the books move and the positions and balance are pushed. */
   onClaim(account: SimAccount, transfers: readonly Transfer[]): void {
-    const t = this.#trading(account.accountId);
+    const t = this.#accounts.of(account.accountId);
     const mode: MarginMode = this.faults.takeIsolatedClaim() ? "ISOLATED" : "CROSS";
     for (const tr of transfers) {
-      applyClaim(this.#booksOf(t, tr.symbol, mode), tr.positionQty, tr.transferPrice, tr.costPositionTransfer, tr.absLiquidatorFee);
+      const books = this.#accounts.symbolBooks(t, tr.symbol, mode);
+      applyClaim(books, tr.positionQty, tr.transferPrice, tr.costPositionTransfer, tr.absLiquidatorFee);
       account.collateral += tr.absLiquidatorFee;
     }
     // claimRules moved the cross view of these symbols; an isolated claim leaves it as the books say.
-    for (const tr of transfers) this.#mirror(account, t, tr.symbol);
-    this.#syncPositions(
+    for (const tr of transfers) this.#accounts.mirror(account, t, tr.symbol);
+    this.#accounts.syncPositions(
       account,
       t,
       transfers.map((tr) => ({ symbol: tr.symbol, mode })),
@@ -224,7 +177,7 @@ export class Trading {
 
   /** Every position of the account closed at the mark, paying the taker fee; returns how many. */
   closeAtMark(account: SimAccount): number {
-    const t = this.#trading(account.accountId);
+    const t = this.#accounts.of(account.accountId);
     const closed: { symbol: string; mode: MarginMode }[] = [];
     for (const mode of ["CROSS", "ISOLATED"] as const) {
       for (const [symbol, b] of modeBooks(t, mode)) {
@@ -234,7 +187,7 @@ export class Trading {
         closed.push({ symbol, mode });
       }
     }
-    if (closed.length > 0) this.#syncPositions(account, t, closed);
+    if (closed.length > 0) this.#accounts.syncPositions(account, t, closed);
     return closed.length;
   }
 
@@ -242,7 +195,7 @@ export class Trading {
   onMark(symbol: string): void {
     const mark = this.#options.market.mark(symbol);
     if (mark === undefined) return;
-    for (const [accountId, t] of this.#accounts) {
+    for (const [accountId, t] of this.#accounts.entries()) {
       for (const order of [...t.open]) {
         if (order.symbol !== symbol || !isOpen(order) || order.price === null) continue;
         if (order.side === "BUY" ? mark > order.price : mark < order.price) continue;
@@ -301,7 +254,7 @@ export class Trading {
   }
 
   #fill(account: SimAccount, t: AccountTrading, order: SimOrder, fills: readonly { price: number; qty: number }[], feeBps: number): void {
-    const books = this.#booksOf(t, order.symbol, order.margin_mode);
+    const books = this.#accounts.symbolBooks(t, order.symbol, order.margin_mode);
     for (const f of fills) {
       const fee = (f.qty * f.price * feeBps) / 1e4;
       const signed = order.side === "BUY" ? f.qty : -f.qty;
@@ -315,7 +268,7 @@ export class Trading {
       order.updated_time = this.#options.now();
       this.#report(account.accountId, order, { tradeId: this.#nextTradeId++, price: f.price, qty: f.qty, fee });
     }
-    this.#syncPositions(account, t, [{ symbol: order.symbol, mode: order.margin_mode }]);
+    this.#accounts.syncPositions(account, t, [{ symbol: order.symbol, mode: order.margin_mode }]);
   }
 
   /** Ends an order; a status-only report only when the status changes (a last fill already said FILLED). */
@@ -332,88 +285,4 @@ export class Trading {
   #report(accountId: string, o: SimOrder, fill: ReportFill | undefined): void {
     this.#options.emit({ scope: "private", accountId, topic: "executionreport", data: executionReportData(o, fill) });
   }
-
-  /** Mirror the books into the account's positions (what claims and margin read) and push the deltas, one row per position. */
-  #syncPositions(account: SimAccount, t: AccountTrading, positions: readonly { symbol: string; mode: MarginMode }[]): void {
-    const now = this.#options.now();
-    const unique = new Map(positions.map((p) => [`${p.symbol} ${p.mode}`, p]));
-    const rows = [...unique.values()].map(({ symbol, mode }) => {
-      const b = this.#booksOf(t, symbol, mode);
-      if (mode === "CROSS") this.#mirror(account, t, symbol);
-      return positionRow(symbol, mode, b, this.#options.market.mark(symbol) ?? b.averageOpenPrice, now, leverageOf(account, symbol));
-    });
-    this.#options.emit({ scope: "private", accountId: account.accountId, topic: "position", data: { positions: rows } });
-    this.balanceChanged(account.accountId);
-  }
-
-  /**
-   * `balance` on change only: a claim's fee credit, the margin an open order holds, a deposit
-   * (VenueCore.setCollateral). Every change of holding or frozen comes through here, so the last
-   * push is what the account shows.
-   */
-  balanceChanged(accountId: string): void {
-    const account = this.#options.accounts.get(accountId);
-    if (account === undefined) return;
-    const t = this.#trading(accountId);
-    const frozen = this.frozen(account.accountId);
-    if (t.lastBalance?.holding === account.collateral && t.lastBalance.frozen === frozen) return;
-    t.lastBalance = { holding: account.collateral, frozen };
-    this.#options.emit({
-      scope: "private",
-      accountId: account.accountId,
-      topic: "balance",
-      data: { balances: { USDC: { holding: account.collateral, frozen, pendingShortQty: 0, pendingLongQty: 0 } } },
-    });
-  }
-
-  /**
-   * docs/protocol.md §7: whether the account carries `qty` (signed) more of `symbol` in `mode`: the
-   * initial margin of everything held after it, open orders included, within the total collateral.
-   */
-  #marginFor(account: SimAccount, t: AccountTrading, symbol: string, mode: MarginMode, qty: number): boolean {
-    const held: { symbol: string; qty: number }[] = [];
-    for (const m of ["CROSS", "ISOLATED"] as const)
-      for (const [s, b] of modeBooks(t, m)) held.push({ symbol: s, qty: s === symbol && m === mode ? b.qty + qty : b.qty });
-    if (!held.some((h) => h.symbol === symbol)) held.push({ symbol, qty });
-    const required =
-      initialMarginOfHeld(
-        held,
-        (s) => this.#options.symbols.get(s),
-        (s) => this.#options.market.mark(s),
-        accountMargin(account),
-      ) + this.frozen(account.accountId);
-    const before = modeBooks(t, mode).get(symbol)?.qty ?? 0;
-    if (growsPastMaxNotional(account, symbol, before, before + qty, this.#options.market.mark(symbol))) return false;
-    return required <= this.totalCollateral(account.accountId);
-  }
-
-  #booksOf(t: AccountTrading, symbol: string, mode: MarginMode): SymbolBooks {
-    const books = modeBooks(t, mode);
-    let b = books.get(symbol);
-    if (b === undefined) {
-      b = emptyBooks();
-      books.set(symbol, b);
-    }
-    return b;
-  }
-
-  /** The account's cross position of `symbol` as its books say (what claims read). */
-  #mirror(account: SimAccount, t: AccountTrading, symbol: string): void {
-    const b = t.books.get(symbol);
-    if (b === undefined) account.positions.delete(symbol);
-    else account.positions.set(symbol, { qty: b.qty, averageOpenPrice: b.averageOpenPrice });
-  }
-
-  #trading(accountId: string): AccountTrading {
-    let t = this.#accounts.get(accountId);
-    if (t === undefined) {
-      t = { books: new Map(), isolated: new Map(), orders: new Map(), openByClientId: new Map(), byClientId: new Map(), open: new Set() };
-      this.#accounts.set(accountId, t);
-    }
-    return t;
-  }
-}
-
-function modeBooks(t: AccountTrading, mode: MarginMode): Map<string, SymbolBooks> {
-  return mode === "ISOLATED" ? t.isolated : t.books;
 }

@@ -28,6 +28,29 @@ export interface SimOrder {
   realized_pnl: number;
 }
 
+/** An accepted order as the venue records it: NEW, nothing executed yet. */
+export function newSimOrder(orderId: number, o: OrderInput, now: number): SimOrder {
+  return {
+    order_id: orderId,
+    client_order_id: o.clientOrderId ?? null,
+    symbol: o.symbol,
+    side: o.side,
+    type: o.type,
+    price: o.price ?? null,
+    quantity: o.qty,
+    total_executed_quantity: 0,
+    average_executed_price: 0,
+    total_fee: 0,
+    fee_asset: "USDC",
+    status: "NEW",
+    reduce_only: o.reduceOnly,
+    margin_mode: o.marginMode,
+    created_time: now,
+    updated_time: now,
+    realized_pnl: 0,
+  };
+}
+
 export function isOpen(o: SimOrder): boolean {
   return o.status === "NEW" || o.status === "PARTIAL_FILLED";
 }
