@@ -229,6 +229,14 @@ function declarationRefs() {
         .replace(/"(?:[^"\\]|\\.)*"/g, "");
       return [[m[1], body]];
     });
+    // A name the .d.ts imports is a declaration too: `export type { X }` of an imported options type.
+    for (const s of statements) {
+      const m = /^import\s+(?:type\s+)?\{([^}]*)\}/.exec(s.join(" "));
+      for (const part of m?.[1].split(",") ?? []) {
+        const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/).at(-1);
+        if (name) decls.push([name, ""]);
+      }
+    }
     // `declare const x…; export { x as xForTests };` — the exported alias stands for its declaration.
     for (const s of statements) {
       const m = /^export\s+\{([^}]*)\}/.exec(s[0]);
