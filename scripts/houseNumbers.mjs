@@ -233,7 +233,11 @@ function declarationRefs() {
     for (const s of statements) {
       const m = /^import\s+(?:type\s+)?\{([^}]*)\}/.exec(s.join(" "));
       for (const part of m?.[1].split(",") ?? []) {
-        const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/).at(-1);
+        const name = part
+          .trim()
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+/)
+          .at(-1);
         if (name) decls.push([name, ""]);
       }
     }
