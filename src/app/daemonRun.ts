@@ -81,7 +81,7 @@ export function daemonRun(o: {
  * marks it done. A done that fails is tried again on the next turn without acting twice in this
  * process; a store that cannot be read now is tried again too (logged once per failure run).
  */
-export async function operatorRequestLoop(o: {
+async function operatorRequestLoop(o: {
   store: Pick<StateStore, "requests" | "requestDone" | "mayLead">;
   guard: Pick<ProtectionGuard, "rearm">;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
@@ -111,3 +111,6 @@ export async function operatorRequestLoop(o: {
     }
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { operatorRequestLoop as operatorRequestLoopForTests };

@@ -49,7 +49,7 @@ export async function openDaemonCapture(o: {
  * on an emptyDir set the cap explicitly, under the limit (deploy/kubernetes/overlays/ha).
  */
 /** Space kept for the journal (and the rest of the volume) beyond any capture cap. */
-export const JOURNAL_RESERVE = 64 * 1024 * 1024;
+const JOURNAL_RESERVE = 64 * 1024 * 1024;
 
 export interface CaptureBudget {
   /** The cap to use, in bytes. */
@@ -93,3 +93,6 @@ async function bytesUnder(dir: string): Promise<number> {
   }
   return total;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { JOURNAL_RESERVE as JOURNAL_RESERVE_FOR_TESTS };

@@ -59,7 +59,7 @@ export interface DaemonScrape {
 }
 
 /** A free TCP port on loopback (closed again at once; the daemon binds it right after). */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
@@ -176,3 +176,6 @@ export async function startDaemon(group: ProcessGroup, o: DaemonRunOptions, tag:
     },
   };
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { freePort as freePortForTests };

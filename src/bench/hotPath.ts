@@ -38,7 +38,7 @@ function label(n: ProfileNode): string {
 }
 
 /** The shares of `root`'s time per function (each function counted once per sample, however deep). */
-export function hotPath(profile: Profile, root = "#onMessage"): HotPath {
+function hotPath(profile: Profile, root = "#onMessage"): HotPath {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -83,3 +83,6 @@ function main(): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { hotPath as hotPathForTests };

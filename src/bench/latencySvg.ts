@@ -17,7 +17,7 @@ const M = { left: 64, right: 24, top: 48, bottom: 56 };
 const BINS_PER_DECADE = 16;
 
 /** "85 µs", "850 µs", "1.2 ms", "12 ms". */
-export function formatMs(ms: number): string {
+function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return "n/a";
   const us = ms * 1000;
   if (us < 1000) return `${us < 10 ? us.toFixed(1) : Math.round(us)} µs`;
@@ -25,7 +25,7 @@ export function formatMs(ms: number): string {
 }
 
 /** Axis tick label: "10 µs", "200 µs", "1 ms", "20 ms". */
-export function tickLabel(ms: number): string {
+function tickLabel(ms: number): string {
   const us = Math.round(ms * 1000);
   return us < 1000 ? `${us} µs` : `${Math.round(ms * 10) / 10} ms`;
 }
@@ -112,3 +112,6 @@ export function latencySvg(series: readonly LatencySeries[], title: string): str
   out.push("</svg>");
   return `${out.join("\n")}\n`;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { formatMs as formatMsForTests, tickLabel as tickLabelForTests };

@@ -10,8 +10,6 @@ import { type HtmlCell, htmlTable } from "../lab/report/htmlPage.js";
 import { esc } from "../lab/report/svgChart.js";
 import type { Column } from "./output.js";
 
-export { MARKOUT_HORIZONS, type MarkoutHorizon };
-
 export interface MarkoutCell {
   mean_bps: number;
   count: number;

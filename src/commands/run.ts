@@ -4,7 +4,7 @@ import { prettyByDefault } from "../observe/logger.js";
 import type { Command } from "./command.js";
 
 /** docs/architecture.md rule 6: shutdown completes within 5 s; past this the process leaves anyway. */
-export const SHUTDOWN_DEADLINE_MS = 4_500;
+const SHUTDOWN_DEADLINE_MS = 4_500;
 
 const HELP = `usage: liquidator run [--config FILE] [--dry-run]
   runs the daemon. With no config (or venue.mode: simulator) it runs against an embedded simulated
@@ -48,3 +48,6 @@ export const run: Command = async (args, io) => {
     logDestination: io.stdout,
   });
 };
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { SHUTDOWN_DEADLINE_MS as SHUTDOWN_DEADLINE_MS_FOR_TESTS };

@@ -16,7 +16,7 @@ export interface EnvOverride {
 }
 
 /** Every variable that overrides a config key, from the keys' own declarations (fields.ts). */
-export const ENV_OVERRIDES: readonly EnvOverride[] = configFields().flatMap((f) =>
+const ENV_OVERRIDES: readonly EnvOverride[] = configFields().flatMap((f) =>
   f.env === undefined
     ? []
     : [{ variable: f.env, key: f.key, kind: f.kind === "boolean" ? "boolean" : f.kind === "number" ? "number" : "string" }],
@@ -96,3 +96,6 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
   }
   return { raw: out, fromEnv, problems };
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { ENV_OVERRIDES as ENV_OVERRIDES_FOR_TESTS };

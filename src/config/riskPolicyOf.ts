@@ -22,7 +22,7 @@ export type RiskPolicyInput = {
       : Policy[K];
 };
 /** The limits that exist globally and per symbol, as loaded. */
-export type RiskLimitsInput = Pick<
+type RiskLimitsInput = Pick<
   Policy,
   "max_claim_notional" | "max_total_exposure" | "min_fee" | "limit_price_slippage_bps" | "max_mark_age_ms" | "expected_unwind_cost_bps"
 >;
@@ -57,3 +57,6 @@ function limitsOf(l: RiskLimitsInput): SymbolLimits {
     unwindCostRate: l.expected_unwind_cost_bps / 10_000,
   };
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export type { RiskLimitsInput as RiskLimitsInputForTests };

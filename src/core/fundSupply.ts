@@ -35,11 +35,6 @@ export function isFundBody(body: SendBody): body is FundClaimRequest {
   return (body as FundClaimRequest).claim_id !== undefined;
 }
 
-/** The id a body claims: `liquidation_id`, or a fund claim's `claim_id` (the same id space). */
-export function bodyId(body: SendBody): number {
-  return isFundBody(body) ? body.claim_id : body.liquidation_id;
-}
-
 /**
  * The body of a claim decision. A fund row on the fund's route is one symbol (the feed made it so):
  * the quantity the decision takes of it, at its limit price. Throws RangeError on what the venue

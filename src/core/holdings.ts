@@ -25,7 +25,7 @@ export const sign = (x: number): number => (Math.abs(x) < QTY_EPSILON ? 0 : Math
 /** A position's key: the symbol for cross, `SYMBOL ISOLATED` otherwise (also the P&L ledger's lot key). */
 export const positionKey = (symbol: string, mode: MarginMode): string => (mode === "CROSS" ? symbol : `${symbol} ${mode}`);
 
-export interface PositionTotals {
+interface PositionTotals {
   ours: number;
   /** Cumulative claimed and unwound quantities: what a journal of format 2's `claimed_base` is relative to. */
   claimed: number;

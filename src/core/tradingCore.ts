@@ -29,7 +29,7 @@ import { UnknownClaims, type UnknownTimings } from "./unknownClaims.js";
 
 export type CoreTimings = ClaimTimings & UnknownTimings & { journalRetryMs: number };
 
-export const CORE_TIMINGS: CoreTimings = {
+const CORE_TIMINGS: CoreTimings = {
   marginPauseMs: 60_000,
   retryDelayMs: 500,
   rateLimitHoldMs: 1_000,
@@ -202,3 +202,6 @@ export class TradingCore {
     return false;
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { CORE_TIMINGS as CORE_TIMINGS_FOR_TESTS };

@@ -46,7 +46,7 @@ export interface Heatmap {
  * How far the mark must move against the position for it to be liquidated, as a share of the mark
  * (≤ 0: already past). Undefined without a price to measure.
  */
-export function distanceToLiquidation(side: ForecastSide, mark: number, estLiqPrice: number | null): number | undefined {
+function distanceToLiquidation(side: ForecastSide, mark: number, estLiqPrice: number | null): number | undefined {
   if (estLiqPrice === null || !(mark > 0) || !(estLiqPrice > 0)) return undefined;
   return side === "long" ? (mark - estLiqPrice) / mark : (estLiqPrice - mark) / mark;
 }
@@ -144,3 +144,6 @@ export function levelsOf(
   }
   return out;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { distanceToLiquidation as distanceToLiquidationForTests };

@@ -66,7 +66,7 @@ export function imrRate(p: MarginParams, notional: number, leverage: number): nu
 }
 
 /** `MMR_i = max(base_mmr_i, base_mmr_i / base_imr_i × imr_factor_i × |notional_i|^(4/5))`. */
-export function mmrRate(p: MarginParams, notional: number): number {
+function mmrRate(p: MarginParams, notional: number): number {
   return Math.max(p.baseMmr, (p.baseMmr / p.baseImr) * p.imrFactor * Math.abs(notional) ** NOTIONAL_POWER);
 }
 
@@ -102,7 +102,7 @@ export function symbolInitialMargin(m: SymbolMargin, notional: number): number {
 }
 
 /** Maintenance margin of a position of this notional: |notional| × MMR. */
-export function maintenanceMargin(p: MarginParams, notional: number): number {
+function maintenanceMargin(p: MarginParams, notional: number): number {
   const n = Math.abs(notional);
   return n === 0 ? 0 : n * mmrRate(p, n);
 }
@@ -115,16 +115,14 @@ export interface MarginPosition {
 }
 
 /** Initial margin of everything held (one net position per symbol), each at its symbol's leverage. */
-export function initialMarginOf(positions: Iterable<MarginPosition>): number {
+function initialMarginOf(positions: Iterable<MarginPosition>): number {
   let sum = 0;
   for (const p of positions) sum += symbolInitialMargin(p.params, notionalOf(p.qty, p.mark));
   return sum;
 }
 
 /** Maintenance margin of everything held. */
-export function maintenanceMarginOf(
-  positions: Iterable<{ readonly params: MarginParams; readonly qty: number; readonly mark: number }>,
-): number {
+function maintenanceMarginOf(positions: Iterable<{ readonly params: MarginParams; readonly qty: number; readonly mark: number }>): number {
   let sum = 0;
   for (const p of positions) sum += maintenanceMargin(p.params, notionalOf(p.qty, p.mark));
   return sum;
@@ -142,3 +140,11 @@ export function accountMarginRatio(totalCollateral: number, totalNotional: numbe
 export function freeCollateral(totalCollateral: number, positionsInitialMargin: number, ordersMargin = 0): number {
   return totalCollateral - positionsInitialMargin - ordersMargin;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export {
+  initialMarginOf as initialMarginOfForTests,
+  maintenanceMargin as maintenanceMarginForTests,
+  maintenanceMarginOf as maintenanceMarginOfForTests,
+  mmrRate as mmrRateForTests,
+};

@@ -30,7 +30,7 @@ export interface MarginSettingsInit {
  * The leverage of a symbol whose setting is unknown while others are known: 1×, i.e. its whole
  * notional. Margin never guesses below what the venue may charge (margin.ts UNKNOWN_MARGIN says why).
  */
-export const UNKNOWN_LEVERAGE = 1;
+const UNKNOWN_LEVERAGE = 1;
 
 const EMPTY = new Map<string, number>();
 
@@ -144,3 +144,6 @@ export class MarginSettings {
     return m;
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { UNKNOWN_LEVERAGE as UNKNOWN_LEVERAGE_FOR_TESTS };

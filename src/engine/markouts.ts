@@ -78,7 +78,7 @@ export function sampleMarkout(
  * horizon, the latest mark received at or before it, if fresh. What the sampler computes live,
  * for a path known in full (tests, the lab).
  */
-export function markoutsAlongPath(
+function markoutsAlongPath(
   a: Assignment,
   path: readonly MarkPoint[],
   maxAgeMs: number,
@@ -114,3 +114,6 @@ export function pendingHorizons(
   }
   return out;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { markoutsAlongPath as markoutsAlongPathForTests };

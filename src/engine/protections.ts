@@ -28,7 +28,7 @@ export interface ProtectionLimits {
   cooldownS: number;
 }
 
-export const PROTECTIONS_OFF: ProtectionLimits = { dailyLossLimit: null, drawdownLimit: null, lossStreak: null, cooldownS: 600 };
+const PROTECTIONS_OFF: ProtectionLimits = { dailyLossLimit: null, drawdownLimit: null, lossStreak: null, cooldownS: 600 };
 
 /** Everything the rules remember: what the journal keeps. */
 export interface ProtectionSnapshot {
@@ -204,3 +204,6 @@ export class Protections {
     this.#s = { ...freshProtections(), day: utcDay(now), dayBaseline: net, peak: net };
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { PROTECTIONS_OFF as PROTECTIONS_OFF_FOR_TESTS };

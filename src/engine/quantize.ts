@@ -67,7 +67,7 @@ export function canonicalTick(tick: number, decimals: number): number {
  * two exact integers is correctly rounded: the same double as parsing the decimal string, without
  * the string (this is the hot path of every limit price). Beyond 2^53 the string route is taken.
  */
-export function ticksToPrice(n: number, tick: number, decimals: number): number {
+function ticksToPrice(n: number, tick: number, decimals: number): number {
   const scale = pow10(decimals);
   const num = n * Math.round(tick * scale);
   if (Number.isSafeInteger(num)) return num / scale;
@@ -139,6 +139,9 @@ export function safeLimitPrice(qty: number, mark: number, numerator: number, tic
 }
 
 /** The raw (unquantised) limit for a position of sign `qty`: the bound the slippage setting allows. */
-export function rawLimitPrice(qty: number, mark: number, bps: number): number {
+function rawLimitPrice(qty: number, mark: number, bps: number): number {
   return (mark * (qty > 0 ? BPS + bps : BPS - bps)) / BPS;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { rawLimitPrice as rawLimitPriceForTests, ticksToPrice as ticksToPriceForTests };

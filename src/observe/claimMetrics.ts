@@ -17,7 +17,7 @@ import { metricMakers, oneOf } from "./metricMakers.js";
 const MARKOUT_BUCKETS_BPS: readonly number[] = [-500, -200, -100, -50, -20, -10, -5, -2, 0, 2, 5, 10, 20, 50, 100, 200, 500];
 
 /** `claim_connections_total{kind}`: warm (kept open), fresh (had to connect first), pool (every claim lane busy). */
-export const CLAIM_CONNECTION_KINDS = ["warm", "fresh", "pool"] as const;
+const CLAIM_CONNECTION_KINDS = ["warm", "fresh", "pool"] as const;
 
 export interface ClaimMetrics {
   readonly liquidationsSeen: Counter;
@@ -111,3 +111,6 @@ export function createClaimMetrics(registry: Registry, prefix: string): ClaimMet
   metrics.claimRehearsals.inc(0);
   return metrics;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { CLAIM_CONNECTION_KINDS as CLAIM_CONNECTION_KINDS_FOR_TESTS };

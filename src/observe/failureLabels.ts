@@ -19,7 +19,7 @@ export type ClaimResultLabel = (typeof CLAIM_RESULTS)[number];
  * Bounded `code` label: a venue code of the venue's table as its decimal text, a local error code
  * (`LIQ_*`, errors.ts) as is, "none" for no code, "other" for anything else.
  */
-export function codeLabel(code: number | string | undefined): string {
+function codeLabel(code: number | string | undefined): string {
   if (code === undefined) return "none";
   if (typeof code === "number") return VENUE_CODES.has(code) ? String(code) : "other";
   return isErrorCode(code) ? code : "other";
@@ -35,7 +35,5 @@ export function claimOutcomeLabels(err: unknown): { result: ClaimResultLabel; co
   return { result: "error", code: "other" };
 }
 
-/** Bounded `status` label of `http_requests_total`: the HTTP status, or "error" when none came. */
-export function httpStatusLabel(status: number | undefined): string {
-  return status !== undefined && Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : "error";
-}
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { codeLabel as codeLabelForTests };

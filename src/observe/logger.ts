@@ -34,7 +34,7 @@ const SECRET_KEYS: readonly string[] = [
 const SECRET_KEY_SET: ReadonlySet<string> = new Set(SECRET_KEYS.map((k) => k.toLowerCase()));
 
 /** Redaction paths: every secret key at depth 0–2, and every header (filtered by the censor). */
-export function redactPaths(): string[] {
+function redactPaths(): string[] {
   const paths: string[] = [];
   for (const k of SECRET_KEYS) {
     const seg = /^[A-Za-z_$][\w$]*$/.test(k) ? k : `["${k}"]`;
@@ -142,3 +142,6 @@ function loadPretty(): PrettyFactory | undefined {
 export function prettyByDefault(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean | undefined): boolean {
   return stdoutIsTTY === true && env.npm_lifecycle_event === "start" && env.LIQUIDATOR_LOG_PRETTY === undefined;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { redactPaths as redactPathsForTests };

@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 /** ~10 µs (a decision) to 10 s (a claim stuck behind a timeout), roughly 1-2.5-5 per decade. */
-export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+const LATENCY_BUCKETS_SECONDS: readonly number[] = [
   0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
@@ -33,3 +33,6 @@ export function metricMakers(registry: Registry, prefix: string): MetricMakers {
 export function oneOf(values: readonly string[]): string {
   return values.join("|");
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { LATENCY_BUCKETS_SECONDS as LATENCY_BUCKETS_SECONDS_FOR_TESTS };

@@ -51,7 +51,7 @@ export function metricValue(text: string, name: string, labels: Record<string, s
 }
 
 /** Sum of the samples of `name` carrying every pair of `labels`; undefined when there is none (no such series). */
-export function sampleValue(samples: string | readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+function sampleValue(samples: string | readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   let sum: number | undefined;
   for (const s of typeof samples === "string" ? parsePrometheus(samples) : samples) {
     if (s.name !== name || !Object.entries(labels).every(([k, v]) => s.labels[k] === v)) continue;
@@ -61,7 +61,7 @@ export function sampleValue(samples: string | readonly Sample[], name: string, l
 }
 
 /** Names with at least one sample line (a series). */
-export function seriesNames(text: string): Set<string> {
+function seriesNames(text: string): Set<string> {
   return new Set(parsePrometheus(text).map((s) => s.name));
 }
 
@@ -69,7 +69,7 @@ export function seriesNames(text: string): Set<string> {
  * Names the exposition offers: every series, every `# TYPE` family, and for histograms/summaries
  * their `_bucket`/`_sum`/`_count` series even when no label set was touched yet.
  */
-export function familyNames(text: string): Set<string> {
+function familyNames(text: string): Set<string> {
   const names = seriesNames(text);
   for (const m of text.matchAll(/^# TYPE (\S+) (\S+)/gm)) {
     const [, name = "", kind] = m;
@@ -79,3 +79,6 @@ export function familyNames(text: string): Set<string> {
   }
   return names;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { familyNames as familyNamesForTests, sampleValue as sampleValueForTests, seriesNames as seriesNamesForTests };

@@ -14,7 +14,7 @@ export const ALERTS_SOURCE_PATH = "grafana/alerts.yml";
  * (`release: <Helm release name>`), at the chart's documented release name. The ServiceMonitor
  * carries the same value; an overlay sets its own on both (deploy/kubernetes/overlays/*).
  */
-export const PROMETHEUS_RELEASE_LABEL = "kube-prometheus-stack";
+const PROMETHEUS_RELEASE_LABEL = "kube-prometheus-stack";
 const BASE_HEADER = "# runbook_url base: ";
 
 interface RuleGroup {
@@ -23,7 +23,7 @@ interface RuleGroup {
 }
 
 /** The rule groups of an alerts file, checked for the shape the operator's CRD requires. */
-export function ruleGroups(alertsYaml: string): RuleGroup[] {
+function ruleGroups(alertsYaml: string): RuleGroup[] {
   const doc = parse(alertsYaml) as { groups?: unknown };
   if (!Array.isArray(doc?.groups) || doc.groups.length === 0) throw new Error(`${ALERTS_SOURCE_PATH} has no rule groups`);
   return doc.groups.map((g: unknown, i: number) => {
@@ -70,3 +70,6 @@ export function runbookBaseOf(ruleYaml: string): string | undefined {
   const line = ruleYaml.split("\n").find((l) => l.startsWith(BASE_HEADER));
   return line?.slice(BASE_HEADER.length).trim();
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { PROMETHEUS_RELEASE_LABEL as PROMETHEUS_RELEASE_LABEL_FOR_TESTS, ruleGroups as ruleGroupsForTests };

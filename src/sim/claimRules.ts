@@ -9,8 +9,8 @@ import { floorToStep, roundQty, type SymbolSpec } from "./symbols.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** docs/protocol.md §11: full take-over below these notionals (quote, at mark). */
-export const FULL_TAKE_LOW_TIER = 10_000;
-export const FULL_TAKE_HIGH_TIER = 5_000;
+const FULL_TAKE_LOW_TIER = 10_000;
+const FULL_TAKE_HIGH_TIER = 5_000;
 
 export interface SymbolClaim {
   symbol: string;
@@ -37,7 +37,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * docs/protocol.md §4: a ratio is a number in (0, 1], quantised down to 0.001; one that quantises to 0
  * is refused. The epsilon keeps 0.29 (= 289.99999… thousandths in floating point) at 290.
  */
-export function quantiseRatio(value: unknown, name: string): Checked<number> {
+function quantiseRatio(value: unknown, name: string): Checked<number> {
   if (typeof value !== "number" || !Number.isFinite(value)) return refused(-1005, `${name} must be a number in (0, 1]`);
   if (!(value > 0 && value <= 1)) return refused(-1005, `${name} must be in (0, 1], got ${value}`);
   const thousandths = Math.min(1000, Math.floor(value * 1000 + 1e-6));
@@ -276,3 +276,10 @@ export function evaluateClaim(req: ClaimBody, liq: BookedLiquidation | undefined
   const fullyClaimed = [...remaining.values()].every((q) => q === 0);
   return ok({ transfers, remaining, positionsAfter, fullyClaimed });
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export {
+  FULL_TAKE_HIGH_TIER as FULL_TAKE_HIGH_TIER_FOR_TESTS,
+  FULL_TAKE_LOW_TIER as FULL_TAKE_LOW_TIER_FOR_TESTS,
+  quantiseRatio as quantiseRatioForTests,
+};

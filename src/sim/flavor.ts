@@ -29,7 +29,7 @@ export type SimFlavor = (typeof SIM_FLAVORS)[number];
 /** The simulator's code for a claim refused by `limit_price`. */
 const LIMIT_PRICE_CODE = -1203;
 /** What the `real` flavor answers instead: absent from src/venue/errors.ts VENUE_CODES (a test checks it). */
-export const REAL_LIMIT_PRICE_CODE = -1205;
+const REAL_LIMIT_PRICE_CODE = -1205;
 
 /** The fields of an order record a flavor may respell. */
 export interface OrderIdFields {
@@ -114,3 +114,6 @@ const REAL: WireFlavor = {
 export function wireFlavor(flavor: SimFlavor = "spec"): WireFlavor {
   return flavor === "real" ? REAL : SPEC;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { REAL_LIMIT_PRICE_CODE as REAL_LIMIT_PRICE_CODE_FOR_TESTS };

@@ -49,7 +49,7 @@ function positiveNumber(v: unknown): number | undefined {
 }
 
 /** The shape of a `POST /v1/claim_insurance_fund` body. */
-export function parseFundClaimBody(body: unknown): Checked<FundClaimRequest> {
+function parseFundClaimBody(body: unknown): Checked<FundClaimRequest> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return refused(-1005, "body must be a JSON object");
   const b = body as Record<string, unknown>;
   for (const key of Object.keys(b)) if (!BODY_KEYS.has(key)) return refused(-1004, key);
@@ -267,3 +267,6 @@ export class InsuranceFund {
     return r;
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { parseFundClaimBody as parseFundClaimBodyForTests };

@@ -17,7 +17,7 @@ const LIQUIDATOR_RECORD_PATH = "/v1/client/liquidator_liquidations";
 const DEFAULT_PAGE_SIZE = 60;
 const MAX_PAGE_SIZE = 500;
 
-export interface LiquidatorRecordRow {
+interface LiquidatorRecordRow {
   liquidation_id: number;
   timestamp: number;
   type: string;

@@ -44,7 +44,7 @@ export type SortBy = (typeof SORT_BY)[number];
 
 /** docs/protocol.md §A.4.4: size at most 500; the default is not published, 25 is the venue family's usual one. */
 const MAX_ORDER_PAGE_SIZE = 500;
-export const DEFAULT_ORDER_PAGE_SIZE = 25;
+const DEFAULT_ORDER_PAGE_SIZE = 25;
 
 const ADMIN_ORDER_PARAMS = [
   "symbol",
@@ -134,7 +134,7 @@ const byUpdatedDesc: Comparator = (a, b) => b.updated_time - a.updated_time || b
 const byUpdatedAsc: Comparator = (a, b) => a.updated_time - b.updated_time || a.order_id - b.order_id;
 
 /** The six sort rules of docs/protocol.md §A.4.4, in its order. */
-export function comparatorFor(q: Pick<OrderQuery, "sortBy" | "updateStartT" | "updateEndT">): Comparator {
+function comparatorFor(q: Pick<OrderQuery, "sortBy" | "updateStartT" | "updateEndT">): Comparator {
   switch (q.sortBy) {
     case undefined:
       // Rules 1 and 2: an update-time window sorts by update time, anything else by creation time.
@@ -172,3 +172,6 @@ export function queryOrders(orders: readonly StoredOrder[], q: OrderQuery): Page
     rows: rows.slice(start, start + q.size).map((o) => ({ ...o })),
   };
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { comparatorFor as comparatorForForTests, DEFAULT_ORDER_PAGE_SIZE as DEFAULT_ORDER_PAGE_SIZE_FOR_TESTS };

@@ -69,7 +69,7 @@ function orderList(core: VenueCore, flavor: WireFlavor, ctx: RequestContext): Ch
 }
 
 /** GET /v1/positions: every position (symbol and margin mode) the account has held, flat ones with `position_qty` 0. */
-export function positionsData(core: VenueCore, accountId: string): unknown {
+function positionsData(core: VenueCore, accountId: string): unknown {
   const now = core.now();
   const account = core.accounts.get(accountId) as SimAccount;
   const rows = (["CROSS", "ISOLATED"] as const).flatMap((mode) =>
@@ -211,3 +211,6 @@ export function orderRoutes(core: VenueCore, flavor: WireFlavor): [string, Route
     ],
   ];
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { positionsData as positionsDataForTests };

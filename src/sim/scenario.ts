@@ -115,7 +115,7 @@ export const QUIET_SCENARIO: Partial<ScenarioOptions> = {
   unwindIntervalMs: 0,
 };
 
-export function resolveScenario(partial: Partial<ScenarioOptions> = {}): ScenarioOptions {
+function resolveScenario(partial: Partial<ScenarioOptions> = {}): ScenarioOptions {
   const o = { ...DEFAULT_SCENARIO, ...partial };
   const nonNegative: (keyof ScenarioOptions)[] = [
     "markIntervalMs",
@@ -277,3 +277,6 @@ export class Scenario {
     }
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { resolveScenario as resolveScenarioForTests };

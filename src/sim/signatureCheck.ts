@@ -11,7 +11,7 @@ import { parsePublicKey } from "../venue/signer.js";
 import { type Checked, ok, refused } from "./venueRefusal.js";
 
 /** docs/protocol.md §2: requests more than 300 s from server time are refused. */
-export const SIGNATURE_TOLERANCE_MS = 300_000;
+const SIGNATURE_TOLERANCE_MS = 300_000;
 
 const SIG_BYTES = 64;
 const SIG_CHARS = 86; // 64 bytes in base64 without padding
@@ -94,3 +94,6 @@ export async function checkSignedRequest(req: SignedRequest, options: SignatureC
   if (!valid) return refused(-1001, "signature does not verify");
   return ok({ accountId, publicKey: key });
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { SIGNATURE_TOLERANCE_MS as SIGNATURE_TOLERANCE_MS_FOR_TESTS };

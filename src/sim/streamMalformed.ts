@@ -17,7 +17,7 @@ export const MALFORMED_KINDS = [
 export type MalformedKind = (typeof MALFORMED_KINDS)[number];
 
 /** Size of the `oversized` frame: above any sane client's inbound frame limit. */
-export const OVERSIZED_FRAME_BYTES = 2 * 1024 * 1024;
+const OVERSIZED_FRAME_BYTES = 2 * 1024 * 1024;
 
 // Ids far from the simulator's real ones: a client that wrongly accepts a bad frame must not be able
 // to confuse it with a real liquidation.
@@ -119,3 +119,6 @@ export function malformedFrames(n: number, scope: StreamScope, kind: MalformedKi
   }
   return frames;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { OVERSIZED_FRAME_BYTES as OVERSIZED_FRAME_BYTES_FOR_TESTS };

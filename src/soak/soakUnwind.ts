@@ -44,7 +44,7 @@ export function unwindSample(samples: readonly Sample[]): UnwindSample {
 }
 
 /** The smallest bucket bound with at least `q` of the observations (Prometheus' upper-bound reading). */
-export function bucketQuantile(buckets: Buckets, q: number): number | undefined {
+function bucketQuantile(buckets: Buckets, q: number): number | undefined {
   const bounds = Object.entries(buckets)
     .map(([le, n]) => [le === "+Inf" ? Number.POSITIVE_INFINITY : Number(le), n] as const)
     .sort((a, b) => a[0] - b[0]);
@@ -84,3 +84,6 @@ export function formatUnwind(u: UnwindFigures): string {
     `exposure cap ${u.exposureCapSkips > 0 ? `reached (${u.exposureCapSkips} skips)` : "never reached"}\n`
   );
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { bucketQuantile as bucketQuantileForTests };

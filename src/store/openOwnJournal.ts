@@ -30,7 +30,7 @@ export interface OwnJournalLogger extends JournalLogger {
 }
 
 /** Simulator journals kept beside the fresh one (older ones are deleted). */
-export const KEEP_ASIDE = 5;
+const KEEP_ASIDE = 5;
 const ASIDE = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.jsonl$/;
 /** A set-aside journal's history segments and snapshot (a run long enough to rotate). */
 const ASIDE_HISTORY = /^claims-\d{8}T\d{6}(?:\.\d+)?Z\.history$/;
@@ -120,3 +120,6 @@ function setAside(dir: string, logger: OwnJournalLogger): void {
     .slice(KEEP_ASIDE);
   for (const f of old) unlinkSync(join(dir, f));
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { KEEP_ASIDE as KEEP_ASIDE_FOR_TESTS };

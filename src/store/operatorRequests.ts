@@ -26,7 +26,7 @@ export interface OperatorRequest {
 }
 
 /** The folder of a file journal's requests (`dir`: the journal's folder). */
-export function requestsDir(journalDir: string): string {
+function requestsDir(journalDir: string): string {
   return join(journalDir, "requests");
 }
 
@@ -76,3 +76,6 @@ function parseRequest(id: string, text: string): OperatorRequest | undefined {
     return undefined;
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { requestsDir as requestsDirForTests };

@@ -22,7 +22,7 @@ export interface JournalPair {
 }
 
 /** Where (relative to `state.dir`) a pair's journal goes when `claims.jsonl` belongs to another pair. */
-export function pairJournalName(pair: JournalPair): string {
+function pairJournalName(pair: JournalPair): string {
   let host: string;
   try {
     host = new URL(pair.baseUrl).host;
@@ -61,3 +61,6 @@ export function ownJournalFile(dir: string, pair: JournalPair): string {
   if (first === undefined || (first.baseUrl === pair.baseUrl && first.accountId === pair.accountId)) return JOURNAL_FILE;
   return own;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { pairJournalName as pairJournalNameForTests };

@@ -14,8 +14,6 @@ import { keepAliveHintMs } from "./keepAliveHint.js";
 import { TextResponse } from "./textResponse.js";
 import { USER_AGENT } from "./userAgent.js";
 
-export { keepAliveHintMs };
-
 export interface WarmUp {
   /** The request path (with the base path) of a cheap public read; undefined: skip this round. */
   path: () => string | undefined;
@@ -135,3 +133,6 @@ export class ClaimLanes {
     lane.client.dispatch({ path, method: "GET", headers: ["accept", "application/json", "user-agent", USER_AGENT] }, handler);
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { keepAliveHintMs as keepAliveHintMsForTests };

@@ -110,7 +110,7 @@ export interface VenueCodeMeaning {
 }
 
 /** Bounded re-decision of an unknown code: at once, then 2×, 4×, 8× the re-price backoff… six tries in all. */
-export const UNKNOWN_CODE_TRIES = 6;
+const UNKNOWN_CODE_TRIES = 6;
 
 /** The schedule each re-decided claim action follows; reread_account waits in the queue, a bounded number of times. */
 const CLAIM_RETRY: Readonly<Record<ClaimFailureAction, ClaimRetry | undefined>> = {
@@ -273,3 +273,6 @@ export function claimRetryDelay(schedule: ClaimRetry, n: number, bases: { retryM
   const step = schedule.atOnceFirst ? n - 1 : n;
   return base * 2 ** Math.min(step, schedule.maxDoublings);
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { UNKNOWN_CODE_TRIES as UNKNOWN_CODE_TRIES_FOR_TESTS };

@@ -18,7 +18,7 @@ const CRLF = Buffer.from("\r\n");
 const HEAD_END = Buffer.from("\r\n\r\n");
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
 
-export class ResponseFormatError extends Error {
+class ResponseFormatError extends Error {
   readonly code = "UND_ERR_SOCKET";
 }
 
@@ -174,3 +174,6 @@ export class Http1ResponseParser {
     this.#sink.end(keepAlive);
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { ResponseFormatError as ResponseFormatErrorForTests };

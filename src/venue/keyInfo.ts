@@ -60,7 +60,7 @@ function readScopes(v: unknown): string[] {
 }
 
 /** One row of the answer; undefined for a row without a readable key. */
-export function keyInfoRow(raw: unknown): KeyInfoRow | undefined {
+function keyInfoRow(raw: unknown): KeyInfoRow | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
   const r = raw as Record<string, unknown>;
   if (typeof r.orderly_key !== "string") return undefined;
@@ -128,3 +128,6 @@ export function assessKey(rows: readonly KeyInfoRow[], publicKey: string, now: n
   }
   return { verdict: "ok", row };
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { keyInfoRow as keyInfoRowForTests };

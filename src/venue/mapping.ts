@@ -41,16 +41,11 @@ export interface FundOffer {
 }
 
 /** The open symbols of a `type: "claim"` row; none for any other row. */
-export function fundOffersFromRow(row: OpenLiquidation): FundOffer[] {
+function fundOffersFromRow(row: OpenLiquidation): FundOffer[] {
   if (row.type !== FUND_ROW_TYPE) return [];
   return row.positions_by_perp
     .filter((p) => p.position_qty !== 0)
     .map((p) => ({ claimId: row.liquidation_id, symbol: p.symbol, positionQty: p.position_qty, discount: p.liquidator_fee }));
-}
-
-/** The fee of claiming `qty` (base, unsigned) of an offer at `mark`: |qty| × mark × the fund's discount. */
-export function fundClaimFee(offer: FundOffer, qty: number, mark: number): number {
-  return Math.abs(qty) * mark * offer.discount;
 }
 
 /**
@@ -262,3 +257,6 @@ export function claimRequestBody(d: ClaimDecision): ClaimRequest {
   }
   return body;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { fundOffersFromRow as fundOffersFromRowForTests };

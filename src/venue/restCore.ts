@@ -117,7 +117,7 @@ function cleanText(value: unknown, max = 200): string {
 }
 
 /** The envelope's `timestamp` as venue ms: a positive number or decimal string, else undefined (ignored). */
-export function envelopeTimestamp(ts: unknown): number | undefined {
+function envelopeTimestamp(ts: unknown): number | undefined {
   const n = numberFrom(ts);
   return n !== undefined && n > 0 && n <= MAX_TIMESTAMP_MS ? n : undefined;
 }
@@ -359,3 +359,6 @@ export class RestCore {
     return { data: data.data, venueTs };
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { envelopeTimestamp as envelopeTimestampForTests };

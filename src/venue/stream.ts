@@ -34,7 +34,7 @@ import { USER_AGENT } from "./userAgent.js";
 
 import type { StreamData, TopicRoute } from "./wire.js";
 
-export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState, StreamStatus };
+export type { FailureReason, StreamClientOptions, StreamKind, StreamLogger, StreamState };
 
 /** ws error codes raised by the receiver for a frame over `maxPayload` (closed with 1009). */
 const OVERSIZED_CODES = new Set(["WS_ERR_UNSUPPORTED_MESSAGE_LENGTH", "WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH"]);

@@ -26,8 +26,8 @@ import { type MarginMode, SYMBOL_PATTERN } from "../engine/types.js";
 import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_LEVERAGE, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wireNumbers.js";
 import type { BalancePush, ExecutionReport } from "./wireOrders.js";
 
-export const MAX_ITEMS = 10_000;
-export const MAX_PERPS = 1_000;
+const MAX_ITEMS = 10_000;
+const MAX_PERPS = 1_000;
 const MAX_TYPE_LENGTH = 64;
 
 // The bounds of a wire number live in wireNumbers.ts (the schema files use them without importing
@@ -244,7 +244,7 @@ function hasDuplicateSymbol(list: readonly { symbol: string }[]): boolean {
 }
 
 /** One `liquidation` entry, or undefined when any field is bad. */
-export function parseLiquidationEntry(v: unknown): LiquidationEntry | undefined {
+function parseLiquidationEntry(v: unknown): LiquidationEntry | undefined {
   if (!isRecord(v)) return undefined;
   const id = v.liquidationId;
   const raw = v.positionsByPerp;
@@ -386,3 +386,6 @@ function hasDuplicatePosition(list: readonly Position[]): boolean {
   }
   return false;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { MAX_ITEMS as MAX_ITEMS_FOR_TESTS, MAX_PERPS as MAX_PERPS_FOR_TESTS, parseLiquidationEntry as parseLiquidationEntryForTests };

@@ -15,7 +15,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
+import { compileRiskPolicy, type RiskLimitsInputForTests, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { OpenBook } from "../../src/daemon/feeds/openBook.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
@@ -160,7 +160,7 @@ const policyArb: fc.Arbitrary<RiskPolicyInput> = fc.record({
   limit_price_slippage_bps: fc.constantFrom(0, 10, 50, 500),
   max_mark_age_ms: fc.constantFrom(1_000, 3_000),
   symbols: fc.record({ allow: fc.constant([]), deny: fc.subarray(NAMES, { maxLength: 1 }) }),
-  per_symbol: fc.constantFrom<Record<string, Partial<RiskLimitsInput>>>(
+  per_symbol: fc.constantFrom<Record<string, Partial<RiskLimitsInputForTests>>>(
     {},
     { PERP_ETH_USDC: { max_claim_notional: 2_000, limit_price_slippage_bps: 5 } },
   ),

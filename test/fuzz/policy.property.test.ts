@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileRiskPolicy, type RiskLimitsInput, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
+import { compileRiskPolicy, type RiskLimitsInputForTests, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import {
@@ -16,7 +16,7 @@ import {
   type PolicyContext,
   SKIP_REASONS,
 } from "../../src/engine/policy.js";
-import { rawLimitPrice, roundQty } from "../../src/engine/quantize.js";
+import { rawLimitPriceForTests, roundQty } from "../../src/engine/quantize.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { evaluateClaim, parseClaimBody } from "../../src/sim/claimRules.js";
@@ -64,7 +64,7 @@ const ageArb = fc.oneof(
 const markArb = (tick: number): fc.Arbitrary<{ price: number; age: number } | null> =>
   fc.option(fc.record({ price: priceArb(tick), age: ageArb }), { freq: 20 });
 
-const limitsArb: fc.Arbitrary<Partial<RiskLimitsInput>> = fc.record(
+const limitsArb: fc.Arbitrary<Partial<RiskLimitsInputForTests>> = fc.record(
   {
     max_claim_notional: fc.oneof(dbl(1, 200_000), fc.constantFrom(4_000, 5_000, 10_000, 50_000)),
     max_total_exposure: dbl(100, 1e6),
@@ -247,7 +247,7 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
     // The limit: right side of the mark, within the slippage, on the tick.
     const limit = d.limitPrice[symbol]!;
     expect(limit > 0 && Number.isFinite(limit)).toBe(true);
-    const bound = rawLimitPrice(pos.positionQty, m.price, lim.slippageBps);
+    const bound = rawLimitPriceForTests(pos.positionQty, m.price, lim.slippageBps);
     if (pos.positionQty > 0) {
       expect(limit).toBeGreaterThanOrEqual(m.price);
       expect(limit).toBeLessThanOrEqual(bound);

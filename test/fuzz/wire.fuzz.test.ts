@@ -16,10 +16,10 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   frameTimestamp,
-  MAX_ITEMS,
-  MAX_PERPS,
+  MAX_ITEMS_FOR_TESTS,
+  MAX_PERPS_FOR_TESTS,
   MAX_TIMESTAMP_MS,
-  parseLiquidationEntry,
+  parseLiquidationEntryForTests,
   parseLiquidations,
   parseLiquidatorLiquidation,
   parseMarkPrice,
@@ -71,7 +71,7 @@ const RUNS = {
 /** Every data parser on one input; each result checked against its invariants. */
 function parseEverything(v: unknown): void {
   checkLiquidations(parseLiquidations(v), v);
-  const entry = parseLiquidationEntry(v);
+  const entry = parseLiquidationEntryForTests(v);
   if (entry !== undefined) checkLiquidationEntry(entry, v);
   checkMarkPrices(parseMarkPrices(v), v);
   const mark = parseMarkPrice(v);
@@ -127,7 +127,7 @@ describe("stream parsers never throw and accept only valid data", () => {
   test("mutated single liquidation entries", () => {
     fc.assert(
       fc.property(mutated(validLiquidationEntry), (e) => {
-        const out = parseLiquidationEntry(e);
+        const out = parseLiquidationEntryForTests(e);
         if (out !== undefined) checkLiquidationEntry(out, e);
       }),
       { numRuns: RUNS.liquidationEntry },
@@ -244,15 +244,23 @@ describe("stream parsers never throw and accept only valid data", () => {
       type: "liquidated",
       positionsByPerp: [{ symbol: "PERP_BTC_USDC", positionQty: 1, liquidatorFee: 0.01 }],
     };
-    expect(parseLiquidations(new Array(MAX_ITEMS + 1).fill(row))).toBeUndefined();
-    expect(parseLiquidations(new Array(MAX_ITEMS + 1))).toBeUndefined(); // sparse: no per-row work either
-    expect(parseLiquidations(new Array(MAX_ITEMS).fill(row))?.items.length).toBe(MAX_ITEMS);
-    expect(parseMarkPrices(new Array(MAX_ITEMS + 1).fill({ symbol: "PERP_BTC_USDC", price: 1 }))).toBeUndefined();
-    expect(parsePositions({ positions: new Array(MAX_ITEMS + 1).fill({ symbol: "PERP_BTC_USDC", positionQty: 1 }) })).toBeUndefined();
-    const perps = Array.from({ length: MAX_PERPS + 1 }, (_, i) => ({ symbol: `PERP_S${i}_USDC`, positionQty: 1, liquidatorFee: 0.01 }));
-    expect(parseLiquidationEntry({ ...row, positionsByPerp: perps })).toBeUndefined();
-    expect(parseLiquidationEntry({ ...row, positionsByPerp: perps.slice(0, MAX_PERPS) })?.positionsByPerp.length).toBe(MAX_PERPS);
+    expect(parseLiquidations(new Array(MAX_ITEMS_FOR_TESTS + 1).fill(row))).toBeUndefined();
+    expect(parseLiquidations(new Array(MAX_ITEMS_FOR_TESTS + 1))).toBeUndefined(); // sparse: no per-row work either
+    expect(parseLiquidations(new Array(MAX_ITEMS_FOR_TESTS).fill(row))?.items.length).toBe(MAX_ITEMS_FOR_TESTS);
+    expect(parseMarkPrices(new Array(MAX_ITEMS_FOR_TESTS + 1).fill({ symbol: "PERP_BTC_USDC", price: 1 }))).toBeUndefined();
+    expect(
+      parsePositions({ positions: new Array(MAX_ITEMS_FOR_TESTS + 1).fill({ symbol: "PERP_BTC_USDC", positionQty: 1 }) }),
+    ).toBeUndefined();
+    const perps = Array.from({ length: MAX_PERPS_FOR_TESTS + 1 }, (_, i) => ({
+      symbol: `PERP_S${i}_USDC`,
+      positionQty: 1,
+      liquidatorFee: 0.01,
+    }));
+    expect(parseLiquidationEntryForTests({ ...row, positionsByPerp: perps })).toBeUndefined();
+    expect(parseLiquidationEntryForTests({ ...row, positionsByPerp: perps.slice(0, MAX_PERPS_FOR_TESTS) })?.positionsByPerp.length).toBe(
+      MAX_PERPS_FOR_TESTS,
+    );
     // Many symbols: the duplicate check must still see a repeat at the end (the Set path).
-    expect(parseLiquidationEntry({ ...row, positionsByPerp: [...perps.slice(0, 20), perps[3]] })).toBeUndefined();
+    expect(parseLiquidationEntryForTests({ ...row, positionsByPerp: [...perps.slice(0, 20), perps[3]] })).toBeUndefined();
   });
 });

@@ -10,14 +10,14 @@ import {
   type LiquidatorLiquidation,
   MAX_ABS_NOTIONAL,
   MAX_ABS_QTY,
-  MAX_ITEMS,
+  MAX_ITEMS_FOR_TESTS,
   MAX_LEVERAGE,
-  MAX_PERPS,
+  MAX_PERPS_FOR_TESTS,
   MAX_PRICE,
   MAX_TIMESTAMP_MS,
   type MarkPrice,
   type PositionPush,
-  parseLiquidationEntry,
+  parseLiquidationEntryForTests,
   parseMarkPrice,
 } from "../../src/venue/wire.js";
 import {
@@ -69,8 +69,8 @@ export function checkLiquidationEntry(out: LiquidationEntry, input: unknown): vo
     checkSame(out.timestamp, field(input, "timestamp"), "timestamp");
   if (!(removal && field(input, "type") === undefined && out.type === "")) checkSame(out.type, field(input, "type"), "type");
   check(
-    out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS,
-    () => `positionsByPerp keeps all ${raw.length} rows (at most ${MAX_PERPS})`,
+    out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS_FOR_TESTS,
+    () => `positionsByPerp keeps all ${raw.length} rows (at most ${MAX_PERPS_FOR_TESTS})`,
   );
   out.positionsByPerp.forEach((p, i) => {
     const w = `positionsByPerp[${i}]`;
@@ -91,7 +91,7 @@ export function checkArrayResult<T>(
   checkItem: (item: T, input: unknown) => void,
   what: string,
 ): void {
-  const shapeOk = Array.isArray(data) && data.length <= MAX_ITEMS;
+  const shapeOk = Array.isArray(data) && data.length <= MAX_ITEMS_FOR_TESTS;
   check(
     (r !== undefined) === shapeOk,
     () => `${what}: ${shapeOk ? "a bounded array must be parsed" : "not an array within bounds, yet parsed"}`,
@@ -110,7 +110,7 @@ export function checkArrayResult<T>(
 }
 
 export function checkLiquidations(r: ArrayResult<LiquidationEntry> | undefined, data: unknown): void {
-  checkArrayResult(r, data, parseLiquidationEntry, checkLiquidationEntry, "liquidation push");
+  checkArrayResult(r, data, parseLiquidationEntryForTests, checkLiquidationEntry, "liquidation push");
 }
 
 export function checkMarkPrice(out: MarkPrice, input: unknown, expectedSymbol?: string): void {
@@ -150,7 +150,7 @@ export function checkLiquidatorLiquidation(out: LiquidatorLiquidation, input: un
   }
   const raw = inputArray(input, "positionsByPerp", "liquidatorliquidations");
   check(
-    out.positionsByPerp !== raw && out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS,
+    out.positionsByPerp !== raw && out.positionsByPerp.length === raw.length && raw.length <= MAX_PERPS_FOR_TESTS,
     "positionsByPerp: a fresh array of every row",
   );
   const keys = ["symbol", "positionQty", "costPositionTransfer", "transferPrice", "liquidatorFee", "absLiquidatorFee"] as const;
@@ -173,7 +173,10 @@ export function checkPositionPush(out: PositionPush, input: unknown): void {
   check(out !== input, "a fresh object, not the input");
   checkKeys(out, ["positions"], "position push");
   const raw = inputArray(input, "positions", "position push");
-  check(out.positions !== raw && out.positions.length === raw.length && raw.length <= MAX_ITEMS, "positions: a fresh array of every row");
+  check(
+    out.positions !== raw && out.positions.length === raw.length && raw.length <= MAX_ITEMS_FOR_TESTS,
+    "positions: a fresh array of every row",
+  );
   out.positions.forEach((p, i) => {
     const w = `positions[${i}]`;
     checkKeys(p, ["symbol", "positionQty", "averageOpenPrice", "markPrice", "costPosition", "marginMode", "leverage"], w);

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { keepAliveHintMs } from "../../src/venue/claimLanes.js";
+import { keepAliveHintMsForTests } from "../../src/venue/claimLanes.js";
 import { type ClaimLaneKind, HttpTransport } from "../../src/venue/httpTransport.js";
 import { sleep, waitFor } from "../support/wait.js";
 
@@ -92,11 +92,11 @@ const claim = (t: HttpTransport) => t.send("POST", "/claim", ["content-type", "a
 
 describe("warm claim connections", () => {
   test("the keep-alive hint is read from the header", () => {
-    expect(keepAliveHintMs("timeout=5")).toBe(5_000);
-    expect(keepAliveHintMs("timeout=5, max=1000")).toBe(5_000);
-    expect(keepAliveHintMs("max=100")).toBeUndefined();
-    expect(keepAliveHintMs(undefined)).toBeUndefined();
-    expect(keepAliveHintMs("timeout=0")).toBeUndefined();
+    expect(keepAliveHintMsForTests("timeout=5")).toBe(5_000);
+    expect(keepAliveHintMsForTests("timeout=5, max=1000")).toBe(5_000);
+    expect(keepAliveHintMsForTests("max=100")).toBeUndefined();
+    expect(keepAliveHintMsForTests(undefined)).toBeUndefined();
+    expect(keepAliveHintMsForTests("timeout=0")).toBeUndefined();
   });
 
   test("after idle spells past the venue's 1 s hint, every claim goes out on a connection already open", async () => {

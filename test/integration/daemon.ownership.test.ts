@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { pairJournalName } from "../../src/store/ownJournalFile.js";
+import { pairJournalNameForTests } from "../../src/store/ownJournalFile.js";
 import { claimsBy, daemonEnv, ethLong, journalText, metric, waitFor } from "../support/daemonHarness.js";
 import type { DaemonProcess } from "../support/daemonProcess.js";
 import { test } from "../support/rig.js";
@@ -72,7 +72,7 @@ test("live mode on a state.dir holding another account's journal: a journal of i
   proc.child.kill("SIGTERM");
   expect((await proc.exit).code).toBe(0);
   expect(await readFile(join(stateDir, JOURNAL_FILE), "utf8")).toBe(other);
-  const own = journalText(stateDir, pairJournalName(sim));
+  const own = journalText(stateDir, pairJournalNameForTests(sim));
   // After the format-2 guard (fileJournal.ts venueHeader), the venue record names this pair.
   const venue = own
     .split("\n")
@@ -91,7 +91,7 @@ test("live mode with a journal file of another account under this account's name
   const dir = await rig.dir("copied-journal");
   const stateDir = join(dir, "state");
   await mkdir(stateDir);
-  const path = join(stateDir, pairJournalName(sim));
+  const path = join(stateDir, pairJournalNameForTests(sim));
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${JSON.stringify({ t: "venue", at: 1, baseUrl: sim.baseUrl, accountId: "0xsomeoneelse" })}\n`);
   sim.core.addLiquidation(ethLong(0.5));

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { metricValue, parsePrometheus, sampleValue, seriesNames } from "../../src/observe/promText.js";
+import { metricValue, parsePrometheus, sampleValueForTests, seriesNamesForTests } from "../../src/observe/promText.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { untilReady, waitFor } from "../support/daemonHarness.js";
 import { metricNamesInDashboardAndRules, REPO_ROOT, scrapeNames } from "../support/dashboardNames.js";
@@ -57,7 +57,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
 
     // Before any event: the families only events create have no series yet. This is what makes the
     // final check meaningful (and shows it can fail): without the driving below it would.
-    const before = seriesNames(await scrape(url));
+    const before = seriesNamesForTests(await scrape(url));
     const missingBefore = used.filter((n) => !before.has(n));
     expect(missingBefore).toEqual(
       expect.arrayContaining([
@@ -96,7 +96,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     await waitForSample("liquidator_ws_messages_total", { stream: "public", topic: "markprices" });
 
     const text = await scrape(url);
-    const series = seriesNames(text);
+    const series = seriesNamesForTests(text);
     const missing = used.filter((n) => !series.has(n));
     expect(missing).toEqual([]);
     // The weaker check of the unit test holds too, and the parser is not fooled by a made-up name.
@@ -123,7 +123,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
       ["liquidator_campaign_end_account_value", { campaign_id: String(CAMPAIGN_ID) }],
       ["liquidator_watchdog_age_seconds", { loop: "reconcile" }],
     ] as const) {
-      expect(sampleValue(text, name, labels), `${name}${JSON.stringify(labels)}`).toBeDefined();
+      expect(sampleValueForTests(text, name, labels), `${name}${JSON.stringify(labels)}`).toBeDefined();
     }
     expect(metricValue(text, "liquidator_ws_connected", { stream: "public" })).toBe(1);
     expect(metricValue(text, "liquidator_ws_connected", { stream: "private" })).toBe(1);
@@ -139,7 +139,7 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     const buildInfo = parsePrometheus(text).filter((x) => x.name === "liquidator_build_info");
     expect(buildInfo).toEqual([{ name: "liquidator_build_info", labels: { version, commit: COMMIT, node: process.version }, value: 1 }]);
 
-    const series = seriesNames(text);
+    const series = seriesNamesForTests(text);
     for (const name of [
       "liquidator_process_cpu_seconds_total",
       "liquidator_process_resident_memory_bytes",

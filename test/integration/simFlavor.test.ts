@@ -8,7 +8,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectVenue } from "../../src/app/venueConnection.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { REAL_LIMIT_PRICE_CODE } from "../../src/sim/flavor.js";
+import { REAL_LIMIT_PRICE_CODE_FOR_TESTS } from "../../src/sim/flavor.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { type SimulatorHandle, startSimulator } from "../../src/sim/startSimulator.js";
 import { VENUE_CODES } from "../../src/venue/errors.js";
@@ -177,14 +177,14 @@ describe("the real flavor answers the real venue's variants; spec answers as bef
   });
 
   it("a claim refused by its limit price: a code the daemon's table does not know, same status; the log keeps the rule's", async () => {
-    expect(VENUE_CODES.has(REAL_LIMIT_PRICE_CODE)).toBe(false);
+    expect(VENUE_CODES.has(REAL_LIMIT_PRICE_CODE_FOR_TESTS)).toBe(false);
     const ids = [spec, real].map((v) => v.sim.core.addLiquidation({ positions: [{ symbol: "PERP_SOL_USDC", position_qty: 30 }] }));
     const s = await call(spec, "POST", "/v1/liquidation", claimBody(spec, ids[0] as number, -0.05));
     const r = await call(real, "POST", "/v1/liquidation", claimBody(real, ids[1] as number, -0.05));
     expect(s.status).toBe(400);
     expect(s.json).toMatchObject({ success: false, code: -1203 });
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ success: false, code: REAL_LIMIT_PRICE_CODE, message: s.json.message });
+    expect(r.json).toEqual({ success: false, code: REAL_LIMIT_PRICE_CODE_FOR_TESTS, message: s.json.message });
     expect(real.sim.core.claimRequests().at(-1)).toMatchObject({ liquidationId: ids[1], code: -1203 });
     // Other refusals keep their codes (here: gone).
     const gone = await both("POST", "/v1/liquidation", { liquidation_id: 999_999_999, ratio_qty_request: 1, limit_price: {} });

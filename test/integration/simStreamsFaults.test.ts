@@ -4,7 +4,7 @@
  */
 
 import { afterEach, describe, expect, test } from "vitest";
-import { OVERSIZED_FRAME_BYTES } from "../../src/sim/streamMalformed.js";
+import { OVERSIZED_FRAME_BYTES_FOR_TESTS } from "../../src/sim/streamMalformed.js";
 import { type Harness, startHarness, TestClient, until } from "./simStreamsHarness.js";
 
 let h: Harness | undefined;
@@ -138,7 +138,7 @@ describe("sendMalformed", () => {
     const priv = await open("/v2/ws/private/stream/x");
     expect(streams.faults.sendMalformed(1, "public", "oversized")).toBe(1);
     await until(() => a.raw.length === 1, "oversized frame");
-    expect(Buffer.byteLength(a.raw[0] as string)).toBe(OVERSIZED_FRAME_BYTES);
+    expect(Buffer.byteLength(a.raw[0] as string)).toBe(OVERSIZED_FRAME_BYTES_FOR_TESTS);
     expect(a.frames[0]?.topic).toBe("liquidation");
     expect(streams.faults.sendMalformed(4, undefined, "nan_strings")).toBe(8);
     await until(() => priv.raw.length === 4 && a.raw.length === 5, "nan frames");

@@ -96,4 +96,4 @@ export function metricNamesInDashboardAndRules(dashboardPath = DASHBOARD_PATH, a
   return [...new Set(exprs.flatMap(metricNamesIn))].sort();
 }
 
-export { familyNames as scrapeNames } from "../../src/observe/promText.js";
+export { familyNamesForTests as scrapeNames } from "../../src/observe/promText.js";

@@ -4,7 +4,7 @@ import type { CoreFold } from "../../src/core/coreFold.js";
 import type { CorePort } from "../../src/core/corePort.js";
 import type { JournalRecord } from "../../src/core/journalRecords.js";
 import type { TradingCore } from "../../src/core/tradingCore.js";
-import { openOrders } from "../../src/daemon/control/leadership.js";
+import { openOrdersForTests } from "../../src/daemon/control/leadership.js";
 import { Exposure } from "../../src/engine/exposure.js";
 import type { PnlLedger } from "../../src/engine/pnlLedger.js";
 import { PositionBook } from "../../src/engine/positionBook.js";
@@ -33,7 +33,7 @@ export function restoreIds(replay: JournalReplay): { blocked: number[]; unknown:
 
 /** The orders a new leader looks up first, and the next order number. */
 export function leadershipUnsettled(replay: JournalReplay): { unsettled: string[]; firstSeq: number } {
-  const { unsettled, firstSeq } = openOrders(coreOf(replay));
+  const { unsettled, firstSeq } = openOrdersForTests(coreOf(replay));
   return { unsettled: unsettled.map((o) => o.clientOrderId).sort(), firstSeq };
 }
 

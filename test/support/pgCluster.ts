@@ -15,7 +15,7 @@ import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../src/bench/daemonRunner.js";
+import { freePortForTests } from "../../src/bench/daemonRunner.js";
 
 const run = promisify(execFile);
 
@@ -108,7 +108,7 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
   };
   process.on("exit", cleanupOnExit);
 
-  const port = await freePort();
+  const port = await freePortForTests();
   try {
     const [file, argv] = command("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "-N"]);
     await run(file, argv, { signal: options.signal });

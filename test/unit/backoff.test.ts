@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { InvalidArgumentError } from "../../src/errors.js";
-import { Backoff, backoffCeiling, fullJitterDelay } from "../../src/venue/backoff.js";
+import { backoffCeiling, fullJitterDelay } from "../../src/venue/backoff.js";
 
 describe("full-jitter backoff", () => {
   test("every delay lies in [0, min(max, initial·2^n)]", () => {
@@ -40,34 +39,5 @@ describe("full-jitter backoff", () => {
     expect(ceilings).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
     expect(backoffCeiling(10_000, 100, 2_000)).toBe(2_000);
     expect(backoffCeiling(Number.MAX_SAFE_INTEGER, 1, 5)).toBe(5);
-  });
-
-  test("Backoff.next grows to the cap; reset starts over", () => {
-    const b = new Backoff({ initialMs: 50, maxMs: 1_000, random: () => 1 });
-    const seen = Array.from({ length: 8 }, () => b.next());
-    expect(seen).toEqual([50, 100, 200, 400, 800, 1000, 1000, 1000]);
-    expect(b.attempt).toBe(8);
-    b.reset();
-    expect(b.attempt).toBe(0);
-    expect(b.nextCeilingMs).toBe(50);
-    expect(b.next()).toBe(50);
-  });
-
-  test("with the default random source delays stay in bounds and are not all equal", () => {
-    const b = new Backoff({ initialMs: 1_000, maxMs: 1_000 });
-    const delays = Array.from({ length: 200 }, () => b.next());
-    for (const d of delays) {
-      expect(d).toBeGreaterThanOrEqual(0);
-      expect(d).toBeLessThanOrEqual(1_000);
-    }
-    expect(new Set(delays).size).toBeGreaterThan(10);
-  });
-
-  test("options are validated at construction", () => {
-    expect(() => new Backoff({ initialMs: 0, maxMs: 10 })).toThrow(InvalidArgumentError);
-    expect(() => new Backoff({ initialMs: Number.NaN, maxMs: 10 })).toThrow(InvalidArgumentError);
-    expect(() => new Backoff({ initialMs: 10, maxMs: Number.POSITIVE_INFINITY })).toThrow(InvalidArgumentError);
-    expect(() => new Backoff({ initialMs: 100, maxMs: 10 })).toThrow(InvalidArgumentError);
-    expect(() => new Backoff({ initialMs: 1, maxMs: 10, random: 3 as unknown as () => number })).toThrow(InvalidArgumentError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { formatMs, latencySvg, tickLabel } from "../../src/bench/latencySvg.js";
+import { formatMsForTests, latencySvg, tickLabelForTests } from "../../src/bench/latencySvg.js";
 import { type BenchResults, benchTable } from "../../src/bench/report.js";
 import { paired, summarize, valueRatio } from "../../src/bench/stats.js";
 import { checkTargets } from "../../src/bench/targets.js";
@@ -91,11 +91,11 @@ describe("bench stats", () => {
 
 describe("bench latency picture", () => {
   test("labels", () => {
-    expect(formatMs(0.0853)).toBe("85 µs");
-    expect(formatMs(1.234)).toBe("1.23 ms");
-    expect(formatMs(25)).toBe("25.0 ms");
-    expect(tickLabel(0.2)).toBe("200 µs");
-    expect(tickLabel(20)).toBe("20 ms");
+    expect(formatMsForTests(0.0853)).toBe("85 µs");
+    expect(formatMsForTests(1.234)).toBe("1.23 ms");
+    expect(formatMsForTests(25)).toBe("25.0 ms");
+    expect(tickLabelForTests(0.2)).toBe("200 µs");
+    expect(tickLabelForTests(20)).toBe("20 ms");
   });
 
   test("an SVG with both series, axes, legend and markers; empty input still renders", () => {

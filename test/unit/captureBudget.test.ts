@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { captureBudget, JOURNAL_RESERVE } from "../../src/app/openCapture.js";
+import { captureBudget, JOURNAL_RESERVE_FOR_TESTS } from "../../src/app/openCapture.js";
 import { ConfigError } from "../../src/errors.js";
 
 const dirs: string[] = [];
@@ -55,7 +55,7 @@ describe("captureBudget", () => {
 
   test("a cap within the free space (less the journal's reserve) is kept as configured", async () => {
     const where = await stateDir();
-    const cap = Math.floor((free(where.stateDir) - JOURNAL_RESERVE) / 4);
+    const cap = Math.floor((free(where.stateDir) - JOURNAL_RESERVE_FOR_TESTS) / 4);
     expect(await captureBudget({ ...where, configured: cap })).toMatchObject({ maxBytes: cap, derived: false });
   });
 

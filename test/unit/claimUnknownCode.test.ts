@@ -7,7 +7,7 @@
 import { describe, expect, test } from "vitest";
 import { CoreFold } from "../../src/core/coreFold.js";
 import type { IntentRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
-import { UNKNOWN_CODE_TRIES } from "../../src/venue/failureTable.js";
+import { UNKNOWN_CODE_TRIES_FOR_TESTS } from "../../src/venue/failureTable.js";
 import {
   type ClaimerRig,
   claimerRig,
@@ -58,7 +58,7 @@ describe("a claim refused with a code the failure table does not know", () => {
     await refuse(UNPUBLISHED, 0);
     expect(rig.venue.ids()).toEqual([1, 1]); // at once, on fresh marks
     const waits = [2_000, 4_000, 8_000, 16_000, 16_000];
-    expect(waits).toHaveLength(UNKNOWN_CODE_TRIES - 1);
+    expect(waits).toHaveLength(UNKNOWN_CODE_TRIES_FOR_TESTS - 1);
     for (const [i, wait] of waits.entries()) {
       await refuse(UNPUBLISHED, wait - 1);
       expect(rig.venue.ids()).toHaveLength(2 + i); // not before its time
@@ -76,10 +76,10 @@ describe("a claim refused with a code the failure table does not know", () => {
       await settle(1);
       await grantAll();
     }
-    expect(rig.venue.ids()).toHaveLength(1 + UNKNOWN_CODE_TRIES);
+    expect(rig.venue.ids()).toHaveLength(1 + UNKNOWN_CODE_TRIES_FOR_TESTS);
     // Every attempt journaled: an intent before it left, its refusal after.
-    expect(intents(1)).toHaveLength(1 + UNKNOWN_CODE_TRIES);
-    expect(outcomes(1).map((o) => [o.result, o.code])).toEqual(Array(1 + UNKNOWN_CODE_TRIES).fill(["rejected", UNPUBLISHED]));
+    expect(intents(1)).toHaveLength(1 + UNKNOWN_CODE_TRIES_FOR_TESTS);
+    expect(outcomes(1).map((o) => [o.result, o.code])).toEqual(Array(1 + UNKNOWN_CODE_TRIES_FOR_TESTS).fill(["rejected", UNPUBLISHED]));
     expect(rig.events.filter((e) => e.e === "result")).toContainEqual({ e: "result", result: "error", code: "other" });
     expect(rig.exposure.reservationCount).toBe(0);
   });
@@ -167,7 +167,7 @@ describe("a claim refused with a code the failure table does not know", () => {
       await settle(1);
       await grantAll();
     }
-    expect(rig.venue.ids()).toHaveLength(UNKNOWN_CODE_TRIES + 1);
+    expect(rig.venue.ids()).toHaveLength(UNKNOWN_CODE_TRIES_FOR_TESTS + 1);
     await refuse(UNPUBLISHED, 0);
     expect(outcomes(1).at(-1)?.final).toBe(true);
     // Id 2 refused once: its next re-decision is still to come.

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { JOURNAL_RESERVE } from "../../src/app/openCapture.js";
+import { JOURNAL_RESERVE_FOR_TESTS } from "../../src/app/openCapture.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 import { REPO_ROOT } from "../support/dashboardNames.js";
@@ -49,10 +49,10 @@ describe("deployment versions and sizes", () => {
       "StatefulSet",
     );
     const claim = (single.spec.volumeClaimTemplates as KubeObject[]).find((t) => t.metadata.name === "data");
-    expect(bytes(claim?.spec.resources.requests.storage)).toBeGreaterThanOrEqual(cap + JOURNAL_RESERVE);
+    expect(bytes(claim?.spec.resources.requests.storage)).toBeGreaterThanOrEqual(cap + JOURNAL_RESERVE_FOR_TESTS);
     const ha = findObject(parseManifests(readFileSync(join(KUBE_DIR, "overlays", "ha", "replicas.yaml"), "utf8")), "StatefulSet");
     const scratch = (ha.spec.template.spec.volumes as KubeObject[]).find((v) => v.name === "data");
-    expect(bytes(scratch?.emptyDir.sizeLimit)).toBeGreaterThanOrEqual(cap + JOURNAL_RESERVE);
+    expect(bytes(scratch?.emptyDir.sizeLimit)).toBeGreaterThanOrEqual(cap + JOURNAL_RESERVE_FOR_TESTS);
   });
 
   it("the daemon's memory request covers the soak's plateau with headroom, its limit twice the restart peak", () => {

@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileRiskPolicy, type RiskLimitsInput } from "../../src/config/riskPolicyOf.js";
+import { compileRiskPolicy, type RiskLimitsInputForTests } from "../../src/config/riskPolicyOf.js";
 import { decideTraced, derivedDecision, newDecideTrace } from "../../src/engine/decisionTrace.js";
 import { type Decision, decide, type PolicyContext } from "../../src/engine/policy.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
@@ -53,7 +53,7 @@ const position = fc.record({
 });
 
 function policyOf(keys: FeeAndBps, r: typeof rest extends fc.Arbitrary<infer T> ? T : never) {
-  const arb: Partial<RiskLimitsInput> = {};
+  const arb: Partial<RiskLimitsInputForTests> = {};
   if (keys.arb.min_fee !== null) arb.min_fee = keys.arb.min_fee;
   if (keys.arb.limit_price_slippage_bps !== null) arb.limit_price_slippage_bps = keys.arb.limit_price_slippage_bps;
   if (keys.arb.max_total_exposure !== null) arb.max_total_exposure = keys.arb.max_total_exposure;

@@ -4,7 +4,7 @@
  * nothing changes (decisions keep what they computed by identity); unusable values read as absent.
  */
 import { describe, expect, it } from "vitest";
-import { MarginSettings, UNKNOWN_LEVERAGE } from "../../src/engine/marginSettings.js";
+import { MarginSettings, UNKNOWN_LEVERAGE_FOR_TESTS } from "../../src/engine/marginSettings.js";
 
 const PUB = { baseImr: 0.1, baseMmr: 0.05, imrFactor: 2.1e-6 };
 const ETH = "PERP_ETH_USDC";
@@ -41,7 +41,7 @@ describe("MarginSettings", () => {
     expect(MarginSettings.NONE.known).toBe(false);
     const s = new MarginSettings({ leverage: new Map([[ETH, 4]]) });
     expect(s.known).toBe(true);
-    expect(s.symbolMargin(ARB, PUB).leverage).toBe(UNKNOWN_LEVERAGE);
+    expect(s.symbolMargin(ARB, PUB).leverage).toBe(UNKNOWN_LEVERAGE_FOR_TESTS);
   });
 
   it("unusable values read as absent", () => {
@@ -55,6 +55,6 @@ describe("MarginSettings", () => {
       maxNotional: new Map([[ETH, 0]]),
     });
     expect(s.known).toBe(false);
-    expect(s.symbolMargin(ETH, PUB)).toEqual({ ...PUB, leverage: UNKNOWN_LEVERAGE, maxNotional: Number.POSITIVE_INFINITY });
+    expect(s.symbolMargin(ETH, PUB)).toEqual({ ...PUB, leverage: UNKNOWN_LEVERAGE_FOR_TESTS, maxNotional: Number.POSITIVE_INFINITY });
   });
 });

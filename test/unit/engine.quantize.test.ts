@@ -4,12 +4,12 @@ import {
   ceilToTick,
   floorToTick,
   ratioThousandthsDown,
-  rawLimitPrice,
+  rawLimitPriceForTests,
   roundQty,
   safeLimitPrice,
   thousandthsToRatio,
   tickDecimals,
-  ticksToPrice,
+  ticksToPriceForTests,
 } from "../../src/engine/quantize.js";
 
 describe("ratio quantisation", () => {
@@ -81,7 +81,7 @@ describe("ticks", () => {
     [1_229, 1e-8, 8, "0.00001229"],
     [7, 0.00025, 5, "0.00175"],
   ])("%s ticks of %s print as %s", (n, tick, d, printed) => {
-    expect(String(ticksToPrice(n, tick, d))).toBe(printed);
+    expect(String(ticksToPriceForTests(n, tick, d))).toBe(printed);
   });
 
   it("the integer route gives the same double as parsing the decimal string", () => {
@@ -105,11 +105,11 @@ describe("ticks", () => {
         const units = Math.round(tick * 10 ** d);
         const decimal = (BigInt(n) * BigInt(units)).toString().padStart(d + 1, "0");
         const expected = Number(d === 0 ? decimal : `${decimal.slice(0, -d)}.${decimal.slice(-d)}`);
-        expect(ticksToPrice(n, tick, d)).toBe(expected);
+        expect(ticksToPriceForTests(n, tick, d)).toBe(expected);
       }
     }
     // Beyond 2^53 the string route still lands on a tick.
-    expect(ticksToPrice(2 ** 60, 1, 0)).toBe(2 ** 60);
+    expect(ticksToPriceForTests(2 ** 60, 1, 0)).toBe(2 ** 60);
   });
 
   const cases: [number, number, number, number, number][] = [
@@ -182,9 +182,9 @@ describe("safeLimitPrice", () => {
     expect(safeLimitPrice(-1, 0.000004, 9_950, 0.00001, 5)).toBeNaN();
   });
 
-  it("rawLimitPrice is the bound the quantised limit respects", () => {
-    expect(rawLimitPrice(1, 100_000, 50)).toBe(100_500);
-    expect(rawLimitPrice(-1, 100_000, 50)).toBe(99_500);
+  it("rawLimitPriceForTests is the bound the quantised limit respects", () => {
+    expect(rawLimitPriceForTests(1, 100_000, 50)).toBe(100_500);
+    expect(rawLimitPriceForTests(-1, 100_000, 50)).toBe(99_500);
   });
 });
 

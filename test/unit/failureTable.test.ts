@@ -17,7 +17,7 @@ import {
   type OrderFailureAction,
   reclaimableAfterRefusal,
   UNKNOWN_CODE,
-  UNKNOWN_CODE_TRIES,
+  UNKNOWN_CODE_TRIES_FOR_TESTS,
   VENUE_CODES,
   venueCodeMeaning,
 } from "../../src/venue/failureTable.js";
@@ -89,8 +89,8 @@ describe("the failure table", () => {
       result: "error",
       retryRead: false,
     });
-    expect(UNKNOWN_CODE.retry?.tries).toBe(UNKNOWN_CODE_TRIES);
-    expect(Number.isFinite(UNKNOWN_CODE_TRIES)).toBe(true);
+    expect(UNKNOWN_CODE.retry?.tries).toBe(UNKNOWN_CODE_TRIES_FOR_TESTS);
+    expect(Number.isFinite(UNKNOWN_CODE_TRIES_FOR_TESTS)).toBe(true);
     // The claimer re-claims it: the journal must let it.
     expect(reclaimableAfterRefusal(-1777)).toBe(true);
     expect(claimFailureAction(venue(-1777, 400))).toBe("redecide");
@@ -131,7 +131,7 @@ describe("the failure table", () => {
     expect(delays("retry_racing", 2)).toEqual([500, undefined]);
     expect(delays("retry_transient", 5)).toEqual([500, 1_000, 2_000, 4_000, undefined]);
     expect(delays("reevaluate", 7)).toEqual([0, 2_000, 4_000, 8_000, 16_000, 16_000, 16_000]);
-    expect(delays("redecide", UNKNOWN_CODE_TRIES + 1)).toEqual([0, 2_000, 4_000, 8_000, 16_000, 16_000, undefined]);
+    expect(delays("redecide", UNKNOWN_CODE_TRIES_FOR_TESTS + 1)).toEqual([0, 2_000, 4_000, 8_000, 16_000, 16_000, undefined]);
     expect(delays("backoff", 3)).toEqual([0, 0, 0]);
     // -1101: back in the queue at once (claims wait for the account re-read), three times in all.
     expect(delays("reread_account", 4)).toEqual([0, 0, 0, undefined]);

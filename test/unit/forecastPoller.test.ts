@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type ForecastPoll, ForecastPoller, type ForecastPollerOptions } from "../../src/daemon/feeds/forecastPoller.js";
-import { bandNotional, distanceToLiquidation, fullestTwoPercent, heatmapOf, levelsOf } from "../../src/engine/forecast.js";
+import { bandNotional, distanceToLiquidationForTests, fullestTwoPercent, heatmapOf, levelsOf } from "../../src/engine/forecast.js";
 import { VenueError } from "../../src/venue/errors.js";
 import type { PlatformPositionsPage } from "../../src/venue/supplyApi.js";
 import type { PlatformPosition, PlatformPositionsQuery } from "../../src/venue/supplySchemas.js";
@@ -81,7 +81,7 @@ describe("heatmap", () => {
     expect({ positions: h.positions, priced: h.priced }).toEqual({ positions: 9, priced: 7 });
     expect(bandNotional(h, BTC, "short", "2pct")).toBe(800);
     expect(fullestTwoPercent(h)).toEqual({ symbol: BTC, side: "long", notional: 1900 });
-    expect(distanceToLiquidation("short", 100, 99)).toBeCloseTo(-0.01, 12);
+    expect(distanceToLiquidationForTests("short", 100, 99)).toBeCloseTo(-0.01, 12);
   });
 
   it("keeps the positions within 5 % by price level (0.05 % of the mark apart), quantities summed", () => {

@@ -4,7 +4,7 @@
  * `supply` (and an old intent without it read as a liquidation's), and the ledger's supply.
  */
 import { describe, expect, it } from "vitest";
-import { bodyId, claimBodyOf, supplyOf } from "../../src/core/fundSupply.js";
+import { claimBodyOf, supplyOf } from "../../src/core/fundSupply.js";
 import { parseRecord } from "../../src/core/journalRecords.js";
 import { intentRecord } from "../../src/core/sentClaim.js";
 import { FundFeed } from "../../src/daemon/feeds/fundFeed.js";
@@ -92,7 +92,6 @@ describe("a fund claim's body and intent", () => {
   it("on the fund's route: {claim_id, symbol, qty_request, limit_price}; on the liquidation route: a liquidation's body", () => {
     const body = claimBodyOf(d, fundRow, "claim_insurance_fund");
     expect(body).toEqual({ claim_id: 7, symbol: "PERP_ETH_USDC", qty_request: 1, limit_price: { PERP_ETH_USDC: 3_990 } });
-    expect(bodyId(body)).toBe(7);
     expect(claimBodyOf(d, fundRow, "liquidation")).toEqual({
       liquidation_id: 7,
       ratio_qty_request: 0.5,

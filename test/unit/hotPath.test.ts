@@ -1,6 +1,6 @@
 /** The bench's hot-path reading of a CPU profile: only samples under the root count, each function once per sample. */
 import { expect, test } from "vitest";
-import { hotPath } from "../../src/bench/hotPath.js";
+import { hotPathForTests } from "../../src/bench/hotPath.js";
 
 const frame = (functionName: string) => ({ functionName, url: "file:///x/src/a.js", lineNumber: 0 });
 
@@ -16,7 +16,7 @@ test("shares of the root's time: inclusive counts a recursive function once, sel
     samples: [2, 3, 4, 4, 5, 5],
     timeDeltas: [10, 10, 10, 10, 10, 50],
   };
-  const r = hotPath(profile);
+  const r = hotPathForTests(profile);
   expect(r.rootUs).toBe(40);
   expect(r.totalUs).toBe(100);
   const inclusive = Object.fromEntries(r.inclusive.map((s) => [s.name.split(" ")[0], s.share]));

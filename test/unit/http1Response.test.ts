@@ -1,6 +1,6 @@
 /** The claim connection's HTTP/1.1 answer parser (venue/http1Response.ts). */
 import { describe, expect, test } from "vitest";
-import { Http1ResponseParser, ResponseFormatError } from "../../src/venue/http1Response.js";
+import { Http1ResponseParser, ResponseFormatErrorForTests } from "../../src/venue/http1Response.js";
 
 function parse(chunks: string[], maxBody = 1_000) {
   const got = { status: 0, headers: {} as Record<string, string>, body: "", ended: false, keepAlive: undefined as boolean | undefined };
@@ -62,9 +62,9 @@ describe("Http1ResponseParser", () => {
   });
 
   test("malformed or oversized answers are errors", () => {
-    expect(() => parse(["HTTP/2 200\r\n\r\n"])).toThrow(ResponseFormatError);
-    expect(() => parse(["HTTP/1.1 200 OK\r\nbad header\r\n\r\n"])).toThrow(ResponseFormatError);
-    expect(() => parse(["HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"])).toThrow(ResponseFormatError);
+    expect(() => parse(["HTTP/2 200\r\n\r\n"])).toThrow(ResponseFormatErrorForTests);
+    expect(() => parse(["HTTP/1.1 200 OK\r\nbad header\r\n\r\n"])).toThrow(ResponseFormatErrorForTests);
+    expect(() => parse(["HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"])).toThrow(ResponseFormatErrorForTests);
     expect(() => parse(["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc"])).toThrow(/after the end/);
     expect(() => parse(["HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n"])).toThrow(/too large/);
     expect(() => parse(["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"])).toThrow(/chunk size/);

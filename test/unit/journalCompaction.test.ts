@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { JOURNAL_VERSION, type JournalRecord, recordSchema } from "../../src/core/journalRecords.js";
-import { openOrders } from "../../src/daemon/control/leadership.js";
+import { openOrdersForTests } from "../../src/daemon/control/leadership.js";
 import { ConfigError, exitStatusFor } from "../../src/errors.js";
 import { JOURNAL_FILE, Journal, venueHeader } from "../../src/store/fileJournal.js";
 import { compact, HISTORY_DIR, listSegments, readHistory, SNAPSHOT_FILE } from "../../src/store/journalFiles.js";
@@ -195,7 +195,7 @@ describe("file journal compaction", () => {
     await compact(dir, Date.now());
     const again = open(dir);
     await again.journal.close();
-    const { fills } = openOrders(again.replay.core as NonNullable<typeof again.replay.core>);
+    const { fills } = openOrdersForTests(again.replay.core as NonNullable<typeof again.replay.core>);
     expect(fills.get("lq-23")).toEqual([fill]);
     // ...and the ledger counts it once.
     expect(ledgerOf(again.replay).totals().fees).toBeCloseTo(before.fees, 12);

@@ -1,14 +1,14 @@
 /** GET /v1/client/key_info read tolerantly (docs/protocol.md §8), and what a row means for the daemon's key. */
 import { describe, expect, test } from "vitest";
-import { assessKey, keyInfoRow } from "../../src/venue/keyInfo.js";
+import { assessKey, keyInfoRowForTests } from "../../src/venue/keyInfo.js";
 
 const KEY = "ed25519:EZx5683gzqqkcFghzgGJM1NY9oS35ZQWgvbuBu2ZXZH8";
 const NOW = 1_750_000_000_000;
 const DAY = 86_400_000;
 const row = (over: Record<string, unknown>) =>
-  keyInfoRow({ orderly_key: KEY, scope: "read,trading", expiration: NOW + 100 * DAY, key_status: "ACTIVE", ...over });
+  keyInfoRowForTests({ orderly_key: KEY, scope: "read,trading", expiration: NOW + 100 * DAY, key_status: "ACTIVE", ...over });
 
-describe("keyInfoRow reads every spelling", () => {
+describe("keyInfoRowForTests reads every spelling", () => {
   test.each([
     ["expiration as a number", { expiration: NOW + DAY }, NOW + DAY],
     ["expiration as a decimal string", { expiration: String(NOW + DAY) }, NOW + DAY],
@@ -28,8 +28,8 @@ describe("keyInfoRow reads every spelling", () => {
     expect(r?.types).toEqual({ scope: "string", expiration: "string", key_status: "undefined" });
   });
   test("a row without a key is dropped", () => {
-    expect(keyInfoRow({ scope: "trading" })).toBeUndefined();
-    expect(keyInfoRow(null)).toBeUndefined();
+    expect(keyInfoRowForTests({ scope: "trading" })).toBeUndefined();
+    expect(keyInfoRowForTests(null)).toBeUndefined();
   });
 });
 

@@ -8,15 +8,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SHUTDOWN_DEADLINE_MS } from "../../src/commands/run.js";
+import { SHUTDOWN_DEADLINE_MS_FOR_TESTS } from "../../src/commands/run.js";
 import { liveLimitProblems } from "../../src/config/liveLimits.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import {
   ALERTS_SOURCE_PATH,
-  PROMETHEUS_RELEASE_LABEL,
+  PROMETHEUS_RELEASE_LABEL_FOR_TESTS,
   PROMETHEUS_RULE_PATH,
   prometheusRuleYaml,
-  ruleGroups,
+  ruleGroupsForTests,
   runbookBaseOf,
 } from "../../src/ops/prometheusRule.js";
 import { withAbsoluteRunbookUrls } from "../../src/ops/runbookUrls.js";
@@ -70,18 +70,18 @@ describe("Kubernetes manifests as written", () => {
     // And equal in content, not only in text: the same groups, rules, labels and annotations but
     // for the runbook links, each absolute and pointing at its alert's section.
     const rule = findObject(parseManifests(committed), "PrometheusRule");
-    const source = ruleGroups(alerts);
+    const source = ruleGroupsForTests(alerts);
     expect(rule.spec.groups).toEqual(source.map((g) => ({ name: g.name, rules: withAbsoluteRunbookUrls(g.rules, base) })));
     const rules = rule.spec.groups.flatMap((g: { rules: KubeObject[] }) => g.rules) as KubeObject[];
     expect(rules.length).toBeGreaterThanOrEqual(20);
     for (const r of rules) expect(r.annotations.runbook_url, r.alert).toBe(`${base}/docs/runbook.md#${String(r.alert).toLowerCase()}`);
     // The label kube-prometheus-stack selects by, the same on the rule and the ServiceMonitor.
-    expect(rule.metadata.labels?.release).toBe(PROMETHEUS_RELEASE_LABEL);
+    expect(rule.metadata.labels?.release).toBe(PROMETHEUS_RELEASE_LABEL_FOR_TESTS);
     const sm = findObject(
       sourceObjects.map((x) => x.o),
       "ServiceMonitor",
     );
-    expect(sm.metadata.labels?.release).toBe(PROMETHEUS_RELEASE_LABEL);
+    expect(sm.metadata.labels?.release).toBe(PROMETHEUS_RELEASE_LABEL_FOR_TESTS);
   });
 
   it("the ConfigMap's daemon config is a valid live config with its limits set (live mode refuses the built-in ones)", async () => {
@@ -96,7 +96,7 @@ describe("Kubernetes manifests as written", () => {
     const pod = baseStatefulSet.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, fsGroup: 1000 });
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(2 * SHUTDOWN_DEADLINE_MS);
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(2 * SHUTDOWN_DEADLINE_MS_FOR_TESTS);
     for (const c of [...pod.initContainers, ...pod.containers] as KubeObject[]) {
       expect(c.securityContext, c.name).toMatchObject({
         readOnlyRootFilesystem: true,

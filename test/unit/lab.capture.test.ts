@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
-import { CaptureFiles, capturesIn } from "../../src/lab/capture/captureFiles.js";
+import { CaptureFiles, capturesInForTests } from "../../src/lab/capture/captureFiles.js";
 import { CAPTURE_VERSION } from "../../src/lab/capture/captureFormat.js";
 import { CaptureQueue, type CaptureSink } from "../../src/lab/capture/captureQueue.js";
 import { readCapture } from "../../src/lab/capture/captureReader.js";
@@ -116,7 +116,7 @@ describe("capture files", () => {
       await new Promise((r) => setTimeout(r, 20)); // paces the days: each file's gzip reaches the disk before the cap is measured
     }
     await files.close();
-    const left = await capturesIn(dir);
+    const left = await capturesInForTests(dir);
     const total = left.reduce((s, f) => s + f.size, 0);
     expect(total).toBeLessThanOrEqual(cap + 15_000); // at most one batch over, until the next write
     const days = left.map((f) => f.path.match(/capture-(\d{4}-\d{2}-\d{2})/)?.[1]);
@@ -143,7 +143,7 @@ describe("capture files", () => {
       await new Promise((r) => setTimeout(r, 30)); // paces the writes: each reaches the disk before the cap is measured
     }
     await files.close();
-    const names = (await capturesIn(dir)).map((f) => f.path.split("/").at(-1));
+    const names = (await capturesInForTests(dir)).map((f) => f.path.split("/").at(-1));
     expect(names.length).toBeGreaterThan(0);
     expect(names).not.toContain("capture-2026-01-05.jsonl.gz");
     expect(names.every((n) => /^capture-2026-01-05\.p\d{3}\.jsonl\.gz$/.test(n ?? ""))).toBe(true);
@@ -224,7 +224,7 @@ describe("the capture folder's cap counts the backtest's prepared files", () => 
     const old = join(dir, "capture-2026-01-04.jsonl.gz");
     await writeFile(old, Buffer.alloc(2_000, 1));
     await writeFile(`${old}.prepared`, Buffer.alloc(50_000, 2));
-    expect(await capturesIn(dir)).toEqual([{ path: old, size: 52_000, prepared: 50_000 }]);
+    expect(await capturesInForTests(dir)).toEqual([{ path: old, size: 52_000, prepared: 50_000 }]);
     // Today's capture alone fits under the cap; with yesterday's prepared file the folder does not.
     const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 40_000 }, writer: "test", venue: "v" });
     await files.open();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
-import { ForecastScore } from "../../src/lab/replay/forecastScore.js";
+import { ForecastScoreForTests } from "../../src/lab/replay/forecastScore.js";
 
 const BTC = "PERP_BTC_USDC";
 const T = Date.UTC(2026, 0, 5);
@@ -28,12 +28,12 @@ const liquidated = (at: number, qty: number, type = "liquidated"): CaptureEvent 
 });
 
 function score(events: CaptureEvent[]) {
-  const s = new ForecastScore("test");
+  const s = new ForecastScoreForTests("test");
   for (const e of events) s.take(e);
   return s.figure();
 }
 
-describe("ForecastScore", () => {
+describe("ForecastScoreForTests", () => {
   it("recall: a liquidation the mark brought to a band level ≥ 5 s after the poll; precision: the band's share liquidated in 10 minutes", () => {
     const f = score([
       marks(T, 100),

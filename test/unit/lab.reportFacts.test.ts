@@ -10,7 +10,7 @@ import { netInterval } from "../../src/lab/replay/netInterval.js";
 import { Series } from "../../src/lab/replay/series.js";
 import { VariantFacts } from "../../src/lab/replay/variantFacts.js";
 import { centsAddingUp, unwindText, verdictText } from "../../src/lab/report/reportText.js";
-import { timeTicks, valueTicks } from "../../src/lab/report/svgChart.js";
+import { timeTicksForTests, valueTicksForTests } from "../../src/lab/report/svgChart.js";
 
 const T = Date.UTC(2026, 0, 5, 22, 0, 0);
 
@@ -82,15 +82,15 @@ describe("variant facts", () => {
   });
 
   test("time ticks fall on round UTC instants; value ticks on 1, 2, 5 × 10ⁿ", () => {
-    const week = timeTicks(Date.UTC(2026, 0, 5), Date.UTC(2026, 0, 12));
+    const week = timeTicksForTests(Date.UTC(2026, 0, 5), Date.UTC(2026, 0, 12));
     expect(week.map((t) => t.label)).toEqual(["01-05", "01-06", "01-07", "01-08", "01-09", "01-10", "01-11", "01-12"]);
-    const hours = timeTicks(T + 60_000, T + 6 * 3_600_000);
+    const hours = timeTicksForTests(T + 60_000, T + 6 * 3_600_000);
     expect(hours[0]?.label).toBe("01-05 23:00");
     expect(hours.every((t) => t.at % 3_600_000 === 0)).toBe(true);
     expect(hours[1]?.label).toBe("01-06 00:00"); // midnight says the new day
-    expect(timeTicks(T, T + 10 * 60_000).map((t) => t.label)).toEqual(["01-05 22:00", "22:05", "22:10"]);
-    expect(valueTicks(-30, 124_972)).toEqual([0, 50_000, 100_000]);
-    expect(valueTicks(0, 4.2)).toEqual([0, 1, 2, 3, 4]);
+    expect(timeTicksForTests(T, T + 10 * 60_000).map((t) => t.label)).toEqual(["01-05 22:00", "22:05", "22:10"]);
+    expect(valueTicksForTests(-30, 124_972)).toEqual([0, 50_000, 100_000]);
+    expect(valueTicksForTests(0, 4.2)).toEqual([0, 1, 2, 3, 4]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, prettyByDefault, redactPaths } from "../../src/observe/logger.js";
+import { createLogger, prettyByDefault, redactPathsForTests } from "../../src/observe/logger.js";
 import { REDACTED } from "../../src/redaction.js";
 import { generateKeyPair, Signer } from "../../src/venue/signer.js";
 import { waitFor } from "../support/wait.js";
@@ -122,7 +122,7 @@ describe("createLogger", () => {
   });
 
   it("covers every secret key at depth 0-2 and the headers", () => {
-    const paths = redactPaths();
+    const paths = redactPathsForTests();
     for (const p of [
       "secret",
       "*.secret",

@@ -7,11 +7,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AccountBook } from "../../src/engine/accountBook.js";
-import { imrRate, initialMarginOf, maintenanceMargin, mmrRate, symbolInitialMargin } from "../../src/engine/margin.js";
+import {
+  imrRate,
+  initialMarginOfForTests,
+  maintenanceMarginForTests,
+  mmrRateForTests,
+  symbolInitialMargin,
+} from "../../src/engine/margin.js";
 import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { type AccountMargin, imr, initialMarginOfHeld, marginOf, mmr, positionInitialMargin } from "../../src/sim/margin.js";
-import { positionsData } from "../../src/sim/orderRoutes.js";
+import { positionsDataForTests } from "../../src/sim/orderRoutes.js";
 import { DEFAULT_SYMBOLS, type SymbolSpec } from "../../src/sim/symbols.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
 import { infoRow } from "../../src/sim/venueReads.js";
@@ -57,8 +63,8 @@ describe("simulator and engine margin parity", () => {
             const l = account.leverage(r.spec.symbol);
             expect(p.leverage).toBe(l);
             expect(imrRate(p, n, p.leverage)).toBe(imr(m, n, l));
-            expect(mmrRate(p, n)).toBe(mmr(m, n));
-            expect(maintenanceMargin(p, n)).toBeCloseTo(n * mmr(m, n), 6);
+            expect(mmrRateForTests(p, n)).toBe(mmr(m, n));
+            expect(maintenanceMarginForTests(p, n)).toBeCloseTo(n * mmr(m, n), 6);
             expect(positionInitialMargin(m, n, l)).toBeCloseTo(symbolInitialMargin(p, n), 6);
           }
           const sim = initialMarginOfHeld(
@@ -67,7 +73,7 @@ describe("simulator and engine margin parity", () => {
             (s) => bySymbol.get(s)?.mark,
             account,
           );
-          const engine = initialMarginOf(
+          const engine = initialMarginOfForTests(
             [...bySymbol.values()].map((r) => ({
               params: settings.symbolMargin(r.spec.symbol, engineParams(r.spec)),
               qty: r.qty,
@@ -97,7 +103,7 @@ describe("simulator and engine margin parity", () => {
       const r = await core.submitClaim(LIQUIDATOR, { liquidation_id: id, ratio_qty_request: 1, limit_price: limit(id) }, clock.t);
       expect(r.ok).toBe(true);
     }
-    const data = positionsData(core, LIQUIDATOR) as {
+    const data = positionsDataForTests(core, LIQUIDATOR) as {
       total_collateral_value: number;
       free_collateral: number;
       margin_ratio: number;

@@ -8,9 +8,9 @@ import { PAUSE_REASONS } from "../../src/engine/pauseReasons.js";
 import { PROTECTIONS } from "../../src/engine/protections.js";
 import { SKIP_REASONS } from "../../src/engine/types.js";
 import { AbortedError } from "../../src/errors.js";
-import { CLAIM_CONNECTION_KINDS } from "../../src/observe/claimMetrics.js";
-import { CLAIM_RESULTS, claimOutcomeLabels, codeLabel, httpStatusLabel } from "../../src/observe/failureLabels.js";
-import { LATENCY_BUCKETS_SECONDS } from "../../src/observe/metricMakers.js";
+import { CLAIM_CONNECTION_KINDS_FOR_TESTS } from "../../src/observe/claimMetrics.js";
+import { CLAIM_RESULTS, claimOutcomeLabels, codeLabelForTests } from "../../src/observe/failureLabels.js";
+import { LATENCY_BUCKETS_SECONDS_FOR_TESTS } from "../../src/observe/metricMakers.js";
 import { createMetrics } from "../../src/observe/metrics.js";
 import { CAMPAIGN_GAUGES } from "../../src/observe/rewardsMetrics.js";
 import { ORDER_RESULTS } from "../../src/observe/unwindMetrics.js";
@@ -98,7 +98,7 @@ describe("createMetrics", () => {
       ["liquidator_opportunities_total", OPPORTUNITY_OUTCOMES],
       ["liquidator_markout_bps", MARKOUT_HORIZONS],
       ["liquidator_orders_total", ORDER_RESULTS],
-      ["liquidator_claim_connections_total", CLAIM_CONNECTION_KINDS],
+      ["liquidator_claim_connections_total", CLAIM_CONNECTION_KINDS_FOR_TESTS],
       ["liquidator_protection_trips_total", PROTECTIONS],
       ["liquidator_trading_state", TRADING_STATES],
     ];
@@ -147,8 +147,8 @@ describe("createMetrics", () => {
   });
 
   it("latency histograms resolve from ~10 µs to 10 s", async () => {
-    expect(LATENCY_BUCKETS_SECONDS[0]).toBeLessThanOrEqual(0.00001);
-    expect(LATENCY_BUCKETS_SECONDS.at(-1)).toBeGreaterThanOrEqual(10);
+    expect(LATENCY_BUCKETS_SECONDS_FOR_TESTS[0]).toBeLessThanOrEqual(0.00001);
+    expect(LATENCY_BUCKETS_SECONDS_FOR_TESTS.at(-1)).toBeGreaterThanOrEqual(10);
     const m = createMetrics({ defaultMetrics: false });
     m.decisionLatency.observe(0.00002); // 20 µs
     m.claimLatency.observe(3);
@@ -244,13 +244,13 @@ describe("createMetrics", () => {
 });
 
 describe("bounded label helpers", () => {
-  it("codeLabel keeps registry codes and folds the rest into 'other'", () => {
-    for (const code of VENUE_CODES.keys()) expect(codeLabel(code)).toBe(String(code));
-    expect(codeLabel(-9999)).toBe("other");
-    expect(codeLabel(200)).toBe("other");
-    expect(codeLabel(undefined)).toBe("none");
-    expect(codeLabel("LIQ_TIMEOUT")).toBe("LIQ_TIMEOUT");
-    expect(codeLabel("anything the venue made up")).toBe("other");
+  it("codeLabelForTests keeps registry codes and folds the rest into 'other'", () => {
+    for (const code of VENUE_CODES.keys()) expect(codeLabelForTests(code)).toBe(String(code));
+    expect(codeLabelForTests(-9999)).toBe("other");
+    expect(codeLabelForTests(200)).toBe("other");
+    expect(codeLabelForTests(undefined)).toBe("none");
+    expect(codeLabelForTests("LIQ_TIMEOUT")).toBe("LIQ_TIMEOUT");
+    expect(codeLabelForTests("anything the venue made up")).toBe("other");
   });
 
   it("claimOutcomeLabels separates rejections, errors and unknown outcomes", () => {
@@ -268,14 +268,6 @@ describe("bounded label helpers", () => {
     expect(claimOutcomeLabels(new BadResponseError("/v1/liquidation", "bad"))).toEqual({ result: "error", code: "LIQ_BAD_RESPONSE" });
     expect(claimOutcomeLabels(new AbortedError())).toEqual({ result: "error", code: "LIQ_ABORTED" });
     expect(claimOutcomeLabels(new Error("boom"))).toEqual({ result: "error", code: "other" });
-  });
-
-  it("httpStatusLabel is an HTTP status or 'error'", () => {
-    expect(httpStatusLabel(200)).toBe("200");
-    expect(httpStatusLabel(429)).toBe("429");
-    expect(httpStatusLabel(undefined)).toBe("error");
-    expect(httpStatusLabel(0)).toBe("error");
-    expect(httpStatusLabel(1000)).toBe("error");
   });
 });
 

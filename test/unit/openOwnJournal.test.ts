@@ -11,8 +11,8 @@ import { afterEach, describe, expect, test } from "vitest";
 import { JOURNAL_VERSION } from "../../src/core/journalRecords.js";
 import { ConfigError } from "../../src/errors.js";
 import { JOURNAL_FILE, type Journal } from "../../src/store/fileJournal.js";
-import { KEEP_ASIDE, openOwnJournal } from "../../src/store/openOwnJournal.js";
-import { journalPair, pairJournalName } from "../../src/store/ownJournalFile.js";
+import { KEEP_ASIDE_FOR_TESTS, openOwnJournal } from "../../src/store/openOwnJournal.js";
+import { journalPair, pairJournalNameForTests } from "../../src/store/ownJournalFile.js";
 
 const A = { baseUrl: "https://api.venue-a.example", accountId: "0xaaa", simulated: false };
 const dirs: string[] = [];
@@ -84,7 +84,7 @@ describe("openOwnJournal", () => {
       const before = readFileSync(join(dir, JOURNAL_FILE), "utf8");
       const log = logger();
       const second = openFor(dir, owner, log);
-      expect(second.journal.path).toBe(join(dir, pairJournalName(owner)));
+      expect(second.journal.path).toBe(join(dir, pairJournalNameForTests(owner)));
       expect(second.replay.intents.size).toBe(0);
       expect(second.replay.venue).toMatchObject({ baseUrl: owner.baseUrl, accountId: owner.accountId });
       expect(log.lines.some((l) => l.level === "info" && /journal begins in a file of its own/.test(l.msg))).toBe(true);
@@ -102,9 +102,9 @@ describe("openOwnJournal", () => {
     const dir = tempDir();
     await openFor(dir, A).journal.close();
     const owner = { ...A, accountId: "0xbbb" };
-    mkdirSync(dirname(join(dir, pairJournalName(owner))), { recursive: true });
-    renameSync(join(dir, JOURNAL_FILE), join(dir, pairJournalName(owner)));
-    const path = join(dir, pairJournalName(owner));
+    mkdirSync(dirname(join(dir, pairJournalNameForTests(owner))), { recursive: true });
+    renameSync(join(dir, JOURNAL_FILE), join(dir, pairJournalNameForTests(owner)));
+    const path = join(dir, pairJournalNameForTests(owner));
     const before = readFileSync(path, "utf8");
     let err: unknown;
     try {
@@ -121,10 +121,14 @@ describe("openOwnJournal", () => {
   });
 
   test("pair file names: host and account, safe as a file name, distinct per pair", () => {
-    expect(pairJournalName({ baseUrl: "https://api.orderly.org", accountId: "0xabc" })).toBe("journals/api.orderly.org-0xabc/claims.jsonl");
-    expect(pairJournalName({ baseUrl: "http://127.0.0.1:8080", accountId: "a/../b" })).toBe("journals/127.0.0.1_8080-a_.._b/claims.jsonl");
-    expect(pairJournalName({ baseUrl: "https://testnet-api.orderly.org", accountId: "0xabc" })).not.toBe(
-      pairJournalName({ baseUrl: "https://api.orderly.org", accountId: "0xabc" }),
+    expect(pairJournalNameForTests({ baseUrl: "https://api.orderly.org", accountId: "0xabc" })).toBe(
+      "journals/api.orderly.org-0xabc/claims.jsonl",
+    );
+    expect(pairJournalNameForTests({ baseUrl: "http://127.0.0.1:8080", accountId: "a/../b" })).toBe(
+      "journals/127.0.0.1_8080-a_.._b/claims.jsonl",
+    );
+    expect(pairJournalNameForTests({ baseUrl: "https://testnet-api.orderly.org", accountId: "0xabc" })).not.toBe(
+      pairJournalNameForTests({ baseUrl: "https://api.orderly.org", accountId: "0xabc" }),
     );
   });
 
@@ -140,13 +144,13 @@ describe("openOwnJournal", () => {
     expect(log.lines.some((l) => l.level === "info" && /fresh claims journal/.test(l.msg))).toBe(true);
   });
 
-  test(`simulator mode keeps the newest ${KEEP_ASIDE} journals set aside`, () => {
+  test(`simulator mode keeps the newest ${KEEP_ASIDE_FOR_TESTS} journals set aside`, () => {
     const dir = tempDir();
-    for (let i = 0; i < KEEP_ASIDE + 3; i++) writeFileSync(join(dir, `claims-2026010${i}T000000.000Z.jsonl`), intentLine(i));
+    for (let i = 0; i < KEEP_ASIDE_FOR_TESTS + 3; i++) writeFileSync(join(dir, `claims-2026010${i}T000000.000Z.jsonl`), intentLine(i));
     writeFileSync(join(dir, JOURNAL_FILE), intentLine(99));
     openFor(dir, { ...A, simulated: true });
     const aside = readdirSync(dir).filter((f) => f.startsWith("claims-"));
-    expect(aside).toHaveLength(KEEP_ASIDE);
+    expect(aside).toHaveLength(KEEP_ASIDE_FOR_TESTS);
     expect(aside.some((f) => f.startsWith("claims-20260100"))).toBe(false);
     expect(existsSync(join(dir, JOURNAL_FILE))).toBe(true);
   });
@@ -161,6 +165,8 @@ describe("openOwnJournal", () => {
     await journal.close();
     // Adopted: it is this pair's now, and another pair gets a file of its own.
     expect(journalPair(join(dir, JOURNAL_FILE))).toEqual({ baseUrl: A.baseUrl, accountId: A.accountId });
-    expect(openFor(dir, { ...A, accountId: "0xother" }).journal.path).toBe(join(dir, pairJournalName({ ...A, accountId: "0xother" })));
+    expect(openFor(dir, { ...A, accountId: "0xother" }).journal.path).toBe(
+      join(dir, pairJournalNameForTests({ ...A, accountId: "0xother" })),
+    );
   });
 });

@@ -7,8 +7,8 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { operatorRequestLoop } from "../../src/app/daemonRun.js";
-import { fileRequestDone, fileRequests, requestsDir, writeFileRequest } from "../../src/store/operatorRequests.js";
+import { operatorRequestLoopForTests } from "../../src/app/daemonRun.js";
+import { fileRequestDone, fileRequests, requestsDirForTests, writeFileRequest } from "../../src/store/operatorRequests.js";
 import { waitFor } from "../support/wait.js";
 
 const dirs: string[] = [];
@@ -26,8 +26,8 @@ describe("operator requests (file store)", () => {
     const dir = await temp();
     await writeFileRequest(dir, { kind: "rearm", at: 2_000, by: "b" });
     await writeFileRequest(dir, { kind: "rearm", at: 1_000, by: "a" });
-    await writeFile(join(requestsDir(dir), "rearm-3000-zz.json"), "{not json");
-    await writeFile(join(requestsDir(dir), ".rearm-4000-zz.json.tmp"), "{}"); // a write in progress: not a request yet
+    await writeFile(join(requestsDirForTests(dir), "rearm-3000-zz.json"), "{not json");
+    await writeFile(join(requestsDirForTests(dir), ".rearm-4000-zz.json.tmp"), "{}"); // a write in progress: not a request yet
     const open = await fileRequests(dir);
     expect(open.map((r) => [r.kind, r.at, r.by])).toEqual([
       ["rearm", 1_000, "a"],
@@ -38,7 +38,7 @@ describe("operator requests (file store)", () => {
     for (const r of open) await fileRequestDone(dir, r.id);
     await fileRequestDone(dir, open[0]?.id as string); // done twice: nothing to say
     expect(await fileRequests(dir)).toEqual([]);
-    expect(await readdir(requestsDir(dir))).toEqual([".rearm-4000-zz.json.tmp"]);
+    expect(await readdir(requestsDirForTests(dir))).toEqual([".rearm-4000-zz.json.tmp"]);
   });
 
   test("no folder: nothing to read", async () => {
@@ -51,7 +51,7 @@ describe("operator requests (file store)", () => {
     let failDone = 2;
     const rearms: unknown[] = [];
     const stop = new AbortController();
-    const loop = operatorRequestLoop({
+    const loop = operatorRequestLoopForTests({
       store: {
         requests: () => fileRequests(dir),
         requestDone: async (id) => {

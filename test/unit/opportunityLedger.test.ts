@@ -12,7 +12,7 @@ import { reportJson, reportTable } from "../../src/commands/reportOutput.js";
 import type { IntentRecord, JournalRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { OpportunityLedger } from "../../src/daemon/records/opportunityLedger.js";
 import { ledgerTotals } from "../../src/engine/ledgerTotals.js";
-import { classifyOpportunity, type OpportunityRow, opportunityRows } from "../../src/engine/opportunities.js";
+import { classifyOpportunityForTests, type OpportunityRow, opportunityRows } from "../../src/engine/opportunities.js";
 import type { ClaimDecision } from "../../src/engine/types.js";
 import { parseJournal } from "../../src/store/journalReplay.js";
 import { OpportunityFold } from "../../src/store/opportunityFold.js";
@@ -45,7 +45,7 @@ function verdict(records: JournalRecord[]): OpportunityRow {
   for (const r of records) fold.add(r);
   const f = fold.facts.get(1);
   if (f === undefined) throw new Error("no facts");
-  return classifyOpportunity(f);
+  return classifyOpportunityForTests(f);
 }
 
 describe("a partly claimed liquidation: what we got, and the rest by cause", () => {

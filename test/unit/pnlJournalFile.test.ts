@@ -9,7 +9,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, expect, test } from "vitest";
 import { pnl } from "../../src/commands/pnl.js";
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
-import { pairJournalName } from "../../src/store/ownJournalFile.js";
+import { pairJournalNameForTests } from "../../src/store/ownJournalFile.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
 
 const dirs: string[] = [];
@@ -52,8 +52,8 @@ test("each preset on one state.dir reads its own journal", async () => {
   const dir = mkdtempSync(join(tmpdir(), "liq-pnl-pair-"));
   dirs.push(dir);
   writeFileSync(join(dir, JOURNAL_FILE), journal(TESTNET, 11));
-  mkdirSync(dirname(join(dir, pairJournalName(MAINNET))), { recursive: true });
-  writeFileSync(join(dir, pairJournalName(MAINNET)), journal(MAINNET, 22));
+  mkdirSync(dirname(join(dir, pairJournalNameForTests(MAINNET))), { recursive: true });
+  writeFileSync(join(dir, pairJournalNameForTests(MAINNET)), journal(MAINNET, 22));
   expect(await pnlTotal(dir, "orderly-testnet")).toContain("liquidator fees 11");
   expect(await pnlTotal(dir, "orderly-mainnet")).toContain("liquidator fees 22");
 });

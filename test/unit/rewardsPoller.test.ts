@@ -7,7 +7,7 @@ import {
   type RequestOptions,
   RewardsPoller,
   type RewardsSource,
-  rewardStatusValue,
+  rewardStatusValueForTests,
 } from "../../src/daemon/feeds/rewardsPoller.js";
 import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createLogger } from "../../src/observe/logger.js";
@@ -166,12 +166,12 @@ describe("RewardsPoller", () => {
   });
 
   it("maps reward_status values, unknown ones to -1", () => {
-    expect(rewardStatusValue("Confirmed")).toBe(3);
-    expect(rewardStatusValue("Pending")).toBe(2);
-    expect(rewardStatusValue("Ongoing")).toBe(1);
-    expect(rewardStatusValue("0")).toBe(0);
-    expect(rewardStatusValue(0)).toBe(0);
-    expect(rewardStatusValue("Cancelled")).toBe(-1);
+    expect(rewardStatusValueForTests("Confirmed")).toBe(3);
+    expect(rewardStatusValueForTests("Pending")).toBe(2);
+    expect(rewardStatusValueForTests("Ongoing")).toBe(1);
+    expect(rewardStatusValueForTests("0")).toBe(0);
+    expect(rewardStatusValueForTests(0)).toBe(0);
+    expect(rewardStatusValueForTests("Cancelled")).toBe(-1);
   });
 
   it("moves the epoch window when the epoch advances", async () => {

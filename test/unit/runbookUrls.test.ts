@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ruleGroups } from "../../src/ops/prometheusRule.js";
+import { ruleGroupsForTests } from "../../src/ops/prometheusRule.js";
 import { DEFAULT_RUNBOOK_BASE_URL, runbookBaseUrl, withAbsoluteRunbookUrls } from "../../src/ops/runbookUrls.js";
 import { ALERTS_PATH, loadAlertRules, REPO_ROOT } from "../support/dashboardNames.js";
 
@@ -30,7 +30,7 @@ describe("runbook base URL", () => {
 
   it("every rule's link becomes absolute under the base, pointing at its own section", () => {
     const base = "https://git.example.org/ops/liquidator/blob/v1";
-    const rules = ruleGroups(alertsText).flatMap((g) => withAbsoluteRunbookUrls(g.rules, base)) as {
+    const rules = ruleGroupsForTests(alertsText).flatMap((g) => withAbsoluteRunbookUrls(g.rules, base)) as {
       alert: string;
       annotations: Record<string, string>;
     }[];
@@ -64,7 +64,7 @@ describe.skipIf(!promtool)("docker-compose Prometheus start script", () => {
       const rendered = parse(readFileSync(join(dir, "alerts.yml"), "utf8")) as {
         groups: { rules: { annotations?: Record<string, string> }[] }[];
       };
-      const expected = ruleGroups(alertsText).flatMap((g) => withAbsoluteRunbookUrls(g.rules, base));
+      const expected = ruleGroupsForTests(alertsText).flatMap((g) => withAbsoluteRunbookUrls(g.rules, base));
       expect(urlsOf(rendered.groups.flatMap((g) => g.rules))).toEqual(urlsOf(expected as { annotations?: Record<string, string> }[]));
       // Nothing else changed: the same rules as the source but for the links.
       const stripped = (rules: Record<string, unknown>[]) =>

@@ -3,11 +3,11 @@ import {
   addToPosition,
   type ClaimContext,
   evaluateClaim,
-  FULL_TAKE_HIGH_TIER,
-  FULL_TAKE_LOW_TIER,
+  FULL_TAKE_HIGH_TIER_FOR_TESTS,
+  FULL_TAKE_LOW_TIER_FOR_TESTS,
   type HeldPosition,
   parseClaimBody,
-  quantiseRatio,
+  quantiseRatioForTests,
 } from "../../src/sim/claimRules.js";
 import type { BookedLiquidation } from "../../src/sim/liquidationBook.js";
 import type { AccountMargin } from "../../src/sim/margin.js";
@@ -122,14 +122,14 @@ describe("ratio range and the 0.001 quantum (docs/protocol.md §4)", () => {
     [0.9999, 999],
     [0.123456, 123],
   ])("%s quantises down to %s thousandths", (ratio, thousandths) => {
-    const q = quantiseRatio(ratio, "r");
+    const q = quantiseRatioForTests(ratio, "r");
     expect(q.ok && q.value).toBe(thousandths);
   });
 
   it.each([[0], [-0.5], [1.0001], [2], [0.0009], ["0.5"], [null], [true], [Number.NaN], [Number.POSITIVE_INFINITY]])(
     "%s is refused with -1005",
     (ratio) => {
-      const q = quantiseRatio(ratio, "r");
+      const q = quantiseRatioForTests(ratio, "r");
       expect(q.ok).toBe(false);
       if (!q.ok) expect(q.refusal.code).toBe(-1005);
     },
@@ -296,7 +296,7 @@ describe("tier rules", () => {
 
 describe("full-take thresholds (10,000 with any low tier, else 5,000)", () => {
   it("the constants are the claim rules' numbers (docs/protocol.md §11)", () => {
-    expect([FULL_TAKE_LOW_TIER, FULL_TAKE_HIGH_TIER]).toEqual([10_000, 5_000]);
+    expect([FULL_TAKE_LOW_TIER_FOR_TESTS, FULL_TAKE_HIGH_TIER_FOR_TESTS]).toEqual([10_000, 5_000]);
   });
 
   // Notionals at the marks above: LOW 100/unit, HIGH 2/unit, HIGHB 4/unit.

@@ -4,7 +4,7 @@
  * balance across a takeover and a claim.
  */
 import { describe, expect, it } from "vitest";
-import { InsuranceFund, parseFundClaimBody } from "../../src/sim/insuranceFund.js";
+import { InsuranceFund, parseFundClaimBodyForTests } from "../../src/sim/insuranceFund.js";
 import type { SimPush } from "../../src/sim/simPush.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
 
@@ -28,7 +28,7 @@ const claim = (claimId: number, qty: number, limit: number) => ({
 
 describe("InsuranceFund", () => {
   it("checks the body: unknown keys -1004, bad values -1005", () => {
-    expect(parseFundClaimBody({ ...claim(1, 1, 1), extra: 1 })).toMatchObject({ ok: false, refusal: { code: -1004 } });
+    expect(parseFundClaimBodyForTests({ ...claim(1, 1, 1), extra: 1 })).toMatchObject({ ok: false, refusal: { code: -1004 } });
     for (const bad of [
       { ...claim(1, 0, 1) },
       { ...claim(0, 1, 1) },
@@ -36,8 +36,8 @@ describe("InsuranceFund", () => {
       { ...claim(1, 1, 1), symbol: "" },
       [],
     ])
-      expect(parseFundClaimBody(bad)).toMatchObject({ ok: false, refusal: { code: -1005 } });
-    expect(parseFundClaimBody({ ...claim(7, 1, 1), qty_request: "0.25" })).toMatchObject({ ok: true, value: { qty: 0.25 } });
+      expect(parseFundClaimBodyForTests(bad)).toMatchObject({ ok: false, refusal: { code: -1005 } });
+    expect(parseFundClaimBodyForTests({ ...claim(7, 1, 1), qty_request: "0.25" })).toMatchObject({ ok: true, value: { qty: 0.25 } });
   });
 
   it("refuses a mark past the limit (-1203), a claim beyond the margin (-1101), a race on one id (-1012), and rows that are not the fund's (-1202)", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  comparatorFor,
-  DEFAULT_ORDER_PAGE_SIZE,
+  comparatorForForTests,
+  DEFAULT_ORDER_PAGE_SIZE_FOR_TESTS,
   type OrderQuery,
   parseOrderQuery,
   queryOrders,
@@ -124,7 +124,7 @@ describe("seeded history", () => {
     "sort_by=UPDATED_TIME_ASC",
   ])("every adjacent pair is in order for '%s'", (qs) => {
     const q = parse(`user_account=0xa&size=500&${qs}`);
-    const cmp = comparatorFor(q);
+    const cmp = comparatorForForTests(q);
     const all: StoredOrder[] = [];
     for (let page = 1; ; page++) {
       const p = queryOrders(big, { ...q, page });
@@ -177,7 +177,7 @@ describe("seeded history", () => {
 
   it("size defaults to 25 and page to 1; size 500 is allowed", () => {
     const d = queryOrders(big, parse("user_account=0xa"));
-    expect(DEFAULT_ORDER_PAGE_SIZE).toBe(25);
+    expect(DEFAULT_ORDER_PAGE_SIZE_FOR_TESTS).toBe(25);
     expect(d.meta).toEqual({ total: big.length, records_per_page: 25, current_page: 1 });
     expect(d.rows).toHaveLength(25);
     expect(queryOrders(big, parse("user_account=0xa&size=500")).rows).toHaveLength(500);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InsuranceFund } from "../../src/sim/insuranceFund.js";
-import { resolveScenario, Scenario } from "../../src/sim/scenario.js";
+import { resolveScenarioForTests, Scenario } from "../../src/sim/scenario.js";
 import type { SimPush } from "../../src/sim/simPush.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
 import { waitFor } from "../support/wait.js";
@@ -153,6 +153,6 @@ describe("Scenario", () => {
     [{ unwindIntervalMs: -5 }],
     [{ market: "neither" as never }],
   ])("refuses invalid options %j", (opts) => {
-    expect(() => resolveScenario(opts)).toThrow(RangeError);
+    expect(() => resolveScenarioForTests(opts)).toThrow(RangeError);
   });
 });

@@ -8,13 +8,13 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_SYMBOLS, ListedSymbols } from "../../src/sim/symbols.js";
 import {
   estimatedLiquidationPrice,
-  initialMargin,
+  initialMarginForTests,
   isLiquidatable,
-  liquidationFees,
+  liquidationFeesForTests,
   liquidationShare,
   MaintenanceCheck,
   type MarginPool,
-  maintenanceMargin,
+  maintenanceMarginForTests,
   type TraderPosition,
   totalCollateral,
 } from "../../src/sim/traderMargin.js";
@@ -50,7 +50,8 @@ describe("liquidation share", () => {
     const share = liquidationShare(p, spec, mark);
     expect(share.kind).toBe("share");
     const k = share.kind === "share" ? share.share : Number.NaN;
-    const fits = (s: number) => totalCollateral(p, mark) - liquidationFees(p, spec, mark, s) >= initialMargin(p, spec, mark, 1 - s);
+    const fits = (s: number) =>
+      totalCollateral(p, mark) - liquidationFeesForTests(p, spec, mark, s) >= initialMarginForTests(p, spec, mark, 1 - s);
     expect(fits(k)).toBe(true);
     expect(fits(k - 0.001)).toBe(false);
     expect(k).toBeGreaterThan(0.6);
@@ -126,7 +127,7 @@ describe("MaintenanceCheck", () => {
         });
         const slack = check.slack(pool);
         expect(check.liquidatable(pool)).toBe(isLiquidatable(pool, spec, marks(m)));
-        expect(slack < 0).toBe(totalCollateral(pool, marks(m)) < maintenanceMargin(pool, spec, marks(m)));
+        expect(slack < 0).toBe(totalCollateral(pool, marks(m)) < maintenanceMarginForTests(pool, spec, marks(m)));
         if (slack < 0) return;
         // Every mark moved by at most the slack (each its own way): still not liquidatable.
         const moved: Record<string, number> = {};

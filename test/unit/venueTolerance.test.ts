@@ -10,7 +10,7 @@ import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { KeyFormatError } from "../../src/errors.js";
 import { claimFills, symbolInfoFromRow } from "../../src/venue/mapping.js";
 import { clientInfoSchema, orderAckSchema, orderRecordSchema } from "../../src/venue/orderSchemas.js";
-import { envelopeTimestamp } from "../../src/venue/restCore.js";
+import { envelopeTimestampForTests } from "../../src/venue/restCore.js";
 import {
   campaignUserSchema,
   claimResultSchema,
@@ -20,8 +20,8 @@ import {
   positionRowSchema,
 } from "../../src/venue/restSchemas.js";
 import { generateKeyPair, parsePublicKey, parseSecret, publicKeyOf, Signer } from "../../src/venue/signer.js";
-import { skippedRows } from "../../src/venue/tolerantRows.js";
-import { isSymbol, parseLiquidationEntry } from "../../src/venue/wire.js";
+import { skippedRowsForTests } from "../../src/venue/tolerantRows.js";
+import { isSymbol, parseLiquidationEntryForTests } from "../../src/venue/wire.js";
 import { integerFrom, numberFrom } from "../../src/venue/wireNumbers.js";
 import { parseExecutionReport } from "../../src/venue/wireOrders.js";
 
@@ -113,7 +113,7 @@ describe('`type: "claim"` rows (docs/protocol.md §9: /v1/liquidation or claim_i
   // Read like any other liquidation: the daemon claims them through /v1/liquidation, and a refusal
   // with a code it does not know is re-decided a bounded number of times (claimUnknownCode.test.ts).
   test.each(["liquidated", "claim", "CLAIM"])("type %j is read and kept", (type) => {
-    const entry = parseLiquidationEntry({
+    const entry = parseLiquidationEntryForTests({
       liquidationId: 7,
       timestamp: 1_700_000_000_000,
       type,
@@ -127,9 +127,9 @@ describe("the envelope timestamp: number or numeric string", () => {
   test.each([
     [1_700_000_000_123, 1_700_000_000_123],
     ["1700000000123", 1_700_000_000_123],
-  ])("%j → %d", (ts, want) => expect(envelopeTimestamp(ts)).toBe(want));
+  ])("%j → %d", (ts, want) => expect(envelopeTimestampForTests(ts)).toBe(want));
   test.each([[undefined], [null], [""], ["now"], [-1], [0], [1e400], [1e15], [true]])("%j is ignored", (ts) =>
-    expect(envelopeTimestamp(ts)).toBeUndefined(),
+    expect(envelopeTimestampForTests(ts)).toBeUndefined(),
   );
 });
 
@@ -337,7 +337,9 @@ describe("rows: numbers as strings, money still bounded", () => {
       ],
     });
     expect(futures.rows.map((r) => r.symbol)).toEqual(["PERP_ETH_USDC"]);
-    expect(skippedRows(futures.rows).map((r) => [r.index, r.shape])).toEqual([[0, "{symbol:string,mark_price:string,index_price:number}"]]);
+    expect(skippedRowsForTests(futures.rows).map((r) => [r.index, r.shape])).toEqual([
+      [0, "{symbol:string,mark_price:string,index_price:number}"],
+    ]);
   });
 });
 

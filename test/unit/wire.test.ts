@@ -6,10 +6,10 @@ import {
   frameTimestamp,
   isSymbol,
   MAX_ABS_QTY,
-  MAX_ITEMS,
-  MAX_PERPS,
+  MAX_ITEMS_FOR_TESTS,
+  MAX_PERPS_FOR_TESTS,
   MAX_PRICE,
-  parseLiquidationEntry,
+  parseLiquidationEntryForTests,
   parseLiquidations,
   parseLiquidatorLiquidation,
   parseMarkPrice,
@@ -64,31 +64,31 @@ describe("valid frames for every topic", () => {
         },
       ],
     });
-    const extra = parseLiquidationEntry({ ...liq(), junk: 1 });
+    const extra = parseLiquidationEntryForTests({ ...liq(), junk: 1 });
     expect(extra).toBeDefined();
     expect(Object.keys(extra!)).toEqual(["liquidationId", "timestamp", "type", "positionsByPerp"]);
   });
 
   test("liquidation: an empty positionsByPerp is a removal; missing timestamp/type tolerated only then", () => {
-    expect(parseLiquidationEntry({ liquidationId: 9, positionsByPerp: [] })).toEqual({
+    expect(parseLiquidationEntryForTests({ liquidationId: 9, positionsByPerp: [] })).toEqual({
       liquidationId: 9,
       timestamp: 0,
       type: "",
       positionsByPerp: [],
     });
-    expect(parseLiquidationEntry({ liquidationId: 9, timestamp: 5, type: "liquidated", positionsByPerp: [] })).toEqual({
+    expect(parseLiquidationEntryForTests({ liquidationId: 9, timestamp: 5, type: "liquidated", positionsByPerp: [] })).toEqual({
       liquidationId: 9,
       timestamp: 5,
       type: "liquidated",
       positionsByPerp: [],
     });
-    expect(parseLiquidationEntry({ ...liq(), type: undefined })).toBeUndefined();
-    expect(parseLiquidationEntry({ ...liq(), timestamp: undefined })).toBeUndefined();
-    expect(parseLiquidationEntry({ liquidationId: 9, type: 5, positionsByPerp: [] })).toBeUndefined();
+    expect(parseLiquidationEntryForTests({ ...liq(), type: undefined })).toBeUndefined();
+    expect(parseLiquidationEntryForTests({ ...liq(), timestamp: undefined })).toBeUndefined();
+    expect(parseLiquidationEntryForTests({ liquidationId: 9, type: 5, positionsByPerp: [] })).toBeUndefined();
   });
 
   test("liquidation: a zero remaining quantity on one symbol is valid (partly claimed)", () => {
-    expect(parseLiquidationEntry(liq({}, { positionQty: 0 }))?.positionsByPerp[0]?.positionQty).toBe(0);
+    expect(parseLiquidationEntryForTests(liq({}, { positionQty: 0 }))?.positionsByPerp[0]?.positionQty).toBe(0);
   });
 
   test("markprices and {symbol}@markprice", () => {
@@ -243,7 +243,7 @@ describe("valid frames for every topic", () => {
 describe("rejection rules", () => {
   test("non-finite numbers (JSON 1e999 parses to Infinity) and NaN", () => {
     expect(
-      parseLiquidationEntry(
+      parseLiquidationEntryForTests(
         json(
           '{"liquidationId":1,"timestamp":1,"type":"t","positionsByPerp":[{"symbol":"PERP_A_B","positionQty":1e999,"liquidatorFee":0.01}]}',
         ),
@@ -251,7 +251,7 @@ describe("rejection rules", () => {
     ).toBeUndefined();
     expect(parseMarkPrice(json('{"symbol":"PERP_A_B","price":1e999}'))).toBeUndefined();
     expect(parseMarkPrice({ symbol: "PERP_A_B", price: Number.NaN })).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ timestamp: Number.POSITIVE_INFINITY }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ timestamp: Number.POSITIVE_INFINITY }))).toBeUndefined();
     expect(parseLiquidatorLiquidation(assigned({}, { costPositionTransfer: Number.NaN }))).toBeUndefined();
     expect(parsePositions({ positions: [{ symbol: "PERP_A_B", positionQty: Number.NEGATIVE_INFINITY }] })).toBeUndefined();
   });
@@ -269,12 +269,14 @@ describe("rejection rules", () => {
 
   test("ids: non-integer, negative, or beyond 2^53 (cannot be trusted, docs/protocol.md §5)", () => {
     for (const id of [1.5, -1, 2 ** 53, 1e20, "101", null]) {
-      expect(parseLiquidationEntry(liq({ liquidationId: id }))).toBeUndefined();
+      expect(parseLiquidationEntryForTests(liq({ liquidationId: id }))).toBeUndefined();
       expect(parseLiquidatorLiquidation(assigned({ liquidationId: id }))).toBeUndefined();
     }
     // Text form too: 9007199254740993 parses to an imprecise double.
-    expect(parseLiquidationEntry(json('{"liquidationId":9007199254740993,"timestamp":1,"type":"t","positionsByPerp":[]}'))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ liquidationId: 2 ** 53 - 1 }))).toBeDefined();
+    expect(
+      parseLiquidationEntryForTests(json('{"liquidationId":9007199254740993,"timestamp":1,"type":"t","positionsByPerp":[]}')),
+    ).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ liquidationId: 2 ** 53 - 1 }))).toBeDefined();
   });
 
   test("symbols not matching PERP_<BASE>_<QUOTE>", () => {
@@ -291,7 +293,7 @@ describe("rejection rules", () => {
     ]) {
       expect(isSymbol(s)).toBe(false);
       expect(parseMarkPrice({ symbol: s, price: 1 })).toBeUndefined();
-      expect(parseLiquidationEntry(liq({}, { symbol: s }))).toBeUndefined();
+      expect(parseLiquidationEntryForTests(liq({}, { symbol: s }))).toBeUndefined();
     }
     expect(isSymbol("PERP_1000PEPE_USDC")).toBe(true);
     expect(isSymbol(`PERP_${"A".repeat(33)}_USDC`)).toBe(false);
@@ -307,13 +309,13 @@ describe("rejection rules", () => {
     expect(parseMarkPrices(null)).toBeUndefined();
     expect(parseMarkPrice([{ symbol: "PERP_A_B", price: 1 }])).toBeUndefined();
     expect(parseMarkPrice({ symbol: "PERP_A_B", price: "1" })).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ positionsByPerp: {} }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ positionsByPerp: undefined }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ positionsByPerp: [null] }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ type: 3 }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ type: "" }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ type: "x".repeat(65) }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({}, { positionQty: "2" }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: {} }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: undefined }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: [null] }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ type: 3 }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ type: "" }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ type: "x".repeat(65) }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({}, { positionQty: "2" }))).toBeUndefined();
     expect(parseLiquidatorLiquidation([])).toBeUndefined();
     expect(parseLiquidatorLiquidation(assigned({ assigned: "yes" }))).toBeUndefined();
     expect(parseLiquidatorLiquidation(assigned({ positionsByPerp: "x" }))).toBeUndefined();
@@ -324,36 +326,40 @@ describe("rejection rules", () => {
 
   test("absurd sizes: arrays over the bounds, |qty| and prices over the bounds, timestamps in µs", () => {
     const mark = { symbol: "PERP_A_B", price: 1 };
-    expect(parseMarkPrices(new Array(MAX_ITEMS + 1).fill(mark))).toBeUndefined();
-    expect(parseMarkPrices(new Array(MAX_ITEMS).fill(mark))?.items.length).toBe(MAX_ITEMS);
-    expect(parseLiquidations(new Array(MAX_ITEMS + 1).fill(liq()))).toBeUndefined();
-    expect(parsePositions({ positions: new Array(MAX_ITEMS + 1).fill({ symbol: "PERP_A_B", positionQty: 1 }) })).toBeUndefined();
-    const perps = Array.from({ length: MAX_PERPS + 1 }, (_, i) => ({ symbol: `PERP_S${i}_USDC`, positionQty: 1, liquidatorFee: 0.01 }));
-    expect(parseLiquidationEntry(liq({ positionsByPerp: perps }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ positionsByPerp: perps.slice(0, MAX_PERPS) }))).toBeDefined();
-    expect(parseLiquidationEntry(liq({}, { positionQty: MAX_ABS_QTY * 10 }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({}, { positionQty: -MAX_ABS_QTY * 10 }))).toBeUndefined();
+    expect(parseMarkPrices(new Array(MAX_ITEMS_FOR_TESTS + 1).fill(mark))).toBeUndefined();
+    expect(parseMarkPrices(new Array(MAX_ITEMS_FOR_TESTS).fill(mark))?.items.length).toBe(MAX_ITEMS_FOR_TESTS);
+    expect(parseLiquidations(new Array(MAX_ITEMS_FOR_TESTS + 1).fill(liq()))).toBeUndefined();
+    expect(parsePositions({ positions: new Array(MAX_ITEMS_FOR_TESTS + 1).fill({ symbol: "PERP_A_B", positionQty: 1 }) })).toBeUndefined();
+    const perps = Array.from({ length: MAX_PERPS_FOR_TESTS + 1 }, (_, i) => ({
+      symbol: `PERP_S${i}_USDC`,
+      positionQty: 1,
+      liquidatorFee: 0.01,
+    }));
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: perps }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: perps.slice(0, MAX_PERPS_FOR_TESTS) }))).toBeDefined();
+    expect(parseLiquidationEntryForTests(liq({}, { positionQty: MAX_ABS_QTY * 10 }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({}, { positionQty: -MAX_ABS_QTY * 10 }))).toBeUndefined();
     expect(parseMarkPrice({ symbol: "PERP_A_B", price: MAX_PRICE * 2 })).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ timestamp: 1_700_000_000_000_000 }))).toBeUndefined();
-    expect(parseLiquidationEntry(liq({ timestamp: -1 }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ timestamp: 1_700_000_000_000_000 }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ timestamp: -1 }))).toBeUndefined();
   });
 
   test("fee outside [0, 1)", () => {
     for (const fee of [-0.001, 1, 1.5, Number.NaN]) {
-      expect(parseLiquidationEntry(liq({}, { liquidatorFee: fee }))).toBeUndefined();
+      expect(parseLiquidationEntryForTests(liq({}, { liquidatorFee: fee }))).toBeUndefined();
       expect(parseLiquidatorLiquidation(assigned({}, { liquidatorFee: fee }))).toBeUndefined();
     }
-    expect(parseLiquidationEntry(liq({}, { liquidatorFee: 0 }))).toBeDefined();
+    expect(parseLiquidationEntryForTests(liq({}, { liquidatorFee: 0 }))).toBeDefined();
     expect(parseLiquidatorLiquidation(assigned({}, { absLiquidatorFee: -0.1 }))).toBeUndefined();
   });
 
   test("duplicate symbols inside one liquidation, assignment, or position snapshot", () => {
     const p = { symbol: "PERP_A_B", positionQty: 1, liquidatorFee: 0.01 };
-    expect(parseLiquidationEntry(liq({ positionsByPerp: [p, p] }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: [p, p] }))).toBeUndefined();
     // The large-list path (Set) as well as the small one.
     const many = Array.from({ length: 20 }, (_, i) => ({ ...p, symbol: `PERP_S${i}_USDC` }));
-    expect(parseLiquidationEntry(liq({ positionsByPerp: many }))).toBeDefined();
-    expect(parseLiquidationEntry(liq({ positionsByPerp: [...many, many[3]] }))).toBeUndefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: many }))).toBeDefined();
+    expect(parseLiquidationEntryForTests(liq({ positionsByPerp: [...many, many[3]] }))).toBeUndefined();
     const a = (assigned().positionsByPerp as unknown[])[0];
     expect(parseLiquidatorLiquidation(assigned({ positionsByPerp: [a, a] }))).toBeUndefined();
     const pos = { symbol: "PERP_A_B", positionQty: 1 };

@@ -31,7 +31,7 @@ export interface LeadershipOptions {
 }
 
 /** Orders the journal left open (looked up first), with their trades so far, and the next order number. */
-export function openOrders(fold: CoreFold): { unsettled: OrderIntentRecord[]; firstSeq: number; fills: Map<string, OrderFillRecord[]> } {
+function openOrders(fold: CoreFold): { unsettled: OrderIntentRecord[]; firstSeq: number; fills: Map<string, OrderFillRecord[]> } {
   const unsettled: OrderIntentRecord[] = [];
   const fills = new Map<string, OrderFillRecord[]>();
   for (const [cid, o] of fold.orders) {
@@ -100,3 +100,6 @@ export class Leadership {
     }
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { openOrders as openOrdersForTests };

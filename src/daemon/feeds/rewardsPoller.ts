@@ -226,7 +226,7 @@ function epochDataSamples(data: EpochDataLike, kept: number): Sample[] {
 }
 
 /** REWARD_STATUS_VALUES, -1 for a status the venue adds later. */
-export function rewardStatusValue(status: string | number): number {
+function rewardStatusValue(status: string | number): number {
   return REWARD_STATUS_VALUES.get(String(status)) ?? -1;
 }
 
@@ -255,3 +255,6 @@ function checkedInt(v: unknown, field: string): number {
   if (!Number.isSafeInteger(v)) throw new TypeError(`${field} is not an integer`);
   return v as number;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { rewardStatusValue as rewardStatusValueForTests };

@@ -162,7 +162,7 @@ export class CaptureFiles implements CaptureSink {
  * it (`prepared`: that one's bytes), which a backtest of the folder writes: `state.capture_max_bytes`
  * caps what the folder holds, caches included.
  */
-export async function capturesIn(dir: string): Promise<{ path: string; size: number; prepared: number }[]> {
+async function capturesIn(dir: string): Promise<{ path: string; size: number; prepared: number }[]> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => DAILY_NAME.test(n)).sort();
   const out: { path: string; size: number; prepared: number }[] = [];
   for (const name of names) {
@@ -173,3 +173,6 @@ export async function capturesIn(dir: string): Promise<{ path: string; size: num
   }
   return out;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { capturesIn as capturesInForTests };

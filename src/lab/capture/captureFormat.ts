@@ -10,7 +10,7 @@ import type { CaptureEvent } from "../../daemon/records/captureTap.js";
 export const CAPTURE_FORMAT = "liquidator-capture";
 export const CAPTURE_VERSION = 3;
 
-export interface CaptureHeader {
+interface CaptureHeader {
   format: typeof CAPTURE_FORMAT;
   version: number;
   /** ISO time the file was opened. */

@@ -109,7 +109,7 @@ async function* decodePrepared(fh: FileHandle, file: string, options: ReadOption
 }
 
 /** Whether `file` has a prepared file that a read would use. */
-export async function validPrepared(file: string): Promise<boolean> {
+async function validPrepared(file: string): Promise<boolean> {
   const key = await sourceKey(file);
   const fh = key === undefined ? undefined : await openPrepared(file, key);
   await fh?.close();
@@ -147,3 +147,6 @@ export async function* readPreparedBatches(
     else writer.abort();
   }
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { validPrepared as validPreparedForTests };

@@ -64,7 +64,7 @@ interface Poll {
   matched: number;
 }
 
-export class ForecastScore {
+class ForecastScore {
   readonly #capture: string;
   readonly #marks = new Map<string, number>();
   readonly #seen = new Set<number>();
@@ -256,3 +256,6 @@ export async function scoreForecastFiles(
   }
   return out;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { ForecastScore as ForecastScoreForTests };

@@ -14,7 +14,7 @@ import type { ClaimPnl, PnlLedger } from "../../engine/pnlLedger.js";
 import { CapClock } from "../sweep/capClock.js";
 import { type NetInterval, netInterval } from "./netInterval.js";
 
-export interface DayRow {
+interface DayRow {
   day: string;
   claims: number;
   liquidator_fee: number;

@@ -45,7 +45,7 @@ export function amount(x: number): string {
 }
 
 /** Time ticks at round UTC instants: at most ~8 across [t0, t1]. */
-export function timeTicks(t0: number, t1: number): { at: number; label: string }[] {
+function timeTicks(t0: number, t1: number): { at: number; label: string }[] {
   const span = t1 - t0;
   const step = TIME_STEPS.find((s) => span / s <= 8) ?? Math.ceil(span / 8 / DAY) * DAY;
   const out: { at: number; label: string }[] = [];
@@ -61,7 +61,7 @@ export function timeTicks(t0: number, t1: number): { at: number; label: string }
 }
 
 /** Round-number ticks (1, 2, 5 × 10ⁿ) covering [v0, v1]. */
-export function valueTicks(v0: number, v1: number): number[] {
+function valueTicks(v0: number, v1: number): number[] {
   const raw = (v1 - v0) / 5;
   const p = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) ?? 10 * p;
@@ -207,3 +207,6 @@ function markerSvg(m: Marker, cx: number, cy: number, color: string): string {
 function svgDocument(title: string, height: number, body: string): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-size="11" font-family="sans-serif"><title>${esc(title)}</title><rect width="100%" height="100%" fill="#fff"/>${body}</svg>`;
 }
+
+/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
+export { timeTicks as timeTicksForTests, valueTicks as valueTicksForTests };

@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MARGIN_SKIPS } from "../../../src/core/claimDesk.js";
-import { CORE_TIMINGS } from "../../../src/core/tradingCore.js";
+import { CORE_TIMINGS_FOR_TESTS } from "../../../src/core/tradingCore.js";
 import type { JournalReplay } from "../../../src/store/journalReplay.js";
 import type { StateStore } from "../../../src/store/stateStore.js";
 import { type CoreProcess, type ProcessWorld, startProcess } from "./coreProcess.js";
@@ -250,8 +250,8 @@ export class ModelWorld implements ProcessWorld {
     // counted from this process's start for a claim it found past the bound already.
     if (timed)
       for (const c of fold.claims.values()) {
-        const due = Math.max(c.intent.at + CORE_TIMINGS.boundMs, this.#bootedAt);
-        if (c.givenUp !== true && this.clock.now - due > CORE_TIMINGS.maxCheckMs + 1_000)
+        const due = Math.max(c.intent.at + CORE_TIMINGS_FOR_TESTS.boundMs, this.#bootedAt);
+        if (c.givenUp !== true && this.clock.now - due > CORE_TIMINGS_FOR_TESTS.maxCheckMs + 1_000)
           throw new Error(`(g) claim ${c.intent.id} unsettled ${(this.clock.now - c.intent.at) / 1000} s after it was sent`);
       }
   }
@@ -270,7 +270,7 @@ export class ModelWorld implements ProcessWorld {
       while (this.venue.requests.length > 0) await this.answer(0, "full", false);
       while (this.venue.pushed.length > 0) await this.deliver(0, false);
     };
-    const deadline = this.clock.now + CORE_TIMINGS.boundMs + 120_000;
+    const deadline = this.clock.now + CORE_TIMINGS_FOR_TESTS.boundMs + 120_000;
     while (this.clock.now < deadline && (this.p.core.unsettledClaims() > 0 || this.p.core.fold.orders.size > 0)) {
       await deliverAll();
       await this.advance(5_000);
