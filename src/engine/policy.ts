@@ -59,8 +59,8 @@ export type { ClaimDecision, Decision, SkipDecision, SkipReason, SymbolRatio } f
 export { GATE_SKIP_REASONS, SKIP_REASONS } from "./types.js";
 
 /** docs/protocol.md §4.1 / §7: below these notionals (quote, at mark) a claim must take everything. */
-export const FULL_TAKE_LOW_TIER = 10_000;
-export const FULL_TAKE_HIGH_TIER = 5_000;
+const FULL_TAKE_LOW_TIER = 10_000;
+const FULL_TAKE_HIGH_TIER = 5_000;
 
 /** The margin step, reused by every decision (they are synchronous): see claimMargin.ts. */
 const sharedMargin = new ClaimMargin();

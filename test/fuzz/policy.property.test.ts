@@ -8,20 +8,17 @@ import { describe, expect, it } from "vitest";
 import { compileRiskPolicy, type RiskLimitsInputForTests, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
 import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
-import {
-  type ClaimDecision,
-  decide,
-  FULL_TAKE_HIGH_TIER,
-  FULL_TAKE_LOW_TIER,
-  type PolicyContext,
-  SKIP_REASONS,
-} from "../../src/engine/policy.js";
+import { type ClaimDecision, decide, type PolicyContext, SKIP_REASONS } from "../../src/engine/policy.js";
 import { rawLimitPriceForTests, roundQty } from "../../src/engine/quantize.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { evaluateClaim, parseClaimBody } from "../../src/sim/claimRules.js";
 import type { SymbolSpec } from "../../src/sim/symbols.js";
 import { claimRequestBody } from "../../src/venue/mapping.js";
+
+/** docs/protocol.md §4.1 / §7, written here rather than imported: a wrong constant in the policy must fail this. */
+const FULL_TAKE_LOW_TIER = 10_000;
+const FULL_TAKE_HIGH_TIER = 5_000;
 
 const NUM_RUNS = 4_000;
 const NOW = 1_000_000;

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { buildVariants, parseSet } from "../../src/lab/sweep/variants.js";
+import { buildVariants } from "../../src/lab/sweep/variants.js";
 import { header, market, runCli, writeCapture, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir, writePolicyFile } from "../support/daemonHarness.js";
 
@@ -86,9 +86,12 @@ describe("variants", () => {
     expect(none.map((x) => x.name)).toEqual(["default"]);
   });
 
-  test("values are YAML scalars", () => {
-    expect(parseSet("unwind.mode=off,immediate").values).toEqual(["off", "immediate"]);
-    expect(parseSet("policy.dry_run=true").values).toEqual([true]);
+  test("values are YAML scalars", async () => {
+    const modes = await buildVariants([], ["unwind.mode=off,immediate"]);
+    expect(modes.map((v) => v.settings["unwind.mode"])).toEqual(["off", "immediate"]);
+    const [dry] = await buildVariants([], ["policy.dry_run=true"]);
+    expect(dry?.settings["policy.dry_run"]).toBe(true);
+    expect(dry?.config.policy.dry_run).toBe(true);
   });
 
   test("an unknown --set key, or a value the schema refuses, exits 64 naming it", async () => {

@@ -23,7 +23,7 @@ export interface SetList {
   values: unknown[];
 }
 
-export function parseSet(text: string): SetList {
+function parseSet(text: string): SetList {
   const eq = text.indexOf("=");
   const key = eq < 0 ? "" : text.slice(0, eq).trim();
   if (eq < 0 || !OVERRIDE_KEY.test(key))
