@@ -3,6 +3,8 @@
  * journal_events): claim intents and outcomes, unwind order intents, outcomes and fills, and the
  * record naming the venue and account. An intent is written before its request leaves; replay
  * rebuilds from them which ids were claimed, which orders are unsettled, and the P&L.
+ * Longer than most files: every record's schema in one place, because the file journal, PostgreSQL,
+ * the fold and the lab must read one format, and a record split from its siblings drifts.
  */
 import { z } from "zod";
 

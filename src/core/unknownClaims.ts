@@ -15,7 +15,7 @@
  *
  * Not applied, and still open: offered again (the venue's word allows a new claim). Applied: the
  * claim is settled as if its answer had come. What a give-up books is givenUpBookings.ts's.
- * (A little over 300 lines: the four ways to settle share one set of pending claims and one timer.)
+ * Longer than most files: the four ways to settle share one set of pending claims and one timer.
  */
 import { samePositions } from "../engine/liquidationPositions.js";
 import type { Fill, LiquidationPosition } from "../engine/types.js";
