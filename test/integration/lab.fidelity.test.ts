@@ -7,8 +7,8 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { runCli } from "../support/captures.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { runCli } from "../support/captures.js";
 import { claimsBy, journalLines, OPEN_POLICY, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
