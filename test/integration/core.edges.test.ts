@@ -15,9 +15,11 @@ import {
   daemonEnv,
   ethLong,
   metric,
+  nothingHappens,
   OPEN_POLICY,
   readJournal,
   readyz,
+  reconcileReads,
   reconcileRounds,
   requestsFrom,
   sleep,
@@ -201,8 +203,12 @@ test("#33.5 a fill no claim explains opens no lot: a flat account does not trip 
     async () => (await metric(d.metricsUrl, "liquidator_mark_price", { symbol: ETH })) > mark * 1.05,
     "the daemon sees the new mark",
   );
-  await sleep(2_500); // paces two of the protections' one-second observations at the new mark
-  expect(((await readyz(d.metricsUrl)).body as { trading_state?: string }).trading_state).toBe("active");
+  // Three reconcile rounds of 1 s span two of the protections' one-second observations at the new mark.
+  await nothingHappens(
+    async () => ((await readyz(d.metricsUrl)).body as { trading_state?: string }).trading_state !== "active" && "tripped",
+    reconcileReads(d.metricsUrl),
+    3,
+  );
   expect(await metric(d.metricsUrl, "liquidator_pnl_unrealized_quote")).toBe(0);
 }, 60_000);
 

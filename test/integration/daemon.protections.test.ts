@@ -17,12 +17,13 @@ import {
   claimsBy,
   daemonEnv,
   metric,
+  nothingHappens,
   OPEN_POLICY,
   readJournal,
   readyz,
+  reconcileReads,
   reconcileRounds,
   requestsFrom,
-  sleep,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
@@ -72,8 +73,9 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
       crossedAt = k;
       await waitFor(async () => (await state(url)).trading_state === "halted", "halted", 10_000);
     } else {
-      // Under the limit: not halted (the daemon may not trip early either).
-      await sleep(1_200); // a periodic observation of the same net has run
+      // Under the limit: not halted (the daemon may not trip early either). The guard observed this
+      // net when the ledger took the last fill (app/claimPath.ts `changed`), before /metrics showed it;
+      // flat, its once-a-second observation sees the same net.
       expect((await state(url)).trading_state, `after claim ${k}, venue net ${net}`).toBe("active");
     }
   }
@@ -108,9 +110,13 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
     expect.objectContaining({ key: "policy.min_fee", from: OPEN_POLICY.min_fee, to: 0.5, applies: "now" }),
   ]);
   expect(await metric(url2, "liquidator_config_reloads_total", { result: "applied" })).toBe(1);
-  await sleep(1_200); // one periodic observation, which must not re-arm on a reload
-  expect(second.logs.has("protections re-armed")).toBe(false);
-  expect((await state(url2)).trading_state).toBe("halted");
+  // Reconcile rounds of 5 s span several of the guard's once-a-second observations: none re-arms.
+  await nothingHappens(
+    async () =>
+      (second.logs.has("protections re-armed") || (await state(url2)).trading_state !== "halted") && "re-armed by a policy reload",
+    reconcileReads(url2),
+    2,
+  );
 
   // `liquidator rearm` reaches it through the journal's folder: active again, limits counted from here.
   const rearmed = await runCli(["rearm", "--config", config], env);
@@ -121,7 +127,13 @@ test("daily loss: halted at the claim that crosses the limit, unwinding goes on 
   await waitFor(async () => (await state(url2)).trading_state === "active", "active after liquidator rearm");
   await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === held), "the held liquidation claimed after the re-arm", 20_000);
   await waitFor(() => openQty(sim, ETH) === 0, "flat", 30_000);
-  await sleep(1_200); // one periodic observation of the net after the losing claim
+  const net = venueNet(sim);
+  // The guard observed the net after the losing claim when the ledger took its last fill.
+  await waitFor(
+    async () => Math.abs((await metric(url2, "liquidator_pnl_quote", { component: "net" })) - net) < 0.01,
+    "the daemon's P&L caught up",
+    20_000,
+  );
   // One more losing claim (about 430) is far from a fresh 1,000: still active.
   expect((await state(url2)).trading_state).toBe("active");
   second.child.kill("SIGTERM");
@@ -178,8 +190,16 @@ test("backtest: the daemon's own capture replayed with its config trips the dail
       await waitFor(async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "protection" })) >= 1, "skipped");
       continue;
     }
+    const before = sim.core.mark(ETH) as number;
     await waitFor(() => claimsBy(sim).some((c) => c.liquidationId === id), `claim ${k}`, 20_000);
-    await sleep(2_200); // the adverse mark arrived and a periodic observation ran on it
+    // The adverse mark (5 % down, 1 s after the claim) reaches the daemon; reconcile rounds of 1 s
+    // later, its once-a-second observation has run on it.
+    await waitFor(
+      async () => (await metric(url, "liquidator_mark_price", { symbol: ETH })) < before * 0.97,
+      `the adverse mark after claim ${k}`,
+      20_000,
+    );
+    await reconcileRounds(url, 2);
   }
   expect(after).toBeGreaterThan(0);
   await daemon.stop();

@@ -12,14 +12,16 @@ import {
   claimsBy,
   daemonEnv,
   metric,
+  nothingHappens,
   OPEN_POLICY,
   type Readyz,
   readyz,
+  reconcileReads,
   requestsFrom,
-  sleep,
   waitFor,
   writePolicyFile,
 } from "../support/daemonHarness.js";
+import type { LogCollector } from "../support/logCollector.js";
 import { test } from "../support/rig.js";
 import { openQty, venueOrders } from "../support/unwindProbe.js";
 
@@ -63,6 +65,15 @@ function assigned(s: SimulatorHandle, symbol: string): number {
 
 const close = (a: number, b: number, step: number) => Math.abs(a - b) < step;
 
+/** An order of the daemon's (not the operator's) at the venue, described; undefined while there is none. */
+const daemonOrder = (s: SimulatorHandle) => {
+  const o = venueOrders(s).find((x) => !String(x.client_order_id).startsWith("op-"));
+  return o === undefined ? undefined : `the daemon sent an order: ${o.side} ${o.symbol}`;
+};
+
+/** The unwinder found its own part of `symbol` closed (positionCloses.ts's line, after the last fill of it). */
+const closedLine = (logs: LogCollector, symbol: string) => logs.find("position closed").some((l) => l.symbol === symbol);
+
 describe("unwind.scope against the simulated venue", () => {
   test("claimed (default): only what the claims assigned is unwound; the operator's positions are untouched and reported", async ({
     rig,
@@ -82,7 +93,8 @@ describe("unwind.scope against the simulated venue", () => {
       () => d.logs.find("a position no claim explains: left alone (unwind.scope: claimed; use a dedicated account)").length === 2,
       "both reported",
     );
-    await sleep(1_000); // time for a wrong order to go out
+    // The unwinder was kicked on the positions read; reconcile rounds later an order it sent is at the venue.
+    await nothingHappens(() => daemonOrder(sim), reconcileReads(d.metricsUrl), 2);
     expect(openQty(sim, ETH, true)).toBe(ownEth);
     expect(openQty(sim, SOL, true)).toBe(ownSol);
     expect(await metric(d.metricsUrl, "liquidator_positions_unexplained", { symbol: ETH })).toBeCloseTo(ownEth, 9);
@@ -100,7 +112,8 @@ describe("unwind.scope against the simulated venue", () => {
     liquidate(sim, ETH, 3_000, 1);
     await waitFor(() => claimsBy(sim).length === 1, "the first claim");
     await waitFor(() => close(unwound(sim, ETH), -assigned(sim, ETH), step), "the claimed long sold", 30_000);
-    await sleep(1_500); // time for a wrong order to go out
+    // It planned again after the last fill and found its part flat; closing the operator's too, it would not be.
+    await waitFor(() => closedLine(d.logs, ETH), "the unwinder's 'position closed'", 30_000);
     expect(close(openQty(sim, ETH, true), ownEth, step)).toBe(true);
     expect(openQty(sim, SOL, true)).toBe(ownSol);
     const orders = venueOrders(sim).filter((o) => !String(o.client_order_id).startsWith("op-"));
@@ -146,7 +159,7 @@ describe("unwind.scope against the simulated venue", () => {
     expect(close(Number(line?.qty), own, step)).toBe(true);
     sim.core.trading.faults.clear();
     await waitFor(() => close(unwound(sim, ETH), -assigned(sim, ETH), step), "the claim sold after the restart", 30_000);
-    await sleep(1_500); // time for a wrong order on the operator's own to go out
+    await waitFor(() => closedLine(second.logs, ETH), "the unwinder's 'position closed' after the restart", 30_000);
     expect(close(openQty(sim, ETH, true), own, step)).toBe(true);
   }, 120_000);
 });
@@ -171,11 +184,12 @@ describe("stopping safely (SIGUSR2)", () => {
     expect(await metric(url, "liquidator_trading_state", { state: "active" })).toBe(0);
     expect(((await readyz(url)).body as { trading_state?: string }).trading_state).toBe("reducing");
     const requestsBefore = requestsFrom(sim).length;
-    // New liquidations after the signal: none is claimed.
+    const seen = await metric(url, "liquidator_liquidations_seen_total");
+    // New liquidations after the signal: seen, and none is claimed then or at the reconcile rounds that offer them again.
     liquidate(sim, SOL, 2_000, -1);
     liquidate(sim, ETH, 2_000, -1);
-    await sleep(2_000); // time in which a claim on them would have been sent
-    expect(requestsFrom(sim).length).toBe(requestsBefore);
+    await waitFor(async () => (await metric(url, "liquidator_liquidations_seen_total")) >= seen + 2, "both seen");
+    await nothingHappens(() => requestsFrom(sim).length !== requestsBefore && "a claim request while reducing", reconcileReads(url), 2);
     expect(p.exited()).toBe(false); // a claimed position is still open: no exit yet
     sim.core.trading.faults.clear();
     const end = await p.exit;
@@ -232,8 +246,8 @@ describe("stopping safely (SIGUSR2)", () => {
     await waitFor(() => claimsBy(sim).length === 1 && openQty(sim, ETH) > 0, "the claim held");
     p.child.kill("SIGUSR2");
     await waitFor(() => p.logs.has("drain: waiting"), "draining");
-    await sleep(2_000); // time in which a drain that ignored the open position would have exited
-    expect(p.exited()).toBe(false);
+    // The drain checks every 250 ms; over two reconcile rounds of the same process it has looked often.
+    await nothingHappens(() => p.exited() && "the drain exited with the position open", reconcileReads(url), 2);
     expect(openQty(sim, ETH)).toBeGreaterThan(0);
     await writePolicyFile(dir, OPEN_POLICY, "config.yaml", { unwind: { max_slippage_bps: 300 } });
     p.child.kill("SIGHUP");

@@ -12,10 +12,11 @@ import {
   daemonEnv,
   ethLong,
   metric,
+  nothingHappens,
   OPEN_POLICY,
   readJournal,
+  reconcileReads,
   requestsFrom,
-  sleep,
   type startQuietSim,
   waitFor,
   writePolicyFile,
@@ -68,8 +69,12 @@ describe("daemon child process", () => {
       async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "symbol_denied" })) >= 1,
       "symbol_denied counted",
     );
-    await sleep(1_500); // reconcile rounds re-decide the open ETH liquidation: still denied
-    expect(requestsFrom(s).some((r) => r.liquidationId === denied)).toBe(false);
+    // Reconcile rounds re-decide the open ETH liquidation: still denied.
+    await nothingHappens(
+      () => requestsFrom(s).some((r) => r.liquidationId === denied) && "the denied ETH was claimed",
+      reconcileReads(url),
+      2,
+    );
     expect(s.streams.stats().connectionsAccepted).toBe(accepted);
     expect(await metric(url, "liquidator_ws_reconnects_total")).toBe(reconnects);
 
@@ -84,8 +89,11 @@ describe("daemon child process", () => {
     const denied2 = s.core.addLiquidation(ethLong(0.4));
     const allowed2 = s.core.addLiquidation(sol(-6));
     await waitFor(() => claimsBy(s).some((c) => c.liquidationId === allowed2), "SOL claimed after the refused reload");
-    await sleep(1_000); // reconcile rounds in which the denied ETH would have been claimed
-    expect(requestsFrom(s).some((r) => r.liquidationId === denied || r.liquidationId === denied2)).toBe(false);
+    await nothingHappens(
+      () => requestsFrom(s).some((r) => r.liquidationId === denied || r.liquidationId === denied2) && "a denied ETH was claimed",
+      reconcileReads(url),
+      2,
+    );
     expect(p.exited()).toBe(false);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(s.streams.stats().connectionsAccepted).toBe(accepted);

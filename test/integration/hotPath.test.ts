@@ -11,7 +11,7 @@ import { AbortedError } from "../../src/errors.js";
 import { TimeoutError, TransportError } from "../../src/venue/errors.js";
 import { HttpTransport } from "../../src/venue/httpTransport.js";
 import { generateKeyPair, parsePublicKey, Signer, signingMessage } from "../../src/venue/signer.js";
-import { sleep, waitFor } from "../support/wait.js";
+import { waitFor } from "../support/wait.js";
 
 interface Seen {
   method: string;
@@ -144,9 +144,14 @@ describe("HttpTransport (dispatch)", () => {
     const p = t.send("POST", "/queued", [], "{}", "/queued", queued.signal);
     queued.abort();
     await expect(p).rejects.toBeInstanceOf(AbortedError);
-    for (const res of held) res.end("done");
+    // A request queued after it: undici's queue is first in, first out, so an aborted request still
+    // in it would go out on the first socket freed, before this one.
+    const after = t.send("GET", "/after", {}, undefined, "/after", undefined);
+    for (const res of held.splice(0)) res.end("done");
     await Promise.all(busy);
-    await sleep(100); // time in which an aborted request still queued would have gone out
+    await waitUntil(() => seen.some((s) => s.url === "/after"));
+    for (const res of held) res.end("done");
+    await after;
     expect(seen.some((s) => s.url === "/queued")).toBe(false);
   });
 

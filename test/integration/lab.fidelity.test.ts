@@ -7,8 +7,9 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { runCli } from "../support/captures.js";
-import { claimsBy, OPEN_POLICY, sleep } from "../support/daemonHarness.js";
+import { claimsBy, journalLines, OPEN_POLICY, requestsFrom, sleep, waitFor } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
 
 const POLICY = { ...OPEN_POLICY, min_fee: 20 };
@@ -34,18 +35,34 @@ async function backtestIds(stateDir: string): Promise<number[]> {
   return out.variants[0]?.claimed_ids ?? [];
 }
 
+/**
+ * Every id offered is decided: a claim of it reached the venue (answered: the stop drains what is in
+ * flight), or the daemon journaled that it skipped it or that it left the open list. An id still
+ * queued at the stop would be claimed by the replay and not by the daemon.
+ */
+function allDecided(sim: SimulatorHandle, stateDir: string, ids: readonly number[]): boolean {
+  const requested = new Set(requestsFrom(sim).map((r) => r.liquidationId));
+  const decided = new Set(
+    journalLines(stateDir)
+      .filter((l) => (l.t === "skip" && l.cut !== true) || l.t === "gone")
+      .map((l) => l.id),
+  );
+  return ids.every((id) => requested.has(id) || decided.has(id));
+}
+
 describe("policy lab fidelity", () => {
   test("no competitor: the replay claims exactly the ids the daemon claimed", async ({ rig }) => {
     const sim = await rig.sim({ scenario: { volatilityScale: 1 } });
     const stateDir = await rig.dir("fidelity");
     const daemon = await rig.daemon({ sim, stateDir, policy: POLICY, env: { LIQUIDATOR_CAPTURE: "1" }, until: "ready" });
+    const ids: number[] = [];
     for (let round = 0; round < 3; round++) {
       for (const [symbol, qty] of SIZES) {
-        sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
+        ids.push(sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] }));
         await sleep(120); // paces the load: one liquidation at a time, as a market brings them
       }
     }
-    await sleep(2_500); // the last liquidations are seen, decided and claimed before the stop (which drains what is in flight)
+    await waitFor(() => allDecided(sim, stateDir, ids), "every liquidation decided before the stop", 30_000);
     await daemon.stop();
     const daemonIds = claimsBy(sim)
       .filter((c) => c.code === 0 && c.liquidationId !== undefined)
@@ -61,9 +78,11 @@ describe("policy lab fidelity", () => {
     const stateDir = await rig.dir("fidelity-rival");
     const daemon = await rig.daemon({ sim, stateDir, policy: POLICY, env: { LIQUIDATOR_CAPTURE: "1" }, until: "ready" });
     const rival = new Set<number>();
+    const ids: number[] = [];
     for (let round = 0; round < 2; round++) {
       for (const [i, [symbol, qty]] of SIZES.entries()) {
         const id = sim.core.addLiquidation({ positions: [{ symbol, position_qty: qty }] });
+        ids.push(id);
         if (i === 1 || i === 5) {
           await sim.core.competitorClaim(id);
           rival.add(id);
@@ -71,7 +90,7 @@ describe("policy lab fidelity", () => {
         await sleep(120); // paces the load: one liquidation at a time, as a market brings them
       }
     }
-    await sleep(2_500); // the last liquidations are seen, decided and claimed before the stop (which drains what is in flight)
+    await waitFor(() => allDecided(sim, stateDir, ids), "every liquidation decided before the stop", 30_000);
     await daemon.stop();
     const daemonIds = new Set(
       claimsBy(sim)

@@ -12,7 +12,9 @@ import {
   claimsBy,
   daemonEnv,
   metric,
+  nothingHappens,
   OPEN_POLICY,
+  reconcileReads,
   reconcileRounds,
   requestsFrom,
   sleep,
@@ -103,8 +105,12 @@ describeWithPostgres("protections across a takeover", () => {
     // new leader through PostgreSQL's operator_requests.
     standby.proc.child.kill("SIGHUP");
     await waitFor(() => standby.proc.logs.has("policy reloaded"), "reloaded");
-    await sleep(1_200); // one periodic observation, which must not re-arm on a reload
-    expect((await role(standby))?.trading_state).toBe("halted");
+    // Reconcile rounds of 5 s span several of the guard's once-a-second observations: none re-arms.
+    await nothingHappens(
+      async () => (await role(standby))?.trading_state !== "halted" && "re-armed by a reload",
+      reconcileReads(standby.url),
+      2,
+    );
     const rearmed = await runCli(["rearm", "--config", standby.config], standby.env);
     expect(rearmed.code).toBe(0);
     expect(rearmed.stdout).toMatch(/taken by /);

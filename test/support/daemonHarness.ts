@@ -111,9 +111,9 @@ export function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...out, ...env };
 }
 
-import { waitFor } from "./wait.js";
+import { type Work, waitFor } from "./wait.js";
 
-export { sleep, waitFor } from "./wait.js";
+export { nothingHappens, sleep, waitFor } from "./wait.js";
 
 // ---- the venue's truth ------------------------------------------------------------------------
 
@@ -201,9 +201,21 @@ export async function metric(metricsUrl: string, name: string, labels: Record<st
  * that nothing was resent (a resend would have happened in one of them).
  */
 export async function reconcileRounds(metricsUrl: string, rounds = 3, timeoutMs = 20_000): Promise<void> {
-  const reads = () => metric(metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" });
-  const start = await reads();
-  await waitFor(async () => (await reads()) >= start + rounds, `${rounds} more reconcile rounds`, timeoutMs);
+  const reads = reconcileReads(metricsUrl);
+  const start = await reads.count();
+  await waitFor(async () => (await reads.count()) >= start + rounds, `${rounds} more reconcile rounds`, timeoutMs);
+}
+
+/**
+ * The daemon's reads of the venue's open liquidations (one per reconcile round: 1 s in-process, 5 s
+ * in a child process) as the work `nothingHappens` counts: each round re-decides every open id, and
+ * the unwinder, the protections and the drain run on between two of them.
+ */
+export function reconcileReads(metricsUrl: string): Work {
+  return {
+    what: "reconcile rounds",
+    count: () => metric(metricsUrl, "liquidator_http_requests_total", { endpoint: "/v1/public/liquidation" }),
+  };
 }
 
 /** One ETH long (about 3,850 of notional at the simulator's start price; fee 0.008). */

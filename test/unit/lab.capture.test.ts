@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { constants, gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
 import { CaptureFiles, capturesInForTests } from "../../src/lab/capture/captureFiles.js";
@@ -23,6 +23,36 @@ afterEach(async () => {
 });
 
 const DAY = 86_400_000;
+
+/**
+ * Whether the capture file of `at`'s day (or one of its parts) holds the event at `at` on disk, as far
+ * as a reader can decompress it (a sync flush or the file's end put it there): what the size cap
+ * measures.
+ */
+async function onDisk(dir: string, at: number): Promise<boolean> {
+  const day = new Date(at).toISOString().slice(0, 10);
+  for (const f of await capturesInForTests(dir)) {
+    if (!f.path.includes(`capture-${day}`)) continue;
+    try {
+      const text = gunzipSync(await readFile(f.path), { finishFlush: constants.Z_SYNC_FLUSH }).toString();
+      if (new RegExp(`"at":${at}[,}]`).test(text)) return true;
+    } catch {
+      // Not there yet: the gzip header itself has not reached the disk.
+    }
+  }
+  return false;
+}
+
+/** Whether `at`'s day's file is a whole gzip on disk (its end written), or gone (the cap pruned it). */
+async function wholeOrGone(dir: string, at: number): Promise<boolean> {
+  const path = join(dir, `capture-${new Date(at).toISOString().slice(0, 10)}.jsonl.gz`);
+  try {
+    gunzipSync(await readFile(path));
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
 
 describe("capture queue", () => {
   test("record never calls the sink in the caller's tick; a full queue drops and counts", async () => {
@@ -113,7 +143,8 @@ describe("capture files", () => {
       const marks: Record<string, number> = {};
       for (let i = 0; i < 600; i++) marks[`S${i}`] = noise();
       files.write([marksEvent(T0 + day * DAY, marks)]);
-      await new Promise((r) => setTimeout(r, 20)); // paces the days: each file's gzip reaches the disk before the cap is measured
+      // This write ended the day before's file: whole on disk before the next write measures the cap.
+      if (day > 0) await waitFor(() => wholeOrGone(dir as string, T0 + (day - 1) * DAY), `day ${day - 1}'s file whole on disk`, 10_000);
     }
     await files.close();
     const left = await capturesInForTests(dir);
@@ -140,7 +171,8 @@ describe("capture files", () => {
         marks[`S${i}`] = seed / 2 ** 31;
       }
       files.write([marksEvent(T0 + b * 1000, marks)]);
-      await new Promise((r) => setTimeout(r, 30)); // paces the writes: each reaches the disk before the cap is measured
+      // Sync-flushed (20 s since the last write): on disk before the next write measures the cap.
+      await waitFor(() => onDisk(dir as string, T0 + b * 1000), `batch ${b} on disk`, 10_000);
     }
     await files.close();
     const names = (await capturesInForTests(dir)).map((f) => f.path.split("/").at(-1));
@@ -229,7 +261,7 @@ describe("the capture folder's cap counts the backtest's prepared files", () => 
     const files = new CaptureFiles({ target: { mode: "daily", dir, maxBytes: 40_000 }, writer: "test", venue: "v" });
     await files.open();
     files.write([marksEvent(T0, { S: 1 })]);
-    await new Promise((r) => setTimeout(r, 30)); // lets the write reach the disk before the cap is measured at close
+    await waitFor(() => onDisk(dir as string, T0), "the write on disk", 10_000); // before the cap is measured at close
     await files.close();
     const left = (await readdir(dir)).sort();
     expect(left).not.toContain("capture-2026-01-04.jsonl.gz");

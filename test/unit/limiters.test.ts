@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { AbortedError, ConfigError } from "../../src/errors.js";
 import { createVenueLimiters, type LimiterName, spacingFor, type VenueLimiters } from "../../src/venue/limiters.js";
 import { VENUE_LIMITS as LIMITS } from "../support/venueLimits.js";
@@ -110,17 +110,31 @@ describe("venue limiters", () => {
   });
 
   test("a permit used late is restamped: the next one is spaced from the actual start", async () => {
-    const limiters = createVenueLimiters(LIMITS);
-    const spacing = limiters.spacingMs("claims"); // 210 ms at 5/s
-    await limiters.acquire("claims");
-    await new Promise((r) => setTimeout(r, spacing - 60)); // the holder waited for something first
-    limiters.restamp("claims"); // ...and starts its request now
-    await new Promise((r) => setTimeout(r, 100)); // past the permit's spacing, not the start's
-    expect(limiters.tryAcquire("claims")).toBe(false);
-    const t0 = performance.now();
-    await limiters.acquire("claims");
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(spacing - 100 - 70);
-    await limiters.stop();
+    // Fake timers (performance.now included): the limiter waits for a timer, so the test moves the
+    // clock itself and can say to the millisecond when the next permit comes.
+    vi.useFakeTimers();
+    try {
+      const limiters = createVenueLimiters(LIMITS);
+      const spacing = limiters.spacingMs("claims"); // 210 ms at 5/s
+      await limiters.acquire("claims");
+      await vi.advanceTimersByTimeAsync(spacing - 60); // the holder waited for something first
+      limiters.restamp("claims"); // ...and starts its request now
+      await vi.advanceTimersByTimeAsync(100); // past the permit's spacing, not the start's
+      expect(limiters.tryAcquire("claims")).toBe(false);
+      let granted = false;
+      const next = limiters.acquire("claims").then(() => {
+        granted = true;
+      });
+      // Spaced from the restamp: spacing − 100 ms from here, not spacing − 160 (from the permit).
+      await vi.advanceTimersByTimeAsync(spacing - 101);
+      expect(granted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await next;
+      expect(granted).toBe(true);
+      await limiters.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test("spacing keeps the jitter budget inside the limit", () => {

@@ -51,6 +51,12 @@ describe("operator requests (file store)", () => {
     let failDone = 2;
     const rearms: unknown[] = [];
     const stop = new AbortController();
+    // The loop asks who may send at the start of every turn: its turns are counted there.
+    let turns = 0;
+    const turnsMore = async (n: number) => {
+      const until = turns + n;
+      await waitFor(() => turns >= until, `${n} more turns of the loop`, 10_000);
+    };
     const loop = operatorRequestLoopForTests({
       store: {
         requests: () => fileRequests(dir),
@@ -58,7 +64,10 @@ describe("operator requests (file store)", () => {
           if (failDone-- > 0) throw new Error("database timed out");
           await fileRequestDone(dir, id);
         },
-        mayLead: () => mayLead,
+        mayLead: () => {
+          turns++;
+          return mayLead;
+        },
       },
       guard: { rearm: (limits, why) => void rearms.push([limits, why]) },
       logger: { info: () => undefined, warn: () => undefined },
@@ -66,11 +75,11 @@ describe("operator requests (file store)", () => {
       everyMs: 5,
     });
     await writeFileRequest(dir, { kind: "rearm", at: Date.now(), by: "op" });
-    await new Promise((r) => setTimeout(r, 50)); // ten turns of the loop in which a leader would have acted
+    await turnsMore(10); // turns of the loop in which a leader would have acted
     expect(rearms).toEqual([]); // a standby leaves it for the leader
     mayLead = true;
     await waitFor(async () => (await fileRequests(dir)).length === 0, "done", 5_000);
-    await new Promise((r) => setTimeout(r, 50)); // ten more turns: a done request is not acted on twice
+    await turnsMore(10); // a done request is not acted on twice
     expect(rearms).toEqual([[undefined, "command"]]);
     stop.abort();
     await loop;

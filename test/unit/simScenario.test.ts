@@ -1,44 +1,59 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InsuranceFund } from "../../src/sim/insuranceFund.js";
 import { resolveScenarioForTests, Scenario } from "../../src/sim/scenario.js";
 import type { SimPush } from "../../src/sim/simPush.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
-import { waitFor } from "../support/wait.js";
+import { nothingHappens, waitFor } from "../support/wait.js";
 
 const until = (cond: () => boolean, what: string): Promise<unknown> => waitFor(cond, what, 20_000, 10);
 
 describe("Scenario", () => {
   it("drives marks, liquidations, cascades, competitors, expiry and epochs, and stops on abort", async () => {
-    const core = new VenueCore({ seed: 99, orderCounts: [5], liquidationTtlMs: 300 });
-    const pushes: SimPush[] = [];
-    core.onPush((p) => pushes.push(p));
-    const scenario = new Scenario(core, {
-      markIntervalMs: 20,
-      liquidationsPerSec: 50,
-      cascadeIntervalMs: 100,
-      cascadeSize: 4,
-      competitorProbability: 1,
-      competitorDelayMs: [0, 5],
-      epochAdvanceMs: 100,
-      expirySweepMs: 20,
-    });
-    const stop = new AbortController();
-    const startEpoch = core.rewards.currentEpoch;
-    const btcStart = core.mark("PERP_BTC_USDC");
-    scenario.start(stop.signal);
+    // Fake timers: the scenario is its timers, so the test moves the clock and, after the abort, can
+    // run the clock on and see that nothing of the scenario is left to fire.
+    vi.useFakeTimers();
     try {
-      await until(() => pushes.filter((p) => p.topic === "markprices").length >= 5, "mark pushes");
-      await until(() => pushes.some((p) => p.topic === "PERP_BTC_USDC@markprice"), "per-symbol mark push");
-      await until(() => core.claims().some((c) => c.source === "competitor"), "a competitor claim");
-      await until(() => core.rewards.currentEpoch >= startEpoch + 2, "two epoch advances");
-      await until(() => pushes.some((p) => p.topic === "liquidation" && (p.data as unknown[]).length === 4), "a cascade of 4");
-      expect(core.mark("PERP_BTC_USDC")).not.toBe(btcStart);
+      const core = new VenueCore({ seed: 99, orderCounts: [5], liquidationTtlMs: 300 });
+      const pushes: SimPush[] = [];
+      core.onPush((p) => pushes.push(p));
+      const scenario = new Scenario(core, {
+        markIntervalMs: 20,
+        liquidationsPerSec: 50,
+        cascadeIntervalMs: 100,
+        cascadeSize: 4,
+        competitorProbability: 1,
+        competitorDelayMs: [0, 5],
+        epochAdvanceMs: 100,
+        expirySweepMs: 20,
+      });
+      const stop = new AbortController();
+      const startEpoch = core.rewards.currentEpoch;
+      const btcStart = core.mark("PERP_BTC_USDC");
+      /** Moves the fake clock 10 ms at a time until `cond` holds (at most 20 s of it). */
+      const advanceUntil = async (cond: () => boolean, what: string): Promise<void> => {
+        for (let ms = 0; !cond(); ms += 10) {
+          if (ms > 20_000) throw new Error(`no ${what} in 20 s of the fake clock`);
+          await vi.advanceTimersByTimeAsync(10);
+        }
+      };
+      scenario.start(stop.signal);
+      try {
+        await advanceUntil(() => pushes.filter((p) => p.topic === "markprices").length >= 5, "mark pushes");
+        await advanceUntil(() => pushes.some((p) => p.topic === "PERP_BTC_USDC@markprice"), "per-symbol mark push");
+        await advanceUntil(() => core.claims().some((c) => c.source === "competitor"), "a competitor claim");
+        await advanceUntil(() => core.rewards.currentEpoch >= startEpoch + 2, "two epoch advances");
+        await advanceUntil(() => pushes.some((p) => p.topic === "liquidation" && (p.data as unknown[]).length === 4), "a cascade of 4");
+        expect(core.mark("PERP_BTC_USDC")).not.toBe(btcStart);
+      } finally {
+        stop.abort();
+      }
+      const count = pushes.length;
+      await vi.advanceTimersByTimeAsync(200); // ten market steps on the fake clock, in which a running scenario would have pushed
+      expect(pushes.length).toBe(count);
+      expect(vi.getTimerCount()).toBe(0);
     } finally {
-      stop.abort();
+      vi.useRealTimers();
     }
-    const count = pushes.length;
-    await new Promise((r) => setTimeout(r, 200)); // ten market steps in which a running scenario would have pushed
-    expect(pushes.length).toBe(count);
   });
 
   it("unwinds the positions of keyed accounts (the liquidators) but not the competitors'", async () => {
@@ -136,8 +151,12 @@ describe("Scenario", () => {
       const id = core.addLiquidation({ positions: [{ symbol: "PERP_ETH_USDC", position_qty: 1 }] });
       await until(() => core.claims(id).length > 0, "a competitor's claim");
       const row = fund.takeOver([{ symbol: "PERP_SOL_USDC", position_qty: 3 }]) as number;
-      await new Promise((r) => setTimeout(r, 100)); // five market steps in which a competitor would have claimed it
-      expect(core.claimRequests().some((c) => c.liquidationId === row)).toBe(false);
+      // Five market steps of 20 ms, each a chance for a competitor (0–5 ms after the push) to claim it.
+      await nothingHappens(
+        () => core.claimRequests().some((c) => c.liquidationId === row) && "a competitor claimed the fund's row",
+        { what: "market steps", count: () => Math.floor((scenario.market?.clock ?? 0) / 20) },
+        5,
+      );
     } finally {
       stop.abort();
     }
