@@ -157,11 +157,3 @@ export const configSchema = strict({
 
 export type Config = z.output<typeof configSchema>;
 export type PolicyConfig = Config["policy"];
-
-/** The built-in defaults (what an empty or absent config file means). */
-function defaultConfig(): Config {
-  return configSchema.parse({});
-}
-
-/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { defaultConfig as defaultConfigForTests };

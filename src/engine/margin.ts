@@ -107,27 +107,6 @@ function maintenanceMargin(p: MarginParams, notional: number): number {
   return n === 0 ? 0 : n * mmrRate(p, n);
 }
 
-/** One position for the account-wide sums: its symbol's margin for the account, signed quantity and mark. */
-export interface MarginPosition {
-  readonly params: SymbolMargin;
-  readonly qty: number;
-  readonly mark: number;
-}
-
-/** Initial margin of everything held (one net position per symbol), each at its symbol's leverage. */
-function initialMarginOf(positions: Iterable<MarginPosition>): number {
-  let sum = 0;
-  for (const p of positions) sum += symbolInitialMargin(p.params, notionalOf(p.qty, p.mark));
-  return sum;
-}
-
-/** Maintenance margin of everything held. */
-function maintenanceMarginOf(positions: Iterable<{ readonly params: MarginParams; readonly qty: number; readonly mark: number }>): number {
-  let sum = 0;
-  for (const p of positions) sum += maintenanceMargin(p.params, notionalOf(p.qty, p.mark));
-  return sum;
-}
-
 /** The venue's margin ratio with no position: 1000 %. */
 const NO_POSITION_MARGIN_RATIO = 10;
 
@@ -142,9 +121,4 @@ export function freeCollateral(totalCollateral: number, positionsInitialMargin: 
 }
 
 /** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export {
-  initialMarginOf as initialMarginOfForTests,
-  maintenanceMargin as maintenanceMarginForTests,
-  maintenanceMarginOf as maintenanceMarginOfForTests,
-  mmrRate as mmrRateForTests,
-};
+export { maintenanceMargin as maintenanceMarginForTests, mmrRate as mmrRateForTests };

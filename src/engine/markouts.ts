@@ -74,27 +74,6 @@ export function sampleMarkout(
 }
 
 /**
- * Markouts of an assignment along a mark path (marks of its symbol in receive order): at each
- * horizon, the latest mark received at or before it, if fresh. What the sampler computes live,
- * for a path known in full (tests, the lab).
- */
-function markoutsAlongPath(
-  a: Assignment,
-  path: readonly MarkPoint[],
-  maxAgeMs: number,
-  delaysMs: readonly number[] = MARKOUT_DELAYS_MS,
-): MarkoutSample[] {
-  const out: MarkoutSample[] = [];
-  let i = -1;
-  for (let h = 0; h < MARKOUT_HORIZONS.length; h++) {
-    const at = a.at + (delaysMs[h] as number);
-    while (i + 1 < path.length && (path[i + 1] as MarkPoint).receivedAt <= at) i++;
-    out.push(sampleMarkout(a, MARKOUT_HORIZONS[h] as MarkoutHorizon, at, i >= 0 ? path[i] : undefined, maxAgeMs));
-  }
-  return out;
-}
-
-/**
  * At a restart or a takeover, what to do with each horizon of an assignment not sampled yet: sample
  * it later if still in the future (`due` = when), else record it missing (`down`): the marks in
  * between were not watched, and the mark now is not the mark then.
@@ -114,6 +93,3 @@ export function pendingHorizons(
   }
   return out;
 }
-
-/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { markoutsAlongPath as markoutsAlongPathForTests };

@@ -28,8 +28,6 @@ export interface ProtectionLimits {
   cooldownS: number;
 }
 
-const PROTECTIONS_OFF: ProtectionLimits = { dailyLossLimit: null, drawdownLimit: null, lossStreak: null, cooldownS: 600 };
-
 /** Everything the rules remember: what the journal keeps. */
 export interface ProtectionSnapshot {
   /** Daily loss limit reached on `day`. */
@@ -204,6 +202,3 @@ export class Protections {
     this.#s = { ...freshProtections(), day: utcDay(now), dayBaseline: net, peak: net };
   }
 }
-
-/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { PROTECTIONS_OFF as PROTECTIONS_OFF_FOR_TESTS };

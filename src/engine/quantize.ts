@@ -138,10 +138,5 @@ export function safeLimitPrice(qty: number, mark: number, numerator: number, tic
   return limit <= mark && limit >= raw && limit > 0 ? limit : Number.NaN;
 }
 
-/** The raw (unquantised) limit for a position of sign `qty`: the bound the slippage setting allows. */
-function rawLimitPrice(qty: number, mark: number, bps: number): number {
-  return (mark * (qty > 0 ? BPS + bps : BPS - bps)) / BPS;
-}
-
 /** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { rawLimitPrice as rawLimitPriceForTests, ticksToPrice as ticksToPriceForTests };
+export { ticksToPrice as ticksToPriceForTests };

@@ -65,20 +65,5 @@ function seriesNames(text: string): Set<string> {
   return new Set(parsePrometheus(text).map((s) => s.name));
 }
 
-/**
- * Names the exposition offers: every series, every `# TYPE` family, and for histograms/summaries
- * their `_bucket`/`_sum`/`_count` series even when no label set was touched yet.
- */
-function familyNames(text: string): Set<string> {
-  const names = seriesNames(text);
-  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)/gm)) {
-    const [, name = "", kind] = m;
-    names.add(name);
-    if (kind === "histogram") for (const s of ["_bucket", "_sum", "_count"]) names.add(name + s);
-    if (kind === "summary") for (const s of ["_sum", "_count"]) names.add(name + s);
-  }
-  return names;
-}
-
 /** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { familyNames as familyNamesForTests, sampleValue as sampleValueForTests, seriesNames as seriesNamesForTests };
+export { sampleValue as sampleValueForTests, seriesNames as seriesNamesForTests };

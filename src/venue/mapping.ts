@@ -40,14 +40,6 @@ export interface FundOffer {
   discount: number;
 }
 
-/** The open symbols of a `type: "claim"` row; none for any other row. */
-function fundOffersFromRow(row: OpenLiquidation): FundOffer[] {
-  if (row.type !== FUND_ROW_TYPE) return [];
-  return row.positions_by_perp
-    .filter((p) => p.position_qty !== 0)
-    .map((p) => ({ claimId: row.liquidation_id, symbol: p.symbol, positionQty: p.position_qty, discount: p.liquidator_fee }));
-}
-
 /**
  * The `POST /v1/claim_insurance_fund` body for `qty` (base, positive, already on the symbol's step)
  * of an offer, with its limit price. Throws RangeError on what the venue must not receive.
@@ -257,6 +249,3 @@ export function claimRequestBody(d: ClaimDecision): ClaimRequest {
   }
   return body;
 }
-
-/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { fundOffersFromRow as fundOffersFromRowForTests };

@@ -9,12 +9,13 @@ import { compileRiskPolicy, type RiskLimitsInputForTests, type RiskPolicyInput }
 import { Exposure, worstQty } from "../../src/engine/exposure.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { type ClaimDecision, decide, type PolicyContext, SKIP_REASONS } from "../../src/engine/policy.js";
-import { rawLimitPriceForTests, roundQty } from "../../src/engine/quantize.js";
+import { roundQty } from "../../src/engine/quantize.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import type { Liquidation, SymbolInfo } from "../../src/engine/types.js";
 import { evaluateClaim, parseClaimBody } from "../../src/sim/claimRules.js";
 import type { SymbolSpec } from "../../src/sim/symbols.js";
 import { claimRequestBody } from "../../src/venue/mapping.js";
+import { rawLimitPrice } from "../support/rawLimitPrice.js";
 
 /** docs/protocol.md §4.1 / §7, written here rather than imported: a wrong constant in the policy must fail this. */
 const FULL_TAKE_LOW_TIER = 10_000;
@@ -244,7 +245,7 @@ function checkClaim(d: ClaimDecision, w: World, ctx: PolicyContext, liq: Liquida
     // The limit: right side of the mark, within the slippage, on the tick.
     const limit = d.limitPrice[symbol]!;
     expect(limit > 0 && Number.isFinite(limit)).toBe(true);
-    const bound = rawLimitPriceForTests(pos.positionQty, m.price, lim.slippageBps);
+    const bound = rawLimitPrice(pos.positionQty, m.price, lim.slippageBps);
     if (pos.positionQty > 0) {
       expect(limit).toBeGreaterThanOrEqual(m.price);
       expect(limit).toBeLessThanOrEqual(bound);

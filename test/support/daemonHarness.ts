@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pino from "pino";
 import { stringify } from "yaml";
-import { defaultConfigForTests } from "../../src/config/schema.js";
 import { metricValue } from "../../src/observe/promText.js";
 import type { ClaimLogEntry } from "../../src/sim/claimLog.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
@@ -19,6 +18,7 @@ import { type SimulatorHandle, type StartSimulatorOptions, startSimulator } from
 import { JOURNAL_FILE } from "../../src/store/fileJournal.js";
 import { listSegments } from "../../src/store/journalFiles.js";
 import { type JournalReplay, parseJournal } from "../../src/store/journalReplay.js";
+import { defaultConfig } from "./defaultConfig.js";
 
 /** A policy that lets every test liquidation through unless a test says otherwise. */
 export const OPEN_POLICY = {
@@ -74,7 +74,7 @@ let builtInLimitsFile: string | undefined;
 function builtInLimitsConfig(): string {
   if (builtInLimitsFile === undefined) {
     const dir = mkdtempSync(join(tmpdir(), "liq-limits-"));
-    const { max_claim_notional, max_total_exposure, min_fee } = defaultConfigForTests().policy;
+    const { max_claim_notional, max_total_exposure, min_fee } = defaultConfig().policy;
     const path = join(dir, "limits.yaml");
     writeFileSync(path, stringify({ policy: { max_claim_notional, max_total_exposure, min_fee } }));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+import { parsePrometheus } from "../../src/observe/promText.js";
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DASHBOARD_PATH = join(REPO_ROOT, "grafana", "dashboards", "liquidator.json");
@@ -96,4 +97,17 @@ export function metricNamesInDashboardAndRules(dashboardPath = DASHBOARD_PATH, a
   return [...new Set(exprs.flatMap(metricNamesIn))].sort();
 }
 
-export { familyNamesForTests as scrapeNames } from "../../src/observe/promText.js";
+/**
+ * Names a Prometheus text scrape offers: every series, every `# TYPE` family, and for histograms and
+ * summaries their `_bucket`/`_sum`/`_count` series even when no label set was touched yet.
+ */
+export function scrapeNames(text: string): Set<string> {
+  const names = new Set(parsePrometheus(text).map((s) => s.name));
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)/gm)) {
+    const [, name = "", kind] = m;
+    names.add(name);
+    if (kind === "histogram") for (const s of ["_bucket", "_sum", "_count"]) names.add(name + s);
+    if (kind === "summary") for (const s of ["_sum", "_count"]) names.add(name + s);
+  }
+  return names;
+}

@@ -5,9 +5,9 @@
  */
 import { type RunDaemonOptions, runDaemon } from "../../src/app/runDaemon.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { defaultConfigForTests } from "../../src/config/schema.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import { daemonEnv, OPEN_POLICY, untilReady, writePolicyFile } from "./daemonHarness.js";
+import { defaultConfig } from "./defaultConfig.js";
 import { LogCollector } from "./logCollector.js";
 import { waitFor } from "./wait.js";
 
@@ -61,7 +61,7 @@ export interface InProcessDaemon {
 
 export async function startInProcessDaemon(o: InProcessDaemonOptions): Promise<InProcessDaemon> {
   // Live mode wants the claim limits set explicitly (config/liveLimits.ts): "built-in" sets them to their built-in values.
-  const builtIn = defaultConfigForTests().policy;
+  const builtIn = defaultConfig().policy;
   const explicitBuiltIn = {
     max_claim_notional: builtIn.max_claim_notional,
     max_total_exposure: builtIn.max_total_exposure,

@@ -12,11 +12,11 @@ import { liveLimitProblems } from "../../src/config/liveLimits.js";
 import { type LoadedConfig, loadConfig } from "../../src/config/loadConfig.js";
 import { renderEffectiveConfig, renderEffectiveConfigJson } from "../../src/config/redact.js";
 import { reloadPolicy } from "../../src/config/reloadPolicy.js";
-import { defaultConfigForTests } from "../../src/config/schema.js";
 import { ConfigError } from "../../src/errors.js";
 import { REDACTED } from "../../src/redaction.js";
 import { SIM_FLAVORS } from "../../src/sim/flavor.js";
 import { generateKeyPair } from "../../src/venue/signer.js";
+import { defaultConfig } from "../support/defaultConfig.js";
 
 let dir: string;
 let fileCounter = 0;
@@ -294,8 +294,8 @@ describe("file-level problems", () => {
   });
 
   test("empty file and comment-only file mean defaults", async () => {
-    expect((await load("")).config).toEqual(defaultConfigForTests());
-    expect((await load("# nothing here\n")).config).toEqual(defaultConfigForTests());
+    expect((await load("")).config).toEqual(defaultConfig());
+    expect((await load("# nothing here\n")).config).toEqual(defaultConfig());
   });
 });
 
@@ -304,7 +304,7 @@ describe("defaults", () => {
     const { config, secret, path } = await loadConfig({ env: {} });
     expect(path).toBeUndefined();
     expect(secret).toBeUndefined();
-    expect(config).toEqual(defaultConfigForTests());
+    expect(config).toEqual(defaultConfig());
     expect(config.venue.mode).toBe("simulator");
     expect(config.venue.header_prefix).toBe("service");
     expect(config.venue.limits).toEqual({
@@ -331,7 +331,7 @@ describe("defaults", () => {
   test("config/default.yaml loads to exactly the schema defaults", async () => {
     const path = join(import.meta.dirname, "../../config/default.yaml");
     const loaded = await loadConfig({ path, env: {} });
-    expect(loaded.config).toEqual(defaultConfigForTests());
+    expect(loaded.config).toEqual(defaultConfig());
   });
 
   test("config/default.yaml spells out every key of the defaults", async () => {
@@ -346,7 +346,7 @@ describe("defaults", () => {
         else walk(v, d, `${prefix}${k}.`);
       }
     };
-    walk(defaultConfigForTests(), raw, "");
+    walk(defaultConfig(), raw, "");
     expect(missing).toEqual([]);
   });
 
@@ -376,7 +376,7 @@ describe("defaults", () => {
       expect((await loadConfig({ env: { LIQUIDATOR_SIM_FLAVOR: flavor } })).config.simulator.flavor).toBe(flavor);
     }
     await expect(loadConfig({ env: { LIQUIDATOR_SIM_FLAVOR: "live" } })).rejects.toThrow(/simulator\.flavor/);
-    expect(defaultConfigForTests().simulator.flavor).toBe("spec");
+    expect(defaultConfig().simulator.flavor).toBe("spec");
   });
 
   test("a venue preset fills the real venue's URLs and header prefix; explicit keys win", async () => {
@@ -407,7 +407,7 @@ describe("defaults", () => {
 
   test("null sections and lists (left empty in YAML) mean defaults", async () => {
     const { config } = await load("venue:\npolicy:\n  symbols:\n    allow:\n  per_symbol:\nrewards:\n  campaign:\n");
-    expect(config).toEqual(defaultConfigForTests());
+    expect(config).toEqual(defaultConfig());
   });
 
   test("a per_symbol entry left empty means no overrides", async () => {

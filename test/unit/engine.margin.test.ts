@@ -9,14 +9,13 @@ import {
   freeCollateral,
   imrRate,
   initialMargin,
-  initialMarginOfForTests,
   maintenanceMarginForTests,
-  maintenanceMarginOfForTests,
   mmrRateForTests,
   notionalOf,
   UNKNOWN_MARGIN,
   validMarginParams,
 } from "../../src/engine/margin.js";
+import { initialMarginOf, maintenanceMarginOf } from "../support/marginOf.js";
 
 const BTC_MARGIN = { baseImr: 0.01, baseMmr: 0.006, imrFactor: 3.8e-7 };
 const ARB_MARGIN = { baseImr: 0.1, baseMmr: 0.05, imrFactor: 2.1e-6 };
@@ -97,19 +96,19 @@ describe("the account (docs/protocol.md §7)", () => {
   const at = (lev: number) => held.map((h) => ({ ...h, params: { ...h.params, leverage: lev, maxNotional: Number.POSITIVE_INFINITY } }));
 
   it("initial margin, free collateral and margin ratio of everything held", () => {
-    const im = initialMarginOfForTests(at(100));
+    const im = initialMarginOf(at(100));
     expect(im).toBeCloseTo(500_000 * 0.0137708 + 500, 0);
     expect(freeCollateral(50_000, im)).toBeCloseTo(50_000 - 7_385.4, 0);
     expect(freeCollateral(50_000, im, 1_000)).toBeCloseTo(50_000 - 8_385.4, 0);
     expect(accountMarginRatio(50_000, 550_000)).toBeCloseTo(0.090909, 6);
     expect(accountMarginRatio(50_000, 0)).toBe(10);
     // Maintenance: 0.6 × 1.3771 % of 500,000 + 0.6 % of 50,000
-    expect(maintenanceMarginOfForTests(held)).toBeCloseTo(500_000 * 0.6 * 0.0137708 + 300, 0);
+    expect(maintenanceMarginOf(held)).toBeCloseTo(500_000 * 0.6 * 0.0137708 + 300, 0);
   });
 
   it("at 10× leverage every position needs 10 %", () => {
-    expect(initialMarginOfForTests(at(10))).toBeCloseTo(55_000, 6);
-    expect(freeCollateral(50_000, initialMarginOfForTests(at(10)))).toBeCloseTo(-5_000, 6);
+    expect(initialMarginOf(at(10))).toBeCloseTo(55_000, 6);
+    expect(freeCollateral(50_000, initialMarginOf(at(10)))).toBeCloseTo(-5_000, 6);
   });
 
   it("each symbol at its own leverage (docs/protocol.md §10): BTC at 100× and ETH at 4×", () => {
@@ -117,6 +116,6 @@ describe("the account (docs/protocol.md §7)", () => {
       { params: { ...BTC_MARGIN, leverage: 100, maxNotional: Number.POSITIVE_INFINITY }, qty: 5, mark: 100_000 },
       { params: { ...BTC_MARGIN, leverage: 4, maxNotional: Number.POSITIVE_INFINITY }, qty: -20, mark: 2_500 },
     ];
-    expect(initialMarginOfForTests(mixed)).toBeCloseTo(500_000 * 0.0137708 + 50_000 * 0.25, 0);
+    expect(initialMarginOf(mixed)).toBeCloseTo(500_000 * 0.0137708 + 50_000 * 0.25, 0);
   });
 });

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { type MarkoutPoint, markoutsByClaim, markoutsBySymbol } from "../../src/engine/markoutSummary.js";
-import { assignmentsOf, MARKOUT_HORIZONS, markoutBps, markoutsAlongPathForTests, pendingHorizons } from "../../src/engine/markouts.js";
+import { assignmentsOf, MARKOUT_HORIZONS, markoutBps, pendingHorizons } from "../../src/engine/markouts.js";
 import { PnlLedger } from "../../src/engine/pnlLedger.js";
+import { markoutsAlongPath } from "../support/markoutsAlongPath.js";
 
 describe("markouts", () => {
   it("positive is against us: a long loses when the mark falls, a short when it rises", () => {
@@ -27,7 +28,7 @@ describe("markouts", () => {
       { receivedAt: 20_000, price: 102 }, // 30s horizon (t = 31000): 11 s old → missing (stale)
       { receivedAt: 61_000, price: 100.5 }, // 60s horizon (t = 61000, received exactly then): 0.5 above → −50 bps
     ]; // 300s horizon (t = 301000): the last mark is 240 s old → missing
-    const out = markoutsAlongPathForTests(a, path, 10_000);
+    const out = markoutsAlongPath(a, path, 10_000);
     expect(out.map((s) => s.horizon)).toEqual(["1s", "5s", "30s", "60s", "300s"]);
     expect(out[0]).toEqual({ horizon: "1s", at: 2_000, mark: 99.5, markAt: 1_500, bps: 50 });
     expect(out[1]).toEqual({ horizon: "5s", at: 6_000, mark: 99, markAt: 5_000, bps: 100 });
@@ -38,9 +39,9 @@ describe("markouts", () => {
 
   it("a short: the mark rising 1 % is +100 bps; with no mark at all every horizon is missing", () => {
     const a = { id: 8, symbol: "PERP_ETH_USDC", qty: -0.5, price: 2_000, at: 0 };
-    const out = markoutsAlongPathForTests(a, [{ receivedAt: 0, price: 2_020 }], 1e9);
+    const out = markoutsAlongPath(a, [{ receivedAt: 0, price: 2_020 }], 1e9);
     expect(out.map((s) => ("bps" in s ? Math.round(s.bps * 1e9) / 1e9 : s.missing))).toEqual([100, 100, 100, 100, 100]);
-    expect(markoutsAlongPathForTests(a, [], 1e9).every((s) => "missing" in s && s.missing === "stale")).toBe(true);
+    expect(markoutsAlongPath(a, [], 1e9).every((s) => "missing" in s && s.missing === "stale")).toBe(true);
   });
 
   it("a claim's fills of one symbol are one assignment at the quantity-weighted price", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PROTECTIONS_OFF_FOR_TESTS, type ProtectionLimits, Protections } from "../../src/engine/protections.js";
+import { type ProtectionLimits, Protections } from "../../src/engine/protections.js";
+import { PROTECTIONS_OFF } from "../support/protectionsOff.js";
 
 const DAY1 = Date.UTC(2026, 0, 5, 10, 0, 0);
 const DAY2 = Date.UTC(2026, 0, 6, 0, 0, 1);
@@ -7,7 +8,7 @@ const BTC = "PERP_BTC_USDC";
 const ETH = "PERP_ETH_USDC";
 
 function rules(limits: Partial<ProtectionLimits>): Protections {
-  return new Protections({ ...PROTECTIONS_OFF_FOR_TESTS, ...limits });
+  return new Protections({ ...PROTECTIONS_OFF, ...limits });
 }
 
 describe("daily loss", () => {

@@ -4,13 +4,13 @@ import {
   ceilToTick,
   floorToTick,
   ratioThousandthsDown,
-  rawLimitPriceForTests,
   roundQty,
   safeLimitPrice,
   thousandthsToRatio,
   tickDecimals,
   ticksToPriceForTests,
 } from "../../src/engine/quantize.js";
+import { rawLimitPrice } from "../support/rawLimitPrice.js";
 
 describe("ratio quantisation", () => {
   it.each([
@@ -182,9 +182,11 @@ describe("safeLimitPrice", () => {
     expect(safeLimitPrice(-1, 0.000004, 9_950, 0.00001, 5)).toBeNaN();
   });
 
-  it("rawLimitPriceForTests is the bound the quantised limit respects", () => {
-    expect(rawLimitPriceForTests(1, 100_000, 50)).toBe(100_500);
-    expect(rawLimitPriceForTests(-1, 100_000, 50)).toBe(99_500);
+  it("the raw limit (the property tests' bound, test/support/rawLimitPrice.ts) is exact, and on the grid it is the limit", () => {
+    expect(rawLimitPrice(1, 100_000, 50)).toBe(100_500);
+    expect(rawLimitPrice(-1, 100_000, 50)).toBe(99_500);
+    expect(safeLimitPrice(1, 100_000, 10_050, 0.1, 1)).toBe(rawLimitPrice(1, 100_000, 50));
+    expect(safeLimitPrice(-1, 100_000, 9_950, 0.1, 1)).toBe(rawLimitPrice(-1, 100_000, 50));
   });
 });
 

@@ -11,12 +11,12 @@ import { afterEach, describe, expect, test } from "vitest";
 import { writeLabMarket } from "../../src/bench/labMarket.js";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
 import { namesKind, type ReadOptions, type ReadStats, readCaptureBatches } from "../../src/lab/capture/captureReader.js";
-import { preparedPath, readPreparedBatches, validPreparedForTests } from "../../src/lab/prepared/preparedCapture.js";
+import { preparedPath, readPreparedBatches } from "../../src/lab/prepared/preparedCapture.js";
 import { decodeHeader, encodeHeader, HEADER_BYTES, type PreparedHeader } from "../../src/lab/prepared/preparedFormat.js";
 import { backtest, markIdentical } from "../../src/lab/replay/backtest.js";
 import { backtestJson } from "../../src/lab/report/backtestJson.js";
 import { buildVariants } from "../../src/lab/sweep/variants.js";
-import { header, writeRawCapture } from "../support/captures.js";
+import { header, validPrepared, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 
 let dir: string | undefined;
@@ -60,7 +60,7 @@ async function expectSameReads(file: string): Promise<void> {
     await rm(preparedPath(file), { force: true });
     const preparing = await collect((r) => readPreparedBatches(file, r), o);
     expect(preparing).toEqual(jsonl);
-    if (!(await validPreparedForTests(file))) continue;
+    if (!(await validPrepared(file))) continue;
     const prepared = await collect((r) => readPreparedBatches(file, r), o);
     expect(prepared).toEqual(jsonl);
   }
@@ -106,7 +106,7 @@ describe("prepared capture", () => {
     await writeLabMarket(file, 1);
     await expectSameReads(file);
     await collect((r) => readPreparedBatches(file, r), {});
-    expect(await validPreparedForTests(file)).toBe(true);
+    expect(await validPrepared(file)).toBe(true);
     // Its common events are stored as fields, not as their lines' text.
     expect((await stat(preparedPath(file))).size).toBeLessThan(gunzipSync(await readFile(file)).length / 3);
   });
@@ -117,7 +117,7 @@ describe("prepared capture", () => {
     await writeRawCapture(file, [header(2), ...ODD_LINES]);
     await expectSameReads(file);
     await collect((r) => readPreparedBatches(file, r), { lenient: true });
-    expect(await validPreparedForTests(file)).toBe(true);
+    expect(await validPrepared(file)).toBe(true);
     const lenient = await collect((r) => readPreparedBatches(file, r), { lenient: true });
     expect(lenient.stats).toEqual({ events: 21, badLines: 3 });
     const strict = await collect((r) => readPreparedBatches(file, r), {});
@@ -155,7 +155,7 @@ describe("prepared capture", () => {
     const file = join(dir, "h.jsonl.gz");
     await writeRawCapture(file, [header(2), liq(1000, 1), header(99), liq(1001, 2)]);
     await expectSameReads(file);
-    expect(await validPreparedForTests(file)).toBe(false);
+    expect(await validPrepared(file)).toBe(false);
   });
 
   test("a stale prepared file (the capture changed, even at the same size and mtime) is ignored and rebuilt", async () => {
@@ -165,17 +165,17 @@ describe("prepared capture", () => {
     // A whole second: set back exactly after the rewrite, so only the content tells the files apart.
     await utimes(file, 1_700_000_000, 1_700_000_000);
     await collect((r) => readPreparedBatches(file, r), {});
-    expect(await validPreparedForTests(file)).toBe(true);
+    expect(await validPrepared(file)).toBe(true);
     const before = await stat(file, { bigint: true });
     await writeRawCapture(file, [header(2), liq(1000, 1), liq(1001, 3)]);
     expect((await stat(file, { bigint: true })).size).toBe(before.size);
     await utimes(file, 1_700_000_000, 1_700_000_000);
     expect((await stat(file, { bigint: true })).mtimeNs).toBe(before.mtimeNs);
-    expect(await validPreparedForTests(file)).toBe(false);
+    expect(await validPrepared(file)).toBe(false);
     const read = await collect((r) => readPreparedBatches(file, r), {});
     expect(read).toEqual(await collect((r) => readCaptureBatches(file, r), {}));
     expect(read.events[1]).toContain('"liquidationId":3');
-    expect(await validPreparedForTests(file)).toBe(true);
+    expect(await validPrepared(file)).toBe(true);
   });
 
   test("a capture that changes while it is read is not prepared", async () => {
@@ -220,7 +220,7 @@ describe("prepared capture", () => {
     for (const [, damage] of damages) {
       await writeFile(preparedPath(file), good);
       await damage();
-      expect(await validPreparedForTests(file)).toBe(false);
+      expect(await validPrepared(file)).toBe(false);
       expect(await collect((r) => readPreparedBatches(file, r), {})).toEqual(jsonl);
       expect((await readFile(preparedPath(file))).equals(good)).toBe(true);
     }
@@ -237,7 +237,7 @@ describe("prepared capture", () => {
     ]);
     expect(a).toEqual(jsonl);
     expect(b).toEqual(await collect((r) => readCaptureBatches(file, r), { only: OWN }));
-    expect(await validPreparedForTests(file)).toBe(true);
+    expect(await validPrepared(file)).toBe(true);
     expect((await readdir(dir)).sort()).toEqual(["r.jsonl.gz", "r.jsonl.gz.prepared"]);
   });
 
@@ -292,9 +292,9 @@ describe("prepared capture", () => {
       return backtestJson(r);
     };
     const plain = await run(false);
-    expect(await validPreparedForTests(file)).toBe(false);
+    expect(await validPrepared(file)).toBe(false);
     expect(await run(true)).toBe(plain);
-    expect(await validPreparedForTests(file)).toBe(true);
+    expect(await validPrepared(file)).toBe(true);
     expect(await run(true)).toBe(plain);
   });
 });

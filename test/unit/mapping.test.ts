@@ -4,14 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { type ClaimDecision, decide } from "../../src/engine/policy.js";
-import {
-  claimRequestBody,
-  fundClaimRequestBody,
-  fundOffersFromRowForTests,
-  liquidationFromRow,
-  symbolInfoFromRow,
-  withoutFundRows,
-} from "../../src/venue/mapping.js";
+import { claimRequestBody, fundClaimRequestBody, liquidationFromRow, symbolInfoFromRow, withoutFundRows } from "../../src/venue/mapping.js";
+import { fundOffersFromRow } from "../support/fundOffersFromRow.js";
 import { liq, makeCtx, NOW } from "./engine.fixtures.js";
 
 const BTC = "PERP_BTC_USDC";
@@ -89,15 +83,15 @@ describe("the insurance fund's rows (docs/protocol.md §10)", () => {
   };
 
   it("a type claim row's open symbols are offers at the fund's discount; any other row has none, and is what the daemon books", () => {
-    expect(fundOffersFromRowForTests(row)).toEqual([{ claimId: 77, symbol: "PERP_ETH_USDC", positionQty: -2, discount: 0.004 }]);
-    expect(fundOffersFromRowForTests({ ...row, type: "liquidated" })).toEqual([]);
+    expect(fundOffersFromRow(row)).toEqual([{ claimId: 77, symbol: "PERP_ETH_USDC", positionQty: -2, discount: 0.004 }]);
+    expect(fundOffersFromRow({ ...row, type: "liquidated" })).toEqual([]);
     const liquidations = [{ ...row, type: "liquidated" }];
     expect(withoutFundRows(liquidations)).toBe(liquidations);
     expect(withoutFundRows([...liquidations, row])).toEqual(liquidations);
   });
 
   it("a claim's fee is the discount of its notional; the body names one symbol, a quantity within the offer and a limit price", () => {
-    const [offer] = fundOffersFromRowForTests(row);
+    const [offer] = fundOffersFromRow(row);
     if (offer === undefined) throw new Error("no offer");
     expect(fundClaimRequestBody(offer, 1.5, 2_990)).toEqual({
       claim_id: 77,

@@ -7,13 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AccountBook } from "../../src/engine/accountBook.js";
-import {
-  imrRate,
-  initialMarginOfForTests,
-  maintenanceMarginForTests,
-  mmrRateForTests,
-  symbolInitialMargin,
-} from "../../src/engine/margin.js";
+import { imrRate, maintenanceMarginForTests, mmrRateForTests, symbolInitialMargin } from "../../src/engine/margin.js";
 import { MarginSettings } from "../../src/engine/marginSettings.js";
 import { MarkBook } from "../../src/engine/marks.js";
 import { type AccountMargin, imr, initialMarginOfHeld, marginOf, mmr, positionInitialMargin } from "../../src/sim/margin.js";
@@ -22,6 +16,7 @@ import { DEFAULT_SYMBOLS, type SymbolSpec } from "../../src/sim/symbols.js";
 import { VenueCore } from "../../src/sim/venueCore.js";
 import { infoRow } from "../../src/sim/venueReads.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
+import { initialMarginOf } from "../support/marginOf.js";
 
 const LIQUIDATOR = "0xliq";
 
@@ -73,7 +68,7 @@ describe("simulator and engine margin parity", () => {
             (s) => bySymbol.get(s)?.mark,
             account,
           );
-          const engine = initialMarginOfForTests(
+          const engine = initialMarginOf(
             [...bySymbol.values()].map((r) => ({
               params: settings.symbolMargin(r.spec.symbol, engineParams(r.spec)),
               qty: r.qty,

@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import type { ProtectionRecord } from "../../src/core/journalRecords.js";
 import { ProtectionGuard } from "../../src/daemon/control/protectionGuard.js";
-import { PROTECTIONS_OFF_FOR_TESTS, type ProtectionLimits } from "../../src/engine/protections.js";
+import type { ProtectionLimits } from "../../src/engine/protections.js";
+import { PROTECTIONS_OFF } from "../support/protectionsOff.js";
 
 const ETH = "PERP_ETH_USDC";
 const AT = Date.UTC(2026, 0, 5, 10, 0, 0);
@@ -16,7 +17,7 @@ function guardOver(limits: Partial<ProtectionLimits>) {
   const trading = { state: "active" as "active" | "reducing" | "halted", reason: undefined as string | undefined };
   const journal: ProtectionRecord[] = [];
   const guard = new ProtectionGuard({
-    limits: { ...PROTECTIONS_OFF_FOR_TESTS, ...limits },
+    limits: { ...PROTECTIONS_OFF, ...limits },
     ledger: () => ({
       totals: () => ({ net: ledger.net }) as ReturnType<ProtectionGuardLedger["totals"]>,
       unrealized: () => 0,

@@ -1,9 +1,10 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { compileRiskPolicy, type RiskPolicyInput } from "../../src/config/riskPolicyOf.js";
-import { defaultConfigForTests, type PolicyConfig } from "../../src/config/schema.js";
+import type { PolicyConfig } from "../../src/config/schema.js";
 import { SymbolTable } from "../../src/engine/symbolInfo.js";
 import { ConfigError } from "../../src/errors.js";
 import { symbolInfoFromRow } from "../../src/venue/mapping.js";
+import { defaultConfig } from "../support/defaultConfig.js";
 import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 
 /**
@@ -13,7 +14,7 @@ import { policyInput, SYMBOLS } from "./engine.fixtures.js";
 describe("compileRiskPolicy", () => {
   it("an empty section is the schema's defaults, exactly what the loaded default config compiles to", () => {
     const fromNothing = compileRiskPolicy({});
-    const loaded = compileRiskPolicy(defaultConfigForTests().policy);
+    const loaded = compileRiskPolicy(defaultConfig().policy);
     expect(fromNothing).toEqual(loaded);
     expect(fromNothing.margin).toEqual({ maxMarginUsage: 0.5, minFreeCollateral: 0 });
     expect(fromNothing.extraThousandths).toBe(0);
@@ -21,7 +22,7 @@ describe("compileRiskPolicy", () => {
 
   it("the config's zod-inferred policy type is assignable to the engine's input", () => {
     expectTypeOf<PolicyConfig>().toExtend<RiskPolicyInput>();
-    const input: RiskPolicyInput = defaultConfigForTests().policy;
+    const input: RiskPolicyInput = defaultConfig().policy;
     expect(compileRiskPolicy(input).defaults).toMatchObject({
       maxClaimNotional: 50_000,
       maxTotalExposure: 250_000,

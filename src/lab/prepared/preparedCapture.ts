@@ -108,14 +108,6 @@ async function* decodePrepared(fh: FileHandle, file: string, options: ReadOption
   }
 }
 
-/** Whether `file` has a prepared file that a read would use. */
-async function validPrepared(file: string): Promise<boolean> {
-  const key = await sourceKey(file);
-  const fh = key === undefined ? undefined : await openPrepared(file, key);
-  await fh?.close();
-  return fh !== undefined;
-}
-
 /**
  * readCaptureBatches's events and stats, from the prepared form of `file` when valid, else from the
  * JSONL while preparing it (`prepare: false`: the JSONL only, nothing written).
@@ -147,6 +139,3 @@ export async function* readPreparedBatches(
     else writer.abort();
   }
 }
-
-/** Test hooks: exported for tests only, under names that say so (docs/architecture.md rule 11). */
-export { validPrepared as validPreparedForTests };
