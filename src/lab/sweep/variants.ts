@@ -18,7 +18,7 @@ export interface Variant {
   config: Config;
 }
 
-export interface SetList {
+interface SetList {
   key: string;
   values: unknown[];
 }
