@@ -36,7 +36,12 @@ import type { RiskPolicy } from "./riskPolicy.js";
 import type { SymbolTable } from "./symbolInfo.js";
 import type { Decision, Liquidation, SkipDecision } from "./types.js";
 
-/** What settles other policies' decisions at one decision; filled by `decideTraced`, read before the next. */
+/**
+ * What settles other policies' decisions at one decision; filled by `decideTraced`, read before the
+ * next decision and before the exposure or the marks change (the lab derives at once): the exposure
+ * side (`exposed` to `order`) is read from the decision's context only when a policy with other caps
+ * asks (`capsAgree`), since most decisions of a sweep never need it.
+ */
 export interface DecideTrace {
   /** The legs, once the decision got past building them (undefined: it stopped before, whatever the three keys). */
   legs: readonly Leg[] | undefined;
@@ -51,6 +56,11 @@ export interface DecideTrace {
   /** The global exposure budget was computed: `cap` − `exposed`. */
   capsReached: boolean;
   cap: number;
+  /** The decision's context and form, for the exposure side below. */
+  context: PolicyContext | undefined;
+  proportional: boolean;
+  /** The exposure side has been read (`capsDetail`). */
+  capsKnown: boolean;
   exposed: number;
   /** Every ratio cut to exposure was slack (see the file comment). */
   capsSlack: boolean;
@@ -72,6 +82,9 @@ export function newDecideTrace(): DecideTrace {
     feePassed: false,
     capsReached: false,
     cap: 0,
+    context: undefined,
+    proportional: false,
+    capsKnown: false,
     exposed: 0,
     capsSlack: true,
     notional: undefined,
@@ -85,6 +98,8 @@ function resetDecideTrace(t: DecideTrace): void {
   t.fullReached = false;
   t.feeReached = false;
   t.capsReached = false;
+  t.context = undefined;
+  t.capsKnown = false;
   t.capsSlack = true;
   t.notional = undefined;
   t.free = undefined;
@@ -121,18 +136,15 @@ function traceLegs(t: DecideTrace, built: DecisionLegs, ctx: PolicyContext): voi
     t.netAtFull = net;
     t.fullPassed = !(net < minFee);
     if (!t.fullPassed) return;
-    t.notional = legs.map((leg) => leg.notional);
-    t.free = legs.map((leg) => leg.freeNotional);
   } else {
-    let checked = 0;
-    for (const leg of legs) if (legChecked(leg)) checked++;
-    if (checked === 0) return;
-    t.order = checked > 1 ? byFeeRate(legs) : legs;
+    let checked = false;
+    for (const leg of legs) if (legChecked(leg)) checked = true;
+    if (!checked) return;
   }
   t.capsReached = true;
   t.cap = ctx.policy.maxTotalExposure;
-  t.exposed = ctx.exposure.totalNotional(ctx.marks);
-  t.capsSlack = slackUnder(t, t.cap - t.exposed, (leg) => leg.maxQty);
+  t.context = ctx;
+  t.proportional = built.anyLow;
   // buildClaim: reached by any leg given a ratio, unless 1e-9 rounding left the claim no quantity.
   let claimed = 0;
   let net = 0;
@@ -148,6 +160,24 @@ function traceLegs(t: DecideTrace, built: DecisionLegs, ctx: PolicyContext): voi
   t.feeReached = true;
   t.netFee = net;
   t.feePassed = !(net < minFee);
+}
+
+/** The exposure side of a trace that reached the caps: the exposure, the budget's order or shares, the slack. */
+function capsDetail(t: DecideTrace): void {
+  if (t.capsKnown || t.context === undefined) return;
+  t.capsKnown = true;
+  const ctx = t.context as PolicyContext;
+  const legs = t.legs ?? [];
+  if (t.proportional) {
+    t.notional = legs.map((leg) => leg.notional);
+    t.free = legs.map((leg) => leg.freeNotional);
+  } else {
+    let checked = 0;
+    for (const leg of legs) if (legChecked(leg)) checked++;
+    t.order = checked > 1 ? byFeeRate(legs) : legs;
+  }
+  t.exposed = ctx.exposure.totalNotional(ctx.marks);
+  t.capsSlack = slackUnder(t, t.cap - t.exposed, (leg) => leg.maxQty);
 }
 
 /** Neither the ratio nor a skip's reason came from the exposure room `rExp` (see the file comment). */
@@ -256,6 +286,7 @@ export function capsAgree(t: DecideTrace, policy: RiskPolicy, ctx: TracedContext
   let same = policy.maxTotalExposure === t.cap;
   for (const leg of legs) if (same && leg.mark !== 0) same = policy.limitsFor(leg.pos.symbol).maxTotalExposure === leg.lim.maxTotalExposure;
   if (same) return true;
+  capsDetail(t);
   // An extra_liquidation_ratio is sized by the exposure room past ratio 1 (extraRatio.ts): another cap may size it otherwise.
   if (!t.capsSlack || policy.extraThousandths > 0) return false;
   return slackUnder(t, policy.maxTotalExposure - t.exposed, (leg) => ownMaxQty(leg, policy, ctx.exposure));
