@@ -207,41 +207,28 @@ export function benchTable(r: BenchResults, markdown = false): string {
       `< 150 ${r.targets.filter((t) => t.name.startsWith("cascade RSS")).every((t) => t.met) ? "met" : "NOT met"}`,
     ]);
   }
-  const mc = r.marginCascade;
-  if (mc !== undefined) {
+  // The margin and leverage cascades report alike (one measurement, two scenarios), each with one row of its own.
+  for (const [name, c] of [
+    ["margin", r.marginCascade],
+    ["leverage", r.leverageCascade],
+  ] as const) {
+    if (c === undefined) continue;
     rows.push([
-      `margin cascade (${mc.budgets} budgets), fee / best that fits`,
-      formatNumber(mc.ratio, 3),
+      `${name} cascade (${c.budgets} budgets), fee / best that fits`,
+      formatNumber(c.ratio, 3),
       "",
       "",
-      target("margin cascade fee / best that fits"),
+      target(`${name} cascade fee / best that fits`),
     ]);
     rows.push([
-      "margin cascade refusals for insufficient margin",
-      formatNumber(mc.marginRefusals),
+      `${name} cascade refusals for insufficient margin`,
+      formatNumber(c.marginRefusals),
       "",
       "",
-      target("margin cascade refusals for insufficient margin"),
+      target(`${name} cascade refusals for insufficient margin`),
     ]);
-    rows.push(["margin cascade, push to last claim that fits (ms)", formatNumber(mc.pushToLastClaimMs), "", "", ""]);
-  }
-  const lc = r.leverageCascade;
-  if (lc !== undefined) {
-    rows.push([
-      `leverage cascade (${lc.budgets} budgets), fee / best that fits`,
-      formatNumber(lc.ratio, 3),
-      "",
-      "",
-      target("leverage cascade fee / best that fits"),
-    ]);
-    rows.push([
-      "leverage cascade refusals for insufficient margin",
-      formatNumber(lc.marginRefusals),
-      "",
-      "",
-      target("leverage cascade refusals for insufficient margin"),
-    ]);
-    rows.push(["leverage cascade margin usage", formatNumber(lc.usage, 4), "", "", target("leverage cascade margin usage")]);
+    if (name === "margin") rows.push(["margin cascade, push to last claim that fits (ms)", formatNumber(c.pushToLastClaimMs), "", "", ""]);
+    else rows.push(["leverage cascade margin usage", formatNumber(c.usage, 4), "", "", target("leverage cascade margin usage")]);
   }
   const th = r.throughput;
   if (th !== undefined) {
