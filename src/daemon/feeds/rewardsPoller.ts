@@ -182,45 +182,45 @@ export class RewardsPoller {
   }
 }
 
-/** Rows of the epochs in the window (current - kept, current + 1]; throws on a malformed payload. */
 function epochInfoSamples(info: EpochInfoLike, kept: number): Sample[] {
-  const current = checkedInt(info.current_epoch, "current_epoch");
-  const out: Sample[] = [];
-  for (const row of rowsOf(info.rows)) {
-    const epoch = checkedInt(row.epoch_id, "epoch_id");
-    if (epoch <= current - kept || epoch > current + 1) continue;
-    const base = { epoch: String(epoch), token: tokenLabel(row.epoch_token) };
-    const values: Record<(typeof EPOCH_INFO_FIELDS)[number], number> = {
-      start_time_seconds: checkedNumber(row.start_time, "start_time") / 1000,
-      end_time_seconds: checkedNumber(row.end_time, "end_time") / 1000,
-      power_fees_paid_major: checkedNumber(row.power_fees_paid_major, "power_fees_paid_major"),
-      power_fees_paid_alts: checkedNumber(row.power_fees_paid_alts, "power_fees_paid_alts"),
-      power_staked_major: checkedNumber(row.power_staked_major, "power_staked_major"),
-      power_staked_alts: checkedNumber(row.power_staked_alts, "power_staked_alts"),
-      max_reward_amount: checkedNumber(row.max_reward_amount, "max_reward_amount"),
-      k_constant_major: checkedNumber(row.k_constant_major, "k_constant_major"),
-      k_constant_alts: checkedNumber(row.k_constant_alts, "k_constant_alts"),
-    };
-    for (const field of EPOCH_INFO_FIELDS) out.push({ labels: { ...base, field }, value: values[field] });
-  }
-  return out;
+  return epochSamples(info, kept, EPOCH_INFO_FIELDS, (row) => ({
+    start_time_seconds: checkedNumber(row.start_time, "start_time") / 1000,
+    end_time_seconds: checkedNumber(row.end_time, "end_time") / 1000,
+    power_fees_paid_major: checkedNumber(row.power_fees_paid_major, "power_fees_paid_major"),
+    power_fees_paid_alts: checkedNumber(row.power_fees_paid_alts, "power_fees_paid_alts"),
+    power_staked_major: checkedNumber(row.power_staked_major, "power_staked_major"),
+    power_staked_alts: checkedNumber(row.power_staked_alts, "power_staked_alts"),
+    max_reward_amount: checkedNumber(row.max_reward_amount, "max_reward_amount"),
+    k_constant_major: checkedNumber(row.k_constant_major, "k_constant_major"),
+    k_constant_alts: checkedNumber(row.k_constant_alts, "k_constant_alts"),
+  }));
 }
 
 function epochDataSamples(data: EpochDataLike, kept: number): Sample[] {
-  const current = checkedInt(data.current_epoch, "current_epoch");
+  return epochSamples(data, kept, EPOCH_DATA_FIELDS, (row) => ({
+    total_trader_score_major: checkedNumber(row.total_trader_score_major, "total_trader_score_major"),
+    total_trader_score_alts: checkedNumber(row.total_trader_score_alts, "total_trader_score_alts"),
+    r_major: checkedNumber(row.r_major, "r_major"),
+    r_alts: checkedNumber(row.r_alts, "r_alts"),
+    reward_status: rewardStatusValue(row.reward_status),
+  }));
+}
+
+/** One sample per field of each epoch row in the window (current - kept, current + 1]; throws on a malformed payload. */
+function epochSamples<R extends { epoch_id: number; epoch_token: string }, F extends string>(
+  payload: { current_epoch: number; rows: readonly R[] },
+  kept: number,
+  fields: readonly F[],
+  valuesOf: (row: R) => Record<F, number>,
+): Sample[] {
+  const current = checkedInt(payload.current_epoch, "current_epoch");
   const out: Sample[] = [];
-  for (const row of rowsOf(data.rows)) {
+  for (const row of rowsOf(payload.rows)) {
     const epoch = checkedInt(row.epoch_id, "epoch_id");
     if (epoch <= current - kept || epoch > current + 1) continue;
     const base = { epoch: String(epoch), token: tokenLabel(row.epoch_token) };
-    const values: Record<(typeof EPOCH_DATA_FIELDS)[number], number> = {
-      total_trader_score_major: checkedNumber(row.total_trader_score_major, "total_trader_score_major"),
-      total_trader_score_alts: checkedNumber(row.total_trader_score_alts, "total_trader_score_alts"),
-      r_major: checkedNumber(row.r_major, "r_major"),
-      r_alts: checkedNumber(row.r_alts, "r_alts"),
-      reward_status: rewardStatusValue(row.reward_status),
-    };
-    for (const field of EPOCH_DATA_FIELDS) out.push({ labels: { ...base, field }, value: values[field] });
+    const values = valuesOf(row);
+    for (const field of fields) out.push({ labels: { ...base, field }, value: values[field] });
   }
   return out;
 }
