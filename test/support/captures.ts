@@ -1,15 +1,13 @@
 /**
  * Capture files for the policy lab's tests: written with the production writer (so the format under
  * test is the real one), or by hand (gzip of given lines) for damaged inputs. A small synthetic
- * market: symbol info for two symbols, marks, and liquidations arriving and leaving. And whether a
- * capture's prepared form is one a read uses.
+ * market: symbol info for two symbols, marks, and liquidations arriving and leaving.
  */
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
 import { CaptureFiles } from "../../src/lab/capture/captureFiles.js";
 import { CaptureQueue } from "../../src/lab/capture/captureQueue.js";
-import { preparedPath, readPreparedBatches } from "../../src/lab/prepared/preparedCapture.js";
 
 export const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 
@@ -86,28 +84,6 @@ export async function writeRawCapture(path: string, lines: readonly string[], cu
 
 export function header(version = 1): string {
   return JSON.stringify({ format: "liquidator-capture", version, created_at: new Date(T0).toISOString(), writer: "test", venue: "x" });
-}
-
-/**
- * Whether `file` has a prepared file that a read uses, asked of the read itself: a lenient read
- * (so bad lines do not stop it) decodes a usable prepared file and leaves it in place, and replaces
- * one it ignores (stale, cut, damaged, another version) by a fresh one. Whatever the read replaced
- * is put back, so the answer changes nothing: no file, no prepared file to use (a read would make
- * one). In a directory the read cannot write to, an ignored file stays in place and counts as used:
- * ask only where the read can prepare.
- */
-export async function validPrepared(file: string): Promise<boolean> {
-  const path = preparedPath(file);
-  const before = await stat(path, { bigint: true }).catch(() => undefined);
-  if (before === undefined || !before.isFile()) return false;
-  const bytes = await readFile(path);
-  for await (const _ of readPreparedBatches(file, { lenient: true })) {
-    // The events are not wanted: only whether the read kept the prepared file.
-  }
-  const after = await stat(path, { bigint: true }).catch(() => undefined);
-  const kept = after !== undefined && after.ino === before.ino && after.mtimeNs === before.mtimeNs;
-  if (!kept) await writeFile(path, bytes);
-  return kept;
 }
 
 /** Runs `liquidator <args>` in process: exit status and what it printed. */

@@ -11,12 +11,12 @@ import { afterEach, describe, expect, test } from "vitest";
 import { writeLabMarket } from "../../src/bench/labMarket.js";
 import type { CaptureEvent } from "../../src/daemon/records/captureTap.js";
 import { namesKind, type ReadOptions, type ReadStats, readCaptureBatches } from "../../src/lab/capture/captureReader.js";
-import { preparedPath, readPreparedBatches } from "../../src/lab/prepared/preparedCapture.js";
+import { preparedPath, readPreparedBatches, validPreparedForTests as validPrepared } from "../../src/lab/prepared/preparedCapture.js";
 import { decodeHeader, encodeHeader, HEADER_BYTES, type PreparedHeader } from "../../src/lab/prepared/preparedFormat.js";
 import { backtest, markIdentical } from "../../src/lab/replay/backtest.js";
 import { backtestJson } from "../../src/lab/report/backtestJson.js";
 import { buildVariants } from "../../src/lab/sweep/variants.js";
-import { header, validPrepared, writeRawCapture } from "../support/captures.js";
+import { header, writeRawCapture } from "../support/captures.js";
 import { removeDir, tempDir } from "../support/daemonHarness.js";
 
 let dir: string | undefined;

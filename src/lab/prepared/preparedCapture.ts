@@ -108,6 +108,14 @@ async function* decodePrepared(fh: FileHandle, file: string, options: ReadOption
   }
 }
 
+/** Whether `file` has a prepared file that a read would use (the tests' question; the read asks it itself). */
+async function validPrepared(file: string): Promise<boolean> {
+  const key = await sourceKey(file);
+  const fh = key === undefined ? undefined : await openPrepared(file, key);
+  await fh?.close();
+  return fh !== undefined;
+}
+
 /**
  * readCaptureBatches's events and stats, from the prepared form of `file` when valid, else from the
  * JSONL while preparing it (`prepare: false`: the JSONL only, nothing written).
@@ -139,3 +147,6 @@ export async function* readPreparedBatches(
     else writer.abort();
   }
 }
+
+// For tests: built from this module's private pieces, so it cannot live in test/support.
+export { validPrepared as validPreparedForTests };
