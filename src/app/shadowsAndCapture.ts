@@ -4,13 +4,13 @@
  */
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/loadConfig.js";
-import { ClaimSender, type ClaimTransport } from "../daemon/claim/claimSender.js";
+import { ClaimSender, type ClaimTransport, type FundClaimTransport } from "../daemon/claim/claimSender.js";
 import type { CaptureEvent, CaptureTap } from "../daemon/records/captureTap.js";
 import type { AccountBook } from "../engine/accountBook.js";
 import type { LeastRatios } from "../engine/leastRatio.js";
 import type { MarkBook } from "../engine/marks.js";
-import { capturingTransport } from "../lab/capture/capturingTransport.js";
-import { ownClaimsTransport } from "../lab/shadow/ownClaimsTransport.js";
+import { capturingFundTransport, capturingTransport } from "../lab/capture/capturingTransport.js";
+import { ownClaimsTransport, ownFundClaimsTransport } from "../lab/shadow/ownClaimsTransport.js";
 import { ShadowFeed } from "../lab/shadow/shadowFeed.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RestClient } from "../venue/rest.js";
@@ -39,10 +39,12 @@ export function shadowsAndCapture(o: {
   // Shadow variants see what the capture sees, and the live claims as they leave (`liveShadows` below).
   const shadows = liveShadows({ loaded: o.loaded, metrics: o.metrics, logger: o.logger, collateral: () => account.totalCollateral(marks) });
   const ingestTap = shadows.ingestTap(o.capture);
+  // The insurance fund's claims take their own endpoint and limiter (docs/protocol.md §10.3); the
+  // capture and the shadows hear them as they hear liquidation claims.
+  const supply = new SupplyApi(rest);
   const transport = o.capture === undefined ? rest : capturingTransport(rest, o.capture);
-  // The insurance fund's claims take their own endpoint and limiter (docs/protocol.md §10.3).
-  const fund = new SupplyApi(rest);
-  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios, fund);
+  const fund = o.capture === undefined ? supply : capturingFundTransport(supply, o.capture);
+  const sender = new ClaimSender(shadows.transport(transport), o.loaded.config.policy.dry_run, o.leastRatios, shadows.fundTransport(fund));
   return { shadows, ingestTap, sender };
 }
 
@@ -58,8 +60,9 @@ const MODEL = { latencyMs: 50, slippageBps: 5, takerFeeBps: 5 };
 export interface LiveShadows {
   /** What ingest records into: the capture (when on) and the shadows. */
   ingestTap(capture: CaptureTap | undefined): CaptureTap;
-  /** The claim transport that tells the shadows what the live account claimed. */
+  /** The claim transports that tell the shadows what the live account claimed. */
   transport(inner: ClaimTransport): ClaimTransport;
+  fundTransport(inner: FundClaimTransport): FundClaimTransport;
   /** SIGHUP: the reloaded config's variants (unchanged ones keep running as they are). */
   apply(loaded: LoadedConfig): void;
   /** Shutdown: the shadows' thread ends. */
@@ -101,6 +104,7 @@ function liveShadows(o: {
             },
           },
     transport: (inner) => ownClaimsTransport(inner, feed),
+    fundTransport: (inner) => ownFundClaimsTransport(inner, feed),
     apply,
     close: () => feed.close(),
   };

@@ -7,9 +7,12 @@
  * day's `liquidator report` shows both supplies and the value of each. With the fund off (the
  * default) the rows are never claimed.
  */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { expect } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
+import { readCapture } from "../../src/lab/capture/captureReader.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
 import {
   claimsBy,
@@ -54,7 +57,8 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
   rig,
 }) => {
   const sim = await rig.sim({ collateral: COLLATERAL, maxLeverage: LEVERAGE, liquidationTtlMs: 4_000, scenario: { insuranceFund: true } });
-  const d = await rig.daemon({ sim, policy: { max_margin_usage: 0.9 }, sections: FUND_ON, env: OFF, until: "ready" });
+  const sections = { ...FUND_ON, state: { capture: true } };
+  const d = await rig.daemon({ sim, policy: { max_margin_usage: 0.9 }, sections, env: OFF, until: "ready" });
   await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "the daemon ready to claim");
 
   const ids = sim.core.cascade(10, { symbols: ["PERP_ETH_USDC"], side: 1, notional: [15_000, 40_000] });
@@ -102,6 +106,13 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
   const fundValue = fundClaims.reduce((s, c) => s + c.transfers.reduce((a, t) => a + t.absLiquidatorFee, 0), 0);
   expect(r.totals.by_supply.insurance_fund?.captured.value).toBeCloseTo(fundValue, 4);
   expect(r.totals.by_supply.liquidation?.captured.value).toBeCloseTo(liquidationFee, 4);
+
+  // The capture heard the fund's claims as the account's own (a backtest's and the shadows' own takes).
+  const dir = join(d.stateDir, "capture");
+  const captured: number[] = [];
+  for (const f of (await readdir(dir)).filter((n) => n.endsWith(".jsonl.gz")))
+    for await (const ev of readCapture(join(dir, f))) if (ev.k === "claim" && ev.code === 0 && fundIds.has(ev.id)) captured.push(ev.id);
+  expect(captured.sort()).toEqual(fundClaims.map((c) => c.liquidationId as number).sort());
 }, 120_000);
 
 test("insurance_fund off (the default): the fund's rows are never claimed", async ({ rig }) => {

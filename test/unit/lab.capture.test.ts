@@ -182,34 +182,6 @@ describe("capture files", () => {
   });
 });
 
-describe("claim answers", () => {
-  test("applied and refused claims are recorded after the answer, with the venue's code; the claim's result is passed through", async () => {
-    const { capturingTransport } = await import("../../src/lab/capture/capturingTransport.js");
-    const { VenueError } = await import("../../src/venue/errors.js");
-    const seen: CaptureEvent[] = [];
-    let clock = 1_000;
-    const result = { liquidation_id: 7, timestamp: 1, type: "claim", positions_by_perp: [] };
-    const inner = {
-      claimLiquidation: async (body: { liquidation_id: number }) => {
-        clock += 30;
-        if (body.liquidation_id === 8) throw new VenueError({ venueCode: -1202, status: 400, venueMessage: "gone", endpoint: "claim" });
-        if (body.liquidation_id === 9) throw new Error("socket hang up");
-        return result;
-      },
-    };
-    const t = capturingTransport(inner as never, { record: (e) => void seen.push(e) }, () => clock);
-    const body = (id: number) => ({ liquidation_id: id, ratio_qty_request: 1, limit_price: {} });
-    await expect(t.claimLiquidation(body(7))).resolves.toBe(result);
-    await expect(t.claimLiquidation(body(8))).rejects.toThrow(/-1202/);
-    await expect(t.claimLiquidation(body(9))).rejects.toThrow(/hang up/);
-    expect(seen.map((e) => (e.k === "claim" ? [e.id, e.code, e.sentAt, e.at, e.result !== undefined] : []))).toEqual([
-      [7, 0, 1_000, 1_030, true],
-      [8, -1202, 1_030, 1_060, false],
-      [9, -1, 1_060, 1_090, false],
-    ]);
-  });
-});
-
 describe("capture reader", () => {
   test("lines longer than a read chunk, CRLF ends, multi-byte text and a last line without a newline read back whole", async () => {
     dir = await tempDir("cap-read");

@@ -8,6 +8,7 @@
 import type { ForecastLevels } from "../../engine/forecast.js";
 import type { Fill } from "../../engine/types.js";
 import type { ClaimRequest, ClaimResult, Futures, Info, OpenLiquidation } from "../../venue/restSchemas.js";
+import type { FundClaimRequest } from "../../venue/supplySchemas.js";
 import type { LiquidationEntry, MarkPrice } from "../../venue/wire.js";
 
 export type CaptureEvent =
@@ -20,8 +21,11 @@ export type CaptureEvent =
   | { k: "futures"; at: number; markAt: number; rows: Futures["rows"] }
   /** `GET /v1/public/info` with the futures snapshot read alongside. */
   | { k: "info"; at: number; requestedAt: number; info: Info; futures: Futures }
-  /** A claim answer: `code` 0 = applied (then `result`), else the venue's refusal code, -1 transport. */
-  | { k: "claim"; at: number; sentAt: number; id: number; code: number; request: ClaimRequest; result?: ClaimResult }
+  /**
+   * A claim answer: `code` 0 = applied (then `result`), else the venue's refusal code, -1 transport.
+   * `id` is the row's id in the open list (a fund claim's `claim_id`), `request` the body as sent.
+   */
+  | { k: "claim"; at: number; sentAt: number; id: number; code: number; request: ClaimRequest | FundClaimRequest; result?: ClaimResult }
   /**
    * What the recording account was assigned by its own claim `id` (from the answer or the private
    * push, as booked): the replay's "recorded" column (lab/capture/recordedAccount.ts).
