@@ -25,6 +25,16 @@ export function shadowVariantsOf(raw: Record<string, unknown>, config: Config): 
     const overrides = Object.entries(v.set);
     const r = withOverrides(base, overrides);
     if (r.ok) {
+      // One replay offers the fund's rows one way (lab/replay/replayMarket.ts): the variants share a route.
+      const first = variants[0]?.config.insurance_fund.route;
+      const route = r.config.insurance_fund.route;
+      if (first !== undefined && route !== first) {
+        const whose = "insurance_fund.route" in v.set ? "" : " (the running config's)";
+        problems.push({
+          key: `shadow.variants[${i}].set.insurance_fund.route`,
+          problem: `${route}${whose} where ${variants[0]?.name} replays ${first}: the shadow variants offer the insurance fund's rows by one route`,
+        });
+      }
       variants.push({ name: v.name, settings: { ...v.set }, config: r.config });
       return;
     }

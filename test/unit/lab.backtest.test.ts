@@ -247,4 +247,15 @@ describe("backtest model", () => {
       expect(r.stderr).toContain("--jobs");
     }
   });
+
+  test("variants that differ in insurance_fund.route are refused (the venue's claim form is one, not a strategy)", async () => {
+    const { file, config } = await scenario(false);
+    const r = await runCli(["backtest", file, "--config", config, "--set", "insurance_fund.route=liquidation,claim_insurance_fund"]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain("insurance_fund.route");
+    // One route for all, or one config per route: each backtest replays the route it is given.
+    await expect(buildVariants([config], ["insurance_fund.route=liquidation", "policy.min_fee=0,5"])).resolves.toHaveLength(2);
+    const other = await writePolicyFile(dir as string, OPEN_POLICY, "other.yaml", { insurance_fund: { route: "liquidation" } });
+    await expect(buildVariants([config, other], [])).rejects.toThrow(/insurance_fund\.route/);
+  });
 });

@@ -147,6 +147,26 @@ describe("shadow.variants config", () => {
     await expect(load({ variants: [{ name: "a", set: { "policy min_fee": 1 } }] })).rejects.toThrow(/shadow\.variants\[0\]\.set/);
   });
 
+  test("variants that replay the insurance fund's rows by different routes are refused, naming the key", async () => {
+    const route = (r: string) => ({ "insurance_fund.route": r });
+    await expect(
+      load({
+        variants: [
+          { name: "a", set: route("liquidation") },
+          { name: "b", set: { "policy.min_fee": 1 } },
+        ],
+      }),
+    ).rejects.toThrow(/shadow\.variants\[1\]\.set\.insurance_fund\.route: .*liquidation/);
+    // One route for every variant (here not the running one's) is replayed as set.
+    const loaded = await load({
+      variants: [
+        { name: "a", set: route("liquidation") },
+        { name: "b", set: route("liquidation") },
+      ],
+    });
+    expect(loaded.shadows?.map((v) => v.config.insurance_fund.route)).toEqual(["liquidation", "liquidation"]);
+  });
+
   test("names are unique", async () => {
     const set = { "policy.min_fee": 1 };
     await expect(

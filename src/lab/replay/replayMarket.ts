@@ -32,6 +32,10 @@ export class ReplayMarket {
 
   /** `followers[i]`: the variants replayed as `variants[i]` while they decide alike (decisionGroup.ts). */
   constructor(variants: readonly Variant[], model: ReplayModel, followers: readonly (readonly Variant[])[] = []) {
+    const route = variants[0]?.config.insurance_fund.route ?? "claim_insurance_fund";
+    // The book holds the fund's rows as one route offers them; the callers refuse a mix (variants.ts, shadowVariants.ts).
+    if ([...variants, ...followers.flat()].some((v) => v.config.insurance_fund.route !== route))
+      throw new Error("a replay's variants share one insurance_fund.route");
     const book = new OpenBook();
     const marks = new MarkBook();
     this.marks = marks;
@@ -87,9 +91,9 @@ export class ReplayMarket {
       now: clock,
       monotonic: clock,
       slices: inlineSlices,
-      // The insurance fund's rows are on the shared book, as the first variant's route offers them
-      // (variants share one route); a variant with the fund off is never offered them (ReplayVariant.offer).
-      fund: new FundFeed({ route: variants[0]?.config.insurance_fund.route ?? "claim_insurance_fund", price: (s) => marks.price(s) }),
+      // The insurance fund's rows are on the shared book, as the variants' one route offers them; a
+      // variant with the fund off is never offered them (ReplayVariant.offer).
+      fund: new FundFeed({ route, price: (s) => marks.price(s) }),
     });
   }
 

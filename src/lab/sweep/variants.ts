@@ -73,5 +73,10 @@ export async function buildVariants(configPaths: readonly string[], sets: readon
       out.push({ name, settings, config: r.config });
     }
   }
+  const routes = [...new Set(out.map((v) => v.config.insurance_fund.route))];
+  if (routes.length > 1)
+    throw new UsageError(
+      `insurance_fund.route differs between variants (${routes.join(", ")}): it is the venue's claim form, not a strategy, and one replay offers the fund's rows one way; run one backtest per route`,
+    );
   return out;
 }
