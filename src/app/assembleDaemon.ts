@@ -25,6 +25,7 @@ import { claimPath } from "./claimPath.js";
 import { daemonRun } from "./daemonRun.js";
 import type { DaemonTiming } from "./daemonTiming.js";
 import { forecastParts } from "./forecastParts.js";
+import { fundParts } from "./fundParts.js";
 import { journalOwner } from "./journalOwner.js";
 import { Later } from "./later.js";
 import { markoutParts } from "./markoutParts.js";
@@ -144,6 +145,7 @@ export function assembleDaemon(o: {
   });
   later.guard.bind(guard);
   const forecast = forecastParts({ config, metrics, logger, books, rest, guard, capture: stateCapture });
+  const fund = fundParts({ config, metrics, logger, marks: books.marks, rest, timing });
   const leadership = journalOwner({ store, replay, metrics, logger, claimer, core, unwinder, markouts, guard });
   metricSources({ config, metrics, books, limiters, core, unwinder, left });
   const { ingest, daemon, poller, keyWatch } = streamParts({
@@ -163,6 +165,7 @@ export function assembleDaemon(o: {
     slices,
     ingestLog,
     ingestTap,
+    fund: fund.feed,
     daemon: later.daemon,
   });
   later.ingest.bind(ingest);
@@ -177,6 +180,7 @@ export function assembleDaemon(o: {
       keyWatch,
       poller,
       forecast,
+      fund,
       guard,
       store,
       drain,

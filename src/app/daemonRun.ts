@@ -25,6 +25,8 @@ export function daemonRun(o: {
   poller: RewardsPoller;
   /** The heatmap's poller (forecastParts.ts). */
   forecast: { run(signal: AbortSignal): Promise<void> };
+  /** The insurance fund's watch (fundParts.ts). */
+  fund: { run(signal: AbortSignal): Promise<void> };
   guard: ProtectionGuard;
   /** Where `liquidator rearm` leaves its requests (`operatorRequestLoop` below). */
   store: Pick<StateStore, "requests" | "requestDone" | "mayLead">;
@@ -52,6 +54,7 @@ export function daemonRun(o: {
       await o.keyWatch.check(signal);
       const polling = o.poller.start(signal);
       const forecasting = o.forecast.run(signal);
+      const fundWatching = o.fund.run(signal);
       const keys = o.keyWatch.run(signal);
       const stopGuard = o.guard.start();
       const requests = operatorRequestLoop({ store: o.store, guard: o.guard, logger: o.logger, signal });
@@ -62,6 +65,7 @@ export function daemonRun(o: {
       await o.unwinder.stop();
       await polling;
       await forecasting;
+      await fundWatching;
       await keys;
       await requests;
     } finally {

@@ -10,4 +10,6 @@ export interface DaemonTiming {
   journalRetryMs?: number;
   /** Delays of the markout horizons 1s..300s, ms (default their names; tests shorten them). */
   markoutDelaysMs?: readonly number[];
+  /** How often the insurance fund is read (default 30 s, daemon/feeds/fundWatch.ts). */
+  fundPollMs?: number;
 }

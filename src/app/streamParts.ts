@@ -10,7 +10,7 @@ import { ClaimRehearsal } from "../daemon/claim/claimRehearsal.js";
 import { Housekeeping } from "../daemon/control/housekeeping.js";
 import { KeyWatch } from "../daemon/control/keyWatch.js";
 import { Daemon, type DaemonLogger } from "../daemon/daemon.js";
-import { FundFeed } from "../daemon/feeds/fundFeed.js";
+import type { FundFeed } from "../daemon/feeds/fundFeed.js";
 import { Ingest } from "../daemon/feeds/ingest.js";
 import { RewardsPoller } from "../daemon/feeds/rewardsPoller.js";
 import type { SliceQueue } from "../daemon/feeds/sliceQueue.js";
@@ -52,6 +52,8 @@ export function streamParts(o: {
   ingestLog: Logger;
   /** What ingest records into (the capture, when on, and the shadows). */
   ingestTap: CaptureTap;
+  /** The insurance fund's rows, offered through it (fundParts.ts); undefined with the fund off. */
+  fund: FundFeed | undefined;
   daemon: Later<Daemon>;
 }): StreamParts {
   const { config, venue, metrics, logger, timing, claimer, core } = o;
@@ -84,8 +86,8 @@ export function streamParts(o: {
     },
     opportunities: o.opportunities,
     capture: o.ingestTap,
-    // insurance_fund.enabled: the fund's rows are offered too (daemon/feeds/fundFeed.ts).
-    ...(config.insurance_fund.enabled ? { fund: new FundFeed({ route: config.insurance_fund.route, price: (s) => marks.price(s) }) } : {}),
+    // insurance_fund.enabled: the fund's rows are offered too (fundParts.ts).
+    ...(o.fund !== undefined ? { fund: o.fund } : {}),
     corrected: (c) => {
       metrics.unwind.positionsCorrected.inc({ symbol: c.symbol });
       logger.warn(c, "the venue's positions differ from what the daemon held: the venue's are taken");

@@ -14,6 +14,7 @@
 import { type Counter, collectDefaultMetrics, type Gauge, Registry } from "prom-client";
 import { type ClaimMetrics, createClaimMetrics } from "./claimMetrics.js";
 import { createForecastMetrics, type ForecastMetrics } from "./forecastMetrics.js";
+import { createFundMetrics, type FundMetrics } from "./fundMetrics.js";
 import { metricMakers } from "./metricMakers.js";
 import { createRewardsMetrics, type RewardsMetrics } from "./rewardsMetrics.js";
 import { createSampledMetrics, type SampledMetrics } from "./sampledMetrics.js";
@@ -37,7 +38,7 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
 }
 
-export interface Metrics extends ClaimMetrics, VenueMetrics, SampledMetrics, RewardsMetrics, ForecastMetrics {
+export interface Metrics extends ClaimMetrics, VenueMetrics, SampledMetrics, RewardsMetrics, ForecastMetrics, FundMetrics {
   readonly registry: Registry;
   readonly buildInfo: Gauge<"version" | "commit" | "node">;
   readonly dryRun: Gauge;
@@ -75,6 +76,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     ...createVenueMetrics(registry, p),
     ...createRewardsMetrics(registry, p),
     ...createForecastMetrics(registry, p),
+    ...createFundMetrics(registry, p),
     buildInfo: gauge("build_info", "Always 1; the build's version, git commit and Node.js version", ["version", "commit", "node"]),
     dryRun: gauge("dry_run", "1 when dry run is on (claims are decided and recorded, never sent)"),
     keyExpiry: gauge("key_expiry_timestamp_seconds", "When the venue says the API key expires (GET /v1/client/key_info, read hourly)"),

@@ -72,6 +72,13 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
     "the fund's rows skipped for margin",
   );
   await reconcileRounds(d.metricsUrl, 2);
+  // The fund read beside its rows: what it holds of ETH, all of it offered by claim rows.
+  const fundEth = { symbol: "PERP_ETH_USDC" };
+  await waitFor(
+    async () => (await metric(d.metricsUrl, "liquidator_insurance_fund_position_quote", fundEth)) > 0,
+    "the fund's position read",
+  );
+  expect(await metric(d.metricsUrl, "liquidator_insurance_fund_unlisted_quote", fundEth)).toBe(0);
   // Nothing went to the fund's endpoint while the margin was full.
   expect(requestsFrom(sim).filter((r) => r.liquidationId !== undefined && fundIds.has(r.liquidationId))).toEqual([]);
   const liquidationFee = applied(sim).reduce((s, c) => s + c.transfers.reduce((a, t) => a + t.absLiquidatorFee, 0), 0);

@@ -81,7 +81,7 @@ export async function startInProcessDaemon(o: InProcessDaemonOptions): Promise<I
     signal: controller.signal,
     logDestination: logs,
     onStarted: (info) => started(info.metricsUrl),
-    timing: { reconcileIntervalMs: 1_000, backoff: { initialMs: 50, maxMs: 500 }, ...o.timing },
+    timing: { reconcileIntervalMs: 1_000, fundPollMs: 1_000, backoff: { initialMs: 50, maxMs: 500 }, ...o.timing },
     ...(o.wrapStore !== undefined ? { wrapStore: o.wrapStore } : {}),
   });
   let ended = false;

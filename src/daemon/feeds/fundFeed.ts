@@ -23,6 +23,8 @@ export class FundFeed {
   #discounts: ReadonlyMap<string, number> = new Map();
   /** The symbol each fund row on the fund's route is offered as, by id. */
   readonly #picked = new Map<number, string>();
+  /** Each open fund row's positions as the venue lists them, by id (what `listed` sums). */
+  readonly #rows = new Map<number, readonly LiquidationPosition[]>();
 
   constructor(o: { route: FundRoute; price(symbol: string): number | undefined }) {
     this.#route = o.route;
@@ -43,16 +45,30 @@ export class FundFeed {
     const open = liq.positions.filter((p) => p.positionQty !== 0);
     if (open.length === 0) {
       this.#picked.delete(liq.liquidationId);
+      this.#rows.delete(liq.liquidationId);
       return liq;
     }
+    this.#rows.set(liq.liquidationId, open);
     const positions = open.map((p) => this.#discounted(p));
     if (this.#route === "liquidation") return { ...liq, positions };
     return { ...liq, positions: [this.#pick(liq.liquidationId, positions)] };
   }
 
-  /** Forget the picks of ids that left the open list (bounded memory). */
+  /** Forget the picks and rows of ids that left the open list (bounded memory). */
   sweep(isOpen: (id: number) => boolean): void {
     for (const id of this.#picked.keys()) if (!isOpen(id)) this.#picked.delete(id);
+    for (const id of this.#rows.keys()) if (!isOpen(id)) this.#rows.delete(id);
+  }
+
+  /**
+   * What the open fund rows list, base quantity per symbol (absolute, every symbol of a row, whichever
+   * this route offers): set against the fund's own positions (fundWatch.ts).
+   */
+  listed(): Map<string, number> {
+    const by = new Map<string, number>();
+    for (const positions of this.#rows.values())
+      for (const p of positions) by.set(p.symbol, (by.get(p.symbol) ?? 0) + Math.abs(p.positionQty));
+    return by;
   }
 
   #discounted(p: LiquidationPosition): LiquidationPosition {
