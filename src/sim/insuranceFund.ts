@@ -76,6 +76,8 @@ export class InsuranceFund {
   readonly #holdMs: number;
   readonly #rows = new Map<number, RowBook>();
   readonly #inProcess = new Set<number>();
+  /** Positions the fund holds that no claim row offers (`holdUnlisted`), by symbol. */
+  readonly #unlisted = new Map<string, { qty: number; cost: number }>();
   #balance: number;
 
   constructor(core: VenueCore, options: InsuranceFundOptions = {}) {
@@ -116,6 +118,19 @@ export class InsuranceFund {
     return id;
   }
 
+  /**
+   * The other reading of docs/protocol.md §10's unsettled point, for tests: the fund holds these
+   * positions (in `GET /v1/public/insurancefund`) and offers them through no claim row.
+   */
+  holdUnlisted(positions: readonly { symbol: string; position_qty: number }[]): void {
+    for (const p of positions) {
+      const s = this.#unlisted.get(p.symbol) ?? { qty: 0, cost: 0 };
+      s.qty = roundQty(s.qty + p.position_qty);
+      s.cost += p.position_qty * (this.#core.mark(p.symbol) ?? 0);
+      this.#unlisted.set(p.symbol, s);
+    }
+  }
+
   #expired(liq: BookedLiquidation): void {
     if (liq.type === CLAIM_ROW_TYPE) {
       // Nobody wanted it: the fund closes what is left at the mark.
@@ -137,7 +152,7 @@ export class InsuranceFund {
   data(): Record<string, unknown> {
     const core = this.#core;
     core.expireDue();
-    const bySymbol = new Map<string, { qty: number; cost: number }>();
+    const bySymbol = new Map<string, { qty: number; cost: number }>([...this.#unlisted].map(([k, v]) => [k, { ...v }]));
     for (const liq of core.book.list()) {
       const row = this.#rows.get(liq.liquidationId);
       if (liq.type !== CLAIM_ROW_TYPE || row === undefined) continue;

@@ -122,6 +122,27 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
   expect(captured.sort()).toEqual(fundClaims.map((c) => c.liquidationId as number).sort());
 }, 120_000);
 
+test("a fund position no claim row offers is measured and warned of once (the other reading of §10's unsettled claim_id)", async ({
+  rig,
+}) => {
+  const sim = await rig.sim({ scenario: { insuranceFund: true } });
+  const d = await rig.daemon({ sim, sections: FUND_ON, env: OFF, until: "ready" });
+  const btc = { symbol: "PERP_BTC_USDC" };
+  sim.fund.holdUnlisted([{ symbol: "PERP_BTC_USDC", position_qty: -0.5 }]);
+  const unlisted = () => metric(d.metricsUrl, "liquidator_insurance_fund_unlisted_quote", btc);
+  await waitFor(async () => (await unlisted()) > 0, "the unlisted BTC measured");
+  // Half a BTC at the mark, against none listed.
+  expect(await unlisted()).toBeCloseTo(0.5 * (sim.core.mark("PERP_BTC_USDC") as number), -2);
+  expect(await metric(d.metricsUrl, "liquidator_insurance_fund_position_quote", btc)).toBeCloseTo(await unlisted(), 6);
+  const gap = "the insurance fund holds a position no claim row of the open list offers";
+  const warned = () => d.logs.lines.filter((l) => typeof l.msg === "string" && l.msg.startsWith(gap));
+  await waitFor(() => warned().length > 0, "the gap warned of");
+  const reads = async () => metric(d.metricsUrl, "liquidator_insurance_fund_polls_total", { result: "ok" });
+  const after = await reads();
+  await waitFor(async () => (await reads()) >= after + 3, "three more fund reads");
+  expect(warned().map((l) => (l as { symbol?: string }).symbol)).toEqual(["PERP_BTC_USDC"]);
+}, 60_000);
+
 test("insurance_fund off (the default): the fund's rows are never claimed", async ({ rig }) => {
   const sim = await rig.sim({ scenario: { insuranceFund: true } });
   const d = await rig.daemon({ sim, env: OFF, until: "ready" });
