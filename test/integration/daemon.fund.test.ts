@@ -4,8 +4,9 @@
  * nobody claimed moves to the fund at its TTL and is offered as `type: "claim"` rows, skipped while
  * the margin is full; once the positions are closed (what unwinding does) the daemon claims the
  * fund's rows through `POST /v1/claim_insurance_fund`, at the fund's discount, one id once; the
- * day's `liquidator report` shows both supplies and the value of each. With the fund off (the
- * default) the rows are never claimed.
+ * day's `liquidator report` shows both supplies and the value of each; the same with the daemon's
+ * own unwinder freeing the margin (held by a slippage cap until a SIGHUP widens it). The fund read
+ * beside its rows says what no row offers. With the fund off (the default) the rows are never claimed.
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { expect } from "vitest";
 import { main } from "../../src/commands/dispatch.js";
 import { readCapture } from "../../src/lab/capture/captureReader.js";
 import type { SimulatorHandle } from "../../src/sim/startSimulator.js";
+import { DEFAULT_SYMBOLS } from "../../src/sim/symbols.js";
 import {
   claimsBy,
   countById,
@@ -28,10 +30,12 @@ import {
   writePolicyFile,
 } from "../support/daemonHarness.js";
 import { test } from "../support/rig.js";
+import { openQty, venueOrders } from "../support/unwindProbe.js";
 
 const COLLATERAL = 20_000;
 const LEVERAGE = 10;
 const OFF = { LIQUIDATOR_UNWIND_MODE: "off" };
+const ETH = "PERP_ETH_USDC";
 const FUND_ON = { insurance_fund: { enabled: true } };
 
 /** The fund's open claim rows on the venue now. */
@@ -120,6 +124,65 @@ test("a cascade past the margin, then flat: the fund's rows are claimed on its e
   for (const f of (await readdir(dir)).filter((n) => n.endsWith(".jsonl.gz")))
     for await (const ev of readCapture(join(dir, f))) if (ev.k === "claim" && ev.code === 0 && fundIds.has(ev.id)) captured.push(ev.id);
   expect(captured.sort()).toEqual(fundClaims.map((c) => c.liquidationId as number).sort());
+}, 120_000);
+
+test("the unwinder frees the margin a cascade filled, and only then are the fund's rows claimed", async ({ rig, build }) => {
+  // ETH's book 1 % under the mark: nothing fills within a 10 bps cap, so what was claimed is held.
+  const WIDE = { spreadBps: 200, levels: 20, stepBps: 2, levelNotional: 200_000, refillPerSec: 1 };
+  const symbols = DEFAULT_SYMBOLS.map((x) => (x.symbol === ETH ? { ...x, book: WIDE } : x));
+  const sim = await rig.sim({
+    collateral: COLLATERAL,
+    maxLeverage: LEVERAGE,
+    liquidationTtlMs: 4_000,
+    symbols,
+    scenario: { insuranceFund: true },
+  });
+  const dir = await rig.dir("fund-unwind");
+  const policy = { ...OPEN_POLICY, max_margin_usage: 0.9 };
+  const config = await writePolicyFile(dir, policy, "config.yaml", { ...FUND_ON, unwind: { max_slippage_bps: 10 } });
+  const p = rig.spawn(build.cli, [], daemonEnv(sim, `${dir}/state`, { LIQUIDATOR_CONFIG: config }), dir);
+  const url = await p.metricsUrl();
+  await untilReady(url, "daemon ready", 30_000);
+
+  const ids = sim.core.cascade(10, { symbols: [ETH], side: 1, notional: [15_000, 40_000] });
+  await waitFor(() => ids.every((id) => sim.core.book.get(id) === undefined), "the cascade's rest taken over by the fund", 30_000);
+  const fundIds = new Set(fundRows(sim).map((l) => l.liquidationId));
+  expect(fundIds.size).toBeGreaterThan(0);
+  await waitFor(
+    async () => (await metric(url, "liquidator_claims_skipped_total", { reason: "margin" })) >= 1,
+    "fund rows skipped for margin",
+  );
+  await reconcileRounds(url, 2);
+  const isFund = (id: number | undefined) => id !== undefined && fundIds.has(id);
+  expect(requestsFrom(sim).filter((r) => isFund(r.liquidationId))).toEqual([]);
+  expect(venueOrders(sim).some((o) => o.total_executed_quantity > 0)).toBe(false);
+  const held = openQty(sim, ETH);
+  expect(held).not.toBe(0);
+
+  // The operator widens the cap (SIGHUP applies unwind.* at once): the unwinder sells, the margin frees.
+  await writePolicyFile(dir, policy, "config.yaml", { ...FUND_ON, unwind: { max_slippage_bps: 300 } });
+  p.child.kill("SIGHUP");
+  await waitFor(() => applied(sim).some((c) => isFund(c.liquidationId)), "a fund row claimed", 60_000);
+  const firstFill = Math.min(
+    ...venueOrders(sim)
+      .filter((o) => o.total_executed_quantity > 0)
+      .map((o) => o.updated_time),
+  );
+  const firstFundClaim = Math.min(
+    ...applied(sim)
+      .filter((c) => isFund(c.liquidationId))
+      .map((c) => c.receivedAt),
+  );
+  expect(firstFundClaim).toBeGreaterThanOrEqual(firstFill);
+  // Through the fund's endpoint, at its discount; and what the fund gave is unwound like the rest.
+  for (const c of applied(sim).filter((x) => isFund(x.liquidationId)))
+    for (const t of c.transfers) expect(t.liquidatorFee).toBeCloseTo(0.004, 9);
+  // Every fund row is claimed once, and what all the claims gave is closed again.
+  const tried = () => [...fundIds].every((id) => requestsFrom(sim).some((r) => r.liquidationId === id));
+  await waitFor(() => tried() && openQty(sim, ETH) === 0, "every fund row claimed, then flat", 60_000);
+  expect([...countById(requestsFrom(sim))].filter(([, n]) => n > 1)).toEqual([]);
+  p.child.kill("SIGTERM");
+  expect((await p.exit).code).toBe(0);
 }, 120_000);
 
 test("a fund position no claim row offers is measured and warned of once (the other reading of §10's unsettled claim_id)", async ({
