@@ -74,7 +74,6 @@ export function claimPath(o: {
   const counts = claimObserver(metrics);
   // The ledger reads the claim records as they are written (intents, outcomes).
   const journal = opportunities.readingAlong(store);
-  const badRows = { logged: false };
   const port = livePort({
     store: journal,
     sender: o.sender,
@@ -83,12 +82,6 @@ export function claimPath(o: {
     requestPositions: () => o.daemon.get().requestPositions(),
     // -1101: the model was wrong; the leverages and positions read say what the venue counts.
     rereadAccount: () => o.daemon.get().requestLeverages(),
-    badRecordRow: (row) => {
-      metrics.restRowsSkipped.inc({ endpoint: "/v1/client/liquidator_liquidations" });
-      if (badRows.logged) return;
-      badRows.logged = true;
-      claimLog.warn({ row: JSON.stringify(row)?.slice(0, 500) }, "a row of the venue's record of our claims could not be read; skipped");
-    },
     signal: o.signal,
   });
   let claimer: Claimer | undefined;

@@ -22,8 +22,6 @@ export function livePort(o: {
   requestPositions(): void;
   /** -1101: each symbol's leverage read again, then the positions (restFeed.ts `requestLeverages`). */
   rereadAccount(): void;
-  /** Skipped rows of the record (a metric, one log line of the first's shape). */
-  badRecordRow?(row: unknown): void;
   signal: AbortSignal;
 }): CorePort {
   const { store, sender, rest } = o;
@@ -39,7 +37,7 @@ export function livePort(o: {
       sender.sendFund(body, dryRun, o.signal).then(answered, (error: unknown) => answered({ error }));
     },
     placeOrder: (body) => o.orders.placeOrder(body),
-    readRecord: (startT, endT) => readRecord(rest, startT, endT, o.signal, o.badRecordRow),
+    readRecord: (startT, endT) => readRecord(rest, startT, endT, o.signal),
     requestPositions: () => o.requestPositions(),
     rereadAccount: () => o.rereadAccount(),
     schedule: (ms, f) => {
@@ -52,23 +50,19 @@ export function livePort(o: {
   };
 }
 
-async function readRecord(
-  rest: RestClient,
-  startT: number,
-  endT: number,
-  signal: AbortSignal,
-  bad: ((row: unknown) => void) | undefined,
-): Promise<RecordRead> {
+/** The record's pages; unreadable rows are counted and logged by the REST core (restCore.ts `onSkippedRows`). */
+async function readRecord(rest: RestClient, startT: number, endT: number, signal: AbortSignal): Promise<RecordRead> {
   const asOf = Date.now();
   try {
     const claims = [];
+    let unreadRows = 0;
     for (let page = 1; page <= MAX_RECORD_PAGES; page++) {
       const p = await readLiquidatorRecord(rest, { startT, endT, page }, { signal });
       claims.push(...p.claims);
-      if (p.skipped > 0) bad?.(p.badRow);
+      unreadRows += p.skipped;
       if (!p.more) break;
     }
-    return { ok: true, claims, asOf };
+    return { ok: true, claims, asOf, unreadRows };
   } catch (err) {
     // A venue without the route (404) will not grow one: settled by the open list and the bound.
     const permanent = err instanceof VenueError && (err.status === 404 || err.status === 405);

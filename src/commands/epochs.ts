@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.js";
 import type { EpochData, EpochDataRow, EpochInfo, EpochInfoRow } from "../venue/restSchemas.js";
+import { skippedRowsOf } from "../venue/tolerantRows.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";
 import { type Column, isoTime, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
@@ -106,6 +107,14 @@ export const epochs: Command = async (args, io) => {
       summary.push(
         `total released: ${data.total_released_trading_rewards_native} native, ${data.total_released_trading_rewards_escrow} escrow`,
       );
+    }
+    // Rows the venue sent that could not be read are left out (tolerantRows.ts): say so, not a silent gap.
+    for (const [name, payload] of [
+      ["epoch_info", info],
+      ["epoch_data", data],
+    ] as const) {
+      const left = skippedRowsOf(payload).length;
+      if (left > 0) summary.push(`${left} row(s) of ${name} could not be read and are not shown`);
     }
     // The rows alone go to stdout in machine formats, so a pipe into jq or a CSV reader stays clean.
     (format === "table" ? io.stdout : io.stderr).write(`${format === "table" ? "\n" : ""}${summary.join("\n")}\n`);

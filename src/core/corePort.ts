@@ -20,8 +20,14 @@ export type Cancel = () => void;
 /** What became of a claim sent: the venue's answer, a dry run (nothing left), or an error (a refusal, a lost answer). */
 export type ClaimAnswer = { sent: true; result: ClaimResult } | { sent: false; dryRun: true } | { error: unknown };
 
-/** The venue's record of our claims over a window: what it lists as of `asOf` (local ms the read was made), or that it could not be read (no such route, an error). */
-export type RecordRead = { ok: true; claims: RecordedClaim[]; asOf: number } | { ok: false; reason: string; permanent: boolean };
+/**
+ * The venue's record of our claims over a window: what it lists as of `asOf` (local ms the read was
+ * made), or that it could not be read (no such route, an error). `unreadRows`: rows left out because
+ * they could not be read; any of them may be a claim of ours, so absence from such a read proves nothing.
+ */
+export type RecordRead =
+  | { ok: true; claims: RecordedClaim[]; asOf: number; unreadRows?: number }
+  | { ok: false; reason: string; permanent: boolean };
 
 export interface CorePort {
   /**

@@ -231,11 +231,13 @@ export class UnknownClaims {
       }
       const now = port.now();
       const rows = read?.ok === true ? indexRows(read.claims) : undefined;
+      // A claim not among the rows read says "not applied" only if every row could be read.
+      const whole = read?.ok === true && (read.unreadRows ?? 0) === 0;
       for (const p of [...this.#pending.values()]) {
         if (this.#pending.get(p.id) !== p) continue; // settled meanwhile (a push)
         const row = rows?.get(p.id);
         if (row !== undefined) this.confirm(p.id, row.fills, row.timestamp, "record");
-        else if (rows !== undefined && p.kind === "unknown" && (read as { asOf: number }).asOf - p.sentAt >= this.#t.settleMs)
+        else if (whole && p.kind === "unknown" && (read as { asOf: number }).asOf - p.sentAt >= this.#t.settleMs)
           this.#notApplied(p, "the venue's record");
         else if (now - p.sentAt >= this.#t.boundMs && (this.#readable(p) || now >= this.#graceEnd(p))) this.#giveUp(p);
         else if (now - p.sentAt >= this.#t.boundMs) {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { VenueError } from "../venue/errors.js";
 import { assessKey, isMissingRoute, readKeyInfo } from "../venue/keyInfo.js";
 import { positionsSchema } from "../venue/restSchemas.js";
+import { skippedRowsOf } from "../venue/tolerantRows.js";
 import { type Check, fail, pass, secretVar, warn } from "./check.js";
 
 export const keyCheck: Check = async (ctx) => {
@@ -78,6 +79,9 @@ export const accountCheck: Check = async (ctx) => {
   const [open, info] = await Promise.all([ctx.orders.openOrders({ signal: ctx.signal }), ctx.orders.clientInfo({ signal: ctx.signal })]);
   ctx.clientInfo = info;
   const held = positions.success ? positions.data.rows.filter((r) => r.position_qty !== 0) : [];
+  // A row left out as unreadable is still an open order (the list asked for open ones only).
+  const unreadable = skippedRowsOf(open).length;
+  const openCount = open.rows.length + unreadable;
   const total = Number(raw.total_collateral_value);
   const free = Number(raw.free_collateral);
   ctx.observed.account = {
@@ -85,16 +89,16 @@ export const accountCheck: Check = async (ctx) => {
     free_collateral: raw.free_collateral ?? null,
     collateral_types: { total: typeof raw.total_collateral_value, free: typeof raw.free_collateral },
     positions: held.map((r) => ({ symbol: r.symbol, position_qty: r.position_qty })),
-    open_orders: open.rows.length,
+    open_orders: openCount,
+    open_orders_unreadable: unreadable,
     taker_fee_bps: info.futures_taker_fee_rate,
     maker_fee_bps: info.futures_maker_fee_rate,
   };
   const text =
     `collateral ${Number.isFinite(total) ? total : "?"}, free ${Number.isFinite(free) ? free : "?"}, ` +
-    `${held.length} position(s), ${open.rows.length} open order(s), fees ${info.futures_taker_fee_rate}/${info.futures_maker_fee_rate} bps taker/maker`;
+    `${held.length} position(s), ${openCount} open order(s)${unreadable > 0 ? ` (${unreadable} unreadable)` : ""}, fees ${info.futures_taker_fee_rate}/${info.futures_maker_fee_rate} bps taker/maker`;
   if (!positions.success) return fail(`${text}; position rows unreadable by the daemon`, "attach --json to a bug report");
   if (!Number.isFinite(free) || free <= 0) return warn(text, "no free collateral: every claim would be refused for margin", false);
-  if (held.length > 0 || open.rows.length > 0)
-    return warn(text, "the daemon takes over these positions and orders: start flat if you can", true);
+  if (held.length > 0 || openCount > 0) return warn(text, "the daemon takes over these positions and orders: start flat if you can", true);
   return pass(text);
 };

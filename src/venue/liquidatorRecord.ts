@@ -1,15 +1,16 @@
 /**
  * The venue's record of this liquidator's claims, `GET /v1/client/liquidator_liquidations`
  * (docs/protocol.md §10): the definitive answer to "did my claim apply, and with what?" when the
- * claim's answer and its private push were both lost. Rows are read one by one: a row that does not
- * parse is skipped and counted, never a reason to lose the page (the OpenAPI makes every field
- * optional). `assigned` 1 rows are the venue's own assignments (to a market maker or vault), not
+ * claim's answer and its private push were both lost. Rows are read one by one (tolerantRows.ts): a
+ * row that does not parse is left out, counted and its shape logged once by the REST core like every
+ * other list's, never a reason to lose the page (the OpenAPI makes every field optional). `assigned` 1 rows are the venue's own assignments (to a market maker or vault), not
  * claims of ours.
  */
 import { z } from "zod";
 import type { Fill } from "../engine/types.js";
 import { SYMBOL_PATTERN } from "../engine/types.js";
 import { buildQuery, type CallOptions, type RestCore } from "./restCore.js";
+import { skippedRowsOf, tolerantRows } from "./tolerantRows.js";
 import { MAX_ABS_NOTIONAL, MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS } from "./wire.js";
 import { wireInt, wireNumber } from "./wireNumbers.js";
 
@@ -35,7 +36,7 @@ const recordRowSchema = z.object({
 
 const pageSchema = z.object({
   meta: z.object({ total: wireInt, records_per_page: wireInt, current_page: wireInt }).optional(),
-  rows: z.array(z.unknown()),
+  rows: tolerantRows(recordRowSchema),
 });
 
 /** One claim of ours the venue applied: when, and what it transferred (the liquidator fee per symbol in `fee`). */
@@ -48,10 +49,8 @@ export interface RecordedClaim {
 
 export interface RecordPage {
   claims: RecordedClaim[];
-  /** Rows that did not parse (skipped, counted by the caller). */
+  /** Rows that did not parse: left out (counted and logged by the REST core); any may be a claim of ours. */
   skipped: number;
-  /** The first row that did not parse, for one log line of its shape. */
-  badRow?: unknown;
   /** More pages follow. */
   more: boolean;
 }
@@ -69,19 +68,14 @@ export async function readLiquidatorRecord(
 ): Promise<RecordPage> {
   const query = buildQuery({ start_t: Math.floor(q.startT), end_t: Math.ceil(q.endT), page: q.page, size: PAGE_SIZE });
   const answer = await rest.get(LIQUIDATOR_RECORD_ENDPOINT, "account_reads", query, pageSchema, true, opts);
-  const out: RecordPage = { claims: [], skipped: 0, more: false };
-  for (const raw of answer.data.rows) {
-    const row = recordRowSchema.safeParse(raw);
-    if (!row.success) {
-      out.skipped++;
-      out.badRow ??= raw;
-      continue;
-    }
-    if (assignedByVenue(row.data.assigned)) continue;
+  const skipped = skippedRowsOf(answer.data).length;
+  const out: RecordPage = { claims: [], skipped, more: false };
+  for (const row of answer.data.rows) {
+    if (assignedByVenue(row.assigned)) continue;
     out.claims.push({
-      liquidationId: row.data.liquidation_id,
-      timestamp: row.data.timestamp,
-      fills: row.data.positions_by_perp.map((p) => ({
+      liquidationId: row.liquidation_id,
+      timestamp: row.timestamp,
+      fills: row.positions_by_perp.map((p) => ({
         symbol: p.symbol,
         qty: p.position_qty,
         price: p.transfer_price,
@@ -91,6 +85,8 @@ export async function readLiquidatorRecord(
   }
   const meta = answer.data.meta;
   out.more =
-    meta !== undefined ? meta.current_page * Math.max(1, meta.records_per_page) < meta.total : answer.data.rows.length >= PAGE_SIZE;
+    meta !== undefined
+      ? meta.current_page * Math.max(1, meta.records_per_page) < meta.total
+      : answer.data.rows.length + skipped >= PAGE_SIZE;
   return out;
 }

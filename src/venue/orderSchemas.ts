@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { MarginMode } from "../engine/types.js";
 import { symbolNumbers } from "./leverageSchemas.js";
+import { tolerantRows } from "./tolerantRows.js";
 import { MAX_ABS_QTY, MAX_PRICE, MAX_TIMESTAMP_MS, wireNumber } from "./wireNumbers.js";
 
 const amount = wireNumber(z.number());
@@ -85,9 +86,14 @@ export const orderRecordSchema = z.object({
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
 
+/**
+ * GET /v1/orders, read row by row (tolerantRows.ts): one order the daemon cannot read must not hide
+ * the others (the unwinder settles its own order from this list). A reader that concludes from what
+ * is *not* in the list asks `skippedRowsOf` first: a left-out row may be the one it looks for.
+ */
 export const ordersPageSchema = z.object({
   meta: z.object({ total: count, records_per_page: count, current_page: count }),
-  rows: z.array(orderRecordSchema),
+  rows: tolerantRows(orderRecordSchema),
 });
 export type OrdersPage = z.infer<typeof ordersPageSchema>;
 

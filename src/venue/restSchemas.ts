@@ -66,9 +66,10 @@ const epochInfoRowSchema = z.object({
 });
 export type EpochInfoRow = z.infer<typeof epochInfoRowSchema>;
 
+/** Epoch rows are read one by one (tolerantRows.ts): one odd epoch never hides the others' gauges. */
 export const epochInfoSchema = z.object({
   current_epoch: int,
-  rows: z.array(epochInfoRowSchema),
+  rows: tolerantRows(epochInfoRowSchema),
 });
 export type EpochInfo = z.infer<typeof epochInfoSchema>;
 
@@ -117,7 +118,7 @@ export const epochDataSchema = z.preprocess(
     total_released_trading_rewards_native: num,
     total_released_trading_rewards_escrow: num,
     current_epoch: int,
-    rows: z.array(epochDataRowSchema),
+    rows: tolerantRows(epochDataRowSchema),
   }),
 );
 export type EpochData = z.infer<typeof epochDataSchema>;

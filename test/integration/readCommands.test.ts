@@ -223,6 +223,14 @@ describe("epochs", () => {
     expect((await run(["epochs", "--bogus"])).status).toBe(64);
   });
 
+  test("a row that cannot be read: the others listed, the left-out row said on stderr", async () => {
+    venue.route("GET", EPOCH_INFO, () => ok({ current_epoch: 3, rows: [infoRow(1), { ...infoRow(2), end_time: "later" }, infoRow(3)] }));
+    const r = await run(["epochs", "--info", "--json"]);
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((x) => x.epoch_id)).toEqual([1, 3]);
+    expect(r.stderr).toContain("1 row(s) of epoch_info could not be read and are not shown");
+  });
+
   test("--help", async () => {
     const r = await run(["epochs", "--help"]);
     expect(r.status).toBe(0);

@@ -147,7 +147,7 @@ export interface ClaimerRig {
   positions: PositionBook;
   events: ObserverEvent[];
   /** The venue's record of our claims (GET /v1/client/liquidator_liquidations), as the test sets it. */
-  record: { rows: RecordedClaim[]; unavailable: boolean; reads: number };
+  record: { rows: RecordedClaim[]; unavailable: boolean; reads: number; unreadRows: number };
   /** The liquidation appears (as a stream push would add it) and is offered. */
   add(l: Liquidation): void;
   /** Every mark set to its price now (fresh). */
@@ -203,7 +203,7 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
   const quantities = new Map<number, Liquidation>();
   const sender = new ClaimSender(venue, o.dryRun ?? false);
   const store = new FileStore(journal, "test");
-  const record = { rows: [] as RecordedClaim[], unavailable: false, reads: 0 };
+  const record = { rows: [] as RecordedClaim[], unavailable: false, reads: 0, unreadRows: 0 };
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   let claimer: Claimer | undefined;
   const { core, desk } = buildTradingCore({
@@ -222,7 +222,8 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
       readRecord: async () => {
         record.reads++;
         if (record.unavailable) return { ok: false, reason: "unavailable (test)", permanent: false };
-        return { ok: true, claims: record.rows.map((r) => ({ ...r, fills: [...r.fills] })), asOf: Date.now() };
+        const claims = record.rows.map((r) => ({ ...r, fills: [...r.fills] }));
+        return { ok: true, claims, asOf: Date.now(), unreadRows: record.unreadRows };
       },
       requestPositions: () => o.rereadAccount?.(),
       schedule: (ms, f) => {

@@ -5,6 +5,7 @@
  * `GET /v1/orders` and matched by client order id. Pure reading of pages; the unwinder acts on it.
  */
 import type { OrderRecord, OrdersPage } from "../../venue/orderSchemas.js";
+import { skippedRowsOf } from "../../venue/tolerantRows.js";
 import { TERMINAL_STATUSES } from "../../venue/wireOrders.js";
 
 export type ListSettlement =
@@ -12,7 +13,7 @@ export type ListSettlement =
   | { kind: "final"; record: OrderRecord }
   /** Found and still working. */
   | { kind: "working"; record: OrderRecord }
-  /** Every page read and no order with this client id: it never reached the venue. */
+  /** Every page read whole and no order with this client id: it never reached the venue. */
   | { kind: "absent" }
   /** The list could not say (a failed read, or more pages than read). */
   | { kind: "unreadable"; reason: string };
@@ -24,6 +25,8 @@ const MAX_LIST_PAGES = 4;
 export const LIST_SLACK_MS = 5 * 60_000;
 
 export async function findInOrderList(page: (n: number) => Promise<OrdersPage>, clientOrderId: string): Promise<ListSettlement> {
+  // Rows left out as unreadable (tolerantRows.ts) on the pages read: any of them may be this order.
+  let unread = 0;
   for (let n = 1; n <= MAX_LIST_PAGES; n++) {
     let data: OrdersPage;
     try {
@@ -36,8 +39,15 @@ export async function findInOrderList(page: (n: number) => Promise<OrdersPage>, 
       (r) => r.client_order_id !== null && r.client_order_id !== undefined && String(r.client_order_id) === clientOrderId,
     );
     if (record !== undefined) return TERMINAL_STATUSES.has(record.status) ? { kind: "final", record } : { kind: "working", record };
-    const size = data.meta.records_per_page > 0 ? data.meta.records_per_page : data.rows.length;
-    if (data.rows.length === 0 || data.rows.length < size || n * size >= data.meta.total) return { kind: "absent" };
+    const skipped = skippedRowsOf(data).length;
+    unread += skipped;
+    // The page's length counts the rows left out too: they were on it.
+    const length = data.rows.length + skipped;
+    const size = data.meta.records_per_page > 0 ? data.meta.records_per_page : length;
+    if (length === 0 || length < size || n * size >= data.meta.total) {
+      // Absence is only read from pages read whole: otherwise "never placed" could be an order that works.
+      return unread === 0 ? { kind: "absent" } : { kind: "unreadable", reason: `${unread} row(s) of the order list could not be read` };
+    }
   }
   return { kind: "unreadable", reason: `more than ${MAX_LIST_PAGES} pages of orders` };
 }
