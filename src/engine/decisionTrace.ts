@@ -24,6 +24,10 @@
  * same two steps, decisionLegs.ts and policy.ts `decideLegs`), then reads the trace from the legs
  * it left and the checks' own helpers (the same sums in the same order), so the live policy carries
  * nothing for the lab. The lab's "grouped or not, the same bytes" tests hold the two readings together.
+ *
+ * Longer than most files: the trace's reading and the replay that judges a follower's policy by it
+ * are one argument (each check the follower must pass is where the trace was read); apart, each
+ * half would restate the other's invariants.
  */
 
 import type { ClaimMargin } from "./claimMargin.js";

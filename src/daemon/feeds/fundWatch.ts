@@ -17,7 +17,7 @@ import { VenueError } from "../../venue/errors.js";
 import type { InsuranceFundState } from "../../venue/supplyApi.js";
 
 /** How often the fund is read: its positions change at takeovers and claims, minutes apart. */
-export const FUND_POLL_MS = 30_000;
+const FUND_POLL_MS = 30_000;
 
 export type FundPollResult = "ok" | "rate_limited" | "error";
 
