@@ -141,6 +141,8 @@ export function claimPath(o: {
     desk,
     acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
+    // The insurance fund's claims on their endpoint's own limiter (claimer.ts: one pump per lane).
+    acquireFund: gatedPermit(slices, (s) => limiters.acquire("fund_claims", s)),
     dryRun: () => o.sender.dryRun,
     wire: o.rest,
   });

@@ -10,7 +10,7 @@ import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { Liquidation } from "../engine/types.js";
 import { ClaimPauses } from "./claimPauses.js";
 import { type ClaimGate, ClaimPipeline } from "./claimPipeline.js";
-import { ClaimQueue } from "./claimQueue.js";
+import { type ClaimLane, ClaimQueue } from "./claimQueue.js";
 import type { Cancel, ClaimDriver } from "./corePort.js";
 import type { TradingCore } from "./tradingCore.js";
 
@@ -43,6 +43,8 @@ export interface ClaimDeskOptions {
   onBusy?(id: number): void;
   /** The core took a claim (the lab's modelled venue marks it in flight). */
   taken?(d: ClaimDecision, liquidation: Liquidation): void;
+  /** The lane a claim waits in for its permit (claimQueue.ts); none: one lane, `claims`. */
+  lane?(liquidation: Liquidation): ClaimLane;
 }
 
 export class ClaimDesk implements ClaimDriver {
@@ -73,6 +75,7 @@ export class ClaimDesk implements ClaimDriver {
       skipped: (reason, id) => o.skipped(reason, id),
       queued: (liquidation, d, added) => o.queued?.(liquidation, d, added),
       ...(o.onBusy !== undefined ? { onBusy: o.onBusy } : {}),
+      ...(o.lane !== undefined ? { lane: o.lane } : {}),
       dispatch: (d, st, liquidation) => {
         const dryRun = o.dryRun();
         if (dryRun) this.#dryRunDone.add(d.liquidationId);
@@ -92,9 +95,9 @@ export class ClaimDesk implements ClaimDriver {
     return this.#core;
   }
 
-  /** Claims may leave now: no pause, no rate-limit hold, something pending. */
-  ready(): boolean {
-    return this.queue.size > 0 && this.pauses.size === 0 && this.#holdUntil <= this.#o.now();
+  /** Claims of `lane` may leave now: no pause, no rate-limit hold, something pending in it. */
+  ready(lane: ClaimLane = "claims"): boolean {
+    return this.queue.sizeOf(lane) > 0 && this.pauses.size === 0 && this.#holdUntil <= this.#o.now();
   }
 
   /** Wall-clock ms until the rate-limit hold ends (≤ 0: none). */
@@ -115,9 +118,9 @@ export class ClaimDesk implements ClaimDriver {
     this.queue.cancel(id);
   }
 
-  /** One permit: the best pending claim that still passes now goes to the core. False: none did. */
-  take(fresh?: { liquidation: Liquidation; d: ClaimDecision }): boolean {
-    return this.queue.take(fresh);
+  /** One permit of `lane`: its best pending claim that still passes now goes to the core. False: none did. */
+  take(fresh?: { liquidation: Liquidation; d: ClaimDecision }, lane: ClaimLane = "claims"): boolean {
+    return this.queue.take(fresh, lane);
   }
 
   /** Re-decide the open ids last skipped for one of `reasons` (all skips when omitted). */

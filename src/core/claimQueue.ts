@@ -7,6 +7,10 @@
  * core owns it from then on); an id the core holds (`busy`) is not queued, and news of it goes to
  * `onBusy`.
  *
+ * Claims wait in one heap per lane: a lane is a limiter of the venue's of its own (`claims` for
+ * `POST /v1/liquidation`; `fund` for the insurance fund's endpoint, 5/s apart, docs/protocol.md §10),
+ * and each permit takes the best of its own lane, so one supply never spends the other's permits.
+ *
  * When margin binds — the claims waiting need more initial margin than the account has room for
  * after what is held and in flight — the queue ranks by fee per unit of margin instead (what a
  * cascade with limited capital should maximise: the greedy fill of a knapsack, the last claim cut to
@@ -18,6 +22,9 @@ import { RankingQueue } from "../engine/ranking.js";
 import type { Liquidation } from "../engine/types.js";
 import { type IdState, newState } from "./claimState.js";
 import { SkipVerdicts } from "./skipVerdicts.js";
+
+/** The venue limiter a claim leaves under: the liquidation endpoint's, or the insurance fund's. */
+export type ClaimLane = "claims" | "fund";
 
 export interface ClaimQueueOptions {
   /** The decide step (ClaimPipeline.decide): gate, policy, and what comes after it. */
@@ -35,6 +42,8 @@ export interface ClaimQueueOptions {
   onBusy?: (id: number) => void;
   /** The claim a permit took, decided on this instant's data: the core takes it from here. */
   dispatch: (d: ClaimDecision, st: IdState, liquidation: Liquidation) => void;
+  /** The lane a liquidation's claim leaves under; none: every claim is the `claims` lane's. */
+  lane?: (liquidation: Liquidation) => ClaimLane;
 }
 
 /** What a queued claim is ranked by. */
@@ -46,7 +55,7 @@ interface Rank {
 
 export class ClaimQueue {
   readonly #o: ClaimQueueOptions;
-  readonly #queue = new RankingQueue<Rank>();
+  readonly #lanes: Record<ClaimLane, RankingQueue<Rank>> = { claims: new RankingQueue<Rank>(), fund: new RankingQueue<Rank>() };
   /** Σ need of the queued claims. */
   #pendingNeed = 0;
   /** The margin room the latest decision saw (+Infinity: margin not checked). */
@@ -62,8 +71,28 @@ export class ClaimQueue {
     this.#o = options;
   }
 
+  /** Claims waiting, in every lane. */
   get size(): number {
-    return this.#queue.size;
+    return this.#lanes.claims.size + this.#lanes.fund.size;
+  }
+
+  /** Claims waiting for a permit of `lane`. */
+  sizeOf(lane: ClaimLane): number {
+    return this.#lanes[lane].size;
+  }
+
+  #laneOf(liquidation: Liquidation): RankingQueue<Rank> {
+    return this.#lanes[this.#o.lane?.(liquidation) ?? "claims"];
+  }
+
+  /** The heap that holds `id`, if any. */
+  #holding(id: number): RankingQueue<Rank> | undefined {
+    if (this.#lanes.claims.get(id) !== undefined) return this.#lanes.claims;
+    return this.#lanes.fund.get(id) !== undefined ? this.#lanes.fund : undefined;
+  }
+
+  #remove(id: number): void {
+    this.#dequeued(this.#holding(id)?.remove(id)?.value);
   }
 
   /** Whether the queue ranks by fee per unit of margin now (margin binds). */
@@ -71,18 +100,21 @@ export class ClaimQueue {
     return this.#byMargin;
   }
 
-  #enqueue(id: number, d: ClaimDecision, timestamp: number): void {
+  #enqueue(liquidation: Liquidation, d: ClaimDecision): void {
+    const id = liquidation.liquidationId;
     const need = d.marginNeed ?? 0;
-    const r = this.#queue.get(id)?.value;
+    const heap = this.#laneOf(liquidation);
+    const r = heap.get(id)?.value;
     if (r !== undefined) {
       this.#pendingNeed += need - r.need;
       r.fee = d.expectedFee;
       r.need = need;
-      this.#queue.update(id, this.#rankKey(r));
+      heap.update(id, this.#rankKey(r));
     } else {
+      this.#remove(id); // its row changed lane (not seen on the venue; kept whole if it were)
       const rank: Rank = { fee: d.expectedFee, need };
       this.#pendingNeed += need;
-      this.#queue.push(id, this.#rankKey(rank), timestamp, rank);
+      heap.push(id, this.#rankKey(rank), liquidation.timestamp, rank);
     }
     this.#saw(d);
   }
@@ -90,7 +122,7 @@ export class ClaimQueue {
   #dequeued(r: Rank | undefined): void {
     if (r === undefined) return;
     this.#pendingNeed -= r.need;
-    if (this.#queue.size === 0) this.#pendingNeed = 0; // no float dust left behind
+    if (this.size === 0) this.#pendingNeed = 0; // no float dust left behind
   }
 
   /** A decision's margin room: the ranking follows whether margin binds. */
@@ -99,7 +131,9 @@ export class ClaimQueue {
     const binds = this.#pendingNeed > this.#room;
     if (binds === this.#byMargin) return;
     this.#byMargin = binds;
-    this.#queue.rekeyAll(this.#rankKey);
+    // Margin is the account's, shared by the lanes: both rank the same way.
+    this.#lanes.claims.rekeyAll(this.#rankKey);
+    this.#lanes.fund.rekeyAll(this.#rankKey);
   }
 
   /** A liquidation is new or changed: decided, then queued, re-ranked, or dropped. */
@@ -113,14 +147,14 @@ export class ClaimQueue {
     if (d.action === "skip") {
       this.skipped(id, d.reason);
       if (st !== undefined) {
-        this.#dequeued(this.#queue.remove(id)?.value);
+        this.#remove(id);
         this.states.delete(id);
       }
       return;
     }
     this.skips.delete(id);
     if (st === undefined) this.states.set(id, newState("pending", receivedAt));
-    this.#enqueue(id, d, liquidation.timestamp);
+    this.#enqueue(liquidation, d);
     o.queued(liquidation, d, st === undefined);
   }
 
@@ -129,7 +163,7 @@ export class ClaimQueue {
     this.skips.delete(id);
     const st = this.states.get(id);
     if (st === undefined) return void (this.#o.busy(id) ? this.#o.onBusy?.(id) : undefined);
-    this.#dequeued(this.#queue.remove(id)?.value);
+    this.#remove(id);
     st.timer?.();
     this.states.delete(id);
   }
@@ -146,13 +180,15 @@ export class ClaimQueue {
   }
 
   /**
-   * One permit: the best pending claim that still passes now is dispatched (`fresh`: the decision
-   * offer() made for this very liquidation in the same synchronous run, reused). False: none did.
+   * One permit of `lane`: the best pending claim of that lane that still passes now is dispatched
+   * (`fresh`: the decision offer() made for this very liquidation in the same synchronous run,
+   * reused). False: none did.
    */
-  take(fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined): boolean {
+  take(fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined, lane: ClaimLane = "claims"): boolean {
     const o = this.#o;
-    while (this.#queue.size > 0) {
-      const top = this.#queue.pop();
+    const heap = this.#lanes[lane];
+    while (heap.size > 0) {
+      const top = heap.pop();
       if (top === undefined) return false;
       this.#dequeued(top.value);
       const id = top.liquidationId;
@@ -192,7 +228,7 @@ export class ClaimQueue {
     this.states.set(id, st);
     const rank: Rank = { fee: expectedFee, need: marginNeed ?? 0 };
     this.#pendingNeed += rank.need;
-    this.#queue.push(id, this.#rankKey(rank), liquidation.timestamp, rank);
+    this.#laneOf(liquidation).push(id, this.#rankKey(rank), liquidation.timestamp, rank);
   }
 
   /** The core gave the id back to wait `ms`, then be decided afresh (a retry after a refusal). */
@@ -220,7 +256,7 @@ export class ClaimQueue {
       this.states.delete(id);
       return false;
     }
-    this.#enqueue(id, d, liquidation.timestamp);
+    this.#enqueue(liquidation, d);
     return true;
   }
 

@@ -18,6 +18,7 @@ import type { Liquidation } from "../engine/types.js";
 import { claimRequestBody, FUND_ROW_TYPE, fundClaimRequestBody } from "../venue/mapping.js";
 import type { ClaimRequest } from "../venue/restSchemas.js";
 import type { FundClaimRequest } from "../venue/supplySchemas.js";
+import type { ClaimLane } from "./claimQueue.js";
 
 export type { Supply } from "../engine/supply.js";
 
@@ -29,6 +30,16 @@ export type SendBody = ClaimRequest | FundClaimRequest;
 
 export function supplyOf(liquidation: Pick<Liquidation, "type">): Supply {
   return liquidation.type === FUND_ROW_TYPE ? "insurance_fund" : "liquidation";
+}
+
+/**
+ * The lane a claim waits in for its permit (claimQueue.ts) under `route`: on the fund's own route a
+ * fund row's claim waits for the fund's limiter (5/s apart from the liquidation claims',
+ * docs/protocol.md §10); through /v1/liquidation it shares the claims lane, as does every liquidation.
+ */
+export function claimLaneOf(route: FundRoute): (liquidation: Pick<Liquidation, "type">) => ClaimLane {
+  if (route === "liquidation") return () => "claims";
+  return (liquidation) => (liquidation.type === FUND_ROW_TYPE ? "fund" : "claims");
 }
 
 export function isFundBody(body: SendBody): body is FundClaimRequest {

@@ -34,6 +34,7 @@ import { FileStore } from "../../src/store/fileStore.js";
 import { VENUE_CODES, VenueError } from "../../src/venue/errors.js";
 import type { RecordedClaim } from "../../src/venue/liquidatorRecord.js";
 import type { ClaimRequest, ClaimResult } from "../../src/venue/restSchemas.js";
+import type { FundClaimRequest } from "../../src/venue/supplySchemas.js";
 import type { LiquidatorLiquidation } from "../../src/venue/wire.js";
 import { PRICES, policyInput, SYMBOLS } from "../unit/engine.fixtures.js";
 
@@ -133,11 +134,23 @@ export type ObserverEvent =
   | { e: "paused"; reason: string; on: boolean }
   | { e: "given_up" };
 
+/** The insurance fund's claim endpoint: records each claim; the test answers it. */
+export class FakeFundTransport {
+  readonly calls: { body: FundClaimRequest; resolve(result: ClaimResult): void; reject(err: unknown): void }[] = [];
+
+  claimInsuranceFund(body: FundClaimRequest): Promise<ClaimResult> {
+    return new Promise<ClaimResult>((resolve, reject) => void this.calls.push({ body, resolve, reject }));
+  }
+}
+
 export interface ClaimerRig {
   claimer: Claimer;
   core: TradingCore;
   sender: ClaimSender;
   venue: FakeClaimTransport;
+  /** The insurance fund's endpoint, and the fund limiter's permits (`fundLane`). */
+  fund: FakeFundTransport;
+  fundPermits: Permits;
   permits: Permits;
   book: OpenBook;
   marks: MarkBook;
@@ -168,6 +181,8 @@ export interface ClaimerRigOptions {
   /** The claims limiter (the rig's own permits by default), and a permit free now. */
   acquire?: ClaimerOptions["acquire"];
   tryAcquire?: ClaimerOptions["tryAcquire"];
+  /** The fund's claims on a limiter of their own (the rig's `fundPermits`), as the daemon runs them; else on the claims limiter. */
+  fundLane?: boolean;
   timings?: Partial<CoreTimings>;
   logger?: CoreLogger;
   /** Re-read the account (a -1101): the positions read the core asks for. */
@@ -201,7 +216,9 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
   const permits = new Permits();
   const events: ObserverEvent[] = [];
   const quantities = new Map<number, Liquidation>();
-  const sender = new ClaimSender(venue, o.dryRun ?? false);
+  const fund = new FakeFundTransport();
+  const fundPermits = new Permits();
+  const sender = new ClaimSender(venue, o.dryRun ?? false, undefined, fund);
   const store = new FileStore(journal, "test");
   const record = { rows: [] as RecordedClaim[], unavailable: false, reads: 0, unreadRows: 0 };
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -217,6 +234,9 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
       mayLead: () => true,
       sendClaim: (body, dryRun, answered) => {
         sender.send(body, dryRun).then(answered, (error: unknown) => answered({ error }));
+      },
+      sendFundClaim: (body, dryRun, answered) => {
+        sender.sendFund(body, dryRun).then(answered, (error: unknown) => answered({ error }));
       },
       placeOrder: () => Promise.reject(new Error("no orders in the claimer rig")),
       readRecord: async () => {
@@ -269,6 +289,7 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
     desk,
     acquire: o.acquire ?? permits.acquire,
     ...(o.tryAcquire !== undefined ? { tryAcquire: o.tryAcquire } : {}),
+    ...(o.fundLane === true ? { acquireFund: fundPermits.acquire } : {}),
     dryRun: () => sender.dryRun,
     wire: venue,
     now: () => Date.now(),
@@ -300,6 +321,8 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
     core,
     sender,
     venue,
+    fund,
+    fundPermits,
     permits,
     book,
     marks,
@@ -356,6 +379,7 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
     },
     close: async () => {
       for (const c of venue.calls) if (!c.settled) c.reject(new AbortedError("test over"));
+      for (const c of fund.calls) c.reject(new AbortedError("test over"));
       await claimer.stop();
       await journal.close().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });

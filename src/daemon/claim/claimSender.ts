@@ -14,11 +14,12 @@ export interface ClaimTransport {
 }
 
 /**
- * The insurance fund's claim endpoint (SupplyApi satisfies it): it takes a permit of the fund's own
- * `fund_claims` limiter itself (5/s, docs/protocol.md §10), apart from the liquidation claims' lane.
+ * The insurance fund's claim endpoint (SupplyApi satisfies it), on the fund's own `fund_claims`
+ * limiter (5/s, docs/protocol.md §10), apart from the liquidation claims' lane: the claimer's fund
+ * pump holds its permit (`permitHeld`); without it the endpoint takes one itself.
  */
 export interface FundClaimTransport {
-  claimInsuranceFund(body: FundClaimRequest, opts?: { signal?: AbortSignal }): Promise<ClaimResult>;
+  claimInsuranceFund(body: FundClaimRequest, opts?: { signal?: AbortSignal; permitHeld?: boolean }): Promise<ClaimResult>;
 }
 
 export type SendOutcome = { sent: true; result: ClaimResult } | { sent: false; dryRun: true };
@@ -70,12 +71,13 @@ export class ClaimSender {
 
   /**
    * A claim of the insurance fund's row (`insurance_fund.route: claim_insurance_fund`): dry run is
-   * decided here too; the request waits for a `fund_claims` permit, never for the claims lane's.
+   * decided here too. The caller holds the fund lane's permit (the claimer's fund pump), as `send`
+   * holds the claims lane's.
    */
   async sendFund(body: FundClaimRequest, dryRun = this.#dryRun, signal?: AbortSignal): Promise<SendOutcome> {
     if (dryRun) return { sent: false, dryRun: true };
     if (this.#fund === undefined) throw new Error("no insurance fund transport: the fund's rows cannot be claimed here");
-    const result = await this.#fund.claimInsuranceFund(body, signal === undefined ? {} : { signal });
+    const result = await this.#fund.claimInsuranceFund(body, signal === undefined ? { permitHeld: true } : { signal, permitHeld: true });
     return { sent: true, result };
   }
 

@@ -4,9 +4,14 @@
  * list (late binding), and the trading core (core/tradingCore.ts) sends it and owns it until it is
  * settled. A permit is only spent on a claim actually sent. At the end of a frame's offers a free
  * permit sends the best claim at once, inside the frame's handler (`sendNow`).
+ *
+ * One pump per lane (core/claimQueue.ts): liquidation claims on the claims limiter, the insurance
+ * fund's claims on their own endpoint's limiter (`acquireFund`), so a fund claim never spends a
+ * permit a liquidation could have used, nor the other way round.
  */
 import { type ClaimDesk, MARGIN_SKIPS } from "../../core/claimDesk.js";
 import type { ClaimWire } from "../../core/claimPipeline.js";
+import type { ClaimLane } from "../../core/claimQueue.js";
 import type { PauseReason } from "../../engine/pauseReasons.js";
 import type { ClaimDecision } from "../../engine/policy.js";
 import type { Liquidation } from "../../engine/types.js";
@@ -20,6 +25,8 @@ export interface ClaimerOptions {
   acquire: (signal: AbortSignal) => Promise<void>;
   /** A permit only if one is free now (sendNow); none: claims leave from the pump only. */
   tryAcquire?: () => boolean;
+  /** The insurance fund's claims limiter (limiters.acquire("fund_claims", signal)); none: the claims limiter's. */
+  acquireFund?: (signal: AbortSignal) => Promise<void>;
   /** Whether a claim would be a dry run now (the rehearsal builds its journal line the same way). */
   dryRun: () => boolean;
   /** The signed request text of a claim, never written (the rehearsal); none: rehearsals stop at the body. */
@@ -30,8 +37,13 @@ export interface ClaimerOptions {
 export class Claimer {
   readonly #o: ClaimerOptions & { now: () => number };
   readonly #desk: ClaimDesk;
-  #wake: (() => void) | undefined;
-  /** The pump waits for work (not for a permit, not for a hold). */
+  /** Each pump's wake-up while it waits for work. */
+  readonly #wakes: Record<ClaimLane, (() => void) | undefined> = { claims: undefined, fund: undefined };
+  readonly #wakeAll = (): void => {
+    this.#wakes.claims?.();
+    this.#wakes.fund?.();
+  };
+  /** The claims pump waits for work (not for a permit, not for a hold). */
   #idle = false;
   /** The last claim decision of an offer, until the synchronous run that made it ends (sendNow reuses it). */
   #fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined;
@@ -53,9 +65,9 @@ export class Claimer {
       // AsyncResource, ~12 µs of a frame's ~70 µs of offers in the bench's profile.
       if (this.#fresh === undefined) void Promise.resolve().then(this.#forgetFresh);
       this.#fresh = { liquidation, d };
-      this.#wake?.();
+      this.#wakeAll();
     },
-    wake: (): void => this.#wake?.(),
+    wake: (): void => this.#wakeAll(),
   };
 
   get desk(): ClaimDesk {
@@ -76,7 +88,9 @@ export class Claimer {
   }
 
   start(): void {
-    this.#loop ??= this.#pump();
+    this.#loop ??= Promise.all([this.#pump("claims", this.#o.acquire), this.#pump("fund", this.#o.acquireFund ?? this.#o.acquire)]).then(
+      () => undefined,
+    );
   }
 
   /** A liquidation is new or changed (stream delta or REST reconcile). */
@@ -121,36 +135,36 @@ export class Claimer {
   /** Stop sending, wait for claims in flight (their outcomes are journaled), clear timers. */
   async stop(): Promise<void> {
     this.#stop.abort();
-    this.#wake?.();
+    this.#wakeAll();
     await this.#loop;
     await this.#desk.core.idle();
     this.#desk.pauses.clearTimers();
   }
 
-  async #pump(): Promise<void> {
+  async #pump(lane: ClaimLane, acquire: (signal: AbortSignal) => Promise<void>): Promise<void> {
     const signal = this.#stop.signal;
     const desk = this.#desk;
     while (!signal.aborted) {
       const hold = desk.holdLeft();
-      if (!desk.ready()) {
-        this.#idle = hold <= 0;
+      if (!desk.ready(lane)) {
+        if (lane === "claims") this.#idle = hold <= 0;
         await new Promise<void>((resolve) => {
-          this.#wake = resolve;
+          this.#wakes[lane] = resolve;
           if (hold > 0) setTimeout(resolve, hold).unref();
         });
-        this.#idle = false;
-        this.#wake = undefined;
+        if (lane === "claims") this.#idle = false;
+        this.#wakes[lane] = undefined;
         continue;
       }
       try {
-        await this.#o.acquire(signal);
+        await acquire(signal);
       } catch {
         continue; // aborted or limiter stopped: the loop condition ends it
       }
       // A -1003 that came back while this permit was awaited starts a hold: sending on the permit
       // would put a claim inside the window the venue has just refused. The loop waits it out.
       if (desk.holdLeft() > 0) continue;
-      if (desk.pauses.size === 0) desk.take(this.#fresh);
+      if (desk.pauses.size === 0) desk.take(this.#fresh, lane);
     }
   }
 
@@ -170,7 +184,7 @@ export class Claimer {
    */
   sendNow(): void {
     const o = this.#o;
-    if (!this.#idle || !this.#desk.ready() || this.#stop.signal.aborted) return;
+    if (!this.#idle || !this.#desk.ready("claims") || this.#stop.signal.aborted) return;
     if (o.tryAcquire === undefined || !o.tryAcquire()) return;
     this.#desk.take(this.#fresh);
   }

@@ -8,7 +8,9 @@
  */
 import { buildTradingCore } from "../../core/buildCore.js";
 import type { ClaimDesk } from "../../core/claimDesk.js";
+import type { ClaimLane } from "../../core/claimQueue.js";
 import { CoreFold } from "../../core/coreFold.js";
+import { claimLaneOf } from "../../core/fundSupply.js";
 import type { TradingCore } from "../../core/tradingCore.js";
 import { PolicyState } from "../../daemon/claim/policyState.js";
 import { ProtectionGuard, protectionLimits } from "../../daemon/control/protectionGuard.js";
@@ -51,8 +53,9 @@ export class ReplayVariant {
   /** The decisions of the claims out, by id (a won claim's facts). */
   readonly #out = new Map<number, { d: ClaimDecision; sentAt: number }>();
   readonly #spacingMs: number;
-  #lastPermit = Number.NEGATIVE_INFINITY;
-  #nonEmptySince = 0;
+  /** Per lane (core/claimQueue.ts), as the daemon's limiters: the last permit, and since when it had work. */
+  readonly #lastPermit: Record<ClaimLane, number> = { claims: Number.NEGATIVE_INFINITY, fund: Number.NEGATIVE_INFINITY };
+  readonly #nonEmptySince: Record<ClaimLane, number> = { claims: 0, fund: 0 };
   #sweptAt = Number.NEGATIVE_INFINITY;
   readonly policy: PolicyState;
 
@@ -67,6 +70,7 @@ export class ReplayVariant {
     const { book, marks } = market;
     const t = this.#timeline;
     this.#spacingMs = spacingFor(config.venue.limits.claims_per_second);
+    const laneOf = claimLaneOf(config.insurance_fund.route);
     const group = followers.length > 0 ? new DecisionFollowers(variant, followers) : undefined;
     this.#followers = group;
     const curves = new VariantCurves(variant, model, marks, group);
@@ -115,11 +119,13 @@ export class ReplayVariant {
         dryRun: () => false,
         skipped: (reason) => curves.skip(reason),
         paused: () => undefined,
-        queued: (_liquidation, _d, added) => {
-          if (added && desk.queue.size === 1) this.#nonEmptySince = t.now;
+        queued: (liquidation, _d, added) => {
+          const lane = laneOf(liquidation);
+          if (added && desk.queue.sizeOf(lane) === 1) this.#nonEmptySince[lane] = t.now;
         },
         wake: () => {
-          this.#nonEmptySince = t.now;
+          this.#nonEmptySince.claims = t.now;
+          this.#nonEmptySince.fund = t.now;
         },
         onBusy: (id) => venue.busy(id),
         taken: (d, liquidation) => {
@@ -244,26 +250,29 @@ export class ReplayVariant {
     return this.#curves.netNow();
   }
 
-  /** Time of the next claims permit, Infinity while nothing may leave. */
-  #nextPermitAt(): number {
+  /** Time of the next permit of `lane`, Infinity while nothing may leave. */
+  #nextPermitAt(lane: ClaimLane): number {
     const desk = this.#desk;
-    if (desk.queue.size === 0 || desk.pauses.size > 0) return Number.POSITIVE_INFINITY;
-    return Math.max(this.#nonEmptySince, this.#lastPermit + this.#spacingMs);
+    if (desk.queue.sizeOf(lane) === 0 || desk.pauses.size > 0) return Number.POSITIVE_INFINITY;
+    return Math.max(this.#nonEmptySince[lane], this.#lastPermit[lane] + this.#spacingMs);
   }
 
   #runUntil(t: number, inclusive: boolean): void {
     const tl = this.#timeline;
     for (;;) {
       const a = tl.nextAt();
-      const b = this.#nextPermitAt();
+      const c = this.#nextPermitAt("claims");
+      const f = this.#nextPermitAt("fund");
+      const lane: ClaimLane = f < c ? "fund" : "claims"; // the claims lane first on a tie
+      const b = Math.min(c, f);
       const n = Math.min(a, b);
       if (n === Number.POSITIVE_INFINITY || (inclusive ? n > t : n >= t)) return;
       if (n > tl.now) this.#settle();
       if (b <= a) {
         tl.setNow(b);
-        this.#lastPermit = b;
-        this.#desk.take();
-        if (this.#desk.queue.size > 0) this.#nonEmptySince = b;
+        this.#lastPermit[lane] = b;
+        this.#desk.take(undefined, lane);
+        if (this.#desk.queue.sizeOf(lane) > 0) this.#nonEmptySince[lane] = b;
       } else {
         tl.runNext();
       }
