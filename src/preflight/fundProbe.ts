@@ -1,9 +1,10 @@
 /**
- * The insurance fund's route in `claim_probe` (docs/protocol.md §10, unsettled): with
- * `insurance_fund.enabled` and `route: claim_insurance_fund`, a fund claim on an id that cannot
- * exist is sent to `POST /v1/claim_insurance_fund` and its answer recorded beside the claim forms;
- * the daemon expects it refused as gone, like a liquidation claim on that id. (`route: liquidation`
- * sends what the ratio form already probed.) Nothing else is sent; no money moves.
+ * The insurance fund's route in `claim_probe` (docs/protocol.md §10, unsettled): a fund claim on an id
+ * that cannot exist is sent to `POST /v1/claim_insurance_fund` and its answer recorded beside the
+ * claim forms; the daemon expects it refused as gone, like a liquidation claim on that id. Sent with
+ * the fund off too (the default on a real venue): the answer is what settles the route before an
+ * operator turns it on. Not with the fund on through `route: liquidation` (the ratio form is that
+ * route). Nothing else is sent; no money moves.
  */
 import { VenueError } from "../venue/errors.js";
 import { SupplyApi } from "../venue/supplyApi.js";
@@ -25,10 +26,10 @@ export interface RouteAnswer<F extends string> {
 
 export type FundAnswer = RouteAnswer<"insurance_fund">;
 
-/** The fund route's answer on `id`, or undefined when the configuration does not claim through it. */
+/** The fund route's answer on `id`, or undefined when the fund is claimed through /v1/liquidation. */
 export async function tryFundRoute(ctx: PreflightContext, id: number, symbol: string): Promise<FundAnswer | undefined> {
   const fund = ctx.loaded.config.insurance_fund;
-  if (!fund.enabled || fund.route !== "claim_insurance_fund") return undefined;
+  if (fund.enabled && fund.route !== "claim_insurance_fund") return undefined;
   const body = { claim_id: id, symbol, qty_request: 1, limit_price: { [symbol]: ctx.marks?.get(symbol) ?? 1 } };
   try {
     await new SupplyApi(ctx.rest).claimInsuranceFund(body, { signal: ctx.signal });

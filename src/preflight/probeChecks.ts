@@ -101,7 +101,8 @@ export const claimProbeCheck: Check = async (ctx) => {
   const array = answers.find((a) => a.form === "symbols_array");
   const object = answers.find((a) => a.form === "symbols_object");
   const forms = answers.map((a) => `${a.form} ${a.code}`).join(", ");
-  if (fund !== undefined && !fund.gone)
+  // With the fund off, the fund route's answer is recorded (and in the detail) for the day it goes on.
+  if (fund !== undefined && !fund.gone && ctx.loaded.config.insurance_fund.enabled)
     return warn(
       `claim forms on id ${id}: ${forms}: the insurance fund's route does not answer "gone"`,
       "fund claims (insurance_fund.route: claim_insurance_fund) may be refused: try `route: liquidation`, or attach --json to a bug report",
@@ -113,7 +114,8 @@ export const claimProbeCheck: Check = async (ctx) => {
       "claims of a high-risk liquidation with a symbol left out, or two ratios that differ, will be refused; every other claim is sent without `symbols`: attach --json to a bug report",
       true,
     );
-  return pass(`claim forms on id ${id} refused as gone, as the daemon expects: ${forms}`);
+  const fundNote = fund !== undefined && !fund.gone ? ` (the insurance fund's route, off here, answered ${fund.code}: not "gone")` : "";
+  return pass(`claim forms on id ${id} refused as gone, as the daemon expects: ${forms}${fundNote}`);
 };
 
 export const orderLookupProbeCheck: Check = async (ctx) => {

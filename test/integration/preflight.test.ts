@@ -140,6 +140,8 @@ describe("liquidator preflight", () => {
       expect.objectContaining({ form: "symbols_array", code: -1202 }),
       // The simulator reads `symbols` as an array only (its choice: the venue's is unsettled).
       expect.objectContaining({ form: "symbols_object", code: -1005 }),
+      // The fund's route is probed with the fund off too: its answer settles the route before it is turned on.
+      expect.objectContaining({ form: "insurance_fund", code: -1202 }),
     ]);
     expect(report.venue.leverage).toMatchObject({ venue_max: 50, leverages_route: true });
     expect(report.venue.order_lookup_probe?.code).toBe(-1006);
@@ -154,6 +156,15 @@ describe("liquidator preflight", () => {
     const report = JSON.parse(r.out) as { venue: Record<string, Record<string, unknown>>; checks: { name: string; status: string }[] };
     expect(report.venue.claim_probe?.forms).toContainEqual(expect.objectContaining({ form: "insurance_fund", code: -1202 }));
     expect(report.checks.find((c) => c.name === "claim_probe")?.status).toBe("pass");
+  });
+
+  test("insurance_fund on through route liquidation: the ratio form is that route, so no fund claim is sent", async () => {
+    const env = { ...LIMITS, LIQUIDATOR_INSURANCE_FUND: "1", LIQUIDATOR_INSURANCE_FUND_ROUTE: "liquidation" };
+    const r = await preflight(await sim(), ["--json"], undefined, env);
+    expect(r.code, r.out + r.err).toBe(0);
+    const report = JSON.parse(r.out) as { venue: Record<string, Record<string, unknown>> };
+    const forms = (report.venue.claim_probe?.forms ?? []) as { form: string }[];
+    expect(forms.map((f) => f.form)).not.toContain("insurance_fund");
   });
 
   test("a wrong key fails private_stream and key, names them, exit 1", async () => {
