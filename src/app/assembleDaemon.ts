@@ -144,7 +144,8 @@ export function assembleDaemon(o: {
     left,
   });
   later.guard.bind(guard);
-  const forecast = forecastParts({ config, metrics, logger, books, rest, guard, capture: stateCapture });
+  const paused = (): boolean => claimer.pausedReasons().length > 0;
+  const forecast = forecastParts({ config, metrics, logger, books, rest, guard, paused, capture: stateCapture });
   const fund = fundParts({ config, metrics, logger, marks: books.marks, rest, timing });
   const leadership = journalOwner({ store, replay, metrics, logger, claimer, core, unwinder, markouts, guard });
   metricSources({ config, metrics, books, limiters, core, unwinder, left });

@@ -3,7 +3,10 @@
  * venue's platform positions (daemon/feeds/forecastPoller.ts) into `liquidator_forecast_notional_quote`
  * and, with `state.capture` on, the capture; `liquidator_capacity_quote` read at scrape from the
  * decision's own books (engine/capacity.ts): for the symbol and side whose 2 % band holds the most,
- * else the least over the allowed symbols and sides. Protections that stop claiming make it 0.
+ * else the least over the allowed symbols and sides; and per symbol and side beside each band
+ * (`liquidator_capacity_by_side_quote`: each symbol's own leverage makes its own). Whatever stops
+ * claiming makes it 0: protections, and a pause (until the account and positions are read, the
+ * margin check fails closed; an unknown account is no room, not unlimited room).
  */
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
@@ -29,6 +32,8 @@ export function forecastParts(o: {
   books: TradingBooks;
   rest: RestClient;
   guard: Pick<ProtectionGuard, "gate">;
+  /** Claiming is paused now (the account or positions not read yet, a margin hold, standby…): no capacity. */
+  paused: () => boolean;
   capture: CaptureTap | undefined;
 }): ForecastParts {
   const { config, metrics, books } = o;
@@ -38,7 +43,8 @@ export function forecastParts(o: {
   const allowed = (symbol: string): boolean => policy.context.symbols.has(symbol) && policy.context.policy.access(symbol) === "allowed";
   const open = (symbol: string): boolean =>
     o.guard.gate({ liquidationId: 0, timestamp: 0, positions: [{ symbol, positionQty: 1, liquidatorFee: 0 }] }) === undefined;
-  const capacityOf = (symbol: string, side: ForecastSide): number => (open(symbol) ? capacity.of(policy.context, symbol, side) : 0);
+  const capacityOf = (symbol: string, side: ForecastSide): number =>
+    !o.paused() && open(symbol) ? capacity.of(policy.context, symbol, side) : 0;
 
   metrics.setCapacitySource(() => {
     const fullest = last === undefined ? undefined : fullestTwoPercent(last.heatmap);
@@ -58,6 +64,7 @@ export function forecastParts(o: {
     return {
       symbols: [...policy.context.symbols.symbols()].filter(allowed),
       cell: (symbol, side) => poll.heatmap.cells.get(symbol)?.[side],
+      capacity: capacityOf,
     };
   });
   const maxAgeMs = config.policy.max_mark_age_ms;

@@ -14,11 +14,14 @@ const FORECAST_RESULTS = ["ok", "rate_limited", "error"] as const;
 export interface HeatmapSample {
   symbols: Iterable<string>;
   cell(symbol: string, side: ForecastSide): readonly number[] | undefined;
+  /** What the account could still claim on that side of that symbol now (engine/capacity.ts); undefined: unknown. */
+  capacity(symbol: string, side: ForecastSide): number | undefined;
 }
 
 export interface ForecastMetrics {
   readonly forecastNotional: Gauge<"symbol" | "side" | "band">;
   readonly capacity: Gauge;
+  readonly capacityBySide: Gauge<"symbol" | "side">;
   readonly forecastPolls: Counter<"result">;
   readonly forecastBadRows: Counter;
   /**
@@ -35,17 +38,19 @@ export function createForecastMetrics(registry: Registry, prefix: string): Forec
   const { counter, gauge } = metricMakers(registry, prefix);
   let capacitySource: (() => number | undefined) | undefined;
   let heatmapSource: (() => HeatmapSample | undefined) | undefined;
+  const heatmap = (): HeatmapSample | undefined => {
+    try {
+      return heatmapSource?.();
+    } catch {
+      return undefined; // a scrape must not fail on a source's bug
+    }
+  };
   const forecastNotional = gauge(
     "forecast_notional_quote",
     `Notional of the venue's open positions whose estimated liquidation price lies within the band (${oneOf(FORECAST_BANDS.map((b) => b.label))}) of the mark, by the side (${oneOf(FORECAST_SIDES)}) that is liquidated (quote; platformPositions, forecast.interval_s)`,
     ["symbol", "side", "band"],
     function (this: Gauge<"symbol" | "side" | "band">) {
-      let sample: HeatmapSample | undefined;
-      try {
-        sample = heatmapSource?.();
-      } catch {
-        sample = undefined; // a scrape must not fail on a source's bug
-      }
+      const sample = heatmap();
       // Rebuilt whole at each scrape: a symbol no longer allowed loses its series at once.
       this.reset();
       if (sample === undefined) return;
@@ -74,6 +79,27 @@ export function createForecastMetrics(registry: Registry, prefix: string): Forec
       this.set(v ?? Number.NaN);
     },
   );
+  const capacityBySide = gauge(
+    "capacity_by_side_quote",
+    "Notional the account could still claim now (margin at the symbol's own leverage, exposure caps, protections) on each side of each symbol the heatmap shows: what its 2 % band is set against (quote)",
+    ["symbol", "side"],
+    function (this: Gauge<"symbol" | "side">) {
+      const sample = heatmap();
+      this.reset();
+      if (sample === undefined) return;
+      for (const symbol of sample.symbols) {
+        for (const side of FORECAST_SIDES) {
+          let v: number | undefined;
+          try {
+            v = sample.capacity(symbol, side);
+          } catch {
+            v = undefined;
+          }
+          this.set({ symbol, side }, v ?? Number.NaN);
+        }
+      }
+    },
+  );
   const forecastPolls = counter("forecast_polls_total", `Heatmap polls by result (${oneOf(FORECAST_RESULTS)})`, ["result"]);
   const forecastBadRows = counter("forecast_bad_rows_total", "Platform position rows dropped as invalid");
   for (const result of FORECAST_RESULTS) forecastPolls.inc({ result }, 0);
@@ -81,6 +107,7 @@ export function createForecastMetrics(registry: Registry, prefix: string): Forec
   return {
     forecastNotional,
     capacity,
+    capacityBySide,
     forecastPolls,
     forecastBadRows,
     setHeatmapSource(source) {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { FORECAST_BANDS, FORECAST_SIDES, heatmapOf } from "../../src/engine/forecast.js";
 import { readCapture } from "../../src/lab/capture/captureReader.js";
+import type { SimAccount } from "../../src/sim/accounts.js";
 import { platformPositionRows } from "../../src/sim/platformPositions.js";
 import { QUIET_SCENARIO } from "../../src/sim/scenario.js";
 import { metric, waitFor } from "../support/daemonHarness.js";
@@ -23,6 +24,8 @@ test("the daemon's heatmap is the venue's positions by band; capacity follows th
     collateral: 200_000,
     scenario: { ...QUIET_SCENARIO, market: "positions", liquidationsPerSec: 0.1, markIntervalMs: 0 },
   });
+  // ETH at 2× on the venue (10× elsewhere): its own capacity is a fifth of the others'.
+  (sim.core.accounts.get(sim.accountId) as SimAccount).leverage.set("PERP_ETH_USDC", 2);
   const d = await rig.daemon({
     sim,
     sections: { forecast: { interval_s: 5 }, state: { capture: true } },
@@ -54,10 +57,20 @@ test("the daemon's heatmap is the venue's positions by band; capacity follows th
   }
   expect(cells).toBeGreaterThan(20);
 
-  // Capacity: half of 200,000 of collateral at the account's 10× is about 1,000,000 of notional.
+  // Capacity: none until claiming may start (the margin check fails closed); then half of 200,000 of
+  // collateral at the account's 10× is about 1,000,000 of notional.
+  await waitFor(() => d.logs.has("positions read from the venue; claiming may start"), "claiming may start");
   const capacity = await metric(d.metricsUrl, "liquidator_capacity_quote");
   expect(capacity).toBeGreaterThan(500_000);
   expect(capacity).toBeLessThanOrEqual(1_000_000);
+  // Each side of each symbol beside its bands, at the symbol's own leverage.
+  const bySide = (symbol: string, side: string) => metric(d.metricsUrl, "liquidator_capacity_by_side_quote", { symbol, side });
+  const btcLong = await bySide("PERP_BTC_USDC", "long");
+  expect(btcLong).toBeGreaterThan(500_000);
+  expect(btcLong).toBeLessThanOrEqual(1_000_000);
+  const ethLong = await bySide("PERP_ETH_USDC", "long");
+  expect(ethLong).toBeGreaterThan(btcLong / 10);
+  expect(ethLong).toBeLessThan(btcLong / 3);
   sim.core.setCollateral(sim.accountId, 2_000);
   await waitFor(
     async () => (await metric(d.metricsUrl, "liquidator_capacity_quote")) < 20_000,
@@ -75,7 +88,9 @@ test("the daemon's heatmap is the venue's positions by band; capacity follows th
   const polls = [];
   for (const f of files) for await (const ev of readCapture(join(dir, f))) if (ev.k === "forecast") polls.push(ev);
   expect(polls.length).toBeGreaterThanOrEqual(1);
-  const btc = polls[0]?.levels.find((l) => l.symbol === "PERP_BTC_USDC" && l.side === "long");
+  // A poll before the symbol table is read has nothing allowed to keep; the ones after keep BTC's levels.
+  const withBtc = polls.find((p) => p.levels.some((l) => l.symbol === "PERP_BTC_USDC" && l.side === "long"));
+  const btc = withBtc?.levels.find((l) => l.symbol === "PERP_BTC_USDC" && l.side === "long");
   expect(btc?.prices.length).toBeGreaterThan(0);
-  expect(polls[0]?.marks.some((m) => m.symbol === "PERP_BTC_USDC")).toBe(true);
+  expect(withBtc?.marks.some((m) => m.symbol === "PERP_BTC_USDC")).toBe(true);
 });

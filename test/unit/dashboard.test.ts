@@ -39,7 +39,9 @@ function touchEverything(m: Metrics): void {
   m.setLimiterSource(() => [{ limiter: "claims", queued: 0 }]);
   m.setWatchdogSource(() => [{ loop: "claimer", ageSeconds: 0.1, limitSeconds: 30 }]);
   m.shadow.setSource(() => ({ scores: [{ variant: "fee20", claims: 1, net: 2 }], cpuSeconds: 0.01, events: 10, queued: 0 }));
-  m.setHeatmapSource(() => ({ symbols: ["PERP_BTC_USDC"], cell: () => [1, 2, 3] }));
+  m.setHeatmapSource(() => ({ symbols: ["PERP_BTC_USDC"], cell: () => [1, 2, 3], capacity: () => 4 }));
+  m.setFundSource(() => ({ at: 0, balance: 1, symbols: new Map([["PERP_BTC_USDC", { qty: 1, unlistedQty: 0.5, price: 100 }]]) }));
+  m.fundPolls.inc({ result: "ok" });
   m.setCapacitySource(() => 5);
 }
 

@@ -278,13 +278,29 @@ describe("the heatmap's families", () => {
       (await m.registry.metrics()).split("\n").filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
     expect(await lines("liquidator_forecast_notional_quote")).toEqual([]);
     let symbols = ["PERP_BTC_USDC", "PERP_ETH_USDC"];
-    m.setHeatmapSource(() => ({ symbols, cell: (s, side) => (s === "PERP_BTC_USDC" && side === "long" ? [1, 2, 3] : undefined) }));
+    const capacity = (s: string, side: string): number | undefined => {
+      if (s === "PERP_ETH_USDC" && side === "short") throw new Error("bug");
+      return s === "PERP_BTC_USDC" ? (side === "long" ? 500 : 700) : undefined;
+    };
+    m.setHeatmapSource(() => ({
+      symbols,
+      cell: (s, side) => (s === "PERP_BTC_USDC" && side === "long" ? [1, 2, 3] : undefined),
+      capacity,
+    }));
     const first = await lines("liquidator_forecast_notional_quote");
     expect(first).toHaveLength(2 * 2 * 3);
     expect(first).toContain('liquidator_forecast_notional_quote{symbol="PERP_BTC_USDC",side="long",band="2pct"} 2');
     expect(first).toContain('liquidator_forecast_notional_quote{symbol="PERP_ETH_USDC",side="short",band="5pct"} 0');
+    // Beside each band, the capacity of that side of that symbol: NaN where unknown or its source throws.
+    expect((await lines("liquidator_capacity_by_side_quote")).map((l) => l.toLowerCase())).toEqual([
+      'liquidator_capacity_by_side_quote{symbol="perp_btc_usdc",side="long"} 500',
+      'liquidator_capacity_by_side_quote{symbol="perp_btc_usdc",side="short"} 700',
+      'liquidator_capacity_by_side_quote{symbol="perp_eth_usdc",side="long"} nan',
+      'liquidator_capacity_by_side_quote{symbol="perp_eth_usdc",side="short"} nan',
+    ]);
     symbols = ["PERP_ETH_USDC"];
     expect(await lines("liquidator_forecast_notional_quote")).toHaveLength(6);
+    expect(await lines("liquidator_capacity_by_side_quote")).toHaveLength(2);
     // Capacity: what its source says at the scrape; NaN (no alert compares true) while unknown, or when the source throws.
     expect((await lines("liquidator_capacity_quote")).map((l) => l.toLowerCase())).toEqual(["liquidator_capacity_quote nan"]);
     m.setCapacitySource(() => 1234.5);
