@@ -85,5 +85,9 @@ describe("daemon logs", () => {
     // Two claims: 1 + 1 lines, then 1 + 2 (its two positions).
     expect(claimLines.filter((l) => l.includes("claim accepted"))).toHaveLength(2);
     expect(claimLines.filter((l) => l.includes("position closed"))).toHaveLength(3);
+    // And nothing else at info while they happen: from the first claim to the last close, those five lines.
+    const from = lines.findIndex((l) => l.includes("INFO: claim accepted"));
+    const to = lines.findLastIndex((l) => l.includes("INFO: position closed"));
+    expect(lines.slice(from, to + 1).filter((l) => /^\[[^\]]+\] (INFO|WARN|ERROR|FATAL): /.test(l))).toEqual(claimLines);
   }, 120_000);
 });
