@@ -15,6 +15,7 @@ import {
   ORDER_SIDES,
   ORDER_SORTS,
 } from "../venue/restSchemas.js";
+import { skippedRowsOf } from "../venue/tolerantRows.js";
 import type { Command } from "./command.js";
 import { withVenue } from "./openVenue.js";
 import { type Column, isoTime, OUTPUT_OPTIONS, outputFormat, render } from "./output.js";
@@ -161,6 +162,11 @@ const ORDER_COLUMNS: C[] = [
   { key: "reduce_only", value: (r) => r.reduce_only, table: false },
 ];
 
+/** Rows of the answer that could not be read are left out: said, never a silent gap. */
+function leftOut(n: number): string {
+  return n > 0 ? `; ${n} row(s) could not be read and are not shown` : "";
+}
+
 export const orders: Command = async (args, io) => {
   const { values } = parseArgs({
     args,
@@ -188,20 +194,24 @@ export const orders: Command = async (args, io) => {
       const size = query.size ?? ADMIN_ORDERS_MAX_SIZE;
       let pages = 0;
       let total = 0;
+      let unread = 0;
       const rows = await collectPages(async (page) => {
         const res = await venue.rest.adminOrders({ ...query, page, size }, { signal });
         pages++;
+        unread += skippedRowsOf(res).length;
         if (page === 1) total = res.meta.total;
         return res;
       });
       io.stdout.write(render(format, ORDER_COLUMNS, rows));
-      io.stderr.write(`${rows.length} orders in ${pages} page(s); the venue reports ${total} in total\n`);
+      io.stderr.write(`${rows.length} orders in ${pages} page(s); the venue reports ${total} in total${leftOut(unread)}\n`);
     } else {
       const res = await venue.rest.adminOrders(query, { signal });
       io.stdout.write(render(format, ORDER_COLUMNS, res.rows));
       const { total, records_per_page: perPage, current_page: page } = res.meta;
       const more = page < pageCount(res.meta) ? "; --all fetches every page" : "";
-      io.stderr.write(`page ${page} of ${pageCount(res.meta)} (${perPage} per page, ${total} orders)${more}\n`);
+      io.stderr.write(
+        `page ${page} of ${pageCount(res.meta)} (${perPage} per page, ${total} orders)${more}${leftOut(skippedRowsOf(res).length)}\n`,
+      );
     }
     return 0;
   });

@@ -186,9 +186,10 @@ const adminOrderRowSchema = z.object({
 });
 export type AdminOrderRow = z.infer<typeof adminOrderRowSchema>;
 
+/** Rows read one by one (tolerantRows.ts): one order the daemon cannot read never hides a page. */
 export const adminOrdersSchema = z.object({
   meta: pageMetaSchema,
-  rows: z.array(adminOrderRowSchema),
+  rows: tolerantRows(adminOrderRowSchema),
 });
 export type AdminOrdersPage = z.infer<typeof adminOrdersSchema>;
 

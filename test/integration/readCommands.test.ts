@@ -315,6 +315,25 @@ describe("orders", () => {
     expect(r.stderr).toContain("23 orders in 3 page(s)");
   });
 
+  test("a row that cannot be read: the others listed, the left-out rows said on stderr (one page and --all)", async () => {
+    venue.route("GET", ORDERS, async () =>
+      ok({
+        meta: { total: 3, records_per_page: 10, current_page: 1 },
+        rows: [orderRow(0), { ...orderRow(1), quantity: "lots" }, orderRow(2)],
+      }),
+    );
+    try {
+      for (const extra of [[], ["--all"]]) {
+        const r = await run(["orders", "--user-account", "0xuser", "--json", ...extra]);
+        expect(r.status, r.stderr).toBe(0);
+        expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((x) => x.order_id)).toEqual([9000, 9002]);
+        expect(r.stderr).toContain("1 row(s) could not be read and are not shown");
+      }
+    } finally {
+      venue.route("GET", ORDERS, ordersHandler);
+    }
+  });
+
   test("one page by default with the meta on stderr; filters reach the venue", async () => {
     const r = await run([
       "orders",

@@ -3,12 +3,12 @@
  * for the fund endpoint's limiter and liquidation claims for the claims limiter, so one supply never
  * spends the other's permits (docs/protocol.md §10: 5/s each). Each lane takes its own best first.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ClaimQueue } from "../../src/core/claimQueue.js";
 import { claimLaneOf } from "../../src/core/fundSupply.js";
 import type { ClaimDecision } from "../../src/engine/policy.js";
 import type { Liquidation } from "../../src/engine/types.js";
-import { type ClaimerRig, claimerRig } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, settleTimers, useClaimerClock } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 
 const ETH = "PERP_ETH_USDC"; // mark 2,000, fee 0.006: 12 of fee per ETH
@@ -74,14 +74,8 @@ describe("the claim queue's lanes", () => {
 
 describe("the claimer's pumps", () => {
   let rig: ClaimerRig;
-  beforeEach(() => {
-    vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-  });
-  afterEach(async () => {
-    await rig?.close();
-    vi.useRealTimers();
-  });
-  const settle = async (): Promise<void> => void (await vi.advanceTimersByTimeAsync(0));
+  useClaimerClock(() => rig);
+  const settle = (): Promise<void> => settleTimers();
 
   test("fund claims leave on the fund limiter's permits while the claims limiter grants none, and the other way round", async () => {
     rig = await claimerRig({ fundLane: true });

@@ -4,24 +4,18 @@
  * concluded "not applied" from that read — the unreadable row may be it. It stays unknown (settled
  * by a later whole read, a push, or given up at the bound), never claimed again on that evidence.
  */
-import { afterEach, beforeEach, expect, test, vi } from "vitest";
+import { expect, test } from "vitest";
 import type { OutcomeRecord } from "../../src/core/journalRecords.js";
 import { TransportError } from "../../src/venue/errors.js";
-import { type ClaimerRig, claimerRig } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, settleTimers, useClaimerClock } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 
 const ETH = "PERP_ETH_USDC";
 let rig: ClaimerRig;
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-});
-afterEach(async () => {
-  await rig?.close();
-  vi.useRealTimers();
-});
+useClaimerClock(() => rig);
 
-const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
+const settle = settleTimers;
 const outcomes = (id: number): string[] =>
   rig
     .records()

@@ -4,11 +4,11 @@
  * dry run at the single send point, and a draining stop. Real engine objects and a real journal;
  * the permits and the venue's answers are in the test's hands; time is fake.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CoreFold } from "../../src/core/coreFold.js";
 import type { IntentRecord, OutcomeRecord } from "../../src/core/journalRecords.js";
 import { TransportError } from "../../src/venue/errors.js";
-import { type ClaimerRig, claimerRig, type VenueCall, venueError } from "../support/daemonClaimerRig.js";
+import { type ClaimerRig, claimerRig, settleTimers, useClaimerClock, type VenueCall, venueError } from "../support/daemonClaimerRig.js";
 import { liq } from "./engine.fixtures.js";
 
 const ETH = "PERP_ETH_USDC"; // tier 1, mark 2,000, fee 0.006: 12 of fee per ETH
@@ -17,17 +17,10 @@ const SOL = "PERP_SOL_USDC"; // tier 2, mark 100, fee 0.01: 1 per SOL
 
 let rig: ClaimerRig;
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 1_000_000, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-});
-
-afterEach(async () => {
-  await rig?.close();
-  vi.useRealTimers();
-});
+useClaimerClock(() => rig);
 
 /** Let promises and due timers run. */
-const settle = async (ms = 0): Promise<void> => void (await vi.advanceTimersByTimeAsync(ms));
+const settle = settleTimers;
 
 /** Grant the one permit the claimer is waiting for, and let it act. */
 async function grantOne(): Promise<void> {

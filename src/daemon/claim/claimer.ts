@@ -65,7 +65,9 @@ export class Claimer {
       // AsyncResource, ~12 µs of a frame's ~70 µs of offers in the bench's profile.
       if (this.#fresh === undefined) void Promise.resolve().then(this.#forgetFresh);
       this.#fresh = { liquidation, d };
-      this.#wakeAll();
+      this.#wakes.claims?.();
+      // The fund's pump only when its lane has work (most frames queue liquidation claims only).
+      if (this.#desk.queue.sizeOf("fund") > 0) this.#wakes.fund?.();
     },
     wake: (): void => this.#wakeAll(),
   };
