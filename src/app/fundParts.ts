@@ -10,6 +10,7 @@ import { FundFeed } from "../daemon/feeds/fundFeed.js";
 import { FundWatch } from "../daemon/feeds/fundWatch.js";
 import type { FundSample } from "../engine/fundHoldings.js";
 import type { MarkBook } from "../engine/marks.js";
+import { FUND_POLL_RESULTS } from "../observe/fundMetrics.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RestClient } from "../venue/rest.js";
 import { SupplyApi } from "../venue/supplyApi.js";
@@ -38,7 +39,7 @@ export function fundParts(o: {
   const supply = new SupplyApi(o.rest);
   let last: FundSample | undefined;
   metrics.setFundSource(() => last);
-  for (const result of ["ok", "rate_limited", "error"] as const) metrics.fundPolls.inc({ result }, 0);
+  for (const result of FUND_POLL_RESULTS) metrics.fundPolls.inc({ result }, 0);
   const watch = new FundWatch({
     read: (opts) => supply.insuranceFund(opts),
     listed: () => feed.listed(),

@@ -8,7 +8,8 @@ import type { Counter, Gauge, Registry } from "prom-client";
 import type { FundSample, FundSymbol } from "../engine/fundHoldings.js";
 import { metricMakers, oneOf } from "./metricMakers.js";
 
-const FUND_POLL_RESULTS = ["ok", "rate_limited", "error"] as const;
+/** The results of a read of the fund (daemon/feeds/fundWatch.ts), each with a series from the watch's start. */
+export const FUND_POLL_RESULTS = ["ok", "rate_limited", "error"] as const;
 
 export interface FundMetrics {
   readonly fundPosition: Gauge<"symbol">;

@@ -18,9 +18,9 @@ import { test as it, type Rig } from "../support/rig.js";
 const CAMPAIGN_ID = 2; // the simulator's running campaign (src/sim/population.ts)
 const COMMIT = "0123abc";
 
-/** The venue and the daemon (built-in policy but a denied symbol, rewards and campaign polled every second). */
+/** The venue and the daemon (built-in policy but a denied symbol, rewards and campaign polled every second, the insurance fund on). */
 async function start(rig: Rig): Promise<{ sim: SimulatorHandle; url: string }> {
-  const sim = await rig.sim();
+  const sim = await rig.sim({ scenario: { insuranceFund: true } });
   const daemon = await rig.daemon({
     sim,
     stateDir: await rig.dir("observe"),
@@ -30,6 +30,8 @@ async function start(rig: Rig): Promise<{ sim: SimulatorHandle; url: string }> {
       rewards: { poll_interval_ms: 1000, campaign: { campaign_id: CAMPAIGN_ID, account_id: sim.accountId } },
       // One shadow variant: the shadow panels' series exist per configured variant.
       shadow: { variants: [{ name: "fee5", set: { "policy.min_fee": 5 } }] },
+      // The insurance fund read beside its rows: its panel's and alert's series.
+      insurance_fund: { enabled: true },
     },
     env: { LIQUIDATOR_BUILD_COMMIT: COMMIT },
     timing: FAST_TIMING,
@@ -92,6 +94,9 @@ describe("live /metrics scrape of the daemon against the simulated venue", () =>
     // Rewards and campaign polls (poll_interval_ms 1000).
     await waitForSample("liquidator_campaign_volume", { campaign_id: String(CAMPAIGN_ID) }, 0);
     await waitForSample("liquidator_epoch_current", {}, 1);
+    // A position the insurance fund holds and no claim row offers (its own series, and the gap's).
+    sim.fund.holdUnlisted([{ symbol: "PERP_SOL_USDC", position_qty: 3 }]);
+    await waitForSample("liquidator_insurance_fund_unlisted_quote", { symbol: "PERP_SOL_USDC" });
     // The venue's periodic mark push (every second, docs/protocol.md §5).
     await waitForSample("liquidator_ws_messages_total", { stream: "public", topic: "markprices" });
 

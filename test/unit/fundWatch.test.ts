@@ -110,6 +110,8 @@ describe("FundWatch", () => {
     expect(w.results).toEqual(["error", "rate_limited", "ok", "error"]);
     expect(w.logs.filter((l) => l.includes("read failed"))).toHaveLength(2);
     expect(w.bad()).toBe(2);
+    // The unreadable rows' kind logged once, like every venue list's.
+    expect(w.logs.filter((l) => l.includes("venue list row unreadable"))).toHaveLength(1);
   });
 
   test("an interval that is not positive is refused at construction", () => {

@@ -21,6 +21,9 @@ const FUND_POLL_MS = 30_000;
 
 export type FundPollResult = "ok" | "rate_limited" | "error";
 
+/** Kinds of unreadable fund rows logged before new ones are only counted. */
+const MAX_BAD_KINDS = 16;
+
 export interface FundWatchOptions {
   read(opts: { signal: AbortSignal }): Promise<InsuranceFundState>;
   /** The open list's fund rows now: base quantity per symbol (absolute, summed over rows). */
@@ -41,6 +44,8 @@ export class FundWatch {
   /** Symbols unlisted at the last poll, and those already warned of. */
   #unlisted = new Set<string>();
   readonly #warned = new Set<string>();
+  /** Kinds of unreadable rows already logged (each once, as every venue list's). */
+  readonly #badKinds = new Set<string>();
   #failing = false;
 
   constructor(o: FundWatchOptions) {
@@ -73,7 +78,12 @@ export class FundWatch {
     }
     this.#failing = false;
     let bad = 0;
-    for (const n of state.bad.values()) bad += n;
+    for (const [kind, n] of state.bad) {
+      bad += n;
+      if (this.#badKinds.has(kind) || this.#badKinds.size >= MAX_BAD_KINDS) continue;
+      this.#badKinds.add(kind);
+      this.#o.logger.warn({ endpoint: "/v1/public/insurancefund", kind, count: n }, "venue list row unreadable; left out, the rest used");
+    }
     if (bad > 0) this.#o.onBadRows(bad);
     const sample = fundSample(state, this.#o.listed(), this.#o.mark, this.#now());
     this.#judge(sample);
