@@ -141,7 +141,7 @@ export function claimPath(o: {
     desk,
     acquire: gatedPermit(slices, (s) => limiters.acquire("claims", s)),
     tryAcquire: gatedTryPermit(slices, () => limiters.tryAcquire("claims")),
-    // The insurance fund's claims on their endpoint's own limiter (claimer.ts: one pump per lane).
+    // The insurance fund's claims on their endpoint's own limiter (claimer.ts: one pump per limiter).
     acquireFund: gatedPermit(slices, (s) => limiters.acquire("fund_claims", s)),
     dryRun: () => o.sender.dryRun,
     wire: o.rest,

@@ -4,7 +4,7 @@
  * their world: the store, the REST client and real timers; or a modelled venue in virtual time.
  */
 import { ClaimDesk, type ClaimDeskOptions } from "./claimDesk.js";
-import { claimLaneOf } from "./fundSupply.js";
+import { claimLimiterOf } from "./fundSupply.js";
 import { TradingCore, type TradingCoreOptions } from "./tradingCore.js";
 
 export interface BuildCoreOptions extends Omit<TradingCoreOptions, "driver"> {
@@ -15,7 +15,7 @@ export function buildTradingCore(o: BuildCoreOptions): { core: TradingCore; desk
   const { port } = o;
   const desk = new ClaimDesk({
     ...o.desk,
-    lane: claimLaneOf(o.fundRoute ?? "claim_insurance_fund"),
+    limiter: claimLimiterOf(o.fundRoute ?? "claim_insurance_fund"),
     schedule: (ms, f) => port.schedule(ms, f),
     now: () => port.now(),
     monotonic: () => port.monotonic(),

@@ -10,7 +10,7 @@ import type { ClaimDecision, Decision } from "../engine/policy.js";
 import type { Liquidation } from "../engine/types.js";
 import { ClaimPauses } from "./claimPauses.js";
 import { type ClaimGate, ClaimPipeline } from "./claimPipeline.js";
-import { type ClaimLane, ClaimQueue } from "./claimQueue.js";
+import { type ClaimLimiter, ClaimQueue } from "./claimQueue.js";
 import type { Cancel, ClaimDriver } from "./corePort.js";
 import type { TradingCore } from "./tradingCore.js";
 
@@ -43,8 +43,8 @@ export interface ClaimDeskOptions {
   onBusy?(id: number): void;
   /** The core took a claim (the lab's modelled venue marks it in flight). */
   taken?(d: ClaimDecision, liquidation: Liquidation): void;
-  /** The lane a claim waits in for its permit (claimQueue.ts); none: one lane, `claims`. */
-  lane?(liquidation: Liquidation): ClaimLane;
+  /** The limiter a claim waits for (claimQueue.ts); none: every claim the `claims` limiter's. */
+  limiter?(liquidation: Liquidation): ClaimLimiter;
 }
 
 export class ClaimDesk implements ClaimDriver {
@@ -75,7 +75,7 @@ export class ClaimDesk implements ClaimDriver {
       skipped: (reason, id) => o.skipped(reason, id),
       queued: (liquidation, d, added) => o.queued?.(liquidation, d, added),
       ...(o.onBusy !== undefined ? { onBusy: o.onBusy } : {}),
-      ...(o.lane !== undefined ? { lane: o.lane } : {}),
+      ...(o.limiter !== undefined ? { limiter: o.limiter } : {}),
       dispatch: (d, st, liquidation) => {
         const dryRun = o.dryRun();
         if (dryRun) this.#dryRunDone.add(d.liquidationId);
@@ -95,9 +95,9 @@ export class ClaimDesk implements ClaimDriver {
     return this.#core;
   }
 
-  /** Claims of `lane` may leave now: no pause, no rate-limit hold, something pending in it. */
-  ready(lane: ClaimLane = "claims"): boolean {
-    return this.queue.sizeOf(lane) > 0 && this.pauses.size === 0 && this.#holdUntil <= this.#o.now();
+  /** Claims for `limiter` may leave now: no pause, no rate-limit hold, something pending for it. */
+  ready(limiter: ClaimLimiter = "claims"): boolean {
+    return this.queue.sizeOf(limiter) > 0 && this.pauses.size === 0 && this.#holdUntil <= this.#o.now();
   }
 
   /** Wall-clock ms until the rate-limit hold ends (≤ 0: none). */
@@ -118,9 +118,9 @@ export class ClaimDesk implements ClaimDriver {
     this.queue.cancel(id);
   }
 
-  /** One permit of `lane`: its best pending claim that still passes now goes to the core. False: none did. */
-  take(fresh?: { liquidation: Liquidation; d: ClaimDecision }, lane: ClaimLane = "claims"): boolean {
-    return this.queue.take(fresh, lane);
+  /** One permit of `limiter`: its best pending claim that still passes now goes to the core. False: none did. */
+  take(fresh?: { liquidation: Liquidation; d: ClaimDecision }, limiter: ClaimLimiter = "claims"): boolean {
+    return this.queue.take(fresh, limiter);
   }
 
   /** Re-decide the open ids last skipped for one of `reasons` (all skips when omitted). */

@@ -7,9 +7,9 @@
  * core owns it from then on); an id the core holds (`busy`) is not queued, and news of it goes to
  * `onBusy`.
  *
- * Claims wait in one heap per lane: a lane is a limiter of the venue's of its own (`claims` for
- * `POST /v1/liquidation`; `fund` for the insurance fund's endpoint, 5/s apart, docs/protocol.md §10),
- * and each permit takes the best of its own lane, so one supply never spends the other's permits.
+ * Claims wait in one heap per limiter they leave under (`claims` for `POST /v1/liquidation`;
+ * `fund_claims` for the insurance fund's endpoint, 5/s apart, docs/protocol.md §10), and each permit
+ * takes the best claim of its own limiter, so one supply never spends the other's permits.
  *
  * When margin binds — the claims waiting need more initial margin than the account has room for
  * after what is held and in flight — the queue ranks by fee per unit of margin instead (what a
@@ -23,8 +23,8 @@ import type { Liquidation } from "../engine/types.js";
 import { type IdState, newState } from "./claimState.js";
 import { SkipVerdicts } from "./skipVerdicts.js";
 
-/** The venue limiter a claim leaves under: the liquidation endpoint's, or the insurance fund's. */
-export type ClaimLane = "claims" | "fund";
+/** The venue limiter a claim leaves under (venue/limiters.ts): the liquidation endpoint's, or the insurance fund's. */
+export type ClaimLimiter = "claims" | "fund_claims";
 
 export interface ClaimQueueOptions {
   /** The decide step (ClaimPipeline.decide): gate, policy, and what comes after it. */
@@ -42,8 +42,8 @@ export interface ClaimQueueOptions {
   onBusy?: (id: number) => void;
   /** The claim a permit took, decided on this instant's data: the core takes it from here. */
   dispatch: (d: ClaimDecision, st: IdState, liquidation: Liquidation) => void;
-  /** The lane a liquidation's claim leaves under; none: every claim is the `claims` lane's. */
-  lane?: (liquidation: Liquidation) => ClaimLane;
+  /** The limiter a liquidation's claim leaves under; none: every claim is the `claims` limiter's. */
+  limiter?: (liquidation: Liquidation) => ClaimLimiter;
 }
 
 /** What a queued claim is ranked by. */
@@ -55,7 +55,7 @@ interface Rank {
 
 export class ClaimQueue {
   readonly #o: ClaimQueueOptions;
-  readonly #lanes: Record<ClaimLane, RankingQueue<Rank>> = { claims: new RankingQueue<Rank>(), fund: new RankingQueue<Rank>() };
+  readonly #queues: Record<ClaimLimiter, RankingQueue<Rank>> = { claims: new RankingQueue<Rank>(), fund_claims: new RankingQueue<Rank>() };
   /** Σ need of the queued claims. */
   #pendingNeed = 0;
   /** The margin room the latest decision saw (+Infinity: margin not checked). */
@@ -71,24 +71,24 @@ export class ClaimQueue {
     this.#o = options;
   }
 
-  /** Claims waiting, in every lane. */
+  /** Claims waiting, for every limiter. */
   get size(): number {
-    return this.#lanes.claims.size + this.#lanes.fund.size;
+    return this.#queues.claims.size + this.#queues.fund_claims.size;
   }
 
-  /** Claims waiting for a permit of `lane`. */
-  sizeOf(lane: ClaimLane): number {
-    return this.#lanes[lane].size;
+  /** Claims waiting for a permit of `limiter`. */
+  sizeOf(limiter: ClaimLimiter): number {
+    return this.#queues[limiter].size;
   }
 
-  #laneOf(liquidation: Liquidation): RankingQueue<Rank> {
-    return this.#lanes[this.#o.lane?.(liquidation) ?? "claims"];
+  #queueOf(liquidation: Liquidation): RankingQueue<Rank> {
+    return this.#queues[this.#o.limiter?.(liquidation) ?? "claims"];
   }
 
   /** The heap that holds `id`, if any. */
   #holding(id: number): RankingQueue<Rank> | undefined {
-    if (this.#lanes.claims.get(id) !== undefined) return this.#lanes.claims;
-    return this.#lanes.fund.get(id) !== undefined ? this.#lanes.fund : undefined;
+    if (this.#queues.claims.get(id) !== undefined) return this.#queues.claims;
+    return this.#queues.fund_claims.get(id) !== undefined ? this.#queues.fund_claims : undefined;
   }
 
   #remove(id: number): void {
@@ -103,7 +103,7 @@ export class ClaimQueue {
   #enqueue(liquidation: Liquidation, d: ClaimDecision): void {
     const id = liquidation.liquidationId;
     const need = d.marginNeed ?? 0;
-    const heap = this.#laneOf(liquidation);
+    const heap = this.#queueOf(liquidation);
     const r = heap.get(id)?.value;
     if (r !== undefined) {
       this.#pendingNeed += need - r.need;
@@ -111,7 +111,7 @@ export class ClaimQueue {
       r.need = need;
       heap.update(id, this.#rankKey(r));
     } else {
-      this.#remove(id); // its row changed lane (not seen on the venue; kept whole if it were)
+      this.#remove(id); // its row changed limiter (not seen on the venue; kept whole if it were)
       const rank: Rank = { fee: d.expectedFee, need };
       this.#pendingNeed += need;
       heap.push(id, this.#rankKey(rank), liquidation.timestamp, rank);
@@ -131,9 +131,9 @@ export class ClaimQueue {
     const binds = this.#pendingNeed > this.#room;
     if (binds === this.#byMargin) return;
     this.#byMargin = binds;
-    // Margin is the account's, shared by the lanes: both rank the same way.
-    this.#lanes.claims.rekeyAll(this.#rankKey);
-    this.#lanes.fund.rekeyAll(this.#rankKey);
+    // Margin is the account's, shared by both limiters' claims: both rank the same way.
+    this.#queues.claims.rekeyAll(this.#rankKey);
+    this.#queues.fund_claims.rekeyAll(this.#rankKey);
   }
 
   /** A liquidation is new or changed: decided, then queued, re-ranked, or dropped. */
@@ -180,13 +180,13 @@ export class ClaimQueue {
   }
 
   /**
-   * One permit of `lane`: the best pending claim of that lane that still passes now is dispatched
+   * One permit of `limiter`: the best pending claim it holds that still passes now is dispatched
    * (`fresh`: the decision offer() made for this very liquidation in the same synchronous run,
    * reused). False: none did.
    */
-  take(fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined, lane: ClaimLane = "claims"): boolean {
+  take(fresh: { liquidation: Liquidation; d: ClaimDecision } | undefined, limiter: ClaimLimiter = "claims"): boolean {
     const o = this.#o;
-    const heap = this.#lanes[lane];
+    const heap = this.#queues[limiter];
     while (heap.size > 0) {
       const top = heap.pop();
       if (top === undefined) return false;
@@ -228,7 +228,7 @@ export class ClaimQueue {
     this.states.set(id, st);
     const rank: Rank = { fee: expectedFee, need: marginNeed ?? 0 };
     this.#pendingNeed += rank.need;
-    this.#laneOf(liquidation).push(id, this.#rankKey(rank), liquidation.timestamp, rank);
+    this.#queueOf(liquidation).push(id, this.#rankKey(rank), liquidation.timestamp, rank);
   }
 
   /** The core gave the id back to wait `ms`, then be decided afresh (a retry after a refusal). */

@@ -18,7 +18,7 @@ import type { Liquidation } from "../engine/types.js";
 import { claimRequestBody, FUND_ROW_TYPE, fundClaimRequestBody } from "../venue/mapping.js";
 import type { ClaimRequest } from "../venue/restSchemas.js";
 import type { FundClaimRequest } from "../venue/supplySchemas.js";
-import type { ClaimLane } from "./claimQueue.js";
+import type { ClaimLimiter } from "./claimQueue.js";
 
 export type { Supply } from "../engine/supply.js";
 
@@ -33,13 +33,13 @@ export function supplyOf(liquidation: Pick<Liquidation, "type">): Supply {
 }
 
 /**
- * The lane a claim waits in for its permit (claimQueue.ts) under `route`: on the fund's own route a
- * fund row's claim waits for the fund's limiter (5/s apart from the liquidation claims',
- * docs/protocol.md §10); through /v1/liquidation it shares the claims lane, as does every liquidation.
+ * The limiter a claim waits for (claimQueue.ts) under `route`: on the fund's own route a fund row's
+ * claim waits for the fund's (`fund_claims`, 5/s apart from the liquidation claims', docs/protocol.md
+ * §10); through /v1/liquidation it waits for the `claims` limiter, as every liquidation does.
  */
-export function claimLaneOf(route: FundRoute): (liquidation: Pick<Liquidation, "type">) => ClaimLane {
+export function claimLimiterOf(route: FundRoute): (liquidation: Pick<Liquidation, "type">) => ClaimLimiter {
   if (route === "liquidation") return () => "claims";
-  return (liquidation) => (liquidation.type === FUND_ROW_TYPE ? "fund" : "claims");
+  return (liquidation) => (liquidation.type === FUND_ROW_TYPE ? "fund_claims" : "claims");
 }
 
 export function isFundBody(body: SendBody): body is FundClaimRequest {

@@ -148,7 +148,7 @@ export interface ClaimerRig {
   core: TradingCore;
   sender: ClaimSender;
   venue: FakeClaimTransport;
-  /** The insurance fund's endpoint, and the fund limiter's permits (`fundLane`). */
+  /** The insurance fund's endpoint, and the fund limiter's permits (`fundLimiter`). */
   fund: FakeFundTransport;
   fundPermits: Permits;
   permits: Permits;
@@ -182,7 +182,7 @@ export interface ClaimerRigOptions {
   acquire?: ClaimerOptions["acquire"];
   tryAcquire?: ClaimerOptions["tryAcquire"];
   /** The fund's claims on a limiter of their own (the rig's `fundPermits`), as the daemon runs them; else on the claims limiter. */
-  fundLane?: boolean;
+  fundLimiter?: boolean;
   timings?: Partial<CoreTimings>;
   logger?: CoreLogger;
   /** Re-read the account (a -1101): the positions read the core asks for. */
@@ -289,7 +289,7 @@ export async function claimerRig(o: ClaimerRigOptions = {}): Promise<ClaimerRig>
     desk,
     acquire: o.acquire ?? permits.acquire,
     ...(o.tryAcquire !== undefined ? { tryAcquire: o.tryAcquire } : {}),
-    ...(o.fundLane === true ? { acquireFund: fundPermits.acquire } : {}),
+    ...(o.fundLimiter === true ? { acquireFund: fundPermits.acquire } : {}),
     dryRun: () => sender.dryRun,
     wire: venue,
     now: () => Date.now(),

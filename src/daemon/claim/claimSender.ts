@@ -71,8 +71,8 @@ export class ClaimSender {
 
   /**
    * A claim of the insurance fund's row (`insurance_fund.route: claim_insurance_fund`): dry run is
-   * decided here too. The caller holds the fund lane's permit (the claimer's fund pump), as `send`
-   * holds the claims lane's.
+   * decided here too. The caller holds the fund limiter's permit (the claimer's fund pump), as `send`
+   * holds the claims limiter's.
    */
   async sendFund(body: FundClaimRequest, dryRun = this.#dryRun, signal?: AbortSignal): Promise<SendOutcome> {
     if (dryRun) return { sent: false, dryRun: true };

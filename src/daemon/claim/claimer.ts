@@ -5,13 +5,13 @@
  * settled. A permit is only spent on a claim actually sent. At the end of a frame's offers a free
  * permit sends the best claim at once, inside the frame's handler (`sendNow`).
  *
- * One pump per lane (core/claimQueue.ts): liquidation claims on the claims limiter, the insurance
- * fund's claims on their own endpoint's limiter (`acquireFund`), so a fund claim never spends a
- * permit a liquidation could have used, nor the other way round.
+ * One pump per limiter (core/claimQueue.ts): liquidation claims on the claims limiter, the insurance
+ * fund's claims on their own endpoint's (`acquireFund`), so a fund claim never spends a permit a
+ * liquidation could have used, nor the other way round.
  */
 import { type ClaimDesk, MARGIN_SKIPS } from "../../core/claimDesk.js";
 import type { ClaimWire } from "../../core/claimPipeline.js";
-import type { ClaimLane } from "../../core/claimQueue.js";
+import type { ClaimLimiter } from "../../core/claimQueue.js";
 import type { PauseReason } from "../../engine/pauseReasons.js";
 import type { ClaimDecision } from "../../engine/policy.js";
 import type { Liquidation } from "../../engine/types.js";
@@ -38,10 +38,10 @@ export class Claimer {
   readonly #o: ClaimerOptions & { now: () => number };
   readonly #desk: ClaimDesk;
   /** Each pump's wake-up while it waits for work. */
-  readonly #wakes: Record<ClaimLane, (() => void) | undefined> = { claims: undefined, fund: undefined };
+  readonly #wakes: Record<ClaimLimiter, (() => void) | undefined> = { claims: undefined, fund_claims: undefined };
   readonly #wakeAll = (): void => {
     this.#wakes.claims?.();
-    this.#wakes.fund?.();
+    this.#wakes.fund_claims?.();
   };
   /** The claims pump waits for work (not for a permit, not for a hold). */
   #idle = false;
@@ -66,8 +66,8 @@ export class Claimer {
       if (this.#fresh === undefined) void Promise.resolve().then(this.#forgetFresh);
       this.#fresh = { liquidation, d };
       this.#wakes.claims?.();
-      // The fund's pump only when its lane has work (most frames queue liquidation claims only).
-      if (this.#desk.queue.sizeOf("fund") > 0) this.#wakes.fund?.();
+      // The fund's pump only when it has work (most frames queue liquidation claims only).
+      if (this.#desk.queue.sizeOf("fund_claims") > 0) this.#wakes.fund_claims?.();
     },
     wake: (): void => this.#wakeAll(),
   };
@@ -90,9 +90,10 @@ export class Claimer {
   }
 
   start(): void {
-    this.#loop ??= Promise.all([this.#pump("claims", this.#o.acquire), this.#pump("fund", this.#o.acquireFund ?? this.#o.acquire)]).then(
-      () => undefined,
-    );
+    this.#loop ??= Promise.all([
+      this.#pump("claims", this.#o.acquire),
+      this.#pump("fund_claims", this.#o.acquireFund ?? this.#o.acquire),
+    ]).then(() => undefined);
   }
 
   /** A liquidation is new or changed (stream delta or REST reconcile). */
@@ -143,19 +144,19 @@ export class Claimer {
     this.#desk.pauses.clearTimers();
   }
 
-  async #pump(lane: ClaimLane, acquire: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  async #pump(limiter: ClaimLimiter, acquire: (signal: AbortSignal) => Promise<void>): Promise<void> {
     const signal = this.#stop.signal;
     const desk = this.#desk;
     while (!signal.aborted) {
       const hold = desk.holdLeft();
-      if (!desk.ready(lane)) {
-        if (lane === "claims") this.#idle = hold <= 0;
+      if (!desk.ready(limiter)) {
+        if (limiter === "claims") this.#idle = hold <= 0;
         await new Promise<void>((resolve) => {
-          this.#wakes[lane] = resolve;
+          this.#wakes[limiter] = resolve;
           if (hold > 0) setTimeout(resolve, hold).unref();
         });
-        if (lane === "claims") this.#idle = false;
-        this.#wakes[lane] = undefined;
+        if (limiter === "claims") this.#idle = false;
+        this.#wakes[limiter] = undefined;
         continue;
       }
       try {
@@ -166,7 +167,7 @@ export class Claimer {
       // A -1003 that came back while this permit was awaited starts a hold: sending on the permit
       // would put a claim inside the window the venue has just refused. The loop waits it out.
       if (desk.holdLeft() > 0) continue;
-      if (desk.pauses.size === 0) desk.take(this.#fresh, lane);
+      if (desk.pauses.size === 0) desk.take(this.#fresh, limiter);
     }
   }
 

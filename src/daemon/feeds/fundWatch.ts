@@ -8,7 +8,7 @@
  * two polls in a row (a takeover between a poll and the next open list is not a gap) is logged at
  * warn once, until it is listed again.
  *
- * Polled only with `insurance_fund.enabled`, every 30 s on the public lane (10/s per IP): one read.
+ * Polled only with `insurance_fund.enabled`, every 30 s on the public limiter (10/s per IP): one read.
  */
 
 import { type FundSample, fundSample } from "../../engine/fundHoldings.js";

@@ -8,9 +8,9 @@
  */
 import { buildTradingCore } from "../../core/buildCore.js";
 import type { ClaimDesk } from "../../core/claimDesk.js";
-import type { ClaimLane } from "../../core/claimQueue.js";
+import type { ClaimLimiter } from "../../core/claimQueue.js";
 import { CoreFold } from "../../core/coreFold.js";
-import { claimLaneOf } from "../../core/fundSupply.js";
+import { claimLimiterOf } from "../../core/fundSupply.js";
 import type { TradingCore } from "../../core/tradingCore.js";
 import { PolicyState } from "../../daemon/claim/policyState.js";
 import { ProtectionGuard, protectionLimits } from "../../daemon/control/protectionGuard.js";
@@ -53,9 +53,9 @@ export class ReplayVariant {
   /** The decisions of the claims out, by id (a won claim's facts). */
   readonly #out = new Map<number, { d: ClaimDecision; sentAt: number }>();
   readonly #spacingMs: number;
-  /** Per lane (core/claimQueue.ts), as the daemon's limiters: the last permit, and since when it had work. */
-  readonly #lastPermit: Record<ClaimLane, number> = { claims: Number.NEGATIVE_INFINITY, fund: Number.NEGATIVE_INFINITY };
-  readonly #nonEmptySince: Record<ClaimLane, number> = { claims: 0, fund: 0 };
+  /** Per claim limiter (core/claimQueue.ts), as the daemon's: the last permit, and since when it had work. */
+  readonly #lastPermit: Record<ClaimLimiter, number> = { claims: Number.NEGATIVE_INFINITY, fund_claims: Number.NEGATIVE_INFINITY };
+  readonly #nonEmptySince: Record<ClaimLimiter, number> = { claims: 0, fund_claims: 0 };
   #sweptAt = Number.NEGATIVE_INFINITY;
   readonly policy: PolicyState;
 
@@ -70,7 +70,7 @@ export class ReplayVariant {
     const { book, marks } = market;
     const t = this.#timeline;
     this.#spacingMs = spacingFor(config.venue.limits.claims_per_second);
-    const laneOf = claimLaneOf(config.insurance_fund.route);
+    const limiterOf = claimLimiterOf(config.insurance_fund.route);
     const group = followers.length > 0 ? new DecisionFollowers(variant, followers) : undefined;
     this.#followers = group;
     const curves = new VariantCurves(variant, model, marks, group);
@@ -120,12 +120,12 @@ export class ReplayVariant {
         skipped: (reason) => curves.skip(reason),
         paused: () => undefined,
         queued: (liquidation, _d, added) => {
-          const lane = laneOf(liquidation);
-          if (added && desk.queue.sizeOf(lane) === 1) this.#nonEmptySince[lane] = t.now;
+          const limiter = limiterOf(liquidation);
+          if (added && desk.queue.sizeOf(limiter) === 1) this.#nonEmptySince[limiter] = t.now;
         },
         wake: () => {
           this.#nonEmptySince.claims = t.now;
-          this.#nonEmptySince.fund = t.now;
+          this.#nonEmptySince.fund_claims = t.now;
         },
         onBusy: (id) => venue.busy(id),
         taken: (d, liquidation) => {
@@ -250,11 +250,11 @@ export class ReplayVariant {
     return this.#curves.netNow();
   }
 
-  /** Time of the next permit of `lane`, Infinity while nothing may leave. */
-  #nextPermitAt(lane: ClaimLane): number {
+  /** Time of the next permit of `limiter`, Infinity while nothing may leave. */
+  #nextPermitAt(limiter: ClaimLimiter): number {
     const desk = this.#desk;
-    if (desk.queue.sizeOf(lane) === 0 || desk.pauses.size > 0) return Number.POSITIVE_INFINITY;
-    return Math.max(this.#nonEmptySince[lane], this.#lastPermit[lane] + this.#spacingMs);
+    if (desk.queue.sizeOf(limiter) === 0 || desk.pauses.size > 0) return Number.POSITIVE_INFINITY;
+    return Math.max(this.#nonEmptySince[limiter], this.#lastPermit[limiter] + this.#spacingMs);
   }
 
   #runUntil(t: number, inclusive: boolean): void {
@@ -262,17 +262,17 @@ export class ReplayVariant {
     for (;;) {
       const a = tl.nextAt();
       const c = this.#nextPermitAt("claims");
-      const f = this.#nextPermitAt("fund");
-      const lane: ClaimLane = f < c ? "fund" : "claims"; // the claims lane first on a tie
+      const f = this.#nextPermitAt("fund_claims");
+      const limiter: ClaimLimiter = f < c ? "fund_claims" : "claims"; // the claims limiter first on a tie
       const b = Math.min(c, f);
       const n = Math.min(a, b);
       if (n === Number.POSITIVE_INFINITY || (inclusive ? n > t : n >= t)) return;
       if (n > tl.now) this.#settle();
       if (b <= a) {
         tl.setNow(b);
-        this.#lastPermit[lane] = b;
-        this.#desk.take(undefined, lane);
-        if (this.#desk.queue.sizeOf(lane) > 0) this.#nonEmptySince[lane] = b;
+        this.#lastPermit[limiter] = b;
+        this.#desk.take(undefined, limiter);
+        if (this.#desk.queue.sizeOf(limiter) > 0) this.#nonEmptySince[limiter] = b;
       } else {
         tl.runNext();
       }
