@@ -7,7 +7,7 @@
  */
 import type { Counter, Gauge, Registry } from "prom-client";
 import { FORECAST_BANDS, FORECAST_SIDES, type ForecastSide } from "../engine/forecast.js";
-import { metricMakers, oneOf } from "./metricMakers.js";
+import { fromSource, metricMakers, oneOf } from "./metricMakers.js";
 
 const FORECAST_RESULTS = ["ok", "rate_limited", "error"] as const;
 
@@ -38,13 +38,7 @@ export function createForecastMetrics(registry: Registry, prefix: string): Forec
   const { counter, gauge } = metricMakers(registry, prefix);
   let capacitySource: (() => number | undefined) | undefined;
   let heatmapSource: (() => HeatmapSample | undefined) | undefined;
-  const heatmap = (): HeatmapSample | undefined => {
-    try {
-      return heatmapSource?.();
-    } catch {
-      return undefined; // a scrape must not fail on a source's bug
-    }
-  };
+  const heatmap = (): HeatmapSample | undefined => fromSource(heatmapSource);
   const forecastNotional = gauge(
     "forecast_notional_quote",
     `Notional of the venue's open positions whose estimated liquidation price lies within the band (${oneOf(FORECAST_BANDS.map((b) => b.label))}) of the mark, by the side (${oneOf(FORECAST_SIDES)}) that is liquidated (quote; platformPositions, forecast.interval_s)`,
@@ -69,12 +63,7 @@ export function createForecastMetrics(registry: Registry, prefix: string): Forec
     "Notional the account could still claim now (margin, exposure caps, protections) on the symbol and side whose 2 % band holds the most; the least over the allowed symbols when no band holds any (quote)",
     [],
     function (this: Gauge) {
-      let v: number | undefined;
-      try {
-        v = capacitySource?.();
-      } catch {
-        v = undefined; // a scrape must not fail on a source's bug
-      }
+      const v = fromSource(capacitySource);
       // Unknown is NaN, not 0: a comparison with it is false, so no alert fires on what is not known.
       this.set(v ?? Number.NaN);
     },
@@ -89,13 +78,7 @@ export function createForecastMetrics(registry: Registry, prefix: string): Forec
       if (sample === undefined) return;
       for (const symbol of sample.symbols) {
         for (const side of FORECAST_SIDES) {
-          let v: number | undefined;
-          try {
-            v = sample.capacity(symbol, side);
-          } catch {
-            v = undefined;
-          }
-          this.set({ symbol, side }, v ?? Number.NaN);
+          this.set({ symbol, side }, fromSource(() => sample.capacity(symbol, side)) ?? Number.NaN);
         }
       }
     },

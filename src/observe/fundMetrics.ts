@@ -6,7 +6,7 @@
  */
 import type { Counter, Gauge, Registry } from "prom-client";
 import type { FundSample, FundSymbol } from "../engine/fundHoldings.js";
-import { metricMakers, oneOf } from "./metricMakers.js";
+import { fromSource, metricMakers, oneOf } from "./metricMakers.js";
 
 /** The results of a read of the fund (daemon/feeds/fundWatch.ts), each with a series from the watch's start. */
 export const FUND_POLL_RESULTS = ["ok", "rate_limited", "error"] as const;
@@ -23,13 +23,7 @@ export interface FundMetrics {
 export function createFundMetrics(registry: Registry, prefix: string): FundMetrics {
   const { counter, gauge } = metricMakers(registry, prefix);
   let source: (() => FundSample | undefined) | undefined;
-  const sample = (): FundSample | undefined => {
-    try {
-      return source?.();
-    } catch {
-      return undefined; // a scrape must not fail on a source's bug
-    }
-  };
+  const sample = (): FundSample | undefined => fromSource(source);
   /** A per-symbol gauge of the last read, in quote at the mark (no series where no mark is known). */
   const perSymbol = (name: string, help: string, base: (s: FundSymbol) => number) =>
     gauge(name, help, ["symbol"], function (this: Gauge<"symbol">) {

@@ -29,6 +29,19 @@ export function metricMakers(registry: Registry, prefix: string): MetricMakers {
   };
 }
 
+/**
+ * What a scrape-time source says, or undefined when there is none or it threw: a scrape must not
+ * fail on a source's bug (the families it feeds read undefined as "not known").
+ */
+export function fromSource<T>(source: (() => T) | undefined): T | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return source();
+  } catch {
+    return undefined;
+  }
+}
+
 /** A label's values as help text names them: `a|b|c`. */
 export function oneOf(values: readonly string[]): string {
   return values.join("|");

@@ -3,7 +3,7 @@
  * queues, watchdog ages, the account's collateral), so the hot path never touches a label map for them.
  */
 import type { Gauge, Registry } from "prom-client";
-import { metricMakers } from "./metricMakers.js";
+import { fromSource, metricMakers } from "./metricMakers.js";
 import { setEverySeen } from "./unwindMetrics.js";
 
 export interface MarkSample {
@@ -156,10 +156,5 @@ export function createSampledMetrics(registry: Registry, prefix: string): Sample
  * gauges at their last values instead of failing the whole scrape.
  */
 function read<T>(source: (() => Iterable<T>) | undefined): T[] | undefined {
-  if (source === undefined) return undefined;
-  try {
-    return [...source()];
-  } catch {
-    return undefined;
-  }
+  return fromSource(source === undefined ? undefined : () => [...source()]);
 }
