@@ -221,7 +221,7 @@ export class InsuranceFund {
       // The fund sells at the mark and pays the discount.
       this.#realize(row, req.symbol, transfer.positionQty, transfer.transferPrice);
       this.#balance -= transfer.absLiquidatorFee;
-      const answer = core.applyClaim(account, liq, [transfer], remaining, positionsAfter, receivedAt, source);
+      const answer = core.claimProcessor.apply(account, liq, [transfer], remaining, positionsAfter, receivedAt, source);
       if (core.book.get(req.claimId) === undefined) this.#rows.delete(req.claimId);
       return ok(answer);
     } finally {

@@ -7,11 +7,10 @@
  * do the work: liquidations.ts opens and expires liquidations, claimProcessor.ts decides and applies
  * claims, trading.ts runs the orders.
  */
-import { Accounts, type SimAccount } from "./accounts.js";
+import { Accounts } from "./accounts.js";
 import type { Campaign } from "./campaigns.js";
 import { ClaimLog, type ClaimLogEntry } from "./claimLog.js";
 import { ClaimProcessor } from "./claimProcessor.js";
-import type { HeldPosition, Transfer } from "./claimRules.js";
 import { symbolMaxLeverage } from "./leverage.js";
 import { type BookedLiquidation, LiquidationBook } from "./liquidationBook.js";
 import type { GenerateOptions } from "./liquidationGen.js";
@@ -71,7 +70,8 @@ export class VenueCore {
   readonly #orders: Map<string, StoredOrder[]>;
   readonly #listeners = new Set<SimPushListener>();
   readonly #liquidations: Liquidations;
-  readonly #claims: ClaimProcessor;
+  /** The claim path (claimProcessor.ts); the insurance fund applies its own claims through it too. */
+  readonly claimProcessor: ClaimProcessor;
   /** Time a claim holds its id before being decided (read at each claim; tests change it). */
   claimProcessingDelayMs: number;
   /**
@@ -122,7 +122,18 @@ export class VenueCore {
     const liquidations = new Liquidations({ now, ttlMs, symbols, market, prng, book, claimLog, emit, publishMarks, expired });
     this.#liquidations = liquidations;
     const processingDelayMs = () => this.claimProcessingDelayMs;
-    this.#claims = new ClaimProcessor({ now, symbols, market, accounts, book, liquidations, claimLog, trading, emit, processingDelayMs });
+    this.claimProcessor = new ClaimProcessor({
+      now,
+      symbols,
+      market,
+      accounts,
+      book,
+      liquidations,
+      claimLog,
+      trading,
+      emit,
+      processingDelayMs,
+    });
   }
 
   // ---- pushes -------------------------------------------------------------------------------
@@ -222,30 +233,17 @@ export class VenueCore {
     receivedAt: number,
     source: ClaimLogEntry["source"] = "rest",
   ): Promise<Checked<ClaimResponseData>> {
-    return this.#claims.submit(accountId, body, receivedAt, source);
+    return this.claimProcessor.submit(accountId, body, receivedAt, source);
   }
 
   /** Record a claim refused before it reached the core (auth, rate limit, faults). */
   logRejectedClaim(accountId: string | undefined, receivedAt: number, code: number, message: string, liquidationId?: number): void {
-    this.#claims.logRejected(accountId, receivedAt, code, message, liquidationId);
-  }
-
-  /** A claim the rules accepted, applied and pushed; also the insurance fund's claims (insuranceFund.ts). */
-  applyClaim(
-    account: SimAccount,
-    liq: BookedLiquidation,
-    transfers: Transfer[],
-    remaining: Map<string, number>,
-    positionsAfter: Map<string, HeldPosition>,
-    receivedAt: number,
-    source: ClaimLogEntry["source"],
-  ): ClaimResponseData {
-    return this.#claims.apply(account, liq, transfers, remaining, positionsAfter, receivedAt, source);
+    this.claimProcessor.logRejected(accountId, receivedAt, code, message, liquidationId);
   }
 
   /** A competing liquidator claims `ratio` of every remaining symbol, at whatever the mark is. */
   competitorClaim(id: number, ratio = 1, competitor = this.competitorIds[0] as string): Promise<Checked<ClaimResponseData>> {
-    return this.#claims.competitorClaim(id, ratio, competitor);
+    return this.claimProcessor.competitorClaim(id, ratio, competitor);
   }
 
   // ---- accounts -----------------------------------------------------------------------------
