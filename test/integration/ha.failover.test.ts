@@ -140,7 +140,9 @@ describeWithPostgres("two replicas, one account", () => {
           return states.every((s) => s?.status === 503 && s.body.reasons?.some((x) => x.startsWith("journal_error:")));
         },
         "both replicas saying the database is unreachable",
-        15_000,
+        // Each says so at its next failed lease renewal (a connect timeout); on a host loaded by the
+        // whole suite that took over 15 s twice (the lease renewals and /readyz queue behind the load).
+        30_000,
       );
       // Control: the replicas keep hearing new liquidations through the outage (the feed goes on), each
       // one they could have claimed; the outage lasts 20 s (the scenario).
